@@ -1,0 +1,61 @@
+//! `aesx`: validate, benchmark and use AES from the command line.
+//!
+//! Every subcommand lives in its own module; `main` maps their errors to one
+//! line on stderr and an exit code (1 for failures, 2 for usage errors).
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod bench;
+mod cavp;
+mod cipher;
+mod error;
+mod info;
+
+pub use error::CliError;
+
+/// AES, fast and constant-time where it matters.
+#[derive(Parser, Debug)]
+#[command(name = "aesx", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Validate against NIST CAVP .rsp files (and Wycheproof JSON).
+    Cavp(cavp::Args),
+    /// Benchmark every backend and the peer libraries side by side.
+    Bench(bench::Args),
+    /// Raw block-cipher modes (ECB, CBC, CTR, ...) over files or pipes.
+    Cipher(cipher::Args),
+    /// What this machine offers: CPU, features, backends.
+    Info(info::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // --help and --version are not errors.
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let result = match cli.command {
+        Command::Cavp(a) => cavp::run(a),
+        Command::Bench(a) => bench::run(a),
+        Command::Cipher(a) => cipher::run(a),
+        Command::Info(a) => info::run(a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("aesx: {e}");
+            ExitCode::from(e.exit_code())
+        }
+    }
+}

@@ -1,0 +1,95 @@
+//! The narrow set of bulk kernels every backend supplies.
+//!
+//! Modes (in `crate::modes`) are written once against these traits. A backend
+//! implements `encrypt_blocks`/`decrypt_blocks` and overrides whichever other
+//! kernels it can do faster than the generic versions below; the generic
+//! versions batch blocks so that a parallel backend (bitsliced, SIMD) is still
+//! fed several independent blocks per call.
+//!
+//! All kernels take whole blocks only (`io.len() % 16 == 0`); partial blocks,
+//! padding and stealing are the modes' business.
+
+use super::inout::InOut;
+use crate::key::{Block, BLOCK_LEN};
+
+/// Blocks per batch in the generic kernels (2 KiB on the stack).
+const BATCH: usize = 128;
+
+/// ECB, CBC and CTR over whole blocks.
+pub(crate) trait BlockKernels {
+    /// ECB-encrypts whole blocks.
+    fn encrypt_blocks(&self, io: InOut<'_>);
+
+    /// ECB-decrypts whole blocks.
+    fn decrypt_blocks(&self, io: InOut<'_>);
+
+    /// CBC-encrypts whole blocks; `iv` becomes the last ciphertext block.
+    /// Inherently serial: one block at a time through `encrypt_blocks`.
+    fn cbc_encrypt(&self, iv: &mut Block, mut io: InOut<'_>) {
+        for i in 0..io.blocks() {
+            let mut b = io.read_block(i);
+            for (x, v) in b.iter_mut().zip(iv.iter()) {
+                *x ^= v;
+            }
+            self.encrypt_blocks(InOut::in_place(&mut b));
+            io.write_block(i, &b);
+            *iv = b;
+        }
+    }
+
+    /// CBC-decrypts whole blocks; `iv` becomes the last ciphertext block.
+    fn cbc_decrypt(&self, iv: &mut Block, mut io: InOut<'_>) {
+        let n = io.blocks();
+        let mut buf = [0u8; BATCH * BLOCK_LEN];
+        let mut done = 0;
+        while done < n {
+            let m = (n - done).min(BATCH);
+            let chunk = &mut buf[..m * BLOCK_LEN];
+            for (j, c) in chunk.chunks_exact_mut(BLOCK_LEN).enumerate() {
+                c.copy_from_slice(&io.read_block(done + j));
+            }
+            // Keep the ciphertext: in place, the output overwrites it.
+            let last_ct = io.read_block(done + m - 1);
+            let mut prev = *iv;
+            let mut pt = [0u8; BATCH * BLOCK_LEN];
+            pt[..m * BLOCK_LEN].copy_from_slice(chunk);
+            self.decrypt_blocks(InOut::in_place(&mut pt[..m * BLOCK_LEN]));
+            for j in 0..m {
+                let ct: Block = chunk[j * BLOCK_LEN..(j + 1) * BLOCK_LEN]
+                    .try_into()
+                    .unwrap();
+                let mut p: Block = pt[j * BLOCK_LEN..(j + 1) * BLOCK_LEN].try_into().unwrap();
+                for (x, v) in p.iter_mut().zip(prev.iter()) {
+                    *x ^= v;
+                }
+                io.write_block(done + j, &p);
+                prev = ct;
+            }
+            *iv = last_ct;
+            done += m;
+        }
+    }
+
+    /// XORs the keystream of a 128-bit big-endian counter (SP 800-38A,
+    /// wrapping modulo 2^128) into whole blocks; `ctr` advances by the
+    /// number of blocks.
+    fn ctr_apply(&self, ctr: &mut Block, mut io: InOut<'_>) {
+        let n = io.blocks();
+        let mut ks = [0u8; BATCH * BLOCK_LEN];
+        let mut done = 0;
+        let mut c = u128::from_be_bytes(*ctr);
+        while done < n {
+            let m = (n - done).min(BATCH);
+            for j in 0..m {
+                ks[j * BLOCK_LEN..(j + 1) * BLOCK_LEN].copy_from_slice(&c.to_be_bytes());
+                c = c.wrapping_add(1);
+            }
+            self.encrypt_blocks(InOut::in_place(&mut ks[..m * BLOCK_LEN]));
+            let (_, rest) = io.reborrow().split_at(done * BLOCK_LEN);
+            let (mut part, _) = rest.split_at(m * BLOCK_LEN);
+            part.xor_from(&ks[..m * BLOCK_LEN]);
+            done += m;
+        }
+        *ctr = c.to_be_bytes();
+    }
+}

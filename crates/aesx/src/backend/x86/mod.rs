@@ -1,0 +1,173 @@
+//! x86-64 backends: AES-NI (128-bit lanes), VAES on ymm with AVX2, VAES on
+//! zmm with AVX-512.
+//!
+//! An [`X86Aes`] can only be built after run-time detection has confirmed the
+//! CPU features of its [`Level`]; holding one is the proof (in the manner of
+//! ring's CPU feature tokens) that makes calling the `#[target_feature]`
+//! kernels sound. Every `unsafe` call below relies on that.
+
+use core::arch::x86_64::*;
+
+use super::inout::InOut;
+use super::kernels::BlockKernels;
+use super::{Backend, BackendSet};
+use crate::error::{Error, Result};
+use crate::key::{RoundKeys, MAX_ROUNDS};
+
+mod aesni;
+
+/// Which x86 instruction tier a key runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Level {
+    /// AES-NI + SSE4.1 + PCLMULQDQ.
+    Aesni,
+    /// VAES + VPCLMULQDQ + AVX2.
+    Vaes256,
+    /// VAES + VPCLMULQDQ + AVX-512 F/BW/VL.
+    Vaes512,
+}
+
+impl Level {
+    fn backend(self) -> Backend {
+        match self {
+            Level::Aesni => Backend::Aesni,
+            Level::Vaes256 => Backend::Vaes256,
+            Level::Vaes512 => Backend::Vaes512,
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+fn detect() -> (bool, bool, bool) {
+    let aesni = std::arch::is_x86_feature_detected!("aes")
+        && std::arch::is_x86_feature_detected!("sse4.1")
+        && std::arch::is_x86_feature_detected!("pclmulqdq");
+    let vaes = aesni
+        && std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("vaes")
+        && std::arch::is_x86_feature_detected!("vpclmulqdq");
+    let avx512 = vaes
+        && std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512bw")
+        && std::arch::is_x86_feature_detected!("avx512vl");
+    (aesni, vaes, avx512)
+}
+
+/// Without std there is no run-time detection: only what the build enables.
+#[cfg(not(feature = "std"))]
+fn detect() -> (bool, bool, bool) {
+    let aesni = cfg!(all(
+        target_feature = "aes",
+        target_feature = "sse4.1",
+        target_feature = "pclmulqdq"
+    ));
+    let vaes = aesni
+        && cfg!(all(
+            target_feature = "avx2",
+            target_feature = "vaes",
+            target_feature = "vpclmulqdq"
+        ));
+    let avx512 = vaes
+        && cfg!(all(
+            target_feature = "avx512f",
+            target_feature = "avx512bw",
+            target_feature = "avx512vl"
+        ));
+    (aesni, vaes, avx512)
+}
+
+/// The x86 backends this CPU can run.
+pub(crate) fn available() -> BackendSet {
+    let (aesni, vaes, avx512) = detect();
+    let mut bits = 0;
+    if aesni {
+        bits |= 1 << (Backend::Aesni as u8);
+    }
+    if vaes {
+        bits |= 1 << (Backend::Vaes256 as u8);
+    }
+    if avx512 {
+        bits |= 1 << (Backend::Vaes512 as u8);
+    }
+    BackendSet(bits)
+}
+
+/// Round keys in `__m128i` registers for the x86 backends.
+///
+/// `enc[0..=rounds]` are the encryption round keys; `dec[0..=rounds]` the
+/// keys of the equivalent inverse cipher (FIPS 197 section 5.3.5) in the
+/// order AESDEC consumes them: `dec[0] = enc[rounds]`, `dec[i] =
+/// InvMixColumns(enc[rounds - i])`, `dec[rounds] = enc[0]`.
+#[derive(Clone)]
+pub(crate) struct X86Aes {
+    pub(crate) enc: [__m128i; MAX_ROUNDS + 1],
+    pub(crate) dec: [__m128i; MAX_ROUNDS + 1],
+    pub(crate) rounds: usize,
+    pub(crate) level: Level,
+}
+
+impl X86Aes {
+    /// Builds the key for `backend`; fails unless the CPU has its features.
+    pub(crate) fn new(backend: Backend, rk: &RoundKeys) -> Result<Self> {
+        let (aesni, vaes, avx512) = detect();
+        let level = match backend {
+            Backend::Aesni if aesni => Level::Aesni,
+            Backend::Vaes256 if vaes => Level::Vaes256,
+            Backend::Vaes512 if avx512 => Level::Vaes512,
+            _ => return Err(Error::BackendUnavailable(backend)),
+        };
+        // SAFETY: every level implies AES-NI and SSE4.1, checked just above.
+        Ok(unsafe { Self::expand(rk, level) })
+    }
+
+    #[target_feature(enable = "aes,sse4.1")]
+    unsafe fn expand(rk: &RoundKeys, level: Level) -> Self {
+        let rounds = rk.rounds();
+        let mut enc = [_mm_setzero_si128(); MAX_ROUNDS + 1];
+        let mut dec = [_mm_setzero_si128(); MAX_ROUNDS + 1];
+        for (e, k) in enc.iter_mut().zip(rk.rk.iter()).take(rounds + 1) {
+            // SAFETY: `k` is 16 readable bytes; loadu has no alignment need.
+            *e = unsafe { _mm_loadu_si128(k.as_ptr().cast()) };
+        }
+        dec[0] = enc[rounds];
+        for i in 1..rounds {
+            dec[i] = _mm_aesimc_si128(enc[rounds - i]);
+        }
+        dec[rounds] = enc[0];
+        X86Aes {
+            enc,
+            dec,
+            rounds,
+            level,
+        }
+    }
+
+    /// The backend this key was built for.
+    #[allow(dead_code)]
+    pub(crate) fn backend(&self) -> Backend {
+        self.level.backend()
+    }
+}
+
+impl Drop for X86Aes {
+    fn drop(&mut self) {
+        for k in self.enc.iter_mut().chain(self.dec.iter_mut()) {
+            // SAFETY: `k` is a valid, aligned, exclusive reference; a volatile
+            // write keeps the compiler from eliding the wipe.
+            unsafe { core::ptr::write_volatile(k, _mm_setzero_si128()) };
+        }
+        core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+impl BlockKernels for X86Aes {
+    fn encrypt_blocks(&self, io: InOut<'_>) {
+        // SAFETY: an X86Aes exists only if AES-NI and SSE4.1 were detected.
+        unsafe { aesni::encrypt_blocks(self, io) }
+    }
+
+    fn decrypt_blocks(&self, io: InOut<'_>) {
+        // SAFETY: as above.
+        unsafe { aesni::decrypt_blocks(self, io) }
+    }
+}

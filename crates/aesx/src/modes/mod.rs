@@ -1,0 +1,7 @@
+//! Modes of operation, written once over the backends' bulk kernels.
+
+pub mod block;
+pub mod cbc;
+pub mod ctr;
+pub mod ecb;
+pub mod padding;
