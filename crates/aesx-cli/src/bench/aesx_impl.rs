@@ -1,0 +1,89 @@
+//! aesx itself, on a forced backend, through its public mode objects.
+
+use aesx::{Aes, Backend, Block, Cbc, Ctr};
+
+use super::cases::{Mode, Setup};
+use super::impls::Runner;
+
+/// aesx has every mode in [`Mode`] for AES-128/192/256.
+pub fn supports(_mode: Mode, key_bits: u32) -> bool {
+    matches!(key_bits, 128 | 192 | 256)
+}
+
+fn iv_block(setup: &Setup) -> Result<Block, String> {
+    setup
+        .iv
+        .as_slice()
+        .try_into()
+        .map_err(|_| format!("IV of {} bytes, expected 16", setup.iv.len()))
+}
+
+/// A keyed runner for `mode` on `backend`.
+pub fn runner(backend: Backend, mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, String> {
+    let e = |e: aesx::Error| e.to_string();
+    Ok(match mode {
+        Mode::Block => Box::new(BlockRunner(
+            Aes::with_backend(&setup.key, backend).map_err(e)?,
+        )),
+        Mode::Ecb => Box::new(EcbRunner(
+            Aes::with_backend(&setup.key, backend).map_err(e)?,
+        )),
+        Mode::CbcEnc | Mode::CbcDec => Box::new(CbcRunner {
+            cbc: Cbc::with_backend(&setup.key, backend).map_err(e)?,
+            chain: iv_block(setup)?,
+            decrypt: mode == Mode::CbcDec,
+        }),
+        Mode::Ctr => Box::new(CtrRunner(
+            Ctr::with_backend(&setup.key, &setup.iv, backend).map_err(e)?,
+        )),
+    })
+}
+
+/// One `encrypt_block` call per block.
+struct BlockRunner(Aes);
+
+impl Runner for BlockRunner {
+    fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
+        let (blocks, _) = buf[..len].as_chunks_mut::<16>();
+        for b in blocks {
+            self.0.encrypt_block(b);
+        }
+        Ok(())
+    }
+}
+
+struct EcbRunner(Aes);
+
+impl Runner for EcbRunner {
+    fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
+        self.0
+            .encrypt_blocks(&mut buf[..len])
+            .map_err(|e| e.to_string())
+    }
+}
+
+struct CbcRunner {
+    cbc: Cbc,
+    chain: Block,
+    decrypt: bool,
+}
+
+impl Runner for CbcRunner {
+    fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
+        let r = if self.decrypt {
+            self.cbc.decrypt_chained(&mut self.chain, &mut buf[..len])
+        } else {
+            self.cbc.encrypt_chained(&mut self.chain, &mut buf[..len])
+        };
+        r.map_err(|e| e.to_string())
+    }
+}
+
+struct CtrRunner(Ctr);
+
+impl Runner for CtrRunner {
+    fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
+        self.0.apply_keystream(&mut buf[..len]);
+        Ok(())
+    }
+}

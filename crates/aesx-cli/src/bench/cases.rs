@@ -1,0 +1,226 @@
+//! What is measured: mode × key size × message size, and the bytes each case
+//! runs on.
+//!
+//! A mode is one entry in [`MODES`]; adding XTS or GCM means adding its entry
+//! here and one match arm per implementation family (`aesx_impl.rs`,
+//! `peers.rs`).
+
+use std::fmt;
+
+/// A mode of operation as the benchmark names it (encryption and decryption
+/// are separate modes where their speed differs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Mode {
+    /// One `encrypt_block` call per 16-byte block: the per-call cost.
+    Block,
+    /// ECB encryption over the whole buffer in one call.
+    Ecb,
+    /// CBC encryption (sequential by nature).
+    CbcEnc,
+    /// CBC decryption (parallel).
+    CbcDec,
+    /// CTR with a 128-bit big-endian counter.
+    Ctr,
+}
+
+/// Static facts about a mode.
+#[derive(Clone, Copy, Debug)]
+pub struct ModeSpec {
+    /// The mode.
+    pub mode: Mode,
+    /// Name on the command line and in reports.
+    pub name: &'static str,
+    /// The input must be a whole number of 16-byte blocks.
+    pub whole_blocks: bool,
+    /// `--threads` may split one buffer among threads (each part is an
+    /// independent stream or set of blocks, which is how a parallel
+    /// implementation would process it).
+    pub splits: bool,
+    /// Bytes of IV / counter block / nonce.
+    pub iv_len: usize,
+}
+
+/// Every mode, in report order.
+pub const MODES: &[ModeSpec] = &[
+    ModeSpec {
+        mode: Mode::Block,
+        name: "block",
+        whole_blocks: true,
+        splits: true,
+        iv_len: 0,
+    },
+    ModeSpec {
+        mode: Mode::Ecb,
+        name: "ecb",
+        whole_blocks: true,
+        splits: true,
+        iv_len: 0,
+    },
+    ModeSpec {
+        mode: Mode::CbcEnc,
+        name: "cbc-enc",
+        whole_blocks: true,
+        splits: false,
+        iv_len: 16,
+    },
+    ModeSpec {
+        mode: Mode::CbcDec,
+        name: "cbc-dec",
+        whole_blocks: true,
+        splits: true,
+        iv_len: 16,
+    },
+    ModeSpec {
+        mode: Mode::Ctr,
+        name: "ctr",
+        whole_blocks: false,
+        splits: true,
+        iv_len: 16,
+    },
+];
+
+impl Mode {
+    /// The mode's static facts.
+    pub fn spec(self) -> &'static ModeSpec {
+        // MODES holds every variant; the fallback only satisfies the types.
+        MODES.iter().find(|s| s.mode == self).unwrap_or(&MODES[0])
+    }
+
+    /// Name on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        self.spec().name
+    }
+
+    /// Parses a mode name (case-insensitive).
+    pub fn parse(s: &str) -> Option<Mode> {
+        MODES
+            .iter()
+            .find(|m| m.name.eq_ignore_ascii_case(s.trim()))
+            .map(|m| m.mode)
+    }
+
+    /// The names of every mode, for error messages.
+    pub fn all_names() -> String {
+        MODES.iter().map(|m| m.name).collect::<Vec<_>>().join(", ")
+    }
+
+    /// Whether a message of `size` bytes is valid in this mode.
+    pub fn accepts(self, size: usize) -> bool {
+        size > 0 && (!self.spec().whole_blocks || size.is_multiple_of(16))
+    }
+}
+
+impl fmt::Display for Mode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Default message sizes: one block, small packets, an Ethernet MTU (1500,
+/// for the modes that take partial blocks), pages, and a bulk buffer.
+pub const DEFAULT_SIZES: &[usize] = &[16, 64, 256, 1024, 1500, 4096, 16384, 1 << 20];
+
+/// Default key sizes.
+pub const DEFAULT_KEY_BITS: &[u32] = &[128, 256];
+
+/// One measured situation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Case {
+    /// Mode of operation.
+    pub mode: Mode,
+    /// AES key size in bits (128, 192, 256).
+    pub key_bits: u32,
+    /// Message size in bytes (one call processes one message).
+    pub size: usize,
+}
+
+/// The bytes a case runs on: key, IV and the first input. Every
+/// implementation gets the same ones, so outputs can be compared.
+#[derive(Clone, Debug)]
+pub struct Setup {
+    /// Key (`key_bits / 8` bytes).
+    pub key: Vec<u8>,
+    /// IV, initial counter block or nonce (`iv_len` bytes; may be empty).
+    pub iv: Vec<u8>,
+    /// The input of the first call.
+    pub input: Vec<u8>,
+}
+
+impl Setup {
+    /// Deterministic pseudo-random bytes for `case` (a different stream per
+    /// case, so that no two cases share keys or data).
+    pub fn generate(case: &Case) -> Setup {
+        let seed = (case.mode as u64) << 48 ^ (case.key_bits as u64) << 32 ^ case.size as u64;
+        let mut rng = SplitMix(seed ^ 0x6165_7378_6265_6e63);
+        let mut bytes = |n: usize| (0..n).map(|_| rng.next() as u8).collect::<Vec<u8>>();
+        let key = bytes(case.key_bits as usize / 8);
+        let iv = bytes(case.mode.spec().iv_len);
+        let input = bytes(case.size);
+        Setup { key, iv, input }
+    }
+}
+
+/// SplitMix64: a small, well-mixed generator for test data (not for keys
+/// that protect anything).
+pub struct SplitMix(pub u64);
+
+impl SplitMix {
+    /// Next 64 bits.
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+/// Splits `size` bytes into at most `n` parts of whole blocks (the last part
+/// takes any partial block); empty parts are dropped.
+pub fn split_sizes(size: usize, n: usize) -> Vec<usize> {
+    let blocks = size / 16;
+    let n = n.max(1);
+    let mut parts = Vec::with_capacity(n);
+    let mut left = size;
+    for i in 0..n {
+        let share = if i + 1 == n {
+            left
+        } else {
+            (blocks / n + usize::from(i < blocks % n)) * 16
+        };
+        let share = share.min(left);
+        if share > 0 {
+            parts.push(share);
+        }
+        left -= share;
+    }
+    parts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_covers_everything() {
+        for size in [16, 17, 64, 1500, 4096, 1 << 20] {
+            for n in 1..5 {
+                let p = split_sizes(size, n);
+                assert_eq!(p.iter().sum::<usize>(), size, "{size} {n}");
+                assert!(p.len() <= n);
+                assert!(p[..p.len() - 1].iter().all(|s| s % 16 == 0));
+            }
+        }
+    }
+
+    #[test]
+    fn modes_round_trip_names() {
+        for m in MODES {
+            assert_eq!(Mode::parse(m.name), Some(m.mode));
+            assert_eq!(m.mode.spec().name, m.name);
+        }
+        assert_eq!(Mode::parse("nope"), None);
+        assert!(!Mode::Ecb.accepts(1500));
+        assert!(Mode::Ctr.accepts(1500));
+    }
+}

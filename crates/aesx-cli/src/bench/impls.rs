@@ -1,0 +1,113 @@
+//! The implementations under test, behind one small trait.
+//!
+//! A [`Runner`] holds an expanded key and the mode's running state (CBC
+//! chain, CTR counter). One call processes one message of the case's size
+//! in place and continues that state, so that consecutive calls are one
+//! long stream, as `openssl speed` and ARM's speed test measure it; the key
+//! schedule is outside the timed loop for every implementation alike.
+
+use std::fmt;
+
+use aesx::Backend;
+
+use super::cases::{Mode, Setup};
+use super::{aesx_impl, peers};
+
+/// Spare bytes after the message in every buffer handed to a runner:
+/// OpenSSL's `EVP_CipherUpdate` wrapper insists on room for one more block
+/// even when padding is off, and the slack costs the others nothing.
+pub const TAIL: usize = 16;
+
+/// One implementation, keyed and ready for one case.
+pub trait Runner: Send {
+    /// Processes `buf[..len]` in place, continuing the mode's state.
+    /// `buf.len() >= len + TAIL`.
+    fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String>;
+}
+
+/// An implementation the benchmark can run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Impl {
+    /// aesx on one backend.
+    Aesx(Backend),
+    /// OpenSSL (vendored, through EVP).
+    OpenSsl,
+    /// ring 0.17 (AEADs only).
+    Ring,
+    /// RustCrypto `aes`, `ctr`, `cbc`.
+    RustCrypto,
+}
+
+impl Impl {
+    /// Every implementation this machine and build can run: the available
+    /// aesx backends, slowest first, then the peers.
+    pub fn all_available() -> Vec<Impl> {
+        let mut v: Vec<Impl> = Backend::available().iter().map(Impl::Aesx).collect();
+        v.extend([Impl::OpenSsl, Impl::Ring, Impl::RustCrypto]);
+        v
+    }
+
+    /// Parses a row name (`aesx-soft`, `openssl`, ...), or a bare backend
+    /// name (`soft`, `vaes512`).
+    pub fn parse(s: &str) -> Result<Impl, String> {
+        let s = s.trim().to_ascii_lowercase();
+        match s.as_str() {
+            "openssl" => return Ok(Impl::OpenSsl),
+            "ring" => return Ok(Impl::Ring),
+            "rustcrypto" => return Ok(Impl::RustCrypto),
+            _ => {}
+        }
+        let bare = s.strip_prefix("aesx-").unwrap_or(&s);
+        if bare == "cuda" {
+            return Err("aesx-cuda is not part of this build".into());
+        }
+        let b: Backend = bare.parse().map_err(|_| {
+            format!(
+                "unknown implementation '{s}' (expected aesx-<backend>, openssl, ring or rustcrypto)"
+            )
+        })?;
+        if !b.is_available() {
+            return Err(format!(
+                "aesx-{} is not available on this machine",
+                b.name()
+            ));
+        }
+        Ok(Impl::Aesx(b))
+    }
+
+    /// True for the other libraries.
+    pub fn is_peer(self) -> bool {
+        !matches!(self, Impl::Aesx(_))
+    }
+
+    /// Whether this implementation has the mode and key size.
+    pub fn supports(self, mode: Mode, key_bits: u32) -> bool {
+        match self {
+            Impl::Aesx(_) => aesx_impl::supports(mode, key_bits),
+            Impl::OpenSsl => peers::openssl_supports(mode, key_bits),
+            Impl::Ring => peers::ring_supports(mode, key_bits),
+            Impl::RustCrypto => peers::rustcrypto_supports(mode, key_bits),
+        }
+    }
+
+    /// A fresh runner for the case (key expanded, state at the start).
+    pub fn runner(self, mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, String> {
+        match self {
+            Impl::Aesx(b) => aesx_impl::runner(b, mode, setup),
+            Impl::OpenSsl => peers::openssl_runner(mode, setup),
+            Impl::Ring => peers::ring_runner(mode, setup),
+            Impl::RustCrypto => peers::rustcrypto_runner(mode, setup),
+        }
+    }
+}
+
+impl fmt::Display for Impl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Impl::Aesx(b) => write!(f, "aesx-{}", b.name()),
+            Impl::OpenSsl => f.write_str("openssl"),
+            Impl::Ring => f.write_str("ring"),
+            Impl::RustCrypto => f.write_str("rustcrypto"),
+        }
+    }
+}

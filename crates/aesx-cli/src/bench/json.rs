@@ -1,0 +1,45 @@
+//! `--json FILE`: the run's facts and one object per row.
+
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use super::report::{Meta, Row};
+use crate::CliError;
+
+/// The JSON value of one row.
+pub fn row_value(r: &Row) -> Value {
+    json!({
+        "impl": r.imp,
+        "peer": r.peer,
+        "mode": r.mode.name(),
+        "key_bits": r.key_bits,
+        "size": r.size,
+        "threads": r.threads,
+        "iterations": r.iterations,
+        "calls_per_iter": r.calls_per_iter,
+        "ns_per_call": r.ns_per_call,
+        "gb_per_s": r.gb_per_s,
+        "cycles_per_byte": r.cycles_per_byte,
+        "best_gb_per_s": r.best_gb_per_s,
+        "worst_gb_per_s": r.worst_gb_per_s,
+        "vs_best_peer": r.vs_best_peer,
+        "vs_soft": r.vs_soft,
+    })
+}
+
+/// Writes `{"cpu", "date", "clock", "rows": [...]}` to `path`.
+pub fn write(path: &Path, meta: &Meta, rows: &[Row]) -> Result<(), CliError> {
+    let doc = json!({
+        "tool": "aesx bench",
+        "version": env!("CARGO_PKG_VERSION"),
+        "cpu": meta.cpu,
+        "date": meta.date,
+        "clock": meta.clock,
+        "rows": rows.iter().map(row_value).collect::<Vec<_>>(),
+    });
+    let text = serde_json::to_string_pretty(&doc)
+        .map_err(|e| CliError::failure(format!("encoding JSON: {e}")))?;
+    std::fs::write(path, text + "\n")
+        .map_err(|e| CliError::failure(format!("{}: {e}", path.display())))
+}

@@ -1,0 +1,200 @@
+//! The measuring loop: honesty check, warm-up, batch sizing, interleaved
+//! iterations.
+//!
+//! All implementations of one case are measured in the same rounds, each
+//! round visiting them in a rotated order, so that a burst of load from
+//! elsewhere on a shared machine hits all of them rather than whichever one
+//! happened to run at that moment.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use super::cases::{split_sizes, Case, Setup};
+use super::impls::{Impl, Runner, TAIL};
+
+/// One independent stream: a runner and the buffer it works on in place.
+/// Each call's output is the next call's input, so no call can be skipped
+/// or answered from a cache.
+struct Lane {
+    runner: Box<dyn Runner>,
+    buf: Vec<u8>,
+    len: usize,
+}
+
+impl Lane {
+    fn run(&mut self, calls: u64) -> Result<(), String> {
+        for _ in 0..calls {
+            self.runner.call(black_box(&mut self.buf), self.len)?;
+        }
+        black_box(&self.buf);
+        Ok(())
+    }
+}
+
+/// One implementation on one case, with its samples.
+pub struct Subject {
+    /// The implementation.
+    pub imp: Impl,
+    lanes: Vec<Lane>,
+    /// Calls per timed iteration.
+    pub batch: u64,
+    /// Seconds per call, one value per iteration.
+    pub samples: Vec<f64>,
+}
+
+impl Subject {
+    /// Keys `imp` for the case; with `threads > 1` the message is split into
+    /// that many independent parts, one per thread.
+    pub fn new(imp: Impl, case: &Case, setup: &Setup, threads: usize) -> Result<Subject, String> {
+        let mut lanes = Vec::new();
+        let mut off = 0;
+        for len in split_sizes(case.size, threads) {
+            let mut buf = setup.input[off..off + len].to_vec();
+            buf.resize(len + TAIL, 0);
+            off += len;
+            lanes.push(Lane {
+                runner: imp.runner(case.mode, setup)?,
+                buf,
+                len,
+            });
+        }
+        Ok(Subject {
+            imp,
+            lanes,
+            batch: 1,
+            samples: Vec::new(),
+        })
+    }
+
+    /// Number of threads the message is split over.
+    pub fn threads(&self) -> usize {
+        self.lanes.len()
+    }
+
+    /// Runs `calls` calls on every lane (in parallel when there are several)
+    /// and returns the wall-clock time.
+    pub fn run(&mut self, calls: u64) -> Result<Duration, String> {
+        if let [lane] = self.lanes.as_mut_slice() {
+            let t0 = Instant::now();
+            lane.run(calls)?;
+            return Ok(t0.elapsed());
+        }
+        let t0 = Instant::now();
+        let results: Vec<Result<(), String>> = std::thread::scope(|s| {
+            let handles: Vec<_> = self
+                .lanes
+                .iter_mut()
+                .map(|lane| s.spawn(move || lane.run(calls)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err("a bench thread panicked".into()))
+                })
+                .collect()
+        });
+        let dt = t0.elapsed();
+        results.into_iter().collect::<Result<(), String>>()?;
+        Ok(dt)
+    }
+}
+
+/// The outputs of the first two calls of a fresh runner on the case's input:
+/// what every implementation must agree on.
+pub fn first_outputs(imp: Impl, case: &Case, setup: &Setup) -> Result<[Vec<u8>; 2], String> {
+    let mut r = imp.runner(case.mode, setup)?;
+    let mut buf = setup.input.clone();
+    buf.resize(case.size + TAIL, 0);
+    r.call(&mut buf, case.size)?;
+    let first = buf[..case.size].to_vec();
+    r.call(&mut buf, case.size)?;
+    Ok([first, buf[..case.size].to_vec()])
+}
+
+/// Where two outputs first differ, as a message.
+pub fn mismatch(what: &str, got: &[u8], want: &[u8]) -> Option<String> {
+    let at = got.iter().zip(want).position(|(a, b)| a != b);
+    match at {
+        Some(i) => Some(format!(
+            "{what}: first difference at byte {i} (got {:02x}, expected {:02x})",
+            got[i], want[i]
+        )),
+        None if got.len() != want.len() => Some(format!(
+            "{what}: {} bytes instead of {}",
+            got.len(),
+            want.len()
+        )),
+        None => None,
+    }
+}
+
+/// How to spend the time on one case.
+#[derive(Clone, Copy, Debug)]
+pub struct Plan {
+    /// Time budget per implementation (warm-up included).
+    pub budget: Duration,
+    /// Exactly this many iterations, if set (`--iters`).
+    pub iters: Option<u64>,
+    /// Shortest timed iteration worth having (timer resolution and, with
+    /// threads, thread start-up must vanish against it).
+    pub min_iter: Duration,
+}
+
+/// Share of the budget spent warming up (and estimating the call time).
+const WARMUP_SHARE: f64 = 0.15;
+/// Iterations aimed for within the budget.
+const TARGET_ROUNDS: f64 = 15.0;
+/// Fewest iterations for a median/best/worst worth printing.
+const MIN_ROUNDS: u64 = 3;
+
+/// Warms every subject up, sizes its batch, then runs interleaved rounds.
+pub fn measure(subjects: &mut [Subject], plan: &Plan) -> Result<(), String> {
+    // Warm-up: double the calls until the warm-up share is used; the last
+    // run gives the time per call.
+    let warm = plan.budget.mul_f64(WARMUP_SHARE);
+    let mut per_call = Vec::with_capacity(subjects.len());
+    for s in subjects.iter_mut() {
+        let mut calls = 1u64;
+        let start = Instant::now();
+        let estimate = loop {
+            let dt = s.run(calls)?;
+            if start.elapsed() >= warm || calls >= 1 << 40 {
+                break dt.as_secs_f64() / calls as f64;
+            }
+            calls *= 2;
+        };
+        per_call.push(estimate.max(1e-10));
+    }
+    let iter_target = match plan.iters {
+        Some(_) => plan.min_iter.as_secs_f64(),
+        None => (plan.budget.as_secs_f64() * (1.0 - WARMUP_SHARE) / TARGET_ROUNDS)
+            .max(plan.min_iter.as_secs_f64()),
+    };
+    for (s, t) in subjects.iter_mut().zip(&per_call) {
+        s.batch = ((iter_target / t).ceil() as u64).max(1);
+        s.samples.clear();
+    }
+    // Interleaved rounds until the budget (all subjects together) is spent.
+    let total = plan
+        .budget
+        .mul_f64((1.0 - WARMUP_SHARE) * subjects.len() as f64);
+    let start = Instant::now();
+    let n = subjects.len();
+    let mut round = 0u64;
+    loop {
+        let done = match plan.iters {
+            Some(k) => round >= k,
+            None => round >= MIN_ROUNDS && start.elapsed() >= total || round >= 1_000_000,
+        };
+        if done {
+            return Ok(());
+        }
+        for i in 0..n {
+            let s = &mut subjects[(i + round as usize) % n];
+            let dt = s.run(s.batch)?;
+            s.samples.push(dt.as_secs_f64() / s.batch as f64);
+        }
+        round += 1;
+    }
+}

@@ -1,0 +1,230 @@
+//! `aesx bench` end to end: quick runs, their file outputs, `--compare`,
+//! `--rsp`, and the one-line usage errors.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn aesx(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_aesx"))
+        .arg("bench")
+        .args(args)
+        .output()
+        .expect("run aesx")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("aesx-bench-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn vectors() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../vectors/aarch64cryptolib")
+}
+
+#[test]
+fn quick_run_writes_json_csv_and_svg() {
+    let (json, csv, svg) = (scratch("q.json"), scratch("q.csv"), scratch("q.svg"));
+    let out = aesx(&[
+        "--time",
+        "0.01",
+        "--size",
+        "64",
+        "--mode",
+        "ctr",
+        "--json",
+        json.to_str().unwrap(),
+        "--csv",
+        csv.to_str().unwrap(),
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("clock:"), "{stdout}");
+
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).expect("well-formed JSON");
+    let rows = doc["rows"].as_array().expect("rows");
+    // One AES-128 and one AES-256 case, each with every backend and peer
+    // that has CTR.
+    let names: Vec<&str> = rows.iter().map(|r| r["impl"].as_str().unwrap()).collect();
+    for want in ["aesx-soft", "openssl", "rustcrypto"] {
+        assert!(names.contains(&want), "{names:?}");
+    }
+    assert!(!names.contains(&"ring"), "ring has no CTR API");
+    let backends = aesx::Backend::available().len();
+    assert_eq!(rows.len(), 2 * (backends + 2));
+    for r in rows {
+        assert_eq!(r["mode"], "ctr");
+        assert_eq!(r["size"], 64);
+        assert_eq!(r["threads"], 1);
+        assert!(matches!(r["key_bits"].as_u64(), Some(128 | 256)));
+        let (med, best, worst) = (
+            r["gb_per_s"].as_f64().unwrap(),
+            r["best_gb_per_s"].as_f64().unwrap(),
+            r["worst_gb_per_s"].as_f64().unwrap(),
+        );
+        assert!(
+            med > 0.0 && best >= med && med >= worst && worst > 0.0,
+            "{r}"
+        );
+        assert!(r["cycles_per_byte"].is_null() || r["cycles_per_byte"].as_f64().unwrap() > 0.0);
+        if r["impl"] == "aesx-soft" {
+            assert_eq!(r["vs_soft"].as_f64(), Some(1.0));
+        }
+    }
+
+    let csv = std::fs::read_to_string(&csv).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), rows.len() + 1);
+    let width = lines[0].split(',').count();
+    assert!(lines.iter().all(|l| l.split(',').count() == width));
+
+    let svg = std::fs::read_to_string(&svg).unwrap();
+    let tree = roxmltree::Document::parse(&svg).expect("well-formed SVG");
+    assert_eq!(tree.root_element().tag_name().name(), "svg");
+    let texts: Vec<&str> = tree
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .filter_map(|n| n.text())
+        .map(str::trim)
+        .collect();
+    assert!(
+        texts.iter().any(|t| t.contains("ctr, AES-128")),
+        "{texts:?}"
+    );
+    assert!(texts.contains(&"openssl"), "legend: {texts:?}");
+    assert!(tree
+        .descendants()
+        .any(|n| n.has_tag_name("polyline") || n.has_tag_name("path")));
+}
+
+#[test]
+fn compare_with_itself_finds_no_difference() {
+    let out = aesx(&[
+        "--compare",
+        "openssl",
+        "openssl",
+        "--mode",
+        "ctr",
+        "--size",
+        "4096",
+        "--time",
+        "0.3",
+        "--iters",
+        "20",
+        "--confidence",
+        "99.9",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("verdict: no difference"), "{stdout}");
+}
+
+#[test]
+fn compare_finds_a_large_difference() {
+    // The portable placeholder and OpenSSL differ by orders of magnitude;
+    // the test must say so and name the faster one.
+    let out = aesx(&[
+        "--compare",
+        "aesx-soft",
+        "openssl",
+        "--mode",
+        "ecb",
+        "--size",
+        "64",
+        "--time",
+        "0.1",
+        "--iters",
+        "10",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("Difference at 95.0% confidence"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("verdict: openssl is faster than aesx-soft"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn rsp_speed_file_is_checked_then_timed() {
+    let f = vectors().join("speed_aescbc/speedtest128_64.rsp");
+    let out = aesx(&["--rsp", f.to_str().unwrap(), "--time", "0.01", "--no-peers"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("cbc-enc"), "{stdout}");
+    assert!(stdout.contains("COUNT = 1000000"), "{stdout}");
+
+    let gcm = vectors().join("speed_aesgcm/speedtest128_64.rsp");
+    let out = aesx(&["--rsp", gcm.to_str().unwrap(), "--time", "0.01"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("GCM"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn apple_style_iterations_and_blocks() {
+    let out = aesx(&[
+        "--mode",
+        "cbc-enc",
+        "--iters",
+        "7",
+        "--blocks",
+        "4",
+        "--key-bits",
+        "128",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("MB/s"), "{stdout}");
+    // Every row ran exactly 7 iterations of 64-byte calls.
+    let rows: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("cbc-enc"))
+        .collect();
+    assert!(!rows.is_empty());
+    for r in rows {
+        let f: Vec<&str> = r.split_whitespace().collect();
+        assert_eq!(f[2], "64", "{r}");
+        assert_eq!(f.last(), Some(&"7"), "{r}");
+    }
+}
+
+#[test]
+fn bad_options_are_one_line_and_exit_2() {
+    for args in [
+        &["--mode", "rot13"][..],
+        &["--size", "0"],
+        &["--size", "12q"],
+        &["--key-bits", "100"],
+        &["--iters", "many"],
+        &["--threads", "0"],
+        &["--time", "-1"],
+        &["--backend", "z80"],
+        &["--backend", "openssl"],
+        &["--blocks", "4", "--size", "64"],
+        &["--compare", "openssl", "nope"],
+        &["--compare", "openssl", "openssl", "--size", "64,128"],
+        &["--mode", "ecb", "--size", "1500"],
+        &["--confidence", "101"],
+    ] {
+        let out = aesx(args);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        let err = text(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("aesx: "), "{args:?}: {err}");
+    }
+}
