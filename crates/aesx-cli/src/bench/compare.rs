@@ -14,8 +14,10 @@ use super::timing::ClockInfo;
 use super::{honesty_check, threads_for, Options};
 use crate::CliError;
 
-/// Iterations per implementation unless `--iters` says otherwise.
-const DEFAULT_ROUNDS: u64 = 30;
+/// Length of one iteration aimed for unless `--iters` fixes the count:
+/// short enough to fit mostly inside one scheduler slice on a shared
+/// machine, long enough to hide the clock's cost.
+const ITER_TARGET: f64 = 2e-3;
 /// Time per implementation unless `--time` says otherwise.
 const DEFAULT_TIME: Duration = Duration::from_secs(2);
 
@@ -52,8 +54,11 @@ pub fn run(opts: &Options, a: Impl, b: Impl, clock: &ClockInfo) -> Result<ExitCo
     }
     let setup = Setup::generate(&case);
     honesty_check(&[a, b], &case, &setup, None)?;
-    let rounds = opts.iters.unwrap_or(DEFAULT_ROUNDS).max(2);
     let budget = opts.time.unwrap_or(DEFAULT_TIME);
+    let rounds = opts
+        .iters
+        .unwrap_or_else(|| (budget.as_secs_f64() * 0.85 / ITER_TARGET).clamp(10.0, 400.0) as u64)
+        .max(2);
     let threads = threads_for(opts, case.mode);
     let mut subjects = vec![
         Subject::new(a, &case, &setup, threads).map_err(CliError::failure)?,

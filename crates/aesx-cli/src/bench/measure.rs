@@ -143,8 +143,13 @@ pub struct Plan {
 
 /// Share of the budget spent warming up (and estimating the call time).
 const WARMUP_SHARE: f64 = 0.15;
-/// Iterations aimed for within the budget.
+/// Iterations aimed for within the budget (at least; see `MAX_ITER`).
 const TARGET_ROUNDS: f64 = 15.0;
+/// Longest timed iteration aimed for, in seconds: on a shared machine the
+/// scheduler preempts in slices of a few milliseconds, and iterations
+/// shorter than a slice mostly run undisturbed, which keeps the median
+/// honest; the disturbed ones land in "worst".
+const MAX_ITER: f64 = 1e-3;
 /// Fewest iterations for a median/best/worst worth printing.
 const MIN_ROUNDS: u64 = 3;
 
@@ -169,6 +174,7 @@ pub fn measure(subjects: &mut [Subject], plan: &Plan) -> Result<(), String> {
     let iter_target = match plan.iters {
         Some(_) => plan.min_iter.as_secs_f64(),
         None => (plan.budget.as_secs_f64() * (1.0 - WARMUP_SHARE) / TARGET_ROUNDS)
+            .min(MAX_ITER)
             .max(plan.min_iter.as_secs_f64()),
     };
     for (s, t) in subjects.iter_mut().zip(&per_call) {

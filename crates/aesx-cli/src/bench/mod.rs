@@ -677,6 +677,29 @@ mod tests {
     use super::*;
 
     #[test]
+    fn honesty_check_catches_a_wrong_expectation() {
+        let case = Case {
+            mode: Mode::CbcEnc,
+            key_bits: 128,
+            size: 64,
+        };
+        let setup = Setup::generate(&case);
+        let all: Vec<Impl> = Impl::all_available()
+            .into_iter()
+            .filter(|i| i.supports(case.mode, case.key_bits))
+            .collect();
+        let good = honesty_check(&all, &case, &setup, None).unwrap();
+        assert!(honesty_check(&all, &case, &setup, Some(&good[0])).is_ok());
+        let mut bad = good[0].clone();
+        bad[63] ^= 1;
+        let err = honesty_check(&all, &case, &setup, Some(&bad)).unwrap_err();
+        assert!(err.to_string().contains("byte 63"), "{err}");
+        assert!(mismatch("x", &[1, 2], &[1, 2]).is_none());
+        assert!(mismatch("x", &[1, 2], &[1, 3]).unwrap().contains("byte 1"));
+        assert!(mismatch("x", &[1], &[1, 2]).is_some());
+    }
+
+    #[test]
     fn sizes_parse() {
         assert_eq!(parse_size("16"), Some(16));
         assert_eq!(parse_size("16K"), Some(16384));
