@@ -123,7 +123,8 @@ fn cavp_all_vendored_ecb_cbc_ctr_pass() {
     );
     let (passed, failed) = tally(&o);
     assert_eq!(failed, 0);
-    // 2442 records (CTR 9, MCT 600, KAT/MMT 1833), each on every backend.
+    // 4885 records (CTR 9, CBC MCT 600, ECB and CBC KAT/MMT 2138 each), each
+    // checked on every backend.
     let backends = match std::env::var("AESX_BACKEND") {
         Ok(v) if !v.trim().is_empty() => 1,
         _ => Backend::available().len() as u64,
