@@ -701,3 +701,61 @@ fn info_reports_cpu_and_backends() {
     );
     assert_error(&bogus, 1, "AESX_BACKEND");
 }
+
+#[test]
+fn cipher_output_to_devices_symlinks_and_the_input_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let data = pattern(1000);
+    let plain = d.join("plain.bin");
+    std::fs::write(&plain, &data).unwrap();
+    let cbc = |op: &'static str, i: &Path, o: &Path| {
+        aesx(&[
+            "cipher",
+            op,
+            "--mode",
+            "cbc",
+            "--key",
+            K128,
+            "--iv",
+            IV,
+            "-i",
+            i.to_str().unwrap(),
+            "-o",
+            o.to_str().unwrap(),
+        ])
+    };
+    // A device is written in place, never replaced by a rename.
+    let o = cbc("encrypt", &plain, Path::new("/dev/null"));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let ft = std::fs::metadata("/dev/null").unwrap().file_type();
+        assert!(ft.is_char_device());
+    }
+    // Through a symlink: the target is replaced, the link stays a link.
+    #[cfg(unix)]
+    {
+        let target = d.join("target.bin");
+        std::fs::write(&target, b"old").unwrap();
+        let link = d.join("link.bin");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let o = cbc("encrypt", &plain, &link);
+        assert_eq!(o.code, 0, "{}", o.stderr);
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read(&target).unwrap().len(), 1008);
+    }
+    // Input and output the same file: read fully before the rename.
+    let same = d.join("same.bin");
+    std::fs::write(&same, &data).unwrap();
+    assert_eq!(cbc("encrypt", &same, &same).code, 0);
+    assert_eq!(std::fs::read(&same).unwrap().len(), 1008);
+    assert_eq!(cbc("decrypt", &same, &same).code, 0);
+    assert!(std::fs::read(&same).unwrap() == data);
+    // A directory as output is refused.
+    assert_error(&cbc("encrypt", &plain, d), 1, "is a directory");
+}

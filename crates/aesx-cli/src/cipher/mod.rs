@@ -256,6 +256,14 @@ enum Sink {
     Stdout(io::BufWriter<io::StdoutLock<'static>>),
     File {
         tmp: io::BufWriter<tempfile::NamedTempFile>,
+        /// The path as given, for messages.
+        dest: PathBuf,
+        /// The path renamed over (`dest` with a symlink resolved).
+        real: PathBuf,
+    },
+    /// A device or pipe, written in place.
+    Direct {
+        w: io::BufWriter<File>,
         dest: PathBuf,
     },
 }
@@ -268,19 +276,40 @@ impl Sink {
                 io::stdout().lock(),
             )));
         };
-        let dir = match dest.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
-        };
         let fail = |e: io::Error| {
             CliError::failure(format!("cannot write {}: {}", dest.display(), io_msg(&e)))
         };
-        if dest.is_dir() {
-            return Err(CliError::failure(format!(
-                "cannot write {}: is a directory",
-                dest.display()
-            )));
+        // A symlink is followed, so that the file it points to is replaced
+        // rather than the link itself.
+        let real = match std::fs::symlink_metadata(dest) {
+            Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(dest).map_err(fail)?,
+            _ => dest.to_path_buf(),
+        };
+        match std::fs::metadata(&real) {
+            Ok(m) if m.is_dir() => {
+                return Err(CliError::failure(format!(
+                    "cannot write {}: is a directory",
+                    dest.display()
+                )))
+            }
+            // Devices and pipes (/dev/null, a FIFO) cannot be replaced by a
+            // rename; they are written directly.
+            Ok(m) if !m.is_file() => {
+                let f = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(&real)
+                    .map_err(fail)?;
+                return Ok(Sink::Direct {
+                    w: io::BufWriter::with_capacity(CHUNK, f),
+                    dest: dest.to_path_buf(),
+                });
+            }
+            _ => {}
         }
+        let dir = match real.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
         let tmp = tempfile::Builder::new()
             .prefix(".aesx-")
             .suffix(".tmp")
@@ -288,7 +317,7 @@ impl Sink {
             .map_err(fail)?;
         // Overwriting keeps the existing file's permissions; a new file keeps
         // the temporary file's owner-only mode.
-        if let Ok(meta) = std::fs::metadata(dest) {
+        if let Ok(meta) = std::fs::metadata(&real) {
             tmp.as_file()
                 .set_permissions(meta.permissions())
                 .map_err(fail)?;
@@ -296,6 +325,7 @@ impl Sink {
         Ok(Sink::File {
             tmp: io::BufWriter::with_capacity(CHUNK, tmp),
             dest: dest.to_path_buf(),
+            real,
         })
     }
 
@@ -303,6 +333,7 @@ impl Sink {
         let r = match self {
             Sink::Stdout(w) => w.write_all(data),
             Sink::File { tmp, .. } => tmp.write_all(data),
+            Sink::Direct { w, .. } => w.write_all(data),
         };
         r.map_err(|e| self.write_error(&e))
     }
@@ -310,7 +341,7 @@ impl Sink {
     fn write_error(&self, e: &io::Error) -> CliError {
         match self {
             Sink::Stdout(_) => CliError::failure(format!("writing output: {}", io_msg(e))),
-            Sink::File { dest, .. } => {
+            Sink::File { dest, .. } | Sink::Direct { dest, .. } => {
                 CliError::failure(format!("writing {}: {}", dest.display(), io_msg(e)))
             }
         }
@@ -321,13 +352,16 @@ impl Sink {
             Sink::Stdout(mut w) => w
                 .flush()
                 .map_err(|e| CliError::failure(format!("writing output: {}", io_msg(&e)))),
-            Sink::File { tmp, dest } => {
+            Sink::Direct { mut w, dest } => w.flush().map_err(|e| {
+                CliError::failure(format!("writing {}: {}", dest.display(), io_msg(&e)))
+            }),
+            Sink::File { tmp, dest, real } => {
                 let fail = |e: &io::Error| {
                     CliError::failure(format!("writing {}: {}", dest.display(), io_msg(e)))
                 };
                 let tmp = tmp.into_inner().map_err(|e| fail(e.error()))?;
                 tmp.as_file().sync_all().map_err(|e| fail(&e))?;
-                tmp.persist(&dest).map_err(|e| fail(&e.error))?;
+                tmp.persist(&real).map_err(|e| fail(&e.error))?;
                 Ok(())
             }
         }
