@@ -98,6 +98,11 @@ fn check_ecb(rng: &mut StdRng, b: Backend, key: &[u8], pt: &[u8], what: &str) {
         let mut dst = vec![0u8; want.len() + 3];
         let n = ecb.encrypt(&src[so..], &mut dst[3..], padding).unwrap();
         assert_eq!(&dst[3..3 + n], &want[..], "{what} pad {pad}: encrypt");
+        if !pad {
+            let (mut buf, bo) = unaligned(rng, pt);
+            ecb.encrypt_in_place(&mut buf[bo..]).unwrap();
+            assert_eq!(&buf[bo..], &want[..], "{what}: encrypt in place");
+        }
         // Decrypt in place (no padding) or out of place (padding).
         let (mut buf, bo) = unaligned(rng, &want);
         if pad {

@@ -22,6 +22,7 @@ impl Case {
     fn from_record(rec: &Record) -> Result<Case, ParseError> {
         // CTR is its own inverse; the section only has to be a known one.
         Direction::of(rec)?;
+        rec.no_fail()?;
         let key = rec.hex("KEY")?;
         check_key(rec, &key)?;
         let pt = rec.hex_any(&["PLAINTEXT", "PT"])?;

@@ -22,6 +22,7 @@ struct Case {
 impl Case {
     fn from_record(mode: BlockMode, rec: &Record) -> Result<Case, ParseError> {
         let dir = Direction::of(rec)?;
+        rec.no_fail()?;
         let key = rec.hex("KEY")?;
         check_key(rec, &key)?;
         let iv = match mode {

@@ -36,6 +36,7 @@ struct Case {
 impl Case {
     fn from_record(rec: &Record) -> Result<Case, ParseError> {
         let dir = Direction::of(rec)?;
+        rec.no_fail()?;
         let key = rec.hex("KEY")?;
         check_key(rec, &key)?;
         let (input, output) = match dir {
