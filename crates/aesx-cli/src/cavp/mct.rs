@@ -125,7 +125,7 @@ pub fn run(
             // outer iteration of the same section.
             let follower = cases
                 .get(i + 1)
-                .filter(|n| n.dir == case.dir && n.count == case.count + 1);
+                .filter(|n| n.dir == case.dir && case.count.checked_add(1) == Some(n.count));
             match cbc_outer(case, b) {
                 Ok(next) => {
                     let mut problem = None;
