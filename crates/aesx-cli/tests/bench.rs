@@ -171,6 +171,38 @@ fn rsp_speed_file_is_checked_then_timed() {
 }
 
 #[test]
+fn a_wrong_expectation_stops_the_run() {
+    // The honesty check: one flipped ciphertext bit in the reference file
+    // and nothing is timed.
+    let good = std::fs::read_to_string(vectors().join("speed_aescbc/speedtest128_32.rsp")).unwrap();
+    let bad: String = good
+        .lines()
+        .map(|l| match l.strip_prefix("CIPHERTEXT = ") {
+            Some(ct) => {
+                let flipped = if ct.starts_with('0') { "1" } else { "0" };
+                format!("CIPHERTEXT = {flipped}{}", &ct[1..])
+            }
+            None => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert_ne!(good.replace("\r", ""), bad.replace("\r", ""));
+    let f = scratch("bad.rsp");
+    std::fs::write(&f, bad).unwrap();
+    let out = aesx(&["--rsp", f.to_str().unwrap(), "--time", "0.01"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("output check failed") && err.contains("byte 0"),
+        "{err}"
+    );
+    assert!(
+        !text(&out.stdout).contains("aesx-aesni "),
+        "nothing is timed"
+    );
+}
+
+#[test]
 fn apple_style_iterations_and_blocks() {
     let out = aesx(&[
         "--mode",
