@@ -255,6 +255,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     progress.finish();
     report::add_ratios(&mut rows);
     report::print(&mut out, &rows, opts.mb).map_err(w)?;
+    report::print_summary(&mut out, &rows).map_err(w)?;
     writeln!(
         out,
         "x peer: median over the best peer's median for the same case; x soft: over aesx-soft's. \

@@ -168,3 +168,55 @@ pub fn print(out: &mut impl Write, rows: &[Row], mb: bool) -> io::Result<()> {
     }
     writeln!(out)
 }
+
+/// One line per mode and key size at the largest message measured: the
+/// fastest aesx backend against the fastest peer.
+pub fn print_summary(out: &mut impl Write, rows: &[Row]) -> io::Result<()> {
+    let mut groups: Vec<(Mode, u32, usize)> = Vec::new();
+    for r in rows {
+        match groups
+            .iter_mut()
+            .find(|g| g.0 == r.mode && g.1 == r.key_bits)
+        {
+            Some(g) => g.2 = g.2.max(r.size),
+            None => groups.push((r.mode, r.key_bits, r.size)),
+        }
+    }
+    if groups.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "summary at the largest size of each mode (median GB/s):"
+    )?;
+    for (mode, key, size) in groups {
+        let at: Vec<&Row> = rows
+            .iter()
+            .filter(|r| r.mode == mode && r.key_bits == key && r.size == size)
+            .collect();
+        let best = |peer: bool| {
+            at.iter()
+                .filter(|r| r.peer == peer)
+                .max_by(|a, b| a.gb_per_s.total_cmp(&b.gb_per_s))
+        };
+        let fmt = |r: Option<&&Row>| {
+            r.map_or_else(
+                || "-".to_string(),
+                |r| format!("{} {}", r.imp, sig(r.gb_per_s)),
+            )
+        };
+        let ratio = match (best(false), best(true)) {
+            (Some(a), Some(p)) if p.gb_per_s > 0.0 => format!("x{}", sig(a.gb_per_s / p.gb_per_s)),
+            _ => "-".into(),
+        };
+        writeln!(
+            out,
+            "  {:<8} AES-{key} {:>8} B: aesx best {:<22} peer best {:<18} {ratio}",
+            mode.name(),
+            size,
+            fmt(best(false)),
+            fmt(best(true)),
+        )?;
+    }
+    Ok(())
+}

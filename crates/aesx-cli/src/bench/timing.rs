@@ -113,17 +113,24 @@ fn counter_kind() -> (&'static str, &'static str, bool) {
     ("no cycle counter", "", false)
 }
 
-/// The CPU's model name (Linux `/proc/cpuinfo`), if known.
+/// The CPU's model name (Linux `/proc/cpuinfo`), with the x86 family and
+/// model numbers when the name alone is vague (virtual machines often say
+/// just "AMD EPYC"; family 26 is Zen 5).
 pub fn cpu_name() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name") || l.starts_with("Model"))
-                .and_then(|l| l.split_once(':'))
-                .map(|(_, v)| v.trim().to_string())
-        })
-        .unwrap_or_else(|| std::env::consts::ARCH.to_string())
+    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let get = |key: &str| {
+        info.lines()
+            .find(|l| l.split(':').next().map(str::trim) == Some(key))
+            .and_then(|l| l.split_once(':'))
+            .map(|(_, v)| v.trim().to_string())
+    };
+    let name = get("model name")
+        .or_else(|| get("Model"))
+        .unwrap_or_else(|| std::env::consts::ARCH.to_string());
+    match (get("cpu family"), get("model")) {
+        (Some(f), Some(m)) => format!("{name}, family {f} model {m}"),
+        _ => name,
+    }
 }
 
 /// Number of CPUs this process may use.
