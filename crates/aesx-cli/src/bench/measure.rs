@@ -155,21 +155,27 @@ const MIN_ROUNDS: u64 = 3;
 
 /// Warms every subject up, sizes its batch, then runs interleaved rounds.
 pub fn measure(subjects: &mut [Subject], plan: &Plan) -> Result<(), String> {
-    // Warm-up: double the calls until the warm-up share is used; the last
-    // run gives the time per call.
+    // Warm-up: double the calls until the warm-up share is used (and at
+    // least three runs were made). The time per call is the best of the
+    // runs: a run that was preempted, or that paid for starting threads
+    // once, must not make the batches too short.
     let warm = plan.budget.mul_f64(WARMUP_SHARE);
     let mut per_call = Vec::with_capacity(subjects.len());
     for s in subjects.iter_mut() {
         let mut calls = 1u64;
+        let mut runs = 0;
+        let mut best = f64::INFINITY;
         let start = Instant::now();
-        let estimate = loop {
+        loop {
             let dt = s.run(calls)?;
-            if start.elapsed() >= warm || calls >= 1 << 40 {
-                break dt.as_secs_f64() / calls as f64;
+            best = best.min(dt.as_secs_f64() / calls as f64);
+            runs += 1;
+            if (start.elapsed() >= warm && runs >= 3) || calls >= 1 << 40 {
+                break;
             }
             calls *= 2;
-        };
-        per_call.push(estimate.max(1e-10));
+        }
+        per_call.push(best.max(1e-10));
     }
     let iter_target = match plan.iters {
         Some(_) => plan.min_iter.as_secs_f64(),
