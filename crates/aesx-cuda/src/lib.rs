@@ -1,0 +1,37 @@
+//! # aesx-cuda
+//!
+//! AES on NVIDIA GPUs for aesx: ECB, CTR, CBC decryption, XTS (sector API)
+//! and GCM, with AES-128/192/256, for data in host memory (pipelined through
+//! pinned staging buffers on several streams) or already on the device
+//! (`CudaSlice<u8>`).
+//!
+//! The kernels are bitsliced and constant-time: no memory access and no
+//! branch depends on keys or data (a T-table kernel would leak the key
+//! through shared-memory bank conflicts). They are CUDA C in `kernels/`,
+//! compiled at run time with NVRTC for the device's compute capability and
+//! cached per process and architecture.
+//!
+//! Everything is loaded dynamically: the crate builds on machines without
+//! CUDA, and [`Gpu::new`] returns [`CudaError::NoDevice`] there.
+
+mod error;
+#[allow(dead_code)] // used by the device code that lands next
+mod gcm_math;
+mod gf;
+pub mod kernels;
+mod key_schedule;
+pub mod plan;
+
+pub use error::{CudaError, Result};
+
+/// Host-side pieces exposed for the emulation tests; not a stable API.
+#[doc(hidden)]
+pub mod testing {
+    /// Round-key words (4 per round, little-endian) and the round count.
+    pub fn round_key_words(key: &[u8]) -> Result<([u32; 60], u32), aesx::Error> {
+        let rk = crate::key_schedule::expand(key)?;
+        Ok((rk.words, rk.rounds))
+    }
+    pub use crate::gcm_math::{append_chunk_digest, ghash_with_lengths, hash_subkey, j0};
+    pub use crate::gf::{from_gcm_block, mul as gf_mul, poly_eval, pow as gf_pow, to_gcm_block};
+}
