@@ -14,15 +14,23 @@
 //! Everything is loaded dynamically: the crate builds on machines without
 //! CUDA, and [`Gpu::new`] returns [`CudaError::NoDevice`] there.
 
+mod aes;
+mod device;
 mod error;
-#[allow(dead_code)] // used by the device code that lands next
+mod gcm;
 mod gcm_math;
 mod gf;
 pub mod kernels;
 mod key_schedule;
+mod pipeline;
 pub mod plan;
+mod xts;
 
+pub use aes::CudaAes;
+pub use device::{device_count, DeviceInfo, Gpu, DEFAULT_CHUNK_LEN};
 pub use error::{CudaError, Result};
+pub use gcm::CudaGcm;
+pub use xts::CudaXts;
 
 /// Host-side pieces exposed for the emulation tests; not a stable API.
 #[doc(hidden)]

@@ -1,0 +1,423 @@
+//! The device: probing, the compiled module (cached per process and
+//! architecture), kernel launches with raw device pointers.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaModule, CudaStream, LaunchConfig, PushKernelArg,
+};
+use cudarc::nvrtc::Ptx;
+
+use crate::error::{CudaError, Result};
+use crate::kernels;
+use crate::pipeline::Slots;
+use crate::plan::{self, LaunchDims};
+
+/// What [`Gpu::info`] reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceInfo {
+    /// Device ordinal.
+    pub ordinal: usize,
+    /// Marketing name, e.g. "NVIDIA H100 80GB HBM3".
+    pub name: String,
+    /// Compute capability (major, minor).
+    pub compute_capability: (i32, i32),
+    /// Global memory in bytes.
+    pub total_memory: usize,
+    /// The NVRTC architecture the kernels were compiled for.
+    pub arch: String,
+}
+
+/// Number of CUDA devices, or why there is none. Never panics, also on
+/// machines without a driver.
+pub fn device_count() -> Result<usize> {
+    // SAFETY: only tries to dlopen libcuda under its usual names.
+    if !unsafe { cudarc::driver::sys::is_culib_present() } {
+        return Err(CudaError::NoDevice(
+            "libcuda (the NVIDIA driver) not found".into(),
+        ));
+    }
+    match CudaContext::device_count() {
+        Ok(n) if n > 0 => Ok(n as usize),
+        Ok(_) => Err(CudaError::NoDevice("the driver reports no device".into())),
+        Err(e) => Err(CudaError::NoDevice(format!(
+            "driver initialisation failed: {e:?}"
+        ))),
+    }
+}
+
+/// PTX per architecture, compiled once per process: NVRTC takes tens of
+/// seconds for the unrolled bitsliced kernels.
+fn cached_ptx(arch: &str) -> Result<Ptx> {
+    static CACHE: OnceLock<Mutex<HashMap<String, Ptx>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    let mut map = cache
+        .lock()
+        .map_err(|_| CudaError::Compile("PTX cache poisoned".into()))?;
+    if let Some(p) = map.get(arch) {
+        return Ok(p.clone());
+    }
+    let ptx = kernels::compile_ptx(arch)?;
+    map.insert(arch.to_string(), ptx.clone());
+    Ok(ptx)
+}
+
+/// The kernels of the module.
+pub(crate) struct Funcs {
+    pub(crate) ecb_encrypt: CudaFunction,
+    pub(crate) ecb_decrypt: CudaFunction,
+    pub(crate) cbc_decrypt: CudaFunction,
+    pub(crate) ctr: CudaFunction,
+    pub(crate) xts_tweaks: CudaFunction,
+    pub(crate) xts_encrypt: CudaFunction,
+    pub(crate) xts_decrypt: CudaFunction,
+    pub(crate) ghash_runs: CudaFunction,
+}
+
+pub(crate) struct GpuInner {
+    pub(crate) ctx: Arc<CudaContext>,
+    /// Stream of the device-memory API.
+    pub(crate) stream: Arc<CudaStream>,
+    pub(crate) funcs: Funcs,
+    _module: Arc<CudaModule>,
+    info: DeviceInfo,
+    /// Staging slots of the host-memory API, created on first use.
+    pub(crate) slots: Mutex<Option<Slots>>,
+    pub(crate) chunk_len: usize,
+}
+
+/// One GPU with the aesx kernels loaded. Cheap to clone.
+#[derive(Clone)]
+pub struct Gpu {
+    pub(crate) inner: Arc<GpuInner>,
+}
+
+impl core::fmt::Debug for Gpu {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Gpu")
+            .field("info", &self.inner.info)
+            .finish()
+    }
+}
+
+/// Default bytes per chunk of the host-memory API: large enough that launch
+/// and copy latencies vanish, small enough that three chunks in flight
+/// overlap copies with kernels.
+pub const DEFAULT_CHUNK_LEN: usize = 32 << 20;
+
+impl Gpu {
+    /// Opens device `ordinal`, compiles (or takes from the process cache)
+    /// the kernels for its compute capability and loads them.
+    pub fn new(ordinal: usize) -> Result<Gpu> {
+        Self::with_chunk_len(ordinal, DEFAULT_CHUNK_LEN)
+    }
+
+    /// As [`Gpu::new`] with a chosen chunk size for host data (rounded down
+    /// to a multiple of 4096 bytes, at least 4096).
+    pub fn with_chunk_len(ordinal: usize, chunk_len: usize) -> Result<Gpu> {
+        let count = device_count()?;
+        if ordinal >= count {
+            return Err(CudaError::NoDevice(format!(
+                "device {ordinal} requested, {count} present"
+            )));
+        }
+        let ctx = CudaContext::new(ordinal)?;
+        let cc = ctx.compute_capability()?;
+        let name = ctx.name()?;
+        let total_memory = ctx.total_mem()?;
+        // The device's own virtual architecture first; if this libnvrtc is
+        // older than the device, PTX for an older architecture still runs
+        // (the driver JIT-compiles it forward).
+        let own = format!("compute_{}{}", cc.0, cc.1);
+        let mut last_err = None;
+        let mut loaded = None;
+        for arch in [own.as_str(), "compute_90", "compute_80", "compute_70"] {
+            match cached_ptx(arch) {
+                Ok(ptx) => match ctx.load_module(ptx) {
+                    Ok(m) => {
+                        loaded = Some((arch.to_string(), m));
+                        break;
+                    }
+                    // E.g. CUDA_ERROR_UNSUPPORTED_PTX_VERSION: libnvrtc newer
+                    // than the driver.
+                    Err(e) => {
+                        last_err = Some(CudaError::Driver(format!(
+                            "loading PTX for {arch}: {e:?} (is libnvrtc newer than the driver?)"
+                        )))
+                    }
+                },
+                Err(e @ CudaError::NoNvrtc(_)) => return Err(e),
+                Err(e) => last_err = Some(e),
+            }
+        }
+        let Some((arch, module)) = loaded else {
+            return Err(last_err.unwrap_or_else(|| CudaError::Compile("no architecture".into())));
+        };
+        let f = |name: &str| module.load_function(name).map_err(CudaError::from);
+        let funcs = Funcs {
+            ecb_encrypt: f("aesx_ecb_encrypt")?,
+            ecb_decrypt: f("aesx_ecb_decrypt")?,
+            cbc_decrypt: f("aesx_cbc_decrypt")?,
+            ctr: f("aesx_ctr")?,
+            xts_tweaks: f("aesx_xts_tweaks")?,
+            xts_encrypt: f("aesx_xts_encrypt")?,
+            xts_decrypt: f("aesx_xts_decrypt")?,
+            ghash_runs: f("aesx_ghash_runs")?,
+        };
+        let stream = ctx.new_stream()?;
+        let chunk_len = (chunk_len / 4096).max(1) * 4096;
+        Ok(Gpu {
+            inner: Arc::new(GpuInner {
+                ctx,
+                stream,
+                funcs,
+                _module: module,
+                info: DeviceInfo {
+                    ordinal,
+                    name,
+                    compute_capability: cc,
+                    total_memory,
+                    arch,
+                },
+                slots: Mutex::new(None),
+                chunk_len,
+            }),
+        })
+    }
+
+    /// The device and the architecture of the loaded kernels.
+    pub fn info(&self) -> &DeviceInfo {
+        &self.inner.info
+    }
+
+    /// The context, for callers that allocate device buffers themselves.
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.inner.ctx
+    }
+
+    /// The stream on which the device-memory API runs. Work queued by the
+    /// device-memory methods is ordered on it; [`Gpu::synchronize`] waits.
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.inner.stream
+    }
+
+    /// Waits for all work of the device-memory API.
+    pub fn synchronize(&self) -> Result<()> {
+        self.inner.stream.synchronize()?;
+        Ok(())
+    }
+
+    /// Bytes per chunk of the host-memory API.
+    pub fn chunk_len(&self) -> usize {
+        self.inner.chunk_len
+    }
+}
+
+fn cfg(d: LaunchDims) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: (d.grid, 1, 1),
+        block_dim: (d.block, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+/// Raw device pointers and sizes for one launch. Every pointer is to a live
+/// allocation of the context, 16-byte aligned, large enough for the sizes
+/// given: the callers (aes.rs, xts.rs, gcm.rs, pipeline.rs) derive them from
+/// `CudaSlice`s that they hold across the launch and synchronise before
+/// freeing.
+impl GpuInner {
+    #[allow(clippy::too_many_arguments)]
+    fn launch_aes_like(
+        &self,
+        stream: &Arc<CudaStream>,
+        func: &CudaFunction,
+        nblocks: u64,
+        args: &[&u64],
+        rk: u64,
+        nr: i32,
+        tail: &[&u64],
+    ) -> Result<()> {
+        if nblocks == 0 {
+            return Ok(());
+        }
+        let dims = plan::aes_launch_dims(nblocks)?;
+        let mut b = stream.launch_builder(func);
+        for a in args {
+            b.arg(*a);
+        }
+        b.arg(&nblocks);
+        b.arg(&rk);
+        b.arg(&nr);
+        for a in tail {
+            b.arg(*a);
+        }
+        // SAFETY: the argument list matches the kernel's signature in
+        // aes_bitsliced.cu (pointers as u64, u64 counts, int rounds) and the
+        // pointers satisfy the contract above; the grid covers nblocks and
+        // the kernel checks every index against nblocks.
+        unsafe { b.launch(cfg(dims)) }?;
+        Ok(())
+    }
+
+    /// ECB over `nblocks` whole blocks from `src` to `dst` (may be equal).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn ecb(
+        &self,
+        stream: &Arc<CudaStream>,
+        decrypt: bool,
+        src: u64,
+        dst: u64,
+        nblocks: u64,
+        rk: u64,
+        nr: i32,
+    ) -> Result<()> {
+        let f = if decrypt {
+            &self.funcs.ecb_decrypt
+        } else {
+            &self.funcs.ecb_encrypt
+        };
+        self.launch_aes_like(stream, f, nblocks, &[&src, &dst], rk, nr, &[])
+    }
+
+    /// CBC decryption of whole blocks; `src` and `dst` must not overlap.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn cbc_decrypt(
+        &self,
+        stream: &Arc<CudaStream>,
+        src: u64,
+        dst: u64,
+        nblocks: u64,
+        rk: u64,
+        nr: i32,
+        iv: &[u8; 16],
+    ) -> Result<()> {
+        let (lo, hi) = plan::block_le_halves(iv);
+        self.launch_aes_like(
+            stream,
+            &self.funcs.cbc_decrypt,
+            nblocks,
+            &[&src, &dst],
+            rk,
+            nr,
+            &[&lo, &hi],
+        )
+    }
+
+    /// CTR keystream XOR over `nbytes` bytes (any length).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn ctr(
+        &self,
+        stream: &Arc<CudaStream>,
+        src: u64,
+        dst: u64,
+        nbytes: u64,
+        rk: u64,
+        nr: i32,
+        counter: &[u8; 16],
+        ctr32: bool,
+    ) -> Result<()> {
+        if nbytes == 0 {
+            return Ok(());
+        }
+        let (hi, lo) = plan::counter_halves(counter);
+        let ctr32 = i32::from(ctr32);
+        let dims = plan::aes_launch_dims(nbytes.div_ceil(16))?;
+        let mut b = stream.launch_builder(&self.funcs.ctr);
+        b.arg(&src)
+            .arg(&dst)
+            .arg(&nbytes)
+            .arg(&rk)
+            .arg(&nr)
+            .arg(&hi)
+            .arg(&lo)
+            .arg(&ctr32);
+        // SAFETY: matches aesx_ctr(const uchar*, uchar*, u64, const u32*,
+        // int, u64, u64, int); pointers per the contract above.
+        unsafe { b.launch(cfg(dims)) }?;
+        Ok(())
+    }
+
+    /// Sector tweaks E_K2(first + s) into `out` for s < nsectors.
+    pub(crate) fn xts_tweaks(
+        &self,
+        stream: &Arc<CudaStream>,
+        out: u64,
+        nsectors: u64,
+        rk2: u64,
+        nr: i32,
+        first_sector: u128,
+    ) -> Result<()> {
+        if nsectors == 0 {
+            return Ok(());
+        }
+        let lo = first_sector as u64;
+        let hi = (first_sector >> 64) as u64;
+        let dims = plan::aes_launch_dims(nsectors)?;
+        let mut b = stream.launch_builder(&self.funcs.xts_tweaks);
+        b.arg(&out)
+            .arg(&nsectors)
+            .arg(&rk2)
+            .arg(&nr)
+            .arg(&lo)
+            .arg(&hi);
+        // SAFETY: matches aesx_xts_tweaks(uint4*, u64, const u32*, int, u64,
+        // u64); `out` holds nsectors blocks.
+        unsafe { b.launch(cfg(dims)) }?;
+        Ok(())
+    }
+
+    /// XTS over whole sectors of `spb` blocks with tweaks from xts_tweaks.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn xts(
+        &self,
+        stream: &Arc<CudaStream>,
+        decrypt: bool,
+        src: u64,
+        dst: u64,
+        nblocks: u64,
+        rk1: u64,
+        nr: i32,
+        tweaks: u64,
+        spb: u64,
+    ) -> Result<()> {
+        let f = if decrypt {
+            &self.funcs.xts_decrypt
+        } else {
+            &self.funcs.xts_encrypt
+        };
+        self.launch_aes_like(stream, f, nblocks, &[&src, &dst], rk1, nr, &[&tweaks, &spb])
+    }
+
+    /// One level of the GHASH tree.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn ghash_runs(
+        &self,
+        stream: &Arc<CudaStream>,
+        src: u64,
+        nbytes: u64,
+        gcm_order: bool,
+        out: u64,
+        level: &plan::GhashLevel,
+        base: u128,
+    ) -> Result<()> {
+        let order = i32::from(gcm_order);
+        let lo = base as u64;
+        let hi = (base >> 64) as u64;
+        let dims = plan::ghash_launch_dims(level.runs)?;
+        let mut b = stream.launch_builder(&self.funcs.ghash_runs);
+        b.arg(&src)
+            .arg(&nbytes)
+            .arg(&order)
+            .arg(&out)
+            .arg(&level.runs)
+            .arg(&level.pad)
+            .arg(&lo)
+            .arg(&hi);
+        // SAFETY: matches aesx_ghash_runs(const uchar*, u64, int, uint4*,
+        // u64, u64, u64, u64); `src` holds nbytes, `out` holds runs blocks.
+        unsafe { b.launch(cfg(dims)) }?;
+        Ok(())
+    }
+}
