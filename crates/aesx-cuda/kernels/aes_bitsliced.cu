@@ -342,76 +342,7 @@ AESX_DEV aesx_gf aesx_gf_from4(uint4 v) {
     return t;
 }
 
-// --- ECB -------------------------------------------------------------------
-
-// n whole blocks; in may equal out (each thread reads its blocks before it
-// writes them, and no thread touches another's).
-extern "C" __global__ void aesx_ecb_encrypt(const uint4 *in, uint4 *out, u64 n, const u32 *rk,
-                                            int nr) {
-    const u64 first = aesx_first_block();
-    if (first >= n) return;
-    u32 x[128];
-    AESX_UNROLL
-    for (int j = 0; j < AESX_LANES; j++) {
-        const u64 g = first + 32 * (u64)j;
-        aesx_put_block(x, j, g < n ? in[g] : aesx_zero4());
-    }
-    aesx_encrypt_tile(x, rk, nr);
-    AESX_UNROLL
-    for (int j = 0; j < AESX_LANES; j++) {
-        const u64 g = first + 32 * (u64)j;
-        if (g < n) out[g] = aesx_get_block(x, j);
-    }
-}
-
-extern "C" __global__ void aesx_ecb_decrypt(const uint4 *in, uint4 *out, u64 n, const u32 *rk,
-                                            int nr) {
-    const u64 first = aesx_first_block();
-    if (first >= n) return;
-    u32 x[128];
-    AESX_UNROLL
-    for (int j = 0; j < AESX_LANES; j++) {
-        const u64 g = first + 32 * (u64)j;
-        aesx_put_block(x, j, g < n ? in[g] : aesx_zero4());
-    }
-    aesx_decrypt_tile(x, rk, nr);
-    AESX_UNROLL
-    for (int j = 0; j < AESX_LANES; j++) {
-        const u64 g = first + 32 * (u64)j;
-        if (g < n) out[g] = aesx_get_block(x, j);
-    }
-}
-
-// --- CBC decryption ----------------------------------------------------------
-
-// P_g = D(C_g) ^ C_{g-1}, C_{-1} = iv (as little-endian words iv_lo, iv_hi).
-// Needs in != out: a thread reads the block before its own, which belongs to
-// another thread.
-extern "C" __global__ void aesx_cbc_decrypt(const uint4 *__restrict__ in, uint4 *__restrict__ out,
-                                            u64 n, const u32 *rk, int nr, u64 iv_lo, u64 iv_hi) {
-    const u64 first = aesx_first_block();
-    if (first >= n) return;
-    u32 x[128];
-    AESX_UNROLL
-    for (int j = 0; j < AESX_LANES; j++) {
-        const u64 g = first + 32 * (u64)j;
-        aesx_put_block(x, j, g < n ? in[g] : aesx_zero4());
-    }
-    aesx_decrypt_tile(x, rk, nr);
-    aesx_gf iv;
-    iv.lo = iv_lo;
-    iv.hi = iv_hi;
-    AESX_UNROLL
-    for (int j = 0; j < AESX_LANES; j++) {
-        const u64 g = first + 32 * (u64)j;
-        if (g < n) {
-            const uint4 prev = g == 0 ? aesx_gf_to4(iv) : in[g - 1];
-            out[g] = aesx_xor4(aesx_get_block(x, j), prev);
-        }
-    }
-}
-
-// --- CTR ---------------------------------------------------------------------
+// --- Counters and tweaks ------------------------------------------------------
 
 // Counter block number g: the 128-bit big-endian counter ctr_hi:ctr_lo plus
 // g modulo 2^128, or (ctr32 != 0, GCM's inc32) only its low 32 bits plus g
@@ -433,71 +364,9 @@ AESX_DEV uint4 aesx_counter_block(u64 ctr_hi, u64 ctr_lo, u64 g, int ctr32) {
     return v;
 }
 
-// XORs the keystream into nbytes bytes (any length; the last block may be
-// partial). in may equal out. Both start 16-byte aligned.
-extern "C" __global__ void aesx_ctr(const unsigned char *in, unsigned char *out, u64 nbytes,
-                                    const u32 *rk, int nr, u64 ctr_hi, u64 ctr_lo, int ctr32) {
-    const u64 nblocks = (nbytes + 15) / 16;
-    const u64 nfull = nbytes / 16;
-    const u64 first = aesx_first_block();
-    if (first >= nblocks) return;
-    u32 x[128];
-    AESX_UNROLL
-    for (int j = 0; j < AESX_LANES; j++) {
-        aesx_put_block(x, j, aesx_counter_block(ctr_hi, ctr_lo, first + 32 * (u64)j, ctr32));
-    }
-    aesx_encrypt_tile(x, rk, nr);
-    const uint4 *in4 = (const uint4 *)in;
-    uint4 *out4 = (uint4 *)out;
-    AESX_UNROLL
-    for (int j = 0; j < AESX_LANES; j++) {
-        const u64 g = first + 32 * (u64)j;
-        const uint4 ks = aesx_get_block(x, j);
-        if (g < nfull) {
-            out4[g] = aesx_xor4(in4[g], ks);
-        } else if (g == nfull && nbytes % 16 != 0) {
-            // The partial last block, byte by byte; word indices are
-            // constants after unrolling so the keystream stays in registers.
-            const u32 rem = (u32)(nbytes % 16);
-            AESX_UNROLL
-            for (u32 i = 0; i < 15; i++) {
-                const u32 w = i < 4 ? ks.x : i < 8 ? ks.y : i < 12 ? ks.z : ks.w;
-                if (i < rem) {
-                    out[16 * g + i] = in[16 * g + i] ^ (unsigned char)(w >> (8 * (i % 4)));
-                }
-            }
-        }
-    }
-}
-
-// --- XTS -----------------------------------------------------------------------
-
-// Sector tweaks: out[s] = E_K2(first_sector + s) with the sector number as a
-// 128-bit little-endian integer (IEEE 1619), for s < nsectors.
-extern "C" __global__ void aesx_xts_tweaks(uint4 *out, u64 nsectors, const u32 *rk, int nr,
-                                           u64 sector_lo, u64 sector_hi) {
-    const u64 first = aesx_first_block();
-    if (first >= nsectors) return;
-    u32 x[128];
-    AESX_UNROLL
-    for (int j = 0; j < AESX_LANES; j++) {
-        const u64 g = first + 32 * (u64)j;
-        aesx_gf s;
-        s.lo = sector_lo + g;
-        s.hi = sector_hi + (s.lo < sector_lo ? 1 : 0);
-        aesx_put_block(x, j, aesx_gf_to4(s));
-    }
-    aesx_encrypt_tile(x, rk, nr);
-    AESX_UNROLL
-    for (int j = 0; j < AESX_LANES; j++) {
-        const u64 g = first + 32 * (u64)j;
-        if (g < nsectors) out[g] = aesx_get_block(x, j);
-    }
-}
-
-// Walks the tweaks of this thread's blocks first, first + 32, ...: block g is
-// block j = g mod spb of sector s = g / spb, with tweak tweaks[s] * x^j. All
-// of it depends on positions only; the tweak values go through the
+// Walks the XTS tweaks of this thread's blocks first, first + 32, ...: block
+// g is block j = g mod spb of sector s = g / spb, with tweak tweaks[s] * x^j.
+// All of it depends on positions only; the tweak values go through the
 // constant-time field arithmetic.
 struct aesx_tweak_walk {
     u64 sector;
@@ -527,20 +396,65 @@ AESX_DEV void aesx_tweak_step(aesx_tweak_walk *w, const uint4 *tweaks, u64 spb) 
     }
 }
 
-// XTS over n whole blocks that form whole sectors of spb blocks each;
-// tweaks[] from aesx_xts_tweaks. in may equal out.
+// --- The two kernels -------------------------------------------------------------
+
+// One encryption and one decryption kernel serve every mode: the unrolled
+// bitsliced cipher is large, and one copy per kernel keeps NVRTC's and the
+// driver's compile times down. The mode is the same for every thread of a
+// launch, so its branches never diverge.
+//
+// mode                  n        a, b               input block g / output
+// AESX_MODE_ECB         blocks   -                  in[g] / E(.)
+// AESX_MODE_CTR         bytes    counter hi, lo     ctr + g / in ^ E(.) (any length)
+// AESX_MODE_CTR32       bytes    counter hi, lo     inc32 counter, as CTR
+// AESX_MODE_XTS_TWEAKS  sectors  sector lo, hi      sector number, LE / E(.)
+// AESX_MODE_XTS         blocks   -                  in[g] ^ T / E(.) ^ T
+// AESX_MODE_CBC         blocks   iv lo, hi          in[g] / D(.) ^ in[g-1]
+//
+// in may equal out except for CBC (a thread reads the block before its own,
+// which another thread writes). Buffers are 16-byte aligned.
+#define AESX_MODE_ECB 0
+#define AESX_MODE_CTR 1
+#define AESX_MODE_CTR32 2
+#define AESX_MODE_XTS_TWEAKS 3
+#define AESX_MODE_XTS 4
+#define AESX_MODE_CBC 5
+
 template <int DECRYPT>
-AESX_DEV void aesx_xts(const uint4 *in, uint4 *out, u64 n, const u32 *rk, int nr,
-                       const uint4 *tweaks, u64 spb) {
+AESX_DEV void aesx_run(int mode, const unsigned char *in, unsigned char *out, u64 n,
+                       const u32 *rk, int nr, u64 a, u64 b, const uint4 *tweaks, u64 spb) {
+    const int ctr = mode == AESX_MODE_CTR || mode == AESX_MODE_CTR32;
+    const u64 nblocks = ctr ? (n + 15) / 16 : n;
     const u64 first = aesx_first_block();
-    if (first >= n) return;
+    if (first >= nblocks) return;
+    const uint4 *in4 = (const uint4 *)in;
+    uint4 *out4 = (uint4 *)out;
+    aesx_tweak_walk w;
+    w.sector = 0;
+    w.j = 0;
+    w.t.lo = 0;
+    w.t.hi = 0;
+    if (mode == AESX_MODE_XTS) w = aesx_tweak_start(tweaks, first, spb);
     u32 x[128];
-    aesx_tweak_walk w = aesx_tweak_start(tweaks, first, spb);
     AESX_UNROLL
     for (int j = 0; j < AESX_LANES; j++) {
         const u64 g = first + 32 * (u64)j;
-        if (j > 0 && g < n) aesx_tweak_step(&w, tweaks, spb);
-        aesx_put_block(x, j, g < n ? aesx_xor4(in[g], aesx_gf_to4(w.t)) : aesx_zero4());
+        uint4 v = aesx_zero4();
+        if (ctr) {
+            v = aesx_counter_block(a, b, g, mode == AESX_MODE_CTR32);
+        } else if (mode == AESX_MODE_XTS_TWEAKS) {
+            aesx_gf s;
+            s.lo = a + g;
+            s.hi = b + (s.lo < a ? 1 : 0);
+            v = aesx_gf_to4(s);
+        } else if (g < nblocks) {
+            v = in4[g];
+            if (mode == AESX_MODE_XTS) {
+                if (j > 0) aesx_tweak_step(&w, tweaks, spb);
+                v = aesx_xor4(v, aesx_gf_to4(w.t));
+            }
+        }
+        aesx_put_block(x, j, v);
     }
     if (DECRYPT) {
         aesx_decrypt_tile(x, rk, nr);
@@ -548,23 +462,49 @@ AESX_DEV void aesx_xts(const uint4 *in, uint4 *out, u64 n, const u32 *rk, int nr
         aesx_encrypt_tile(x, rk, nr);
     }
     // Walk the tweaks again rather than keep 32 of them in registers.
-    w = aesx_tweak_start(tweaks, first, spb);
+    if (mode == AESX_MODE_XTS) w = aesx_tweak_start(tweaks, first, spb);
+    const u64 nfull = ctr ? n / 16 : nblocks;
     AESX_UNROLL
     for (int j = 0; j < AESX_LANES; j++) {
         const u64 g = first + 32 * (u64)j;
-        if (g < n) {
-            if (j > 0) aesx_tweak_step(&w, tweaks, spb);
-            out[g] = aesx_xor4(aesx_get_block(x, j), aesx_gf_to4(w.t));
+        const uint4 r = aesx_get_block(x, j);
+        if (g < nfull) {
+            if (ctr) {
+                out4[g] = aesx_xor4(in4[g], r);
+            } else if (mode == AESX_MODE_XTS) {
+                if (j > 0) aesx_tweak_step(&w, tweaks, spb);
+                out4[g] = aesx_xor4(r, aesx_gf_to4(w.t));
+            } else if (mode == AESX_MODE_CBC) {
+                aesx_gf iv;
+                iv.lo = a;
+                iv.hi = b;
+                out4[g] = aesx_xor4(r, g == 0 ? aesx_gf_to4(iv) : in4[g - 1]);
+            } else {
+                out4[g] = r;
+            }
+        } else if (ctr && g == nfull && n % 16 != 0) {
+            // The partial last block, byte by byte; word indices are
+            // constants after unrolling so the keystream stays in registers.
+            const u32 rem = (u32)(n % 16);
+            AESX_UNROLL
+            for (u32 i = 0; i < 15; i++) {
+                const u32 k = i < 4 ? r.x : i < 8 ? r.y : i < 12 ? r.z : r.w;
+                if (i < rem) {
+                    out[16 * g + i] = in[16 * g + i] ^ (unsigned char)(k >> (8 * (i % 4)));
+                }
+            }
         }
     }
 }
 
-extern "C" __global__ void aesx_xts_encrypt(const uint4 *in, uint4 *out, u64 n, const u32 *rk,
-                                            int nr, const uint4 *tweaks, u64 spb) {
-    aesx_xts<0>(in, out, n, rk, nr, tweaks, spb);
+extern "C" __global__ void aesx_encrypt(int mode, const unsigned char *in, unsigned char *out,
+                                        u64 n, const u32 *rk, int nr, u64 a, u64 b,
+                                        const uint4 *tweaks, u64 spb) {
+    aesx_run<0>(mode, in, out, n, rk, nr, a, b, tweaks, spb);
 }
 
-extern "C" __global__ void aesx_xts_decrypt(const uint4 *in, uint4 *out, u64 n, const u32 *rk,
-                                            int nr, const uint4 *tweaks, u64 spb) {
-    aesx_xts<1>(in, out, n, rk, nr, tweaks, spb);
+extern "C" __global__ void aesx_decrypt(int mode, const unsigned char *in, unsigned char *out,
+                                        u64 n, const u32 *rk, int nr, u64 a, u64 b,
+                                        const uint4 *tweaks, u64 spb) {
+    aesx_run<1>(mode, in, out, n, rk, nr, a, b, tweaks, spb);
 }

@@ -65,13 +65,8 @@ fn cached_ptx(arch: &str) -> Result<Ptx> {
 
 /// The kernels of the module.
 pub(crate) struct Funcs {
-    pub(crate) ecb_encrypt: CudaFunction,
-    pub(crate) ecb_decrypt: CudaFunction,
-    pub(crate) cbc_decrypt: CudaFunction,
-    pub(crate) ctr: CudaFunction,
-    pub(crate) xts_tweaks: CudaFunction,
-    pub(crate) xts_encrypt: CudaFunction,
-    pub(crate) xts_decrypt: CudaFunction,
+    pub(crate) encrypt: CudaFunction,
+    pub(crate) decrypt: CudaFunction,
     pub(crate) ghash_runs: CudaFunction,
 }
 
@@ -156,13 +151,8 @@ impl Gpu {
         };
         let f = |name: &str| module.load_function(name).map_err(CudaError::from);
         let funcs = Funcs {
-            ecb_encrypt: f("aesx_ecb_encrypt")?,
-            ecb_decrypt: f("aesx_ecb_decrypt")?,
-            cbc_decrypt: f("aesx_cbc_decrypt")?,
-            ctr: f("aesx_ctr")?,
-            xts_tweaks: f("aesx_xts_tweaks")?,
-            xts_encrypt: f("aesx_xts_encrypt")?,
-            xts_decrypt: f("aesx_xts_decrypt")?,
+            encrypt: f("aesx_encrypt")?,
+            decrypt: f("aesx_decrypt")?,
             ghash_runs: f("aesx_ghash_runs")?,
         };
         let stream = ctx.new_stream()?;
@@ -228,36 +218,50 @@ fn cfg(d: LaunchDims) -> LaunchConfig {
 /// `CudaSlice`s that they hold across the launch and synchronise before
 /// freeing.
 impl GpuInner {
+    /// Launches `aesx_encrypt` or `aesx_decrypt` (see aes_bitsliced.cu for
+    /// what `n`, `a` and `b` mean in each mode) over `nblocks` blocks.
     #[allow(clippy::too_many_arguments)]
-    fn launch_aes_like(
+    fn cipher(
         &self,
         stream: &Arc<CudaStream>,
-        func: &CudaFunction,
+        decrypt: bool,
+        mode: i32,
+        src: u64,
+        dst: u64,
+        n: u64,
         nblocks: u64,
-        args: &[&u64],
         rk: u64,
         nr: i32,
-        tail: &[&u64],
+        a: u64,
+        b: u64,
+        tweaks: u64,
+        spb: u64,
     ) -> Result<()> {
         if nblocks == 0 {
             return Ok(());
         }
         let dims = plan::aes_launch_dims(nblocks)?;
-        let mut b = stream.launch_builder(func);
-        for a in args {
-            b.arg(*a);
-        }
-        b.arg(&nblocks);
-        b.arg(&rk);
-        b.arg(&nr);
-        for a in tail {
-            b.arg(*a);
-        }
-        // SAFETY: the argument list matches the kernel's signature in
-        // aes_bitsliced.cu (pointers as u64, u64 counts, int rounds) and the
-        // pointers satisfy the contract above; the grid covers nblocks and
-        // the kernel checks every index against nblocks.
-        unsafe { b.launch(cfg(dims)) }?;
+        let func = if decrypt {
+            &self.funcs.decrypt
+        } else {
+            &self.funcs.encrypt
+        };
+        let mut l = stream.launch_builder(func);
+        l.arg(&mode)
+            .arg(&src)
+            .arg(&dst)
+            .arg(&n)
+            .arg(&rk)
+            .arg(&nr)
+            .arg(&a)
+            .arg(&b)
+            .arg(&tweaks)
+            .arg(&spb);
+        // SAFETY: the arguments match aesx_encrypt/aesx_decrypt(int, const
+        // uchar*, uchar*, u64, const u32*, int, u64, u64, const uint4*, u64)
+        // and the pointers satisfy the contract above; the grid covers
+        // nblocks and the kernel checks every index against n.
+        unsafe { l.launch(cfg(dims)) }?;
         Ok(())
     }
 
@@ -273,12 +277,21 @@ impl GpuInner {
         rk: u64,
         nr: i32,
     ) -> Result<()> {
-        let f = if decrypt {
-            &self.funcs.ecb_decrypt
-        } else {
-            &self.funcs.ecb_encrypt
-        };
-        self.launch_aes_like(stream, f, nblocks, &[&src, &dst], rk, nr, &[])
+        self.cipher(
+            stream,
+            decrypt,
+            kernels::MODE_ECB,
+            src,
+            dst,
+            nblocks,
+            nblocks,
+            rk,
+            nr,
+            0,
+            0,
+            0,
+            0,
+        )
     }
 
     /// CBC decryption of whole blocks; `src` and `dst` must not overlap.
@@ -294,14 +307,20 @@ impl GpuInner {
         iv: &[u8; 16],
     ) -> Result<()> {
         let (lo, hi) = plan::block_le_halves(iv);
-        self.launch_aes_like(
+        self.cipher(
             stream,
-            &self.funcs.cbc_decrypt,
+            true,
+            kernels::MODE_CBC,
+            src,
+            dst,
             nblocks,
-            &[&src, &dst],
+            nblocks,
             rk,
             nr,
-            &[&lo, &hi],
+            lo,
+            hi,
+            0,
+            0,
         )
     }
 
@@ -318,25 +337,27 @@ impl GpuInner {
         counter: &[u8; 16],
         ctr32: bool,
     ) -> Result<()> {
-        if nbytes == 0 {
-            return Ok(());
-        }
         let (hi, lo) = plan::counter_halves(counter);
-        let ctr32 = i32::from(ctr32);
-        let dims = plan::aes_launch_dims(nbytes.div_ceil(16))?;
-        let mut b = stream.launch_builder(&self.funcs.ctr);
-        b.arg(&src)
-            .arg(&dst)
-            .arg(&nbytes)
-            .arg(&rk)
-            .arg(&nr)
-            .arg(&hi)
-            .arg(&lo)
-            .arg(&ctr32);
-        // SAFETY: matches aesx_ctr(const uchar*, uchar*, u64, const u32*,
-        // int, u64, u64, int); pointers per the contract above.
-        unsafe { b.launch(cfg(dims)) }?;
-        Ok(())
+        let mode = if ctr32 {
+            kernels::MODE_CTR32
+        } else {
+            kernels::MODE_CTR
+        };
+        self.cipher(
+            stream,
+            false,
+            mode,
+            src,
+            dst,
+            nbytes,
+            nbytes.div_ceil(16),
+            rk,
+            nr,
+            hi,
+            lo,
+            0,
+            0,
+        )
     }
 
     /// Sector tweaks E_K2(first + s) into `out` for s < nsectors.
@@ -349,23 +370,23 @@ impl GpuInner {
         nr: i32,
         first_sector: u128,
     ) -> Result<()> {
-        if nsectors == 0 {
-            return Ok(());
-        }
         let lo = first_sector as u64;
         let hi = (first_sector >> 64) as u64;
-        let dims = plan::aes_launch_dims(nsectors)?;
-        let mut b = stream.launch_builder(&self.funcs.xts_tweaks);
-        b.arg(&out)
-            .arg(&nsectors)
-            .arg(&rk2)
-            .arg(&nr)
-            .arg(&lo)
-            .arg(&hi);
-        // SAFETY: matches aesx_xts_tweaks(uint4*, u64, const u32*, int, u64,
-        // u64); `out` holds nsectors blocks.
-        unsafe { b.launch(cfg(dims)) }?;
-        Ok(())
+        self.cipher(
+            stream,
+            false,
+            kernels::MODE_XTS_TWEAKS,
+            0,
+            out,
+            nsectors,
+            nsectors,
+            rk2,
+            nr,
+            lo,
+            hi,
+            0,
+            0,
+        )
     }
 
     /// XTS over whole sectors of `spb` blocks with tweaks from xts_tweaks.
@@ -382,12 +403,21 @@ impl GpuInner {
         tweaks: u64,
         spb: u64,
     ) -> Result<()> {
-        let f = if decrypt {
-            &self.funcs.xts_decrypt
-        } else {
-            &self.funcs.xts_encrypt
-        };
-        self.launch_aes_like(stream, f, nblocks, &[&src, &dst], rk1, nr, &[&tweaks, &spb])
+        self.cipher(
+            stream,
+            decrypt,
+            kernels::MODE_XTS,
+            src,
+            dst,
+            nblocks,
+            nblocks,
+            rk1,
+            nr,
+            0,
+            0,
+            tweaks,
+            spb,
+        )
     }
 
     /// One level of the GHASH tree.

@@ -22,16 +22,21 @@ pub const SOURCES: [(&str, &str); 4] = [
 ];
 
 /// Every `extern "C"` kernel of the module.
-pub const KERNEL_NAMES: [&str; 8] = [
-    "aesx_ecb_encrypt",
-    "aesx_ecb_decrypt",
-    "aesx_cbc_decrypt",
-    "aesx_ctr",
-    "aesx_xts_tweaks",
-    "aesx_xts_encrypt",
-    "aesx_xts_decrypt",
-    "aesx_ghash_runs",
-];
+pub const KERNEL_NAMES: [&str; 3] = ["aesx_encrypt", "aesx_decrypt", "aesx_ghash_runs"];
+
+/// The `mode` argument of `aesx_encrypt` / `aesx_decrypt` (the
+/// `AESX_MODE_*` defines of aes_bitsliced.cu; a test checks they agree).
+pub const MODE_ECB: i32 = 0;
+/// CTR with a 128-bit counter.
+pub const MODE_CTR: i32 = 1;
+/// CTR with GCM's 32-bit increment.
+pub const MODE_CTR32: i32 = 2;
+/// Generation of XTS sector tweaks.
+pub const MODE_XTS_TWEAKS: i32 = 3;
+/// XTS with precomputed sector tweaks.
+pub const MODE_XTS: i32 = 4;
+/// CBC decryption.
+pub const MODE_CBC: i32 = 5;
 
 /// The whole translation unit.
 pub fn source() -> String {
@@ -85,4 +90,30 @@ pub fn compile_ptx(arch: &str) -> Result<nvrtc::Ptx> {
         }
         other => CudaError::Compile(format!("{other:?}")),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mode_numbers_agree_with_the_kernel_source() {
+        let src = source();
+        for (name, value) in [
+            ("AESX_MODE_ECB", MODE_ECB),
+            ("AESX_MODE_CTR", MODE_CTR),
+            ("AESX_MODE_CTR32", MODE_CTR32),
+            ("AESX_MODE_XTS_TWEAKS", MODE_XTS_TWEAKS),
+            ("AESX_MODE_XTS", MODE_XTS),
+            ("AESX_MODE_CBC", MODE_CBC),
+        ] {
+            assert!(
+                src.contains(&format!("#define {name} {value}\n")),
+                "{name} is not {value} in the kernels"
+            );
+        }
+        for name in KERNEL_NAMES {
+            assert!(src.contains(&format!("__global__ void {name}(")), "{name}");
+        }
+    }
 }

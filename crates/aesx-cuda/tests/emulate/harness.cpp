@@ -76,33 +76,48 @@ int main(int argc, char **argv) {
     unsigned char *ib = (unsigned char *)in.data(), *ob = (unsigned char *)out.data();
     u64 out_len = len;
     const int inr = (int)nr;
+    const unsigned char *cin = ib;
+    unsigned char *cout = ob;
+    auto enc = [&](int mode, const void *src, void *dst, u64 n, const u32 *key, u64 a, u64 b,
+                   const uint4 *tw, u64 spb) {
+        launch(grid, block, [&] {
+            aesx_encrypt(mode, (const unsigned char *)src, (unsigned char *)dst, n, key, inr, a, b,
+                         tw, spb);
+        });
+    };
+    auto dec = [&](int mode, const void *src, void *dst, u64 n, const u32 *key, u64 a, u64 b,
+                   const uint4 *tw, u64 spb) {
+        launch(grid, block, [&] {
+            aesx_decrypt(mode, (const unsigned char *)src, (unsigned char *)dst, n, key, inr, a, b,
+                         tw, spb);
+        });
+    };
     if (!strcmp(k, "ecb_encrypt")) {
-        launch(grid, block, [&] { aesx_ecb_encrypt(in.data(), out.data(), len / 16, rk, inr); });
+        enc(AESX_MODE_ECB, cin, cout, len / 16, rk, 0, 0, nullptr, 0);
     } else if (!strcmp(k, "ecb_decrypt")) {
-        launch(grid, block, [&] { aesx_ecb_decrypt(in.data(), out.data(), len / 16, rk, inr); });
+        dec(AESX_MODE_ECB, cin, cout, len / 16, rk, 0, 0, nullptr, 0);
     } else if (!strcmp(k, "ecb_encrypt_in_place")) {
-        launch(grid, block, [&] { aesx_ecb_encrypt(in.data(), in.data(), len / 16, rk, inr); });
+        enc(AESX_MODE_ECB, ib, ib, len / 16, rk, 0, 0, nullptr, 0);
         memcpy(ob, ib, len);
     } else if (!strcmp(k, "cbc_decrypt")) {
-        launch(grid, block,
-               [&] { aesx_cbc_decrypt(in.data(), out.data(), len / 16, rk, inr, p[0], p[1]); });
+        dec(AESX_MODE_CBC, cin, cout, len / 16, rk, p[0], p[1], nullptr, 0);
     } else if (!strcmp(k, "ctr")) {
-        launch(grid, block, [&] { aesx_ctr(ib, ob, len, rk, inr, p[0], p[1], (int)p[2]); });
+        enc(p[2] ? AESX_MODE_CTR32 : AESX_MODE_CTR, cin, cout, len, rk, p[0], p[1], nullptr, 0);
     } else if (!strcmp(k, "ctr_in_place")) {
-        launch(grid, block, [&] { aesx_ctr(ib, ib, len, rk, inr, p[0], p[1], (int)p[2]); });
+        enc(p[2] ? AESX_MODE_CTR32 : AESX_MODE_CTR, ib, ib, len, rk, p[0], p[1], nullptr, 0);
         memcpy(ob, ib, len);
     } else if (!strcmp(k, "xts_encrypt") || !strcmp(k, "xts_decrypt")) {
         const u64 spb = p[2], nsect = len / 16 / spb;
         std::vector<uint4> tw(nsect + 1);
-        launch(grid2, block2, [&] { aesx_xts_tweaks(tw.data(), nsect, rk2, inr, p[0], p[1]); });
-        const bool dec = !strcmp(k, "xts_decrypt");
-        launch(grid, block, [&] {
-            if (dec) {
-                aesx_xts_decrypt(in.data(), out.data(), len / 16, rk, inr, tw.data(), spb);
-            } else {
-                aesx_xts_encrypt(in.data(), out.data(), len / 16, rk, inr, tw.data(), spb);
-            }
+        launch(grid2, block2, [&] {
+            aesx_encrypt(AESX_MODE_XTS_TWEAKS, nullptr, (unsigned char *)tw.data(), nsect, rk2, inr,
+                         p[0], p[1], nullptr, 0);
         });
+        if (!strcmp(k, "xts_decrypt")) {
+            dec(AESX_MODE_XTS, cin, cout, len / 16, rk, 0, 0, tw.data(), spb);
+        } else {
+            enc(AESX_MODE_XTS, cin, cout, len / 16, rk, 0, 0, tw.data(), spb);
+        }
     } else if (!strcmp(k, "ghash_runs")) {
         const u64 nruns = p[4];
         out.assign(nruns + 1, uint4{0, 0, 0, 0});
