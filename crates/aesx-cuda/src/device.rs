@@ -47,20 +47,28 @@ pub fn device_count() -> Result<usize> {
     }
 }
 
-/// PTX per architecture, compiled once per process: NVRTC takes tens of
-/// seconds for the unrolled bitsliced kernels.
+/// PTX per architecture, compiled once per process (NVRTC takes tens of
+/// seconds for the unrolled bitsliced kernels) and kept on disk between
+/// processes (see [`crate::kernels::ptx_cache_dir`]).
 fn cached_ptx(arch: &str) -> Result<Ptx> {
-    static CACHE: OnceLock<Mutex<HashMap<String, Ptx>>> = OnceLock::new();
+    static CACHE: OnceLock<Mutex<HashMap<String, String>>> = OnceLock::new();
     let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
     let mut map = cache
         .lock()
         .map_err(|_| CudaError::Compile("PTX cache poisoned".into()))?;
     if let Some(p) = map.get(arch) {
-        return Ok(p.clone());
+        return Ok(Ptx::from_src(p.clone()));
     }
-    let ptx = kernels::compile_ptx(arch)?;
-    map.insert(arch.to_string(), ptx.clone());
-    Ok(ptx)
+    let text = match kernels::read_cached_ptx(arch) {
+        Some(t) => t,
+        None => {
+            let t = kernels::compile_ptx(arch)?.to_src();
+            kernels::write_cached_ptx(arch, &t);
+            t
+        }
+    };
+    map.insert(arch.to_string(), text.clone());
+    Ok(Ptx::from_src(text))
 }
 
 /// The kernels of the module.

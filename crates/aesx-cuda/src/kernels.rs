@@ -92,6 +92,59 @@ pub fn compile_ptx(arch: &str) -> Result<nvrtc::Ptx> {
     })
 }
 
+/// Where compiled PTX is kept between processes: `$AESX_CUDA_CACHE_DIR`,
+/// else `$XDG_CACHE_HOME/aesx-cuda`, else `$HOME/.cache/aesx-cuda`; `None`
+/// (no disk cache) when `AESX_CUDA_CACHE=0` or no directory is known. The
+/// file name carries a hash of the sources and the architecture, so an
+/// edited kernel never meets a stale file.
+pub fn ptx_cache_dir() -> Option<std::path::PathBuf> {
+    use std::env::var_os;
+    if var_os("AESX_CUDA_CACHE").is_some_and(|v| v == "0") {
+        return None;
+    }
+    if let Some(d) = var_os("AESX_CUDA_CACHE_DIR") {
+        return Some(d.into());
+    }
+    if let Some(d) = var_os("XDG_CACHE_HOME") {
+        return Some(std::path::PathBuf::from(d).join("aesx-cuda"));
+    }
+    var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache/aesx-cuda"))
+}
+
+/// FNV-1a over the sources and the architecture: a cache key, not a MAC.
+fn source_hash(arch: &str) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for b in source().bytes().chain(arch.bytes()) {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+fn cache_file(arch: &str) -> Option<std::path::PathBuf> {
+    ptx_cache_dir().map(|d| d.join(format!("{arch}-{:016x}.ptx", source_hash(arch))))
+}
+
+/// Cached PTX for `arch`, if a previous process left it.
+pub(crate) fn read_cached_ptx(arch: &str) -> Option<String> {
+    let text = std::fs::read_to_string(cache_file(arch)?).ok()?;
+    // A truncated file would fail to load; only whole modules are used.
+    (text.contains(".entry aesx_ghash_runs(") && text.trim_end().ends_with('}')).then_some(text)
+}
+
+/// Stores PTX for later processes; failures only cost a recompilation.
+pub(crate) fn write_cached_ptx(arch: &str, text: &str) {
+    let Some(path) = cache_file(arch) else { return };
+    let Some(dir) = path.parent() else { return };
+    if std::fs::create_dir_all(dir).is_err() {
+        return;
+    }
+    // Write then rename, so that a reader never sees half a file.
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    if std::fs::write(&tmp, text).is_ok() && std::fs::rename(&tmp, &path).is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
