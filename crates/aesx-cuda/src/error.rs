@@ -15,6 +15,8 @@ pub enum CudaError {
     Compile(String),
     /// A CUDA driver call failed.
     Driver(String),
+    /// A GPU result that differs from aesx on the CPU (benchmark checks).
+    Mismatch(String),
     /// The request itself is invalid (key, length, nonce, tag, ...).
     Aes(aesx::Error),
 }
@@ -26,6 +28,7 @@ impl fmt::Display for CudaError {
             CudaError::NoNvrtc(why) => write!(f, "NVRTC not available: {why}"),
             CudaError::Compile(log) => write!(f, "CUDA kernel compilation failed: {log}"),
             CudaError::Driver(e) => write!(f, "CUDA driver error: {e}"),
+            CudaError::Mismatch(what) => write!(f, "GPU result mismatch: {what}"),
             CudaError::Aes(e) => write!(f, "{e}"),
         }
     }

@@ -15,6 +15,7 @@
 //! CUDA, and [`Gpu::new`] returns [`CudaError::NoDevice`] there.
 
 mod aes;
+pub mod bench;
 mod device;
 mod error;
 mod gcm;
