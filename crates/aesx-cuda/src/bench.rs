@@ -95,6 +95,8 @@ pub fn run(g: &Gpu, bytes: usize, iters: usize) -> Result<Vec<Measurement>> {
 
     // ---- copies ----
     {
+        // The raw copies act on the thread's current context.
+        ctx.bind_to_thread()?;
         // SAFETY: the pinned buffer is only written by the copies below
         // before anything reads it.
         let mut pinned = unsafe { ctx.alloc_pinned_with_flags::<u8>(n, 0) }?;

@@ -152,6 +152,7 @@ impl CudaGcm {
         let rest = self.enqueue_tree(g, &g.stream, c, len, sp, scratch_len)?;
         let mut bytes = vec![0u8; rest.nbytes];
         if rest.nbytes > 0 {
+            g.ctx.bind_to_thread()?;
             // SAFETY: rest.src holds rest.nbytes bytes (the ciphertext or a
             // level output in `scratch`, alive here); the copy into pageable
             // memory returns when it is complete.

@@ -62,17 +62,14 @@ fn lengths() -> Vec<usize> {
     ]
 }
 
+/// A device copy of non-empty `data` (CUDA does not allocate zero bytes, so
+/// the tests skip the device API for empty inputs).
 fn to_device(g: &Gpu, data: &[u8]) -> cudarc::driver::CudaSlice<u8> {
-    if data.is_empty() {
-        return g.stream().alloc_zeros::<u8>(0).unwrap();
-    }
+    assert!(!data.is_empty());
     g.stream().clone_htod(data).unwrap()
 }
 
 fn from_device(g: &Gpu, d: &cudarc::driver::CudaSlice<u8>) -> Vec<u8> {
-    if d.is_empty() {
-        return Vec::new();
-    }
     let v = g.stream().clone_dtoh(d).unwrap();
     g.synchronize().unwrap();
     v
@@ -94,6 +91,9 @@ fn ecb_host_and_device_match_soft() {
             assert_eq!(host, want, "ecb host {klen} {len}");
             k.ecb_decrypt(&mut host).unwrap();
             assert_eq!(host, data);
+            if len == 0 {
+                continue;
+            }
             let mut dev = to_device(g, &data);
             k.ecb_encrypt_device(&mut dev).unwrap();
             assert_eq!(from_device(g, &dev), want, "ecb device {klen} {len}");
@@ -127,6 +127,9 @@ fn ctr_host_and_device_match_soft_with_wrap() {
             let mut host = data.clone();
             k.ctr_apply(&iv, &mut host).unwrap();
             assert_eq!(host, want, "ctr host {klen} {len}");
+            if len == 0 {
+                continue;
+            }
             let mut dev = to_device(g, &data);
             k.ctr_apply_device(&iv, &mut dev).unwrap();
             assert_eq!(from_device(g, &dev), want, "ctr device {klen} {len}");
@@ -157,6 +160,9 @@ fn cbc_decrypt_host_and_device_match_soft() {
             let mut host = ct.clone();
             k.cbc_decrypt(&iv, &mut host).unwrap();
             assert_eq!(host, want, "cbc host {klen} {len}");
+            if len == 0 {
+                continue;
+            }
             let src = to_device(g, &ct);
             let mut dst = to_device(g, &vec![0u8; len]);
             k.cbc_decrypt_device(&iv, &src, &mut dst).unwrap();
@@ -226,6 +232,9 @@ fn gcm_host_and_device_match_openssl() {
             assert_eq!(tag.to_vec(), want_tag, "gcm host tag {klen} {len}");
             k.open_in_place(&nonce, &aad, &mut host, &tag).unwrap();
             assert_eq!(host, pt);
+            if len == 0 {
+                continue;
+            }
             let mut dev = to_device(g, &pt);
             let tag = k.seal_device(&nonce, &aad, &mut dev).unwrap();
             assert_eq!(from_device(g, &dev), want_ct, "gcm device ct {klen} {len}");
