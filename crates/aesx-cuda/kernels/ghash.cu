@@ -2,12 +2,15 @@
 //
 // For elements X_0 .. X_{m-1} and a base B, P(X; B) = sum X_i B^(m-1-i), so
 // that GHASH_H(X) = P(X; H) * H. Leading zero elements do not change P, so
-// the host pads the sequence in front to T runs of AESX_GHASH_RUN elements
-// ("pad" virtual zeros); thread t evaluates its run with Horner's rule,
-// E_t = P(run t; B), and then P(X; B) = P(E_0 .. E_{T-1}; B^RUN). The host
-// launches the same kernel on the E_t with base B^RUN until few enough
-// remain, and finishes on the CPU (src/gcm.rs). One field multiplication per
-// element, all constant-time (gf128.cuh); branches depend on indices only.
+// the host pads the sequence in front to m = RUN * T elements ("pad" virtual
+// zeros). Thread t takes the strided elements t, t + T, t + 2T, ... (so a
+// warp's loads are contiguous) and folds them with Horner's rule in base
+// B^T: E_t = sum_q X_{qT+t} (B^T)^(RUN-1-q). Since
+//   P(X; B) = sum_t B^(T-1-t) E_t = P(E_0 .. E_{T-1}; B),
+// the host launches the same kernel on the E_t (again with base B) until few
+// enough remain, and finishes on the CPU (src/gcm.rs). One field
+// multiplication per element, all constant-time (gf128.cuh); branches
+// depend on indices only.
 
 #define AESX_GHASH_RUN 32
 
@@ -46,8 +49,9 @@ AESX_DEV aesx_gf aesx_ghash_element(const unsigned char *in, u64 nbytes, int gcm
     return e;
 }
 
-// out[t] = P(virtual elements [t RUN, (t+1) RUN); B) for t < nruns, where
-// virtual element v is zero for v < pad and input element v - pad after.
+// out[t] = sum_q X_{q nruns + t} Bt^(RUN-1-q) for t < nruns, where virtual
+// element v is zero for v < pad and input element v - pad after, and
+// Bt = B^nruns is passed as base.
 extern "C" __global__ void aesx_ghash_runs(const unsigned char *in, u64 nbytes, int gcm_order,
                                            uint4 *out, u64 nruns, u64 pad, u64 base_lo,
                                            u64 base_hi) {
@@ -60,7 +64,7 @@ extern "C" __global__ void aesx_ghash_runs(const unsigned char *in, u64 nbytes, 
     acc.lo = 0;
     acc.hi = 0;
     for (u32 q = 0; q < AESX_GHASH_RUN; q++) {
-        const u64 v = t * AESX_GHASH_RUN + q;
+        const u64 v = (u64)q * nruns + t;
         if (v < pad) continue; // a leading zero: acc is still zero
         const aesx_gf e = aesx_ghash_element(in, nbytes, gcm_order, v - pad);
         acc = aesx_gf_mul(acc, b);

@@ -10,10 +10,7 @@ use crate::error::{CudaError, Result};
 use crate::gcm_math;
 use crate::gf;
 use crate::pipeline::{self, SMALL_LEN};
-use crate::plan::{self, GHASH_RUN};
-
-/// Levels of the tree needed for the largest GCM message (2^32 blocks).
-const MAX_LEVELS: usize = 8;
+use crate::plan;
 
 /// An AES-GCM key on the GPU.
 pub struct CudaGcm {
@@ -21,8 +18,6 @@ pub struct CudaGcm {
     /// The same key on the CPU, for H, E_K(J0) and nothing in bulk.
     cpu: aesx::Aes,
     h: u128,
-    /// bases[l] = H^(RUN^l): the base of tree level l.
-    bases: [u128; MAX_LEVELS + 1],
 }
 
 impl core::fmt::Debug for CudaGcm {
@@ -35,9 +30,8 @@ impl core::fmt::Debug for CudaGcm {
 
 impl Drop for CudaGcm {
     fn drop(&mut self) {
-        // H is key material: wipe it (and its powers) on the host.
+        // H is key material: wipe it on the host.
         self.h = core::hint::black_box(0);
-        self.bases = core::hint::black_box([0; MAX_LEVELS + 1]);
     }
 }
 
@@ -49,8 +43,6 @@ struct TreeRest {
     nbytes: usize,
     /// Whether they are still ciphertext blocks (GCM bit order).
     gcm_order: bool,
-    /// The base to finish them with.
-    base: u128,
 }
 
 impl CudaGcm {
@@ -59,12 +51,7 @@ impl CudaGcm {
         let aes = CudaAes::new(gpu, key)?;
         let cpu = aesx::Aes::new(key)?;
         let h = gcm_math::hash_subkey(|b| cpu.encrypt_block(b));
-        let mut bases = [0u128; MAX_LEVELS + 1];
-        bases[0] = h;
-        for l in 1..=MAX_LEVELS {
-            bases[l] = gf::pow(bases[l - 1], GHASH_RUN);
-        }
-        Ok(CudaGcm { aes, cpu, h, bases })
+        Ok(CudaGcm { aes, cpu, h })
     }
 
     /// Queues the GHASH tree over `nbytes` bytes of ciphertext at `src`,
@@ -80,16 +67,12 @@ impl CudaGcm {
         scratch_len: usize,
     ) -> Result<TreeRest> {
         let levels = plan::ghash_levels((nbytes as u64).div_ceil(16));
-        if levels.len() > MAX_LEVELS {
-            return Err(aesx::Error::MessageTooLong.into());
-        }
         // Level outputs alternate between the two halves of the scratch.
         let half = (scratch_len / 2) & !15;
         let mut cur = TreeRest {
             src,
             nbytes,
             gcm_order: true,
-            base: self.bases[0],
         };
         for (i, level) in levels.iter().enumerate() {
             let out = scratch + if i % 2 == 0 { 0 } else { half as u64 };
@@ -103,22 +86,21 @@ impl CudaGcm {
                 cur.gcm_order,
                 out,
                 level,
-                cur.base,
+                gf::pow(self.h, level.runs),
             )?;
             cur = TreeRest {
                 src: out,
                 nbytes: level.runs as usize * 16,
                 gcm_order: false,
-                base: self.bases[i + 1],
             };
         }
         Ok(cur)
     }
 
     /// Finishes a tree on the host from its remaining elements.
-    fn finish_tree(rest: &TreeRest, bytes: &[u8]) -> u128 {
+    fn finish_tree(&self, rest: &TreeRest, bytes: &[u8]) -> u128 {
         if rest.gcm_order {
-            gf::poly_eval_gcm_bytes(bytes, rest.base)
+            gf::poly_eval_gcm_bytes(bytes, self.h)
         } else {
             let elems: Vec<u128> = bytes
                 .chunks_exact(16)
@@ -128,7 +110,7 @@ impl CudaGcm {
                     u128::from_le_bytes(b)
                 })
                 .collect();
-            gf::poly_eval(&elems, rest.base)
+            gf::poly_eval(&elems, self.h)
         }
     }
 
@@ -165,7 +147,7 @@ impl CudaGcm {
             }?;
         }
         g.stream.synchronize()?;
-        Ok(Self::finish_tree(&rest, &bytes))
+        Ok(self.finish_tree(&rest, &bytes))
     }
 
     /// Encrypts `buf` in place in device memory and returns the 16-byte tag
@@ -288,7 +270,7 @@ impl CudaGcm {
                     .get_mut(chunk.index)
                     .and_then(Option::take)
                     .ok_or_else(|| CudaError::Driver("chunk without GHASH state".into()))?;
-                let d = Self::finish_tree(&rest, slot.small(rest.nbytes));
+                let d = self.finish_tree(&rest, slot.small(rest.nbytes));
                 digest = gcm_math::append_chunk_digest(digest, self.h, chunk.len as u64, d);
                 Ok(())
             },

@@ -157,13 +157,13 @@ pub struct GhashLevel {
     pub runs: u64,
     /// Virtual zero elements in front, so that every run is full.
     pub pad: u64,
-    /// Base exponent: this level evaluates with base H^(RUN^level).
+    /// 0 for the data itself, then 1, 2, ...
     pub level: u32,
 }
 
 /// The launches that fold `elements` GCM blocks down to at most
-/// [`GHASH_RUN`] elements, which the host finishes with base
-/// H^(RUN^levels.len()).
+/// [`GHASH_RUN`] elements, which the host finishes with Horner's rule in
+/// base H. Each level is launched with base H^runs (see ghash.cu).
 pub fn ghash_levels(elements: u64) -> Vec<GhashLevel> {
     let mut levels = Vec::new();
     let mut n = elements;
@@ -183,14 +183,15 @@ pub fn ghash_levels(elements: u64) -> Vec<GhashLevel> {
 }
 
 /// Host model of what the GHASH kernel computes for one level, on elements
-/// in normal form: the reference the GPU and the emulator are checked
-/// against, and the proof that the tree equals Horner's rule.
+/// in normal form, given the launch base (H^runs): the reference the GPU and
+/// the emulator are checked against, and the proof that the tree equals
+/// Horner's rule.
 pub fn ghash_level_reference(input: &[u128], level: &GhashLevel, base: u128) -> Vec<u128> {
     (0..level.runs)
         .map(|t| {
             let mut acc = 0u128;
             for q in 0..GHASH_RUN {
-                let v = t * GHASH_RUN + q;
+                let v = q * level.runs + t;
                 if v >= level.pad {
                     acc = crate::gf::mul(acc, base) ^ input[(v - level.pad) as usize];
                 }
@@ -321,19 +322,13 @@ mod tests {
                 })
                 .collect();
             let mut cur = elems.clone();
-            let mut base = h;
             for level in ghash_levels(n) {
                 assert_eq!(level.elements, cur.len() as u64);
                 assert!(level.pad < GHASH_RUN);
-                cur = ghash_level_reference(&cur, &level, base);
-                base = gf::pow(base, GHASH_RUN);
+                cur = ghash_level_reference(&cur, &level, gf::pow(h, level.runs));
             }
             assert!(cur.len() as u64 <= GHASH_RUN);
-            assert_eq!(
-                gf::poly_eval(&cur, base),
-                gf::poly_eval(&elems, h),
-                "n = {n}"
-            );
+            assert_eq!(gf::poly_eval(&cur, h), gf::poly_eval(&elems, h), "n = {n}");
         }
     }
 }
