@@ -110,8 +110,10 @@ impl core::fmt::Debug for Gpu {
 pub const DEFAULT_CHUNK_LEN: usize = 32 << 20;
 
 impl Gpu {
-    /// Opens device `ordinal`, compiles (or takes from the process cache)
-    /// the kernels for its compute capability and loads them.
+    /// Opens device `ordinal`, compiles (or takes from the cache) the
+    /// kernels for its compute capability, loads them and checks every mode
+    /// against aesx on the CPU (a few milliseconds; a mismatch is
+    /// [`CudaError::Mismatch`]).
     pub fn new(ordinal: usize) -> Result<Gpu> {
         Self::with_chunk_len(ordinal, DEFAULT_CHUNK_LEN)
     }
@@ -165,7 +167,7 @@ impl Gpu {
         };
         let stream = ctx.new_stream()?;
         let chunk_len = (chunk_len / 4096).max(1) * 4096;
-        Ok(Gpu {
+        let gpu = Gpu {
             inner: Arc::new(GpuInner {
                 ctx,
                 stream,
@@ -181,7 +183,9 @@ impl Gpu {
                 slots: Mutex::new(None),
                 chunk_len,
             }),
-        })
+        };
+        crate::selftest::run(&gpu)?;
+        Ok(gpu)
     }
 
     /// The device and the architecture of the loaded kernels.

@@ -25,6 +25,7 @@ pub mod kernels;
 mod key_schedule;
 mod pipeline;
 pub mod plan;
+mod selftest;
 mod xts;
 
 pub use aes::CudaAes;
@@ -43,4 +44,18 @@ pub mod testing {
     }
     pub use crate::gcm_math::{append_chunk_digest, ghash_with_lengths, hash_subkey, j0};
     pub use crate::gf::{from_gcm_block, mul as gf_mul, poly_eval, pow as gf_pow, to_gcm_block};
+}
+
+#[cfg(test)]
+mod tests {
+    fn send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn handles_can_be_shared_between_threads() {
+        send_sync::<crate::Gpu>();
+        send_sync::<crate::CudaAes>();
+        send_sync::<crate::CudaXts>();
+        send_sync::<crate::CudaGcm>();
+        send_sync::<crate::CudaError>();
+    }
 }
