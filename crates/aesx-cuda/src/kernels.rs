@@ -124,6 +124,24 @@ fn cache_file(arch: &str) -> Option<std::path::PathBuf> {
     ptx_cache_dir().map(|d| d.join(format!("{arch}-{:016x}.ptx", source_hash(arch))))
 }
 
+/// Compiles for `arch` and stores the PTX in the disk cache, returning the
+/// file: prepares a machine without libnvrtc (copy the cache directory over
+/// and point `AESX_CUDA_CACHE_DIR` at it). Errors when no cache directory
+/// is configured or the file cannot be written.
+pub fn compile_to_cache(arch: &str) -> Result<std::path::PathBuf> {
+    let path = cache_file(arch)
+        .ok_or_else(|| CudaError::Compile("no PTX cache directory (AESX_CUDA_CACHE_DIR)".into()))?;
+    let text = compile_ptx(arch)?.to_src();
+    write_cached_ptx(arch, &text);
+    if read_cached_ptx(arch).as_deref() != Some(text.as_str()) {
+        return Err(CudaError::Compile(format!(
+            "could not write {}",
+            path.display()
+        )));
+    }
+    Ok(path)
+}
+
 /// Cached PTX for `arch`, if a previous process left it.
 pub(crate) fn read_cached_ptx(arch: &str) -> Option<String> {
     let text = std::fs::read_to_string(cache_file(arch)?).ok()?;
