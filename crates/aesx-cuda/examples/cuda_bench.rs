@@ -6,6 +6,8 @@
 //! ```
 //!
 //! GB/s are 10^9 bytes per second, best of the iterations after a warm-up.
+//! With AESX_TTABLE_COMPARE=1 it also times a T-table CTR kernel (not
+//! constant-time, comparison only) next to the bitsliced one.
 
 use std::time::Instant;
 
@@ -29,7 +31,14 @@ fn main() {
         g.info(),
         t.elapsed().as_secs_f64()
     );
-    match bench::run(&g, mib << 20, iters) {
+    let compare = std::env::var("AESX_TTABLE_COMPARE").as_deref() == Ok("1");
+    let results = bench::run(&g, mib << 20, iters).and_then(|mut r| {
+        if compare {
+            r.extend(bench::ttable_comparison(&g, mib << 20, iters)?);
+        }
+        Ok(r)
+    });
+    match results {
         Ok(results) => {
             for m in &results {
                 let kind = match m.kind {

@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
+use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg};
 
 use crate::{CudaAes, CudaError, CudaGcm, CudaXts, Gpu, Result};
 
@@ -204,5 +204,103 @@ pub fn run(g: &Gpu, bytes: usize, iters: usize) -> Result<Vec<Measurement>> {
         gcm.seal_in_place(&nonce, b"", &mut host).map(|_| ())
     })?;
     push("AES-128-GCM seal", Kind::HostToHost, t);
+    Ok(out)
+}
+
+/// The cost of constant time: AES-CTR on device data with the bitsliced
+/// kernel and with a T-table kernel (NOT constant-time, compiled only here,
+/// never used for data), side by side in one run, for AES-128 and AES-256.
+pub fn ttable_comparison(g: &Gpu, bytes: usize, iters: usize) -> Result<Vec<Measurement>> {
+    let n = (bytes.max(1 << 20) / 4096) * 4096;
+    let s = g.stream().clone();
+    let ptx = crate::kernels::compile_ttable_ptx(&g.info().arch)?;
+    let module = g.context().load_module(ptx)?;
+    let setup = module.load_function("aesx_tt_setup")?;
+    let ctr = module.load_function("aesx_tt_ctr")?;
+    let te = s.alloc_zeros::<u32>(256)?;
+    let sbox = s.alloc_zeros::<u32>(256)?;
+    let (te_p, _r1) = te.device_ptr(&s);
+    let (sb_p, _r2) = sbox.device_ptr(&s);
+    let mut b = s.launch_builder(&setup);
+    b.arg(&te_p).arg(&sb_p);
+    // SAFETY: matches aesx_tt_setup(u32*, u32*); both hold 256 words and
+    // the kernel writes index < 256 only.
+    unsafe {
+        b.launch(LaunchConfig {
+            grid_dim: (1, 1, 1),
+            block_dim: (256, 1, 1),
+            shared_mem_bytes: 0,
+        })
+    }?;
+    let host: Vec<u8> = (0..n).map(|i| (i * 131 + 7) as u8).collect();
+    let src = s.clone_htod(&host[..])?;
+    let mut dst = s.alloc_zeros::<u8>(n)?;
+    let iv = [0xf0u8; 16];
+    let (hi, lo) = crate::plan::counter_halves(&iv);
+    let mut out = Vec::new();
+    for (bits, key) in [(128, &[0x2bu8; 16][..]), (256, &[0x3cu8; 32][..])] {
+        let cpu = aesx::Aes::new(key)?;
+        let k = CudaAes::new(g, key)?;
+        let run_tt = |dst: &mut CudaSlice<u8>| -> Result<()> {
+            let (sp, _a) = src.device_ptr(&s);
+            let (dp, _b) = dst.device_ptr_mut(&s);
+            let nbytes = n as u64;
+            let blocks = n.div_ceil(16) as u64;
+            let grid =
+                u32::try_from(blocks.div_ceil(256)).map_err(|_| aesx::Error::MessageTooLong)?;
+            let mut l = s.launch_builder(&ctr);
+            l.arg(&sp)
+                .arg(&dp)
+                .arg(&nbytes)
+                .arg(&k.rk_ptr)
+                .arg(&k.nr)
+                .arg(&hi)
+                .arg(&lo)
+                .arg(&te_p)
+                .arg(&sb_p);
+            // SAFETY: matches aesx_tt_ctr(const uchar*, uchar*, u64, const
+            // u32*, int, u64, u64, const u32*, const u32*); src and dst hold
+            // n bytes, the grid covers every block and the kernel checks
+            // its index.
+            unsafe {
+                l.launch(LaunchConfig {
+                    grid_dim: (grid, 1, 1),
+                    block_dim: (256, 1, 1),
+                    shared_mem_bytes: 0,
+                })
+            }?;
+            Ok(())
+        };
+        run_tt(&mut dst)?;
+        spot_check(g, &dst, "T-table CTR", |off, len| {
+            let mut v = host[off..off + len].to_vec();
+            if let Ok(mut c) = aesx::Ctr::from_aes(cpu.clone(), &iv) {
+                c.seek(off as u128);
+                c.apply_keystream(&mut v);
+            }
+            v
+        })?;
+        let t = best(iters, || {
+            k.ctr_apply_device_to(&iv, &src, &mut dst)?;
+            g.synchronize()
+        })?;
+        out.push(Measurement {
+            name: format!("AES-{bits}-CTR bitsliced (constant-time)"),
+            kind: Kind::Device,
+            bytes: n,
+            seconds: t,
+        });
+        let t = best(iters, || {
+            run_tt(&mut dst)?;
+            s.synchronize()?;
+            Ok(())
+        })?;
+        out.push(Measurement {
+            name: format!("AES-{bits}-CTR T-table (NOT constant-time)"),
+            kind: Kind::Device,
+            bytes: n,
+            seconds: t,
+        });
+    }
     Ok(out)
 }

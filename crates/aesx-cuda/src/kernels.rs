@@ -21,6 +21,16 @@ pub const SOURCES: [(&str, &str); 4] = [
     ("ghash.cu", include_str!("../kernels/ghash.cu")),
 ];
 
+/// The T-table CTR kernel that only the benchmark compiles, to compare
+/// with: NOT constant-time (secret-indexed table lookups).
+pub const TTABLE_SOURCES: [(&str, &str); 2] = [
+    ("prelude.cuh", include_str!("../kernels/prelude.cuh")),
+    (
+        "aes_ttable_compare.cu",
+        include_str!("../kernels/aes_ttable_compare.cu"),
+    ),
+];
+
 /// Every `extern "C"` kernel of the module.
 pub const KERNEL_NAMES: [&str; 3] = ["aesx_encrypt", "aesx_decrypt", "aesx_ghash_runs"];
 
@@ -40,8 +50,12 @@ pub const MODE_CBC: i32 = 5;
 
 /// The whole translation unit.
 pub fn source() -> String {
+    concat(&SOURCES)
+}
+
+fn concat(sources: &[(&str, &str)]) -> String {
     let mut s = String::new();
-    for (name, text) in SOURCES {
+    for (name, text) in sources {
         s.push_str(&format!("// ---- {name}\n"));
         s.push_str(text);
         s.push('\n');
@@ -61,6 +75,15 @@ pub fn nvrtc_available() -> bool {
 /// `compute_90`. Fails with [`CudaError::NoNvrtc`] when libnvrtc is absent
 /// (never panics) and with [`CudaError::Compile`] and the log on an error.
 pub fn compile_ptx(arch: &str) -> Result<nvrtc::Ptx> {
+    compile_source(source(), arch)
+}
+
+/// Compiles the T-table comparison kernel (benchmarks only).
+pub fn compile_ttable_ptx(arch: &str) -> Result<nvrtc::Ptx> {
+    compile_source(concat(&TTABLE_SOURCES), arch)
+}
+
+fn compile_source(src: String, arch: &str) -> Result<nvrtc::Ptx> {
     if !nvrtc_available() {
         return Err(CudaError::NoNvrtc(
             "libnvrtc not found by the dynamic loader (set LD_LIBRARY_PATH)".into(),
@@ -74,7 +97,6 @@ pub fn compile_ptx(arch: &str) -> Result<nvrtc::Ptx> {
             "bad architecture name {arch:?}"
         )));
     }
-    let src = source();
     // NVRTC takes the source as a C string; ours has no NUL byte.
     if CString::new(src.as_bytes()).is_err() {
         return Err(CudaError::Compile("source contains a NUL byte".into()));

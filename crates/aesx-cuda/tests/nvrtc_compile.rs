@@ -49,6 +49,19 @@ fn every_kernel_compiles_to_ptx() {
 }
 
 #[test]
+fn ttable_comparison_kernel_compiles() {
+    if !nvrtc_or_skip() {
+        return;
+    }
+    let text = match kernels::compile_ttable_ptx("compute_90") {
+        Ok(p) => p.to_src(),
+        Err(e) => panic!("{e}"),
+    };
+    assert!(text.contains(".entry aesx_tt_setup("));
+    assert!(text.contains(".entry aesx_tt_ctr("));
+}
+
+#[test]
 fn bad_architecture_is_an_error_not_a_panic() {
     if !nvrtc_or_skip() {
         return;

@@ -36,6 +36,7 @@ static inline u32 aesx_load_rk(const u32 *p) { return *p; }
 #include "../../kernels/gf128.cuh"
 #include "../../kernels/aes_bitsliced.cu"
 #include "../../kernels/ghash.cu"
+#include "../../kernels/aes_ttable_compare.cu"
 
 template <class F> static void launch(u64 grid, u64 block, F f) {
     blockDim.x = block;
@@ -118,6 +119,12 @@ int main(int argc, char **argv) {
         } else {
             enc(AESX_MODE_XTS, cin, cout, len / 16, rk, 0, 0, tw.data(), spb);
         }
+    } else if (!strcmp(k, "ttable_ctr")) {
+        std::vector<u32> te(256), sb(256);
+        launch(1, 256, [&] { aesx_tt_setup(te.data(), sb.data()); });
+        const u64 nb = (len + 15) / 16;
+        launch((nb + 127) / 128, 128,
+               [&] { aesx_tt_ctr(ib, ob, len, rk, inr, p[0], p[1], te.data(), sb.data()); });
     } else if (!strcmp(k, "ghash_runs")) {
         const u64 nruns = p[4];
         out.assign(nruns + 1, uint4{0, 0, 0, 0});
