@@ -34,6 +34,13 @@ pub use error::{CudaError, Result};
 pub use gcm::CudaGcm;
 pub use xts::CudaXts;
 
+/// The same key on the CPU for the little the host computes (H, E_K(J0),
+/// self-test references): the fastest CPU backend, chosen without reading
+/// `AESX_BACKEND`, which may name the GPU in a caller's environment.
+pub(crate) fn cpu_aes(key: &[u8]) -> core::result::Result<aesx::Aes, aesx::Error> {
+    aesx::Aes::with_backend(key, aesx::Backend::fastest())
+}
+
 /// Host-side pieces exposed for the emulation tests; not a stable API.
 #[doc(hidden)]
 pub mod testing {

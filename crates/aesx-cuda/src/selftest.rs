@@ -3,7 +3,7 @@
 //! miscompiled or mis-launched kernel on some GPU or driver then surfaces as
 //! an error from `Gpu::new`, never as wrong ciphertext.
 
-use aesx::{Aes, Cbc, Ctr};
+use aesx::{Cbc, Ctr};
 
 use crate::error::{CudaError, Result};
 use crate::{gcm_math, gf, plan, CudaAes, CudaGcm, CudaXts, Gpu};
@@ -21,7 +21,7 @@ fn check(what: &str, ok: bool) -> Result<()> {
 /// XTS over whole sectors with aesx's block cipher, written out.
 fn xts_cpu(key: &[u8], first: u128, sector: usize, data: &[u8]) -> Result<Vec<u8>> {
     let (k1, k2) = key.split_at(key.len() / 2);
-    let (k1, k2) = (Aes::new(k1)?, Aes::new(k2)?);
+    let (k1, k2) = (crate::cpu_aes(k1)?, crate::cpu_aes(k2)?);
     let mut out = data.to_vec();
     for (s, unit) in out.chunks_mut(sector).enumerate() {
         let mut t = first.wrapping_add(s as u128).to_le_bytes();
@@ -50,7 +50,7 @@ pub(crate) fn run(gpu: &Gpu) -> Result<()> {
         .collect();
     let whole = &data[..data.len() & !15];
     for key in [&[0x2bu8; 16][..], &[0x61u8; 24][..], &[0x3cu8; 32][..]] {
-        let cpu = Aes::new(key)?;
+        let cpu = crate::cpu_aes(key)?;
         let k = CudaAes::new(gpu, key)?;
 
         let mut want = whole.to_vec();
