@@ -11,7 +11,7 @@ use std::fmt;
 use aesx::Backend;
 
 use super::cases::{Mode, Setup};
-use super::{aesx_impl, peers};
+use super::{aesx_impl, cuda_impl, peers};
 
 /// Spare bytes after the message in every buffer handed to a runner:
 /// OpenSSL's `EVP_CipherUpdate` wrapper insists on room for one more block
@@ -30,6 +30,8 @@ pub trait Runner: Send {
 pub enum Impl {
     /// aesx on one backend.
     Aesx(Backend),
+    /// aesx-cuda, the GPU backend (host memory in and out).
+    Cuda,
     /// OpenSSL (vendored, through EVP).
     OpenSsl,
     /// ring 0.17 (AEADs only).
@@ -43,6 +45,9 @@ impl Impl {
     /// aesx backends, slowest first, then the peers.
     pub fn all_available() -> Vec<Impl> {
         let mut v: Vec<Impl> = Backend::available().iter().map(Impl::Aesx).collect();
+        if cuda_impl::available() {
+            v.push(Impl::Cuda);
+        }
         v.extend([Impl::OpenSsl, Impl::Ring, Impl::RustCrypto]);
         v
     }
@@ -59,7 +64,11 @@ impl Impl {
         }
         let bare = s.strip_prefix("aesx-").unwrap_or(&s);
         if bare == "cuda" {
-            return Err("aesx-cuda is not part of this build".into());
+            return if cuda_impl::available() {
+                Ok(Impl::Cuda)
+            } else {
+                Err("aesx-cuda: no CUDA driver or GPU on this machine".into())
+            };
         }
         let b: Backend = bare.parse().map_err(|_| {
             format!(
@@ -77,13 +86,14 @@ impl Impl {
 
     /// True for the other libraries.
     pub fn is_peer(self) -> bool {
-        !matches!(self, Impl::Aesx(_))
+        !matches!(self, Impl::Aesx(_) | Impl::Cuda)
     }
 
     /// Whether this implementation has the mode and key size.
     pub fn supports(self, mode: Mode, key_bits: u32) -> bool {
         match self {
             Impl::Aesx(_) => aesx_impl::supports(mode, key_bits),
+            Impl::Cuda => cuda_impl::supports(mode, key_bits),
             Impl::OpenSsl => peers::openssl_supports(mode, key_bits),
             Impl::Ring => peers::ring_supports(mode, key_bits),
             Impl::RustCrypto => peers::rustcrypto_supports(mode, key_bits),
@@ -94,6 +104,7 @@ impl Impl {
     pub fn runner(self, mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, String> {
         match self {
             Impl::Aesx(b) => aesx_impl::runner(b, mode, setup),
+            Impl::Cuda => cuda_impl::runner(mode, setup),
             Impl::OpenSsl => peers::openssl_runner(mode, setup),
             Impl::Ring => peers::ring_runner(mode, setup),
             Impl::RustCrypto => peers::rustcrypto_runner(mode, setup),
@@ -105,6 +116,7 @@ impl fmt::Display for Impl {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Impl::Aesx(b) => write!(f, "aesx-{}", b.name()),
+            Impl::Cuda => f.write_str("aesx-cuda"),
             Impl::OpenSsl => f.write_str("openssl"),
             Impl::Ring => f.write_str("ring"),
             Impl::RustCrypto => f.write_str("rustcrypto"),

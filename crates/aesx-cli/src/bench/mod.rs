@@ -22,6 +22,7 @@ mod aesx_impl;
 mod cases;
 mod compare;
 mod csv;
+mod cuda_impl;
 mod impls;
 mod json;
 mod measure;
@@ -63,8 +64,8 @@ struct BenchArgs {
     /// 256, 1024, 1500, 4096, 16384 and 1 MiB.
     #[arg(long = "size", value_name = "BYTES", value_delimiter = ',')]
     sizes: Vec<String>,
-    /// aesx backends to run (soft, aesni, vaes256, vaes512, armv8; with or
-    /// without the aesx- prefix). Default: every available one.
+    /// aesx backends to run (soft, aesni, vaes256, vaes512, armv8, cuda;
+    /// with or without the aesx- prefix). Default: every available one.
     #[arg(long = "backend", value_name = "NAME", value_delimiter = ',')]
     backends: Vec<String>,
     /// Leave out OpenSSL, ring and RustCrypto.
