@@ -20,7 +20,6 @@
 //!     CbcJob { key: &k2, iv: [4; 16], data: &mut b },
 //! ];
 //! cbc_encrypt_many(&mut jobs).unwrap();
-//! drop(jobs);
 //!
 //! let mut one = vec![7u8; 1504];
 //! Cbc::new(&[1u8; 16]).unwrap().encrypt_in_place(&[3; 16], &mut one).unwrap();
