@@ -1,8 +1,8 @@
 //! x86 backends against OpenSSL (vendored, EVP) and RustCrypto (`aes` 0.9
 //! with `ctr`/`cbc`), in one run: AES-128 and AES-256; ECB encryption, CTR,
 //! CBC decryption and CBC encryption at 64 B, 1 KiB and 16 KiB; and
-//! multi-buffer CBC encryption of 16 messages of 1504 B (1500 B rounded up
-//! to whole blocks).
+//! multi-buffer CBC encryption of 16 and of 64 messages of 1504 B (1500 B
+//! rounded up to whole blocks).
 //!
 //! All measurements are out of place (src -> dst), since OpenSSL's `Crypter`
 //! only works that way. Set-up that is counted and not counted:
@@ -20,7 +20,8 @@
 //! - `AESX_BENCH_TABLE=1 cargo bench -p aesx --bench x86` : one compact
 //!   table, GB/s and cycles/byte with ratios to OpenSSL, measured
 //!   interleaved in the same process (best of `AESX_BENCH_ROUNDS`, default
-//!   60, batches per implementation). Cycles are TSC cycles: the TSC rate is
+//!   60, batches per implementation; `AESX_BENCH_FILTER=text` keeps the
+//!   cases whose name contains `text`). Cycles are TSC cycles: the TSC rate is
 //!   taken from `AESX_TSC_MHZ` or else the first `cpu MHz` in
 //!   /proc/cpuinfo (the nominal rate on a `tsc_known_freq` machine).
 
@@ -37,7 +38,9 @@ use openssl::symm::{Cipher, Crypter, Mode};
 
 const SIZES: [usize; 3] = [64, 1024, 16384];
 const MODES: [&str; 4] = ["ecb", "ctr", "cbc-dec", "cbc-enc"];
-const MULTI_N: usize = 16;
+/// Message counts of the multi-buffer cases: the 16, and enough
+/// for the 32-lane zmm layout.
+const MULTI_NS: [usize; 2] = [16, 64];
 const MULTI_LEN: usize = 1504;
 
 struct Case {
@@ -101,12 +104,13 @@ macro_rules! rustcrypto {
 }
 
 macro_rules! rustcrypto_multi {
-    ($c:ty, $keys:expr) => {{
+    ($c:ty, $keys:expr, $count:expr) => {{
+        let count: usize = $count;
         let ciphers: Vec<$c> = $keys
             .iter()
             .map(|k| <$c>::new_from_slice(k).unwrap())
             .collect();
-        let src: Vec<Vec<aes::Block>> = (0..MULTI_N)
+        let src: Vec<Vec<aes::Block>> = (0..count)
             .map(|_| aes::Block::slice_as_chunks(&data(MULTI_LEN)).0.to_vec())
             .collect();
         let mut dst = src.clone();
@@ -192,19 +196,19 @@ fn single_cases(ks: usize) -> Vec<Case> {
     out
 }
 
-fn multi_cases(ks: usize) -> Vec<Case> {
-    let keys: Vec<Vec<u8>> = (0..MULTI_N)
+fn multi_cases(ks: usize, count: usize) -> Vec<Case> {
+    let keys: Vec<Vec<u8>> = (0..count)
         .map(|j| (0..ks).map(|i| (i * 7 + j * 13) as u8).collect())
         .collect();
-    let group = format!("aes{}/cbc-enc-multi/{MULTI_N}x{MULTI_LEN}", ks * 8);
-    let bytes = MULTI_N * MULTI_LEN;
+    let group = format!("aes{}/cbc-enc-multi/{count}x{MULTI_LEN}", ks * 8);
+    let bytes = count * MULTI_LEN;
     let mut out = Vec::new();
     for b in hw_backends() {
         let aes: Vec<Aes> = keys
             .iter()
             .map(|k| Aes::with_backend(k, b).unwrap())
             .collect();
-        let mut bufs: Vec<Vec<u8>> = (0..MULTI_N).map(|_| data(MULTI_LEN)).collect();
+        let mut bufs: Vec<Vec<u8>> = (0..count).map(|_| data(MULTI_LEN)).collect();
         let aes2 = aes.clone();
         let mut bufs2 = bufs.clone();
         out.push(Case {
@@ -269,9 +273,9 @@ fn multi_cases(ks: usize) -> Vec<Case> {
         name: "rustcrypto".into(),
         bytes,
         f: if ks == 16 {
-            rustcrypto_multi!(aes::Aes128, &keys)
+            rustcrypto_multi!(aes::Aes128, &keys, count)
         } else {
-            rustcrypto_multi!(aes::Aes256, &keys)
+            rustcrypto_multi!(aes::Aes256, &keys, count)
         },
     });
     out
@@ -282,8 +286,10 @@ fn all_cases() -> Vec<Case> {
     for ks in [16, 32] {
         v.extend(single_cases(ks));
     }
-    for ks in [16, 32] {
-        v.extend(multi_cases(ks));
+    for count in MULTI_NS {
+        for ks in [16, 32] {
+            v.extend(multi_cases(ks, count));
+        }
     }
     v
 }
@@ -354,6 +360,9 @@ fn table() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(60);
     let mut cases = all_cases();
+    if let Ok(f) = std::env::var("AESX_BENCH_FILTER") {
+        cases.retain(|c| c.group.contains(&f));
+    }
     println!(
         "TSC {mhz:.0} MHz; best of {rounds} interleaved ~0.5 ms batches; ratio = OpenSSL time / this time"
     );

@@ -1,10 +1,15 @@
 //! Multi-buffer CBC encryption on x86: independent messages interleaved
 //! across vector lanes, each lane with its own round keys and chain.
 //!
-//! Lanes per level: `vaes512` 16 (four zmm of four lanes), `vaes256` 16
-//! (eight ymm of two), `aesni` 8 (eight xmm). That is enough independent
-//! chains to cover the AES latency at each level's throughput. Lane round
-//! keys sit in memory, lane-interleaved, so that round `r` of a register's
+//! Lanes per level: `vaes512` 16 (four zmm of four lanes), or 32 (eight
+//! zmm) when at least 24 messages are waiting; `vaes256` 16 (eight ymm of
+//! two); `aesni` 8 (eight xmm). One step of a lane is a chain of R dependent
+//! AES instructions (about 4 cycles each on this CPU), so these counts keep
+//! enough independent chains in flight to cover the latency. Measured on
+//! Zen 5, the zmm kernel is then bound by loading the lanes' round keys (one
+//! 512-bit load per cycle there; a key per register per round cannot all
+//! stay in registers), which the 32-lane layout amortises a little better.
+//! Lane round keys sit in memory, lane-interleaved, so that round `r` of a register's
 //! lanes is one vector load (a memory operand of VAESENC).
 //!
 //! The scheduler runs the lanes in lock step for as many blocks as the
@@ -20,7 +25,9 @@ use crate::backend::{BlockKernels, Engine, InOut};
 use crate::modes::cbc_multi::CbcJob;
 
 /// Most lanes of any kernel.
-const MAX_LANES: usize = 16;
+const MAX_LANES: usize = 32;
+/// Messages needed before `vaes512` runs 32 lanes instead of 16.
+const WIDE_JOBS: usize = 24;
 /// Most blocks per kernel call, which sizes the idle lanes' scratch buffer.
 const CHUNK: usize = 64;
 
@@ -66,9 +73,11 @@ fn x86_key<'k>(job: &CbcJob<'k>) -> Option<&'k X86Aes> {
 
 fn schedule(jobs: &mut [CbcJob<'_>], level: Level, rounds: usize) {
     let fits = |j: &CbcJob<'_>| x86_key(j).is_some_and(|k| k.level == level && k.rounds == rounds);
-    if !jobs.iter().any(fits) {
+    let count = jobs.iter().filter(|j| fits(j)).count();
+    if count == 0 {
         return;
     }
+    let wide = count >= WIDE_JOBS;
     // The kernels are #[target_feature] fns; an X86Aes of `level` exists
     // (one of the jobs holds it), which proves the CPU has those features.
     let (lanes, kern): (usize, Kern) = match (level, rounds) {
@@ -78,9 +87,12 @@ fn schedule(jobs: &mut [CbcJob<'_>], level: Level, rounds: usize) {
         (Level::Vaes256, 10) => (16, mb_vaes256::<10>),
         (Level::Vaes256, 12) => (16, mb_vaes256::<12>),
         (Level::Vaes256, _) => (16, mb_vaes256::<14>),
-        (Level::Vaes512, 10) => (16, mb_vaes512::<10>),
-        (Level::Vaes512, 12) => (16, mb_vaes512::<12>),
-        (Level::Vaes512, _) => (16, mb_vaes512::<14>),
+        (Level::Vaes512, 10) if wide => (32, mb_vaes512::<10, 8>),
+        (Level::Vaes512, 12) if wide => (32, mb_vaes512::<12, 8>),
+        (Level::Vaes512, _) if wide => (32, mb_vaes512::<14, 8>),
+        (Level::Vaes512, 10) => (16, mb_vaes512::<10, 4>),
+        (Level::Vaes512, 12) => (16, mb_vaes512::<12, 4>),
+        (Level::Vaes512, _) => (16, mb_vaes512::<14, 4>),
     };
 
     let mut scratch = [0u8; CHUNK * 16];
@@ -107,10 +119,12 @@ fn schedule(jobs: &mut [CbcJob<'_>], level: Level, rounds: usize) {
             while next < jobs.len() {
                 let j = next;
                 next += 1;
-                if !fits(&jobs[j]) || jobs[j].data.is_empty() {
+                let Some(k) = x86_key(&jobs[j]).filter(|_| fits(&jobs[j])) else {
+                    continue;
+                };
+                if jobs[j].data.is_empty() {
                     continue;
                 }
-                let k = x86_key(&jobs[j]).expect("fits() checked the key");
                 for (r, rk) in k.enc.iter().enumerate().take(rounds + 1) {
                     keys.0[r][l] = *rk;
                 }
@@ -134,9 +148,10 @@ fn schedule(jobs: &mut [CbcJob<'_>], level: Level, rounds: usize) {
                 .unwrap_or(0);
             let j = owner[l];
             let mut iv = to_block(st.iv[l]);
-            let k = x86_key(&jobs[j]).expect("fits() checked the key");
             let done = jobs[j].data.len() - 16 * left[l];
-            k.cbc_encrypt(&mut iv, InOut::in_place(&mut jobs[j].data[done..]));
+            if let Some(k) = x86_key(&jobs[j]) {
+                k.cbc_encrypt(&mut iv, InOut::in_place(&mut jobs[j].data[done..]));
+            }
             jobs[j].iv = iv;
             break;
         }
@@ -187,14 +202,17 @@ fn key_at(keys: &LaneKeys, r: usize, l: usize) -> *const __m128i {
     &keys.0[r][l]
 }
 
-/// 16 lanes as four zmm of four.
+/// `4 * G` lanes as `G` zmm of four.
 ///
 /// # Safety
 /// VAES and AVX-512 F/BW/VL; every `st.ptr` valid for `steps` blocks.
 #[target_feature(enable = "aes,avx2,vaes,avx512f,avx512bw,avx512vl")]
-unsafe fn mb_vaes512<const R: usize>(keys: &LaneKeys, st: &mut Lanes, steps: usize) {
+unsafe fn mb_vaes512<const R: usize, const G: usize>(
+    keys: &LaneKeys,
+    st: &mut Lanes,
+    steps: usize,
+) {
     trace::hit(Kernel::Vaes512CbcMany);
-    const G: usize = 4;
     // SAFETY (all loads and stores below): `key_at` points into `keys`, 64
     // bytes from a lane index multiple of 4; `st.iv` likewise; each `p` is
     // an active lane's pointer (or scratch) plus 16 * s with s < steps.

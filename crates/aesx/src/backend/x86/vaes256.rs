@@ -1,8 +1,8 @@
 //! VAES kernels on 256-bit ymm registers (two blocks each) with AVX2.
 //!
-//! This CPU class issues two ymm VAES instructions per cycle (four
-//! block-rounds, as many as one zmm) with a latency of about three cycles:
-//! at least six ymm must be in flight; the bulk loops keep eight (16 blocks).
+//! Zen 5 (measured) issues two ymm VAES instructions per cycle (four
+//! block-rounds, half of what zmm gets) with a latency of four cycles: eight
+//! ymm must be in flight; the bulk loops keep eight (16 blocks).
 //! AVX2 has only 16 vector registers, so the round keys are broadcast once
 //! per call and most are re-read as memory operands of VAESENC (loads are not
 //! the bottleneck). Tails use qword-masked loads and stores (VPMASKMOVQ).

@@ -1,9 +1,10 @@
 //! VAES kernels on 512-bit zmm registers (four blocks each) with AVX-512.
 //!
-//! This CPU class issues one zmm VAES instruction per cycle (four block-rounds)
-//! with a latency of about three cycles: at least three zmm must be in flight.
+//! Zen 5 (measured) issues two zmm VAES instructions per cycle (eight
+//! block-rounds) with a latency of four cycles: eight zmm must be in flight.
 //! The bulk loops keep eight (32 blocks), with all round keys broadcast into
-//! zmm registers once per call (AVX-512 has 32 of them). Tails use byte-masked
+//! zmm registers once per call (AVX-512 has 32 of them; loading keys as
+//! memory operands would not do: this core loads one zmm per cycle). Tails use byte-masked
 //! loads and stores, so a partial batch costs one pass of masked zmm
 //! operations and never a scalar loop.
 
