@@ -209,16 +209,16 @@ unsafe fn cbc_dec<const R: usize>(keys: &[__m128i; 15], iv: &mut Block, mut io: 
     // SAFETY: `iv` is 16 readable bytes.
     let mut prev = _mm256_broadcastsi128_si256(unsafe { _mm_loadu_si128(iv.as_ptr().cast()) });
     let mut i = 0;
+    // With 16 ymm registers, keeping each register's preceding blocks from
+    // the loads until AESDECLAST would spill. Instead the ciphertext is read
+    // again after the rounds, storing the registers last to first: the
+    // preceding blocks of register j (blocks 2j-1 and 2j) are still intact
+    // in memory when register j is stored, even in place.
     while n - i >= 2 * WIDE {
         let mut b = [_mm256_setzero_si256(); WIDE];
-        let mut x = [_mm256_setzero_si256(); WIDE];
-        for j in 0..WIDE {
-            // SAFETY: blocks i..i+4*WIDE lie inside the input.
-            let c = unsafe { load(src.add(16 * (i + 2 * j))) };
-            b[j] = _mm256_xor_si256(c, rk[0]);
-            // The chaining XOR rides in the last round key.
-            x[j] = _mm256_xor_si256(preceding(c, prev), rk[R]);
-            prev = c;
+        for (j, v) in b.iter_mut().enumerate() {
+            // SAFETY: blocks i..i+2*WIDE lie inside the input.
+            *v = _mm256_xor_si256(unsafe { load(src.add(16 * (i + 2 * j))) }, rk[0]);
         }
         for key in &rk[1..R] {
             for v in b.iter_mut() {
@@ -226,15 +226,19 @@ unsafe fn cbc_dec<const R: usize>(keys: &[__m128i; 15], iv: &mut Block, mut io: 
             }
             order!(b);
         }
-        for j in 0..WIDE {
-            // SAFETY: inside the output; the whole batch was read above.
-            unsafe {
-                store(
-                    dst.add(16 * (i + 2 * j)),
-                    _mm256_aesdeclast_epi128(b[j], x[j]),
-                )
-            };
+        // SAFETY (loads and stores below): all inside the batch's blocks
+        // i..i+2*WIDE of input and output; every load reads blocks that no
+        // store of this batch has yet written (the stores go downwards).
+        let next_prev = unsafe { load(src.add(16 * (i + 2 * WIDE - 2))) };
+        for j in (1..WIDE).rev() {
+            let p = unsafe { load(src.add(16 * (i + 2 * j) - 16)) };
+            let out = _mm256_aesdeclast_epi128(b[j], _mm256_xor_si256(p, rk[R]));
+            unsafe { store(dst.add(16 * (i + 2 * j)), out) };
         }
+        let p0 = preceding(unsafe { load(src.add(16 * i)) }, prev);
+        let out = _mm256_aesdeclast_epi128(b[0], _mm256_xor_si256(p0, rk[R]));
+        unsafe { store(dst.add(16 * i), out) };
+        prev = next_prev;
         i += 2 * WIDE;
     }
     while i < n {
