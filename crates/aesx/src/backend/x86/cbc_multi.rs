@@ -278,7 +278,7 @@ unsafe fn mb_vaes256<const R: usize>(keys: &LaneKeys, st: &mut Lanes, steps: usi
         for g in 0..G {
             let p = |i: usize| unsafe { _mm_loadu_si128(ptr[2 * g + i].add(off).cast()) };
             let x = _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(p(0)), p(1));
-            b[g] = _mm256_xor_si256(_mm256_xor_si256(x, iv[g]), k(0, g));
+            b[g] = _mm256_xor_si256(_mm256_xor_si256(x, k(0, g)), iv[g]);
         }
         for r in 1..R {
             for (g, x) in b.iter_mut().enumerate() {
@@ -318,7 +318,7 @@ unsafe fn mb_aesni<const R: usize>(keys: &LaneKeys, st: &mut Lanes, steps: usize
         let mut b = [_mm_setzero_si128(); G];
         for g in 0..G {
             let x = unsafe { _mm_loadu_si128(ptr[g].add(off).cast()) };
-            b[g] = _mm_xor_si128(_mm_xor_si128(x, iv[g]), k(0, g));
+            b[g] = _mm_xor_si128(_mm_xor_si128(x, k(0, g)), iv[g]);
         }
         for r in 1..R {
             for (g, x) in b.iter_mut().enumerate() {
