@@ -29,6 +29,22 @@ fn bytes(rng: &mut StdRng, n: usize) -> Vec<u8> {
     v
 }
 
+/// Random message bytes: a window at a random offset of one random pool.
+/// Tests build without optimisation, where generating every message with
+/// the ChaCha RNG would dominate the run time.
+struct Pool(Vec<u8>);
+
+impl Pool {
+    fn new(rng: &mut StdRng) -> Pool {
+        Pool(bytes(rng, 4 * MAX_LEN))
+    }
+
+    fn take(&self, rng: &mut StdRng, n: usize) -> Vec<u8> {
+        let off = rng.gen_range(0..=self.0.len() - n);
+        self.0[off..off + n].to_vec()
+    }
+}
+
 fn ossl_cipher(mode: &str, key_len: usize) -> Cipher {
     match (mode, key_len) {
         ("ecb", 16) => Cipher::aes_128_ecb(),
@@ -93,6 +109,7 @@ fn key_for(rng: &mut StdRng, i: usize) -> Vec<u8> {
 #[test]
 fn ecb_all_lengths() {
     let mut rng = rng();
+    let pool = Pool::new(&mut rng);
     for (bi, b) in backends().into_iter().enumerate() {
         if b == Backend::Soft {
             continue;
@@ -100,7 +117,7 @@ fn ecb_all_lengths() {
         for blocks in 0..=MAX_LEN / 16 {
             let len = blocks * 16;
             let key = key_for(&mut rng, blocks + bi);
-            let data = bytes(&mut rng, len);
+            let data = pool.take(&mut rng, len);
             let off = (blocks * 7 + bi) % 16;
             let ecb = Ecb::with_backend(&key, b).unwrap();
             let want = ossl("ecb", true, &key, None, &data);
@@ -133,6 +150,7 @@ fn ecb_all_lengths() {
 #[test]
 fn cbc_all_lengths() {
     let mut rng = rng();
+    let pool = Pool::new(&mut rng);
     for (bi, b) in backends().into_iter().enumerate() {
         if b == Backend::Soft {
             continue;
@@ -141,7 +159,7 @@ fn cbc_all_lengths() {
             let len = blocks * 16;
             let key = key_for(&mut rng, blocks + bi + 1);
             let iv: [u8; 16] = rng.gen();
-            let data = bytes(&mut rng, len);
+            let data = pool.take(&mut rng, len);
             let off = (blocks * 3 + bi + 1) % 16;
             let cbc = Cbc::with_backend(&key, b).unwrap();
             let want = ossl("cbc", true, &key, Some(&iv), &data);
@@ -209,6 +227,7 @@ fn ctr_iv(rng: &mut StdRng, i: usize) -> [u8; 16] {
 #[test]
 fn ctr_every_length() {
     let mut rng = rng();
+    let pool = Pool::new(&mut rng);
     for (bi, b) in backends().into_iter().enumerate() {
         if b == Backend::Soft {
             continue;
@@ -216,7 +235,7 @@ fn ctr_every_length() {
         for len in 0..=MAX_LEN {
             let key = key_for(&mut rng, len + bi);
             let iv = ctr_iv(&mut rng, len);
-            let data = bytes(&mut rng, len);
+            let data = pool.take(&mut rng, len);
             let want = ossl("ctr", true, &key, Some(&iv), &data);
             let off = (len + bi) % 16;
             // Two or three pieces of random length through the streaming API.
