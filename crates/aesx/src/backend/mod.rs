@@ -18,6 +18,8 @@ use crate::key::RoundKeys;
 pub(crate) mod inout;
 pub(crate) mod kernels;
 pub(crate) mod soft;
+#[doc(hidden)]
+pub mod trace;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86;
 
