@@ -15,9 +15,12 @@ use super::{honesty_check, threads_for, Options};
 use crate::CliError;
 
 /// Length of one iteration aimed for unless `--iters` fixes the count:
-/// short enough to fit mostly inside one scheduler slice on a shared
-/// machine, long enough to hide the clock's cost.
-const ITER_TARGET: f64 = 2e-3;
+/// short enough that most iterations fit inside one scheduler slice on a
+/// shared machine (preempted ones are outliers that widen the interval),
+/// long enough to hide the clock's cost.
+const ITER_TARGET: f64 = 5e-4;
+/// Most iterations per implementation by default.
+const MAX_ROUNDS: f64 = 2000.0;
 /// Time per implementation unless `--time` says otherwise.
 const DEFAULT_TIME: Duration = Duration::from_secs(2);
 
@@ -57,7 +60,9 @@ pub fn run(opts: &Options, a: Impl, b: Impl, clock: &ClockInfo) -> Result<ExitCo
     let budget = opts.time.unwrap_or(DEFAULT_TIME);
     let rounds = opts
         .iters
-        .unwrap_or_else(|| (budget.as_secs_f64() * 0.85 / ITER_TARGET).clamp(10.0, 400.0) as u64)
+        .unwrap_or_else(|| {
+            (budget.as_secs_f64() * 0.85 / ITER_TARGET).clamp(10.0, MAX_ROUNDS) as u64
+        })
         .max(2);
     let threads = threads_for(opts, case.mode);
     let mut subjects = vec![

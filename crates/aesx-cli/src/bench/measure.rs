@@ -66,6 +66,21 @@ impl Subject {
         })
     }
 
+    /// A subject around a given runner (tests), labelled `imp`.
+    #[cfg(test)]
+    pub fn with_runner(imp: Impl, runner: Box<dyn Runner>, len: usize) -> Subject {
+        Subject {
+            imp,
+            lanes: vec![Lane {
+                runner,
+                buf: vec![0; len + TAIL],
+                len,
+            }],
+            batch: 1,
+            samples: Vec::new(),
+        }
+    }
+
     /// Number of threads the message is split over.
     pub fn threads(&self) -> usize {
         self.lanes.len()
@@ -208,5 +223,58 @@ pub fn measure(subjects: &mut [Subject], plan: &Plan) -> Result<(), String> {
             s.samples.push(dt.as_secs_f64() / s.batch as f64);
         }
         round += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::stats::{welch, Summary};
+
+    /// Fixed work per call: `n` dependent multiply-adds.
+    struct Spin(u64);
+
+    impl Runner for Spin {
+        fn call(&mut self, buf: &mut [u8], _len: usize) -> Result<(), String> {
+            let mut x = u64::from(buf[0]);
+            for i in 0..self.0 {
+                x = black_box(x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(i));
+            }
+            buf[0] = x as u8;
+            Ok(())
+        }
+    }
+
+    fn compare(a: u64, b: u64, confidence: f64) -> super::super::stats::Welch {
+        let label = Impl::Aesx(aesx::Backend::Soft);
+        let mut subjects = vec![
+            Subject::with_runner(label, Box::new(Spin(a)), 16),
+            Subject::with_runner(label, Box::new(Spin(b)), 16),
+        ];
+        let plan = Plan {
+            budget: Duration::from_millis(300),
+            iters: Some(1000),
+            min_iter: Duration::from_micros(100),
+        };
+        measure(&mut subjects, &plan).unwrap();
+        // Throughput per iteration, as --compare tests it.
+        let rate = |s: &Subject| -> Vec<f64> { s.samples.iter().map(|t| 1.0 / t).collect() };
+        let (sa, sb) = (
+            Summary::of(&rate(&subjects[0])).unwrap(),
+            Summary::of(&rate(&subjects[1])).unwrap(),
+        );
+        welch(&sa, &sb, confidence).unwrap()
+    }
+
+    #[test]
+    fn measured_ten_percent_is_found_and_equal_work_is_not() {
+        // The whole path (warm-up, batches, alternation, Welch) on real
+        // timings: B does 10% more work per call, so its throughput is ~9%
+        // lower. Short iterations keep most of them clear of preemption on
+        // a loaded machine.
+        let w = compare(2000, 2200, 0.95);
+        assert!(w.significant && w.diff < 0.0, "{w:?}");
+        let w = compare(2000, 2000, 0.999);
+        assert!(!w.significant, "{w:?}");
     }
 }
