@@ -1,29 +1,31 @@
 //! The bitsliced layout: sixteen blocks as 32 words of 64 bits.
 //!
-//! Word `8 * r + i` holds bit `i` (0 = least significant) of every byte in
-//! row `r` of the AES state, for all sixteen blocks. Inside a word, bit
-//! `16 * c + k` belongs to column `c` of block `k`.
+//! The state is eight [`Rows`] words, one per bit plane `i` (0 = least
+//! significant); lane `r` of plane `i` holds bit `i` of every byte in row `r`
+//! of the AES state, for all sixteen blocks. Inside a lane, bit `16 * c + s`
+//! belongs to column `c` of the block in slot `s` (see [`slot`]).
 //!
-//! Why this shape: rows live in separate words, so the row mixing of
-//! MixColumns is plain XOR between words (no shifts at all), and the four
-//! columns of a row sit in 16-bit groups, so ShiftRows is one rotation of a
-//! whole word. The S-box circuit then sees eight planes of 64 bytes each.
-//! Compared with the 8-word layouts (BearSSL ct64, fixslicing), this spends
-//! one S-box circuit per row but almost nothing on the linear layer; the cost
-//! is a batch of sixteen blocks, padded when fewer are at hand.
+//! Why this shape: with rows in separate lanes, the row mixing of
+//! MixColumns is a lane permutation and XOR (no bit shifts), and with the four
+//! columns of a row in 16-bit groups, ShiftRows is one rotation per lane. The
+//! S-box circuit runs once over all 256 bytes. Compared with the 8-word
+//! layouts (BearSSL ct64, fixslicing), this spends almost nothing on the
+//! linear layer; the cost is a batch of sixteen blocks, padded when fewer are
+//! at hand.
 //!
 //! Getting there is a 2048-bit transpose done with five layers of
 //! "swapmoves", each of which exchanges one bit of the word index with one
 //! bit of the position inside the word. Everything here is data-independent:
 //! fixed shifts, masks and indices.
 
+use super::rows::Rows;
 use crate::key::Block;
 
 /// Blocks processed together.
 pub(crate) const PAR: usize = 16;
 
 /// Sixteen blocks in bitsliced form, see the module notes.
-pub(super) type State = [u64; 32];
+pub(super) type State = [Rows; 8];
 
 /// Column `c` (four bytes, row 0 lowest) of block `b` as a 32-bit value.
 #[inline(always)]
@@ -35,7 +37,7 @@ fn column(b: &Block, c: usize) -> u64 {
 /// position inside each word (a transpose of those two coordinates).
 /// `mask` selects the positions whose exchanged bit is 0.
 #[inline(always)]
-fn exchange(w: &mut State, bit: usize, shift: u32, mask: u64) {
+fn exchange(w: &mut [u64; 32], bit: usize, shift: u32, mask: u64) {
     for lo in 0..32 {
         if lo & (1 << bit) != 0 {
             continue;
@@ -52,15 +54,31 @@ fn exchange(w: &mut State, bit: usize, shift: u32, mask: u64) {
 /// The five exchanges between the loaded layout and the bitsliced one. They
 /// commute and each is its own inverse, so one function does both ways.
 ///
-/// Loaded: word `16 * (c & 1) + k`, position `32 * (c >> 1) + 8 * r + i`.
-/// Bitsliced: word `8 * r + i`, position `16 * c + k`.
+/// Loaded ([`loaded_index`]): word `k0 + 2 (c & 1) + 4 (k >> 1)` for block
+/// `k`, position `32 (c >> 1) + 8 r + i`. Bitsliced: word `4 i + r`, position
+/// `16 c + slot(k)`.
 #[inline(always)]
-fn transpose(w: &mut State) {
-    exchange(w, 4, 16, 0x0000_ffff_0000_ffff);
-    exchange(w, 3, 8, 0x00ff_00ff_00ff_00ff);
-    exchange(w, 2, 4, 0x0f0f_0f0f_0f0f_0f0f);
-    exchange(w, 1, 2, 0x3333_3333_3333_3333);
-    exchange(w, 0, 1, 0x5555_5555_5555_5555);
+fn transpose(w: &mut [u64; 32]) {
+    exchange(w, 1, 16, 0x0000_ffff_0000_ffff); // c & 1 <-> r >> 1
+    exchange(w, 0, 8, 0x00ff_00ff_00ff_00ff); // k & 1 <-> r & 1
+    exchange(w, 4, 4, 0x0f0f_0f0f_0f0f_0f0f); // k >> 3 <-> i >> 2
+    exchange(w, 3, 2, 0x3333_3333_3333_3333); // (k >> 2) & 1 <-> (i >> 1) & 1
+    exchange(w, 2, 1, 0x5555_5555_5555_5555); // (k >> 1) & 1 <-> i & 1
+}
+
+/// Where block `k`'s column-`c` word starts out, for `c` in 0..2 (columns 2
+/// and 3 share those words, in the upper halves).
+#[inline(always)]
+const fn loaded_index(k: usize, c: usize) -> usize {
+    (k & 1) | (c << 1) | ((k >> 1) << 2)
+}
+
+/// The bit position (within each 16-bit column group) that block `k` ends
+/// up in: the transpose shuffles the block order, harmlessly, since
+/// [`unpack`] shuffles it back.
+#[cfg(test)]
+pub(super) const fn slot(k: usize) -> usize {
+    ((k & 1) << 3) | (k >> 1)
 }
 
 /// Bitslices sixteen blocks.
@@ -70,19 +88,23 @@ pub(super) fn pack(blocks: &[Block; PAR]) -> State {
     for (k, b) in blocks.iter().enumerate() {
         // Columns 0 and 2 share a word, as do 1 and 3: the column's high bit
         // is then already a position bit, which saves a sixth exchange.
-        w[k] = column(b, 0) | (column(b, 2) << 32);
-        w[16 + k] = column(b, 1) | (column(b, 3) << 32);
+        w[loaded_index(k, 0)] = column(b, 0) | (column(b, 2) << 32);
+        w[loaded_index(k, 1)] = column(b, 1) | (column(b, 3) << 32);
     }
     transpose(&mut w);
-    w
+    core::array::from_fn(|i| Rows::from_lanes([w[4 * i], w[4 * i + 1], w[4 * i + 2], w[4 * i + 3]]))
 }
 
-/// Undoes [`pack`]; `w` is left scrambled.
+/// Undoes [`pack`].
 #[inline(always)]
-pub(super) fn unpack(w: &mut State, blocks: &mut [Block; PAR]) {
-    transpose(w);
+pub(super) fn unpack(q: &State, blocks: &mut [Block; PAR]) {
+    let mut w = [0u64; 32];
+    for (i, plane) in q.iter().enumerate() {
+        w[4 * i..4 * i + 4].copy_from_slice(&plane.to_lanes());
+    }
+    transpose(&mut w);
     for (k, b) in blocks.iter_mut().enumerate() {
-        let (even, odd) = (w[k], w[16 + k]);
+        let (even, odd) = (w[loaded_index(k, 0)], w[loaded_index(k, 1)]);
         b[0..4].copy_from_slice(&(even as u32).to_le_bytes());
         b[4..8].copy_from_slice(&(odd as u32).to_le_bytes());
         b[8..12].copy_from_slice(&((even >> 32) as u32).to_le_bytes());
@@ -106,15 +128,14 @@ mod tests {
                 for r in 0..4 {
                     for i in 0..8 {
                         let want = (b[4 * c + r] >> i) & 1;
-                        let got = (w[8 * r + i] >> (16 * c + k)) & 1;
+                        let got = (w[i].to_lanes()[r] >> (16 * c + slot(k))) & 1;
                         assert_eq!(got as u8, want, "block {k} row {r} col {c} bit {i}");
                     }
                 }
             }
         }
-        let mut w = w;
         let mut back = [[0u8; BLOCK_LEN]; PAR];
-        unpack(&mut w, &mut back);
+        unpack(&w, &mut back);
         assert_eq!(back, blocks);
     }
 }

@@ -14,11 +14,12 @@
 
 mod bitslice;
 mod round;
+mod rows;
 mod sbox;
 
 use zeroize::Zeroize;
 
-use self::bitslice::{pack, unpack, State};
+use self::bitslice::{pack, unpack};
 use self::round::RoundKey;
 use super::inout::InOut;
 use super::kernels::BlockKernels;
@@ -32,6 +33,56 @@ pub(crate) use self::bitslice::PAR;
 pub(crate) struct SoftAes {
     rk: [RoundKey; MAX_ROUNDS + 1],
     rounds: usize,
+    simd: Simd,
+}
+
+/// Which compilation of the same portable round code runs. The code is
+/// written as lane-wise operations on 256-bit words; the baseline build
+/// turns them into SSE2 (x86-64) or whatever the target has, and on x86-64
+/// CPUs with AVX2 a second build of the very same functions uses 256-bit
+/// registers. Both are constant-time; the choice depends on the CPU only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Simd {
+    Baseline,
+    #[cfg(all(target_arch = "x86_64", feature = "std"))]
+    Avx2,
+}
+
+impl Simd {
+    fn detect() -> Simd {
+        #[cfg(all(target_arch = "x86_64", feature = "std"))]
+        {
+            if std::arch::is_x86_feature_detected!("avx2") {
+                return Simd::Avx2;
+            }
+        }
+        Simd::Baseline
+    }
+}
+
+/// One batch through the cipher, in place: bitslice, rounds, back.
+#[inline(always)]
+fn batch(blocks: &mut [Block; PAR], rk: &[RoundKey], decrypt: bool) {
+    let mut q = pack(blocks);
+    if decrypt {
+        round::decrypt(&mut q, rk);
+    } else {
+        round::encrypt(&mut q, rk);
+    }
+    unpack(&q, blocks);
+    q.zeroize();
+}
+
+#[inline(never)]
+fn batch_baseline(blocks: &mut [Block; PAR], rk: &[RoundKey], decrypt: bool) {
+    batch(blocks, rk, decrypt);
+}
+
+/// [`batch`] compiled for AVX2.
+#[cfg(all(target_arch = "x86_64", feature = "std"))]
+#[target_feature(enable = "avx2")]
+fn batch_avx2(blocks: &mut [Block; PAR], rk: &[RoundKey], decrypt: bool) {
+    batch(blocks, rk, decrypt);
 }
 
 impl Drop for SoftAes {
@@ -43,7 +94,7 @@ impl Drop for SoftAes {
 impl SoftAes {
     pub(crate) fn new(rk: &RoundKeys) -> Self {
         let rounds = rk.rounds();
-        let mut keys = [[0u64; 32]; MAX_ROUNDS + 1];
+        let mut keys: [RoundKey; MAX_ROUNDS + 1] = Default::default();
         let mut copies = [[0u8; BLOCK_LEN]; PAR];
         for (dst, src) in keys.iter_mut().zip(&rk.rk).take(rounds + 1) {
             // Packing sixteen copies of a round key is exactly its broadcast.
@@ -51,7 +102,23 @@ impl SoftAes {
             *dst = pack(&copies);
         }
         copies.zeroize();
-        SoftAes { rk: keys, rounds }
+        SoftAes {
+            rk: keys,
+            rounds,
+            simd: Simd::detect(),
+        }
+    }
+
+    /// Encrypts (or decrypts) one batch of sixteen blocks in place.
+    #[inline]
+    fn run(&self, blocks: &mut [Block; PAR], decrypt: bool) {
+        match self.simd {
+            Simd::Baseline => batch_baseline(blocks, self.keys(), decrypt),
+            #[cfg(all(target_arch = "x86_64", feature = "std"))]
+            // SAFETY: `Simd::Avx2` is only chosen by `Simd::detect` after the
+            // CPU reported AVX2, so the target feature is present.
+            Simd::Avx2 => unsafe { batch_avx2(blocks, self.keys(), decrypt) },
+        }
     }
 
     /// The round keys in use, `rounds + 1` of them.
@@ -74,24 +141,20 @@ impl SoftAes {
 
     /// ECB in either direction: batches of sixteen blocks through `cipher`.
     #[inline(always)]
-    fn ecb(&self, mut io: InOut<'_>, cipher: fn(&mut State, &[RoundKey])) {
+    fn ecb(&self, mut io: InOut<'_>, decrypt: bool) {
         let n = io.blocks();
         let mut buf = [[0u8; BLOCK_LEN]; PAR];
-        let mut q: State = [0; 32];
         let mut first = 0;
         while first < n {
             let m = (n - first).min(PAR);
             load(&io, first, m, &mut buf);
-            q = pack(&buf);
-            cipher(&mut q, self.keys());
-            unpack(&mut q, &mut buf);
+            self.run(&mut buf, decrypt);
             for (j, b) in buf[..m].iter().enumerate() {
                 io.write_block(first + j, b);
             }
             first += m;
         }
         buf.zeroize();
-        q.zeroize();
     }
 }
 
@@ -117,11 +180,11 @@ fn xor_into(dst: &mut Block, src: &Block) {
 
 impl BlockKernels for SoftAes {
     fn encrypt_blocks(&self, io: InOut<'_>) {
-        self.ecb(io, round::encrypt);
+        self.ecb(io, false);
     }
 
     fn decrypt_blocks(&self, io: InOut<'_>) {
-        self.ecb(io, round::decrypt);
+        self.ecb(io, true);
     }
 
     /// Sixteen ciphertext blocks are decrypted together; each batch's
@@ -131,14 +194,12 @@ impl BlockKernels for SoftAes {
         let n = io.blocks();
         let mut ct = [[0u8; BLOCK_LEN]; PAR];
         let mut pt = [[0u8; BLOCK_LEN]; PAR];
-        let mut q: State = [0; 32];
         let mut first = 0;
         while first < n {
             let m = (n - first).min(PAR);
             load(&io, first, m, &mut ct);
-            q = pack(&ct);
-            round::decrypt(&mut q, self.keys());
-            unpack(&mut q, &mut pt);
+            pt = ct;
+            self.run(&mut pt, true);
             for j in 0..m {
                 xor_into(&mut pt[j], if j == 0 { &*iv } else { &ct[j - 1] });
                 io.write_block(first + j, &pt[j]);
@@ -147,7 +208,6 @@ impl BlockKernels for SoftAes {
             first += m;
         }
         pt.zeroize();
-        q.zeroize();
     }
 
     /// Sixteen counter blocks per batch, encrypted together and XORed
@@ -156,7 +216,6 @@ impl BlockKernels for SoftAes {
         let n = io.blocks();
         let mut c = u128::from_be_bytes(*ctr);
         let mut ks = [[0u8; BLOCK_LEN]; PAR];
-        let mut q: State = [0; 32];
         let mut first = 0;
         while first < n {
             let m = (n - first).min(PAR);
@@ -164,9 +223,7 @@ impl BlockKernels for SoftAes {
                 *b = c.wrapping_add(j as u128).to_be_bytes();
             }
             c = c.wrapping_add(m as u128);
-            q = pack(&ks);
-            round::encrypt(&mut q, self.keys());
-            unpack(&mut q, &mut ks);
+            self.run(&mut ks, false);
             for (j, k) in ks[..m].iter().enumerate() {
                 let mut b = io.read_block(first + j);
                 xor_into(&mut b, k);
@@ -176,7 +233,6 @@ impl BlockKernels for SoftAes {
         }
         *ctr = c.to_be_bytes();
         ks.zeroize();
-        q.zeroize();
     }
 }
 
@@ -197,9 +253,18 @@ mod tests {
         }
     }
 
-    fn key(len: usize) -> SoftAes {
+    /// The key `00 01 02 ...` of `len` bytes, once per compilation of the
+    /// rounds this CPU can run (baseline first).
+    fn keys(len: usize) -> Vec<SoftAes> {
         let k: Vec<u8> = (0..len as u8).collect();
-        SoftAes::new(&RoundKeys::expand(&k).unwrap())
+        let best = SoftAes::new(&RoundKeys::expand(&k).unwrap());
+        let mut base = best.clone();
+        base.simd = Simd::Baseline;
+        if best.simd == Simd::Baseline {
+            vec![base]
+        } else {
+            vec![base, best]
+        }
     }
 
     fn h(s: &str) -> Vec<u8> {
@@ -214,35 +279,38 @@ mod tests {
             (24, "dda97ca4864cdfe06eaf70a0ec0d7191"),
             (32, "8ea2b7ca516745bfeafc49904b496089"),
         ] {
-            let aes = key(len);
             let ct = h(ct);
-            // 1, a partial batch, a full one, and one spilling over.
-            for n in [1, 5, 16, 17, 35] {
-                let mut buf = pt.repeat(n);
-                aes.encrypt_blocks(InOut::in_place(&mut buf));
-                assert_eq!(buf, ct.repeat(n), "encrypt, {len}-byte key, {n} blocks");
-                aes.decrypt_blocks(InOut::in_place(&mut buf));
-                assert_eq!(buf, pt.repeat(n), "decrypt, {len}-byte key, {n} blocks");
+            for aes in keys(len) {
+                // 1, a partial batch, a full one, and one spilling over.
+                for n in [1, 5, 16, 17, 35] {
+                    let mut buf = pt.repeat(n);
+                    aes.encrypt_blocks(InOut::in_place(&mut buf));
+                    let what = format!("{len}-byte key, {n} blocks, {:?}", aes.simd);
+                    assert_eq!(buf, ct.repeat(n), "encrypt, {what}");
+                    aes.decrypt_blocks(InOut::in_place(&mut buf));
+                    assert_eq!(buf, pt.repeat(n), "decrypt, {what}");
+                }
             }
         }
     }
 
     #[test]
     fn lanes_are_independent() {
-        let aes = key(16);
-        let mut data: Vec<u8> = (0..16 * 23).map(|i| (i * 7 + 3) as u8).collect();
-        let mut one_by_one = data.clone();
-        for b in one_by_one.chunks_exact_mut(16) {
-            aes.encrypt_blocks(InOut::in_place(b));
+        for aes in keys(16) {
+            let mut data: Vec<u8> = (0..16 * 23).map(|i| (i * 7 + 3) as u8).collect();
+            let mut one_by_one = data.clone();
+            for b in one_by_one.chunks_exact_mut(16) {
+                aes.encrypt_blocks(InOut::in_place(b));
+            }
+            aes.encrypt_blocks(InOut::in_place(&mut data));
+            assert_eq!(data, one_by_one);
         }
-        aes.encrypt_blocks(InOut::in_place(&mut data));
-        assert_eq!(data, one_by_one);
     }
 
     #[test]
     fn cbc_and_ctr_match_generic_kernels() {
-        for len in [16, 24, 32] {
-            let aes = key(len);
+        for aes in [16, 24, 32].into_iter().flat_map(keys) {
+            let len = aes.rounds;
             for n in [0, 1, 15, 16, 17, 40] {
                 let src: Vec<u8> = (0..16 * n).map(|i| (i * 31 + len) as u8).collect();
                 let iv: Block = core::array::from_fn(|i| 0xf0 + i as u8);

@@ -2,8 +2,9 @@
 //!
 //! Each argument holds eight planes `x[0]` (least significant bit of every
 //! byte) to `x[7]` (most significant bit); one bit position across the eight
-//! words is one byte, so a single call substitutes 64 bytes at once with only
-//! XOR, AND and NOT: no lookups, no branches, whatever the data.
+//! words is one byte, so a single call on 256-bit words substitutes 256 bytes
+//! at once with only XOR, AND and NOT: no lookups, no branches, whatever the
+//! data. The word type is generic so that tests can use plain `u64`.
 //!
 //! The gate lists are the circuits of Boyar and Peralta, "A depth-16 circuit
 //! for the AES S-box" (SEC 2012, eprint 2011/332): a linear top layer, a
@@ -14,57 +15,67 @@
 //! gates can be checked against its figures; the exhaustive tests below check
 //! them against the computed S-box in `key.rs`.
 
+use core::ops::{BitAnd, BitXor, Not};
+
+/// A word of bit lanes: what the circuits compute with.
+pub(super) trait Lanes:
+    Copy + BitXor<Output = Self> + BitAnd<Output = Self> + Not<Output = Self>
+{
+}
+
+impl<T> Lanes for T where T: Copy + BitXor<Output = T> + BitAnd<Output = T> + Not<Output = T> {}
+
 /// What the top layer hands to the shared middle (Fig. 7 inputs).
-struct Top {
-    t1: u64,
-    t2: u64,
-    t3: u64,
-    t4: u64,
-    t6: u64,
-    t8: u64,
-    t9: u64,
-    t10: u64,
-    t13: u64,
-    t14: u64,
-    t15: u64,
-    t16: u64,
-    t17: u64,
-    t19: u64,
-    t20: u64,
-    t22: u64,
-    t23: u64,
-    t24: u64,
-    t25: u64,
-    t26: u64,
-    t27: u64,
-    d: u64,
+struct Top<W> {
+    t1: W,
+    t2: W,
+    t3: W,
+    t4: W,
+    t6: W,
+    t8: W,
+    t9: W,
+    t10: W,
+    t13: W,
+    t14: W,
+    t15: W,
+    t16: W,
+    t17: W,
+    t19: W,
+    t20: W,
+    t22: W,
+    t23: W,
+    t24: W,
+    t25: W,
+    t26: W,
+    t27: W,
+    d: W,
 }
 
 /// The middle layer's outputs M46..M63, the inputs of either bottom layer.
-struct Mid {
-    m46: u64,
-    m47: u64,
-    m48: u64,
-    m49: u64,
-    m50: u64,
-    m51: u64,
-    m52: u64,
-    m53: u64,
-    m54: u64,
-    m55: u64,
-    m56: u64,
-    m57: u64,
-    m58: u64,
-    m59: u64,
-    m60: u64,
-    m61: u64,
-    m62: u64,
-    m63: u64,
+struct Mid<W> {
+    m46: W,
+    m47: W,
+    m48: W,
+    m49: W,
+    m50: W,
+    m51: W,
+    m52: W,
+    m53: W,
+    m54: W,
+    m55: W,
+    m56: W,
+    m57: W,
+    m58: W,
+    m59: W,
+    m60: W,
+    m61: W,
+    m62: W,
+    m63: W,
 }
 
 /// Forward S-box on eight planes, in place.
 #[inline(always)]
-pub(super) fn sub_bytes(x: &mut [u64; 8]) {
+pub(super) fn sub_bytes<W: Lanes>(x: &mut [W; 8]) {
     let (u0, u1, u2, u3) = (x[7], x[6], x[5], x[4]);
     let (u4, u5, u6, u7) = (x[3], x[2], x[1], x[0]);
 
@@ -166,7 +177,7 @@ pub(super) fn sub_bytes(x: &mut [u64; 8]) {
 
 /// Inverse S-box on eight planes, in place.
 #[inline(always)]
-pub(super) fn inv_sub_bytes(x: &mut [u64; 8]) {
+pub(super) fn inv_sub_bytes<W: Lanes>(x: &mut [W; 8]) {
     let (u0, u1, u2, u3) = (x[7], x[6], x[5], x[4]);
     let (u4, u5, u6, u7) = (x[3], x[2], x[1], x[0]);
 
@@ -268,7 +279,7 @@ pub(super) fn inv_sub_bytes(x: &mut [u64; 8]) {
 
 /// The shared nonlinear middle layer (Fig. 7): inversion in GF(2^8).
 #[inline(always)]
-fn middle(t: Top) -> Mid {
+fn middle<W: Lanes>(t: Top<W>) -> Mid<W> {
     let m1 = t.t13 & t.t6;
     let m2 = t.t23 & t.t8;
     let m3 = t.t14 ^ m1;
@@ -363,11 +374,11 @@ mod tests {
 
     #[test]
     fn forward_matches_computed_sbox() {
-        exhaustive(sub_bytes, sbox);
+        exhaustive(sub_bytes::<u64>, sbox);
     }
 
     #[test]
     fn inverse_matches_computed_inv_sbox() {
-        exhaustive(inv_sub_bytes, inv_sbox);
+        exhaustive(inv_sub_bytes::<u64>, inv_sbox);
     }
 }
