@@ -1,6 +1,6 @@
 //! The bitsliced layout: sixteen blocks as 32 words of 64 bits.
 //!
-//! The state is eight [`Rows`] words, one per bit plane `i` (0 = least
+//! The state is eight [`Plane`]s, one per bit plane `i` (0 = least
 //! significant); lane `r` of plane `i` holds bit `i` of every byte in row `r`
 //! of the AES state, for all sixteen blocks. Inside a lane, bit `16 * c + s`
 //! belongs to column `c` of the block in slot `s` (see [`slot`]).
@@ -18,14 +18,14 @@
 //! bit of the position inside the word. Everything here is data-independent:
 //! fixed shifts, masks and indices.
 
-use super::rows::Rows;
+use super::rows::Plane;
 use crate::key::Block;
 
 /// Blocks processed together.
 pub(crate) const PAR: usize = 16;
 
 /// Sixteen blocks in bitsliced form, see the module notes.
-pub(super) type State = [Rows; 8];
+pub(super) type State = [Plane; 8];
 
 /// Column `c` (four bytes, row 0 lowest) of block `b` as a 32-bit value.
 #[inline(always)]
@@ -92,7 +92,7 @@ pub(super) fn pack(blocks: &[Block; PAR]) -> State {
         w[loaded_index(k, 1)] = column(b, 1) | (column(b, 3) << 32);
     }
     transpose(&mut w);
-    core::array::from_fn(|i| Rows::from_lanes([w[4 * i], w[4 * i + 1], w[4 * i + 2], w[4 * i + 3]]))
+    core::array::from_fn(|i| Plane([w[4 * i], w[4 * i + 1], w[4 * i + 2], w[4 * i + 3]]))
 }
 
 /// Undoes [`pack`].
@@ -100,7 +100,7 @@ pub(super) fn pack(blocks: &[Block; PAR]) -> State {
 pub(super) fn unpack(q: &State, blocks: &mut [Block; PAR]) {
     let mut w = [0u64; 32];
     for (i, plane) in q.iter().enumerate() {
-        w[4 * i..4 * i + 4].copy_from_slice(&plane.to_lanes());
+        w[4 * i..4 * i + 4].copy_from_slice(&plane.0);
     }
     transpose(&mut w);
     for (k, b) in blocks.iter_mut().enumerate() {
@@ -126,9 +126,9 @@ mod tests {
         for (k, b) in blocks.iter().enumerate() {
             for c in 0..4 {
                 for r in 0..4 {
-                    for i in 0..8 {
+                    for (i, plane) in w.iter().enumerate() {
                         let want = (b[4 * c + r] >> i) & 1;
-                        let got = (w[i].to_lanes()[r] >> (16 * c + slot(k))) & 1;
+                        let got = (plane.0[r] >> (16 * c + slot(k))) & 1;
                         assert_eq!(got as u8, want, "block {k} row {r} col {c} bit {i}");
                     }
                 }

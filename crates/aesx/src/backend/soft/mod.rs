@@ -21,6 +21,7 @@ use zeroize::Zeroize;
 
 use self::bitslice::{pack, unpack};
 use self::round::RoundKey;
+use self::rows::Word;
 use super::inout::InOut;
 use super::kernels::BlockKernels;
 use crate::key::{Block, RoundKeys, BLOCK_LEN, MAX_ROUNDS};
@@ -60,29 +61,36 @@ impl Simd {
     }
 }
 
-/// One batch through the cipher, in place: bitslice, rounds, back.
+/// One batch through the cipher, in place: bitslice, rounds in registers of
+/// type `W`, back.
 #[inline(always)]
-fn batch(blocks: &mut [Block; PAR], rk: &[RoundKey], decrypt: bool) {
+fn batch<W: Word>(blocks: &mut [Block; PAR], rk: &[RoundKey], decrypt: bool) {
     let mut q = pack(blocks);
     if decrypt {
-        round::decrypt(&mut q, rk);
+        round::decrypt::<W>(&mut q, rk);
     } else {
-        round::encrypt(&mut q, rk);
+        round::encrypt::<W>(&mut q, rk);
     }
     unpack(&q, blocks);
     q.zeroize();
 }
 
+/// The baseline word: SSE2 on x86-64, plain integers elsewhere.
+#[cfg(target_arch = "x86_64")]
+type BaseWord = rows::sse2::Rows;
+#[cfg(not(target_arch = "x86_64"))]
+type BaseWord = rows::portable::Rows;
+
 #[inline(never)]
 fn batch_baseline(blocks: &mut [Block; PAR], rk: &[RoundKey], decrypt: bool) {
-    batch(blocks, rk, decrypt);
+    batch::<BaseWord>(blocks, rk, decrypt);
 }
 
-/// [`batch`] compiled for AVX2.
+/// [`batch`] compiled for AVX2, on 256-bit words.
 #[cfg(all(target_arch = "x86_64", feature = "std"))]
 #[target_feature(enable = "avx2")]
 fn batch_avx2(blocks: &mut [Block; PAR], rk: &[RoundKey], decrypt: bool) {
-    batch(blocks, rk, decrypt);
+    batch::<rows::avx2::Rows>(blocks, rk, decrypt);
 }
 
 impl Drop for SoftAes {
