@@ -1,16 +1,23 @@
 //! The portable backend: constant-time bitsliced AES.
 //!
-//! Sixteen blocks go through the rounds together as 32 words of 64 bits (the
-//! layout is in [`bitslice`]); the S-box is a Boolean circuit ([`sbox`]) and
-//! the linear layers are XORs and rotations ([`round`]). No table is indexed
-//! by key or data and no branch depends on them: the only branches are on
-//! lengths, which are public. A partial batch is padded with zero blocks and
-//! costs as much as a full one.
+//! Sixteen blocks go through the rounds together as eight 256-bit bit planes
+//! (the layout is in [`bitslice`], the words in [`rows`]); the S-box is a
+//! Boolean circuit ([`sbox`]) and the linear layers are XORs, lane
+//! permutations and rotations ([`round`]). No table is indexed by key or data
+//! and no branch depends on them: the only branches are on lengths, which are
+//! public, and on the CPU's features. A partial batch is padded with zero
+//! blocks and costs as much as a full one.
+//!
+//! The round code is generic over the register form of a plane and compiled
+//! twice on x86-64: for SSE2 (the baseline) and, chosen at key setup when the
+//! CPU has it, for AVX2. Elsewhere it runs on plain `u64`s.
 //!
 //! Other soft kernels (GHASH, XTS) live in sibling files as further `impl`
 //! blocks on [`SoftAes`] and reach the cipher through
-//! [`SoftAes::encrypt_blocks_par`] / [`SoftAes::decrypt_blocks_par`] or the
-//! [`BlockKernels`] methods.
+//! [`SoftAes::encrypt_batch`] / [`SoftAes::decrypt_batch`] (exactly [`PAR`]
+//! blocks), [`SoftAes::encrypt_blocks_par`] /
+//! [`SoftAes::decrypt_blocks_par`] (any number) or the [`BlockKernels`]
+//! methods.
 
 mod bitslice;
 mod round;
@@ -152,13 +159,30 @@ impl SoftAes {
         &self.rk[..=self.rounds]
     }
 
-    /// Encrypts blocks in place, sixteen at a time.
+    /// Encrypts exactly one batch of [`PAR`] blocks in place: the cheapest
+    /// entry for kernels that build their own batches (GCM counters, XTS
+    /// tweaks).
+    #[allow(dead_code)] // for the GCM and XTS kernels in sibling files
+    #[inline]
+    pub(crate) fn encrypt_batch(&self, blocks: &mut [Block; PAR]) {
+        self.run(blocks, false);
+    }
+
+    /// Decrypts exactly one batch of [`PAR`] blocks in place.
+    #[allow(dead_code)] // for the XTS kernels in a sibling file
+    #[inline]
+    pub(crate) fn decrypt_batch(&self, blocks: &mut [Block; PAR]) {
+        self.run(blocks, true);
+    }
+
+    /// Encrypts any number of blocks in place, sixteen at a time (a short
+    /// last batch costs as much as a full one).
     #[allow(dead_code)] // for the GCM and XTS kernels in sibling files
     pub(crate) fn encrypt_blocks_par(&self, blocks: &mut [Block]) {
         self.encrypt_blocks(InOut::in_place(blocks.as_flattened_mut()));
     }
 
-    /// Decrypts blocks in place, sixteen at a time.
+    /// Decrypts any number of blocks in place, sixteen at a time.
     #[allow(dead_code)] // for the XTS kernels in a sibling file
     pub(crate) fn decrypt_blocks_par(&self, blocks: &mut [Block]) {
         self.decrypt_blocks(InOut::in_place(blocks.as_flattened_mut()));
