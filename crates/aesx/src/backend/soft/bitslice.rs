@@ -18,7 +18,9 @@
 //! bit of the position inside the word. Everything here is data-independent:
 //! fixed shifts, masks and indices.
 
-use super::rows::Plane;
+use zeroize::Zeroize;
+
+use super::rows::{Plane, Word};
 use crate::key::Block;
 
 /// Blocks processed together.
@@ -33,40 +35,63 @@ fn column(b: &Block, c: usize) -> u64 {
     u32::from_le_bytes([b[4 * c], b[4 * c + 1], b[4 * c + 2], b[4 * c + 3]]) as u64
 }
 
-/// Exchanges bit `bit` of the word index with bit `log2(shift)` of the
-/// position inside each word (a transpose of those two coordinates).
-/// `mask` selects the positions whose exchanged bit is 0.
-// Written as runs of word pairs `2^bit` apart, without branches, so that the
-// loops unroll and, for the wide distances, vectorize.
+/// Swaps the bits of `hi` at positions with the exchanged coordinate 0
+/// (`mask`) with the bits of `lo` at positions `shift` higher.
 #[inline(always)]
-fn exchange(w: &mut [u64; 32], bit: usize, shift: u32, mask: u64) {
-    let d = 1 << bit;
-    for run in w.chunks_exact_mut(2 * d) {
-        let (lo, hi) = run.split_at_mut(d);
-        for (lo, hi) in lo.iter_mut().zip(hi) {
-            // Bits of `hi` at positions with the coordinate 0 trade places
-            // with bits of `lo` at positions with the coordinate 1.
-            let t = ((*lo >> shift) ^ *hi) & mask;
-            *hi ^= t;
-            *lo ^= t << shift;
+fn swap_move(lo: &mut u64, hi: &mut u64, shift: u32, mask: u64) {
+    let t = ((*lo >> shift) ^ *hi) & mask;
+    *hi ^= t;
+    *lo ^= t << shift;
+}
+
+/// The transpose, word-index bits 0 and 1 (the lane inside a plane): they
+/// trade places with position bits 4 and 3. Works on groups of four words,
+/// which stay in registers.
+#[inline(always)]
+fn exchange_lanes(w: &mut [u64; 32]) {
+    for g in w.chunks_exact_mut(4) {
+        let [a, b, c, d] = g else { unreachable!() };
+        // c & 1 <-> r >> 1
+        swap_move(a, c, 16, 0x0000_ffff_0000_ffff);
+        swap_move(b, d, 16, 0x0000_ffff_0000_ffff);
+        // k & 1 <-> r & 1
+        swap_move(a, b, 8, 0x00ff_00ff_00ff_00ff);
+        swap_move(c, d, 8, 0x00ff_00ff_00ff_00ff);
+    }
+}
+
+/// The transpose, word-index bits 2..4 (the plane index): they trade places
+/// with position bits 0..2, whole planes at a time, so each step is a few
+/// vector instructions. Plane index bit `j` goes with position bit `j`, so
+/// the plane distance `S` is also the shift.
+#[inline(always)]
+fn exchange_planes_step<W: Word, const S: i32>(v: &mut [W; 8], mask: u64) {
+    let m = W::splat(mask);
+    let d = S as usize;
+    for lo in 0..8 {
+        if lo & d == 0 {
+            let hi = lo + d;
+            let t = (v[lo].shr::<S>() ^ v[hi]) & m;
+            v[hi] = v[hi] ^ t;
+            v[lo] = v[lo] ^ t.shl::<S>();
         }
     }
 }
 
-/// The five exchanges between the loaded layout and the bitsliced one. They
-/// commute and each is its own inverse, so one function does both ways.
-///
-/// Loaded ([`loaded_index`]): word `k0 + 2 (c & 1) + 4 (k >> 1)` for block
-/// `k`, position `32 (c >> 1) + 8 r + i`. Bitsliced: word `4 i + r`, position
-/// `16 c + slot(k)`.
 #[inline(always)]
-fn transpose(w: &mut [u64; 32]) {
-    exchange(w, 1, 16, 0x0000_ffff_0000_ffff); // c & 1 <-> r >> 1
-    exchange(w, 0, 8, 0x00ff_00ff_00ff_00ff); // k & 1 <-> r & 1
-    exchange(w, 4, 4, 0x0f0f_0f0f_0f0f_0f0f); // k >> 3 <-> i >> 2
-    exchange(w, 3, 2, 0x3333_3333_3333_3333); // (k >> 2) & 1 <-> (i >> 1) & 1
-    exchange(w, 2, 1, 0x5555_5555_5555_5555); // (k >> 1) & 1 <-> i & 1
+fn exchange_planes<W: Word>(v: &mut [W; 8]) {
+    exchange_planes_step::<W, 4>(v, 0x0f0f_0f0f_0f0f_0f0f); // k >> 3 <-> i >> 2
+    exchange_planes_step::<W, 2>(v, 0x3333_3333_3333_3333); // (k >> 2) & 1 <-> (i >> 1) & 1
+    exchange_planes_step::<W, 1>(v, 0x5555_5555_5555_5555); // (k >> 1) & 1 <-> i & 1
 }
+
+// The five exchanges between the loaded layout and the bitsliced one commute
+// and each is its own inverse, so `pack` and `unpack` run the same two
+// functions.
+//
+// Loaded ([`loaded_index`]): word `k0 + 2 (c & 1) + 4 (k >> 1)` for block
+// `k`, position `32 (c >> 1) + 8 r + i`. Bitsliced: word `4 i + r` (plane
+// `i`, lane `r`), position `16 c + slot(k)`.
 
 /// Where block `k`'s column-`c` word starts out, for `c` in 0..2 (columns 2
 /// and 3 share those words, in the upper halves).
@@ -83,9 +108,10 @@ pub(super) const fn slot(k: usize) -> usize {
     ((k & 1) << 3) | (k >> 1)
 }
 
-/// Bitslices sixteen blocks.
+/// Bitslices sixteen blocks; `W` is the register form used for the plane
+/// steps.
 #[inline(always)]
-pub(super) fn pack(blocks: &[Block; PAR]) -> State {
+pub(super) fn pack<W: Word>(blocks: &[Block; PAR]) -> State {
     let mut w = [0u64; 32];
     for (k, b) in blocks.iter().enumerate() {
         // Columns 0 and 2 share a word, as do 1 and 3: the column's high bit
@@ -93,18 +119,29 @@ pub(super) fn pack(blocks: &[Block; PAR]) -> State {
         w[loaded_index(k, 0)] = column(b, 0) | (column(b, 2) << 32);
         w[loaded_index(k, 1)] = column(b, 1) | (column(b, 3) << 32);
     }
-    transpose(&mut w);
-    core::array::from_fn(|i| Plane([w[4 * i], w[4 * i + 1], w[4 * i + 2], w[4 * i + 3]]))
+    exchange_lanes(&mut w);
+    let mut v: [W; 8] = core::array::from_fn(|i| {
+        W::load(&Plane([w[4 * i], w[4 * i + 1], w[4 * i + 2], w[4 * i + 3]]))
+    });
+    exchange_planes(&mut v);
+    let mut q = State::default();
+    for (p, x) in q.iter_mut().zip(v) {
+        *p = x.store();
+    }
+    w.zeroize();
+    q
 }
 
 /// Undoes [`pack`].
 #[inline(always)]
-pub(super) fn unpack(q: &State, blocks: &mut [Block; PAR]) {
+pub(super) fn unpack<W: Word>(q: &State, blocks: &mut [Block; PAR]) {
+    let mut v: [W; 8] = core::array::from_fn(|i| W::load(&q[i]));
+    exchange_planes(&mut v);
     let mut w = [0u64; 32];
-    for (i, plane) in q.iter().enumerate() {
-        w[4 * i..4 * i + 4].copy_from_slice(&plane.0);
+    for (i, x) in v.into_iter().enumerate() {
+        w[4 * i..4 * i + 4].copy_from_slice(&x.store().0);
     }
-    transpose(&mut w);
+    exchange_lanes(&mut w);
     for (k, b) in blocks.iter_mut().enumerate() {
         let (even, odd) = (w[loaded_index(k, 0)], w[loaded_index(k, 1)]);
         b[0..4].copy_from_slice(&(even as u32).to_le_bytes());
@@ -119,12 +156,11 @@ mod tests {
     use super::*;
     use crate::key::BLOCK_LEN;
 
-    #[test]
-    fn layout_is_as_documented() {
+    fn layout_is_as_documented<W: Word>() {
         // Distinct bytes everywhere; check where each bit lands.
         let blocks: [Block; PAR] =
             core::array::from_fn(|k| core::array::from_fn(|j| (k * 16 + j) as u8 ^ 0xa5));
-        let w = pack(&blocks);
+        let w = pack::<W>(&blocks);
         for (k, b) in blocks.iter().enumerate() {
             for c in 0..4 {
                 for r in 0..4 {
@@ -137,7 +173,18 @@ mod tests {
             }
         }
         let mut back = [[0u8; BLOCK_LEN]; PAR];
-        unpack(&w, &mut back);
+        unpack::<W>(&w, &mut back);
         assert_eq!(back, blocks);
+    }
+
+    #[test]
+    fn layout_portable_words() {
+        layout_is_as_documented::<crate::backend::soft::rows::portable::Rows>();
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn layout_sse2_words() {
+        layout_is_as_documented::<crate::backend::soft::rows::sse2::Rows>();
     }
 }

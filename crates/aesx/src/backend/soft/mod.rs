@@ -89,13 +89,13 @@ impl Simd {
 /// type `W`, back.
 #[inline(always)]
 fn batch<W: Word>(blocks: &mut [Block; PAR], rk: &[RoundKey], decrypt: bool) {
-    let mut q = pack(blocks);
+    let mut q = pack::<W>(blocks);
     if decrypt {
         round::decrypt::<W>(&mut q, rk);
     } else {
         round::encrypt::<W>(&mut q, rk);
     }
-    unpack(&q, blocks);
+    unpack::<W>(&q, blocks);
     q.zeroize();
 }
 
@@ -131,7 +131,7 @@ impl SoftAes {
         for (dst, src) in keys.iter_mut().zip(&rk.rk).take(rounds + 1) {
             // Packing sixteen copies of a round key is exactly its broadcast.
             copies = [*src; PAR];
-            *dst = pack(&copies);
+            *dst = pack::<rows::portable::Rows>(&copies);
         }
         copies.zeroize();
         SoftAes {

@@ -37,6 +37,11 @@ pub(super) trait Word: Lanes {
     fn shift_rows(self) -> Self;
     /// The inverse of [`Word::shift_rows`].
     fn inv_shift_rows(self) -> Self;
+    /// Every lane shifted right (or left) by `N` bits; for the transpose.
+    fn shr<const N: i32>(self) -> Self;
+    fn shl<const N: i32>(self) -> Self;
+    /// `x` in every lane.
+    fn splat(x: u64) -> Self;
 }
 
 /// The plain-integer words: the implementation off x86-64, and the
@@ -92,6 +97,21 @@ pub(super) mod portable {
                 a[2].rotate_left(32),
                 a[3].rotate_left(48),
             ])
+        }
+
+        #[inline(always)]
+        fn shr<const N: i32>(self) -> Rows {
+            Rows(self.0.map(|x| x >> N))
+        }
+
+        #[inline(always)]
+        fn shl<const N: i32>(self) -> Rows {
+            Rows(self.0.map(|x| x << N))
+        }
+
+        #[inline(always)]
+        fn splat(x: u64) -> Rows {
+            Rows([x; 4])
         }
     }
 
@@ -194,6 +214,24 @@ pub(super) mod sse2 {
                     _mm_shufflehi_epi16::<0x39>(_mm_shufflelo_epi16::<0x4e>(self.1)),
                 )
             }
+        }
+
+        #[inline(always)]
+        fn shr<const N: i32>(self) -> Rows {
+            // SAFETY: SSE2 is baseline.
+            unsafe { Rows(_mm_srli_epi64::<N>(self.0), _mm_srli_epi64::<N>(self.1)) }
+        }
+
+        #[inline(always)]
+        fn shl<const N: i32>(self) -> Rows {
+            // SAFETY: SSE2 is baseline.
+            unsafe { Rows(_mm_slli_epi64::<N>(self.0), _mm_slli_epi64::<N>(self.1)) }
+        }
+
+        #[inline(always)]
+        fn splat(x: u64) -> Rows {
+            // SAFETY: SSE2 is baseline.
+            unsafe { Rows(_mm_set1_epi64x(x as i64), _mm_set1_epi64x(x as i64)) }
         }
     }
 
@@ -320,6 +358,24 @@ pub(super) mod avx2 {
                 Rows(_mm256_shuffle_epi8(self.0, ctl))
             }
         }
+
+        #[inline(always)]
+        fn shr<const N: i32>(self) -> Rows {
+            // SAFETY: AVX2 is present.
+            unsafe { Rows(_mm256_srli_epi64::<N>(self.0)) }
+        }
+
+        #[inline(always)]
+        fn shl<const N: i32>(self) -> Rows {
+            // SAFETY: AVX2 is present.
+            unsafe { Rows(_mm256_slli_epi64::<N>(self.0)) }
+        }
+
+        #[inline(always)]
+        fn splat(x: u64) -> Rows {
+            // SAFETY: AVX (part of AVX2) is present.
+            unsafe { Rows(_mm256_set1_epi64x(x as i64)) }
+        }
     }
 
     impl BitXor for Rows {
@@ -379,6 +435,9 @@ mod tests {
             assert_eq!(x.rotate_rows_2().store(), rx.rotate_rows_2().store());
             assert_eq!(x.shift_rows().store(), rx.shift_rows().store());
             assert_eq!(x.inv_shift_rows().store(), rx.inv_shift_rows().store());
+            assert_eq!(x.shr::<5>().store(), rx.shr::<5>().store());
+            assert_eq!(x.shl::<5>().store(), rx.shl::<5>().store());
+            assert_eq!(W::splat(a.0[1]).store(), Reference::splat(a.0[1]).store());
         }
     }
 
