@@ -36,7 +36,8 @@ use crate::key::{Block, RoundKeys, BLOCK_LEN, MAX_ROUNDS};
 pub(crate) use self::bitslice::PAR;
 
 /// An expanded key for the soft backend: each FIPS 197 round key broadcast to
-/// all sixteen lanes of the bitsliced layout. Zeroized on drop.
+/// all sixteen lanes of the bitsliced layout (keys 1..Nr with 0x63 added to
+/// every byte, see the `sbox` notes). Zeroized on drop.
 #[derive(Clone)]
 pub(crate) struct SoftAes {
     rk: [RoundKey; MAX_ROUNDS + 1],
@@ -128,9 +129,12 @@ impl SoftAes {
         let rounds = rk.rounds();
         let mut keys: [RoundKey; MAX_ROUNDS + 1] = Default::default();
         let mut copies = [[0u8; BLOCK_LEN]; PAR];
-        for (dst, src) in keys.iter_mut().zip(&rk.rk).take(rounds + 1) {
+        for (r, (dst, src)) in keys.iter_mut().zip(&rk.rk).take(rounds + 1).enumerate() {
+            // Keys 1..Nr carry the S-box's affine constant, which the
+            // circuits leave out (see the `sbox` module notes).
+            let c = if r == 0 { 0 } else { 0x63 };
             // Packing sixteen copies of a round key is exactly its broadcast.
-            copies = [*src; PAR];
+            copies = [src.map(|b| b ^ c); PAR];
             *dst = pack::<rows::portable::Rows>(&copies);
         }
         copies.zeroize();

@@ -3,7 +3,7 @@
 //! Each argument holds eight planes `x[0]` (least significant bit of every
 //! byte) to `x[7]` (most significant bit); one bit position across the eight
 //! words is one byte, so a single call on 256-bit words substitutes 256 bytes
-//! at once with only XOR, AND and NOT: no lookups, no branches, whatever the
+//! at once with only XOR and AND: no lookups, no branches, whatever the
 //! data. The word type is generic so that tests can use plain `u64`.
 //!
 //! The gate lists are the circuits of Boyar and Peralta, "A depth-16 circuit
@@ -14,6 +14,17 @@
 //! significant input bit, S0 the most significant output bit) so that the
 //! gates can be checked against its figures; the exhaustive tests below check
 //! them against the computed S-box in `key.rs`.
+//!
+//! One change to the published gates: their NOTs (XNORs) are dropped. In the
+//! forward circuit they add the affine constant 0x63 to the output; in the
+//! inverse one they add it to the input. So [`sub_bytes`] computes
+//! `S(x) ^ 0x63` and [`inv_sub_bytes`] computes `S⁻¹(y ^ 0x63)`. Every S-box
+//! output and every inverse S-box input sits between a round key and the
+//! next S-box behind only ShiftRows and (Inv)MixColumns, which leave a
+//! constant 0x63 in every byte unchanged (the MixColumns coefficients sum to
+//! 1), so adding 0x63 to round keys 1..Nr restores both directions for free
+//! (see `SoftAes::new`): four NOTs fewer per encryption round, ten per
+//! decryption round.
 
 use core::ops::{BitAnd, BitXor, Not};
 
@@ -133,7 +144,7 @@ pub(super) fn sub_bytes<W: Lanes>(x: &mut [W; 8]) {
         d: u7,
     });
 
-    // Bottom linear layer, forward direction (Fig. 8).
+    // Bottom linear layer, forward direction (Fig. 8, XNORs as XORs).
     let l0 = m.m61 ^ m.m62;
     let l1 = m.m50 ^ m.m56;
     let l2 = m.m46 ^ m.m48;
@@ -166,13 +177,13 @@ pub(super) fn sub_bytes<W: Lanes>(x: &mut [W; 8]) {
     let l29 = l11 ^ l17;
 
     x[7] = l6 ^ l24;
-    x[6] = !(l16 ^ l26);
-    x[5] = !(l19 ^ l28);
+    x[6] = l16 ^ l26;
+    x[5] = l19 ^ l28;
     x[4] = l6 ^ l21;
     x[3] = l20 ^ l22;
     x[2] = l25 ^ l29;
-    x[1] = !(l13 ^ l27);
-    x[0] = !(l6 ^ l23);
+    x[1] = l13 ^ l27;
+    x[0] = l6 ^ l23;
 }
 
 /// Inverse S-box on eight planes, in place.
@@ -181,28 +192,28 @@ pub(super) fn inv_sub_bytes<W: Lanes>(x: &mut [W; 8]) {
     let (u0, u1, u2, u3) = (x[7], x[6], x[5], x[4]);
     let (u4, u5, u6, u7) = (x[3], x[2], x[1], x[0]);
 
-    // Top linear layer, reverse direction (Fig. 6): it undoes the affine
-    // map and feeds the same middle layer.
+    // Top linear layer, reverse direction (Fig. 6, XNORs as XORs): it undoes
+    // the affine map and feeds the same middle layer.
     let t23 = u0 ^ u3;
-    let t22 = !(u1 ^ u3);
-    let t2 = !(u0 ^ u1);
+    let t22 = u1 ^ u3;
+    let t2 = u0 ^ u1;
     let t1 = u3 ^ u4;
-    let t24 = !(u4 ^ u7);
+    let t24 = u4 ^ u7;
     let r5 = u6 ^ u7;
-    let t8 = !(u1 ^ t23);
+    let t8 = u1 ^ t23;
     let t19 = t22 ^ r5;
-    let t9 = !(u7 ^ t1);
+    let t9 = u7 ^ t1;
     let t10 = t2 ^ t24;
     let t13 = t2 ^ r5;
     let t3 = t1 ^ r5;
-    let t25 = !(u2 ^ t1);
+    let t25 = u2 ^ t1;
     let r13 = u1 ^ u6;
-    let t17 = !(u2 ^ t19);
+    let t17 = u2 ^ t19;
     let t20 = t24 ^ r13;
     let t4 = u4 ^ t8;
-    let r17 = !(u2 ^ u5);
-    let r18 = !(u5 ^ u6);
-    let r19 = !(u2 ^ u4);
+    let r17 = u2 ^ u5;
+    let r18 = u5 ^ u6;
+    let r19 = u2 ^ u4;
     let y5 = u0 ^ r17;
     let t6 = t22 ^ r17;
     let t16 = r13 ^ r19;
@@ -374,11 +385,13 @@ mod tests {
 
     #[test]
     fn forward_matches_computed_sbox() {
-        exhaustive(sub_bytes::<u64>, sbox);
+        // The circuit leaves out the affine constant.
+        exhaustive(sub_bytes::<u64>, |x| sbox(x) ^ 0x63);
     }
 
     #[test]
     fn inverse_matches_computed_inv_sbox() {
-        exhaustive(inv_sub_bytes::<u64>, inv_sbox);
+        // The circuit expects the affine constant already added to its input.
+        exhaustive(inv_sub_bytes::<u64>, |x| inv_sbox(x ^ 0x63));
     }
 }
