@@ -3,7 +3,9 @@
 //! The state is eight [`Plane`]s, one per bit plane `i` (0 = least
 //! significant); lane `r` of plane `i` holds bit `i` of every byte in row `r`
 //! of the AES state, for all sixteen blocks. Inside a lane, bit `16 * c + s`
-//! belongs to column `c` of the block in slot `s` (see [`slot`]).
+//! belongs to column `c` of the block in slot `s`; block `k` of a batch sits
+//! in slot `8 (k & 1) + (k >> 1)`, an order the transpose finds convenient
+//! and undoes on the way out.
 //!
 //! Why this shape: with rows in separate lanes, the row mixing of
 //! MixColumns is a lane permutation and XOR (no bit shifts), and with the four

@@ -45,11 +45,12 @@ pub(crate) struct SoftAes {
     simd: Simd,
 }
 
-/// Which compilation of the same portable round code runs. The code is
-/// written as lane-wise operations on 256-bit words; the baseline build
-/// turns them into SSE2 (x86-64) or whatever the target has, and on x86-64
-/// CPUs with AVX2 a second build of the very same functions uses 256-bit
-/// registers. Both are constant-time; the choice depends on the CPU only.
+/// Which build of the round code runs. The rounds are generic over the
+/// register form of a 256-bit plane ([`Word`]): the baseline build uses two
+/// SSE2 registers per plane on x86-64 (plain `u64`s elsewhere), and on
+/// x86-64 CPUs with AVX2 a second build of the same functions uses one
+/// 256-bit register. Both are constant-time; the choice depends on the CPU
+/// (or `AESX_SOFT_SIMD`) only.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Simd {
     Baseline,
@@ -192,7 +193,7 @@ impl SoftAes {
         self.decrypt_blocks(InOut::in_place(blocks.as_flattened_mut()));
     }
 
-    /// ECB in either direction: batches of sixteen blocks through `cipher`.
+    /// ECB in the direction `decrypt` says: batches of sixteen blocks.
     #[inline(always)]
     fn ecb(&self, mut io: InOut<'_>, decrypt: bool) {
         let n = io.blocks();
