@@ -48,6 +48,8 @@ pub enum Error {
     InvalidSectorSize { size: usize },
     /// An API used out of order (e.g. AAD after data in a streaming AEAD).
     InvalidState,
+    /// A sector buffer whose length is not a whole number of sectors.
+    PartialSector { len: usize, sector_size: usize },
 }
 
 impl fmt::Display for Error {
@@ -95,6 +97,10 @@ impl fmt::Display for Error {
                 "invalid sector size {size}: must be a non-zero multiple of 16"
             ),
             Error::InvalidState => f.write_str("operation not allowed in the current state"),
+            Error::PartialSector { len, sector_size } => write!(
+                f,
+                "buffer of {len} bytes is not a whole number of {sector_size}-byte sectors"
+            ),
         }
     }
 }

@@ -55,3 +55,4 @@ pub use modes::cbc::Cbc;
 pub use modes::ctr::Ctr;
 pub use modes::ecb::Ecb;
 pub use modes::padding::Padding;
+pub use modes::xts::Xts;

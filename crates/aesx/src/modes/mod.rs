@@ -5,3 +5,4 @@ pub mod cbc;
 pub mod ctr;
 pub mod ecb;
 pub mod padding;
+pub mod xts;

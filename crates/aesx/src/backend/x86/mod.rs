@@ -15,6 +15,10 @@ use crate::error::{Error, Result};
 use crate::key::{RoundKeys, MAX_ROUNDS};
 
 mod aesni;
+mod xts;
+mod xts_aesni;
+mod xts_vaes256;
+mod xts_vaes512;
 
 /// Which x86 instruction tier a key runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

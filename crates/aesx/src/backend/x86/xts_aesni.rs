@@ -1,0 +1,111 @@
+//! XTS kernels on 128-bit lanes (AES-NI + PCLMULQDQ).
+//!
+//! Eight blocks are in flight per iteration, each with its own tweak register.
+//! Instead of a serial chain `T_{j+1} = T_j * x`, every tweak register jumps
+//! eight positions per iteration, `T_{j+8} = T_j * x^8`, so the eight updates
+//! are independent and overlap with the AES rounds. The last-round XOR with
+//! the tweak is folded into the last round key: `AESENCLAST(s, rk ^ T) =
+//! AESENCLAST(s, rk) ^ T` because AESENCLAST ends with the key XOR (the same
+//! holds for AESDECLAST).
+//!
+//! The wider kernels (VAES) call these for their tails.
+
+use core::arch::x86_64::*;
+
+use super::X86Aes;
+use crate::backend::inout::InOut;
+use crate::key::Block;
+
+/// `t * x` in GF(2^128) (IEEE 1619 order: byte 0 is least significant),
+/// branch-free: the top bits of both 64-bit halves are spread into masks.
+#[inline]
+#[target_feature(enable = "sse2")]
+pub(super) fn mul_x(t: __m128i) -> __m128i {
+    // dword 0 <- dword 3 (holds bit 127), dword 2 <- dword 1 (holds bit 63).
+    let spread = _mm_srai_epi32::<31>(_mm_shuffle_epi32::<0x13>(t));
+    // Bit 127 folds back as 0x87 into the low qword; bit 63 carries into
+    // bit 64.
+    let carry = _mm_and_si128(spread, _mm_set_epi32(0, 1, 0, 0x87));
+    _mm_xor_si128(_mm_slli_epi64::<1>(t), carry)
+}
+
+/// `t * x^8`: the byte shifted out of each qword is carried into the next
+/// qword, and the byte leaving bit 127 is reduced by a carry-less multiply
+/// with 0x87 (x^128 = x^7 + x^2 + x + 1; 8 + 8 bits fit the low qword).
+#[inline]
+#[target_feature(enable = "sse2,pclmulqdq")]
+fn mul_x8(t: __m128i) -> __m128i {
+    let top = _mm_srli_epi64::<56>(t);
+    let reduced = _mm_clmulepi64_si128::<0x01>(top, _mm_set_epi64x(0, 0x87));
+    let carried = _mm_slli_si128::<8>(top);
+    _mm_xor_si128(_mm_xor_si128(_mm_slli_epi64::<8>(t), reduced), carried)
+}
+
+macro_rules! xts_kernel {
+    ($name:ident, $keys:ident, $round:ident, $last:ident) => {
+        /// XTS over whole blocks from the encrypted tweak `tweak`, which is
+        /// advanced past the last block.
+        ///
+        /// # Safety
+        /// The CPU must support AES-NI, SSE4.1 and PCLMULQDQ (guaranteed by
+        /// holding an `X86Aes`, whose every level implies them).
+        #[target_feature(enable = "aes,sse4.1,pclmulqdq")]
+        pub(super) unsafe fn $name(k: &X86Aes, tweak: &mut Block, mut io: InOut<'_>) {
+            let n = io.blocks();
+            let (src, dst) = (io.src_ptr(), io.dst_ptr());
+            let rounds = k.rounds;
+            let rk = &k.$keys;
+            let first = rk[0];
+            let last = rk[rounds];
+            // SAFETY: `tweak` is 16 readable bytes; loadu needs no alignment.
+            let mut t = unsafe { _mm_loadu_si128(tweak.as_ptr().cast()) };
+            let mut i = 0;
+            if n >= 8 {
+                let mut tw = [t; 8];
+                for j in 1..8 {
+                    tw[j] = mul_x(tw[j - 1]);
+                }
+                while i + 8 <= n {
+                    let mut b = [_mm_setzero_si128(); 8];
+                    for j in 0..8 {
+                        // SAFETY: block i + j < n lies inside the input.
+                        let p = unsafe { _mm_loadu_si128(src.add(16 * (i + j)).cast()) };
+                        b[j] = _mm_xor_si128(p, _mm_xor_si128(tw[j], first));
+                    }
+                    for r in 1..rounds {
+                        for x in b.iter_mut() {
+                            *x = $round(*x, rk[r]);
+                        }
+                    }
+                    for j in 0..8 {
+                        b[j] = $last(b[j], _mm_xor_si128(last, tw[j]));
+                        // SAFETY: block i + j < n lies inside the output; its
+                        // input was read above, so in place is fine.
+                        unsafe { _mm_storeu_si128(dst.add(16 * (i + j)).cast(), b[j]) };
+                        tw[j] = mul_x8(tw[j]);
+                    }
+                    i += 8;
+                }
+                t = tw[0];
+            }
+            while i < n {
+                // SAFETY: block i < n lies inside both regions; read first.
+                let p = unsafe { _mm_loadu_si128(src.add(16 * i).cast()) };
+                let mut b = _mm_xor_si128(p, _mm_xor_si128(t, first));
+                for r in 1..rounds {
+                    b = $round(b, rk[r]);
+                }
+                b = $last(b, _mm_xor_si128(last, t));
+                // SAFETY: as above.
+                unsafe { _mm_storeu_si128(dst.add(16 * i).cast(), b) };
+                t = mul_x(t);
+                i += 1;
+            }
+            // SAFETY: `tweak` is 16 writable bytes.
+            unsafe { _mm_storeu_si128(tweak.as_mut_ptr().cast(), t) };
+        }
+    };
+}
+
+xts_kernel!(xts_encrypt, enc, _mm_aesenc_si128, _mm_aesenclast_si128);
+xts_kernel!(xts_decrypt, dec, _mm_aesdec_si128, _mm_aesdeclast_si128);
