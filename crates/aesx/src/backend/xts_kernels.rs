@@ -123,7 +123,7 @@ fn xts_generic(tweak: &mut Block, mut io: InOut<'_>, mut cipher: impl FnMut(&mut
 /// The generic sector loop: sector numbers are encoded little-endian
 /// (IEEE 1619's DataUnitSeqNumber) and encrypted with the tweak key
 /// `SECTOR_BATCH` at a time; each sector then runs through the data kernel.
-fn sectors_generic<K: BlockKernels>(
+pub(crate) fn sectors_generic<K: BlockKernels>(
     tweak_key: &K,
     sector_size: usize,
     first: u128,
