@@ -74,6 +74,8 @@ impl Ossl {
     }
 }
 
+// Two instances per benchmark group: their size does not matter.
+#[allow(clippy::large_enum_variant)]
 enum Rc {
     A128(xts_mode::Xts128<aes::Aes128>),
     A256(xts_mode::Xts128<aes::Aes256>),
