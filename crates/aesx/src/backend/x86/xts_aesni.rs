@@ -41,71 +41,108 @@ fn mul_x8(t: __m128i) -> __m128i {
     _mm_xor_si128(_mm_xor_si128(_mm_slli_epi64::<8>(t), reduced), carried)
 }
 
-macro_rules! xts_kernel {
-    ($name:ident, $keys:ident, $round:ident, $last:ident) => {
-        /// XTS over whole blocks from the encrypted tweak `tweak`, which is
-        /// advanced past the last block.
-        ///
-        /// # Safety
-        /// The CPU must support AES-NI, SSE4.1 and PCLMULQDQ (guaranteed by
-        /// holding an `X86Aes`, whose every level implies them).
-        #[target_feature(enable = "aes,sse4.1,pclmulqdq")]
-        pub(super) unsafe fn $name(k: &X86Aes, tweak: &mut Block, mut io: InOut<'_>) {
-            let n = io.blocks();
-            let (src, dst) = (io.src_ptr(), io.dst_ptr());
-            let rounds = k.rounds;
-            let rk = &k.$keys;
-            let first = rk[0];
-            let last = rk[rounds];
-            // SAFETY: `tweak` is 16 readable bytes; loadu needs no alignment.
-            let mut t = unsafe { _mm_loadu_si128(tweak.as_ptr().cast()) };
-            let mut i = 0;
-            if n >= 8 {
-                let mut tw = [t; 8];
-                for j in 1..8 {
-                    tw[j] = mul_x(tw[j - 1]);
-                }
-                while i + 8 <= n {
-                    let mut b = [_mm_setzero_si128(); 8];
-                    for j in 0..8 {
-                        // SAFETY: block i + j < n lies inside the input.
-                        let p = unsafe { _mm_loadu_si128(src.add(16 * (i + j)).cast()) };
-                        b[j] = _mm_xor_si128(p, _mm_xor_si128(tw[j], first));
-                    }
-                    for r in 1..rounds {
-                        for x in b.iter_mut() {
-                            *x = $round(*x, rk[r]);
-                        }
-                    }
-                    for j in 0..8 {
-                        b[j] = $last(b[j], _mm_xor_si128(last, tw[j]));
-                        // SAFETY: block i + j < n lies inside the output; its
-                        // input was read above, so in place is fine.
-                        unsafe { _mm_storeu_si128(dst.add(16 * (i + j)).cast(), b[j]) };
-                        tw[j] = mul_x8(tw[j]);
-                    }
-                    i += 8;
-                }
-                t = tw[0];
+#[inline]
+#[target_feature(enable = "aes")]
+fn round<const ENC: bool>(x: __m128i, k: __m128i) -> __m128i {
+    if ENC {
+        _mm_aesenc_si128(x, k)
+    } else {
+        _mm_aesdec_si128(x, k)
+    }
+}
+
+#[inline]
+#[target_feature(enable = "aes")]
+fn round_last<const ENC: bool>(x: __m128i, k: __m128i) -> __m128i {
+    if ENC {
+        _mm_aesenclast_si128(x, k)
+    } else {
+        _mm_aesdeclast_si128(x, k)
+    }
+}
+
+/// The kernel, generic over the number of rounds so the round loop unrolls.
+#[target_feature(enable = "aes,sse4.1,pclmulqdq")]
+unsafe fn run<const R: usize, const ENC: bool>(k: &X86Aes, tweak: &mut Block, mut io: InOut<'_>) {
+    let n = io.blocks();
+    let (src, dst) = (io.src_ptr(), io.dst_ptr());
+    let rk = if ENC { &k.enc } else { &k.dec };
+    let first = rk[0];
+    let last = rk[R];
+    // SAFETY: `tweak` is 16 readable bytes; loadu needs no alignment.
+    let mut t = unsafe { _mm_loadu_si128(tweak.as_ptr().cast()) };
+    let mut i = 0;
+    if n >= 8 {
+        let mut tw = [t; 8];
+        for j in 1..8 {
+            tw[j] = mul_x(tw[j - 1]);
+        }
+        while i + 8 <= n {
+            let mut b = [_mm_setzero_si128(); 8];
+            for j in 0..8 {
+                // SAFETY: block i + j < n lies inside the input.
+                let p = unsafe { _mm_loadu_si128(src.add(16 * (i + j)).cast()) };
+                b[j] = _mm_xor_si128(p, _mm_xor_si128(tw[j], first));
             }
-            while i < n {
-                // SAFETY: block i < n lies inside both regions; read first.
-                let p = unsafe { _mm_loadu_si128(src.add(16 * i).cast()) };
-                let mut b = _mm_xor_si128(p, _mm_xor_si128(t, first));
-                for r in 1..rounds {
-                    b = $round(b, rk[r]);
+            for key in &rk[1..R] {
+                for x in b.iter_mut() {
+                    *x = round::<ENC>(*x, *key);
                 }
-                b = $last(b, _mm_xor_si128(last, t));
-                // SAFETY: as above.
-                unsafe { _mm_storeu_si128(dst.add(16 * i).cast(), b) };
-                t = mul_x(t);
-                i += 1;
             }
-            // SAFETY: `tweak` is 16 writable bytes.
-            unsafe { _mm_storeu_si128(tweak.as_mut_ptr().cast(), t) };
+            for j in 0..8 {
+                b[j] = round_last::<ENC>(b[j], _mm_xor_si128(last, tw[j]));
+                // SAFETY: block i + j < n lies inside the output; its input
+                // was read above, so in place is fine.
+                unsafe { _mm_storeu_si128(dst.add(16 * (i + j)).cast(), b[j]) };
+                tw[j] = mul_x8(tw[j]);
+            }
+            i += 8;
+        }
+        t = tw[0];
+    }
+    while i < n {
+        // SAFETY: block i < n lies inside both regions; read first.
+        let p = unsafe { _mm_loadu_si128(src.add(16 * i).cast()) };
+        let mut b = _mm_xor_si128(p, _mm_xor_si128(t, first));
+        for key in &rk[1..R] {
+            b = round::<ENC>(b, *key);
+        }
+        b = round_last::<ENC>(b, _mm_xor_si128(last, t));
+        // SAFETY: as above.
+        unsafe { _mm_storeu_si128(dst.add(16 * i).cast(), b) };
+        t = mul_x(t);
+        i += 1;
+    }
+    // SAFETY: `tweak` is 16 writable bytes.
+    unsafe { _mm_storeu_si128(tweak.as_mut_ptr().cast(), t) };
+}
+
+macro_rules! by_rounds {
+    ($k:expr, $f:ident::<$enc:literal>($($arg:expr),*)) => {
+        match $k.rounds {
+            10 => $f::<10, $enc>($($arg),*),
+            12 => $f::<12, $enc>($($arg),*),
+            _ => $f::<14, $enc>($($arg),*),
         }
     };
 }
 
-xts_kernel!(xts_encrypt, enc, _mm_aesenc_si128, _mm_aesenclast_si128);
-xts_kernel!(xts_decrypt, dec, _mm_aesdec_si128, _mm_aesdeclast_si128);
+/// XTS-encrypts whole blocks from the encrypted tweak `tweak`, which is
+/// advanced past the last block.
+///
+/// # Safety
+/// The CPU must support AES-NI, SSE4.1 and PCLMULQDQ (guaranteed by holding
+/// an `X86Aes`, whose every level implies them).
+pub(super) unsafe fn xts_encrypt(k: &X86Aes, tweak: &mut Block, io: InOut<'_>) {
+    // SAFETY: the caller guarantees the CPU features.
+    unsafe { by_rounds!(k, run::<true>(k, tweak, io)) }
+}
+
+/// XTS-decrypts whole blocks, as [`xts_encrypt`].
+///
+/// # Safety
+/// As [`xts_encrypt`].
+pub(super) unsafe fn xts_decrypt(k: &X86Aes, tweak: &mut Block, io: InOut<'_>) {
+    // SAFETY: the caller guarantees the CPU features.
+    unsafe { by_rounds!(k, run::<false>(k, tweak, io)) }
+}

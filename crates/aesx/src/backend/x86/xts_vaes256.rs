@@ -29,86 +29,122 @@ macro_rules! mul_xk256 {
     }};
 }
 
-macro_rules! xts_kernel {
-    ($name:ident, $tail:ident, $keys:ident, $round:ident, $last:ident) => {
-        /// XTS over whole blocks from the encrypted tweak `tweak`, which is
-        /// advanced past the last block.
-        ///
-        /// # Safety
-        /// The CPU must support VAES, VPCLMULQDQ and AVX2 besides AES-NI
-        /// (guaranteed by holding an `X86Aes` of level `Vaes256` or above).
-        #[target_feature(enable = "aes,sse4.1,pclmulqdq,avx2,vaes,vpclmulqdq")]
-        pub(super) unsafe fn $name(k: &X86Aes, tweak: &mut Block, mut io: InOut<'_>) {
-            let n = io.blocks();
-            if n < 16 {
-                // SAFETY: this CPU has everything the 128-bit kernel needs.
-                return unsafe { xts_aesni::$tail(k, tweak, io) };
-            }
-            let src = io.src_ptr();
-            let dst = io.reborrow().dst_ptr();
-            let rounds = k.rounds;
-            let mut rk = [_mm256_setzero_si256(); 15];
-            for (y, x) in rk.iter_mut().zip(k.$keys.iter()).take(rounds + 1) {
-                *y = _mm256_broadcastsi128_si256(*x);
-            }
-            let first = rk[0];
-            let last = rk[rounds];
-            let poly = _mm256_set_epi64x(0, 0x87, 0, 0x87);
+#[inline]
+#[target_feature(enable = "avx2,vaes")]
+fn round<const ENC: bool>(x: __m256i, k: __m256i) -> __m256i {
+    if ENC {
+        _mm256_aesenc_epi128(x, k)
+    } else {
+        _mm256_aesdec_epi128(x, k)
+    }
+}
 
-            // SAFETY: `tweak` is 16 readable bytes.
-            let t0 = unsafe { _mm_loadu_si128(tweak.as_ptr().cast()) };
-            let t1 = xts_aesni::mul_x(t0);
-            let mut tw = [_mm256_set_m128i(t1, t0); 8];
-            for j in 1..8 {
-                tw[j] = mul_xk256!(tw[j - 1], poly, 2, 62);
-            }
+#[inline]
+#[target_feature(enable = "avx2,vaes")]
+fn round_last<const ENC: bool>(x: __m256i, k: __m256i) -> __m256i {
+    if ENC {
+        _mm256_aesenclast_epi128(x, k)
+    } else {
+        _mm256_aesdeclast_epi128(x, k)
+    }
+}
 
-            let mut i = 0;
-            while i + 16 <= n {
-                let mut b = [_mm256_setzero_si256(); 8];
-                for j in 0..8 {
-                    // SAFETY: blocks i + 2j, i + 2j + 1 < n lie inside the
-                    // input.
-                    let p = unsafe { _mm256_loadu_si256(src.add(16 * (i + 2 * j)).cast()) };
-                    b[j] = _mm256_xor_si256(p, _mm256_xor_si256(tw[j], first));
-                }
-                for r in 1..rounds {
-                    for x in b.iter_mut() {
-                        *x = $round(*x, rk[r]);
-                    }
-                }
-                for j in 0..8 {
-                    b[j] = $last(b[j], _mm256_xor_si256(last, tw[j]));
-                    // SAFETY: the same blocks lie inside the output and were
-                    // read above, so in place is fine.
-                    unsafe { _mm256_storeu_si256(dst.add(16 * (i + 2 * j)).cast(), b[j]) };
-                    tw[j] = mul_xk256!(tw[j], poly, 16, 48);
-                }
-                i += 16;
+/// The kernel, generic over the number of rounds so the round loop unrolls.
+#[target_feature(enable = "aes,sse4.1,pclmulqdq,avx2,vaes,vpclmulqdq")]
+unsafe fn run<const R: usize, const ENC: bool>(k: &X86Aes, tweak: &mut Block, mut io: InOut<'_>) {
+    let n = io.blocks();
+    if n < 16 {
+        // SAFETY: this CPU has everything the 128-bit kernel needs.
+        return unsafe {
+            if ENC {
+                xts_aesni::xts_encrypt(k, tweak, io)
+            } else {
+                xts_aesni::xts_decrypt(k, tweak, io)
             }
+        };
+    }
+    let src = io.src_ptr();
+    let dst = io.dst_ptr();
+    let mut rk = [_mm256_setzero_si256(); 15];
+    for (y, x) in rk.iter_mut().zip(if ENC { &k.enc } else { &k.dec }) {
+        *y = _mm256_broadcastsi128_si256(*x);
+    }
+    let first = rk[0];
+    let last = rk[R];
+    let poly = _mm256_set_epi64x(0, 0x87, 0, 0x87);
 
-            let mut next: Block = [0; 16];
-            // SAFETY: `next` is 16 writable bytes.
-            unsafe { _mm_storeu_si128(next.as_mut_ptr().cast(), _mm256_castsi256_si128(tw[0])) };
-            let (_, rest) = io.split_at(16 * i);
-            // SAFETY: this CPU has everything the 128-bit kernel needs.
-            unsafe { xts_aesni::$tail(k, &mut next, rest) };
-            *tweak = next;
+    // SAFETY: `tweak` is 16 readable bytes.
+    let t0 = unsafe { _mm_loadu_si128(tweak.as_ptr().cast()) };
+    let t1 = xts_aesni::mul_x(t0);
+    let mut tw = [_mm256_set_m128i(t1, t0); 8];
+    for j in 1..8 {
+        tw[j] = mul_xk256!(tw[j - 1], poly, 2, 62);
+    }
+
+    let mut i = 0;
+    while i + 16 <= n {
+        let mut b = [_mm256_setzero_si256(); 8];
+        for j in 0..8 {
+            // SAFETY: blocks i + 2j, i + 2j + 1 < n lie inside the input.
+            let p = unsafe { _mm256_loadu_si256(src.add(16 * (i + 2 * j)).cast()) };
+            b[j] = _mm256_xor_si256(p, _mm256_xor_si256(tw[j], first));
+        }
+        for key in &rk[1..R] {
+            for x in b.iter_mut() {
+                *x = round::<ENC>(*x, *key);
+            }
+        }
+        for j in 0..8 {
+            b[j] = round_last::<ENC>(b[j], _mm256_xor_si256(last, tw[j]));
+            // SAFETY: the same blocks lie inside the output and were read
+            // above, so in place is fine.
+            unsafe { _mm256_storeu_si256(dst.add(16 * (i + 2 * j)).cast(), b[j]) };
+            tw[j] = mul_xk256!(tw[j], poly, 16, 48);
+        }
+        i += 16;
+    }
+
+    let mut next: Block = [0; 16];
+    // SAFETY: `next` is 16 writable bytes.
+    unsafe { _mm_storeu_si128(next.as_mut_ptr().cast(), _mm256_castsi256_si128(tw[0])) };
+    let (_, rest) = io.split_at(16 * i);
+    // SAFETY: this CPU has everything the 128-bit kernel needs.
+    unsafe {
+        if ENC {
+            xts_aesni::xts_encrypt(k, &mut next, rest)
+        } else {
+            xts_aesni::xts_decrypt(k, &mut next, rest)
+        }
+    };
+    *tweak = next;
+}
+
+macro_rules! by_rounds {
+    ($k:expr, $f:ident::<$enc:literal>($($arg:expr),*)) => {
+        match $k.rounds {
+            10 => $f::<10, $enc>($($arg),*),
+            12 => $f::<12, $enc>($($arg),*),
+            _ => $f::<14, $enc>($($arg),*),
         }
     };
 }
 
-xts_kernel!(
-    xts_encrypt,
-    xts_encrypt,
-    enc,
-    _mm256_aesenc_epi128,
-    _mm256_aesenclast_epi128
-);
-xts_kernel!(
-    xts_decrypt,
-    xts_decrypt,
-    dec,
-    _mm256_aesdec_epi128,
-    _mm256_aesdeclast_epi128
-);
+/// XTS-encrypts whole blocks from the encrypted tweak `tweak`, which is
+/// advanced past the last block.
+///
+/// # Safety
+/// The CPU must support VAES, VPCLMULQDQ and AVX2 besides AES-NI (guaranteed
+/// by holding an `X86Aes` of level `Vaes256` or above).
+pub(super) unsafe fn xts_encrypt(k: &X86Aes, tweak: &mut Block, io: InOut<'_>) {
+    // SAFETY: the caller guarantees the CPU features.
+    unsafe { by_rounds!(k, run::<true>(k, tweak, io)) }
+}
+
+/// XTS-decrypts whole blocks, as [`xts_encrypt`].
+///
+/// # Safety
+/// As [`xts_encrypt`].
+pub(super) unsafe fn xts_decrypt(k: &X86Aes, tweak: &mut Block, io: InOut<'_>) {
+    // SAFETY: the caller guarantees the CPU features.
+    unsafe { by_rounds!(k, run::<false>(k, tweak, io)) }
+}
