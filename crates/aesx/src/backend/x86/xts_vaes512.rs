@@ -196,8 +196,7 @@ unsafe fn unit<const R: usize, const ENC: bool, const W: usize>(
         _mm512_set1_epi64(2 * rem as i64),
         _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0),
     );
-    let next = _mm512_castsi512_si128(_mm512_permutexvar_epi64(idx, cur));
-    next
+    _mm512_castsi512_si128(_mm512_permutexvar_epi64(idx, cur))
 }
 
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,vaes,vpclmulqdq")]
