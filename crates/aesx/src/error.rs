@@ -44,7 +44,7 @@ pub enum Error {
     XtsEqualKeyHalves,
     /// An XTS data unit shorter than one block or longer than 2^20 blocks.
     InvalidDataUnitLength { len: usize },
-    /// A sector size that is zero or not a multiple of 16 bytes.
+    /// A sector size that is zero, not a multiple of 16 bytes, or over 2^24.
     InvalidSectorSize { size: usize },
     /// An API used out of order (e.g. AAD after data in a streaming AEAD).
     InvalidState,
@@ -94,7 +94,7 @@ impl fmt::Display for Error {
             ),
             Error::InvalidSectorSize { size } => write!(
                 f,
-                "invalid sector size {size}: must be a non-zero multiple of 16"
+                "invalid sector size {size}: must be a non-zero multiple of 16, at most 2^24"
             ),
             Error::InvalidState => f.write_str("operation not allowed in the current state"),
             Error::PartialSector { len, sector_size } => write!(
