@@ -1,13 +1,15 @@
 //! XTS kernels on 256-bit ymm registers (VAES + VPCLMULQDQ + AVX2).
 //!
-//! Eight ymm registers of two blocks each are in flight per iteration (AVX2
-//! has 16 registers, so the broadcast round keys are read from the stack as
-//! memory operands). Tweak register `V_j` holds the tweaks of blocks
-//! `2j, 2j+1`; the next iteration's are `V_j * x^16` lane by lane, computed
-//! with shifts and one carry-less multiply, independent of each other. The
-//! output whitening is folded into the last round key (`AESENCLAST(s, rk ^ T)
-//! = AESENCLAST(s, rk) ^ T`, likewise AESDECLAST). Fewer than 16 remaining
-//! blocks go to the 128-bit kernel.
+//! Four ymm registers of two blocks each are in flight per iteration. AVX2
+//! has only 16 registers; with eight, LLVM spilled the AES states to the
+//! stack, so four it is, plus four tweak registers, the broadcast round keys
+//! being read as memory operands. Tweak register `V_j` holds the tweaks of
+//! blocks `2j, 2j+1`; the next iteration's are `V_j * x^8` lane by lane: a
+//! byte shift of each 128-bit lane and the byte leaving bit 127 folded back
+//! by one carry-less multiply with 0x87. The output whitening is folded into
+//! the last round key (`AESENCLAST(s, rk ^ T) = AESENCLAST(s, rk) ^ T`,
+//! likewise AESDECLAST). Fewer than 8 remaining blocks go to the 128-bit
+//! kernel.
 
 use core::arch::x86_64::*;
 
@@ -16,6 +18,11 @@ use crate::backend::inout::InOut;
 use crate::key::Block;
 
 /// `v * x^K` in each 128-bit lane, 1 <= K <= 56 (see `xts_vaes512.rs`).
+/// ymm registers (two blocks each) in flight per iteration.
+const W: usize = 4;
+// The tweak update below multiplies by x^8 = x^(2W) with a one-byte shift.
+const _: () = assert!(W == 4);
+
 macro_rules! mul_xk256 {
     ($v:expr, $poly:expr, $k:literal, $rest:literal) => {{
         let v = $v;
@@ -53,7 +60,7 @@ fn round_last<const ENC: bool>(x: __m256i, k: __m256i) -> __m256i {
 #[target_feature(enable = "aes,sse4.1,pclmulqdq,avx2,vaes,vpclmulqdq")]
 unsafe fn run<const R: usize, const ENC: bool>(k: &X86Aes, tweak: &mut Block, mut io: InOut<'_>) {
     let n = io.blocks();
-    if n < 16 {
+    if n < 2 * W {
         // SAFETY: this CPU has everything the 128-bit kernel needs.
         return unsafe {
             if ENC {
@@ -76,15 +83,17 @@ unsafe fn run<const R: usize, const ENC: bool>(k: &X86Aes, tweak: &mut Block, mu
     // SAFETY: `tweak` is 16 readable bytes.
     let t0 = unsafe { _mm_loadu_si128(tweak.as_ptr().cast()) };
     let t1 = xts_aesni::mul_x(t0);
-    let mut tw = [_mm256_set_m128i(t1, t0); 8];
-    for j in 1..8 {
+    // W ymm registers of two blocks per iteration; with only 16 registers,
+    // W = 4 keeps data and tweaks out of memory (W = 8 made LLVM spill).
+    let mut tw = [_mm256_set_m128i(t1, t0); W];
+    for j in 1..W {
         tw[j] = mul_xk256!(tw[j - 1], poly, 2, 62);
     }
 
     let mut i = 0;
-    while i + 16 <= n {
-        let mut b = [_mm256_setzero_si256(); 8];
-        for j in 0..8 {
+    while i + 2 * W <= n {
+        let mut b = [_mm256_setzero_si256(); W];
+        for j in 0..W {
             // SAFETY: blocks i + 2j, i + 2j + 1 < n lie inside the input.
             let p = unsafe { _mm256_loadu_si256(src.add(16 * (i + 2 * j)).cast()) };
             b[j] = _mm256_xor_si256(p, _mm256_xor_si256(tw[j], first));
@@ -94,14 +103,18 @@ unsafe fn run<const R: usize, const ENC: bool>(k: &X86Aes, tweak: &mut Block, mu
                 *x = round::<ENC>(*x, *key);
             }
         }
-        for j in 0..8 {
+        for j in 0..W {
             b[j] = round_last::<ENC>(b[j], _mm256_xor_si256(last, tw[j]));
             // SAFETY: the same blocks lie inside the output and were read
             // above, so in place is fine.
             unsafe { _mm256_storeu_si256(dst.add(16 * (i + 2 * j)).cast(), b[j]) };
-            tw[j] = mul_xk256!(tw[j], poly, 16, 48);
+            // T * x^(2W): a byte shift of each 128-bit lane (2W = 8 bits)
+            // with the byte leaving bit 127 folded back times 0x87.
+            let top = _mm256_bsrli_epi128::<15>(tw[j]);
+            let reduced = _mm256_clmulepi64_epi128::<0x00>(top, poly);
+            tw[j] = _mm256_xor_si256(_mm256_bslli_epi128::<1>(tw[j]), reduced);
         }
-        i += 16;
+        i += 2 * W;
     }
 
     let mut next: Block = [0; 16];
