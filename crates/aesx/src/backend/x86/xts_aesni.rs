@@ -3,10 +3,11 @@
 //! Six blocks are in flight per iteration, each with its own tweak register
 //! (sixteen xmm registers: with eight, LLVM spilled). Instead of a serial
 //! chain `T_{j+1} = T_j * x`, every tweak register jumps six positions per
-//! iteration, `T_{j+6} = T_j * x^6`, so the six updates are independent and overlap with the AES rounds. The last-round XOR with
-//! the tweak is folded into the last round key: `AESENCLAST(s, rk ^ T) =
-//! AESENCLAST(s, rk) ^ T` because AESENCLAST ends with the key XOR (the same
-//! holds for AESDECLAST).
+//! iteration, `T_{j+6} = T_j * x^6`, so the six updates are independent
+//! and overlap with the AES rounds. The last-round XOR with the tweak is
+//! folded into the last round key: `AESENCLAST(s, rk ^ T) = AESENCLAST(s,
+//! rk) ^ T` because AESENCLAST ends with the key XOR (the same holds for
+//! AESDECLAST).
 //!
 //! The wider kernels (VAES) call these for their tails.
 
