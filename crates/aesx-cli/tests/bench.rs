@@ -171,6 +171,35 @@ fn rsp_speed_file_is_checked_then_timed() {
 }
 
 #[test]
+fn xts_rows_with_their_peers() {
+    let json = scratch("modes.json");
+    let out = aesx(&[
+        "--mode",
+        "xts-enc,xts-dec",
+        "--size",
+        "1500",
+        "--key-bits",
+        "256",
+        "--time",
+        "0.01",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let rows = doc["rows"].as_array().unwrap();
+    let has = |mode: &str, imp: &str| rows.iter().any(|r| r["mode"] == mode && r["impl"] == imp);
+    for mode in ["xts-enc", "xts-dec"] {
+        assert!(has(mode, "aesx-soft") && has(mode, "openssl") && has(mode, "rustcrypto"));
+        assert!(!has(mode, "ring"));
+    }
+    // XTS has no 192-bit variant: asking for it alone is a usage error.
+    let out = aesx(&["--mode", "xts-enc", "--key-bits", "192"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
 fn a_wrong_expectation_stops_the_run() {
     // The honesty check: one flipped ciphertext bit in the reference file
     // and nothing is timed.

@@ -21,6 +21,10 @@ pub enum Mode {
     CbcDec,
     /// CTR with a 128-bit big-endian counter.
     Ctr,
+    /// XTS encryption: one data unit per call, the tweak counting up.
+    XtsEnc,
+    /// XTS decryption.
+    XtsDec,
 }
 
 /// Static facts about a mode.
@@ -36,8 +40,16 @@ pub struct ModeSpec {
     /// independent stream or set of blocks, which is how a parallel
     /// implementation would process it).
     pub splits: bool,
-    /// Bytes of IV / counter block / nonce.
+    /// Bytes of IV / counter block / nonce / tweak.
     pub iv_len: usize,
+    /// AES keys per mode key (XTS: a data key and a tweak key).
+    pub key_halves: usize,
+    /// Key sizes the mode is defined for.
+    pub key_bits: &'static [u32],
+    /// Shortest message (XTS: one block).
+    pub min_size: usize,
+    /// Longest message (XTS: 2^20 blocks per data unit, IEEE 1619).
+    pub max_size: usize,
 }
 
 /// Every mode, in report order.
@@ -48,6 +60,10 @@ pub const MODES: &[ModeSpec] = &[
         whole_blocks: true,
         splits: true,
         iv_len: 0,
+        key_halves: 1,
+        key_bits: &[128, 192, 256],
+        min_size: 1,
+        max_size: usize::MAX,
     },
     ModeSpec {
         mode: Mode::Ecb,
@@ -55,6 +71,10 @@ pub const MODES: &[ModeSpec] = &[
         whole_blocks: true,
         splits: true,
         iv_len: 0,
+        key_halves: 1,
+        key_bits: &[128, 192, 256],
+        min_size: 1,
+        max_size: usize::MAX,
     },
     ModeSpec {
         mode: Mode::CbcEnc,
@@ -62,6 +82,10 @@ pub const MODES: &[ModeSpec] = &[
         whole_blocks: true,
         splits: false,
         iv_len: 16,
+        key_halves: 1,
+        key_bits: &[128, 192, 256],
+        min_size: 1,
+        max_size: usize::MAX,
     },
     ModeSpec {
         mode: Mode::CbcDec,
@@ -69,6 +93,10 @@ pub const MODES: &[ModeSpec] = &[
         whole_blocks: true,
         splits: true,
         iv_len: 16,
+        key_halves: 1,
+        key_bits: &[128, 192, 256],
+        min_size: 1,
+        max_size: usize::MAX,
     },
     ModeSpec {
         mode: Mode::Ctr,
@@ -76,6 +104,32 @@ pub const MODES: &[ModeSpec] = &[
         whole_blocks: false,
         splits: true,
         iv_len: 16,
+        key_halves: 1,
+        key_bits: &[128, 192, 256],
+        min_size: 1,
+        max_size: usize::MAX,
+    },
+    ModeSpec {
+        mode: Mode::XtsEnc,
+        name: "xts-enc",
+        whole_blocks: false,
+        splits: true,
+        iv_len: 16,
+        key_halves: 2,
+        key_bits: &[128, 256],
+        min_size: 16,
+        max_size: 16 << 20,
+    },
+    ModeSpec {
+        mode: Mode::XtsDec,
+        name: "xts-dec",
+        whole_blocks: false,
+        splits: true,
+        iv_len: 16,
+        key_halves: 2,
+        key_bits: &[128, 256],
+        min_size: 16,
+        max_size: 16 << 20,
     },
 ];
 
@@ -106,7 +160,24 @@ impl Mode {
 
     /// Whether a message of `size` bytes is valid in this mode.
     pub fn accepts(self, size: usize) -> bool {
-        size > 0 && (!self.spec().whole_blocks || size.is_multiple_of(16))
+        let spec = self.spec();
+        size > 0
+            && size >= spec.min_size
+            && size <= spec.max_size
+            && (!spec.whole_blocks || size.is_multiple_of(16))
+    }
+
+    /// Whether the mode is defined for `key_bits`-bit AES keys.
+    pub fn has_key_bits(self, key_bits: u32) -> bool {
+        self.spec().key_bits.contains(&key_bits)
+    }
+
+    /// The next tweak after `iv`, for the modes that take a new one per
+    /// message: XTS tweaks count up as little-endian 128-bit sector numbers
+    /// (IEEE 1619). (GCM nonces, when aesx has GCM, will count up in their
+    /// last 8 bytes.) Others keep their running state and never call this.
+    pub fn next_iv(self, iv: &mut [u8; 16]) {
+        *iv = u128::from_le_bytes(*iv).wrapping_add(1).to_le_bytes();
     }
 }
 
@@ -153,8 +224,9 @@ impl Setup {
         let seed = (case.mode as u64) << 48 ^ (case.key_bits as u64) << 32 ^ case.size as u64;
         let mut rng = SplitMix(seed ^ 0x6165_7378_6265_6e63);
         let mut bytes = |n: usize| (0..n).map(|_| rng.next() as u8).collect::<Vec<u8>>();
-        let key = bytes(case.key_bits as usize / 8);
-        let iv = bytes(case.mode.spec().iv_len);
+        let spec = case.mode.spec();
+        let key = bytes(case.key_bits as usize / 8 * spec.key_halves);
+        let iv = bytes(spec.iv_len);
         let input = bytes(case.size);
         Setup { key, iv, input }
     }
@@ -176,8 +248,9 @@ impl SplitMix {
 }
 
 /// Splits `size` bytes into at most `n` parts of whole blocks (the last part
-/// takes any partial block); empty parts are dropped.
-pub fn split_sizes(size: usize, n: usize) -> Vec<usize> {
+/// takes any partial block); empty parts are dropped, and a last part
+/// shorter than `min` joins the one before it.
+pub fn split_sizes(size: usize, n: usize, min: usize) -> Vec<usize> {
     let blocks = size / 16;
     let n = n.max(1);
     let mut parts = Vec::with_capacity(n);
@@ -194,6 +267,12 @@ pub fn split_sizes(size: usize, n: usize) -> Vec<usize> {
         }
         left -= share;
     }
+    if parts.len() > 1 && parts.last().is_some_and(|&l| l < min) {
+        let last = parts.pop().unwrap_or(0);
+        if let Some(prev) = parts.last_mut() {
+            *prev += last;
+        }
+    }
     parts
 }
 
@@ -205,8 +284,9 @@ mod tests {
     fn split_covers_everything() {
         for size in [16, 17, 64, 1500, 4096, 1 << 20] {
             for n in 1..5 {
-                let p = split_sizes(size, n);
+                let p = split_sizes(size, n, 16);
                 assert_eq!(p.iter().sum::<usize>(), size, "{size} {n}");
+                assert!(p.iter().all(|&s| s >= 16));
                 assert!(p.len() <= n);
                 assert!(p[..p.len() - 1].iter().all(|s| s % 16 == 0));
             }
@@ -222,5 +302,12 @@ mod tests {
         assert_eq!(Mode::parse("nope"), None);
         assert!(!Mode::Ecb.accepts(1500));
         assert!(Mode::Ctr.accepts(1500));
+        assert!(Mode::XtsEnc.accepts(1500) && !Mode::XtsEnc.accepts(15));
+        assert!(Mode::XtsDec.accepts(16 << 20) && !Mode::XtsDec.accepts((16 << 20) + 1));
+        assert!(!Mode::XtsDec.has_key_bits(192) && Mode::Ctr.has_key_bits(192));
+        let mut t = [0xffu8; 16];
+        t[1] = 0;
+        Mode::XtsEnc.next_iv(&mut t);
+        assert_eq!(&t[..2], &[0, 1]);
     }
 }

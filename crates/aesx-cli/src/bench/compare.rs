@@ -6,12 +6,12 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use super::cases::{Case, Mode, Setup};
+use super::cases::{Case, Mode};
 use super::impls::Impl;
 use super::measure::{self, Plan, Subject};
 use super::stats::{welch, Summary};
 use super::timing::ClockInfo;
-use super::{honesty_check, threads_for, Options};
+use super::{honesty_check, setup_for, threads_for, Options};
 use crate::CliError;
 
 /// Length of one iteration aimed for unless `--iters` fixes the count:
@@ -55,7 +55,7 @@ pub fn run(opts: &Options, a: Impl, b: Impl, clock: &ClockInfo) -> Result<ExitCo
             )));
         }
     }
-    let setup = Setup::generate(&case);
+    let setup = setup_for(&case)?;
     honesty_check(&[a, b], &case, &setup, None)?;
     let budget = opts.time.unwrap_or(DEFAULT_TIME);
     let rounds = opts

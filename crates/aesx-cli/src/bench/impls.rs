@@ -23,6 +23,11 @@ pub trait Runner: Send {
     /// Processes `buf[..len]` in place, continuing the mode's state.
     /// `buf.len() >= len + TAIL`.
     fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String>;
+
+    /// The tag of the last call, for the AEAD modes.
+    fn tag(&self) -> Option<[u8; 16]> {
+        None
+    }
 }
 
 /// An implementation the benchmark can run.
@@ -34,9 +39,9 @@ pub enum Impl {
     Cuda,
     /// OpenSSL (vendored, through EVP).
     OpenSsl,
-    /// ring 0.17 (AEADs only).
+    /// ring 0.17 (AES only inside AES-GCM).
     Ring,
-    /// RustCrypto `aes`, `ctr`, `cbc`.
+    /// RustCrypto `aes`, `ctr`, `cbc`, `xts-mode`, `aes-gcm`.
     RustCrypto,
 }
 
@@ -91,6 +96,9 @@ impl Impl {
 
     /// Whether this implementation has the mode and key size.
     pub fn supports(self, mode: Mode, key_bits: u32) -> bool {
+        if !mode.has_key_bits(key_bits) {
+            return false;
+        }
         match self {
             Impl::Aesx(_) => aesx_impl::supports(mode, key_bits),
             Impl::Cuda => cuda_impl::supports(mode, key_bits),

@@ -48,7 +48,7 @@ impl Subject {
     pub fn new(imp: Impl, case: &Case, setup: &Setup, threads: usize) -> Result<Subject, String> {
         let mut lanes = Vec::new();
         let mut off = 0;
-        for len in split_sizes(case.size, threads) {
+        for len in split_sizes(case.size, threads, case.mode.spec().min_size) {
             let mut buf = setup.input[off..off + len].to_vec();
             buf.resize(len + TAIL, 0);
             off += len;
@@ -115,16 +115,26 @@ impl Subject {
     }
 }
 
-/// The outputs of the first two calls of a fresh runner on the case's input:
-/// what every implementation must agree on.
+/// The outputs of the first two calls of a fresh runner on the case's input
+/// (each followed by its tag in the AEAD modes): what every implementation
+/// must agree on.
 pub fn first_outputs(imp: Impl, case: &Case, setup: &Setup) -> Result<[Vec<u8>; 2], String> {
     let mut r = imp.runner(case.mode, setup)?;
     let mut buf = setup.input.clone();
     buf.resize(case.size + TAIL, 0);
-    r.call(&mut buf, case.size)?;
-    let first = buf[..case.size].to_vec();
-    r.call(&mut buf, case.size)?;
-    Ok([first, buf[..case.size].to_vec()])
+    // The output, followed by the tag in the AEAD modes.
+    let mut outputs = Vec::with_capacity(2);
+    for _ in 0..2 {
+        r.call(&mut buf, case.size)?;
+        let mut out = buf[..case.size].to_vec();
+        if let Some(tag) = r.tag() {
+            out.extend_from_slice(&tag);
+        }
+        outputs.push(out);
+    }
+    let second = outputs.pop().unwrap_or_default();
+    let first = outputs.pop().unwrap_or_default();
+    Ok([first, second])
 }
 
 /// Where two outputs first differ, as a message.

@@ -1,13 +1,16 @@
 //! The peer libraries, run in the same process as aesx: OpenSSL (vendored,
-//! through EVP), ring 0.17 and RustCrypto (`aes`, `cbc`, `ctr`).
+//! through EVP), ring 0.17 and RustCrypto (`aes`, `cbc`, `ctr`, `xts-mode`,
+//! `aes-gcm`).
 //!
 //! Each is used the way its documentation suggests for bulk data: one
-//! keyed context whose state runs on from call to call.
+//! keyed context whose state runs on from call to call, or, for XTS,
+//! re-initialised per data unit with the next tweak only.
 
 use aes::cipher::array::Array;
 use aes::cipher::consts::U16;
 use aes::cipher::{
-    BlockCipherEncrypt, BlockModeDecrypt, BlockModeEncrypt, KeyInit, KeyIvInit, StreamCipher,
+    BlockCipherDecrypt, BlockCipherEncrypt, BlockModeDecrypt, BlockModeEncrypt, KeyInit, KeyIvInit,
+    StreamCipher,
 };
 use openssl::cipher::{Cipher, CipherRef};
 use openssl::cipher_ctx::CipherCtx;
@@ -18,8 +21,8 @@ use super::impls::Runner;
 // ---------------------------------------------------------------- OpenSSL
 
 /// OpenSSL has every mode the benchmark knows.
-pub fn openssl_supports(_mode: Mode, key_bits: u32) -> bool {
-    matches!(key_bits, 128 | 192 | 256)
+pub fn openssl_supports(mode: Mode, key_bits: u32) -> bool {
+    openssl_cipher(mode, key_bits).is_some()
 }
 
 fn openssl_cipher(mode: Mode, key_bits: u32) -> Option<&'static CipherRef> {
@@ -33,19 +36,24 @@ fn openssl_cipher(mode: Mode, key_bits: u32) -> Option<&'static CipherRef> {
         (Mode::Ctr, 128) => Cipher::aes_128_ctr(),
         (Mode::Ctr, 192) => Cipher::aes_192_ctr(),
         (Mode::Ctr, 256) => Cipher::aes_256_ctr(),
+        (Mode::XtsEnc | Mode::XtsDec, 128) => Cipher::aes_128_xts(),
+        (Mode::XtsEnc | Mode::XtsDec, 256) => Cipher::aes_256_xts(),
         _ => return None,
     })
 }
 
 /// An EVP context keyed for the case.
 pub fn openssl_runner(mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, String> {
-    let key_bits = setup.key.len() as u32 * 8;
+    let key_bits = (setup.key.len() / mode.spec().key_halves) as u32 * 8;
     let cipher = openssl_cipher(mode, key_bits)
         .ok_or_else(|| format!("openssl: no {mode} with {key_bits}-bit keys"))?;
     let e = |e: openssl::error::ErrorStack| format!("openssl: {e}");
     let mut ctx = CipherCtx::new().map_err(e)?;
-    let iv = (!setup.iv.is_empty()).then_some(setup.iv.as_slice());
-    if mode == Mode::CbcDec {
+    // XTS takes its tweak per data unit (below); the others once.
+    let per_message = matches!(mode, Mode::XtsEnc | Mode::XtsDec);
+    let iv = (!setup.iv.is_empty() && !per_message).then_some(setup.iv.as_slice());
+    let decrypt = matches!(mode, Mode::CbcDec | Mode::XtsDec);
+    if decrypt {
         ctx.decrypt_init(Some(cipher), Some(&setup.key), iv)
             .map_err(e)?;
     } else {
@@ -55,32 +63,55 @@ pub fn openssl_runner(mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, Stri
     ctx.set_padding(false);
     Ok(Box::new(OpenSslRunner {
         ctx,
-        per_block: mode == Mode::Block,
+        mode,
+        decrypt,
+        iv: setup.iv.as_slice().try_into().unwrap_or([0; 16]),
     }))
 }
 
 struct OpenSslRunner {
     ctx: CipherCtx,
-    /// `block` mode: one EVP_CipherUpdate per 16-byte block.
-    per_block: bool,
+    mode: Mode,
+    decrypt: bool,
+    /// The next tweak (XTS).
+    iv: [u8; 16],
+}
+
+impl OpenSslRunner {
+    fn restart(&mut self) -> Result<(), openssl::error::ErrorStack> {
+        if self.decrypt {
+            self.ctx.decrypt_init(None, None, Some(&self.iv))
+        } else {
+            self.ctx.encrypt_init(None, None, Some(&self.iv))
+        }
+    }
 }
 
 impl Runner for OpenSslRunner {
     fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
         let e = |e: openssl::error::ErrorStack| format!("openssl: {e}");
-        if self.per_block {
-            let mut off = 0;
-            while off + 16 <= len {
-                self.ctx
-                    .cipher_update_inplace(&mut buf[off..], 16)
-                    .map_err(e)?;
-                off += 16;
+        match self.mode {
+            Mode::Block => {
+                // One EVP_CipherUpdate per 16-byte block.
+                let mut off = 0;
+                while off + 16 <= len {
+                    self.ctx
+                        .cipher_update_inplace(&mut buf[off..], 16)
+                        .map_err(e)?;
+                    off += 16;
+                }
             }
-            return Ok(());
-        }
-        let n = self.ctx.cipher_update_inplace(buf, len).map_err(e)?;
-        if n != len {
-            return Err(format!("openssl: wrote {n} of {len} bytes"));
+            Mode::Ecb | Mode::CbcEnc | Mode::CbcDec | Mode::Ctr => {
+                let n = self.ctx.cipher_update_inplace(buf, len).map_err(e)?;
+                if n != len {
+                    return Err(format!("openssl: wrote {n} of {len} bytes"));
+                }
+            }
+            Mode::XtsEnc | Mode::XtsDec => {
+                self.restart().map_err(e)?;
+                self.ctx.cipher_update_inplace(buf, len).map_err(e)?;
+                Mode::XtsEnc.next_iv(&mut self.iv);
+            }
         }
         Ok(())
     }
@@ -88,7 +119,8 @@ impl Runner for OpenSslRunner {
 
 // ---------------------------------------------------------------- ring
 
-/// ring 0.17 exposes AES only inside its AEADs (GCM); none of the raw modes.
+/// ring 0.17 exposes AES only inside its AEADs (AES-GCM), which aesx does
+/// not have yet; none of the raw modes.
 pub fn ring_supports(_mode: Mode, _key_bits: u32) -> bool {
     false
 }
@@ -100,9 +132,9 @@ pub fn ring_runner(mode: Mode, _setup: &Setup) -> Result<Box<dyn Runner>, String
 
 // ---------------------------------------------------------------- RustCrypto
 
-/// RustCrypto has every raw mode for every key size.
-pub fn rustcrypto_supports(_mode: Mode, key_bits: u32) -> bool {
-    matches!(key_bits, 128 | 192 | 256)
+/// RustCrypto has every mode for every key size the mode defines.
+pub fn rustcrypto_supports(mode: Mode, key_bits: u32) -> bool {
+    mode.has_key_bits(key_bits)
 }
 
 /// Builds the runner for one concrete key type (the crates are generic over
@@ -122,6 +154,21 @@ macro_rules! rc_runner {
             Mode::Ctr => Box::new(RcCtr(
                 ctr::Ctr128BE::<$aes>::new_from_slices(&$setup.key, &$setup.iv).map_err(bad)?,
             )),
+            Mode::XtsEnc | Mode::XtsDec => {
+                let (k1, k2) = $setup.key.split_at($setup.key.len() / 2);
+                Box::new(RcXts {
+                    xts: xts_mode::Xts128::new(
+                        <$aes>::new_from_slice(k1).map_err(bad)?,
+                        <$aes>::new_from_slice(k2).map_err(bad)?,
+                    ),
+                    tweak: $setup
+                        .iv
+                        .as_slice()
+                        .try_into()
+                        .map_err(|_| String::from("rustcrypto: XTS tweaks are 16 bytes"))?,
+                    decrypt: $mode == Mode::XtsDec,
+                })
+            }
         };
         Ok(r)
     }};
@@ -129,7 +176,7 @@ macro_rules! rc_runner {
 
 /// A RustCrypto runner for the case.
 pub fn rustcrypto_runner(mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, String> {
-    match setup.key.len() {
+    match setup.key.len() / mode.spec().key_halves {
         16 => rc_runner!(aes::Aes128, mode, setup),
         24 => rc_runner!(aes::Aes192, mode, setup),
         32 => rc_runner!(aes::Aes256, mode, setup),
@@ -186,5 +233,32 @@ impl<S: StreamCipher + Send> Runner for RcCtr<S> {
         self.0
             .try_apply_keystream(&mut buf[..len])
             .map_err(|_| String::from("rustcrypto: CTR keystream exhausted"))
+    }
+}
+
+struct RcXts<C> {
+    xts: xts_mode::Xts128<C>,
+    tweak: [u8; 16],
+    decrypt: bool,
+}
+
+impl<C> Runner for RcXts<C>
+where
+    C: BlockCipherEncrypt<BlockSize = U16> + BlockCipherDecrypt<BlockSize = U16> + Send,
+{
+    fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
+        // xts-mode panics below one block; the modes table keeps such sizes
+        // away, and this keeps the promise local.
+        if len < 16 {
+            return Err("rustcrypto: XTS needs at least 16 bytes".into());
+        }
+        let tweak = Array::from(self.tweak);
+        if self.decrypt {
+            self.xts.decrypt_sector(&mut buf[..len], tweak);
+        } else {
+            self.xts.encrypt_sector(&mut buf[..len], tweak);
+        }
+        Mode::XtsEnc.next_iv(&mut self.tweak);
+        Ok(())
     }
 }

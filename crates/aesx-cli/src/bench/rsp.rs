@@ -104,27 +104,34 @@ pub fn parse(text: &str) -> Result<RspVector, String> {
         16 | 24 | 32 => key.len() as u32 * 8,
         n => return Err(format!("KEY of {n} bytes")),
     };
-    if iv.len() != 16 {
-        return Err(format!("IV of {} bytes, CBC needs 16", iv.len()));
+    if pt.len() > 256 << 20 {
+        return Err("PLAINTEXT longer than 256 MiB".into());
     }
-    if pt.is_empty() || pt.len() % 16 != 0 || pt.len() != ct.len() {
+    if pt.is_empty() || pt.len() != ct.len() {
         return Err(format!(
-            "PLAINTEXT of {} bytes and CIPHERTEXT of {}: CBC needs equal whole blocks",
+            "PLAINTEXT of {} bytes and CIPHERTEXT of {}: need equal, non-empty",
             pt.len(),
             ct.len()
         ));
     }
-    if pt.len() > 256 << 20 {
-        return Err("PLAINTEXT longer than 256 MiB".into());
+    if iv.len() != 16 {
+        return Err(format!("IV of {} bytes, CBC needs 16", iv.len()));
     }
+    if pt.len() % 16 != 0 {
+        return Err(format!(
+            "PLAINTEXT of {} bytes: CBC needs whole blocks",
+            pt.len()
+        ));
+    }
+    let (mode, expected) = (Mode::CbcEnc, ct);
     Ok(RspVector {
         case: Case {
-            mode: Mode::CbcEnc,
+            mode,
             key_bits,
             size: pt.len(),
         },
         setup: Setup { key, iv, input: pt },
-        expected: ct,
+        expected,
         count,
     })
 }
