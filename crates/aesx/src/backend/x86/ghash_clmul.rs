@@ -74,6 +74,12 @@ impl Wide {
         }
     }
 
+    /// A sum whose parts were accumulated elsewhere (e.g. wider lanes).
+    #[inline]
+    pub(crate) fn from_parts(lo: __m128i, mid: __m128i, hi: __m128i) -> Wide {
+        Wide { lo, mid, hi }
+    }
+
     /// Adds the carry-less product `a * b`.
     #[inline]
     #[target_feature(enable = "sse2,pclmulqdq")]

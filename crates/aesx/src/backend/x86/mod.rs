@@ -16,6 +16,7 @@ use crate::key::{RoundKeys, MAX_ROUNDS};
 
 mod aesni;
 mod gcm;
+mod gcm_vaes512;
 mod ghash_clmul;
 
 /// Which x86 instruction tier a key runs on.
