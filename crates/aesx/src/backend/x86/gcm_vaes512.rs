@@ -126,6 +126,8 @@ impl Pass {
     /// multiplication after each of the first rounds, so that the carry-less
     /// multiplier and the AES units work side by side in the instruction
     /// stream rather than relying on the out-of-order window alone.
+    // `r` is the round number; it also picks the product woven after it.
+    #[allow(clippy::needless_range_loop)]
     #[inline]
     #[target_feature(enable = "avx512f,avx2,vaes,vpclmulqdq,pclmulqdq")]
     fn encrypt_ghash(&mut self, b: &mut [__m512i; WIDE], x: &[__m512i; WIDE]) {
