@@ -492,6 +492,11 @@ pub(super) unsafe fn gcm_oneshot<const ENCRYPT: bool>(
     let len = io.len();
     let src = io.src_ptr();
     let dst = io.dst_ptr();
+    if len <= SMALL_DATA && aad.len() <= SMALL_AAD {
+        // SAFETY: as below; the small path reads and writes only inside the
+        // buffers (masked accesses).
+        return unsafe { oneshot_small::<ENCRYPT>(k, hk, j0, aad, src, dst, len) };
+    }
     let mut ctr = *j0;
     inc32(&mut ctr, 1);
     let bs128 = bswap_mask();
@@ -518,6 +523,101 @@ pub(super) unsafe fn gcm_oneshot<const ENCRYPT: bool>(
         );
         let s = w.reduce();
         let tag = _mm_xor_si128(_mm_shuffle_epi8(s, bs128), ekj0);
+        let mut out = [0u8; 16];
+        _mm_storeu_si128(out.as_mut_ptr().cast(), tag);
+        out
+    }
+}
+
+/// Message sizes taken by [`oneshot_small`]: at most 8 + 16 + 1 = 25 blocks
+/// to hash, within the 32 powers of H, so one reduction covers everything.
+const SMALL_DATA: usize = 256;
+const SMALL_AAD: usize = 128;
+
+/// A short message with a single GHASH reduction: the AAD blocks, the
+/// ciphertext blocks and the length block are multiplied by H^t..H^1 and
+/// summed, so the only serial work is AES, one round of products and one
+/// reduction. E_K(J0) rides along the keystream rounds.
+///
+/// # Safety
+/// As [`gcm_crypt`]; `src`/`dst` valid for `len <= SMALL_DATA` bytes (equal
+/// or disjoint), `aad.len() <= SMALL_AAD`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2,vaes,vpclmulqdq,aes,pclmulqdq,ssse3")]
+unsafe fn oneshot_small<const ENCRYPT: bool>(
+    k: &X86Aes,
+    hk: &X86HKey,
+    j0: &Block,
+    aad: &[u8],
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+) -> Block {
+    let bs128 = bswap_mask();
+    let bs = _mm512_broadcast_i32x4(bs128);
+    let ab = aad.len().div_ceil(16);
+    let db = len.div_ceil(16);
+    let base = POWERS - (ab + db + 1);
+    let regs = len.div_ceil(64);
+    // SAFETY: j0/aad/key/buffer accesses are in bounds: masked loads and
+    // stores touch only the first `aad.len()` / `len` bytes, power loads
+    // only powers base..POWERS.
+    unsafe {
+        let jv = _mm_loadu_si128(j0.as_ptr().cast());
+        let c = _mm512_add_epi32(
+            _mm512_broadcast_i32x4(_mm_shuffle_epi8(jv, bs128)),
+            _mm512_set_epi32(0, 0, 0, 4, 0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, 1),
+        );
+        let inc4 = _mm512_set_epi32(0, 0, 0, 4, 0, 0, 0, 4, 0, 0, 0, 4, 0, 0, 0, 4);
+        let mut b = [_mm512_setzero_si512(); 4];
+        let mut cc = c;
+        for v in b.iter_mut() {
+            *v = _mm512_xor_si512(
+                _mm512_shuffle_epi8(cc, bs),
+                _mm512_broadcast_i32x4(k.enc[0]),
+            );
+            cc = _mm512_add_epi32(cc, inc4);
+        }
+        let mut e = _mm_xor_si128(jv, k.enc[0]);
+        for r in 1..k.rounds {
+            let rk = _mm512_broadcast_i32x4(k.enc[r]);
+            for v in b.iter_mut().take(regs) {
+                *v = _mm512_aesenc_epi128(*v, rk);
+            }
+            e = _mm_aesenc_si128(e, k.enc[r]);
+        }
+        let rk = _mm512_broadcast_i32x4(k.enc[k.rounds]);
+        for v in b.iter_mut().take(regs) {
+            *v = _mm512_aesenclast_epi128(*v, rk);
+        }
+        e = _mm_aesenclast_si128(e, k.enc[k.rounds]);
+
+        let mut w = Wide512::zero();
+        for q in 0..ab.div_ceil(4) {
+            let x = _mm512_maskz_loadu_epi8(
+                byte_mask(aad.len() - 64 * q),
+                aad.as_ptr().add(64 * q).cast(),
+            );
+            let pw =
+                _mm512_maskz_loadu_epi8(byte_mask(16 * (ab - 4 * q)), hk.ptr(base + 4 * q).cast());
+            w.mul_add(_mm512_shuffle_epi8(x, bs), pw);
+        }
+        for (q, ks) in b.iter().enumerate().take(regs) {
+            let mask = byte_mask(len - 64 * q);
+            let data = _mm512_maskz_loadu_epi8(mask, src.add(64 * q).cast());
+            let out = _mm512_maskz_mov_epi8(mask, _mm512_xor_si512(*ks, data));
+            _mm512_mask_storeu_epi8(dst.add(64 * q).cast(), mask, out);
+            let x = _mm512_shuffle_epi8(if ENCRYPT { out } else { data }, bs);
+            let pw = _mm512_maskz_loadu_epi8(
+                byte_mask(16 * (db - 4 * q)),
+                hk.ptr(base + ab + 4 * q).cast(),
+            );
+            w.mul_add(x, pw);
+        }
+        let lens = _mm_set_epi64x((aad.len() as u64 * 8) as i64, (len as u64 * 8) as i64);
+        let h1 = _mm_loadu_si128(hk.ptr(POWERS - 1).cast());
+        w.mul_add(_mm512_zextsi128_si512(lens), _mm512_zextsi128_si512(h1));
+        let tag = _mm_xor_si128(_mm_shuffle_epi8(w.reduce(), bs128), e);
         let mut out = [0u8; 16];
         _mm_storeu_si128(out.as_mut_ptr().cast(), tag);
         out
