@@ -381,8 +381,21 @@ impl Gcm {
 
     fn seal_io(&self, nonce: &[u8], aad: &[u8], io: InOut<'_>) -> Result<Tag> {
         self.check_lengths(aad.len(), io.len())?;
+        self.oneshot(nonce, aad, io, true)
+    }
+
+    /// One message through the backend's fused one-shot kernel; returns the
+    /// computed tag (for decryption, the caller compares it). Lengths must
+    /// have been checked.
+    pub(crate) fn oneshot(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        io: InOut<'_>,
+        encrypt: bool,
+    ) -> Result<Tag> {
         let j0 = j0_of(self, nonce)?;
-        let bytes = with_gcm!(&self.engine, k => k.aes.gcm_oneshot(&k.h, true, &j0, aad, io));
+        let bytes = with_gcm!(&self.engine, k => k.aes.gcm_oneshot(&k.h, encrypt, &j0, aad, io));
         Ok(Tag {
             bytes,
             len: self.tag_len as u8,
@@ -392,13 +405,7 @@ impl Gcm {
     /// Decrypts and checks; the caller zeroes the output on failure.
     fn open_io(&self, nonce: &[u8], aad: &[u8], io: InOut<'_>, tag: &[u8]) -> Result<()> {
         self.check_lengths(aad.len(), io.len())?;
-        let j0 = j0_of(self, nonce)?;
-        let bytes = with_gcm!(&self.engine, k => k.aes.gcm_oneshot(&k.h, false, &j0, aad, io));
-        let computed = Tag {
-            bytes,
-            len: self.tag_len as u8,
-        };
-        if computed.verify(tag) {
+        if self.oneshot(nonce, aad, io, false)?.verify(tag) {
             Ok(())
         } else {
             Err(Error::AuthenticationFailed)
