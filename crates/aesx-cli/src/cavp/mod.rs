@@ -17,6 +17,7 @@ use crate::{outln, CliError};
 
 mod ctr;
 mod ecb_cbc;
+mod gcm;
 mod mct;
 pub mod rsp;
 
@@ -30,7 +31,8 @@ pub struct Args {
     #[arg(long, value_name = "NAME")]
     backend: Option<String>,
     /// Vector files: AESAVS ECB/CBC KAT, MMT and CBC MCT .rsp files, CTR
-    /// vectors (aes-*-ctr.txt).
+    /// vectors (aes-*-ctr.txt), GCM gcmEncryptExtIV*/gcmDecrypt*.rsp,
+    /// AArch64cryptolib SL_functional_tests.rsp (GCM/ESP with checksums).
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
 }
@@ -63,6 +65,8 @@ pub enum Suite {
     Mct(BlockMode),
     /// CTR vectors whose IV is the whole initial counter block.
     Ctr,
+    /// GCM: NIST encrypt/decrypt files, AArch64cryptolib's ESP file.
+    Gcm(gcm::GcmFile),
 }
 
 impl Suite {
@@ -72,6 +76,7 @@ impl Suite {
             Suite::EcbCbc(m, test) => format!("{} {test}", m.name()),
             Suite::Mct(m) => format!("{} MCT", m.name()),
             Suite::Ctr => "CTR".to_string(),
+            Suite::Gcm(f) => f.describe().to_string(),
         }
     }
 }
@@ -112,6 +117,15 @@ pub fn detect(path: &Path, text: &str) -> Result<Suite, String> {
         .unwrap_or_default();
     if let Some(s) = detect_aesavs(&name) {
         return s;
+    }
+    if name.starts_with("gcmencryptextiv") {
+        return Ok(Suite::Gcm(gcm::GcmFile::Encrypt));
+    }
+    if name.starts_with("gcmdecrypt") {
+        return Ok(Suite::Gcm(gcm::GcmFile::Decrypt));
+    }
+    if name.starts_with("sl_functional_tests") {
+        return Ok(Suite::Gcm(gcm::GcmFile::Sl));
     }
     if name.contains("ctr") {
         return Ok(Suite::Ctr);
@@ -176,6 +190,7 @@ fn run_suite(
         Suite::EcbCbc(mode, _) => ecb_cbc::run(mode, &rsp::parse(text)?, backends, report),
         Suite::Mct(mode) => mct::run(mode, &rsp::parse(text)?, backends, report),
         Suite::Ctr => ctr::run(&rsp::parse(text)?, backends, report),
+        Suite::Gcm(f) => gcm::run(f, &rsp::parse(text)?, backends, report),
     }
 }
 
@@ -313,6 +328,18 @@ mod tests {
         assert_eq!(d("CBCMMT192.rsp"), Ok(Suite::EcbCbc(BlockMode::Cbc, "MMT")));
         assert_eq!(d("CBCMCT128.rsp"), Ok(Suite::Mct(BlockMode::Cbc)));
         assert_eq!(d("aes-192-ctr.txt"), Ok(Suite::Ctr));
+        assert_eq!(
+            d("gcmEncryptExtIV128.rsp"),
+            Ok(Suite::Gcm(gcm::GcmFile::Encrypt))
+        );
+        assert_eq!(
+            d("gcmDecrypt256.rsp"),
+            Ok(Suite::Gcm(gcm::GcmFile::Decrypt))
+        );
+        assert_eq!(
+            d("SL_functional_tests.rsp"),
+            Ok(Suite::Gcm(gcm::GcmFile::Sl))
+        );
         assert!(d("ECBMCT128.rsp").is_err());
         assert!(d("notes.txt").is_err());
     }
