@@ -24,6 +24,7 @@ mod blockwise;
 mod cbc;
 mod ctr;
 mod ecb;
+mod gcm;
 
 /// Bytes read per chunk.
 const CHUNK: usize = 256 * 1024;
@@ -40,9 +41,16 @@ pub struct Args {
     /// Key in hex: 16, 24 or 32 bytes.
     #[arg(long, value_name = "HEX")]
     pub key: String,
-    /// IV (CBC) or initial counter block (CTR) in hex, 16 bytes.
+    /// IV (CBC) or initial counter block (CTR) in hex, 16 bytes; for GCM
+    /// any non-zero length (12 bytes usual).
     #[arg(long, value_name = "HEX")]
     pub iv: Option<String>,
+    /// GCM: additional authenticated data in hex.
+    #[arg(long, value_name = "HEX")]
+    pub aad: Option<String>,
+    /// GCM: tag length in bytes (16 by default; 15, 14, 13, 12, 8 or 4).
+    #[arg(long, value_name = "N")]
+    pub tag_len: Option<usize>,
     /// Padding for ECB and CBC (default pkcs7, as `openssl enc`).
     #[arg(long, value_enum)]
     pub padding: Option<PaddingArg>,
@@ -75,6 +83,9 @@ pub enum Mode {
     Cbc,
     /// CTR with a 128-bit big-endian counter; no padding.
     Ctr,
+    /// GCM: ciphertext followed by the tag; decryption writes nothing
+    /// unless the tag verifies.
+    Gcm,
 }
 
 /// `--padding`.
@@ -170,10 +181,17 @@ pub trait Stream {
 
 /// The stream for the chosen mode.
 fn build(mode: Mode, p: &Params) -> Result<Box<dyn Stream>, CliError> {
+    if mode != Mode::Gcm && (p.args.aad.is_some() || p.args.tag_len.is_some()) {
+        return Err(CliError::usage(format!(
+            "--aad and --tag-len are used by gcm only, not by {}",
+            p.mode
+        )));
+    }
     match mode {
         Mode::Ecb => ecb::stream(p),
         Mode::Cbc => cbc::stream(p),
         Mode::Ctr => ctr::stream(p),
+        Mode::Gcm => gcm::stream(p),
     }
 }
 
