@@ -164,3 +164,27 @@ fn cipher_gcm_usage_errors() {
     );
     assert_eq!(code, 2, "{err}");
 }
+
+#[test]
+fn wycheproof_gcm_and_gmac_pass_and_tampering_fails() {
+    let files = [
+        "vectors/wycheproof/aes_gcm_test.json",
+        "vectors/wycheproof/aes_gmac_test.json",
+    ]
+    .map(|f| repo().join(f));
+    let (code, out) = cavp(&files);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("316 records, 316 passed, 0 failed"), "{out}");
+    assert!(out.contains("414 records, 414 passed, 0 failed"), "{out}");
+    // Flip one digit of the first valid tag: that case must now fail.
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    let at = text.find("\"tag\": \"").unwrap() + "\"tag\": \"".len();
+    let mut bad = text.into_bytes();
+    bad[at] = if bad[at] == b'0' { b'1' } else { b'0' };
+    let p = dir.path().join("aes_gcm_test.json");
+    std::fs::write(&p, bad).unwrap();
+    let (code, out) = cavp(&[p]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("315 passed, 1 failed"), "{out}");
+}

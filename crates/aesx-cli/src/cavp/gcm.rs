@@ -191,3 +191,84 @@ pub fn run(
     }
     Ok(())
 }
+
+/// Wycheproof `aes_gcm_test.json` (`gmac == false`) or `aes_gmac_test.json`
+/// (GMAC: the message is the AAD, the plaintext empty). `valid` and
+/// `acceptable` cases must seal to the expected bytes and open; `invalid`
+/// ones must be refused (a zero-length IV by the constructor, a modified
+/// tag by `open`, with the output zeroed).
+pub fn run_wycheproof(
+    gmac: bool,
+    text: &str,
+    backends: &[Backend],
+    report: &mut Report,
+) -> Result<(), ParseError> {
+    let doc: serde_json::Value = serde_json::from_str(text)
+        .map_err(|e| ParseError::at(e.line(), format!("not Wycheproof JSON: {e}")))?;
+    let groups = doc["testGroups"]
+        .as_array()
+        .ok_or_else(|| ParseError::at(0, "no testGroups array"))?;
+    let field = |t: &serde_json::Value, k: &str| -> Result<Vec<u8>, ParseError> {
+        super::rsp::decode_hex(t[k].as_str().unwrap_or(""))
+            .map_err(|e| ParseError::at(0, format!("tcId {}: {k}: {e}", t["tcId"])))
+    };
+    let mut cases = Vec::new();
+    for g in groups {
+        let tag_bits = g["tagSize"].as_u64().unwrap_or(128);
+        for t in g["tests"].as_array().into_iter().flatten() {
+            let (msg, aad) = if gmac {
+                (Vec::new(), field(t, "msg")?)
+            } else {
+                (field(t, "msg")?, field(t, "aad")?)
+            };
+            let ct = if gmac { Vec::new() } else { field(t, "ct")? };
+            cases.push((
+                t["tcId"].as_u64().unwrap_or(0),
+                t["result"] != "invalid",
+                (tag_bits / 8) as usize,
+                field(t, "key")?,
+                field(t, "iv")?,
+                aad,
+                msg,
+                ct,
+                field(t, "tag")?,
+            ));
+        }
+    }
+    report.records = cases.len();
+    for &b in backends {
+        for (id, valid, tag_len, key, iv, aad, msg, ct, tag) in &cases {
+            let r = (|| -> Result<(), String> {
+                let gcm = match Gcm::with_backend(key, b).and_then(|g| g.with_tag_len(*tag_len)) {
+                    Ok(g) => g,
+                    Err(_) if !valid => return Ok(()),
+                    Err(e) => return Err(format!("error: {e}")),
+                };
+                if *valid {
+                    let mut out = vec![0u8; msg.len()];
+                    let t = gcm
+                        .seal_to_detached(iv, aad, msg, &mut out)
+                        .map_err(|e| format!("seal: {e}"))?;
+                    if out != *ct || t.as_bytes() != &tag[..] {
+                        return Err(format!("sealed {} tag {}", hx(&out), hx(t.as_bytes())));
+                    }
+                }
+                let mut out = vec![0xa5u8; ct.len()];
+                match (gcm.open_to_detached(iv, aad, ct, tag, &mut out), valid) {
+                    (Ok(()), true) if out == *msg => Ok(()),
+                    (Ok(()), true) => Err("open gave the wrong plaintext".into()),
+                    (Ok(()), false) => Err("invalid case accepted".into()),
+                    (Err(Error::AuthenticationFailed), false) if out.iter().any(|&x| x != 0) => {
+                        Err("refused but output not zeroed".into())
+                    }
+                    (Err(_), false) => Ok(()),
+                    (Err(e), true) => Err(format!("open: {e}")),
+                }
+            })();
+            report.check(r.is_ok(), || {
+                format!("tcId {id} on {b}: {}", r.err().unwrap_or_default())
+            });
+        }
+    }
+    Ok(())
+}

@@ -32,7 +32,8 @@ pub struct Args {
     backend: Option<String>,
     /// Vector files: AESAVS ECB/CBC KAT, MMT and CBC MCT .rsp files, CTR
     /// vectors (aes-*-ctr.txt), GCM gcmEncryptExtIV*/gcmDecrypt*.rsp,
-    /// AArch64cryptolib SL_functional_tests.rsp (GCM/ESP with checksums).
+    /// AArch64cryptolib SL_functional_tests.rsp (GCM/ESP with checksums),
+    /// Wycheproof aes_gcm_test.json and aes_gmac_test.json.
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
 }
@@ -67,6 +68,8 @@ pub enum Suite {
     Ctr,
     /// GCM: NIST encrypt/decrypt files, AArch64cryptolib's ESP file.
     Gcm(gcm::GcmFile),
+    /// Wycheproof `aes_gcm_test.json` (false) or `aes_gmac_test.json` (true).
+    WycheproofGcm(bool),
 }
 
 impl Suite {
@@ -77,6 +80,8 @@ impl Suite {
             Suite::Mct(m) => format!("{} MCT", m.name()),
             Suite::Ctr => "CTR".to_string(),
             Suite::Gcm(f) => f.describe().to_string(),
+            Suite::WycheproofGcm(false) => "Wycheproof AES-GCM".to_string(),
+            Suite::WycheproofGcm(true) => "Wycheproof AES-GMAC".to_string(),
         }
     }
 }
@@ -123,6 +128,12 @@ pub fn detect(path: &Path, text: &str) -> Result<Suite, String> {
     }
     if name.starts_with("gcmdecrypt") {
         return Ok(Suite::Gcm(gcm::GcmFile::Decrypt));
+    }
+    if name.starts_with("aes_gcm_test") && name.ends_with(".json") {
+        return Ok(Suite::WycheproofGcm(false));
+    }
+    if name.starts_with("aes_gmac_test") && name.ends_with(".json") {
+        return Ok(Suite::WycheproofGcm(true));
     }
     if name.starts_with("sl_functional_tests") {
         return Ok(Suite::Gcm(gcm::GcmFile::Sl));
@@ -191,6 +202,7 @@ fn run_suite(
         Suite::Mct(mode) => mct::run(mode, &rsp::parse(text)?, backends, report),
         Suite::Ctr => ctr::run(&rsp::parse(text)?, backends, report),
         Suite::Gcm(f) => gcm::run(f, &rsp::parse(text)?, backends, report),
+        Suite::WycheproofGcm(gmac) => gcm::run_wycheproof(gmac, text, backends, report),
     }
 }
 
