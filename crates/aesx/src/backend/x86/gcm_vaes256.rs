@@ -83,6 +83,55 @@ impl Keys {
     }
 }
 
+impl Keys {
+    /// AES on all registers with the GHASH of eight registers of
+    /// byte-reversed ciphertext `x` (times `pw`, H^16..H^1) woven between
+    /// the rounds, one product per round; returns the new GHASH state.
+    // `r` is the round number; it also picks the product woven after it.
+    #[allow(clippy::needless_range_loop)]
+    #[inline]
+    #[target_feature(enable = "avx2,vaes,vpclmulqdq,pclmulqdq")]
+    fn encrypt_ghash(
+        &self,
+        b: &mut [__m256i; REGS],
+        x: &[__m256i; REGS],
+        pw: &[__m256i; REGS],
+        y: __m128i,
+    ) -> __m128i {
+        let mut w = Wide256::zero();
+        for v in b.iter_mut() {
+            *v = _mm256_xor_si256(*v, self.rk[0]);
+        }
+        w.mul_add(_mm256_xor_si256(x[0], _mm256_zextsi128_si256(y)), pw[0]);
+        for r in 1..self.nr {
+            let k = self.rk[r];
+            for v in b.iter_mut() {
+                *v = _mm256_aesenc_epi128(*v, k);
+            }
+            if r < REGS {
+                w.mul_add(x[r], pw[r]);
+            }
+        }
+        let k = self.rk[self.nr];
+        for v in b.iter_mut() {
+            *v = _mm256_aesenclast_epi128(*v, k);
+        }
+        w.reduce()
+    }
+}
+
+/// GHASH of eight registers of byte-reversed blocks times H^16..H^1.
+#[inline]
+#[target_feature(enable = "avx2,vpclmulqdq,pclmulqdq")]
+fn ghash_full(x: &[__m256i; REGS], pw: &[__m256i; REGS], y: __m128i) -> __m128i {
+    let mut w = Wide256::zero();
+    w.mul_add(_mm256_xor_si256(x[0], _mm256_zextsi128_si256(y)), pw[0]);
+    for j in 1..REGS {
+        w.mul_add(x[j], pw[j]);
+    }
+    w.reduce()
+}
+
 /// Unreduced lane-wise products.
 struct Wide256 {
     lo: __m256i,
@@ -195,6 +244,59 @@ pub(super) unsafe fn gcm_crypt<const ENCRYPT: bool>(
             _mm256_set_epi32(0, 0, 0, 1, 0, 0, 0, 0),
         );
         let mut i = 0;
+        // Full steps: GHASH woven into the AES rounds; encryption hashes the
+        // previous step's ciphertext (one step in flight).
+        let mut pw = [_mm256_setzero_si256(); REGS];
+        for (j, p) in pw.iter_mut().enumerate() {
+            *p = _mm256_loadu_si256(hk.ptr(POWERS - STEP + 2 * j).cast());
+        }
+        let counters = |c: &mut __m256i| {
+            let mut b = [_mm256_setzero_si256(); REGS];
+            for x in b.iter_mut() {
+                *x = _mm256_shuffle_epi8(*c, bs);
+                *c = _mm256_add_epi32(*c, inc2);
+            }
+            b
+        };
+        if ENCRYPT && n >= STEP {
+            let mut prev = [_mm256_setzero_si256(); REGS];
+            let mut b = counters(&mut c);
+            keys.encrypt_all(&mut b);
+            for j in 0..REGS {
+                let v = _mm256_xor_si256(b[j], _mm256_loadu_si256(src.add(32 * j).cast()));
+                _mm256_storeu_si256(dst.add(32 * j).cast(), v);
+                prev[j] = _mm256_shuffle_epi8(v, bs);
+            }
+            i = STEP;
+            while i + STEP <= n {
+                let mut b = counters(&mut c);
+                y = keys.encrypt_ghash(&mut b, &prev, &pw, y);
+                let (s, d) = (src.add(16 * i), dst.add(16 * i));
+                for j in 0..REGS {
+                    let v = _mm256_xor_si256(b[j], _mm256_loadu_si256(s.add(32 * j).cast()));
+                    _mm256_storeu_si256(d.add(32 * j).cast(), v);
+                    prev[j] = _mm256_shuffle_epi8(v, bs);
+                }
+                i += STEP;
+            }
+            y = ghash_full(&prev, &pw, y);
+        } else if !ENCRYPT {
+            while i + STEP <= n {
+                let (s, d) = (src.add(16 * i), dst.add(16 * i));
+                let mut ct = [_mm256_setzero_si256(); REGS];
+                let mut x = [_mm256_setzero_si256(); REGS];
+                for j in 0..REGS {
+                    ct[j] = _mm256_loadu_si256(s.add(32 * j).cast());
+                    x[j] = _mm256_shuffle_epi8(ct[j], bs);
+                }
+                let mut b = counters(&mut c);
+                y = keys.encrypt_ghash(&mut b, &x, &pw, y);
+                for j in 0..REGS {
+                    _mm256_storeu_si256(d.add(32 * j).cast(), _mm256_xor_si256(b[j], ct[j]));
+                }
+                i += STEP;
+            }
+        }
         while i < n {
             let m = (n - i).min(STEP);
             let regs = m.div_ceil(2);
