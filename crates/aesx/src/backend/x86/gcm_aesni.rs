@@ -56,6 +56,53 @@ fn encrypt8(k: &X86Aes, b: &mut [__m128i; STEP]) {
     }
 }
 
+/// AES on eight blocks with the GHASH of eight byte-reversed ciphertext
+/// blocks `x` (times H^8..H^1 in `pw`) woven between the rounds, one
+/// product per round; returns the new GHASH state.
+// `r` is the round number; it also picks the product woven after it.
+#[allow(clippy::needless_range_loop)]
+#[inline]
+#[target_feature(enable = "aes,sse2,pclmulqdq")]
+fn encrypt8_ghash(
+    k: &X86Aes,
+    b: &mut [__m128i; STEP],
+    x: &[__m128i; STEP],
+    pw: &[__m128i; STEP],
+    y: __m128i,
+) -> __m128i {
+    let nr = k.rounds;
+    let mut w = Wide::zero();
+    for v in b.iter_mut() {
+        *v = _mm_xor_si128(*v, k.enc[0]);
+    }
+    w.mul_add(_mm_xor_si128(x[0], y), pw[0]);
+    for r in 1..nr {
+        let rk = k.enc[r];
+        for v in b.iter_mut() {
+            *v = _mm_aesenc_si128(*v, rk);
+        }
+        if r < STEP {
+            w.mul_add(x[r], pw[r]);
+        }
+    }
+    for v in b.iter_mut() {
+        *v = _mm_aesenclast_si128(*v, k.enc[nr]);
+    }
+    w.reduce()
+}
+
+/// GHASH of eight byte-reversed blocks times H^8..H^1.
+#[inline]
+#[target_feature(enable = "sse2,pclmulqdq")]
+fn ghash8(x: &[__m128i; STEP], pw: &[__m128i; STEP], y: __m128i) -> __m128i {
+    let mut w = Wide::zero();
+    w.mul_add(_mm_xor_si128(x[0], y), pw[0]);
+    for j in 1..STEP {
+        w.mul_add(x[j], pw[j]);
+    }
+    w.reduce()
+}
+
 /// CTR32 encryption or decryption of whole blocks stitched with GHASH of
 /// the ciphertext.
 ///
@@ -85,6 +132,59 @@ pub(super) unsafe fn gcm_crypt<const ENCRYPT: bool>(
         let mut y = _mm_shuffle_epi8(_mm_loadu_si128(acc.as_ptr().cast()), bs);
         let mut c = _mm_shuffle_epi8(_mm_loadu_si128(ctr.as_ptr().cast()), bs);
         let mut i = 0;
+        // Full steps: GHASH woven into the AES rounds; encryption hashes the
+        // previous step's ciphertext (one step in flight).
+        let mut pw = [_mm_setzero_si128(); STEP];
+        for (j, p) in pw.iter_mut().enumerate() {
+            *p = _mm_loadu_si128(hk.ptr(POWERS - STEP + j).cast());
+        }
+        let counters = |c: &mut __m128i| {
+            let mut b = [_mm_setzero_si128(); STEP];
+            for x in b.iter_mut() {
+                *x = _mm_shuffle_epi8(*c, bs);
+                *c = _mm_add_epi32(*c, one);
+            }
+            b
+        };
+        if ENCRYPT && n >= STEP {
+            let mut prev = [_mm_setzero_si128(); STEP];
+            let mut b = counters(&mut c);
+            encrypt8(k, &mut b);
+            for j in 0..STEP {
+                let v = _mm_xor_si128(b[j], _mm_loadu_si128(src.add(16 * j).cast()));
+                _mm_storeu_si128(dst.add(16 * j).cast(), v);
+                prev[j] = _mm_shuffle_epi8(v, bs);
+            }
+            i = STEP;
+            while i + STEP <= n {
+                let mut b = counters(&mut c);
+                y = encrypt8_ghash(k, &mut b, &prev, &pw, y);
+                let (s, d) = (src.add(16 * i), dst.add(16 * i));
+                for j in 0..STEP {
+                    let v = _mm_xor_si128(b[j], _mm_loadu_si128(s.add(16 * j).cast()));
+                    _mm_storeu_si128(d.add(16 * j).cast(), v);
+                    prev[j] = _mm_shuffle_epi8(v, bs);
+                }
+                i += STEP;
+            }
+            y = ghash8(&prev, &pw, y);
+        } else if !ENCRYPT {
+            while i + STEP <= n {
+                let (s, d) = (src.add(16 * i), dst.add(16 * i));
+                let mut ct = [_mm_setzero_si128(); STEP];
+                let mut x = [_mm_setzero_si128(); STEP];
+                for j in 0..STEP {
+                    ct[j] = _mm_loadu_si128(s.add(16 * j).cast());
+                    x[j] = _mm_shuffle_epi8(ct[j], bs);
+                }
+                let mut b = counters(&mut c);
+                y = encrypt8_ghash(k, &mut b, &x, &pw, y);
+                for j in 0..STEP {
+                    _mm_storeu_si128(d.add(16 * j).cast(), _mm_xor_si128(b[j], ct[j]));
+                }
+                i += STEP;
+            }
+        }
         while i < n {
             let m = (n - i).min(STEP);
             let s = src.add(16 * i);
