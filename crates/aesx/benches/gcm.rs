@@ -437,7 +437,11 @@ fn quick_gmac() {
             }
             best = best.min(t.elapsed().as_secs_f64() / 8.0);
         }
-        println!("gmac 16384 {:<8} {:>9.1} MB/s", b.name(), aad.len() as f64 / best / 1e6);
+        println!(
+            "gmac 16384 {:<8} {:>9.1} MB/s",
+            b.name(),
+            aad.len() as f64 / best / 1e6
+        );
     }
 }
 
