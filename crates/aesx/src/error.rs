@@ -46,6 +46,8 @@ pub enum Error {
     InvalidDataUnitLength { len: usize },
     /// A sector size that is zero or not a multiple of 16 bytes.
     InvalidSectorSize { size: usize },
+    /// Associated data of a length the mode does not allow (ESP: 8 or 12).
+    InvalidAadLength { len: usize },
     /// An API used out of order (e.g. AAD after data in a streaming AEAD).
     InvalidState,
 }
@@ -94,6 +96,9 @@ impl fmt::Display for Error {
                 f,
                 "invalid sector size {size}: must be a non-zero multiple of 16"
             ),
+            Error::InvalidAadLength { len } => {
+                write!(f, "invalid associated data length: {len} bytes")
+            }
             Error::InvalidState => f.write_str("operation not allowed in the current state"),
         }
     }

@@ -54,4 +54,6 @@ pub use modes::block::Aes;
 pub use modes::cbc::Cbc;
 pub use modes::ctr::Ctr;
 pub use modes::ecb::Ecb;
+pub use modes::esp::Esp;
+pub use modes::gcm::{Gcm, GcmEncryptor, Tag};
 pub use modes::padding::Padding;

@@ -15,9 +15,14 @@ use core::sync::atomic::{AtomicU8, Ordering};
 use crate::error::{Error, Result};
 use crate::key::RoundKeys;
 
+pub(crate) mod gcm_kernels;
 pub(crate) mod inout;
 pub(crate) mod kernels;
 pub(crate) mod soft;
+// The soft GHASH lives beside the soft AES but is declared here, so that
+// `soft/mod.rs` (the AES rounds) and it can change independently.
+#[path = "soft/gcm.rs"]
+mod soft_gcm;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86;
 

@@ -4,4 +4,6 @@ pub mod block;
 pub mod cbc;
 pub mod ctr;
 pub mod ecb;
+pub mod esp;
+pub mod gcm;
 pub mod padding;

@@ -15,6 +15,9 @@ use crate::error::{Error, Result};
 use crate::key::{RoundKeys, MAX_ROUNDS};
 
 mod aesni;
+mod gcm;
+mod gcm_vaes512;
+mod ghash_clmul;
 
 /// Which x86 instruction tier a key runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

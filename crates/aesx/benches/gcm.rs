@@ -1,0 +1,216 @@
+//! AES-GCM seal/open throughput: aesx on every available backend against
+//! OpenSSL (EVP, vendored), ring and RustCrypto `aes-gcm`, in one run.
+//! Also ESP decryption with its checksum against plain GCM decryption.
+//!
+//! `cargo bench -p aesx --bench gcm` (filter with a substring, e.g. `16384`).
+//! Every library reuses one expanded key; open benchmarks restore the
+//! ciphertext in an untimed setup step (`iter_batched_ref`).
+
+use aes_gcm::aead::{AeadInPlace, KeyInit};
+use aesx::{Backend, Esp, Gcm};
+use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
+use openssl::cipher::Cipher;
+use openssl::cipher_ctx::CipherCtx;
+use std::time::Duration;
+
+const SIZES: [usize; 4] = [64, 1024, 1500, 16384];
+const AAD: [u8; 16] = [0xaa; 16];
+const NONCE: [u8; 12] = [0x24; 12];
+
+fn backends() -> Vec<Backend> {
+    Backend::available().iter().collect()
+}
+
+fn ossl_cipher(key: &[u8]) -> &'static openssl::cipher::CipherRef {
+    if key.len() == 16 {
+        Cipher::aes_128_gcm()
+    } else {
+        Cipher::aes_256_gcm()
+    }
+}
+
+fn bench_seal_open(c: &mut Criterion, key: &[u8]) {
+    let bits = key.len() * 8;
+    for (op, seal) in [("seal", true), ("open", false)] {
+        let mut g = c.benchmark_group(format!("aes{bits}-gcm-{op}"));
+        g.warm_up_time(Duration::from_millis(300));
+        g.measurement_time(Duration::from_millis(900));
+        for &n in &SIZES {
+            g.throughput(Throughput::Bytes(n as u64));
+            let pt = vec![0x5cu8; n];
+            let reference = Gcm::with_backend(key, Backend::Soft).unwrap();
+            let sealed = reference.seal(&NONCE, &AAD, &pt).unwrap();
+            let (ct, tag) = sealed.split_at(n);
+
+            for b in backends() {
+                let gcm = Gcm::with_backend(key, b).unwrap();
+                if b == Backend::Soft && n > 1500 {
+                    continue;
+                }
+                g.bench_with_input(BenchmarkId::new(format!("aesx-{b}"), n), &n, |bch, _| {
+                    if seal {
+                        let mut buf = pt.clone();
+                        bch.iter(|| gcm.seal_in_place_detached(&NONCE, &AAD, &mut buf).unwrap());
+                    } else {
+                        bch.iter_batched_ref(
+                            || sealed.clone(),
+                            |buf| {
+                                gcm.open_in_place(&NONCE, &AAD, buf).unwrap();
+                            },
+                            BatchSize::SmallInput,
+                        );
+                    }
+                });
+            }
+
+            // OpenSSL EVP with one context, re-initialised per message with
+            // only the IV (the key schedule is kept).
+            let mut ctx = CipherCtx::new().unwrap();
+            if seal {
+                ctx.encrypt_init(Some(ossl_cipher(key)), Some(key), None)
+                    .unwrap();
+            } else {
+                ctx.decrypt_init(Some(ossl_cipher(key)), Some(key), None)
+                    .unwrap();
+            }
+            g.bench_with_input(BenchmarkId::new("openssl", n), &n, |bch, _| {
+                if seal {
+                    let mut buf = pt.clone();
+                    let mut t = [0u8; 16];
+                    bch.iter(|| {
+                        ctx.encrypt_init(None, None, Some(&NONCE)).unwrap();
+                        ctx.cipher_update(&AAD, None).unwrap();
+                        ctx.cipher_update_inplace(&mut buf, n).unwrap();
+                        ctx.cipher_final(&mut []).unwrap();
+                        ctx.tag(&mut t).unwrap();
+                    });
+                } else {
+                    bch.iter_batched_ref(
+                        || ct.to_vec(),
+                        |buf| {
+                            ctx.decrypt_init(None, None, Some(&NONCE)).unwrap();
+                            ctx.cipher_update(&AAD, None).unwrap();
+                            ctx.cipher_update_inplace(buf, n).unwrap();
+                            ctx.set_tag(tag).unwrap();
+                            ctx.cipher_final(&mut []).unwrap();
+                        },
+                        BatchSize::SmallInput,
+                    );
+                }
+            });
+
+            let alg = if key.len() == 16 {
+                &ring::aead::AES_128_GCM
+            } else {
+                &ring::aead::AES_256_GCM
+            };
+            let rk = ring::aead::LessSafeKey::new(ring::aead::UnboundKey::new(alg, key).unwrap());
+            g.bench_with_input(BenchmarkId::new("ring", n), &n, |bch, _| {
+                let nonce = || ring::aead::Nonce::assume_unique_for_key(NONCE);
+                if seal {
+                    let mut buf = pt.clone();
+                    bch.iter(|| {
+                        rk.seal_in_place_separate_tag(nonce(), ring::aead::Aad::from(AAD), &mut buf)
+                            .unwrap()
+                    });
+                } else {
+                    bch.iter_batched_ref(
+                        || sealed.clone(),
+                        |buf| {
+                            rk.open_in_place(nonce(), ring::aead::Aad::from(AAD), buf)
+                                .unwrap();
+                        },
+                        BatchSize::SmallInput,
+                    );
+                }
+            });
+
+            g.bench_with_input(BenchmarkId::new("rustcrypto", n), &n, |bch, _| {
+                let nonce = aes_gcm::Nonce::from_slice(&NONCE);
+                if key.len() == 16 {
+                    let rc = aes_gcm::Aes128Gcm::new_from_slice(key).unwrap();
+                    if seal {
+                        let mut buf = pt.clone();
+                        bch.iter(|| rc.encrypt_in_place_detached(nonce, &AAD, &mut buf).unwrap());
+                    } else {
+                        let t = aes_gcm::Tag::from_slice(tag);
+                        bch.iter_batched_ref(
+                            || ct.to_vec(),
+                            |buf| rc.decrypt_in_place_detached(nonce, &AAD, buf, t).unwrap(),
+                            BatchSize::SmallInput,
+                        );
+                    }
+                } else {
+                    let rc = aes_gcm::Aes256Gcm::new_from_slice(key).unwrap();
+                    if seal {
+                        let mut buf = pt.clone();
+                        bch.iter(|| rc.encrypt_in_place_detached(nonce, &AAD, &mut buf).unwrap());
+                    } else {
+                        let t = aes_gcm::Tag::from_slice(tag);
+                        bch.iter_batched_ref(
+                            || ct.to_vec(),
+                            |buf| rc.decrypt_in_place_detached(nonce, &AAD, buf, t).unwrap(),
+                            BatchSize::SmallInput,
+                        );
+                    }
+                }
+            });
+        }
+        g.finish();
+    }
+}
+
+fn gcm128(c: &mut Criterion) {
+    bench_seal_open(c, &[0x42u8; 16]);
+}
+
+fn gcm256(c: &mut Criterion) {
+    bench_seal_open(c, &[0x42u8; 32]);
+}
+
+/// ESP decryption with its one's-complement checksum against plain GCM
+/// decryption of the same 1500-byte packet (8-byte AAD, 16-byte ICV).
+fn esp(c: &mut Criterion) {
+    let mut g = c.benchmark_group("esp-open-1500");
+    g.warm_up_time(Duration::from_millis(300));
+    g.measurement_time(Duration::from_millis(900));
+    let n = 1500;
+    g.throughput(Throughput::Bytes(n as u64));
+    let key = [0x42u8; 16];
+    let salt = [1, 2, 3, 4];
+    let iv = [7u8; 8];
+    let aad = [0u8, 0, 1, 0, 0, 0, 0, 9];
+    let mut nonce = [0u8; 12];
+    nonce[..4].copy_from_slice(&salt);
+    nonce[4..].copy_from_slice(&iv);
+    for b in backends() {
+        if b == Backend::Soft {
+            continue;
+        }
+        let esp = Esp::with_backend(&key, &salt, 16, b).unwrap();
+        let gcm = Gcm::with_backend(&key, b).unwrap();
+        let mut ct = vec![0x5cu8; n];
+        let tag = esp.seal_in_place(&iv, &aad, &mut ct).unwrap();
+        g.bench_function(BenchmarkId::new(format!("esp+checksum-{b}"), n), |bch| {
+            bch.iter_batched_ref(
+                || ct.clone(),
+                |buf| esp.open_in_place(&iv, &aad, buf, tag.as_bytes()).unwrap(),
+                BatchSize::SmallInput,
+            )
+        });
+        g.bench_function(BenchmarkId::new(format!("gcm-{b}"), n), |bch| {
+            bch.iter_batched_ref(
+                || ct.clone(),
+                |buf| {
+                    gcm.open_in_place_detached(&nonce, &aad, buf, tag.as_bytes())
+                        .unwrap()
+                },
+                BatchSize::SmallInput,
+            )
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, gcm128, gcm256, esp);
+criterion_main!(benches);
