@@ -12,8 +12,8 @@ use crate::CliError;
 /// Input key length (Cobblestone-256).
 pub const KEY_LEN: usize = 32;
 
-/// Default Argon2id memory: 256 MiB (about 0.5 s with 3 passes on the
-/// development machine, a 2-core Zen 5).
+/// Default Argon2id memory: 256 MiB (with 3 passes, about 0.65 s of CPU time
+/// on the development machine, a 2-core Zen 5; see docs/FORMAT.md).
 pub const DEFAULT_MEMORY_KIB: u32 = 256 * 1024;
 /// Default Argon2id passes.
 pub const DEFAULT_ITERATIONS: u32 = 3;

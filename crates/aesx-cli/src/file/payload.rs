@@ -417,7 +417,8 @@ impl Sealer {
         if first + n_chunks as u64 > MAX_CHUNKS {
             return Err(PayloadError::TooManyChunks);
         }
-        out.clear();
+        // Every byte is overwritten below: resizing a recycled buffer
+        // without clearing it first saves a memset per batch.
         out.resize(Self::sealed_len(pt.len(), last), 0);
         let cipher = &self.cipher;
         let results = par_chunks(out, ENC_CHUNK_LEN, n_chunks, threads, |idx, run| {
@@ -494,12 +495,18 @@ impl Opener {
         pt: &mut Vec<u8>,
         threads: usize,
     ) -> Result<(), BatchError> {
-        pt.clear();
         let fail = |error| BatchError { valid: 0, error };
         match &self.state {
-            OpenState::Failed(e) => return Err(fail(e.clone())),
-            OpenState::Finished if ct.is_empty() => return Ok(()),
+            OpenState::Failed(e) => {
+                pt.clear();
+                return Err(fail(e.clone()));
+            }
+            OpenState::Finished if ct.is_empty() => {
+                pt.clear();
+                return Ok(());
+            }
             OpenState::Finished => {
+                pt.clear();
                 self.state = OpenState::Failed(PayloadError::TrailingData);
                 return Err(fail(PayloadError::TrailingData));
             }
@@ -528,6 +535,7 @@ impl Opener {
         let (n_chunks, end_err) = match shape {
             Ok(n) => (n, None),
             Err(e @ PayloadError::Io(_)) => {
+                pt.clear();
                 self.state = OpenState::Failed(e.clone());
                 return Err(fail(e));
             }
@@ -536,6 +544,7 @@ impl Opener {
         };
         let first = self.next;
         if first + n_chunks as u64 > MAX_CHUNKS {
+            pt.clear();
             self.state = OpenState::Failed(PayloadError::TooManyChunks);
             return Err(fail(PayloadError::TooManyChunks));
         }
@@ -545,6 +554,9 @@ impl Opener {
         } else {
             n_chunks * CHUNK_LEN
         };
+        // Without clearing first: a recycled buffer keeps its old bytes
+        // until each chunk overwrites its own range, and every range not
+        // overwritten by a verified chunk is wiped on failure below.
         pt.resize(pt_len, 0);
         let cipher = &self.cipher;
         // Each run stops at its first failing chunk and reports it.
