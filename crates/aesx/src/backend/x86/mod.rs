@@ -16,6 +16,8 @@ use crate::key::{RoundKeys, MAX_ROUNDS};
 
 mod aesni;
 mod gcm;
+mod gcm_aesni;
+mod gcm_vaes256;
 mod gcm_vaes512;
 mod ghash_clmul;
 
