@@ -235,6 +235,12 @@ fn pread_full(file: &File, buf: &mut [u8], pos: u64) -> io::Result<usize> {
     Ok(n)
 }
 
+/// One reader thread's batches, and the way its buffers go back to it.
+type ReaderChannels = (
+    mpsc::Receiver<Result<Batch, CliError>>,
+    mpsc::SyncSender<Vec<u8>>,
+);
+
 /// Starts the reader threads; batch `b` arrives on channel `b % len`.
 /// They are detached: on an error the command returns without waiting for
 /// them, even if one is blocked on a stalled pipe.
@@ -242,10 +248,7 @@ fn spawn_readers(
     source: Source,
     batch_len: usize,
     pb: &indicatif::ProgressBar,
-) -> Vec<(
-    mpsc::Receiver<Result<Batch, CliError>>,
-    mpsc::SyncSender<Vec<u8>>,
-)> {
+) -> Vec<ReaderChannels> {
     let read_err = |e: io::Error| CliError::failure(format!("reading input: {}", io_msg(&e)));
     let mut chans = Vec::new();
     let n_readers = match source {
