@@ -518,7 +518,9 @@ pub fn run_decrypt(a: DecryptArgs) -> Result<ExitCode, CliError> {
     let total = input
         .len
         .map(|l| l.saturating_sub((header.bytes.len() + PAYLOAD_HEADER_LEN) as u64));
-    let pb = progress(c.quiet, total);
+    // Plaintext going to the terminal would be garbled by a progress bar.
+    let to_tty = out_path(&c.output).is_none() && io::stdout().is_terminal();
+    let pb = progress(c.quiet || to_tty, total);
     let mut opener = Opener::new(cipher);
     let source = input_source(input, (header.bytes.len() + PAYLOAD_HEADER_LEN) as u64);
     pipeline(
