@@ -855,6 +855,47 @@ mod tests {
     }
 
     #[test]
+    fn every_bit_position_of_a_multi_chunk_payload_is_authenticated() {
+        // Three chunks (two full, one short): flip one bit of every byte of
+        // salt, commitment, bodies and tags, in turn.
+        let pt: Vec<u8> = (0..2 * CHUNK_LEN + 40).map(|i| (i % 253) as u8).collect();
+        let salt = [3u8; SALT_LEN];
+        let key = [8u8; 32];
+        let (h, c) =
+            seal_header(Suite::Aes256Gcm, &key, b"hdr", &salt, Backend::fastest()).unwrap();
+        let mut body = Vec::new();
+        Sealer::new(c.clone())
+            .seal_batch(&pt, true, &mut body, 2)
+            .unwrap();
+        for i in 0..PAYLOAD_HEADER_LEN {
+            let mut bad = h;
+            bad[i] ^= 0x10;
+            let r = open_header(Suite::Aes256Gcm, &key, b"hdr", &bad, Backend::fastest());
+            assert_eq!(r.err(), Some(PayloadError::CommitmentMismatch), "byte {i}");
+        }
+        let mut out = Vec::new();
+        for i in 0..body.len() {
+            body[i] ^= 0x01;
+            let e = Opener::new(c.clone())
+                .open_batch(&body, true, &mut out, 2)
+                .unwrap_err();
+            let chunk = (i / ENC_CHUNK_LEN) as u64;
+            assert_eq!(
+                e.error,
+                PayloadError::ChunkAuth {
+                    index: chunk,
+                    last: chunk == 2
+                },
+                "byte {i}"
+            );
+            assert_eq!(e.valid, chunk as usize * CHUNK_LEN, "byte {i}");
+            body[i] ^= 0x01;
+        }
+        Opener::new(c).open_batch(&body, true, &mut out, 2).unwrap();
+        assert_eq!(out, pt);
+    }
+
+    #[test]
     fn layout_lengths() {
         let e = ENC_CHUNK_LEN as u64;
         assert_eq!(Layout::from_len(0), Err(PayloadError::Truncated));
