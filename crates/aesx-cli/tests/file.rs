@@ -560,8 +560,12 @@ fn refusals() {
 
 /// Starts `aesx encrypt -o out` reading a pipe that delivers some data and
 /// then stalls; returns once the process has consumed it.
-fn start_stalled(dir: &Path) -> (Child, std::process::ChildStdin) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_aesx"))
+fn start_stalled(dir: &Path, named_temp: bool) -> (Child, std::process::ChildStdin) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_aesx"));
+    if named_temp {
+        cmd.env("AESX_TEST_NAMED_TEMP", "1");
+    }
+    let mut child = cmd
         .args(["encrypt", "-k", "key", "-o", "out"])
         .current_dir(dir)
         .stdin(Stdio::piped())
@@ -595,7 +599,7 @@ fn interrupted_runs_leave_no_output() {
     // While the run is stalled mid-stream, nothing is visible: the output is
     // an unnamed O_TMPFILE file (or, on filesystems without it, a hidden
     // .aesx-tmp-* file).
-    let (mut child, stdin) = start_stalled(p);
+    let (mut child, stdin) = start_stalled(p, false);
     let during = residue(p);
     let unnamed = during.is_empty();
     assert!(
@@ -617,14 +621,14 @@ fn interrupted_runs_leave_no_output() {
     assert!(residue(p).is_empty(), "SIGINT left {:?}", residue(p));
 
     // SIGTERM too.
-    let (mut child, _stdin) = start_stalled(p);
+    let (mut child, _stdin) = start_stalled(p, false);
     signal(&child, "-TERM");
     assert_eq!(child.wait().unwrap().code(), Some(130));
     assert!(residue(p).is_empty(), "SIGTERM left {:?}", residue(p));
 
     // SIGKILL cannot be caught: only the unnamed temporary file promises
     // that nothing remains.
-    let (mut child, _stdin) = start_stalled(p);
+    let (mut child, _stdin) = start_stalled(p, false);
     signal(&child, "-KILL");
     let _ = child.wait();
     let left = residue(p);
@@ -636,18 +640,83 @@ fn interrupted_runs_leave_no_output() {
     }
 
     // And the same command completes normally once the pipe closes.
-    let (mut child, stdin) = start_stalled(p);
+    let (mut child, stdin) = start_stalled(p, false);
     drop(stdin);
     assert!(child.wait().unwrap().success());
     assert!(p.join("out").exists());
 }
 
 #[test]
-fn encryption_refuses_a_terminal_and_accepts_dev_null() {
+fn interrupted_runs_with_named_temporary_files() {
+    // The fallback for filesystems without O_TMPFILE, forced: a hidden
+    // .aesx-tmp-* file exists while writing; SIGINT and SIGTERM remove it,
+    // SIGKILL cannot (as documented), and success renames it into place.
+    let d = setup();
+    let p = d.path();
+    for sig in ["-INT", "-TERM"] {
+        let (mut child, _stdin) = start_stalled(p, true);
+        let during = residue(p);
+        assert!(
+            during.len() == 1 && during[0].starts_with(".aesx-tmp-"),
+            "{during:?}"
+        );
+        signal(&child, sig);
+        assert_eq!(child.wait().unwrap().code(), Some(130));
+        assert!(residue(p).is_empty(), "{sig} left {:?}", residue(p));
+    }
+    let (mut child, _stdin) = start_stalled(p, true);
+    signal(&child, "-KILL");
+    let _ = child.wait();
+    let left = residue(p);
+    assert!(
+        left.len() == 1 && left[0].starts_with(".aesx-tmp-"),
+        "{left:?}"
+    );
+    std::fs::remove_file(p.join(&left[0])).unwrap();
+    let (mut child, stdin) = start_stalled(p, true);
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    assert_eq!(residue(p), ["out"]);
+    // A successful decryption through a named temporary file; then a
+    // failing one leaves nothing.
+    let o = Command::new(env!("CARGO_BIN_EXE_aesx"))
+        .env("AESX_TEST_NAMED_TEMP", "1")
+        .args(["decrypt", "-k", "key", "-o", "out2", "out"])
+        .current_dir(p)
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let mut cut = std::fs::read(p.join("out")).unwrap();
+    cut.truncate(cut.len() - 1);
+    std::fs::write(p.join("cut"), &cut).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_aesx"))
+        .env("AESX_TEST_NAMED_TEMP", "1")
+        .args(["decrypt", "-k", "key", "-o", "out3", "cut"])
+        .current_dir(p)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(residue(p), ["cut", "out", "out2"]);
+}
+
+#[test]
+fn devices_terminal_refused_dev_null_accepted_dev_full_fails() {
     let d = setup();
     let p = d.path();
     std::fs::write(p.join("pt"), b"x").unwrap();
     ok(p, &["encrypt", "-k", "key", "-o", "/dev/null", "pt"], b"");
+    // A full disk is an error, not a silent short file.
+    if Path::new("/dev/full").exists() {
+        let o = aesx(p, &["encrypt", "-k", "key", "-o", "/dev/full", "pt"], b"");
+        assert_eq!(o.code, 1);
+        assert!(o.stderr.contains("No space left"), "{}", o.stderr);
+        let o = aesx(p, &["encrypt", "-k", "key", "pt"], b"");
+        let ct = o.stdout;
+        std::fs::write(p.join("ct"), &ct).unwrap();
+        let o = aesx(p, &["decrypt", "-k", "key", "-o", "/dev/full", "ct"], b"");
+        assert_eq!(o.code, 1);
+        assert!(o.stderr.contains("No space left"), "{}", o.stderr);
+    }
     // A terminal, if this machine has one to give.
     if let Ok(tty) = std::fs::OpenOptions::new().write(true).open("/dev/tty") {
         drop(tty);

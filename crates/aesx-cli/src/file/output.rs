@@ -184,12 +184,20 @@ impl Output {
             _ => PathBuf::from("."),
         };
         let mode = rustix::fs::Mode::from_raw_mode(o.mode);
-        let unnamed = rustix::fs::openat(
-            rustix::fs::CWD,
-            &dir,
-            rustix::fs::OFlags::TMPFILE | rustix::fs::OFlags::WRONLY | rustix::fs::OFlags::CLOEXEC,
-            mode,
-        );
+        // Tests set AESX_TEST_NAMED_TEMP to exercise the fallback below on
+        // filesystems that do have O_TMPFILE.
+        let unnamed = if std::env::var_os("AESX_TEST_NAMED_TEMP").is_some() {
+            Err(rustix::io::Errno::OPNOTSUPP)
+        } else {
+            rustix::fs::openat(
+                rustix::fs::CWD,
+                &dir,
+                rustix::fs::OFlags::TMPFILE
+                    | rustix::fs::OFlags::WRONLY
+                    | rustix::fs::OFlags::CLOEXEC,
+                mode,
+            )
+        };
         out.kind = match unnamed {
             Ok(fd) => Kind::Temp {
                 file: File::from(fd),
