@@ -108,6 +108,80 @@ pub(crate) trait GcmKernels: BlockKernels {
         }
         wipe(&mut buf);
     }
+
+    /// A whole message in one call: GHASH of `aad`, CTR32 from inc32(`j0`)
+    /// over `io` (any length; a partial last block is zero-padded for
+    /// GHASH) stitched with GHASH of the ciphertext, the length block, and
+    /// the full tag E_K(J0) ^ S. Lengths are the caller's to check.
+    fn gcm_oneshot(
+        &self,
+        hk: &Self::HKey,
+        encrypt: bool,
+        j0: &Block,
+        aad: &[u8],
+        io: InOut<'_>,
+    ) -> Block {
+        oneshot_generic(self, hk, encrypt, j0, aad, io)
+    }
+}
+
+/// [`GcmKernels::gcm_oneshot`] composed from the other kernels.
+pub(crate) fn oneshot_generic<K: GcmKernels + ?Sized>(
+    k: &K,
+    hk: &K::HKey,
+    encrypt: bool,
+    j0: &Block,
+    aad: &[u8],
+    io: InOut<'_>,
+) -> Block {
+    let mut acc = [0u8; BLOCK_LEN];
+    let whole = aad.len() - aad.len() % BLOCK_LEN;
+    k.ghash_update(hk, &mut acc, &aad[..whole]);
+    if whole < aad.len() {
+        let mut last = [0u8; BLOCK_LEN];
+        last[..aad.len() - whole].copy_from_slice(&aad[whole..]);
+        k.ghash_update(hk, &mut acc, &last);
+    }
+    let len = io.len();
+    let mut ctr = *j0;
+    inc32(&mut ctr, 1);
+    let (blocks, mut tail) = io.split_blocks();
+    if encrypt {
+        k.gcm_encrypt(hk, &mut ctr, &mut acc, blocks);
+    } else {
+        k.gcm_decrypt(hk, &mut ctr, &mut acc, blocks);
+    }
+    if !tail.is_empty() {
+        let n = tail.len();
+        let mut ks = ctr;
+        k.encrypt_blocks(InOut::in_place(&mut ks));
+        let mut b = [0u8; BLOCK_LEN];
+        tail.read_into(&mut b[..n]);
+        let mut c = [0u8; BLOCK_LEN];
+        for i in 0..n {
+            c[i] = b[i] ^ ks[i];
+        }
+        tail.write_from(&c[..n]);
+        // GHASH takes the ciphertext: the output when encrypting, the input
+        // when decrypting.
+        let ct = if encrypt { c } else { b };
+        let mut padded = [0u8; BLOCK_LEN];
+        padded[..n].copy_from_slice(&ct[..n]);
+        k.ghash_update(hk, &mut acc, &padded);
+        wipe(&mut ks);
+        wipe(&mut b);
+        wipe(&mut c);
+    }
+    let mut lens = [0u8; BLOCK_LEN];
+    lens[..8].copy_from_slice(&(aad.len() as u64 * 8).to_be_bytes());
+    lens[8..].copy_from_slice(&(len as u64 * 8).to_be_bytes());
+    k.ghash_update(hk, &mut acc, &lens);
+    let mut tag = *j0;
+    k.encrypt_blocks(InOut::in_place(&mut tag));
+    for (t, a) in tag.iter_mut().zip(&acc) {
+        *t ^= a;
+    }
+    tag
 }
 
 /// Overwrites a stack buffer that held keystream or plaintext.

@@ -381,19 +381,31 @@ impl Gcm {
 
     fn seal_io(&self, nonce: &[u8], aad: &[u8], io: InOut<'_>) -> Result<Tag> {
         self.check_lengths(aad.len(), io.len())?;
-        let mut core = Core::new(self, nonce)?;
-        core.aad(aad)?;
-        core.encrypt(io)?;
-        Ok(core.finish())
+        self.oneshot(nonce, aad, io, true)
+    }
+
+    /// One message through the backend's fused one-shot kernel; returns the
+    /// computed tag (for decryption, the caller compares it). Lengths must
+    /// have been checked.
+    pub(crate) fn oneshot(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        io: InOut<'_>,
+        encrypt: bool,
+    ) -> Result<Tag> {
+        let j0 = j0_of(self, nonce)?;
+        let bytes = with_gcm!(&self.engine, k => k.aes.gcm_oneshot(&k.h, encrypt, &j0, aad, io));
+        Ok(Tag {
+            bytes,
+            len: self.tag_len as u8,
+        })
     }
 
     /// Decrypts and checks; the caller zeroes the output on failure.
     fn open_io(&self, nonce: &[u8], aad: &[u8], io: InOut<'_>, tag: &[u8]) -> Result<()> {
         self.check_lengths(aad.len(), io.len())?;
-        let mut core = Core::new(self, nonce)?;
-        core.aad(aad)?;
-        core.decrypt(io)?;
-        if core.finish().verify(tag) {
+        if self.oneshot(nonce, aad, io, false)?.verify(tag) {
             Ok(())
         } else {
             Err(Error::AuthenticationFailed)
@@ -407,6 +419,39 @@ fn check_tag_len(tag_len: usize) -> Result<()> {
     } else {
         Err(Error::InvalidTagLength { len: tag_len })
     }
+}
+
+/// The pre-counter block J0 (SP 800-38D section 7.1, step 2).
+fn j0_of(gcm: &Gcm, nonce: &[u8]) -> Result<Block> {
+    if nonce.is_empty() {
+        return Err(Error::EmptyNonce);
+    }
+    let mut j0 = [0u8; BLOCK_LEN];
+    if nonce.len() == 12 {
+        j0[..12].copy_from_slice(nonce);
+        j0[15] = 1;
+    } else {
+        // J0 = GHASH(IV || 0^(s+64) || [len(IV)]_64).
+        let bits = (nonce.len() as u64)
+            .checked_mul(8)
+            .ok_or(Error::InvalidIvLength {
+                expected: 12,
+                got: nonce.len(),
+            })?;
+        let whole = nonce.len() - nonce.len() % BLOCK_LEN;
+        let mut last = [0u8; BLOCK_LEN];
+        last[..nonce.len() - whole].copy_from_slice(&nonce[whole..]);
+        let mut len_block = [0u8; BLOCK_LEN];
+        len_block[8..].copy_from_slice(&bits.to_be_bytes());
+        with_gcm!(&gcm.engine, k => {
+            k.aes.ghash_update(&k.h, &mut j0, &nonce[..whole]);
+            if whole != nonce.len() {
+                k.aes.ghash_update(&k.h, &mut j0, &last);
+            }
+            k.aes.ghash_update(&k.h, &mut j0, &len_block);
+        });
+    }
+    Ok(j0)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -447,34 +492,7 @@ impl Drop for Core<'_> {
 
 impl<'a> Core<'a> {
     pub(crate) fn new(gcm: &'a Gcm, nonce: &[u8]) -> Result<Self> {
-        if nonce.is_empty() {
-            return Err(Error::EmptyNonce);
-        }
-        let mut j0 = [0u8; BLOCK_LEN];
-        if nonce.len() == 12 {
-            j0[..12].copy_from_slice(nonce);
-            j0[15] = 1;
-        } else {
-            // J0 = GHASH(IV || 0^(s+64) || [len(IV)]_64).
-            let bits = (nonce.len() as u64)
-                .checked_mul(8)
-                .ok_or(Error::InvalidIvLength {
-                    expected: 12,
-                    got: nonce.len(),
-                })?;
-            let whole = nonce.len() - nonce.len() % BLOCK_LEN;
-            let mut last = [0u8; BLOCK_LEN];
-            last[..nonce.len() - whole].copy_from_slice(&nonce[whole..]);
-            let mut len_block = [0u8; BLOCK_LEN];
-            len_block[8..].copy_from_slice(&bits.to_be_bytes());
-            with_gcm!(&gcm.engine, k => {
-                k.aes.ghash_update(&k.h, &mut j0, &nonce[..whole]);
-                if whole != nonce.len() {
-                    k.aes.ghash_update(&k.h, &mut j0, &last);
-                }
-                k.aes.ghash_update(&k.h, &mut j0, &len_block);
-            });
-        }
+        let mut j0 = j0_of(gcm, nonce)?;
         let mut ekj0 = j0;
         with_gcm!(&gcm.engine, k => k.aes.encrypt_blocks(InOut::in_place(&mut ekj0)));
         let mut ctr = j0;

@@ -3,7 +3,7 @@
 
 use super::ghash_clmul::{self, X86HKey};
 use super::{gcm_aesni, gcm_vaes256, gcm_vaes512, Level, X86Aes};
-use crate::backend::gcm_kernels::GcmKernels;
+use crate::backend::gcm_kernels::{oneshot_generic, GcmKernels};
 use crate::backend::inout::InOut;
 use crate::key::Block;
 
@@ -22,7 +22,7 @@ impl GcmKernels for X86Aes {
     fn ghash_update(&self, hk: &X86HKey, acc: &mut Block, data: &[u8]) {
         match self.level {
             // SAFETY: see above.
-            Level::Vaes512 => unsafe { gcm_vaes512::ghash_update(hk, acc, data) },
+            Level::Vaes512 => unsafe { gcm_vaes512::ghash_update(self, hk, acc, data) },
             // SAFETY: see above.
             Level::Vaes256 => unsafe { gcm_vaes256::ghash_update(hk, acc, data) },
             // SAFETY: see above.
@@ -49,6 +49,27 @@ impl GcmKernels for X86Aes {
             Level::Vaes256 => unsafe { gcm_vaes256::gcm_crypt::<false>(self, hk, ctr, acc, io) },
             // SAFETY: see above.
             Level::Aesni => unsafe { gcm_aesni::gcm_crypt::<false>(self, hk, ctr, acc, io) },
+        }
+    }
+
+    fn gcm_oneshot(
+        &self,
+        hk: &X86HKey,
+        encrypt: bool,
+        j0: &Block,
+        aad: &[u8],
+        io: InOut<'_>,
+    ) -> Block {
+        match (self.level, encrypt) {
+            // SAFETY: see above.
+            (Level::Vaes512, true) => unsafe {
+                gcm_vaes512::gcm_oneshot::<true>(self, hk, j0, aad, io)
+            },
+            // SAFETY: see above.
+            (Level::Vaes512, false) => unsafe {
+                gcm_vaes512::gcm_oneshot::<false>(self, hk, j0, aad, io)
+            },
+            _ => oneshot_generic(self, hk, encrypt, j0, aad, io),
         }
     }
 }

@@ -6,7 +6,7 @@
 //! (four PCLMULQDQ per block: lo, hi and two middle terms) and reduced once
 //! per group by two multiplications with 0xc2 << 56.
 //!
-//! The key keeps H^16..H^1 in that order, so that the last `n` entries are
+//! The key keeps H^32..H^1 in that order, so that the last `n` entries are
 //! exactly the multipliers of a group of `n` blocks (block `i` of the group
 //! takes H^(n-i)); the 128-, 256- and 512-bit code all load from it.
 
@@ -18,9 +18,9 @@ use crate::backend::kernels::BlockKernels;
 use crate::key::{Block, BLOCK_LEN};
 
 /// Powers of H kept (blocks per reduction in the widest kernel).
-pub(crate) const POWERS: usize = 16;
+pub(crate) const POWERS: usize = 32;
 
-/// H^16·y, ..., H^1·y as little-endian 128-bit integers (the register image).
+/// H^32·y, ..., H^1·y as little-endian 128-bit integers (the register image).
 #[derive(Clone)]
 #[repr(C, align(64))]
 pub(crate) struct X86HKey {
