@@ -357,10 +357,13 @@ fn truncation_extension_reordering_and_foreign_files_each_fail_clearly() {
     // Appended data.
     let mut ext = ct.clone();
     ext.push(0);
-    must_fail(p, &ext, "final chunk 3 failed", "one byte appended");
+    must_fail(p, &ext, "something was appended", "one byte appended");
     let mut ext = ct.clone();
     ext.extend_from_slice(&ct[PRE..PRE + ENC]);
-    must_fail(p, &ext, "chunk 3 failed", "chunk appended");
+    must_fail(p, &ext, "something was appended", "chunk appended");
+    let mut ext = ct.clone();
+    ext.extend_from_slice(&[7u8; 3 * ENC + 5]);
+    must_fail(p, &ext, "something was appended", "chunks of junk appended");
     // Swapped and duplicated chunks.
     let mut sw = ct.clone();
     sw[PRE..PRE + ENC].copy_from_slice(&ct[PRE + ENC..PRE + 2 * ENC]);
@@ -501,6 +504,18 @@ fn random_access_decrypts_ranges() {
     );
     assert_eq!(o.code, 1);
     assert!(o.stderr.contains("final chunk 5 failed"), "{}", o.stderr);
+    let mut ext = ct.clone();
+    ext.extend_from_slice(b"tail");
+    std::fs::write(p.join("ext"), &ext).unwrap();
+    let o = aesx(
+        p,
+        &[
+            "decrypt", "-k", "key", "ext", "--offset", "0", "--length", "10",
+        ],
+        b"",
+    );
+    assert_eq!(o.code, 1);
+    assert!(o.stderr.contains("something was appended"), "{}", o.stderr);
     // Pipes cannot seek.
     let o = aesx(p, &["decrypt", "-k", "key", "--offset", "5"], &ct);
     assert_eq!(o.code, 2);

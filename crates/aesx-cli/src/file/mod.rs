@@ -521,7 +521,7 @@ pub fn run_decrypt(a: DecryptArgs) -> Result<ExitCode, CliError> {
     // Plaintext going to the terminal would be garbled by a progress bar.
     let to_tty = out_path(&c.output).is_none() && io::stdout().is_terminal();
     let pb = progress(c.quiet || to_tty, total);
-    let mut opener = Opener::new(cipher);
+    let mut opener = Opener::new(cipher.clone());
     let source = input_source(input, (header.bytes.len() + PAYLOAD_HEADER_LEN) as u64);
     pipeline(
         source,
@@ -529,9 +529,17 @@ pub fn run_decrypt(a: DecryptArgs) -> Result<ExitCode, CliError> {
         &mut out,
         &pb,
         |ct, eof, o| {
-            opener
-                .open_batch(ct, eof, o, threads)
-                .map_err(|e| (e.valid, payload_err(e.error)))
+            opener.open_batch(ct, eof, o, threads).map_err(|e| {
+                // The failing chunk is the one right after the verified
+                // prefix; was the file merely extended?
+                let i = e.valid / CHUNK_LEN;
+                let chunk =
+                    &ct[(i * ENC_CHUNK_LEN).min(ct.len())..((i + 1) * ENC_CHUNK_LEN).min(ct.len())];
+                (
+                    e.valid,
+                    payload_err(payload::explain_failure(&cipher, e.error, chunk)),
+                )
+            })
         },
     )?;
     pb.finish_and_clear();
@@ -568,7 +576,7 @@ fn random_access(
     let mut pt = Vec::new();
     Opener::at(cipher.clone(), last)
         .open_batch(&ct, true, &mut pt, 1)
-        .map_err(|e| payload_err(e.error))?;
+        .map_err(|e| payload_err(payload::explain_failure(&cipher, e.error, &ct)))?;
     if offset > layout.plaintext_len {
         return Err(CliError::usage(format!(
             "--offset {offset} is past the end of the plaintext ({} bytes)",

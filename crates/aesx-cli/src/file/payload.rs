@@ -123,9 +123,11 @@ impl fmt::Display for PayloadError {
             ),
             PayloadError::ChunkAuth { index, last: false } => write!(
                 f,
-                "chunk {index} failed authentication: the file was modified, or chunks were reordered"
+                "chunk {index} failed authentication: the file was modified, or chunks were reordered or duplicated"
             ),
-            PayloadError::TrailingData => f.write_str("unexpected data after the final chunk"),
+            PayloadError::TrailingData => {
+                f.write_str("unexpected data after the final chunk: something was appended to the file")
+            }
             PayloadError::TooManyChunks => {
                 f.write_str("message too long: more than 2^38 chunks")
             }
@@ -273,6 +275,33 @@ impl ChunkCipher {
             .open_to_detached(&nonce, &[], body, tag, pt)
             .map_err(|_| auth)
     }
+}
+
+/// Explains a chunk that failed authentication, on the error path only: if
+/// a proper prefix of its bytes opens as the *final* chunk at that index,
+/// the message really ended there and the rest was appended, so the error
+/// becomes [`PayloadError::TrailingData`]. Otherwise the error stands.
+/// Costs up to one GCM open per prefix length (about 134 MB of AES-GCM for a
+/// full chunk), which is fine once per failed run; no plaintext escapes.
+pub fn explain_failure(
+    cipher: &ChunkCipher,
+    error: PayloadError,
+    enc_chunk: &[u8],
+) -> PayloadError {
+    let PayloadError::ChunkAuth { index, .. } = error else {
+        return error;
+    };
+    let mut scratch = Zeroizing::new(vec![0u8; CHUNK_LEN]);
+    for len in TAG_LEN..enc_chunk.len().min(ENC_CHUNK_LEN) {
+        let pt = &mut scratch[..len - TAG_LEN];
+        if cipher
+            .open_chunk(index, &enc_chunk[..len], pt, true)
+            .is_ok()
+        {
+            return PayloadError::TrailingData;
+        }
+    }
+    error
 }
 
 /// Checks a payload header (salt and commitment) against the input key and
