@@ -109,6 +109,14 @@ pub(crate) trait GcmKernels: BlockKernels {
         wipe(&mut buf);
     }
 
+    /// The integer sum of `data` read as little-endian 64-bit words (the
+    /// last zero-padded): the raw material of ESP's one's-complement
+    /// checksum. Backends with wider vectors override it with the same code
+    /// compiled for them.
+    fn word_sum(&self, data: &[u8]) -> u128 {
+        word_sum(data)
+    }
+
     /// A whole message in one call: GHASH of `aad`, CTR32 from inc32(`j0`)
     /// over `io` (any length; a partial last block is zero-padded for
     /// GHASH) stitched with GHASH of the ciphertext, the length block, and
@@ -123,6 +131,45 @@ pub(crate) trait GcmKernels: BlockKernels {
     ) -> Block {
         oneshot_generic(self, hk, encrypt, j0, aad, io)
     }
+}
+
+/// Portable [`GcmKernels::word_sum`]: the 32-bit halves of the words are
+/// added in eight 64-bit lanes (no carries to track, and the loop
+/// vectorises); parts of at most 2^20 words keep the lanes from overflowing.
+#[inline(always)]
+pub(crate) fn word_sum(data: &[u8]) -> u128 {
+    let whole = data.len() - data.len() % 8;
+    let mut total = 0u128;
+    for part in data[..whole].chunks(8 << 20) {
+        let mut lo = [0u64; 8];
+        let mut hi = [0u64; 8];
+        let mut rows = part.chunks_exact(64);
+        for row in &mut rows {
+            for i in 0..8 {
+                let mut a = [0u8; 8];
+                a.copy_from_slice(&row[8 * i..8 * i + 8]);
+                let w = u64::from_le_bytes(a);
+                lo[i] += w & 0xffff_ffff;
+                hi[i] += w >> 32;
+            }
+        }
+        for (i, wb) in rows.remainder().chunks_exact(8).enumerate() {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(wb);
+            let w = u64::from_le_bytes(a);
+            lo[i] += w & 0xffff_ffff;
+            hi[i] += w >> 32;
+        }
+        for i in 0..8 {
+            total += lo[i] as u128 + ((hi[i] as u128) << 32);
+        }
+    }
+    if whole < data.len() {
+        let mut a = [0u8; 8];
+        a[..data.len() - whole].copy_from_slice(&data[whole..]);
+        total += u64::from_le_bytes(a) as u128;
+    }
+    total
 }
 
 /// [`GcmKernels::gcm_oneshot`] composed from the other kernels.

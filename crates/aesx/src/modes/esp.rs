@@ -137,13 +137,13 @@ impl Esp {
         let nonce = self.check(iv, aad, buf.len())?;
         let mut sum = Checksum::new();
         if buf.len() <= CHUNK {
-            sum.update(buf);
+            sum.add(self.gcm.word_sum(buf));
             let tag = self.gcm.oneshot(&nonce, aad, InOut::in_place(buf), true)?;
             return Ok((tag, sum.value()));
         }
         let mut core = self.start(&nonce, aad)?;
         for chunk in buf.chunks_mut(CHUNK) {
-            sum.update(chunk);
+            sum.add(self.gcm.word_sum(chunk));
             core.encrypt(InOut::in_place(chunk))?;
         }
         Ok((core.finish(), sum.value()))
@@ -160,13 +160,13 @@ impl Esp {
         let mut sum = Checksum::new();
         let computed = if buf.len() <= CHUNK {
             let t = self.gcm.oneshot(&nonce, aad, InOut::in_place(buf), false)?;
-            sum.update(buf);
+            sum.add(self.gcm.word_sum(buf));
             t
         } else {
             let mut core = self.start(&nonce, aad)?;
             for chunk in buf.chunks_mut(CHUNK) {
                 core.decrypt(InOut::in_place(chunk))?;
-                sum.update(chunk);
+                sum.add(self.gcm.word_sum(chunk));
             }
             core.finish()
         };
@@ -184,9 +184,7 @@ impl Esp {
 /// little-endian bytes are the `CS` value of AArch64cryptolib's test files:
 /// `ffffeeeeddddccccbbbbaaaa` sums to `babb9999deddcccc`.
 pub fn ones_complement_checksum(data: &[u8]) -> u64 {
-    let mut s = Checksum::new();
-    s.update(data);
-    s.value()
+    fold(crate::backend::gcm_kernels::word_sum(data))
 }
 
 /// Running one's-complement sum. Pieces must be fed at 8-byte boundaries
@@ -203,35 +201,22 @@ impl Checksum {
         Checksum { total: 0 }
     }
 
-    fn update(&mut self, data: &[u8]) {
-        // Sum the 32-bit halves of the words separately in 64-bit
-        // accumulators: no carries to track, and the loop vectorises. A
-        // chunk of at most 2^32 words cannot overflow them.
-        let whole = data.len() - data.len() % 8;
-        for part in data[..whole].chunks(8 << 20) {
-            let (mut lo, mut hi) = (0u64, 0u64);
-            for w in part.chunks_exact(8) {
-                let w = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
-                lo += w & 0xffff_ffff;
-                hi += w >> 32;
-            }
-            self.total += lo as u128 + ((hi as u128) << 32);
-        }
-        let rest = &data[whole..];
-        if !rest.is_empty() {
-            let mut last = [0u8; 8];
-            last[..rest.len()].copy_from_slice(rest);
-            self.total += u64::from_le_bytes(last) as u128;
-        }
+    fn add(&mut self, part: u128) {
+        // Fold first so that the running total can never overflow.
+        self.total = fold(self.total) as u128 + fold(part) as u128;
     }
 
     fn value(&self) -> u64 {
-        let mut t = self.total;
-        while t >> 64 != 0 {
-            t = (t & u64::MAX as u128) + (t >> 64);
-        }
-        t as u64
+        fold(self.total)
     }
+}
+
+/// Folds to 64 bits with end-around carry (0 only for 0).
+fn fold(mut t: u128) -> u64 {
+    while t >> 64 != 0 {
+        t = (t & u64::MAX as u128) + (t >> 64);
+    }
+    t as u64
 }
 
 #[cfg(test)]

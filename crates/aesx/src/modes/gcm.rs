@@ -384,6 +384,11 @@ impl Gcm {
         self.oneshot(nonce, aad, io, true)
     }
 
+    /// The backend's sum of `data` as little-endian 64-bit words (ESP).
+    pub(crate) fn word_sum(&self, data: &[u8]) -> u128 {
+        with_gcm!(&self.engine, k => k.aes.word_sum(data))
+    }
+
     /// One message through the backend's fused one-shot kernel; returns the
     /// computed tag (for decryption, the caller compares it). Lengths must
     /// have been checked.
