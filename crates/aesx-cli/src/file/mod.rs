@@ -2,8 +2,9 @@
 //! encryption in the format of `docs/FORMAT.md` (an aesx header, then a
 //! c2sp.org/chunked-encryption payload, Cobblestone-256).
 //!
-//! Data flows through a three-stage pipeline with bounded memory: a reader
-//! thread fills batches of whole chunks, the calling thread seals or opens
+//! Data flows through a three-stage pipeline with bounded memory: reader
+//! threads fill batches of whole chunks (two `pread` threads taking turns
+//! for a regular file, one for a pipe), the calling thread seals or opens
 //! each batch on all cores ([`payload`]), and a writer thread writes them in
 //! order. Only chunks whose tags verified are ever written, and a named
 //! output only appears once everything verified ([`output`]).
@@ -35,8 +36,8 @@ use payload::{
 
 /// Chunks per batch: 2 MiB of plaintext, split over the threads.
 const BATCH_CHUNKS: usize = 128;
-/// Batches in flight between reader, workers and writer (memory bound:
-/// about 2 x (DEPTH + 2) batches).
+/// Batches queued between the stages (with the ones being filled, worked on
+/// and written: about 12 batches, 26 MiB, at most).
 const DEPTH: usize = 2;
 
 /// Options shared by encrypt and decrypt.
