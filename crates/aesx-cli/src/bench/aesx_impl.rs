@@ -1,6 +1,6 @@
 //! aesx itself, on a forced backend, through its public mode objects.
 
-use aesx::{Aes, Backend, Block, Cbc, Ctr, Xts};
+use aesx::{Aes, Backend, Block, Cbc, Ctr, Gcm, Xts};
 
 use super::cases::{Mode, Setup};
 use super::impls::Runner;
@@ -41,6 +41,25 @@ pub fn runner(backend: Backend, mode: Mode, setup: &Setup) -> Result<Box<dyn Run
             tweak: iv_block(setup)?,
             decrypt: mode == Mode::XtsDec,
         }),
+        Mode::GcmEnc => Box::new(GcmSeal {
+            gcm: Gcm::with_backend(&setup.key, backend).map_err(e)?,
+            nonce: setup.iv.clone(),
+            aad: setup.aad.clone(),
+            tag: None,
+        }),
+        Mode::GcmDec => {
+            let (ct, tag) = setup
+                .sealed
+                .clone()
+                .ok_or("gcm-dec needs a sealed message")?;
+            Box::new(GcmOpen {
+                gcm: Gcm::with_backend(&setup.key, backend).map_err(e)?,
+                nonce: setup.iv.clone(),
+                aad: setup.aad.clone(),
+                ct,
+                tag,
+            })
+        }
     })
 }
 
@@ -109,5 +128,52 @@ impl Runner for XtsRunner {
         };
         Mode::XtsEnc.next_iv(&mut self.tweak);
         r.map_err(|e| e.to_string())
+    }
+}
+
+/// One message per call, sealed in place under the next nonce.
+struct GcmSeal {
+    gcm: Gcm,
+    nonce: Vec<u8>,
+    aad: Vec<u8>,
+    tag: Option<[u8; 16]>,
+}
+
+impl Runner for GcmSeal {
+    fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
+        let tag = self
+            .gcm
+            .seal_in_place_detached(&self.nonce, &self.aad, &mut buf[..len])
+            .map_err(|e| e.to_string())?;
+        self.tag = tag.as_bytes().try_into().ok();
+        Mode::GcmEnc.next_iv(&mut self.nonce);
+        Ok(())
+    }
+
+    fn tag(&self) -> Option<[u8; 16]> {
+        self.tag
+    }
+}
+
+/// The same authentic message opened each call, into the buffer.
+struct GcmOpen {
+    gcm: Gcm,
+    nonce: Vec<u8>,
+    aad: Vec<u8>,
+    ct: Vec<u8>,
+    tag: [u8; 16],
+}
+
+impl Runner for GcmOpen {
+    fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
+        self.gcm
+            .open_to_detached(
+                &self.nonce,
+                &self.aad,
+                &self.ct[..len],
+                &self.tag,
+                &mut buf[..len],
+            )
+            .map_err(|e| e.to_string())
     }
 }

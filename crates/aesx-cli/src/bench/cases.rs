@@ -25,6 +25,10 @@ pub enum Mode {
     XtsEnc,
     /// XTS decryption.
     XtsDec,
+    /// GCM sealing: one message per call under a fresh nonce, with its tag.
+    GcmEnc,
+    /// GCM opening: the same authentic message each call, tag verified.
+    GcmDec,
 }
 
 /// Static facts about a mode.
@@ -131,6 +135,28 @@ pub const MODES: &[ModeSpec] = &[
         min_size: 16,
         max_size: 16 << 20,
     },
+    ModeSpec {
+        mode: Mode::GcmEnc,
+        name: "gcm-enc",
+        whole_blocks: false,
+        splits: false,
+        iv_len: 12,
+        key_halves: 1,
+        key_bits: &[128, 192, 256],
+        min_size: 1,
+        max_size: usize::MAX,
+    },
+    ModeSpec {
+        mode: Mode::GcmDec,
+        name: "gcm-dec",
+        whole_blocks: false,
+        splits: false,
+        iv_len: 12,
+        key_halves: 1,
+        key_bits: &[128, 192, 256],
+        min_size: 1,
+        max_size: usize::MAX,
+    },
 ];
 
 impl Mode {
@@ -172,12 +198,24 @@ impl Mode {
         self.spec().key_bits.contains(&key_bits)
     }
 
-    /// The next tweak after `iv`, for the modes that take a new one per
-    /// message: XTS tweaks count up as little-endian 128-bit sector numbers
-    /// (IEEE 1619). (GCM nonces, when aesx has GCM, will count up in their
-    /// last 8 bytes.) Others keep their running state and never call this.
-    pub fn next_iv(self, iv: &mut [u8; 16]) {
-        *iv = u128::from_le_bytes(*iv).wrapping_add(1).to_le_bytes();
+    /// The next IV, tweak or nonce after `iv`, for the modes that take a new
+    /// one per message: XTS tweaks count up as little-endian 128-bit sector
+    /// numbers (IEEE 1619), GCM nonces as a big-endian count in their last 8
+    /// bytes. Others keep their running state and never call this.
+    pub fn next_iv(self, iv: &mut [u8]) {
+        match iv.len() {
+            16 => {
+                let mut b = [0u8; 16];
+                b.copy_from_slice(iv);
+                iv.copy_from_slice(&u128::from_le_bytes(b).wrapping_add(1).to_le_bytes());
+            }
+            12 => {
+                let mut b = [0u8; 8];
+                b.copy_from_slice(&iv[4..]);
+                iv[4..].copy_from_slice(&u64::from_be_bytes(b).wrapping_add(1).to_be_bytes());
+            }
+            _ => {}
+        }
     }
 }
 
@@ -215,6 +253,11 @@ pub struct Setup {
     pub iv: Vec<u8>,
     /// The input of the first call.
     pub input: Vec<u8>,
+    /// Associated data (GCM; empty by default).
+    pub aad: Vec<u8>,
+    /// gcm-dec: the authentic ciphertext and tag of `input` under `iv`,
+    /// which every call opens.
+    pub sealed: Option<(Vec<u8>, [u8; 16])>,
 }
 
 impl Setup {
@@ -228,7 +271,13 @@ impl Setup {
         let key = bytes(case.key_bits as usize / 8 * spec.key_halves);
         let iv = bytes(spec.iv_len);
         let input = bytes(case.size);
-        Setup { key, iv, input }
+        Setup {
+            key,
+            iv,
+            input,
+            aad: Vec::new(),
+            sealed: None,
+        }
     }
 }
 
@@ -304,10 +353,14 @@ mod tests {
         assert!(Mode::Ctr.accepts(1500));
         assert!(Mode::XtsEnc.accepts(1500) && !Mode::XtsEnc.accepts(15));
         assert!(Mode::XtsDec.accepts(16 << 20) && !Mode::XtsDec.accepts((16 << 20) + 1));
-        assert!(!Mode::XtsDec.has_key_bits(192) && Mode::Ctr.has_key_bits(192));
+        assert!(!Mode::XtsDec.has_key_bits(192) && Mode::GcmEnc.has_key_bits(192));
         let mut t = [0xffu8; 16];
         t[1] = 0;
         Mode::XtsEnc.next_iv(&mut t);
         assert_eq!(&t[..2], &[0, 1]);
+        let mut n = [0u8; 12];
+        n[11] = 0xff;
+        Mode::GcmEnc.next_iv(&mut n);
+        assert_eq!(&n[10..], &[1, 0]);
     }
 }

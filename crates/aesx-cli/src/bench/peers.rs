@@ -3,8 +3,8 @@
 //! `aes-gcm`).
 //!
 //! Each is used the way its documentation suggests for bulk data: one
-//! keyed context whose state runs on from call to call, or, for XTS,
-//! re-initialised per data unit with the next tweak only.
+//! keyed context whose state runs on from call to call, or, for XTS and GCM,
+//! re-initialised per message with the next tweak or nonce only.
 
 use aes::cipher::array::Array;
 use aes::cipher::consts::U16;
@@ -12,6 +12,8 @@ use aes::cipher::{
     BlockCipherDecrypt, BlockCipherEncrypt, BlockModeDecrypt, BlockModeEncrypt, KeyInit, KeyIvInit,
     StreamCipher,
 };
+use aes_gcm::aead::inout::InOutBuf;
+use aes_gcm::{AeadInOut, AesGcm};
 use openssl::cipher::{Cipher, CipherRef};
 use openssl::cipher_ctx::CipherCtx;
 
@@ -38,6 +40,9 @@ fn openssl_cipher(mode: Mode, key_bits: u32) -> Option<&'static CipherRef> {
         (Mode::Ctr, 256) => Cipher::aes_256_ctr(),
         (Mode::XtsEnc | Mode::XtsDec, 128) => Cipher::aes_128_xts(),
         (Mode::XtsEnc | Mode::XtsDec, 256) => Cipher::aes_256_xts(),
+        (Mode::GcmEnc | Mode::GcmDec, 128) => Cipher::aes_128_gcm(),
+        (Mode::GcmEnc | Mode::GcmDec, 192) => Cipher::aes_192_gcm(),
+        (Mode::GcmEnc | Mode::GcmDec, 256) => Cipher::aes_256_gcm(),
         _ => return None,
     })
 }
@@ -49,10 +54,13 @@ pub fn openssl_runner(mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, Stri
         .ok_or_else(|| format!("openssl: no {mode} with {key_bits}-bit keys"))?;
     let e = |e: openssl::error::ErrorStack| format!("openssl: {e}");
     let mut ctx = CipherCtx::new().map_err(e)?;
-    // XTS takes its tweak per data unit (below); the others once.
-    let per_message = matches!(mode, Mode::XtsEnc | Mode::XtsDec);
+    // XTS and GCM take their IV per message (below); the others once.
+    let per_message = matches!(
+        mode,
+        Mode::XtsEnc | Mode::XtsDec | Mode::GcmEnc | Mode::GcmDec
+    );
     let iv = (!setup.iv.is_empty() && !per_message).then_some(setup.iv.as_slice());
-    let decrypt = matches!(mode, Mode::CbcDec | Mode::XtsDec);
+    let decrypt = matches!(mode, Mode::CbcDec | Mode::XtsDec | Mode::GcmDec);
     if decrypt {
         ctx.decrypt_init(Some(cipher), Some(&setup.key), iv)
             .map_err(e)?;
@@ -61,11 +69,27 @@ pub fn openssl_runner(mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, Stri
             .map_err(e)?;
     }
     ctx.set_padding(false);
+    if matches!(mode, Mode::GcmEnc | Mode::GcmDec) {
+        ctx.set_iv_length(setup.iv.len()).map_err(e)?;
+    }
+    let sealed = if mode == Mode::GcmDec {
+        Some(
+            setup
+                .sealed
+                .clone()
+                .ok_or("gcm-dec needs a sealed message")?,
+        )
+    } else {
+        None
+    };
     Ok(Box::new(OpenSslRunner {
         ctx,
         mode,
         decrypt,
-        iv: setup.iv.as_slice().try_into().unwrap_or([0; 16]),
+        iv: setup.iv.clone(),
+        aad: setup.aad.clone(),
+        sealed,
+        tag: None,
     }))
 }
 
@@ -73,8 +97,12 @@ struct OpenSslRunner {
     ctx: CipherCtx,
     mode: Mode,
     decrypt: bool,
-    /// The next tweak (XTS).
-    iv: [u8; 16],
+    /// The next tweak or nonce (XTS, GCM).
+    iv: Vec<u8>,
+    aad: Vec<u8>,
+    /// gcm-dec: the message opened every call.
+    sealed: Option<(Vec<u8>, [u8; 16])>,
+    tag: Option<[u8; 16]>,
 }
 
 impl OpenSslRunner {
@@ -90,6 +118,7 @@ impl OpenSslRunner {
 impl Runner for OpenSslRunner {
     fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
         let e = |e: openssl::error::ErrorStack| format!("openssl: {e}");
+        let mut scratch = [0u8; 32];
         match self.mode {
             Mode::Block => {
                 // One EVP_CipherUpdate per 16-byte block.
@@ -112,22 +141,128 @@ impl Runner for OpenSslRunner {
                 self.ctx.cipher_update_inplace(buf, len).map_err(e)?;
                 Mode::XtsEnc.next_iv(&mut self.iv);
             }
+            Mode::GcmEnc => {
+                self.restart().map_err(e)?;
+                if !self.aad.is_empty() {
+                    self.ctx.cipher_update(&self.aad, None).map_err(e)?;
+                }
+                self.ctx.cipher_update_inplace(buf, len).map_err(e)?;
+                self.ctx.cipher_final(&mut scratch).map_err(e)?;
+                let mut tag = [0u8; 16];
+                self.ctx.tag(&mut tag).map_err(e)?;
+                self.tag = Some(tag);
+                Mode::GcmEnc.next_iv(&mut self.iv);
+            }
+            Mode::GcmDec => {
+                self.restart().map_err(e)?;
+                let Some((ct, tag)) = &self.sealed else {
+                    return Err("openssl: no sealed message".into());
+                };
+                if !self.aad.is_empty() {
+                    self.ctx.cipher_update(&self.aad, None).map_err(e)?;
+                }
+                self.ctx
+                    .cipher_update(&ct[..len], Some(&mut buf[..]))
+                    .map_err(e)?;
+                self.ctx.set_tag(tag).map_err(e)?;
+                self.ctx
+                    .cipher_final(&mut scratch)
+                    .map_err(|_| String::from("openssl: GCM tag did not verify"))?;
+            }
         }
         Ok(())
+    }
+
+    fn tag(&self) -> Option<[u8; 16]> {
+        self.tag
     }
 }
 
 // ---------------------------------------------------------------- ring
 
-/// ring 0.17 exposes AES only inside its AEADs (AES-GCM), which aesx does
-/// not have yet; none of the raw modes.
-pub fn ring_supports(_mode: Mode, _key_bits: u32) -> bool {
-    false
+/// ring 0.17 exposes AES only inside its AEADs: AES-128-GCM and AES-256-GCM.
+pub fn ring_supports(mode: Mode, key_bits: u32) -> bool {
+    matches!(mode, Mode::GcmEnc | Mode::GcmDec) && matches!(key_bits, 128 | 256)
 }
 
-/// ring has no raw AES API for any mode the benchmark runs today.
-pub fn ring_runner(mode: Mode, _setup: &Setup) -> Result<Box<dyn Runner>, String> {
-    Err(format!("ring has no {mode} API (only AES-GCM)"))
+/// A ring AES-GCM key for the case.
+pub fn ring_runner(mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, String> {
+    use ring::aead::{LessSafeKey, UnboundKey, AES_128_GCM, AES_256_GCM};
+    if !matches!(mode, Mode::GcmEnc | Mode::GcmDec) {
+        return Err(format!("ring has no {mode} API (only AES-GCM)"));
+    }
+    let alg = match setup.key.len() {
+        16 => &AES_128_GCM,
+        32 => &AES_256_GCM,
+        n => return Err(format!("ring: no AES-GCM with a {n}-byte key")),
+    };
+    let key = LessSafeKey::new(
+        UnboundKey::new(alg, &setup.key).map_err(|_| String::from("ring: bad key"))?,
+    );
+    let nonce: [u8; 12] = setup
+        .iv
+        .as_slice()
+        .try_into()
+        .map_err(|_| String::from("ring: nonces are 12 bytes"))?;
+    Ok(Box::new(RingGcm {
+        key,
+        nonce,
+        aad: setup.aad.clone(),
+        sealed: if mode == Mode::GcmDec {
+            Some(
+                setup
+                    .sealed
+                    .clone()
+                    .ok_or("gcm-dec needs a sealed message")?,
+            )
+        } else {
+            None
+        },
+        tag: None,
+    }))
+}
+
+struct RingGcm {
+    key: ring::aead::LessSafeKey,
+    nonce: [u8; 12],
+    aad: Vec<u8>,
+    sealed: Option<(Vec<u8>, [u8; 16])>,
+    tag: Option<[u8; 16]>,
+}
+
+impl Runner for RingGcm {
+    fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
+        use ring::aead::{Aad, Nonce, Tag};
+        let nonce = Nonce::assume_unique_for_key(self.nonce);
+        match &self.sealed {
+            None => {
+                let tag = self
+                    .key
+                    .seal_in_place_separate_tag(nonce, Aad::from(&self.aad), &mut buf[..len])
+                    .map_err(|_| String::from("ring: seal failed"))?;
+                self.tag = tag.as_ref().try_into().ok();
+                Mode::GcmEnc.next_iv(&mut self.nonce);
+            }
+            Some((ct, tag)) => {
+                // ring opens in place only: the copy is part of its call.
+                buf[..len].copy_from_slice(&ct[..len]);
+                self.key
+                    .open_in_place_separate_tag(
+                        nonce,
+                        Aad::from(&self.aad),
+                        Tag::from(*tag),
+                        &mut buf[..len],
+                        0..,
+                    )
+                    .map_err(|_| String::from("ring: GCM tag did not verify"))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn tag(&self) -> Option<[u8; 16]> {
+        self.tag
+    }
 }
 
 // ---------------------------------------------------------------- RustCrypto
@@ -169,6 +304,27 @@ macro_rules! rc_runner {
                     decrypt: $mode == Mode::XtsDec,
                 })
             }
+            Mode::GcmEnc | Mode::GcmDec => Box::new(RcGcm {
+                aead: AesGcm::<$aes, aes::cipher::consts::U12>::new_from_slice(&$setup.key)
+                    .map_err(bad)?,
+                nonce: $setup
+                    .iv
+                    .as_slice()
+                    .try_into()
+                    .map_err(|_| String::from("rustcrypto: GCM nonces are 12 bytes here"))?,
+                aad: $setup.aad.clone(),
+                sealed: if $mode == Mode::GcmDec {
+                    Some(
+                        $setup
+                            .sealed
+                            .clone()
+                            .ok_or("gcm-dec needs a sealed message")?,
+                    )
+                } else {
+                    None
+                },
+                tag: None,
+            }),
         };
         Ok(r)
     }};
@@ -260,5 +416,44 @@ where
         }
         Mode::XtsEnc.next_iv(&mut self.tweak);
         Ok(())
+    }
+}
+
+struct RcGcm<A> {
+    aead: A,
+    nonce: [u8; 12],
+    aad: Vec<u8>,
+    sealed: Option<(Vec<u8>, [u8; 16])>,
+    tag: Option<[u8; 16]>,
+}
+
+impl<A> Runner for RcGcm<A>
+where
+    A: AeadInOut<NonceSize = aes::cipher::consts::U12, TagSize = U16> + Send,
+{
+    fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
+        let nonce = Array::from(self.nonce);
+        match &self.sealed {
+            None => {
+                let tag = self
+                    .aead
+                    .encrypt_inout_detached(&nonce, &self.aad, InOutBuf::from(&mut buf[..len]))
+                    .map_err(|_| String::from("rustcrypto: seal failed"))?;
+                self.tag = Some(tag.into());
+                Mode::GcmEnc.next_iv(&mut self.nonce);
+            }
+            Some((ct, tag)) => {
+                let io = InOutBuf::new(&ct[..len], &mut buf[..len])
+                    .map_err(|_| String::from("rustcrypto: buffer lengths differ"))?;
+                self.aead
+                    .decrypt_inout_detached(&nonce, &self.aad, io, &Array::from(*tag))
+                    .map_err(|_| String::from("rustcrypto: GCM tag did not verify"))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn tag(&self) -> Option<[u8; 16]> {
+        self.tag
     }
 }

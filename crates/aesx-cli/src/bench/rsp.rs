@@ -83,13 +83,6 @@ pub fn parse(text: &str) -> Result<RspVector, String> {
         }
         fields.push((k, v.trim().to_string()));
     }
-    if field(&fields, "Tag").is_some() || field(&fields, "AAD").is_some() {
-        return Err(
-            "an AES-GCM speed file: this build of aesx has no GCM mode yet (aesx::Gcm), \
-             so it cannot be checked or timed"
-                .into(),
-        );
-    }
     let key = hex_field(&fields, &["KEY"])?.ok_or("no KEY")?;
     let iv = hex_field(&fields, &["IV"])?.ok_or("no IV")?;
     let pt = hex_field(&fields, &["PLAINTEXT", "PT"])?.ok_or("no PLAINTEXT")?;
@@ -114,23 +107,50 @@ pub fn parse(text: &str) -> Result<RspVector, String> {
             ct.len()
         ));
     }
-    if iv.len() != 16 {
-        return Err(format!("IV of {} bytes, CBC needs 16", iv.len()));
-    }
-    if pt.len() % 16 != 0 {
-        return Err(format!(
-            "PLAINTEXT of {} bytes: CBC needs whole blocks",
-            pt.len()
-        ));
-    }
-    let (mode, expected) = (Mode::CbcEnc, ct);
+    let tag = hex_field(&fields, &["Tag"])?;
+    let (mode, aad, expected) = match tag {
+        // AES-GCM: the expectation is the ciphertext followed by the tag.
+        Some(tag) => {
+            if tag.len() != 16 {
+                return Err(format!(
+                    "Tag of {} bytes: only 16-byte tags are timed",
+                    tag.len()
+                ));
+            }
+            if iv.len() != 12 {
+                return Err(format!("IV of {} bytes: GCM here takes 12", iv.len()));
+            }
+            let aad = hex_field(&fields, &["AAD"])?.unwrap_or_default();
+            let mut expected = ct;
+            expected.extend_from_slice(&tag);
+            (Mode::GcmEnc, aad, expected)
+        }
+        None => {
+            if iv.len() != 16 {
+                return Err(format!("IV of {} bytes, CBC needs 16", iv.len()));
+            }
+            if pt.len() % 16 != 0 {
+                return Err(format!(
+                    "PLAINTEXT of {} bytes: CBC needs whole blocks",
+                    pt.len()
+                ));
+            }
+            (Mode::CbcEnc, Vec::new(), ct)
+        }
+    };
     Ok(RspVector {
         case: Case {
             mode,
             key_bits,
             size: pt.len(),
         },
-        setup: Setup { key, iv, input: pt },
+        setup: Setup {
+            key,
+            iv,
+            input: pt,
+            aad,
+            sealed: None,
+        },
         expected,
         count,
     })
@@ -155,8 +175,20 @@ mod tests {
     }
 
     #[test]
-    fn refuses_gcm_and_garbage() {
-        assert!(parse("Key = 00\nTag = 00\n").unwrap_err().contains("GCM"));
+    fn parses_gcm_file() {
+        let t =
+            "[Keylen = 128]\n[IVlen = 96]\n\nCount = 5\nKey = 00000000000000000000000000000000\n\
+                 IV = 000000000000000000000000\nPT = 00000000000000000000000000000000\nAAD = \n\
+                 CT = 0388dace60b6a392f328c2b971b2fe78\nTag = ab6e47d42cec13bdf53a67b21257bddf\n";
+        let v = parse(t).unwrap();
+        assert_eq!(v.case.mode, Mode::GcmEnc);
+        assert_eq!((v.case.size, v.expected.len(), v.count), (16, 32, Some(5)));
+        assert!(v.setup.aad.is_empty());
+    }
+
+    #[test]
+    fn refuses_garbage() {
+        assert!(parse("Key = 00\nTag = 00\n").is_err());
         assert!(parse("KEY = zz\n").is_err());
         assert!(parse("hello\n").is_err());
         assert!(parse("").is_err());
