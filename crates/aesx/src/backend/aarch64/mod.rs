@@ -73,7 +73,6 @@ pub(crate) struct ArmAes {
     pub(crate) enc: [uint8x16_t; MAX_ROUNDS + 1],
     pub(crate) dec: [uint8x16_t; MAX_ROUNDS + 1],
     pub(crate) rounds: usize,
-    #[allow(dead_code)]
     pub(crate) features: Features,
 }
 
@@ -157,7 +156,12 @@ impl BlockKernels for ArmAes {
     }
 
     fn ctr_apply(&self, ctr: &mut Block, io: InOut<'_>) {
-        // SAFETY: as above.
-        unsafe { by_rounds!(self, ctr::ctr_apply, ctr, io) }
+        if self.features.sha3 {
+            // SAFETY: as above, and FEAT_SHA3 was detected with the key.
+            unsafe { by_rounds!(self, ctr::ctr_apply_eor3, ctr, io) }
+        } else {
+            // SAFETY: as above.
+            unsafe { by_rounds!(self, ctr::ctr_apply, ctr, io) }
+        }
     }
 }
