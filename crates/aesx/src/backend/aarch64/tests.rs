@@ -198,3 +198,245 @@ fn timer_advances() {
     let b = super::timer::ticks();
     assert!(b > a, "CNTVCT_EL0 did not advance ({a} -> {b}, {x})");
 }
+
+/// Not a check: a fixed workload for counting the instructions each kernel
+/// executes per block under `qemu-aarch64 -d in_asm,exec,nochain` (see
+/// docs/ARM64.md). Every kernel runs once over 64 KiB with an AES-128 key,
+/// so only the R = 10 instance of each executes.
+#[test]
+#[ignore]
+fn instruction_count_workload() {
+    if !super::available() {
+        return;
+    }
+    let rk = RoundKeys::expand(&bytes(1, 16)).unwrap();
+    let arm = ArmAes::new(&rk).unwrap();
+    let mut plain = arm.clone();
+    plain.features.sha3 = false;
+    let mut buf = bytes(2, 65536);
+    let mut iv = [7u8; 16];
+    arm.encrypt_blocks(InOut::in_place(&mut buf));
+    arm.decrypt_blocks(InOut::in_place(&mut buf));
+    arm.cbc_encrypt(&mut iv, InOut::in_place(&mut buf));
+    arm.cbc_decrypt(&mut iv, InOut::in_place(&mut buf));
+    arm.ctr_apply(&mut iv, InOut::in_place(&mut buf));
+    plain.ctr_apply(&mut iv, InOut::in_place(&mut buf));
+    assert!(core::hint::black_box(&buf).len() == 65536);
+}
+
+/// GF(2^128) multiplication straight from SP 800-38D algorithm 1 (bit by
+/// bit, GCM bit order), as the reference for the PMULL GHASH.
+fn gf128_mul_reference(x: u128, y: u128) -> u128 {
+    const R: u128 = 0xe1 << 120;
+    let mut z = 0;
+    let mut v = y;
+    for i in 0..128 {
+        if (x >> (127 - i)) & 1 == 1 {
+            z ^= v;
+        }
+        v = if v & 1 == 1 { (v >> 1) ^ R } else { v >> 1 };
+    }
+    z
+}
+
+fn ghash_reference(h: &Block, acc: &Block, data: &[u8]) -> Block {
+    let h = u128::from_be_bytes(*h);
+    let mut y = u128::from_be_bytes(*acc);
+    for b in data.chunks_exact(16) {
+        y = gf128_mul_reference(y ^ u128::from_be_bytes(b.try_into().unwrap()), h);
+    }
+    y.to_be_bytes()
+}
+
+#[test]
+fn ghash_matches_reference() {
+    if !super::available() {
+        return;
+    }
+    for (_, arm, soft) in keys() {
+        let mut h = [0u8; 16];
+        soft.encrypt_blocks(InOut::in_place(&mut h));
+        // SAFETY: FEAT_AES/PMULL are present (an ArmAes exists).
+        let hk = unsafe { super::ghash::hkey(&arm) };
+        for n in 0..=40 {
+            let data = bytes(400 + n as u64, 16 * n);
+            let acc0: Block = bytes(500 + n as u64, 16).try_into().unwrap();
+            let want = ghash_reference(&h, &acc0, &data);
+            let mut acc = acc0;
+            // SAFETY: as above.
+            unsafe { super::ghash::ghash_update(&hk, &mut acc, &data) };
+            assert_eq!(acc, want, "GHASH, {n} blocks");
+            if arm.features.sha3 {
+                let mut acc = acc0;
+                // SAFETY: as above, and FEAT_SHA3 was detected.
+                unsafe { super::ghash::ghash_update_eor3(&hk, &mut acc, &data) };
+                assert_eq!(acc, want, "GHASH with EOR3, {n} blocks");
+            }
+        }
+    }
+}
+
+#[test]
+fn ghash_known_answer() {
+    // SP 800-38D / McGrew-Viega test case 2: K = 0, so H = E_K(0) is
+    // 66e94bd4ef8a2c3b884cfa59ca342b2e; the one ciphertext block is
+    // 0388dace60b6a392f328c2b971b2fe78 and the length block is 0 || 128.
+    // Reference value cross-checked against the bitwise multiply above.
+    if !super::available() {
+        return;
+    }
+    let rk = RoundKeys::expand(&[0u8; 16]).unwrap();
+    let arm = ArmAes::new(&rk).unwrap();
+    let h: Block = [
+        0x66, 0xe9, 0x4b, 0xd4, 0xef, 0x8a, 0x2c, 0x3b, 0x88, 0x4c, 0xfa, 0x59, 0xca, 0x34, 0x2b,
+        0x2e,
+    ];
+    let mut data = [0u8; 32];
+    data[..16].copy_from_slice(&[
+        0x03, 0x88, 0xda, 0xce, 0x60, 0xb6, 0xa3, 0x92, 0xf3, 0x28, 0xc2, 0xb9, 0x71, 0xb2, 0xfe,
+        0x78,
+    ]);
+    data[31] = 0x80;
+    let want = ghash_reference(&h, &[0; 16], &data);
+    // SAFETY: FEAT_AES/PMULL are present (an ArmAes exists).
+    let hk = unsafe { super::ghash::hkey(&arm) };
+    let mut acc = [0u8; 16];
+    // SAFETY: as above.
+    unsafe { super::ghash::ghash_update(&hk, &mut acc, &data) };
+    assert_eq!(acc, want);
+    // Tag = GHASH ^ E_K(J0), J0 = 0^96 || 1; the published tag is
+    // ab6e47d42cec13bdf53a67b21257bddf.
+    let mut j0 = [0u8; 16];
+    j0[15] = 1;
+    arm.encrypt_blocks(InOut::in_place(&mut j0));
+    let tag: std::vec::Vec<u8> = acc.iter().zip(j0.iter()).map(|(a, b)| a ^ b).collect();
+    assert_eq!(
+        tag,
+        [
+            0xab, 0x6e, 0x47, 0xd4, 0x2c, 0xec, 0x13, 0xbd, 0xf5, 0x3a, 0x67, 0xb2, 0x12, 0x57,
+            0xbd, 0xdf
+        ]
+    );
+}
+
+/// CTR32 (SP 800-38D inc32) keystream XOR through this backend's ECB.
+fn ctr32_reference(arm: &ArmAes, ctr: &mut Block, data: &mut [u8]) {
+    for b in data.chunks_exact_mut(16) {
+        let mut ks = *ctr;
+        arm.encrypt_blocks(InOut::in_place(&mut ks));
+        for (x, k) in b.iter_mut().zip(ks.iter()) {
+            *x ^= k;
+        }
+        let c = u32::from_be_bytes(ctr[12..].try_into().unwrap()).wrapping_add(1);
+        ctr[12..].copy_from_slice(&c.to_be_bytes());
+    }
+}
+
+#[test]
+fn gcm_kernels_match_reference() {
+    use super::gcm;
+    if !super::available() {
+        return;
+    }
+    for (_, arm, soft) in keys() {
+        let mut h = [0u8; 16];
+        soft.encrypt_blocks(InOut::in_place(&mut h));
+        // SAFETY: FEAT_AES/PMULL are present (an ArmAes exists).
+        let hk = unsafe { super::ghash::hkey(&arm) };
+        let r = arm.rounds;
+        for n in 0..=40 {
+            let pt = bytes(600 + n as u64, 16 * n);
+            let acc0: Block = bytes(700 + n as u64, 16).try_into().unwrap();
+            // Counters whose low word wraps inside the data, and not.
+            for low in [0u32, u32::MAX - 3] {
+                let mut ctr0: Block = bytes(800 + n as u64, 16).try_into().unwrap();
+                ctr0[12..].copy_from_slice(&low.to_be_bytes());
+                let mut want_ct = pt.clone();
+                let mut want_ctr = ctr0;
+                ctr32_reference(&arm, &mut want_ctr, &mut want_ct);
+                let want_acc = ghash_reference(&h, &acc0, &want_ct);
+
+                let flavours: &[bool] = if arm.features.sha3 {
+                    &[false, true]
+                } else {
+                    &[false]
+                };
+                for &eor3 in flavours {
+                    // CTR32 alone.
+                    let ks = both_ways(&pt, |io| {
+                        let mut c = ctr0;
+                        // SAFETY: FEAT_AES present; FEAT_SHA3 when eor3.
+                        unsafe {
+                            match (r, eor3) {
+                                (10, false) => gcm::ctr32_apply::<10>(&arm, &mut c, io),
+                                (12, false) => gcm::ctr32_apply::<12>(&arm, &mut c, io),
+                                (_, false) => gcm::ctr32_apply::<14>(&arm, &mut c, io),
+                                (10, true) => gcm::ctr32_apply_eor3::<10>(&arm, &mut c, io),
+                                (12, true) => gcm::ctr32_apply_eor3::<12>(&arm, &mut c, io),
+                                (_, true) => gcm::ctr32_apply_eor3::<14>(&arm, &mut c, io),
+                            }
+                        }
+                        assert_eq!(c, want_ctr, "ctr32 counter, {n} blocks");
+                    });
+                    assert_eq!(ks, want_ct, "ctr32, {n} blocks, eor3 {eor3}");
+
+                    // Stitched encrypt, then decrypt back.
+                    let ct = both_ways(&pt, |io| {
+                        let (mut c, mut a) = (ctr0, acc0);
+                        // SAFETY: as above.
+                        unsafe {
+                            match (r, eor3) {
+                                (10, false) => {
+                                    gcm::gcm_encrypt::<10>(&arm, &hk, &mut c, &mut a, io)
+                                }
+                                (12, false) => {
+                                    gcm::gcm_encrypt::<12>(&arm, &hk, &mut c, &mut a, io)
+                                }
+                                (_, false) => gcm::gcm_encrypt::<14>(&arm, &hk, &mut c, &mut a, io),
+                                (10, true) => {
+                                    gcm::gcm_encrypt_eor3::<10>(&arm, &hk, &mut c, &mut a, io)
+                                }
+                                (12, true) => {
+                                    gcm::gcm_encrypt_eor3::<12>(&arm, &hk, &mut c, &mut a, io)
+                                }
+                                (_, true) => {
+                                    gcm::gcm_encrypt_eor3::<14>(&arm, &hk, &mut c, &mut a, io)
+                                }
+                            }
+                        }
+                        assert_eq!(c, want_ctr, "encrypt counter, {n} blocks");
+                        assert_eq!(a, want_acc, "encrypt GHASH, {n} blocks, eor3 {eor3}");
+                    });
+                    assert_eq!(ct, want_ct, "encrypt, {n} blocks, eor3 {eor3}");
+                    let back = both_ways(&ct, |io| {
+                        let (mut c, mut a) = (ctr0, acc0);
+                        // SAFETY: as above.
+                        unsafe {
+                            match (r, eor3) {
+                                (10, false) => {
+                                    gcm::gcm_decrypt::<10>(&arm, &hk, &mut c, &mut a, io)
+                                }
+                                (12, false) => {
+                                    gcm::gcm_decrypt::<12>(&arm, &hk, &mut c, &mut a, io)
+                                }
+                                (_, false) => gcm::gcm_decrypt::<14>(&arm, &hk, &mut c, &mut a, io),
+                                (10, true) => {
+                                    gcm::gcm_decrypt_eor3::<10>(&arm, &hk, &mut c, &mut a, io)
+                                }
+                                (12, true) => {
+                                    gcm::gcm_decrypt_eor3::<12>(&arm, &hk, &mut c, &mut a, io)
+                                }
+                                (_, true) => {
+                                    gcm::gcm_decrypt_eor3::<14>(&arm, &hk, &mut c, &mut a, io)
+                                }
+                            }
+                        }
+                        assert_eq!(c, want_ctr, "decrypt counter, {n} blocks");
+                        assert_eq!(a, want_acc, "decrypt GHASH, {n} blocks, eor3 {eor3}");
+                    });
+                    assert_eq!(back, pt, "decrypt, {n} blocks, eor3 {eor3}");
+                }
+            }
+        }
+    }
+}
