@@ -1,8 +1,11 @@
-//! `aesx info` (being built).
+//! `aesx info`: the CPU, the features aesx cares about, the backends this
+//! machine can run and the one used by default.
 
 use std::process::ExitCode;
 
-use crate::CliError;
+use aesx::Backend;
+
+use crate::{outln, CliError};
 
 /// Arguments of `aesx info`.
 #[derive(clap::Args, Debug)]
@@ -10,5 +13,110 @@ pub struct Args {}
 
 /// Runs `aesx info`.
 pub fn run(_args: Args) -> Result<ExitCode, CliError> {
-    Err(CliError::failure("aesx info is not built yet"))
+    outln!("cpu:       {}", cpu_model());
+    outln!("arch:      {}", std::env::consts::ARCH);
+    let feats: Vec<String> = features()
+        .iter()
+        .map(|(name, has)| format!("{name}{}", if *has { "" } else { " (no)" }))
+        .collect();
+    outln!(
+        "features:  {}",
+        if feats.is_empty() {
+            "(none detected on this architecture)".to_string()
+        } else {
+            feats.join(" ")
+        }
+    );
+    let all: Vec<String> = Backend::ALL
+        .iter()
+        .map(|b| {
+            if b.is_available() {
+                b.name().to_string()
+            } else {
+                format!("{} (unavailable)", b.name())
+            }
+        })
+        .collect();
+    outln!("backends:  {}", all.join(" "));
+    let fastest = Backend::fastest();
+    match Backend::from_env() {
+        Ok(Some(b)) => {
+            outln!("default:   {b} (forced by AESX_BACKEND; fastest here is {fastest})");
+            Ok(ExitCode::SUCCESS)
+        }
+        Ok(None) => {
+            outln!("default:   {fastest} (fastest available; set AESX_BACKEND to force one)");
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            let raw = std::env::var_os("AESX_BACKEND").unwrap_or_default();
+            outln!(
+                "default:   none: AESX_BACKEND={} is refused",
+                raw.to_string_lossy()
+            );
+            Err(CliError::failure(format!("AESX_BACKEND: {e}")))
+        }
+    }
+}
+
+/// The CPU's model name from /proc/cpuinfo (x86 `model name`; on ARM,
+/// `Hardware`/`Processor` or the implementer and part numbers).
+fn cpu_model() -> String {
+    let Ok(text) = std::fs::read_to_string("/proc/cpuinfo") else {
+        return "unknown (no /proc/cpuinfo)".to_string();
+    };
+    let field = |name: &str| {
+        text.lines().find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            (k.trim() == name && !v.trim().is_empty()).then(|| v.trim().to_string())
+        })
+    };
+    if let Some(m) = field("model name") {
+        // Virtual machines often shorten the brand string; family and model
+        // still say which microarchitecture it is.
+        return match (field("cpu family"), field("model")) {
+            (Some(f), Some(n)) => format!("{m} (family {f}, model {n})"),
+            _ => m,
+        };
+    }
+    if let Some(m) = field("Hardware") {
+        return m;
+    }
+    match (field("CPU implementer"), field("CPU part")) {
+        (Some(i), Some(p)) => format!("implementer {i}, part {p}"),
+        _ => "unknown".to_string(),
+    }
+}
+
+/// The CPU features that decide which backends can run.
+#[cfg(target_arch = "x86_64")]
+fn features() -> Vec<(&'static str, bool)> {
+    use std::arch::is_x86_feature_detected as has;
+    vec![
+        ("aes", has!("aes")),
+        ("pclmulqdq", has!("pclmulqdq")),
+        ("avx2", has!("avx2")),
+        ("vaes", has!("vaes")),
+        ("vpclmulqdq", has!("vpclmulqdq")),
+        ("avx512f", has!("avx512f")),
+        ("avx512bw", has!("avx512bw")),
+        ("avx512vl", has!("avx512vl")),
+    ]
+}
+
+/// The CPU features that decide which backends can run.
+#[cfg(target_arch = "aarch64")]
+fn features() -> Vec<(&'static str, bool)> {
+    use std::arch::is_aarch64_feature_detected as has;
+    vec![
+        ("aes", has!("aes")),
+        ("pmull", has!("pmull")),
+        ("sha3", has!("sha3")),
+    ]
+}
+
+/// The CPU features that decide which backends can run.
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+fn features() -> Vec<(&'static str, bool)> {
+    Vec::new()
 }

@@ -1,14 +1,328 @@
-//! `aesx cavp` (being built).
+//! `aesx cavp`: run NIST CAVP (and similar) vector files through every
+//! backend and count what passes.
+//!
+//! Adding a vector family is adding a runner file here, one [`Suite`]
+//! variant, one arm in [`detect`] and one arm in [`run_suite`]. Runners first
+//! turn every record into a typed case (so a malformed file is an error
+//! before anything runs), then check each case on each backend, one
+//! [`Report::check`] per case and backend.
 
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use crate::CliError;
+use aesx::Backend;
+
+use crate::backend_arg;
+use crate::{outln, CliError};
+
+mod ctr;
+mod ecb_cbc;
+mod mct;
+pub mod rsp;
+
+use rsp::ParseError;
 
 /// Arguments of `aesx cavp`.
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+pub struct Args {
+    /// Run on this backend only (default: every available one, or the one
+    /// named by AESX_BACKEND).
+    #[arg(long, value_name = "NAME")]
+    backend: Option<String>,
+    /// Vector files: AESAVS ECB/CBC KAT, MMT and CBC MCT .rsp files, CTR
+    /// vectors (aes-*-ctr.txt).
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
+}
+
+/// ECB or CBC.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockMode {
+    /// Electronic codebook.
+    Ecb,
+    /// Cipher block chaining.
+    Cbc,
+}
+
+impl BlockMode {
+    fn name(self) -> &'static str {
+        match self {
+            BlockMode::Ecb => "ECB",
+            BlockMode::Cbc => "CBC",
+        }
+    }
+}
+
+/// What a vector file holds, decided by [`detect`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Suite {
+    /// AESAVS known-answer (GFSbox, KeySbox, VarKey, VarTxt) or multi-block
+    /// message tests; the `&str` is the test's name.
+    EcbCbc(BlockMode, &'static str),
+    /// AESAVS Monte Carlo tests.
+    Mct(BlockMode),
+    /// CTR vectors whose IV is the whole initial counter block.
+    Ctr,
+}
+
+impl Suite {
+    /// The mode column of the report.
+    fn describe(self) -> String {
+        match self {
+            Suite::EcbCbc(m, test) => format!("{} {test}", m.name()),
+            Suite::Mct(m) => format!("{} MCT", m.name()),
+            Suite::Ctr => "CTR".to_string(),
+        }
+    }
+}
+
+/// Whether a record asks to encrypt or to decrypt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    /// `[ENCRYPT]`
+    Encrypt,
+    /// `[DECRYPT]`
+    Decrypt,
+}
+
+impl Direction {
+    /// The direction of a record from its section.
+    pub fn of(rec: &rsp::Record) -> Result<Direction, ParseError> {
+        match rec.section.as_deref() {
+            Some("ENCRYPT") => Ok(Direction::Encrypt),
+            Some("DECRYPT") => Ok(Direction::Decrypt),
+            Some(other) => Err(ParseError::at(
+                rec.line,
+                format!("record in unknown section [{other}]"),
+            )),
+            None => Err(ParseError::at(
+                rec.line,
+                "record outside an [ENCRYPT] or [DECRYPT] section",
+            )),
+        }
+    }
+}
+
+/// Tells from the file name (and, failing that, the AESAVS comment header)
+/// what a file holds.
+pub fn detect(path: &Path, text: &str) -> Result<Suite, String> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    if let Some(s) = detect_aesavs(&name) {
+        return s;
+    }
+    if name.contains("ctr") {
+        return Ok(Suite::Ctr);
+    }
+    // A renamed AESAVS file still says what it is: "# AESVS MMT test data for CBC".
+    for line in text
+        .lines()
+        .take_while(|l| l.trim().starts_with('#') || l.trim().is_empty())
+    {
+        let l = line.to_ascii_lowercase();
+        if let Some(pos) = l.find(" test data for ") {
+            let test = l[..pos].split_whitespace().last().unwrap_or("");
+            let mode = l[pos + " test data for ".len()..].trim();
+            if let Some(s) = detect_aesavs(&format!("{mode}{test}")) {
+                return s;
+            }
+        }
+    }
+    Err(
+        "cannot tell what this file holds from its name or header (expected an AESAVS \
+         ECB*/CBC* .rsp file such as CBCMMT128.rsp, or CTR vectors such as aes-128-ctr.txt)"
+            .to_string(),
+    )
+}
+
+/// `ecbgfsbox128.rsp`, `cbcmct256.rsp`, ... (lower case).
+fn detect_aesavs(name: &str) -> Option<Result<Suite, String>> {
+    let (mode, rest) = if let Some(r) = name.strip_prefix("ecb") {
+        (BlockMode::Ecb, r)
+    } else if let Some(r) = name.strip_prefix("cbc") {
+        (BlockMode::Cbc, r)
+    } else {
+        return None;
+    };
+    const KAT: [(&str, &str); 5] = [
+        ("gfsbox", "GFSbox"),
+        ("keysbox", "KeySbox"),
+        ("varkey", "VarKey"),
+        ("vartxt", "VarTxt"),
+        ("mmt", "MMT"),
+    ];
+    if let Some((_, test)) = KAT.iter().find(|(p, _)| rest.starts_with(p)) {
+        return Some(Ok(Suite::EcbCbc(mode, test)));
+    }
+    if rest.starts_with("mct") {
+        return Some(match mode {
+            BlockMode::Cbc => Ok(Suite::Mct(mode)),
+            BlockMode::Ecb => Err("ECB Monte Carlo files are not supported yet".to_string()),
+        });
+    }
+    None
+}
+
+/// Runs one suite over parsed text; adds its checks to `report`.
+fn run_suite(
+    suite: Suite,
+    text: &str,
+    backends: &[Backend],
+    report: &mut Report,
+) -> Result<(), ParseError> {
+    match suite {
+        Suite::EcbCbc(mode, _) => ecb_cbc::run(mode, &rsp::parse(text)?, backends, report),
+        Suite::Mct(mode) => mct::run(mode, &rsp::parse(text)?, backends, report),
+        Suite::Ctr => ctr::run(&rsp::parse(text)?, backends, report),
+    }
+}
+
+/// Most failures printed per file; the count is always complete.
+const MAX_SHOWN: usize = 10;
+
+/// The result of one file: how many records, how many checks passed and
+/// failed (one check per record and backend).
+#[derive(Debug, Default)]
+pub struct Report {
+    /// Records in the file.
+    pub records: usize,
+    /// Checks that passed.
+    pub passed: u64,
+    /// Checks that failed.
+    pub failed: u64,
+    /// The first [`MAX_SHOWN`] failures, described.
+    pub failures: Vec<String>,
+}
+
+impl Report {
+    /// Counts one check; `detail` describes a failure.
+    pub fn check(&mut self, ok: bool, detail: impl FnOnce() -> String) {
+        if ok {
+            self.passed += 1;
+        } else {
+            self.failed += 1;
+            if self.failures.len() < MAX_SHOWN {
+                self.failures.push(detail());
+            }
+        }
+    }
+}
 
 /// Runs `aesx cavp`.
-pub fn run(_args: Args) -> Result<ExitCode, CliError> {
-    Err(CliError::failure("aesx cavp is not built yet"))
+pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    let backends = backend_arg::selected_all(args.backend.as_deref())?;
+    let names: Vec<&str> = backends.iter().map(|b| b.name()).collect();
+    let names = names.join(" ");
+    let (mut passed, mut failed, mut unreadable) = (0u64, 0u64, 0usize);
+    for path in &args.files {
+        match run_file(path, &backends) {
+            Ok((suite, report)) => {
+                for f in &report.failures {
+                    outln!("  FAIL {}: {f}", path.display());
+                }
+                if report.failed as usize > report.failures.len() {
+                    outln!(
+                        "  ... and {} more failures in {}",
+                        report.failed as usize - report.failures.len(),
+                        path.display()
+                    );
+                }
+                outln!(
+                    "{}: {}, {} records, {} passed, {} failed [{names}]",
+                    path.display(),
+                    suite.describe(),
+                    report.records,
+                    report.passed,
+                    report.failed
+                );
+                passed += report.passed;
+                failed += report.failed;
+            }
+            Err(msg) => {
+                // Not a silent skip: the file counts as a failure and the
+                // exit status says that input could not be read.
+                crate::write_stderr(format_args!("aesx: {}: {msg}", path.display()));
+                outln!(
+                    "{}: ERROR (see stderr), counted as 1 failed",
+                    path.display()
+                );
+                unreadable += 1;
+                failed += 1;
+            }
+        }
+    }
+    outln!("{passed} passed, {failed} failed");
+    Ok(ExitCode::from(if unreadable > 0 {
+        2
+    } else if failed > 0 {
+        1
+    } else {
+        0
+    }))
+}
+
+fn run_file(path: &Path, backends: &[Backend]) -> Result<(Suite, Report), String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
+    let text = String::from_utf8(bytes).map_err(|_| "not a text file (invalid UTF-8)")?;
+    let suite = detect(path, &text)?;
+    let mut report = Report::default();
+    run_suite(suite, &text, backends, &mut report).map_err(|e| e.to_string())?;
+    if report.records == 0 {
+        return Err("no test records found".to_string());
+    }
+    Ok((suite, report))
+}
+
+/// Hex for failure messages.
+pub fn hx(b: &[u8]) -> String {
+    hex::encode(b)
+}
+
+/// A key length check shared by the runners: AES keys only.
+pub fn check_key(rec: &rsp::Record, key: &[u8]) -> Result<(), ParseError> {
+    if matches!(key.len(), 16 | 24 | 32) {
+        Ok(())
+    } else {
+        Err(ParseError::at(
+            rec.line,
+            format!("KEY is {} bytes, expected 16, 24 or 32", key.len()),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(name: &str) -> Result<Suite, String> {
+        detect(Path::new(name), "")
+    }
+
+    #[test]
+    fn detects_by_name() {
+        assert_eq!(
+            d("vectors/ECBGFSbox128.rsp"),
+            Ok(Suite::EcbCbc(BlockMode::Ecb, "GFSbox"))
+        );
+        assert_eq!(
+            d("CBCVarTxt256.rsp"),
+            Ok(Suite::EcbCbc(BlockMode::Cbc, "VarTxt"))
+        );
+        assert_eq!(d("CBCMMT192.rsp"), Ok(Suite::EcbCbc(BlockMode::Cbc, "MMT")));
+        assert_eq!(d("CBCMCT128.rsp"), Ok(Suite::Mct(BlockMode::Cbc)));
+        assert_eq!(d("aes-192-ctr.txt"), Ok(Suite::Ctr));
+        assert!(d("ECBMCT128.rsp").is_err());
+        assert!(d("notes.txt").is_err());
+    }
+
+    #[test]
+    fn detects_by_header() {
+        let text = "# CAVS 11.1\n# AESVS MMT test data for CBC\n\n[ENCRYPT]\n";
+        assert_eq!(
+            detect(Path::new("renamed.rsp"), text),
+            Ok(Suite::EcbCbc(BlockMode::Cbc, "MMT"))
+        );
+    }
 }

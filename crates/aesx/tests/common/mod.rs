@@ -1,0 +1,123 @@
+//! Shared by the vector tests: a small reader for NIST CAVP `.rsp` files
+//! and the path of the repository's `vectors/` folder.
+//!
+//! Format: `#` comments; `[ENCRYPT]`/`[DECRYPT]` sections; `[Name = value]`
+//! headers in force until set again; records of `NAME = value` lines
+//! separated by blank lines, names in any case; `FAIL` marker lines. Any
+//! other line panics the test, so a misread file cannot pass quietly.
+
+#![allow(dead_code)] // each test binary uses a different part
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// One record with the section and headers in force where it appeared.
+#[derive(Debug, Clone, Default)]
+pub struct Record {
+    pub line: usize,
+    pub section: String,
+    pub headers: BTreeMap<String, String>,
+    pub fields: BTreeMap<String, String>,
+    pub fail: bool,
+}
+
+impl Record {
+    /// Field `name` (upper case) decoded from hex; panics if absent or bad.
+    pub fn hex(&self, name: &str) -> Vec<u8> {
+        let v = self
+            .fields
+            .get(name)
+            .unwrap_or_else(|| panic!("line {}: no {name}", self.line));
+        hex::decode(v).unwrap_or_else(|e| panic!("line {}: {name}: {e}", self.line))
+    }
+
+    /// Field `name` decoded from hex into exactly 16 bytes.
+    pub fn block(&self, name: &str) -> [u8; 16] {
+        self.hex(name)
+            .try_into()
+            .unwrap_or_else(|_| panic!("line {}: {name} is not 16 bytes", self.line))
+    }
+
+    /// Field `name` as a decimal number.
+    pub fn number(&self, name: &str) -> u64 {
+        self.fields[name]
+            .parse()
+            .unwrap_or_else(|_| panic!("line {}: {name} is not a number", self.line))
+    }
+}
+
+/// Parses `.rsp` text.
+pub fn parse_rsp(text: &str) -> Vec<Record> {
+    let mut out = Vec::new();
+    let mut section = String::new();
+    let mut headers = BTreeMap::new();
+    let mut cur: Option<Record> = None;
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() {
+            out.extend(cur.take());
+            continue;
+        }
+        if line.starts_with('#') {
+            continue;
+        }
+        if let Some(inner) = line.strip_prefix('[') {
+            out.extend(cur.take());
+            let inner = inner.strip_suffix(']').expect("unclosed header");
+            match inner.split_once('=') {
+                Some((k, v)) => {
+                    headers.insert(k.trim().to_ascii_uppercase(), v.trim().to_string());
+                }
+                None => {
+                    section = inner.trim().to_ascii_uppercase();
+                    headers.clear();
+                }
+            }
+            continue;
+        }
+        let rec = cur.get_or_insert_with(|| Record {
+            line: i + 1,
+            section: section.clone(),
+            headers: headers.clone(),
+            ..Record::default()
+        });
+        if line.eq_ignore_ascii_case("FAIL") {
+            rec.fail = true;
+            continue;
+        }
+        let (k, v) = line
+            .split_once('=')
+            .unwrap_or_else(|| panic!("line {}: not NAME = value: {line:?}", i + 1));
+        let prev = rec
+            .fields
+            .insert(k.trim().to_ascii_uppercase(), v.trim().to_string());
+        assert!(prev.is_none(), "line {}: field twice", i + 1);
+    }
+    out.extend(cur.take());
+    out
+}
+
+/// The repository's `vectors/` folder.
+pub fn vectors_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../vectors")
+}
+
+/// The files in `vectors/<sub>` whose names satisfy `keep`, sorted.
+pub fn vector_files(sub: &str, keep: impl Fn(&str) -> bool) -> Vec<PathBuf> {
+    let dir = vectors_dir().join(sub);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| keep(&p.file_name().unwrap().to_string_lossy()))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Reads and parses one vector file.
+pub fn read_rsp(path: &std::path::Path) -> Vec<Record> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let recs = parse_rsp(&text);
+    assert!(!recs.is_empty(), "{}: no records", path.display());
+    recs
+}
