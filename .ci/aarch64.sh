@@ -33,6 +33,18 @@ export AESX_EXPECT_ARM_FEATURES=aes,pmull,sha3
 printf '\n=== aarch64: build tests (%ss)\n' "$SECONDS"
 cargo test -p aesx --target "$target" --no-run
 
+printf '\n=== aarch64: AESE/AESMC pairs adjacent in the kernels (%ss)\n' "$SECONDS"
+# Cores fuse an AESE/AESMC (AESD/AESIMC) pair only when the two are back to
+# back on one register; a compiler change that splits them would cost speed
+# silently, so check the code generated for the library's unit-test binary.
+libtest=$(cargo test -p aesx --target "$target" --lib --no-run --message-format=json \
+  | python3 -c 'import json,sys
+for l in sys.stdin:
+    m = json.loads(l)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["kind"] == ["lib"]:
+        print(m["executable"])')
+python3 docs/arm64_icount.py pairs "$libtest"
+
 printf '\n=== aarch64: clippy (%ss)\n' "$SECONDS"
 cargo clippy -p aesx --target "$target" --all-targets -- -D warnings
 

@@ -221,7 +221,27 @@ fn instruction_count_workload() {
     arm.cbc_decrypt(&mut iv, InOut::in_place(&mut buf));
     arm.ctr_apply(&mut iv, InOut::in_place(&mut buf));
     plain.ctr_apply(&mut iv, InOut::in_place(&mut buf));
+    let mut acc = [0u8; 16];
+    // SAFETY: FEAT_AES/PMULL are present (an ArmAes exists); the EOR3
+    // flavours run only where FEAT_SHA3 was detected.
+    unsafe {
+        use super::{gcm, ghash, xts};
+        let hk = ghash::hkey(&arm);
+        ghash::ghash_update(&hk, &mut acc, &buf);
+        gcm::gcm_encrypt::<10>(&arm, &hk, &mut iv, &mut acc, InOut::in_place(&mut buf));
+        gcm::gcm_decrypt::<10>(&arm, &hk, &mut iv, &mut acc, InOut::in_place(&mut buf));
+        xts::xts_encrypt::<10>(&arm, &mut iv, InOut::in_place(&mut buf));
+        xts::xts_decrypt::<10>(&arm, &mut iv, InOut::in_place(&mut buf));
+        if arm.features.sha3 {
+            ghash::ghash_update_eor3(&hk, &mut acc, &buf);
+            gcm::gcm_encrypt_eor3::<10>(&arm, &hk, &mut iv, &mut acc, InOut::in_place(&mut buf));
+            gcm::gcm_decrypt_eor3::<10>(&arm, &hk, &mut iv, &mut acc, InOut::in_place(&mut buf));
+            xts::xts_encrypt_eor3::<10>(&arm, &mut iv, InOut::in_place(&mut buf));
+            xts::xts_decrypt_eor3::<10>(&arm, &mut iv, InOut::in_place(&mut buf));
+        }
+    }
     assert!(core::hint::black_box(&buf).len() == 65536);
+    assert!(core::hint::black_box(&acc).len() == 16);
 }
 
 /// GF(2^128) multiplication straight from SP 800-38D algorithm 1 (bit by
