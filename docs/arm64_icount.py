@@ -79,7 +79,7 @@ def count(binary, log, blocks):
     tbs = {}  # translated block start -> its mnemonics
     execs = collections.Counter()
     cur = None
-    insn = re.compile(r"^0x([0-9a-f]+):\s+[0-9a-f]{8}\s+(\S+)")
+    insn = re.compile(r"^0x([0-9a-f]+):\s+[0-9a-f]{8}\s+(\S+)\s*(.*)$")
     with open(log, errors="replace") as f:
         for line in f:
             if line.startswith("IN:"):
@@ -89,7 +89,7 @@ def count(binary, log, blocks):
             if m and cur is not None:
                 if not cur:
                     tbs[int(m.group(1), 16)] = cur
-                cur.append(m.group(2))
+                cur.append((m.group(2), m.group(3)))
                 continue
             if line.startswith("Trace"):
                 cur = None
@@ -97,13 +97,25 @@ def count(binary, log, blocks):
             elif not line.strip():
                 cur = None
     per_fn = collections.defaultdict(collections.Counter)
+    kinds = collections.defaultdict(collections.Counter)
+    vreg = re.compile(r"\bv\d+\.|\b[qd]\d+\b")
     for pc, n in execs.items():
         i = bisect.bisect_right(starts, pc) - 1
         if i < 0 or pc >= syms[i][0] + syms[i][1] or pc not in tbs:
             continue
-        for mnem in tbs[pc]:
+        for mnem, ops in tbs[pc]:
             # qemu 7.2 prints EOR3 as a raw .byte word.
-            per_fn[syms[i][2]][mnem.replace(".byte", "eor3")] += n
+            mnem = mnem.replace(".byte", "eor3")
+            per_fn[syms[i][2]][mnem] += n
+            if mnem.startswith("ld"):
+                kind = "load"
+            elif mnem.startswith("st"):
+                kind = "store"
+            elif mnem == "eor3" or vreg.search(ops):
+                kind = "vector"
+            else:
+                kind = "scalar"
+            kinds[syms[i][2]][kind] += n
     for name, c in sorted(per_fn.items()):
         if "backend::aarch64::" not in name or "tests::" in name:
             continue
@@ -111,8 +123,12 @@ def count(binary, log, blocks):
         if total < blocks:
             continue
         top = ", ".join("%s %.2f" % (k, v / blocks) for k, v in c.most_common(9))
-        print("%-45s %6.2f insns/16B  (%s)"
-              % (name.replace("aesx::backend::aarch64::", ""), total / blocks, top))
+        k = kinds[name]
+        print("%-32s %6.2f insns/16B: vector %.2f, load %.2f, store %.2f, scalar %.2f"
+              % (name.replace("aesx::backend::aarch64::", ""), total / blocks,
+                 k["vector"] / blocks, k["load"] / blocks, k["store"] / blocks,
+                 k["scalar"] / blocks))
+        print("%-32s (%s)" % ("", top))
     return 0
 
 
