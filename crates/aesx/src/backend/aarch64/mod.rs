@@ -129,19 +129,6 @@ impl Drop for ArmAes {
     }
 }
 
-/// Calls `$f::<R>($args)` for the key's round count: one branch per call, so
-/// that each kernel is compiled with its round loop fully unrolled.
-macro_rules! by_rounds {
-    ($k:expr, $($f:ident)::+, $($arg:expr),*) => {
-        match $k.rounds {
-            10 => $($f)::+::<10>($k, $($arg),*),
-            12 => $($f)::+::<12>($k, $($arg),*),
-            // RoundKeys only ever has 10, 12 or 14 rounds.
-            _ => $($f)::+::<14>($k, $($arg),*),
-        }
-    };
-}
-
 impl BlockKernels for ArmAes {
     fn encrypt_blocks(&self, io: InOut<'_>) {
         // SAFETY: an ArmAes exists only if FEAT_AES was detected.
