@@ -187,7 +187,10 @@ macro_rules! gcm_kernels {
             }
             if whole < n {
                 let (_, mut rest) = io.split_at(16 * whole);
-                // SAFETY: the features are those of this function.
+                // SAFETY: the callees need only this function's features.
+                // `rest`'s output region is `rest.len()` initialised bytes
+                // (the caller's buffer) that `$ctr32` just wrote; the shared
+                // slice over it is dropped before anything writes there again.
                 unsafe {
                     $ctr32::<R>(k, ctr, rest.reborrow());
                     let out = core::slice::from_raw_parts(rest.dst_ptr(), rest.len());
@@ -246,8 +249,11 @@ macro_rules! gcm_kernels {
             }
             if whole < n {
                 let (_, mut rest) = io.split_at(16 * whole);
-                // SAFETY: the features are those of this function; the
-                // ciphertext is hashed before it is overwritten in place.
+                // SAFETY: the callees need only this function's features.
+                // `rest`'s input region is `rest.len()` readable bytes; the
+                // shared slice over it is last used (the ciphertext hashed)
+                // before `$ctr32` writes the output, which may be the same
+                // memory.
                 unsafe {
                     let input = core::slice::from_raw_parts(rest.src_ptr(), rest.len());
                     $update(hk, acc, input);
