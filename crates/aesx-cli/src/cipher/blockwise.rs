@@ -31,7 +31,7 @@ pub struct Blockwise<B> {
     inner: B,
     op: Op,
     padding: Padding,
-    mode: &'static str,
+    mode: String,
     /// Input not yet processed: a partial block, or the held-back last block.
     pending: Vec<u8>,
     /// Input bytes seen, for messages.
@@ -39,12 +39,12 @@ pub struct Blockwise<B> {
 }
 
 impl<B: BlockOp> Blockwise<B> {
-    pub fn new(inner: B, op: Op, padding: Padding, mode: &'static str) -> Self {
+    pub fn new(inner: B, op: Op, padding: Padding, mode: &str) -> Self {
         Blockwise {
             inner,
             op,
             padding,
-            mode,
+            mode: mode.to_string(),
             pending: Vec::with_capacity(2 * BLOCK_LEN),
             total: 0,
         }

@@ -43,6 +43,6 @@ pub fn stream(p: &Params) -> Result<Box<dyn Stream>, CliError> {
         Chained { cbc, chain },
         p.op,
         padding,
-        p.mode,
+        &p.mode,
     )))
 }

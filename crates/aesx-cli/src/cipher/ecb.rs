@@ -33,5 +33,5 @@ pub fn stream(p: &Params) -> Result<Box<dyn Stream>, CliError> {
     p.no_iv()?;
     let ecb = Ecb::with_backend(p.aes_key()?, p.backend)?;
     let padding = p.padding.unwrap_or(Padding::Pkcs7);
-    Ok(Box::new(Blockwise::new(ecb, p.op, padding, p.mode)))
+    Ok(Box::new(Blockwise::new(ecb, p.op, padding, &p.mode)))
 }

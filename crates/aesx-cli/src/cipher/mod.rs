@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use aesx::{Backend, Padding};
+use clap::ValueEnum;
 
 use crate::backend_arg;
 use crate::CliError;
@@ -32,28 +33,28 @@ const CHUNK: usize = 256 * 1024;
 pub struct Args {
     /// encrypt or decrypt.
     #[arg(value_enum)]
-    op: Op,
+    pub op: Op,
     /// Mode of operation.
     #[arg(long, value_enum)]
-    mode: Mode,
+    pub mode: Mode,
     /// Key in hex: 16, 24 or 32 bytes.
     #[arg(long, value_name = "HEX")]
-    key: String,
+    pub key: String,
     /// IV (CBC) or initial counter block (CTR) in hex, 16 bytes.
     #[arg(long, value_name = "HEX")]
-    iv: Option<String>,
+    pub iv: Option<String>,
     /// Padding for ECB and CBC (default pkcs7, as `openssl enc`).
     #[arg(long, value_enum)]
-    padding: Option<PaddingArg>,
+    pub padding: Option<PaddingArg>,
     /// Backend to run on (default: AESX_BACKEND, else the fastest).
     #[arg(long, value_name = "NAME")]
-    backend: Option<String>,
+    pub backend: Option<String>,
     /// Input file (default: standard input; `-` also means it).
     #[arg(short = 'i', long = "in", value_name = "FILE")]
-    input: Option<PathBuf>,
+    pub input: Option<PathBuf>,
     /// Output file (default: standard output; `-` also means it).
     #[arg(short = 'o', long = "out", value_name = "FILE")]
-    output: Option<PathBuf>,
+    pub output: Option<PathBuf>,
 }
 
 /// Encrypt or decrypt.
@@ -85,12 +86,16 @@ pub enum PaddingArg {
     None,
 }
 
-/// The parsed options a mode builds its stream from.
-pub struct Params {
+/// The parsed options a mode builds its stream from. Options only one mode
+/// uses stay in `args` for that mode's file to read.
+pub struct Params<'a> {
+    /// Everything as given on the command line.
+    #[allow(dead_code)] // read by modes with options of their own
+    pub args: &'a Args,
     /// Encrypt or decrypt.
     pub op: Op,
     /// The mode's name, for messages.
-    pub mode: &'static str,
+    pub mode: String,
     /// Key bytes (length not yet checked; each mode knows its own sizes).
     pub key: Vec<u8>,
     /// IV bytes, if given.
@@ -101,7 +106,7 @@ pub struct Params {
     pub backend: Backend,
 }
 
-impl Params {
+impl Params<'_> {
     /// The key, checked to be an AES key (16, 24 or 32 bytes).
     pub fn aes_key(&self) -> Result<&[u8], CliError> {
         match self.key.len() {
@@ -185,12 +190,12 @@ pub fn hex_arg(name: &str, s: &str) -> Result<Vec<u8>, CliError> {
 
 /// Runs `aesx cipher`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    let mode_name = match args.mode {
-        Mode::Ecb => "ecb",
-        Mode::Cbc => "cbc",
-        Mode::Ctr => "ctr",
-    };
+    let mode_name = args
+        .mode
+        .to_possible_value()
+        .map_or_else(|| "this mode".to_string(), |v| v.get_name().to_string());
     let params = Params {
+        args: &args,
         op: args.op,
         mode: mode_name,
         key: hex_arg("--key", &args.key)?,

@@ -1,0 +1,80 @@
+// GHASH on the GPU as a tree of polynomial evaluations.
+//
+// For elements X_0 .. X_{m-1} and a base B, P(X; B) = sum X_i B^(m-1-i), so
+// that GHASH_H(X) = P(X; H) * H. Leading zero elements do not change P, so
+// the host pads the sequence in front to m = RUN * T elements ("pad" virtual
+// zeros). Thread t takes the strided elements t, t + T, t + 2T, ... (so a
+// warp's loads are contiguous) and folds them with Horner's rule in base
+// B^T: E_t = sum_q X_{qT+t} (B^T)^(RUN-1-q). Since
+//   P(X; B) = sum_t B^(T-1-t) E_t = P(E_0 .. E_{T-1}; B),
+// the host launches the same kernel on the E_t (again with base B) until few
+// enough remain, and finishes on the CPU (src/gcm.rs). One field
+// multiplication per element, all constant-time (gf128.cuh); branches
+// depend on indices only.
+
+#define AESX_GHASH_RUN 32
+
+// Element `i` of the input. In GCM order (level 1: ciphertext, the last
+// block zero-padded to 16 bytes) the block is bit-reflected into the normal
+// representation; otherwise it already is one (a previous level's output).
+AESX_DEV aesx_gf aesx_ghash_element(const unsigned char *in, u64 nbytes, int gcm_order, u64 i) {
+    uint4 v;
+    if (16 * i + 16 <= nbytes) {
+        v = ((const uint4 *)in)[i];
+    } else {
+        // The partial last block, zero-padded. Constant word indices after
+        // unrolling keep it in registers.
+        const u32 rem = (u32)(nbytes - 16 * i);
+        u32 w[4] = {0, 0, 0, 0};
+        AESX_UNROLL
+        for (u32 k = 0; k < 15; k++) {
+            if (k < rem) w[k / 4] |= (u32)in[16 * i + k] << (8 * (k % 4));
+        }
+        v.x = w[0];
+        v.y = w[1];
+        v.z = w[2];
+        v.w = w[3];
+    }
+    if (gcm_order) {
+        // GCM numbers bits from the most significant bit of byte 0 (x^0):
+        // reversing the bits of each byte turns it into the normal form.
+        v.x = aesx_brev(aesx_bswap(v.x));
+        v.y = aesx_brev(aesx_bswap(v.y));
+        v.z = aesx_brev(aesx_bswap(v.z));
+        v.w = aesx_brev(aesx_bswap(v.w));
+    }
+    aesx_gf e;
+    e.lo = (u64)v.x | ((u64)v.y << 32);
+    e.hi = (u64)v.z | ((u64)v.w << 32);
+    return e;
+}
+
+// out[t] = sum_q X_{q nruns + t} Bt^(RUN-1-q) for t < nruns, where virtual
+// element v is zero for v < pad and input element v - pad after, and
+// Bt = B^nruns is passed as base.
+extern "C" __global__ void aesx_ghash_runs(const unsigned char *in, u64 nbytes, int gcm_order,
+                                           uint4 *out, u64 nruns, u64 pad, u64 base_lo,
+                                           u64 base_hi) {
+    const u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nruns) return;
+    aesx_gf b;
+    b.lo = base_lo;
+    b.hi = base_hi;
+    aesx_gf acc;
+    acc.lo = 0;
+    acc.hi = 0;
+    for (u32 q = 0; q < AESX_GHASH_RUN; q++) {
+        const u64 v = (u64)q * nruns + t;
+        if (v < pad) continue; // a leading zero: acc is still zero
+        const aesx_gf e = aesx_ghash_element(in, nbytes, gcm_order, v - pad);
+        acc = aesx_gf_mul(acc, b);
+        acc.lo ^= e.lo;
+        acc.hi ^= e.hi;
+    }
+    uint4 r;
+    r.x = (u32)acc.lo;
+    r.y = (u32)(acc.lo >> 32);
+    r.z = (u32)acc.hi;
+    r.w = (u32)(acc.hi >> 32);
+    out[t] = r;
+}

@@ -1,0 +1,28 @@
+// Shared definitions for every aesx kernel.
+//
+// The kernels are compiled by NVRTC at run time (no CUDA headers, so no
+// <stdint.h>). The same sources also compile as plain C++ on the host with
+// AESX_EMULATE defined: the test `tests/emulated_kernels.rs` runs every
+// kernel thread by thread on the CPU, which checks the bitsliced circuits,
+// the counter and tweak arithmetic and the GHASH tree without a GPU.
+
+typedef unsigned int u32;
+typedef unsigned long long u64;
+
+#ifndef AESX_EMULATE
+#define AESX_DEV __device__ __forceinline__
+#define AESX_UNROLL _Pragma("unroll")
+// Bits of a 32-bit word reversed (bit 0 <-> bit 31).
+AESX_DEV u32 aesx_brev(u32 x) { return __brev(x); }
+// Bytes of a 32-bit word reversed.
+AESX_DEV u32 aesx_bswap(u32 x) { return __byte_perm(x, 0, 0x0123); }
+// Read-only load of one 16-byte block through the non-coherent cache.
+AESX_DEV uint4 aesx_load(const uint4 *p) { return __ldg(p); }
+AESX_DEV u32 aesx_load_rk(const u32 *p) { return __ldg(p); }
+#endif
+
+// Number of AES blocks one thread carries in its 32-bit bitslice registers.
+#define AESX_LANES 32
+// Blocks handled by one warp: lane l takes blocks l, l+32, l+64, ... so that
+// each of the 32 loads of a warp reads 512 contiguous bytes.
+#define AESX_WARP_BLOCKS (32 * AESX_LANES)

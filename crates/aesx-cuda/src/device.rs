@@ -1,0 +1,465 @@
+//! The device: probing, the compiled module (cached per process and
+//! architecture), kernel launches with raw device pointers.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaModule, CudaStream, LaunchConfig, PushKernelArg,
+};
+use cudarc::nvrtc::Ptx;
+
+use crate::error::{CudaError, Result};
+use crate::kernels;
+use crate::pipeline::Slots;
+use crate::plan::{self, LaunchDims};
+
+/// What [`Gpu::info`] reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceInfo {
+    /// Device ordinal.
+    pub ordinal: usize,
+    /// Marketing name, e.g. "NVIDIA H100 80GB HBM3".
+    pub name: String,
+    /// Compute capability (major, minor).
+    pub compute_capability: (i32, i32),
+    /// Global memory in bytes.
+    pub total_memory: usize,
+    /// The NVRTC architecture the kernels were compiled for.
+    pub arch: String,
+}
+
+/// Number of CUDA devices, or why there is none. Never panics, also on
+/// machines without a driver.
+pub fn device_count() -> Result<usize> {
+    // SAFETY: only tries to dlopen libcuda under its usual names.
+    if !unsafe { cudarc::driver::sys::is_culib_present() } {
+        return Err(CudaError::NoDevice(
+            "libcuda (the NVIDIA driver) not found".into(),
+        ));
+    }
+    match CudaContext::device_count() {
+        Ok(n) if n > 0 => Ok(n as usize),
+        Ok(_) => Err(CudaError::NoDevice("the driver reports no device".into())),
+        Err(e) => Err(CudaError::NoDevice(format!(
+            "driver initialisation failed: {e:?}"
+        ))),
+    }
+}
+
+/// PTX per architecture, compiled once per process (NVRTC takes tens of
+/// seconds for the unrolled bitsliced kernels) and kept on disk between
+/// processes (see [`crate::kernels::ptx_cache_dir`]).
+fn cached_ptx(arch: &str) -> Result<Ptx> {
+    static CACHE: OnceLock<Mutex<HashMap<String, String>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    let mut map = cache
+        .lock()
+        .map_err(|_| CudaError::Compile("PTX cache poisoned".into()))?;
+    if let Some(p) = map.get(arch) {
+        return Ok(Ptx::from_src(p.clone()));
+    }
+    let text = match kernels::read_cached_ptx(arch) {
+        Some(t) => t,
+        None => {
+            let t = kernels::compile_ptx(arch)?.to_src();
+            kernels::write_cached_ptx(arch, &t);
+            t
+        }
+    };
+    map.insert(arch.to_string(), text.clone());
+    Ok(Ptx::from_src(text))
+}
+
+/// The kernels of the module.
+pub(crate) struct Funcs {
+    pub(crate) encrypt: CudaFunction,
+    pub(crate) decrypt: CudaFunction,
+    pub(crate) ghash_runs: CudaFunction,
+}
+
+pub(crate) struct GpuInner {
+    pub(crate) ctx: Arc<CudaContext>,
+    /// Stream of the device-memory API.
+    pub(crate) stream: Arc<CudaStream>,
+    pub(crate) funcs: Funcs,
+    _module: Arc<CudaModule>,
+    info: DeviceInfo,
+    /// Staging slots of the host-memory API, created on first use.
+    pub(crate) slots: Mutex<Option<Slots>>,
+    pub(crate) chunk_len: usize,
+}
+
+/// One GPU with the aesx kernels loaded. Cheap to clone.
+#[derive(Clone)]
+pub struct Gpu {
+    pub(crate) inner: Arc<GpuInner>,
+}
+
+impl core::fmt::Debug for Gpu {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Gpu")
+            .field("info", &self.inner.info)
+            .finish()
+    }
+}
+
+/// Default bytes per chunk of the host-memory API: large enough that launch
+/// and copy latencies vanish, small enough that three chunks in flight
+/// overlap copies with kernels.
+pub const DEFAULT_CHUNK_LEN: usize = 32 << 20;
+
+impl Gpu {
+    /// Opens device `ordinal`, compiles (or takes from the cache) the
+    /// kernels for its compute capability, loads them and checks every mode
+    /// against aesx on the CPU (a few milliseconds; a mismatch is
+    /// [`CudaError::Mismatch`]).
+    pub fn new(ordinal: usize) -> Result<Gpu> {
+        Self::with_chunk_len(ordinal, DEFAULT_CHUNK_LEN)
+    }
+
+    /// As [`Gpu::new`] with a chosen chunk size for host data (rounded down
+    /// to a multiple of 4096 bytes, at least 4096).
+    pub fn with_chunk_len(ordinal: usize, chunk_len: usize) -> Result<Gpu> {
+        let count = device_count()?;
+        if ordinal >= count {
+            return Err(CudaError::NoDevice(format!(
+                "device {ordinal} requested, {count} present"
+            )));
+        }
+        let ctx = CudaContext::new(ordinal)?;
+        let cc = ctx.compute_capability()?;
+        let name = ctx.name()?;
+        let total_memory = ctx.total_mem()?;
+        // The device's own virtual architecture first; if this libnvrtc is
+        // older than the device, PTX for an older architecture still runs
+        // (the driver JIT-compiles it forward).
+        let own = format!("compute_{}{}", cc.0, cc.1);
+        let mut last_err = None;
+        let mut loaded = None;
+        for arch in [own.as_str(), "compute_90", "compute_80", "compute_70"] {
+            match cached_ptx(arch) {
+                Ok(ptx) => match ctx.load_module(ptx) {
+                    Ok(m) => {
+                        loaded = Some((arch.to_string(), m));
+                        break;
+                    }
+                    // E.g. CUDA_ERROR_UNSUPPORTED_PTX_VERSION: libnvrtc newer
+                    // than the driver.
+                    Err(e) => {
+                        last_err = Some(CudaError::Driver(format!(
+                            "loading PTX for {arch}: {e:?} (is libnvrtc newer than the driver?)"
+                        )))
+                    }
+                },
+                Err(e @ CudaError::NoNvrtc(_)) => return Err(e),
+                Err(e) => last_err = Some(e),
+            }
+        }
+        let Some((arch, module)) = loaded else {
+            return Err(last_err.unwrap_or_else(|| CudaError::Compile("no architecture".into())));
+        };
+        let f = |name: &str| module.load_function(name).map_err(CudaError::from);
+        let funcs = Funcs {
+            encrypt: f("aesx_encrypt")?,
+            decrypt: f("aesx_decrypt")?,
+            ghash_runs: f("aesx_ghash_runs")?,
+        };
+        let stream = ctx.new_stream()?;
+        let chunk_len = (chunk_len / 4096).max(1) * 4096;
+        let gpu = Gpu {
+            inner: Arc::new(GpuInner {
+                ctx,
+                stream,
+                funcs,
+                _module: module,
+                info: DeviceInfo {
+                    ordinal,
+                    name,
+                    compute_capability: cc,
+                    total_memory,
+                    arch,
+                },
+                slots: Mutex::new(None),
+                chunk_len,
+            }),
+        };
+        crate::selftest::run(&gpu)?;
+        Ok(gpu)
+    }
+
+    /// The device and the architecture of the loaded kernels.
+    pub fn info(&self) -> &DeviceInfo {
+        &self.inner.info
+    }
+
+    /// The context, for callers that allocate device buffers themselves.
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.inner.ctx
+    }
+
+    /// The stream on which the device-memory API runs. Work queued by the
+    /// device-memory methods is ordered on it; [`Gpu::synchronize`] waits.
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.inner.stream
+    }
+
+    /// Waits for all work of the device-memory API.
+    pub fn synchronize(&self) -> Result<()> {
+        self.inner.stream.synchronize()?;
+        Ok(())
+    }
+
+    /// Bytes per chunk of the host-memory API.
+    pub fn chunk_len(&self) -> usize {
+        self.inner.chunk_len
+    }
+}
+
+fn cfg(d: LaunchDims) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: (d.grid, 1, 1),
+        block_dim: (d.block, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+/// Raw device pointers and sizes for one launch. Every pointer is to a live
+/// allocation of the context, 16-byte aligned, large enough for the sizes
+/// given: the callers (aes.rs, xts.rs, gcm.rs, pipeline.rs) derive them from
+/// `CudaSlice`s that they hold across the launch and synchronise before
+/// freeing.
+impl GpuInner {
+    /// Launches `aesx_encrypt` or `aesx_decrypt` (see aes_bitsliced.cu for
+    /// what `n`, `a` and `b` mean in each mode) over `nblocks` blocks.
+    #[allow(clippy::too_many_arguments)]
+    fn cipher(
+        &self,
+        stream: &Arc<CudaStream>,
+        decrypt: bool,
+        mode: i32,
+        src: u64,
+        dst: u64,
+        n: u64,
+        nblocks: u64,
+        rk: u64,
+        nr: i32,
+        a: u64,
+        b: u64,
+        tweaks: u64,
+        spb: u64,
+    ) -> Result<()> {
+        if nblocks == 0 {
+            return Ok(());
+        }
+        let dims = plan::aes_launch_dims(nblocks)?;
+        let func = if decrypt {
+            &self.funcs.decrypt
+        } else {
+            &self.funcs.encrypt
+        };
+        let mut l = stream.launch_builder(func);
+        l.arg(&mode)
+            .arg(&src)
+            .arg(&dst)
+            .arg(&n)
+            .arg(&rk)
+            .arg(&nr)
+            .arg(&a)
+            .arg(&b)
+            .arg(&tweaks)
+            .arg(&spb);
+        // SAFETY: the arguments match aesx_encrypt/aesx_decrypt(int, const
+        // uchar*, uchar*, u64, const u32*, int, u64, u64, const uint4*, u64)
+        // and the pointers satisfy the contract above; the grid covers
+        // nblocks and the kernel checks every index against n.
+        unsafe { l.launch(cfg(dims)) }?;
+        Ok(())
+    }
+
+    /// ECB over `nblocks` whole blocks from `src` to `dst` (may be equal).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn ecb(
+        &self,
+        stream: &Arc<CudaStream>,
+        decrypt: bool,
+        src: u64,
+        dst: u64,
+        nblocks: u64,
+        rk: u64,
+        nr: i32,
+    ) -> Result<()> {
+        self.cipher(
+            stream,
+            decrypt,
+            kernels::MODE_ECB,
+            src,
+            dst,
+            nblocks,
+            nblocks,
+            rk,
+            nr,
+            0,
+            0,
+            0,
+            0,
+        )
+    }
+
+    /// CBC decryption of whole blocks; `src` and `dst` must not overlap.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn cbc_decrypt(
+        &self,
+        stream: &Arc<CudaStream>,
+        src: u64,
+        dst: u64,
+        nblocks: u64,
+        rk: u64,
+        nr: i32,
+        iv: &[u8; 16],
+    ) -> Result<()> {
+        let (lo, hi) = plan::block_le_halves(iv);
+        self.cipher(
+            stream,
+            true,
+            kernels::MODE_CBC,
+            src,
+            dst,
+            nblocks,
+            nblocks,
+            rk,
+            nr,
+            lo,
+            hi,
+            0,
+            0,
+        )
+    }
+
+    /// CTR keystream XOR over `nbytes` bytes (any length).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn ctr(
+        &self,
+        stream: &Arc<CudaStream>,
+        src: u64,
+        dst: u64,
+        nbytes: u64,
+        rk: u64,
+        nr: i32,
+        counter: &[u8; 16],
+        ctr32: bool,
+    ) -> Result<()> {
+        let (hi, lo) = plan::counter_halves(counter);
+        let mode = if ctr32 {
+            kernels::MODE_CTR32
+        } else {
+            kernels::MODE_CTR
+        };
+        self.cipher(
+            stream,
+            false,
+            mode,
+            src,
+            dst,
+            nbytes,
+            nbytes.div_ceil(16),
+            rk,
+            nr,
+            hi,
+            lo,
+            0,
+            0,
+        )
+    }
+
+    /// Sector tweaks E_K2(first + s) into `out` for s < nsectors.
+    pub(crate) fn xts_tweaks(
+        &self,
+        stream: &Arc<CudaStream>,
+        out: u64,
+        nsectors: u64,
+        rk2: u64,
+        nr: i32,
+        first_sector: u128,
+    ) -> Result<()> {
+        let lo = first_sector as u64;
+        let hi = (first_sector >> 64) as u64;
+        self.cipher(
+            stream,
+            false,
+            kernels::MODE_XTS_TWEAKS,
+            0,
+            out,
+            nsectors,
+            nsectors,
+            rk2,
+            nr,
+            lo,
+            hi,
+            0,
+            0,
+        )
+    }
+
+    /// XTS over whole sectors of `spb` blocks with tweaks from xts_tweaks.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn xts(
+        &self,
+        stream: &Arc<CudaStream>,
+        decrypt: bool,
+        src: u64,
+        dst: u64,
+        nblocks: u64,
+        rk1: u64,
+        nr: i32,
+        tweaks: u64,
+        spb: u64,
+    ) -> Result<()> {
+        self.cipher(
+            stream,
+            decrypt,
+            kernels::MODE_XTS,
+            src,
+            dst,
+            nblocks,
+            nblocks,
+            rk1,
+            nr,
+            0,
+            0,
+            tweaks,
+            spb,
+        )
+    }
+
+    /// One level of the GHASH tree.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn ghash_runs(
+        &self,
+        stream: &Arc<CudaStream>,
+        src: u64,
+        nbytes: u64,
+        gcm_order: bool,
+        out: u64,
+        level: &plan::GhashLevel,
+        base: u128,
+    ) -> Result<()> {
+        let order = i32::from(gcm_order);
+        let lo = base as u64;
+        let hi = (base >> 64) as u64;
+        let dims = plan::ghash_launch_dims(level.runs)?;
+        let mut b = stream.launch_builder(&self.funcs.ghash_runs);
+        b.arg(&src)
+            .arg(&nbytes)
+            .arg(&order)
+            .arg(&out)
+            .arg(&level.runs)
+            .arg(&level.pad)
+            .arg(&lo)
+            .arg(&hi);
+        // SAFETY: matches aesx_ghash_runs(const uchar*, u64, int, uint4*,
+        // u64, u64, u64, u64); `src` holds nbytes, `out` holds runs blocks.
+        unsafe { b.launch(cfg(dims)) }?;
+        Ok(())
+    }
+}

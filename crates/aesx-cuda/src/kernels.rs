@@ -1,0 +1,212 @@
+//! The CUDA C sources and their run-time compilation with NVRTC.
+//!
+//! All kernels form one translation unit: the prelude, the GF(2^128)
+//! helpers, the bitsliced AES kernels and the GHASH kernel, in that order
+//! (the emulation harness in tests/emulate includes them in the same order).
+
+use std::ffi::CString;
+
+use cudarc::nvrtc::{self, CompileOptions};
+
+use crate::error::{CudaError, Result};
+
+/// The sources, in compilation order, with their file names.
+pub const SOURCES: [(&str, &str); 4] = [
+    ("prelude.cuh", include_str!("../kernels/prelude.cuh")),
+    ("gf128.cuh", include_str!("../kernels/gf128.cuh")),
+    (
+        "aes_bitsliced.cu",
+        include_str!("../kernels/aes_bitsliced.cu"),
+    ),
+    ("ghash.cu", include_str!("../kernels/ghash.cu")),
+];
+
+/// The T-table CTR kernel that only the benchmark compiles, to compare
+/// with: NOT constant-time (secret-indexed table lookups).
+pub const TTABLE_SOURCES: [(&str, &str); 2] = [
+    ("prelude.cuh", include_str!("../kernels/prelude.cuh")),
+    (
+        "aes_ttable_compare.cu",
+        include_str!("../kernels/aes_ttable_compare.cu"),
+    ),
+];
+
+/// Every `extern "C"` kernel of the module.
+pub const KERNEL_NAMES: [&str; 3] = ["aesx_encrypt", "aesx_decrypt", "aesx_ghash_runs"];
+
+/// The `mode` argument of `aesx_encrypt` / `aesx_decrypt` (the
+/// `AESX_MODE_*` defines of aes_bitsliced.cu; a test checks they agree).
+pub const MODE_ECB: i32 = 0;
+/// CTR with a 128-bit counter.
+pub const MODE_CTR: i32 = 1;
+/// CTR with GCM's 32-bit increment.
+pub const MODE_CTR32: i32 = 2;
+/// Generation of XTS sector tweaks.
+pub const MODE_XTS_TWEAKS: i32 = 3;
+/// XTS with precomputed sector tweaks.
+pub const MODE_XTS: i32 = 4;
+/// CBC decryption.
+pub const MODE_CBC: i32 = 5;
+
+/// The whole translation unit.
+pub fn source() -> String {
+    concat(&SOURCES)
+}
+
+fn concat(sources: &[(&str, &str)]) -> String {
+    let mut s = String::new();
+    for (name, text) in sources {
+        s.push_str(&format!("// ---- {name}\n"));
+        s.push_str(text);
+        s.push('\n');
+    }
+    s
+}
+
+/// Whether libnvrtc can be loaded (looked up by cudarc through the dynamic
+/// loader: `LD_LIBRARY_PATH`, the system paths, names like libnvrtc.so.12).
+pub fn nvrtc_available() -> bool {
+    // SAFETY: only tries to dlopen the library under its usual names; no
+    // symbol is called.
+    unsafe { cudarc::nvrtc::sys::is_culib_present() }
+}
+
+/// Compiles the kernels to PTX for a virtual architecture such as
+/// `compute_90`. Fails with [`CudaError::NoNvrtc`] when libnvrtc is absent
+/// (never panics) and with [`CudaError::Compile`] and the log on an error.
+pub fn compile_ptx(arch: &str) -> Result<nvrtc::Ptx> {
+    compile_source(source(), arch)
+}
+
+/// Compiles the T-table comparison kernel (benchmarks only).
+pub fn compile_ttable_ptx(arch: &str) -> Result<nvrtc::Ptx> {
+    compile_source(concat(&TTABLE_SOURCES), arch)
+}
+
+fn compile_source(src: String, arch: &str) -> Result<nvrtc::Ptx> {
+    if !nvrtc_available() {
+        return Err(CudaError::NoNvrtc(
+            "libnvrtc not found by the dynamic loader (set LD_LIBRARY_PATH)".into(),
+        ));
+    }
+    if !arch
+        .strip_prefix("compute_")
+        .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+    {
+        return Err(CudaError::Compile(format!(
+            "bad architecture name {arch:?}"
+        )));
+    }
+    // NVRTC takes the source as a C string; ours has no NUL byte.
+    if CString::new(src.as_bytes()).is_err() {
+        return Err(CudaError::Compile("source contains a NUL byte".into()));
+    }
+    let opts = CompileOptions {
+        options: vec![format!("--gpu-architecture={arch}"), "--std=c++14".into()],
+        name: Some("aesx_kernels.cu".into()),
+        ..Default::default()
+    };
+    nvrtc::compile_ptx_with_opts(src, opts).map_err(|e| match e {
+        nvrtc::CompileError::CompileError { nvrtc, log, .. } => {
+            CudaError::Compile(format!("{nvrtc:?}: {}", log.to_string_lossy()))
+        }
+        other => CudaError::Compile(format!("{other:?}")),
+    })
+}
+
+/// Where compiled PTX is kept between processes: `$AESX_CUDA_CACHE_DIR`,
+/// else `$XDG_CACHE_HOME/aesx-cuda`, else `$HOME/.cache/aesx-cuda`; `None`
+/// (no disk cache) when `AESX_CUDA_CACHE=0` or no directory is known. The
+/// file name carries a hash of the sources and the architecture, so an
+/// edited kernel never meets a stale file.
+pub fn ptx_cache_dir() -> Option<std::path::PathBuf> {
+    use std::env::var_os;
+    if var_os("AESX_CUDA_CACHE").is_some_and(|v| v == "0") {
+        return None;
+    }
+    if let Some(d) = var_os("AESX_CUDA_CACHE_DIR") {
+        return Some(d.into());
+    }
+    if let Some(d) = var_os("XDG_CACHE_HOME") {
+        return Some(std::path::PathBuf::from(d).join("aesx-cuda"));
+    }
+    var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache/aesx-cuda"))
+}
+
+/// FNV-1a over the sources and the architecture: a cache key, not a MAC.
+fn source_hash(arch: &str) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for b in source().bytes().chain(arch.bytes()) {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+fn cache_file(arch: &str) -> Option<std::path::PathBuf> {
+    ptx_cache_dir().map(|d| d.join(format!("{arch}-{:016x}.ptx", source_hash(arch))))
+}
+
+/// Compiles for `arch` and stores the PTX in the disk cache, returning the
+/// file: prepares a machine without libnvrtc (copy the cache directory over
+/// and point `AESX_CUDA_CACHE_DIR` at it). Errors when no cache directory
+/// is configured or the file cannot be written.
+pub fn compile_to_cache(arch: &str) -> Result<std::path::PathBuf> {
+    let path = cache_file(arch)
+        .ok_or_else(|| CudaError::Compile("no PTX cache directory (AESX_CUDA_CACHE_DIR)".into()))?;
+    let text = compile_ptx(arch)?.to_src();
+    write_cached_ptx(arch, &text);
+    if read_cached_ptx(arch).as_deref() != Some(text.as_str()) {
+        return Err(CudaError::Compile(format!(
+            "could not write {}",
+            path.display()
+        )));
+    }
+    Ok(path)
+}
+
+/// Cached PTX for `arch`, if a previous process left it.
+pub(crate) fn read_cached_ptx(arch: &str) -> Option<String> {
+    let text = std::fs::read_to_string(cache_file(arch)?).ok()?;
+    // A truncated file would fail to load; only whole modules are used.
+    (text.contains(".entry aesx_ghash_runs(") && text.trim_end().ends_with('}')).then_some(text)
+}
+
+/// Stores PTX for later processes; failures only cost a recompilation.
+pub(crate) fn write_cached_ptx(arch: &str, text: &str) {
+    let Some(path) = cache_file(arch) else { return };
+    let Some(dir) = path.parent() else { return };
+    if std::fs::create_dir_all(dir).is_err() {
+        return;
+    }
+    // Write then rename, so that a reader never sees half a file.
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    if std::fs::write(&tmp, text).is_ok() && std::fs::rename(&tmp, &path).is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mode_numbers_agree_with_the_kernel_source() {
+        let src = source();
+        for (name, value) in [
+            ("AESX_MODE_ECB", MODE_ECB),
+            ("AESX_MODE_CTR", MODE_CTR),
+            ("AESX_MODE_CTR32", MODE_CTR32),
+            ("AESX_MODE_XTS_TWEAKS", MODE_XTS_TWEAKS),
+            ("AESX_MODE_XTS", MODE_XTS),
+            ("AESX_MODE_CBC", MODE_CBC),
+        ] {
+            assert!(
+                src.contains(&format!("#define {name} {value}\n")),
+                "{name} is not {value} in the kernels"
+            );
+        }
+        for name in KERNEL_NAMES {
+            assert!(src.contains(&format!("__global__ void {name}(")), "{name}");
+        }
+    }
+}

@@ -1,0 +1,68 @@
+//! # aesx-cuda
+//!
+//! AES on NVIDIA GPUs for aesx: ECB, CTR, CBC decryption, XTS (sector API)
+//! and GCM, with AES-128/192/256, for data in host memory (pipelined through
+//! pinned staging buffers on several streams) or already on the device
+//! (`CudaSlice<u8>`).
+//!
+//! The kernels are bitsliced and constant-time: no memory access and no
+//! branch depends on keys or data (a T-table kernel would leak the key
+//! through shared-memory bank conflicts). They are CUDA C in `kernels/`,
+//! compiled at run time with NVRTC for the device's compute capability and
+//! cached per process and architecture.
+//!
+//! Everything is loaded dynamically: the crate builds on machines without
+//! CUDA, and [`Gpu::new`] returns [`CudaError::NoDevice`] there.
+
+mod aes;
+pub mod bench;
+mod device;
+mod error;
+mod gcm;
+mod gcm_math;
+mod gf;
+pub mod kernels;
+mod key_schedule;
+mod pipeline;
+pub mod plan;
+mod selftest;
+mod xts;
+
+pub use aes::CudaAes;
+pub use device::{device_count, DeviceInfo, Gpu, DEFAULT_CHUNK_LEN};
+pub use error::{CudaError, Result};
+pub use gcm::CudaGcm;
+pub use xts::CudaXts;
+
+/// The same key on the CPU for the little the host computes (H, E_K(J0),
+/// self-test references): the fastest CPU backend, chosen without reading
+/// `AESX_BACKEND`, which may name the GPU in a caller's environment.
+pub(crate) fn cpu_aes(key: &[u8]) -> core::result::Result<aesx::Aes, aesx::Error> {
+    aesx::Aes::with_backend(key, aesx::Backend::fastest())
+}
+
+/// Host-side pieces exposed for the emulation tests; not a stable API.
+#[doc(hidden)]
+pub mod testing {
+    /// Round-key words (4 per round, little-endian) and the round count.
+    pub fn round_key_words(key: &[u8]) -> Result<([u32; 60], u32), aesx::Error> {
+        let rk = crate::key_schedule::expand(key)?;
+        Ok((rk.words, rk.rounds))
+    }
+    pub use crate::gcm_math::{append_chunk_digest, ghash_with_lengths, hash_subkey, j0};
+    pub use crate::gf::{from_gcm_block, mul as gf_mul, poly_eval, pow as gf_pow, to_gcm_block};
+}
+
+#[cfg(test)]
+mod tests {
+    fn send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn handles_can_be_shared_between_threads() {
+        send_sync::<crate::Gpu>();
+        send_sync::<crate::CudaAes>();
+        send_sync::<crate::CudaXts>();
+        send_sync::<crate::CudaGcm>();
+        send_sync::<crate::CudaError>();
+    }
+}

@@ -1,0 +1,305 @@
+//! Every GPU mode against aesx's soft backend, OpenSSL and NIST vectors, for
+//! host and device memory, on sizes around the thread (32 blocks), warp
+//! (1024 blocks) and chunk sizes. Without a CUDA device each test prints
+//! "no CUDA device" and passes; AESX_REQUIRE_GPU=1 turns that into a failure.
+
+mod common;
+
+use std::sync::OnceLock;
+
+use aesx::{Backend, Cbc, Ctr};
+use aesx_cuda::{CudaAes, CudaError, CudaGcm, CudaXts, Gpu};
+use common::*;
+use rand::{Rng, RngCore, SeedableRng};
+
+/// Small chunks (64 KiB) so that moderate inputs span several chunks and
+/// every slot of the pipeline.
+const TEST_CHUNK: usize = 64 * 1024;
+
+fn gpu() -> Option<&'static Gpu> {
+    static GPU: OnceLock<Option<Gpu>> = OnceLock::new();
+    GPU.get_or_init(|| match Gpu::with_chunk_len(0, TEST_CHUNK) {
+        Ok(g) => {
+            eprintln!("GPU tests on {:?}", g.info());
+            Some(g)
+        }
+        Err(e @ (CudaError::NoDevice(_) | CudaError::NoNvrtc(_))) => {
+            if std::env::var("AESX_REQUIRE_GPU").as_deref() == Ok("1") {
+                panic!("AESX_REQUIRE_GPU=1 but: {e}");
+            }
+            eprintln!("no CUDA device, skipping GPU test ({e})");
+            None
+        }
+        Err(e) => panic!("GPU present but unusable: {e}"),
+    })
+    .as_ref()
+}
+
+fn random(rng: &mut impl RngCore, n: usize) -> Vec<u8> {
+    let mut v = vec![0u8; n];
+    rng.fill_bytes(&mut v);
+    v
+}
+
+/// Byte lengths: tiny, around 32 and 1024 blocks, around and across chunks.
+fn lengths() -> Vec<usize> {
+    vec![
+        0,
+        1,
+        15,
+        16,
+        17,
+        16 * 31 + 3,
+        16 * 32,
+        16 * 1023,
+        16 * 1025 + 9,
+        TEST_CHUNK - 16,
+        TEST_CHUNK,
+        TEST_CHUNK + 1,
+        3 * TEST_CHUNK + 48,
+        7 * TEST_CHUNK + 5,
+        (1 << 20) + 7,
+    ]
+}
+
+/// A device copy of non-empty `data` (CUDA does not allocate zero bytes, so
+/// the tests skip the device API for empty inputs).
+fn to_device(g: &Gpu, data: &[u8]) -> cudarc::driver::CudaSlice<u8> {
+    assert!(!data.is_empty());
+    g.stream().clone_htod(data).unwrap()
+}
+
+fn from_device(g: &Gpu, d: &cudarc::driver::CudaSlice<u8>) -> Vec<u8> {
+    let v = g.stream().clone_dtoh(d).unwrap();
+    g.synchronize().unwrap();
+    v
+}
+
+#[test]
+fn ecb_host_and_device_match_soft() {
+    let Some(g) = gpu() else { return };
+    let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+    for klen in [16, 24, 32] {
+        for len in lengths().into_iter().map(|l| l & !15) {
+            let key = random(&mut rng, klen);
+            let data = random(&mut rng, len);
+            let mut want = data.clone();
+            soft(&key).encrypt_blocks(&mut want).unwrap();
+            let k = CudaAes::new(g, &key).unwrap();
+            let mut host = data.clone();
+            k.ecb_encrypt(&mut host).unwrap();
+            assert_eq!(host, want, "ecb host {klen} {len}");
+            k.ecb_decrypt(&mut host).unwrap();
+            assert_eq!(host, data);
+            if len == 0 {
+                continue;
+            }
+            let mut dev = to_device(g, &data);
+            k.ecb_encrypt_device(&mut dev).unwrap();
+            assert_eq!(from_device(g, &dev), want, "ecb device {klen} {len}");
+            k.ecb_decrypt_device(&mut dev).unwrap();
+            assert_eq!(from_device(g, &dev), data);
+        }
+    }
+    let k = CudaAes::new(g, &[0u8; 16]).unwrap();
+    assert!(matches!(
+        k.ecb_encrypt(&mut [0u8; 17]),
+        Err(CudaError::Aes(aesx::Error::NotBlockAligned { .. }))
+    ));
+}
+
+#[test]
+fn ctr_host_and_device_match_soft_with_wrap() {
+    let Some(g) = gpu() else { return };
+    let mut rng = rand::rngs::StdRng::seed_from_u64(12);
+    let mut wrap = [0xffu8; 16];
+    wrap[15] = 0x80; // wraps 2^128 within the first chunk
+    for klen in [16, 24, 32] {
+        for (i, len) in lengths().into_iter().enumerate() {
+            let key = random(&mut rng, klen);
+            let iv: [u8; 16] = if i % 2 == 0 { wrap } else { rng.gen() };
+            let data = random(&mut rng, len);
+            let mut want = data.clone();
+            Ctr::with_backend(&key, &iv, Backend::Soft)
+                .unwrap()
+                .apply_keystream(&mut want);
+            let k = CudaAes::new(g, &key).unwrap();
+            let mut host = data.clone();
+            k.ctr_apply(&iv, &mut host).unwrap();
+            assert_eq!(host, want, "ctr host {klen} {len}");
+            if len == 0 {
+                continue;
+            }
+            let mut dev = to_device(g, &data);
+            k.ctr_apply_device(&iv, &mut dev).unwrap();
+            assert_eq!(from_device(g, &dev), want, "ctr device {klen} {len}");
+            let src = to_device(g, &data);
+            let mut dst = to_device(g, &vec![0u8; len]);
+            k.ctr_apply_device_to(&iv, &src, &mut dst).unwrap();
+            assert_eq!(from_device(g, &dst), want);
+        }
+    }
+}
+
+#[test]
+fn cbc_decrypt_host_and_device_match_soft() {
+    let Some(g) = gpu() else { return };
+    let mut rng = rand::rngs::StdRng::seed_from_u64(13);
+    for klen in [16, 24, 32] {
+        for len in lengths().into_iter().map(|l| l & !15) {
+            let key = random(&mut rng, klen);
+            let iv: [u8; 16] = rng.gen();
+            let ct = random(&mut rng, len);
+            let mut want = ct.clone();
+            let mut chain = iv;
+            Cbc::with_backend(&key, Backend::Soft)
+                .unwrap()
+                .decrypt_chained(&mut chain, &mut want)
+                .unwrap();
+            let k = CudaAes::new(g, &key).unwrap();
+            let mut host = ct.clone();
+            k.cbc_decrypt(&iv, &mut host).unwrap();
+            assert_eq!(host, want, "cbc host {klen} {len}");
+            if len == 0 {
+                continue;
+            }
+            let src = to_device(g, &ct);
+            let mut dst = to_device(g, &vec![0u8; len]);
+            k.cbc_decrypt_device(&iv, &src, &mut dst).unwrap();
+            assert_eq!(from_device(g, &dst), want, "cbc device {klen} {len}");
+        }
+    }
+}
+
+#[test]
+fn xts_host_and_device_match_reference() {
+    let Some(g) = gpu() else { return };
+    let mut rng = rand::rngs::StdRng::seed_from_u64(14);
+    for (sector, count) in [
+        (16usize, 5000usize),
+        (512, 300),
+        (528, 129),
+        (4096, 70),
+        (1 << 20, 2),
+    ] {
+        for klen in [32, 64] {
+            let key = random(&mut rng, klen);
+            let first: u128 = if count % 2 == 0 {
+                u128::MAX - 1
+            } else {
+                rng.gen::<u64>() as u128
+            };
+            let data = random(&mut rng, sector * count);
+            let want = xts_reference(&key, first, sector, &data, false);
+            let x = CudaXts::new(g, &key).unwrap();
+            let mut host = data.clone();
+            x.encrypt_sectors(first, sector, &mut host).unwrap();
+            assert_eq!(host, want, "xts host {sector} {count}");
+            x.decrypt_sectors(first, sector, &mut host).unwrap();
+            assert_eq!(host, data);
+            let mut dev = to_device(g, &data);
+            x.encrypt_sectors_device(first, sector, &mut dev).unwrap();
+            assert_eq!(from_device(g, &dev), want, "xts device {sector} {count}");
+            x.decrypt_sectors_device(first, sector, &mut dev).unwrap();
+            assert_eq!(from_device(g, &dev), data);
+        }
+    }
+    let x = CudaXts::new(g, &[7u8; 32]).unwrap();
+    assert!(matches!(
+        x.encrypt_sectors(0, 512, &mut [0u8; 512]),
+        Err(CudaError::Aes(aesx::Error::XtsEqualKeyHalves))
+    ));
+    let x = CudaXts::new(g, &random(&mut rng, 32)).unwrap();
+    assert!(x.encrypt_sectors(0, 500, &mut [0u8; 1000]).is_err());
+    assert!(x.encrypt_sectors(0, 512, &mut [0u8; 1000]).is_err());
+}
+
+#[test]
+fn gcm_host_and_device_match_openssl() {
+    let Some(g) = gpu() else { return };
+    let mut rng = rand::rngs::StdRng::seed_from_u64(15);
+    for klen in [16, 24, 32] {
+        for (i, len) in lengths().into_iter().enumerate() {
+            let key = random(&mut rng, klen);
+            let nonce = random(&mut rng, if i % 4 == 3 { 7 } else { 12 });
+            let aad = random(&mut rng, i * 3);
+            let pt = random(&mut rng, len);
+            let (want_ct, want_tag) = openssl_gcm_seal(&key, &nonce, &aad, &pt);
+            let k = CudaGcm::new(g, &key).unwrap();
+            let mut host = pt.clone();
+            let tag = k.seal_in_place(&nonce, &aad, &mut host).unwrap();
+            assert_eq!(host, want_ct, "gcm host ct {klen} {len}");
+            assert_eq!(tag.to_vec(), want_tag, "gcm host tag {klen} {len}");
+            k.open_in_place(&nonce, &aad, &mut host, &tag).unwrap();
+            assert_eq!(host, pt);
+            if len == 0 {
+                continue;
+            }
+            let mut dev = to_device(g, &pt);
+            let tag = k.seal_device(&nonce, &aad, &mut dev).unwrap();
+            assert_eq!(from_device(g, &dev), want_ct, "gcm device ct {klen} {len}");
+            assert_eq!(tag.to_vec(), want_tag, "gcm device tag {klen} {len}");
+            k.open_device(&nonce, &aad, &mut dev, &tag[..12]).unwrap();
+            assert_eq!(from_device(g, &dev), pt);
+            // A forged tag releases nothing.
+            let mut forged = want_ct.clone();
+            let mut bad = want_tag.clone();
+            bad[0] ^= 1;
+            assert!(matches!(
+                k.open_in_place(&nonce, &aad, &mut forged, &bad),
+                Err(CudaError::Aes(aesx::Error::AuthenticationFailed))
+            ));
+            assert!(forged.iter().all(|&b| b == 0));
+            let mut dev = to_device(g, &want_ct);
+            assert!(k.open_device(&nonce, &aad, &mut dev, &bad).is_err());
+            assert!(from_device(g, &dev).iter().all(|&b| b == 0));
+        }
+    }
+}
+
+#[test]
+fn nist_vectors_on_the_gpu() {
+    let Some(g) = gpu() else { return };
+    // SP 800-38A F.5.1 (CTR-AES128).
+    let key = hex::decode("2b7e151628aed2a6abf7158809cf4f3c").unwrap();
+    let iv: [u8; 16] = hex::decode("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff")
+        .unwrap()
+        .try_into()
+        .unwrap();
+    let mut buf =
+        hex::decode("6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51").unwrap();
+    CudaAes::new(g, &key)
+        .unwrap()
+        .ctr_apply(&iv, &mut buf)
+        .unwrap();
+    assert_eq!(
+        hex::encode(&buf),
+        "874d6191b620e3261bef6864990db6ce9806f66b7970fdff8617187bb9fffdff"
+    );
+    // GCM decrypt file: every vector of the first parameter sets, FAIL
+    // cases included.
+    let text = std::fs::read_to_string(vectors_dir().join("nist/GCM/gcmDecrypt128.rsp")).unwrap();
+    let mut checked = 0;
+    for rec in rsp_records(&text).into_iter().take(400) {
+        let Some(_) = field(&rec, "Count") else {
+            continue;
+        };
+        let key = hexfield(&rec, "Key");
+        let k = CudaGcm::new(g, &key).unwrap();
+        let mut ct = hexfield(&rec, "CT");
+        let r = k.open_in_place(
+            &hexfield(&rec, "IV"),
+            &hexfield(&rec, "AAD"),
+            &mut ct,
+            &hexfield(&rec, "Tag"),
+        );
+        if rec.iter().any(|(k, _)| k == "FAIL") {
+            assert!(r.is_err());
+        } else {
+            r.unwrap();
+            assert_eq!(ct, hexfield(&rec, "PT"));
+        }
+        checked += 1;
+    }
+    assert!(checked > 100);
+}
