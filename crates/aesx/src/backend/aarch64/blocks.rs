@@ -121,45 +121,87 @@ pub(super) unsafe fn cbc_encrypt<const R: usize>(k: &ArmAes, iv: &mut Block, mut
     unsafe { vst1q_u8(iv.as_mut_ptr(), c) };
 }
 
-/// CBC-decrypts whole blocks; `iv` becomes the last ciphertext block.
-///
-/// # Safety
-/// As [`ecb_encrypt`].
-#[target_feature(enable = "aes")]
-pub(super) unsafe fn cbc_decrypt<const R: usize>(k: &ArmAes, iv: &mut Block, mut io: InOut<'_>) {
-    let n = io.blocks();
-    let (src, dst) = (io.src_ptr(), io.dst_ptr());
-    // SAFETY: `iv` is 16 readable bytes.
-    let mut prev = unsafe { vld1q_u8(iv.as_ptr()) };
-    let mut i = 0;
-    while i + LANES <= n {
-        let mut ct = [vdupq_n_u8(0); LANES];
-        for (j, x) in ct.iter_mut().enumerate() {
-            // SAFETY: blocks i..i+LANES lie inside the input (i + LANES <= n).
-            *x = unsafe { vld1q_u8(src.add(16 * (i + j))) };
-        }
-        let mut b = ct;
-        decrypt_lanes!(&k.dec, R, b);
-        for j in 0..LANES {
-            let chain = if j == 0 { prev } else { ct[j - 1] };
-            // SAFETY: as for the loads, in the output. All ciphertext of the
-            // batch is in registers before the first store, so in place is
-            // fine.
-            unsafe { vst1q_u8(dst.add(16 * (i + j)), veorq_u8(b[j], chain)) };
-        }
-        prev = ct[LANES - 1];
-        i += LANES;
-    }
-    while i < n {
-        // SAFETY: block i < n lies inside both regions; load before store.
-        let ct = unsafe { vld1q_u8(src.add(16 * i)) };
-        let mut b = [ct];
-        decrypt_lanes!(&k.dec, R, b);
-        // SAFETY: as above.
-        unsafe { vst1q_u8(dst.add(16 * i), veorq_u8(b[0], prev)) };
-        prev = ct;
-        i += 1;
-    }
-    // SAFETY: `iv` is 16 writable bytes.
-    unsafe { vst1q_u8(iv.as_mut_ptr(), prev) };
+/// `a ^ b ^ c`, two EORs.
+macro_rules! cbc_xor3_eor2 {
+    ($a:expr, $b:expr, $c:expr) => {
+        veorq_u8(veorq_u8($a, $b), $c)
+    };
 }
+
+/// `a ^ b ^ c`, one EOR3.
+macro_rules! cbc_xor3_eor3 {
+    ($a:expr, $b:expr, $c:expr) => {
+        veor3q_u8($a, $b, $c)
+    };
+}
+
+/// Defines a CBC decryption kernel for `$features`: the last round key and
+/// the previous ciphertext block join the output in one `$xor3`.
+macro_rules! cbc_decrypt_kernel {
+    ($(#[$doc:meta])* $name:ident, $features:literal, $xor3:ident) => {
+        $(#[$doc])*
+        ///
+        /// # Safety
+        /// The CPU must have the target features named above (FEAT_AES is
+        /// guaranteed by holding an `ArmAes`; FEAT_SHA3 by its `features`).
+        #[target_feature(enable = $features)]
+        pub(super) unsafe fn $name<const R: usize>(
+            k: &ArmAes,
+            iv: &mut Block,
+            mut io: InOut<'_>,
+        ) {
+            let n = io.blocks();
+            let (src, dst) = (io.src_ptr(), io.dst_ptr());
+            let last = k.dec[R];
+            // SAFETY: `iv` is 16 readable bytes.
+            let mut prev = unsafe { vld1q_u8(iv.as_ptr()) };
+            let mut i = 0;
+            while i + LANES <= n {
+                let mut ct = [vdupq_n_u8(0); LANES];
+                for (j, x) in ct.iter_mut().enumerate() {
+                    // SAFETY: blocks i..i+LANES lie inside the input.
+                    *x = unsafe { vld1q_u8(src.add(16 * (i + j))) };
+                }
+                let mut b = ct;
+                decrypt_lanes_open!(&k.dec, R, b);
+                for j in 0..LANES {
+                    let chain = if j == 0 { prev } else { ct[j - 1] };
+                    // SAFETY: as for the loads, in the output. All
+                    // ciphertext of the batch is in registers before the
+                    // first store, so in place is fine.
+                    unsafe { vst1q_u8(dst.add(16 * (i + j)), $xor3!(b[j], last, chain)) };
+                }
+                prev = ct[LANES - 1];
+                i += LANES;
+            }
+            while i < n {
+                // SAFETY: block i < n lies inside both regions; load before
+                // store.
+                let ct = unsafe { vld1q_u8(src.add(16 * i)) };
+                let mut b = [ct];
+                decrypt_lanes_open!(&k.dec, R, b);
+                // SAFETY: as above.
+                unsafe { vst1q_u8(dst.add(16 * i), $xor3!(b[0], last, prev)) };
+                prev = ct;
+                i += 1;
+            }
+            // SAFETY: `iv` is 16 writable bytes.
+            unsafe { vst1q_u8(iv.as_mut_ptr(), prev) };
+        }
+    };
+}
+
+cbc_decrypt_kernel!(
+    /// CBC-decrypts whole blocks; `iv` becomes the last ciphertext block.
+    cbc_decrypt,
+    "aes",
+    cbc_xor3_eor2
+);
+
+cbc_decrypt_kernel!(
+    /// As [`cbc_decrypt`], with EOR3 merging the last key and the chaining
+    /// block.
+    cbc_decrypt_eor3,
+    "aes,sha3",
+    cbc_xor3_eor3
+);

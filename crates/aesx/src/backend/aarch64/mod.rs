@@ -146,8 +146,13 @@ impl BlockKernels for ArmAes {
     }
 
     fn cbc_decrypt(&self, iv: &mut Block, io: InOut<'_>) {
-        // SAFETY: as above.
-        unsafe { by_rounds!(self, blocks::cbc_decrypt, iv, io) }
+        if self.features.sha3 {
+            // SAFETY: as above, and FEAT_SHA3 was detected with the key.
+            unsafe { by_rounds!(self, blocks::cbc_decrypt_eor3, iv, io) }
+        } else {
+            // SAFETY: as above.
+            unsafe { by_rounds!(self, blocks::cbc_decrypt, iv, io) }
+        }
     }
 
     fn ctr_apply(&self, ctr: &mut Block, io: InOut<'_>) {

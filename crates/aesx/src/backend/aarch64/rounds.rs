@@ -86,6 +86,18 @@ macro_rules! encrypt_lanes_open {
     }};
 }
 
+/// Runs every inverse round but the final key XOR (see
+/// `encrypt_lanes_open!`); each block of `$b` still needs `^ $k[$r]`.
+macro_rules! decrypt_lanes_open {
+    ($k:expr, $r:expr, $b:ident) => {{
+        let k = $k;
+        middle_rounds!(dec_round, k, $r, $b);
+        for x in $b.iter_mut() {
+            *x = vaesdq_u8(*x, k[$r - 1]);
+        }
+    }};
+}
+
 /// Decrypts every block of the array `$b` in place with the equivalent
 /// inverse cipher keys `$k[0..=$r]` (AESD is AddRoundKey + InvShiftRows +
 /// InvSubBytes, AESIMC is InvMixColumns).
