@@ -52,6 +52,7 @@ pub use error::{Error, Result};
 pub use key::{Block, KeySize, BLOCK_LEN};
 pub use modes::block::Aes;
 pub use modes::cbc::Cbc;
+pub use modes::cbc_multi::{cbc_encrypt_many, CbcJob};
 pub use modes::ctr::Ctr;
 pub use modes::ecb::Ecb;
 pub use modes::padding::Padding;

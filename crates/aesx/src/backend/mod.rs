@@ -20,6 +20,8 @@ pub(crate) mod aarch64;
 pub(crate) mod inout;
 pub(crate) mod kernels;
 pub(crate) mod soft;
+#[doc(hidden)]
+pub mod trace;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86;
 

@@ -2,6 +2,7 @@
 
 pub mod block;
 pub mod cbc;
+pub mod cbc_multi;
 pub mod ctr;
 pub mod ecb;
 pub mod padding;

@@ -12,9 +12,12 @@ use super::inout::InOut;
 use super::kernels::BlockKernels;
 use super::{Backend, BackendSet};
 use crate::error::{Error, Result};
-use crate::key::{RoundKeys, MAX_ROUNDS};
+use crate::key::{Block, RoundKeys, MAX_ROUNDS};
 
 mod aesni;
+pub(crate) mod cbc_multi;
+mod vaes256;
+mod vaes512;
 
 /// Which x86 instruction tier a key runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -160,14 +163,83 @@ impl Drop for X86Aes {
     }
 }
 
+/// Splits a CTR call at the points where the low 64 bits of the counter
+/// wrap, so that kernels can count in 64-bit lanes: `seg(c, io)` gets a run
+/// of blocks starting at counter `c` whose low half never wraps inside it.
+/// `ctr` advances by the number of blocks, modulo 2^128.
+#[inline]
+fn ctr_segments(ctr: &mut Block, io: InOut<'_>, mut seg: impl FnMut(u128, InOut<'_>)) {
+    let mut c = u128::from_be_bytes(*ctr);
+    let mut rest = io;
+    while rest.blocks() > 0 {
+        // Blocks left before the low half wraps: 2^64 - low (never zero).
+        let room = (u64::MAX - c as u64) as u128 + 1;
+        let m = (rest.blocks() as u128).min(room) as usize;
+        let (now, later) = rest.split_at(m * 16);
+        seg(c, now);
+        c = c.wrapping_add(m as u128);
+        rest = later;
+    }
+    *ctr = c.to_be_bytes();
+}
+
+// One `match` on the level per call; each arm is a `#[target_feature]`
+// kernel whose features the level guarantees (an `X86Aes` of that level
+// exists only after `detect()` confirmed them), which is the SAFETY argument
+// for every call below.
 impl BlockKernels for X86Aes {
     fn encrypt_blocks(&self, io: InOut<'_>) {
-        // SAFETY: an X86Aes exists only if AES-NI and SSE4.1 were detected.
-        unsafe { aesni::encrypt_blocks(self, io) }
+        // SAFETY: see the comment on this impl.
+        unsafe {
+            match self.level {
+                Level::Aesni => aesni::encrypt_blocks(self, io),
+                Level::Vaes256 => vaes256::encrypt_blocks(self, io),
+                Level::Vaes512 => vaes512::encrypt_blocks(self, io),
+            }
+        }
     }
 
     fn decrypt_blocks(&self, io: InOut<'_>) {
-        // SAFETY: as above.
-        unsafe { aesni::decrypt_blocks(self, io) }
+        // SAFETY: see the comment on this impl.
+        unsafe {
+            match self.level {
+                Level::Aesni => aesni::decrypt_blocks(self, io),
+                Level::Vaes256 => vaes256::decrypt_blocks(self, io),
+                Level::Vaes512 => vaes512::decrypt_blocks(self, io),
+            }
+        }
+    }
+
+    fn cbc_encrypt(&self, iv: &mut Block, io: InOut<'_>) {
+        // SAFETY: see the comment on this impl.
+        unsafe {
+            match self.level {
+                Level::Aesni => aesni::cbc_encrypt(self, iv, io),
+                Level::Vaes256 => vaes256::cbc_encrypt(self, iv, io),
+                Level::Vaes512 => vaes512::cbc_encrypt(self, iv, io),
+            }
+        }
+    }
+
+    fn cbc_decrypt(&self, iv: &mut Block, io: InOut<'_>) {
+        // SAFETY: see the comment on this impl.
+        unsafe {
+            match self.level {
+                Level::Aesni => aesni::cbc_decrypt(self, iv, io),
+                Level::Vaes256 => vaes256::cbc_decrypt(self, iv, io),
+                Level::Vaes512 => vaes512::cbc_decrypt(self, iv, io),
+            }
+        }
+    }
+
+    fn ctr_apply(&self, ctr: &mut Block, io: InOut<'_>) {
+        // SAFETY: see the comment on this impl.
+        unsafe {
+            match self.level {
+                Level::Aesni => aesni::ctr_apply(self, ctr, io),
+                Level::Vaes256 => vaes256::ctr_apply(self, ctr, io),
+                Level::Vaes512 => vaes512::ctr_apply(self, ctr, io),
+            }
+        }
     }
 }

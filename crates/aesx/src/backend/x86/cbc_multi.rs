@@ -1,0 +1,335 @@
+//! Multi-buffer CBC encryption on x86: independent messages interleaved
+//! across vector lanes, each lane with its own round keys and chain.
+//!
+//! Lanes per level: `vaes512` 16 (four zmm of four lanes), or 32 (eight
+//! zmm) when at least 24 messages are waiting; `vaes256` 16 (eight ymm of
+//! two); `aesni` 8 (eight xmm). One step of a lane is a chain of R dependent
+//! AES instructions (about 4 cycles each on this CPU), so these counts keep
+//! enough independent chains in flight to cover the latency. Measured on
+//! Zen 5, the zmm kernel is then bound by loading the lanes' round keys (one
+//! 512-bit load per cycle there; a key per register per round cannot all
+//! stay in registers), which the 32-lane layout amortises a little better.
+//! Lane round keys sit in memory, lane-interleaved, so that round `r` of a register's
+//! lanes is one vector load (a memory operand of VAESENC).
+//!
+//! The scheduler runs the lanes in lock step for as many blocks as the
+//! shortest active message has left (capped at [`CHUNK`]), then refills the
+//! lanes whose messages ended. Idle lanes encrypt a scratch buffer. Jobs are
+//! grouped by level and round count: a multi-buffer kernel runs one of each.
+
+use core::arch::x86_64::*;
+
+use super::{Level, X86Aes};
+use crate::backend::trace::{self, Kernel};
+use crate::backend::{BlockKernels, Engine, InOut};
+use crate::modes::cbc_multi::CbcJob;
+
+/// Most lanes of any kernel.
+const MAX_LANES: usize = 32;
+/// Messages needed before `vaes512` runs 32 lanes instead of 16.
+const WIDE_JOBS: usize = 24;
+/// Most blocks per kernel call, which sizes the idle lanes' scratch buffer.
+const CHUNK: usize = 64;
+
+/// Round keys of every lane, `k[r][lane]`, aligned for zmm loads.
+#[repr(C, align(64))]
+struct LaneKeys([[__m128i; MAX_LANES]; 15]);
+
+impl Drop for LaneKeys {
+    fn drop(&mut self) {
+        for k in self.0.iter_mut().flatten() {
+            // SAFETY: `k` is a valid, aligned, exclusive reference; a volatile
+            // write keeps the compiler from eliding the wipe.
+            unsafe { core::ptr::write_volatile(k, _mm_setzero_si128()) };
+        }
+    }
+}
+
+/// State of the lanes between kernel calls: per-lane chaining values and
+/// data pointers (in place; each lane's message is its own `&mut [u8]`).
+struct Lanes {
+    iv: [__m128i; MAX_LANES],
+    ptr: [*mut u8; MAX_LANES],
+}
+
+type Kern = unsafe fn(&LaneKeys, &mut Lanes, usize);
+
+/// Encrypts every job whose key is an x86 key; leaves the others alone.
+pub(crate) fn encrypt_many(jobs: &mut [CbcJob<'_>]) {
+    for level in [Level::Aesni, Level::Vaes256, Level::Vaes512] {
+        for rounds in [10, 12, 14] {
+            schedule(jobs, level, rounds);
+        }
+    }
+}
+
+fn x86_key<'k>(job: &CbcJob<'k>) -> Option<&'k X86Aes> {
+    match &job.key.engine {
+        Engine::X86(k) => Some(k),
+        #[allow(unreachable_patterns)]
+        _ => None,
+    }
+}
+
+fn schedule(jobs: &mut [CbcJob<'_>], level: Level, rounds: usize) {
+    let fits = |j: &CbcJob<'_>| x86_key(j).is_some_and(|k| k.level == level && k.rounds == rounds);
+    let count = jobs.iter().filter(|j| fits(j)).count();
+    if count == 0 {
+        return;
+    }
+    let wide = count >= WIDE_JOBS;
+    // The kernels are #[target_feature] fns; an X86Aes of `level` exists
+    // (one of the jobs holds it), which proves the CPU has those features.
+    let (lanes, kern): (usize, Kern) = match (level, rounds) {
+        (Level::Aesni, 10) => (8, mb_aesni::<10>),
+        (Level::Aesni, 12) => (8, mb_aesni::<12>),
+        (Level::Aesni, _) => (8, mb_aesni::<14>),
+        (Level::Vaes256, 10) => (16, mb_vaes256::<10>),
+        (Level::Vaes256, 12) => (16, mb_vaes256::<12>),
+        (Level::Vaes256, _) => (16, mb_vaes256::<14>),
+        (Level::Vaes512, 10) if wide => (32, mb_vaes512::<10, 8>),
+        (Level::Vaes512, 12) if wide => (32, mb_vaes512::<12, 8>),
+        (Level::Vaes512, _) if wide => (32, mb_vaes512::<14, 8>),
+        (Level::Vaes512, 10) => (16, mb_vaes512::<10, 4>),
+        (Level::Vaes512, 12) => (16, mb_vaes512::<12, 4>),
+        (Level::Vaes512, _) => (16, mb_vaes512::<14, 4>),
+    };
+
+    let mut scratch = [0u8; CHUNK * 16];
+    let idle = scratch.as_mut_ptr();
+    let mut keys = LaneKeys([[zero(); MAX_LANES]; 15]);
+    let mut st = Lanes {
+        iv: [zero(); MAX_LANES],
+        ptr: [idle; MAX_LANES],
+    };
+    let mut owner = [usize::MAX; MAX_LANES];
+    let mut left = [0usize; MAX_LANES];
+    let mut next = 0;
+    loop {
+        // Hand finished lanes' chaining values back; refill them.
+        for l in 0..lanes {
+            if left[l] != 0 {
+                continue;
+            }
+            if owner[l] != usize::MAX {
+                jobs[owner[l]].iv = to_block(st.iv[l]);
+                owner[l] = usize::MAX;
+            }
+            st.ptr[l] = idle;
+            while next < jobs.len() {
+                let j = next;
+                next += 1;
+                let Some(k) = x86_key(&jobs[j]).filter(|_| fits(&jobs[j])) else {
+                    continue;
+                };
+                if jobs[j].data.is_empty() {
+                    continue;
+                }
+                for (r, rk) in k.enc.iter().enumerate().take(rounds + 1) {
+                    keys.0[r][l] = *rk;
+                }
+                st.iv[l] = from_block(&jobs[j].iv);
+                st.ptr[l] = jobs[j].data.as_mut_ptr();
+                left[l] = jobs[j].data.len() / 16;
+                owner[l] = j;
+                break;
+            }
+        }
+        let active: usize = owner[..lanes].iter().filter(|o| **o != usize::MAX).count();
+        if active == 0 {
+            break;
+        }
+        if active == 1 && next >= jobs.len() {
+            // One message left: its own chain is faster than a lock step
+            // in which every other lane idles.
+            let l = owner[..lanes]
+                .iter()
+                .position(|o| *o != usize::MAX)
+                .unwrap_or(0);
+            let j = owner[l];
+            let mut iv = to_block(st.iv[l]);
+            let done = jobs[j].data.len() - 16 * left[l];
+            if let Some(k) = x86_key(&jobs[j]) {
+                k.cbc_encrypt(&mut iv, InOut::in_place(&mut jobs[j].data[done..]));
+            }
+            jobs[j].iv = iv;
+            break;
+        }
+        let steps = owner[..lanes]
+            .iter()
+            .zip(left.iter())
+            .filter(|(o, _)| **o != usize::MAX)
+            .map(|(_, n)| *n)
+            .min()
+            .unwrap_or(0)
+            .min(CHUNK);
+        // SAFETY: the CPU features hold (see above). Every active lane's
+        // pointer has at least `steps` blocks of its own message left; idle
+        // lanes point at `scratch`, which holds CHUNK >= steps blocks (idle
+        // lanes may share it: garbage in, garbage out, never read back).
+        // Messages are distinct `&mut` slices, so lanes never overlap.
+        unsafe { kern(&keys, &mut st, steps) };
+        for l in 0..lanes {
+            if owner[l] != usize::MAX {
+                left[l] -= steps;
+                // SAFETY: stays inside (or one past the end of) the message.
+                st.ptr[l] = unsafe { st.ptr[l].add(16 * steps) };
+            }
+        }
+    }
+}
+
+fn zero() -> __m128i {
+    // SAFETY: SSE2 is part of the x86-64 baseline.
+    unsafe { _mm_setzero_si128() }
+}
+
+fn to_block(v: __m128i) -> [u8; 16] {
+    let mut b = [0u8; 16];
+    // SAFETY: `b` is 16 writable bytes; SSE2 is baseline.
+    unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), v) };
+    b
+}
+
+fn from_block(b: &[u8; 16]) -> __m128i {
+    // SAFETY: `b` is 16 readable bytes; SSE2 is baseline.
+    unsafe { _mm_loadu_si128(b.as_ptr().cast()) }
+}
+
+/// Address of round key `r` of lane `l` (the first of a register's lanes).
+#[inline(always)]
+fn key_at(keys: &LaneKeys, r: usize, l: usize) -> *const __m128i {
+    &keys.0[r][l]
+}
+
+/// `4 * G` lanes as `G` zmm of four.
+///
+/// # Safety
+/// VAES and AVX-512 F/BW/VL; every `st.ptr` valid for `steps` blocks.
+#[target_feature(enable = "aes,avx2,vaes,avx512f,avx512bw,avx512vl")]
+unsafe fn mb_vaes512<const R: usize, const G: usize>(
+    keys: &LaneKeys,
+    st: &mut Lanes,
+    steps: usize,
+) {
+    trace::hit(Kernel::Vaes512CbcMany);
+    // SAFETY (all loads and stores below): `key_at` points into `keys`, 64
+    // bytes from a lane index multiple of 4; `st.iv` likewise; each `p` is
+    // an active lane's pointer (or scratch) plus 16 * s with s < steps.
+    let k = |r: usize, g: usize| unsafe { _mm512_load_si512(key_at(keys, r, 4 * g).cast()) };
+    let mut iv = [_mm512_setzero_si512(); G];
+    for (g, v) in iv.iter_mut().enumerate() {
+        *v = unsafe { _mm512_loadu_si512(st.iv[4 * g..].as_ptr().cast()) };
+    }
+    let ptr = st.ptr;
+    for s in 0..steps {
+        let off = 16 * s;
+        let mut b = [_mm512_setzero_si512(); G];
+        for g in 0..G {
+            let p = |i: usize| unsafe { _mm_loadu_si128(ptr[4 * g + i].add(off).cast()) };
+            let mut x = _mm512_castsi128_si512(p(0));
+            x = _mm512_inserti32x4::<1>(x, p(1));
+            x = _mm512_inserti32x4::<2>(x, p(2));
+            x = _mm512_inserti32x4::<3>(x, p(3));
+            // plaintext ^ chain ^ round key 0, in one instruction.
+            b[g] = _mm512_ternarylogic_epi64::<0x96>(x, iv[g], k(0, g));
+        }
+        for r in 1..R {
+            for (g, x) in b.iter_mut().enumerate() {
+                *x = _mm512_aesenc_epi128(*x, k(r, g));
+            }
+        }
+        for g in 0..G {
+            let c = _mm512_aesenclast_epi128(b[g], k(R, g));
+            iv[g] = c;
+            let q = |i: usize| ptr[4 * g + i].wrapping_add(off).cast::<__m128i>();
+            unsafe {
+                _mm_storeu_si128(q(0), _mm512_castsi512_si128(c));
+                _mm_storeu_si128(q(1), _mm512_extracti32x4_epi32::<1>(c));
+                _mm_storeu_si128(q(2), _mm512_extracti32x4_epi32::<2>(c));
+                _mm_storeu_si128(q(3), _mm512_extracti32x4_epi32::<3>(c));
+            }
+        }
+    }
+    for (g, v) in iv.iter().enumerate() {
+        unsafe { _mm512_storeu_si512(st.iv[4 * g..].as_mut_ptr().cast(), *v) };
+    }
+}
+
+/// 16 lanes as eight ymm of two.
+///
+/// # Safety
+/// VAES and AVX2; every `st.ptr` valid for `steps` blocks.
+#[target_feature(enable = "aes,avx2,vaes")]
+unsafe fn mb_vaes256<const R: usize>(keys: &LaneKeys, st: &mut Lanes, steps: usize) {
+    trace::hit(Kernel::Vaes256CbcMany);
+    const G: usize = 8;
+    // SAFETY (all loads and stores below): as in `mb_vaes512`, 32 bytes at
+    // lane indices multiple of 2.
+    let k = |r: usize, g: usize| unsafe { _mm256_load_si256(key_at(keys, r, 2 * g).cast()) };
+    let mut iv = [_mm256_setzero_si256(); G];
+    for (g, v) in iv.iter_mut().enumerate() {
+        *v = unsafe { _mm256_loadu_si256(st.iv[2 * g..].as_ptr().cast()) };
+    }
+    let ptr = st.ptr;
+    for s in 0..steps {
+        let off = 16 * s;
+        let mut b = [_mm256_setzero_si256(); G];
+        for g in 0..G {
+            let p = |i: usize| unsafe { _mm_loadu_si128(ptr[2 * g + i].add(off).cast()) };
+            let x = _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(p(0)), p(1));
+            b[g] = _mm256_xor_si256(_mm256_xor_si256(x, k(0, g)), iv[g]);
+        }
+        for r in 1..R {
+            for (g, x) in b.iter_mut().enumerate() {
+                *x = _mm256_aesenc_epi128(*x, k(r, g));
+            }
+        }
+        for g in 0..G {
+            let c = _mm256_aesenclast_epi128(b[g], k(R, g));
+            iv[g] = c;
+            let q = |i: usize| ptr[2 * g + i].wrapping_add(off).cast::<__m128i>();
+            unsafe {
+                _mm_storeu_si128(q(0), _mm256_castsi256_si128(c));
+                _mm_storeu_si128(q(1), _mm256_extracti128_si256::<1>(c));
+            }
+        }
+    }
+    for (g, v) in iv.iter().enumerate() {
+        unsafe { _mm256_storeu_si256(st.iv[2 * g..].as_mut_ptr().cast(), *v) };
+    }
+}
+
+/// 8 lanes, one xmm each.
+///
+/// # Safety
+/// AES-NI and SSE4.1; every `st.ptr` valid for `steps` blocks.
+#[target_feature(enable = "aes,sse4.1")]
+unsafe fn mb_aesni<const R: usize>(keys: &LaneKeys, st: &mut Lanes, steps: usize) {
+    trace::hit(Kernel::AesniCbcMany);
+    const G: usize = 8;
+    // SAFETY (all loads and stores below): as in `mb_vaes512`, 16 bytes.
+    let k = |r: usize, g: usize| unsafe { _mm_load_si128(key_at(keys, r, g)) };
+    let mut iv = [_mm_setzero_si128(); G];
+    iv.copy_from_slice(&st.iv[..G]);
+    let ptr = st.ptr;
+    for s in 0..steps {
+        let off = 16 * s;
+        let mut b = [_mm_setzero_si128(); G];
+        for g in 0..G {
+            let x = unsafe { _mm_loadu_si128(ptr[g].add(off).cast()) };
+            b[g] = _mm_xor_si128(_mm_xor_si128(x, k(0, g)), iv[g]);
+        }
+        for r in 1..R {
+            for (g, x) in b.iter_mut().enumerate() {
+                *x = _mm_aesenc_si128(*x, k(r, g));
+            }
+        }
+        for g in 0..G {
+            let c = _mm_aesenclast_si128(b[g], k(R, g));
+            iv[g] = c;
+            unsafe { _mm_storeu_si128(ptr[g].add(off).cast(), c) };
+        }
+    }
+    st.iv[..G].copy_from_slice(&iv);
+}

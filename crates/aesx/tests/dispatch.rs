@@ -1,0 +1,116 @@
+//! Proves which kernel runs: forcing a backend must reach that backend's own
+//! kernels (and no other level's), not a generic fallback that happens to
+//! give the same bytes. Relies on the per-kernel counters of
+//! `aesx::backend::trace`, compiled into `debug_assertions` builds.
+//!
+//! One test function, so no other test in this binary moves the counters
+//! while it looks at them.
+
+use aesx::backend::trace;
+use aesx::{cbc_encrypt_many, Aes, Backend, Cbc, CbcJob, Ctr, Ecb};
+
+const OPS: [&str; 6] = [
+    "encrypt_blocks",
+    "decrypt_blocks",
+    "cbc_encrypt",
+    "cbc_decrypt",
+    "ctr_apply",
+    "cbc_encrypt_many",
+];
+const LEVELS: [Backend; 3] = [Backend::Aesni, Backend::Vaes256, Backend::Vaes512];
+
+fn snapshot() -> Vec<(String, u64)> {
+    let mut v = Vec::new();
+    for b in LEVELS {
+        for op in OPS {
+            let name = format!("{}::{op}", b.name());
+            let n = trace::count(&name).unwrap_or_else(|| panic!("no counter {name}"));
+            v.push((name, n));
+        }
+    }
+    v
+}
+
+/// Runs one operation of `op` on a key forced to `b`.
+fn run(b: Backend, op: &str, key: &[u8]) {
+    let mut buf = vec![0x3cu8; 16 * 37];
+    match op {
+        "encrypt_blocks" => Ecb::with_backend(key, b)
+            .unwrap()
+            .encrypt_in_place(&mut buf)
+            .unwrap(),
+        "decrypt_blocks" => Ecb::with_backend(key, b)
+            .unwrap()
+            .decrypt_in_place(&mut buf)
+            .unwrap(),
+        "cbc_encrypt" => Cbc::with_backend(key, b)
+            .unwrap()
+            .encrypt_in_place(&[1; 16], &mut buf)
+            .unwrap(),
+        "cbc_decrypt" => Cbc::with_backend(key, b)
+            .unwrap()
+            .decrypt_in_place(&[1; 16], &mut buf)
+            .unwrap(),
+        "ctr_apply" => Ctr::with_backend(key, &[2; 16], b)
+            .unwrap()
+            .apply_keystream(&mut buf),
+        "cbc_encrypt_many" => {
+            let aes = Aes::with_backend(key, b).unwrap();
+            let mut other = vec![5u8; 16 * 20];
+            let mut jobs = [
+                CbcJob {
+                    key: &aes,
+                    iv: [3; 16],
+                    data: &mut buf,
+                },
+                CbcJob {
+                    key: &aes,
+                    iv: [4; 16],
+                    data: &mut other,
+                },
+            ];
+            cbc_encrypt_many(&mut jobs).unwrap();
+        }
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn forced_backends_run_their_own_kernels() {
+    if !trace::enabled() {
+        eprintln!("kernel counters are compiled out (release build); nothing to check");
+        return;
+    }
+    assert_eq!(trace::count("no::such_kernel"), None);
+    let mut checked = 0;
+    for b in LEVELS {
+        if !b.is_available() {
+            assert!(Aes::with_backend(&[0; 16], b).is_err());
+            continue;
+        }
+        for op in OPS {
+            for key in [&[9u8; 16][..], &[9u8; 24], &[9u8; 32]] {
+                let before = snapshot();
+                run(b, op, key);
+                let after = snapshot();
+                let want = format!("{}::{op}", b.name());
+                for ((name, n0), (_, n1)) in before.iter().zip(after.iter()) {
+                    if *name == want {
+                        assert!(n1 > n0, "{want} did not run for a {b} key");
+                    } else if name.split("::").next() != Some(b.name()) {
+                        // Another level's kernel must never run for this key.
+                        assert_eq!(n0, n1, "{name} ran for a {b} key ({op})");
+                    }
+                }
+                checked += 1;
+            }
+        }
+    }
+    // The soft backend reaches none of the x86 kernels.
+    let before = snapshot();
+    for op in OPS {
+        run(Backend::Soft, op, &[9u8; 16]);
+    }
+    assert_eq!(before, snapshot(), "an x86 kernel ran for a soft key");
+    eprintln!("checked {checked} forced (backend, kernel, key size) cases");
+}
