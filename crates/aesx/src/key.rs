@@ -163,6 +163,8 @@ pub(crate) const fn sbox(x: u8) -> u8 {
 }
 
 /// The inverse S-box: inverse affine map, then inversion.
+// Only tests use it now (the reference for the bitsliced circuits).
+#[cfg_attr(not(test), allow(dead_code))]
 #[inline]
 pub(crate) const fn inv_sbox(x: u8) -> u8 {
     let b = x.rotate_left(1) ^ x.rotate_left(3) ^ x.rotate_left(6) ^ 0x05;

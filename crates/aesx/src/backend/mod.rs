@@ -22,6 +22,8 @@ pub(crate) mod kernels;
 pub(crate) mod soft;
 #[doc(hidden)]
 pub mod trace;
+#[doc(hidden)]
+pub mod valgrind;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86;
 

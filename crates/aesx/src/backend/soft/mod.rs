@@ -1,117 +1,411 @@
-//! The portable backend: constant-time AES without tables.
+//! The portable backend: constant-time bitsliced AES.
 //!
-//! PLACEHOLDER LAYOUT: a straightforward byte-oriented implementation whose
-//! S-box is computed (no secret-indexed lookups, no secret branches). It is
-//! correct and constant-time but slow; the bitsliced kernels replace it.
+//! Sixteen blocks go through the rounds together as eight 256-bit bit planes
+//! (the layout is in [`bitslice`], the words in [`rows`]); the S-box is a
+//! Boolean circuit ([`sbox`]) and the linear layers are XORs, lane
+//! permutations and rotations ([`round`]). No table is indexed by key or data
+//! and no branch depends on them: the only branches are on lengths, which are
+//! public, and on the CPU's features. A partial batch is padded with zero
+//! blocks and costs as much as a full one.
+//!
+//! The round code is generic over the register form of a plane and compiled
+//! twice on x86-64: for SSE2 (the baseline) and, chosen at key setup when the
+//! CPU has it, for AVX2. Elsewhere it runs on plain `u64`s.
+//!
+//! Other soft kernels (GHASH, XTS) live in sibling files as further `impl`
+//! blocks on [`SoftAes`] and reach the cipher through
+//! [`SoftAes::encrypt_batch`] / [`SoftAes::decrypt_batch`] (exactly [`PAR`]
+//! blocks), [`SoftAes::encrypt_blocks_par`] /
+//! [`SoftAes::decrypt_blocks_par`] (any number) or the [`BlockKernels`]
+//! methods.
 
+mod bitslice;
+mod round;
+mod rows;
+mod sbox;
+
+use zeroize::Zeroize;
+
+use self::bitslice::{pack, unpack};
+use self::round::RoundKey;
+use self::rows::Word;
 use super::inout::InOut;
 use super::kernels::BlockKernels;
-use crate::key::{inv_sbox, sbox, xtime, Block, RoundKeys, BLOCK_LEN};
+use crate::key::{Block, RoundKeys, BLOCK_LEN, MAX_ROUNDS};
 
+pub(crate) use self::bitslice::PAR;
+
+/// An expanded key for the soft backend: each FIPS 197 round key broadcast to
+/// all sixteen lanes of the bitsliced layout (keys 1..Nr with 0x63 added to
+/// every byte, see the `sbox` notes). Zeroized on drop.
 #[derive(Clone)]
 pub(crate) struct SoftAes {
-    rk: RoundKeys,
+    rk: [RoundKey; MAX_ROUNDS + 1],
+    rounds: usize,
+    simd: Simd,
+}
+
+/// Which build of the round code runs. The rounds are generic over the
+/// register form of a 256-bit plane ([`Word`]): the baseline build uses two
+/// SSE2 registers per plane on x86-64 (plain `u64`s elsewhere), and on
+/// x86-64 CPUs with AVX2 a second build of the same functions uses one
+/// 256-bit register. Both are constant-time; the choice depends on the CPU
+/// (or `AESX_SOFT_SIMD`) only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Simd {
+    Baseline,
+    #[cfg(all(target_arch = "x86_64", feature = "std"))]
+    Avx2,
+}
+
+impl Simd {
+    /// The widest build this CPU runs, unless the environment variable
+    /// `AESX_SOFT_SIMD=baseline` asks for the baseline one (so that tests,
+    /// such as the Valgrind constant-time check, can cover both builds on
+    /// one machine). Decided once per process.
+    fn detect() -> Simd {
+        #[cfg(all(target_arch = "x86_64", feature = "std"))]
+        {
+            use core::sync::atomic::{AtomicU8, Ordering};
+            static CHOICE: AtomicU8 = AtomicU8::new(0);
+            match CHOICE.load(Ordering::Relaxed) {
+                1 => return Simd::Baseline,
+                2 => return Simd::Avx2,
+                _ => {}
+            }
+            let forced_base = std::env::var("AESX_SOFT_SIMD").is_ok_and(|v| v == "baseline");
+            let choice = if !forced_base && std::arch::is_x86_feature_detected!("avx2") {
+                Simd::Avx2
+            } else {
+                Simd::Baseline
+            };
+            CHOICE.store(if choice == Simd::Avx2 { 2 } else { 1 }, Ordering::Relaxed);
+            choice
+        }
+        #[cfg(not(all(target_arch = "x86_64", feature = "std")))]
+        Simd::Baseline
+    }
+}
+
+/// One batch through the cipher, in place: bitslice, rounds in registers of
+/// type `W`, back.
+#[inline(always)]
+fn batch<W: Word>(blocks: &mut [Block; PAR], rk: &[RoundKey], decrypt: bool) {
+    let mut q = pack::<W>(blocks);
+    if decrypt {
+        round::decrypt::<W>(&mut q, rk);
+    } else {
+        round::encrypt::<W>(&mut q, rk);
+    }
+    unpack::<W>(&q, blocks);
+    q.zeroize();
+}
+
+/// The baseline word: SSE2 on x86-64, plain integers elsewhere.
+#[cfg(target_arch = "x86_64")]
+type BaseWord = rows::sse2::Rows;
+#[cfg(not(target_arch = "x86_64"))]
+type BaseWord = rows::portable::Rows;
+
+#[inline(never)]
+fn batch_baseline(blocks: &mut [Block; PAR], rk: &[RoundKey], decrypt: bool) {
+    batch::<BaseWord>(blocks, rk, decrypt);
+}
+
+/// [`batch`] compiled for AVX2, on 256-bit words.
+#[cfg(all(target_arch = "x86_64", feature = "std"))]
+#[target_feature(enable = "avx2")]
+fn batch_avx2(blocks: &mut [Block; PAR], rk: &[RoundKey], decrypt: bool) {
+    batch::<rows::avx2::Rows>(blocks, rk, decrypt);
+}
+
+impl Drop for SoftAes {
+    fn drop(&mut self) {
+        self.rk.zeroize();
+    }
 }
 
 impl SoftAes {
     pub(crate) fn new(rk: &RoundKeys) -> Self {
-        SoftAes { rk: rk.clone() }
-    }
-
-    fn encrypt_block(&self, b: &mut Block) {
-        let nr = self.rk.rounds();
-        xor(b, &self.rk.rk[0]);
-        for r in 1..=nr {
-            for x in b.iter_mut() {
-                *x = sbox(*x);
-            }
-            shift_rows(b);
-            if r != nr {
-                mix_columns(b);
-            }
-            xor(b, &self.rk.rk[r]);
+        let rounds = rk.rounds();
+        let mut keys: [RoundKey; MAX_ROUNDS + 1] = Default::default();
+        let mut copies = [[0u8; BLOCK_LEN]; PAR];
+        for (r, (dst, src)) in keys.iter_mut().zip(&rk.rk).take(rounds + 1).enumerate() {
+            // Keys 1..Nr carry the S-box's affine constant, which the
+            // circuits leave out (see the `sbox` module notes).
+            let c = if r == 0 { 0 } else { 0x63 };
+            // Packing sixteen copies of a round key is exactly its broadcast.
+            copies = [src.map(|b| b ^ c); PAR];
+            *dst = pack::<rows::portable::Rows>(&copies);
+        }
+        copies.zeroize();
+        SoftAes {
+            rk: keys,
+            rounds,
+            simd: Simd::detect(),
         }
     }
 
-    fn decrypt_block(&self, b: &mut Block) {
-        let nr = self.rk.rounds();
-        xor(b, &self.rk.rk[nr]);
-        for r in (0..nr).rev() {
-            inv_shift_rows(b);
-            for x in b.iter_mut() {
-                *x = inv_sbox(*x);
+    /// Encrypts (or decrypts) one batch of sixteen blocks in place.
+    #[inline]
+    fn run(&self, blocks: &mut [Block; PAR], decrypt: bool) {
+        match self.simd {
+            Simd::Baseline => batch_baseline(blocks, self.keys(), decrypt),
+            #[cfg(all(target_arch = "x86_64", feature = "std"))]
+            // SAFETY: `Simd::Avx2` is only chosen by `Simd::detect` after the
+            // CPU reported AVX2, so the target feature is present.
+            Simd::Avx2 => unsafe { batch_avx2(blocks, self.keys(), decrypt) },
+        }
+    }
+
+    /// The round keys in use, `rounds + 1` of them.
+    #[inline]
+    fn keys(&self) -> &[RoundKey] {
+        &self.rk[..=self.rounds]
+    }
+
+    /// Encrypts exactly one batch of [`PAR`] blocks in place: the cheapest
+    /// entry for kernels that build their own batches (GCM counters, XTS
+    /// tweaks).
+    #[allow(dead_code)] // for the GCM and XTS kernels in sibling files
+    #[inline]
+    pub(crate) fn encrypt_batch(&self, blocks: &mut [Block; PAR]) {
+        self.run(blocks, false);
+    }
+
+    /// Decrypts exactly one batch of [`PAR`] blocks in place.
+    #[allow(dead_code)] // for the XTS kernels in a sibling file
+    #[inline]
+    pub(crate) fn decrypt_batch(&self, blocks: &mut [Block; PAR]) {
+        self.run(blocks, true);
+    }
+
+    /// Encrypts any number of blocks in place, sixteen at a time (a short
+    /// last batch costs as much as a full one).
+    #[allow(dead_code)] // for the GCM and XTS kernels in sibling files
+    pub(crate) fn encrypt_blocks_par(&self, blocks: &mut [Block]) {
+        self.encrypt_blocks(InOut::in_place(blocks.as_flattened_mut()));
+    }
+
+    /// Decrypts any number of blocks in place, sixteen at a time.
+    #[allow(dead_code)] // for the XTS kernels in a sibling file
+    pub(crate) fn decrypt_blocks_par(&self, blocks: &mut [Block]) {
+        self.decrypt_blocks(InOut::in_place(blocks.as_flattened_mut()));
+    }
+
+    /// ECB in the direction `decrypt` says: batches of sixteen blocks.
+    #[inline(always)]
+    fn ecb(&self, mut io: InOut<'_>, decrypt: bool) {
+        let n = io.blocks();
+        let mut buf = [[0u8; BLOCK_LEN]; PAR];
+        let mut first = 0;
+        while first < n {
+            let m = (n - first).min(PAR);
+            load(&io, first, m, &mut buf);
+            self.run(&mut buf, decrypt);
+            for (j, b) in buf[..m].iter().enumerate() {
+                io.write_block(first + j, b);
             }
-            xor(b, &self.rk.rk[r]);
-            if r != 0 {
-                inv_mix_columns(b);
-            }
+            first += m;
         }
+        buf.zeroize();
     }
 }
 
-fn xor(b: &mut Block, k: &Block) {
-    for (x, y) in b.iter_mut().zip(k) {
-        *x ^= y;
+/// Reads input blocks `first..first + m` into `buf[..m]` and zeroes the rest,
+/// so a short batch carries no stale data.
+#[inline(always)]
+fn load(io: &InOut<'_>, first: usize, m: usize, buf: &mut [Block; PAR]) {
+    for (j, b) in buf.iter_mut().enumerate() {
+        *b = if j < m {
+            io.read_block(first + j)
+        } else {
+            [0; BLOCK_LEN]
+        };
     }
 }
 
-fn shift_rows(b: &mut Block) {
-    let s = *b;
-    for c in 0..4 {
-        for r in 0..4 {
-            b[4 * c + r] = s[4 * ((c + r) % 4) + r];
-        }
+#[inline(always)]
+fn xor_into(dst: &mut Block, src: &Block) {
+    for (d, s) in dst.iter_mut().zip(src) {
+        *d ^= s;
     }
-}
-
-fn inv_shift_rows(b: &mut Block) {
-    let s = *b;
-    for c in 0..4 {
-        for r in 0..4 {
-            b[4 * ((c + r) % 4) + r] = s[4 * c + r];
-        }
-    }
-}
-
-fn mix_columns(b: &mut Block) {
-    for c in b.chunks_exact_mut(4) {
-        let (a0, a1, a2, a3) = (c[0], c[1], c[2], c[3]);
-        let t = a0 ^ a1 ^ a2 ^ a3;
-        c[0] ^= t ^ xtime(a0 ^ a1);
-        c[1] ^= t ^ xtime(a1 ^ a2);
-        c[2] ^= t ^ xtime(a2 ^ a3);
-        c[3] ^= t ^ xtime(a3 ^ a0);
-    }
-}
-
-fn inv_mix_columns(b: &mut Block) {
-    for c in b.chunks_exact_mut(4) {
-        // InvMixColumns = MixColumns after a pre-multiplication by
-        // (04 x^2 + 05) (see the "Design of Rijndael", 4.1.3).
-        let u = xtime(xtime(c[0] ^ c[2]));
-        let v = xtime(xtime(c[1] ^ c[3]));
-        c[0] ^= u;
-        c[1] ^= v;
-        c[2] ^= u;
-        c[3] ^= v;
-    }
-    mix_columns(b);
 }
 
 impl BlockKernels for SoftAes {
-    fn encrypt_blocks(&self, mut io: InOut<'_>) {
-        for i in 0..io.len() / BLOCK_LEN {
-            let mut b = io.read_block(i);
-            self.encrypt_block(&mut b);
-            io.write_block(i, &b);
+    fn encrypt_blocks(&self, io: InOut<'_>) {
+        self.ecb(io, false);
+    }
+
+    fn decrypt_blocks(&self, io: InOut<'_>) {
+        self.ecb(io, true);
+    }
+
+    /// Sixteen ciphertext blocks are decrypted together; each batch's
+    /// ciphertext stays in `ct` for the chaining, so in-place calls need no
+    /// further copy.
+    fn cbc_decrypt(&self, iv: &mut Block, mut io: InOut<'_>) {
+        let n = io.blocks();
+        let mut ct = [[0u8; BLOCK_LEN]; PAR];
+        let mut pt = [[0u8; BLOCK_LEN]; PAR];
+        let mut first = 0;
+        while first < n {
+            let m = (n - first).min(PAR);
+            load(&io, first, m, &mut ct);
+            pt = ct;
+            self.run(&mut pt, true);
+            for j in 0..m {
+                xor_into(&mut pt[j], if j == 0 { &*iv } else { &ct[j - 1] });
+                io.write_block(first + j, &pt[j]);
+            }
+            *iv = ct[m - 1];
+            first += m;
+        }
+        pt.zeroize();
+    }
+
+    /// Sixteen counter blocks per batch, encrypted together and XORed
+    /// straight into the output.
+    fn ctr_apply(&self, ctr: &mut Block, mut io: InOut<'_>) {
+        let n = io.blocks();
+        let mut c = u128::from_be_bytes(*ctr);
+        let mut ks = [[0u8; BLOCK_LEN]; PAR];
+        let mut first = 0;
+        while first < n {
+            let m = (n - first).min(PAR);
+            for (j, b) in ks.iter_mut().enumerate() {
+                *b = c.wrapping_add(j as u128).to_be_bytes();
+            }
+            c = c.wrapping_add(m as u128);
+            self.run(&mut ks, false);
+            for (j, k) in ks[..m].iter().enumerate() {
+                let mut b = io.read_block(first + j);
+                xor_into(&mut b, k);
+                io.write_block(first + j, &b);
+            }
+            first += m;
+        }
+        *ctr = c.to_be_bytes();
+        ks.zeroize();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The generic kernels of [`BlockKernels`] on top of the soft ECB: the
+    /// reference for the soft backend's own CBC and CTR.
+    struct Generic<'a>(&'a SoftAes);
+
+    impl BlockKernels for Generic<'_> {
+        fn encrypt_blocks(&self, io: InOut<'_>) {
+            self.0.encrypt_blocks(io);
+        }
+        fn decrypt_blocks(&self, io: InOut<'_>) {
+            self.0.decrypt_blocks(io);
         }
     }
 
-    fn decrypt_blocks(&self, mut io: InOut<'_>) {
-        for i in 0..io.len() / BLOCK_LEN {
-            let mut b = io.read_block(i);
-            self.decrypt_block(&mut b);
-            io.write_block(i, &b);
+    /// The key `00 01 02 ...` of `len` bytes, once per compilation of the
+    /// rounds this CPU can run (baseline first).
+    fn keys(len: usize) -> Vec<SoftAes> {
+        let k: Vec<u8> = (0..len as u8).collect();
+        let best = SoftAes::new(&RoundKeys::expand(&k).unwrap());
+        let mut base = best.clone();
+        base.simd = Simd::Baseline;
+        if best.simd == Simd::Baseline {
+            vec![base]
+        } else {
+            vec![base, best]
+        }
+    }
+
+    fn h(s: &str) -> Vec<u8> {
+        hex::decode(s).unwrap()
+    }
+
+    #[test]
+    fn fips197_appendix_c_every_lane() {
+        let pt = h("00112233445566778899aabbccddeeff");
+        for (len, ct) in [
+            (16, "69c4e0d86a7b0430d8cdb78070b4c55a"),
+            (24, "dda97ca4864cdfe06eaf70a0ec0d7191"),
+            (32, "8ea2b7ca516745bfeafc49904b496089"),
+        ] {
+            let ct = h(ct);
+            for aes in keys(len) {
+                // 1, a partial batch, a full one, and one spilling over.
+                for n in [1, 5, 16, 17, 35] {
+                    let mut buf = pt.repeat(n);
+                    aes.encrypt_blocks(InOut::in_place(&mut buf));
+                    let what = format!("{len}-byte key, {n} blocks, {:?}", aes.simd);
+                    assert_eq!(buf, ct.repeat(n), "encrypt, {what}");
+                    aes.decrypt_blocks(InOut::in_place(&mut buf));
+                    assert_eq!(buf, pt.repeat(n), "decrypt, {what}");
+                }
+            }
+        }
+    }
+
+    /// The plain-integer words (used off x86-64) through the whole cipher,
+    /// against the words in use here.
+    #[test]
+    fn portable_words_agree() {
+        for len in [16, 24, 32] {
+            for aes in keys(len) {
+                let mut a: [Block; PAR] =
+                    core::array::from_fn(|k| core::array::from_fn(|j| (k * 16 + j) as u8));
+                let mut b = a;
+                for decrypt in [false, true] {
+                    batch::<rows::portable::Rows>(&mut a, aes.keys(), decrypt);
+                    aes.run(&mut b, decrypt);
+                    assert_eq!(a, b, "{len}-byte key, decrypt {decrypt}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn lanes_are_independent() {
+        for aes in keys(16) {
+            let mut data: Vec<u8> = (0..16 * 23).map(|i| (i * 7 + 3) as u8).collect();
+            let mut one_by_one = data.clone();
+            for b in one_by_one.chunks_exact_mut(16) {
+                aes.encrypt_blocks(InOut::in_place(b));
+            }
+            aes.encrypt_blocks(InOut::in_place(&mut data));
+            assert_eq!(data, one_by_one);
+        }
+    }
+
+    #[test]
+    fn cbc_and_ctr_match_generic_kernels() {
+        for aes in [16, 24, 32].into_iter().flat_map(keys) {
+            let len = aes.rounds;
+            for n in [0, 1, 15, 16, 17, 40] {
+                let src: Vec<u8> = (0..16 * n).map(|i| (i * 31 + len) as u8).collect();
+                let iv: Block = core::array::from_fn(|i| 0xf0 + i as u8);
+                // A counter about to wrap, to cross 2^128 inside a batch.
+                let mut ctr0 = [0xff; 16];
+                ctr0[15] = 0xf8;
+
+                let (mut iv_a, mut iv_b) = (iv, iv);
+                let mut a = src.clone();
+                let mut b = vec![0u8; src.len()];
+                aes.cbc_decrypt(&mut iv_a, InOut::in_place(&mut a));
+                Generic(&aes).cbc_decrypt(&mut iv_b, InOut::new(&src, &mut b).unwrap());
+                assert_eq!(a, b);
+                assert_eq!(iv_a, iv_b);
+
+                let (mut c_a, mut c_b) = (ctr0, ctr0);
+                let mut a = src.clone();
+                let mut b = vec![0u8; src.len()];
+                aes.ctr_apply(&mut c_a, InOut::in_place(&mut a));
+                Generic(&aes).ctr_apply(&mut c_b, InOut::new(&src, &mut b).unwrap());
+                assert_eq!(a, b);
+                assert_eq!(c_a, c_b);
+            }
         }
     }
 }
