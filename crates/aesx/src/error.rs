@@ -44,10 +44,12 @@ pub enum Error {
     XtsEqualKeyHalves,
     /// An XTS data unit shorter than one block or longer than 2^20 blocks.
     InvalidDataUnitLength { len: usize },
-    /// A sector size that is zero or not a multiple of 16 bytes.
+    /// A sector size that is zero, not a multiple of 16 bytes, or over 2^24.
     InvalidSectorSize { size: usize },
     /// An API used out of order (e.g. AAD after data in a streaming AEAD).
     InvalidState,
+    /// A sector buffer whose length is not a whole number of sectors.
+    PartialSector { len: usize, sector_size: usize },
 }
 
 impl fmt::Display for Error {
@@ -92,9 +94,13 @@ impl fmt::Display for Error {
             ),
             Error::InvalidSectorSize { size } => write!(
                 f,
-                "invalid sector size {size}: must be a non-zero multiple of 16"
+                "invalid sector size {size}: must be a non-zero multiple of 16, at most 2^24"
             ),
             Error::InvalidState => f.write_str("operation not allowed in the current state"),
+            Error::PartialSector { len, sector_size } => write!(
+                f,
+                "buffer of {len} bytes is not a whole number of {sector_size}-byte sectors"
+            ),
         }
     }
 }

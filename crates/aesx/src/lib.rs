@@ -56,3 +56,4 @@ pub use modes::cbc_multi::{cbc_encrypt_many, CbcJob};
 pub use modes::ctr::Ctr;
 pub use modes::ecb::Ecb;
 pub use modes::padding::Padding;
+pub use modes::xts::Xts;

@@ -19,6 +19,7 @@ mod ctr;
 mod ecb_cbc;
 mod mct;
 pub mod rsp;
+mod xts;
 
 use rsp::ParseError;
 
@@ -30,7 +31,8 @@ pub struct Args {
     #[arg(long, value_name = "NAME")]
     backend: Option<String>,
     /// Vector files: AESAVS ECB/CBC KAT, MMT and CBC MCT .rsp files, CTR
-    /// vectors (aes-*-ctr.txt).
+    /// vectors (aes-*-ctr.txt), NIST XTSGenAES*.rsp, Wycheproof
+    /// aes_xts_test.json.
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
 }
@@ -63,6 +65,10 @@ pub enum Suite {
     Mct(BlockMode),
     /// CTR vectors whose IV is the whole initial counter block.
     Ctr,
+    /// NIST XTSGenAES files (either tweak form).
+    Xts,
+    /// Wycheproof aes_xts_test.json.
+    WycheproofXts,
 }
 
 impl Suite {
@@ -72,6 +78,8 @@ impl Suite {
             Suite::EcbCbc(m, test) => format!("{} {test}", m.name()),
             Suite::Mct(m) => format!("{} MCT", m.name()),
             Suite::Ctr => "CTR".to_string(),
+            Suite::Xts => "XTS".to_string(),
+            Suite::WycheproofXts => "XTS (Wycheproof)".to_string(),
         }
     }
 }
@@ -115,6 +123,12 @@ pub fn detect(path: &Path, text: &str) -> Result<Suite, String> {
     }
     if name.contains("ctr") {
         return Ok(Suite::Ctr);
+    }
+    if name.starts_with("xtsgenaes") {
+        return Ok(Suite::Xts);
+    }
+    if name.contains("xts") && name.ends_with(".json") {
+        return Ok(Suite::WycheproofXts);
     }
     // A renamed AESAVS file still says what it is: "# AESVS MMT test data for CBC".
     for line in text
@@ -176,6 +190,8 @@ fn run_suite(
         Suite::EcbCbc(mode, _) => ecb_cbc::run(mode, &rsp::parse(text)?, backends, report),
         Suite::Mct(mode) => mct::run(mode, &rsp::parse(text)?, backends, report),
         Suite::Ctr => ctr::run(&rsp::parse(text)?, backends, report),
+        Suite::Xts => xts::run_nist(&rsp::parse(text)?, backends, report),
+        Suite::WycheproofXts => xts::run_wycheproof(text, backends, report),
     }
 }
 
@@ -194,6 +210,10 @@ pub struct Report {
     pub failed: u64,
     /// The first [`MAX_SHOWN`] failures, described.
     pub failures: Vec<String>,
+    /// Records not checked, and why (e.g. XTS data units of 130 bits).
+    pub skipped: usize,
+    /// Why records were skipped.
+    pub skip_reason: &'static str,
 }
 
 impl Report {
@@ -229,8 +249,13 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                         path.display()
                     );
                 }
+                let skipped = if report.skipped > 0 {
+                    format!(", {} skipped ({})", report.skipped, report.skip_reason)
+                } else {
+                    String::new()
+                };
                 outln!(
-                    "{}: {}, {} records, {} passed, {} failed [{names}]",
+                    "{}: {}, {} records, {} passed, {} failed{skipped} [{names}]",
                     path.display(),
                     suite.describe(),
                     report.records,

@@ -24,6 +24,7 @@ mod blockwise;
 mod cbc;
 mod ctr;
 mod ecb;
+mod xts;
 
 /// Bytes read per chunk.
 const CHUNK: usize = 256 * 1024;
@@ -43,6 +44,16 @@ pub struct Args {
     /// IV (CBC) or initial counter block (CTR) in hex, 16 bytes.
     #[arg(long, value_name = "HEX")]
     pub iv: Option<String>,
+    /// XTS: the 16-byte tweak of the one data unit, in hex.
+    #[arg(long, value_name = "HEX")]
+    pub tweak: Option<String>,
+    /// XTS: the data unit (sector) number, little-endian as IEEE 1619; with
+    /// --sector-size, the number of the first sector (default 0).
+    #[arg(long, value_name = "N")]
+    pub sector: Option<u128>,
+    /// XTS: the input is a disk image of consecutive sectors of this size.
+    #[arg(long, value_name = "BYTES")]
+    pub sector_size: Option<usize>,
     /// Padding for ECB and CBC (default pkcs7, as `openssl enc`).
     #[arg(long, value_enum)]
     pub padding: Option<PaddingArg>,
@@ -75,6 +86,8 @@ pub enum Mode {
     Cbc,
     /// CTR with a 128-bit big-endian counter; no padding.
     Ctr,
+    /// XTS-AES (IEEE 1619): --tweak or --sector, optionally --sector-size.
+    Xts,
 }
 
 /// `--padding`.
@@ -170,7 +183,16 @@ pub trait Stream {
 
 /// The stream for the chosen mode.
 fn build(mode: Mode, p: &Params) -> Result<Box<dyn Stream>, CliError> {
+    let xts_opts =
+        p.args.tweak.is_some() || p.args.sector.is_some() || p.args.sector_size.is_some();
+    if mode != Mode::Xts && xts_opts {
+        return Err(CliError::usage(format!(
+            "--tweak, --sector and --sector-size are XTS options, not used by {}",
+            p.mode
+        )));
+    }
     match mode {
+        Mode::Xts => xts::stream(p),
         Mode::Ecb => ecb::stream(p),
         Mode::Cbc => cbc::stream(p),
         Mode::Ctr => ctr::stream(p),

@@ -6,3 +6,4 @@ pub mod cbc_multi;
 pub mod ctr;
 pub mod ecb;
 pub mod padding;
+pub mod xts;

@@ -18,6 +18,10 @@ mod aesni;
 pub(crate) mod cbc_multi;
 mod vaes256;
 mod vaes512;
+mod xts;
+mod xts_aesni;
+mod xts_vaes256;
+mod xts_vaes512;
 
 /// Which x86 instruction tier a key runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,0 +1,91 @@
+//! XTS on the x86 backends: one `match` on the key's level per call.
+
+use super::{xts_aesni, xts_vaes256, xts_vaes512, Level, X86Aes};
+use crate::backend::inout::InOut;
+use zeroize::Zeroize;
+
+use crate::backend::xts_kernels::XtsKernels;
+use crate::key::Block;
+
+impl X86Aes {
+    /// Sectors on the AES-NI and VAES256 levels: eight sector numbers are
+    /// encrypted together with the tweak key (eight AES chains in flight,
+    /// instead of one sector's tweak at a time), then each sector runs
+    /// through this level's XTS kernel.
+    fn xts_sectors_by8(
+        &self,
+        tk: &Self,
+        encrypt: bool,
+        size: usize,
+        first: u128,
+        mut io: InOut<'_>,
+    ) {
+        let count = io.len() / size;
+        let mut tweaks = [[0u8; 16]; 8];
+        let mut s = 0;
+        while s < count {
+            let m = (count - s).min(8);
+            for (j, t) in tweaks.iter_mut().enumerate() {
+                // Slots past `m` are encrypted too and then ignored.
+                *t = first.wrapping_add((s + j) as u128).to_le_bytes();
+            }
+            // SAFETY: every X86Aes level implies AES-NI and SSE4.1.
+            unsafe { xts_aesni::encrypt_tweaks(tk, &mut tweaks) };
+            for (j, t) in tweaks.iter_mut().enumerate().take(m) {
+                let (_, rest) = io.reborrow().split_at((s + j) * size);
+                let (part, _) = rest.split_at(size);
+                if encrypt {
+                    self.xts_encrypt(t, part);
+                } else {
+                    self.xts_decrypt(t, part);
+                }
+            }
+            s += m;
+        }
+        // The encrypted tweaks are the whitening secrets of these sectors.
+        tweaks.zeroize();
+    }
+}
+
+impl XtsKernels for X86Aes {
+    fn xts_encrypt(&self, tweak: &mut Block, io: InOut<'_>) {
+        // SAFETY: an X86Aes of a level exists only if detection confirmed
+        // that level's CPU features, which are all each kernel enables.
+        unsafe {
+            match self.level {
+                Level::Aesni => xts_aesni::xts_encrypt(self, tweak, io),
+                Level::Vaes256 => xts_vaes256::xts_encrypt(self, tweak, io),
+                Level::Vaes512 => xts_vaes512::xts_encrypt(self, tweak, io),
+            }
+        }
+    }
+
+    fn xts_decrypt(&self, tweak: &mut Block, io: InOut<'_>) {
+        // SAFETY: as in xts_encrypt.
+        unsafe {
+            match self.level {
+                Level::Aesni => xts_aesni::xts_decrypt(self, tweak, io),
+                Level::Vaes256 => xts_vaes256::xts_decrypt(self, tweak, io),
+                Level::Vaes512 => xts_vaes512::xts_decrypt(self, tweak, io),
+            }
+        }
+    }
+
+    fn xts_encrypt_sectors(&self, tk: &Self, size: usize, first: u128, io: InOut<'_>) {
+        match self.level {
+            // SAFETY: level Vaes512 proves the CPU features; the mode passes
+            // a sector size that is a non-zero multiple of 16 dividing the
+            // length, and both keys come from one XTS key (same size).
+            Level::Vaes512 => unsafe { xts_vaes512::xts_sectors(self, tk, true, size, first, io) },
+            _ => self.xts_sectors_by8(tk, true, size, first, io),
+        }
+    }
+
+    fn xts_decrypt_sectors(&self, tk: &Self, size: usize, first: u128, io: InOut<'_>) {
+        match self.level {
+            // SAFETY: as in xts_encrypt_sectors.
+            Level::Vaes512 => unsafe { xts_vaes512::xts_sectors(self, tk, false, size, first, io) },
+            _ => self.xts_sectors_by8(tk, false, size, first, io),
+        }
+    }
+}

@@ -1,0 +1,191 @@
+//! XTS kernels on 128-bit lanes (AES-NI + PCLMULQDQ).
+//!
+//! Six blocks are in flight per iteration, each with its own tweak register
+//! (sixteen xmm registers: with eight, LLVM spilled). Instead of a serial
+//! chain `T_{j+1} = T_j * x`, every tweak register jumps six positions per
+//! iteration, `T_{j+6} = T_j * x^6`, so the six updates are independent
+//! and overlap with the AES rounds. The last-round XOR with the tweak is
+//! folded into the last round key: `AESENCLAST(s, rk ^ T) = AESENCLAST(s,
+//! rk) ^ T` because AESENCLAST ends with the key XOR (the same holds for
+//! AESDECLAST).
+//!
+//! The wider kernels (VAES) call these for their tails.
+
+use core::arch::x86_64::*;
+
+use super::X86Aes;
+use crate::backend::inout::InOut;
+use crate::key::Block;
+
+/// `t * x` in GF(2^128) (IEEE 1619 order: byte 0 is least significant),
+/// branch-free: the top bits of both 64-bit halves are spread into masks.
+#[inline]
+#[target_feature(enable = "sse2")]
+pub(super) fn mul_x(t: __m128i) -> __m128i {
+    // dword 0 <- dword 3 (holds bit 127), dword 2 <- dword 1 (holds bit 63).
+    let spread = _mm_srai_epi32::<31>(_mm_shuffle_epi32::<0x13>(t));
+    // Bit 127 folds back as 0x87 into the low qword; bit 63 carries into
+    // bit 64.
+    let carry = _mm_and_si128(spread, _mm_set_epi32(0, 1, 0, 0x87));
+    _mm_xor_si128(_mm_slli_epi64::<1>(t), carry)
+}
+
+/// `t * x^K` (`REST = 64 - K`, 1 <= K <= 56): the K bits shifted out of
+/// the low qword are carried into the high one, and those leaving bit 127
+/// are reduced by a carry-less multiply with 0x87 (x^128 = x^7 + x^2 + x +
+/// 1; K + 8 bits fit the low qword).
+#[inline]
+#[target_feature(enable = "sse2,pclmulqdq")]
+fn mul_xk<const K: i32, const REST: i32>(t: __m128i) -> __m128i {
+    let top = _mm_srli_epi64::<REST>(t);
+    let reduced = _mm_clmulepi64_si128::<0x01>(top, _mm_set_epi64x(0, 0x87));
+    let carried = _mm_slli_si128::<8>(top);
+    _mm_xor_si128(_mm_xor_si128(_mm_slli_epi64::<K>(t), reduced), carried)
+}
+
+/// Blocks in flight per iteration. Sixteen xmm registers hold W states and
+/// W tweaks; with W = 8 LLVM spilled them (measured slower), with 6 they fit
+/// beside a round key and temporaries.
+const W: usize = 6;
+
+#[inline]
+#[target_feature(enable = "aes")]
+fn round<const ENC: bool>(x: __m128i, k: __m128i) -> __m128i {
+    if ENC {
+        _mm_aesenc_si128(x, k)
+    } else {
+        _mm_aesdec_si128(x, k)
+    }
+}
+
+#[inline]
+#[target_feature(enable = "aes")]
+fn round_last<const ENC: bool>(x: __m128i, k: __m128i) -> __m128i {
+    if ENC {
+        _mm_aesenclast_si128(x, k)
+    } else {
+        _mm_aesdeclast_si128(x, k)
+    }
+}
+
+/// The kernel, generic over the number of rounds so the round loop unrolls.
+#[target_feature(enable = "aes,sse4.1,pclmulqdq")]
+unsafe fn run<const R: usize, const ENC: bool>(k: &X86Aes, tweak: &mut Block, mut io: InOut<'_>) {
+    let n = io.blocks();
+    let (src, dst) = (io.src_ptr(), io.dst_ptr());
+    let rk = if ENC { &k.enc } else { &k.dec };
+    let first = rk[0];
+    let last = rk[R];
+    // SAFETY: `tweak` is 16 readable bytes; loadu needs no alignment.
+    let mut t = unsafe { _mm_loadu_si128(tweak.as_ptr().cast()) };
+    let mut i = 0;
+    if n >= W {
+        let mut tw = [t; W];
+        for j in 1..W {
+            tw[j] = mul_x(tw[j - 1]);
+        }
+        while i + W <= n {
+            let mut b = [_mm_setzero_si128(); W];
+            for j in 0..W {
+                // SAFETY: block i + j < n lies inside the input.
+                let p = unsafe { _mm_loadu_si128(src.add(16 * (i + j)).cast()) };
+                b[j] = _mm_xor_si128(p, _mm_xor_si128(tw[j], first));
+            }
+            for key in &rk[1..R] {
+                for x in b.iter_mut() {
+                    *x = round::<ENC>(*x, *key);
+                }
+            }
+            for j in 0..W {
+                b[j] = round_last::<ENC>(b[j], _mm_xor_si128(last, tw[j]));
+                // SAFETY: block i + j < n lies inside the output; its input
+                // was read above, so in place is fine.
+                unsafe { _mm_storeu_si128(dst.add(16 * (i + j)).cast(), b[j]) };
+                tw[j] = mul_xk::<{ W as i32 }, { 64 - W as i32 }>(tw[j]);
+            }
+            i += W;
+        }
+        t = tw[0];
+    }
+    while i < n {
+        // SAFETY: block i < n lies inside both regions; read first.
+        let p = unsafe { _mm_loadu_si128(src.add(16 * i).cast()) };
+        let mut b = _mm_xor_si128(p, _mm_xor_si128(t, first));
+        for key in &rk[1..R] {
+            b = round::<ENC>(b, *key);
+        }
+        b = round_last::<ENC>(b, _mm_xor_si128(last, t));
+        // SAFETY: as above.
+        unsafe { _mm_storeu_si128(dst.add(16 * i).cast(), b) };
+        t = mul_x(t);
+        i += 1;
+    }
+    // SAFETY: `tweak` is 16 writable bytes.
+    unsafe { _mm_storeu_si128(tweak.as_mut_ptr().cast(), t) };
+}
+
+macro_rules! by_rounds {
+    ($k:expr, $f:ident::<$enc:literal>($($arg:expr),*)) => {
+        match $k.rounds {
+            10 => $f::<10, $enc>($($arg),*),
+            12 => $f::<12, $enc>($($arg),*),
+            _ => $f::<14, $enc>($($arg),*),
+        }
+    };
+}
+
+/// XTS-encrypts whole blocks from the encrypted tweak `tweak`, which is
+/// advanced past the last block.
+///
+/// # Safety
+/// The CPU must support AES-NI, SSE4.1 and PCLMULQDQ (guaranteed by holding
+/// an `X86Aes`, whose every level implies them).
+pub(super) unsafe fn xts_encrypt(k: &X86Aes, tweak: &mut Block, io: InOut<'_>) {
+    // SAFETY: the caller guarantees the CPU features.
+    unsafe { by_rounds!(k, run::<true>(k, tweak, io)) }
+}
+
+/// XTS-decrypts whole blocks, as [`xts_encrypt`].
+///
+/// # Safety
+/// As [`xts_encrypt`].
+pub(super) unsafe fn xts_decrypt(k: &X86Aes, tweak: &mut Block, io: InOut<'_>) {
+    // SAFETY: the caller guarantees the CPU features.
+    unsafe { by_rounds!(k, run::<false>(k, tweak, io)) }
+}
+
+/// Encrypts eight blocks in place with `tk`'s encryption round keys, all
+/// eight in flight (the sector tweaks of the AES-NI and VAES256 levels).
+#[target_feature(enable = "aes,sse4.1")]
+unsafe fn encrypt8<const R: usize>(tk: &X86Aes, blocks: &mut [Block; 8]) {
+    let rk = &tk.enc;
+    let mut b = [_mm_setzero_si128(); 8];
+    for (x, blk) in b.iter_mut().zip(blocks.iter()) {
+        // SAFETY: `blk` is 16 readable bytes.
+        *x = _mm_xor_si128(unsafe { _mm_loadu_si128(blk.as_ptr().cast()) }, rk[0]);
+    }
+    for key in &rk[1..R] {
+        for x in b.iter_mut() {
+            *x = _mm_aesenc_si128(*x, *key);
+        }
+    }
+    for (x, blk) in b.iter().zip(blocks.iter_mut()) {
+        // SAFETY: `blk` is 16 writable bytes.
+        unsafe { _mm_storeu_si128(blk.as_mut_ptr().cast(), _mm_aesenclast_si128(*x, rk[R])) };
+    }
+}
+
+/// Encrypts eight sector tweaks in place with the tweak key `tk`.
+///
+/// # Safety
+/// As [`xts_encrypt`].
+pub(super) unsafe fn encrypt_tweaks(tk: &X86Aes, blocks: &mut [Block; 8]) {
+    // SAFETY: the caller guarantees the CPU features.
+    unsafe {
+        match tk.rounds {
+            10 => encrypt8::<10>(tk, blocks),
+            12 => encrypt8::<12>(tk, blocks),
+            _ => encrypt8::<14>(tk, blocks),
+        }
+    }
+}

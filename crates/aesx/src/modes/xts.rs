@@ -1,0 +1,332 @@
+//! XTS-AES (IEEE 1619-2018, NIST SP 800-38E): length-preserving encryption
+//! of data units such as disk sectors.
+//!
+//! An XTS key is twice an AES key: 32 bytes for XTS-AES-128, 64 bytes for
+//! XTS-AES-256. The first half, K1, encrypts the data; the second, K2,
+//! encrypts the tweak. A data unit is 16 bytes to 2^20 blocks (2^24 bytes)
+//! long; when its length is not a multiple of 16, the last partial block is
+//! handled by ciphertext stealing, so the output is exactly as long as the
+//! input.
+//!
+//! The tweak is 16 bytes, either given as is ([`Xts::encrypt`]) or derived
+//! from a data-unit sequence number (a sector number), which IEEE 1619 and
+//! NIST's `DataUnitSeqNumber` test files encode as a 128-bit little-endian
+//! integer ([`Xts::sector_tweak`], [`Xts::encrypt_sector`]).
+//!
+//! For block devices and disk images, [`Xts::encrypt_sectors`] processes a
+//! buffer of many consecutive sectors in one call, as GELI or dm-crypt do:
+//! the sector numbers are encrypted with K2 in batches and the data runs
+//! through the backend's XTS kernel with no further per-sector set-up.
+//!
+//! # Equal key halves
+//!
+//! A key whose halves are equal (K1 = K2) makes XTS insecure (the tweak of
+//! sector `n` becomes the encryption of `n` under the data key). Encryption
+//! with such a key is refused with [`Error::XtsEqualKeyHalves`], as SP
+//! 800-38E and FIPS 140-3 IG C.I require. Decryption is allowed, as OpenSSL
+//! does by default, so that data written by software that did not check can
+//! still be read. The comparison runs in constant time.
+//!
+//! ```
+//! use aesx::Xts;
+//!
+//! let mut key = [0u8; 32];
+//! key[16..].fill(1); // K1 = 00.., K2 = 01..: the halves must differ
+//! let xts = Xts::new(&key).unwrap();
+//!
+//! // One data unit of 37 bytes with a 16-byte tweak (ciphertext stealing).
+//! let mut unit = [7u8; 37];
+//! let tweak = [0x5au8; 16];
+//! xts.encrypt(&tweak, &mut unit).unwrap();
+//! xts.decrypt(&tweak, &mut unit).unwrap();
+//! assert_eq!(unit, [7u8; 37]);
+//!
+//! // Eight 512-byte sectors starting at sector 1000, in one call.
+//! let mut image = vec![0u8; 8 * 512];
+//! xts.encrypt_sectors(512, 1000, &mut image).unwrap();
+//! let mut third = image[2 * 512..3 * 512].to_vec();
+//! xts.decrypt_sector(1002, &mut third).unwrap();
+//! assert_eq!(third, vec![0u8; 512]);
+//! ```
+
+use zeroize::Zeroize;
+
+use crate::backend::xts_kernels::{mul_x, XtsEngine};
+use crate::backend::{Backend, InOut};
+use crate::error::{Error, Result};
+use crate::key::{Block, KeySize, RoundKeys, BLOCK_LEN};
+
+/// XTS-AES-128 or XTS-AES-256 with an expanded data key and tweak key.
+/// Round keys are zeroized on drop.
+#[derive(Clone)]
+pub struct Xts {
+    engine: XtsEngine,
+    backend: Backend,
+    size: KeySize,
+    /// K1 == K2 (compared in constant time): encryption is refused.
+    halves_equal: bool,
+}
+
+impl Xts {
+    /// The longest data unit: 2^20 blocks.
+    pub const MAX_DATA_UNIT_LEN: usize = BLOCK_LEN << 20;
+
+    /// The shortest data unit: one block.
+    pub const MIN_DATA_UNIT_LEN: usize = BLOCK_LEN;
+
+    /// Expands a 32-byte (XTS-AES-128) or 64-byte (XTS-AES-256) key for the
+    /// preferred backend ([`Backend::preferred`]).
+    pub fn new(key: &[u8]) -> Result<Self> {
+        Self::with_backend(key, Backend::preferred()?)
+    }
+
+    /// Expands the key for the named backend; an error if it is unavailable.
+    ///
+    /// A key with equal halves is accepted here, but [`Xts::encrypt`] and the
+    /// other encrypting calls refuse it (see the module notes).
+    pub fn with_backend(key: &[u8], backend: Backend) -> Result<Self> {
+        if key.len() != 32 && key.len() != 64 {
+            return Err(Error::InvalidKeyLength { len: key.len() });
+        }
+        let (k1, k2) = key.split_at(key.len() / 2);
+        let rk1 = RoundKeys::expand(k1)?;
+        let rk2 = RoundKeys::expand(k2)?;
+        let engine = XtsEngine::new(backend, &rk1, &rk2)?;
+        Ok(Xts {
+            engine,
+            backend,
+            size: rk1.size,
+            halves_equal: ct_eq(k1, k2),
+        })
+    }
+
+    /// The backend this key runs on.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// The size of each half of the key (AES-128 or AES-256).
+    pub fn key_size(&self) -> KeySize {
+        self.size
+    }
+
+    /// The tweak of data unit (sector) number `sector`: its 128-bit
+    /// little-endian encoding, as IEEE 1619 specifies.
+    pub fn sector_tweak(sector: u128) -> Block {
+        sector.to_le_bytes()
+    }
+
+    /// Encrypts one data unit (16 bytes to 2^24 bytes) in place.
+    pub fn encrypt(&self, tweak: &Block, buf: &mut [u8]) -> Result<()> {
+        self.unit(true, tweak, InOut::in_place(buf))
+    }
+
+    /// Decrypts one data unit in place.
+    pub fn decrypt(&self, tweak: &Block, buf: &mut [u8]) -> Result<()> {
+        self.unit(false, tweak, InOut::in_place(buf))
+    }
+
+    /// Encrypts one data unit from `src` into `dst` (equal lengths).
+    pub fn encrypt_to(&self, tweak: &Block, src: &[u8], dst: &mut [u8]) -> Result<()> {
+        self.unit(true, tweak, InOut::new(src, dst)?)
+    }
+
+    /// Decrypts one data unit from `src` into `dst` (equal lengths).
+    pub fn decrypt_to(&self, tweak: &Block, src: &[u8], dst: &mut [u8]) -> Result<()> {
+        self.unit(false, tweak, InOut::new(src, dst)?)
+    }
+
+    /// Encrypts data unit number `sector` in place (tweak from
+    /// [`Xts::sector_tweak`]); any length from 16 bytes to 2^24 bytes.
+    pub fn encrypt_sector(&self, sector: u128, buf: &mut [u8]) -> Result<()> {
+        self.encrypt(&Self::sector_tweak(sector), buf)
+    }
+
+    /// Decrypts data unit number `sector` in place.
+    pub fn decrypt_sector(&self, sector: u128, buf: &mut [u8]) -> Result<()> {
+        self.decrypt(&Self::sector_tweak(sector), buf)
+    }
+
+    /// Encrypts `buf`, consecutive sectors of `sector_size` bytes numbered
+    /// from `first_sector`, in place.
+    ///
+    /// `sector_size` is a multiple of 16 from 16 to 2^24 (512 and 4096 are
+    /// the usual ones), else [`Error::InvalidSectorSize`]; `buf` must hold a
+    /// whole number of sectors, else [`Error::PartialSector`]; the sector
+    /// numbers must not pass 2^128 - 1, else [`Error::CounterOverflow`]. An
+    /// empty buffer is a no-op.
+    pub fn encrypt_sectors(
+        &self,
+        sector_size: usize,
+        first_sector: u128,
+        buf: &mut [u8],
+    ) -> Result<()> {
+        self.sectors(true, sector_size, first_sector, InOut::in_place(buf))
+    }
+
+    /// Decrypts consecutive sectors in place, as [`Xts::encrypt_sectors`].
+    pub fn decrypt_sectors(
+        &self,
+        sector_size: usize,
+        first_sector: u128,
+        buf: &mut [u8],
+    ) -> Result<()> {
+        self.sectors(false, sector_size, first_sector, InOut::in_place(buf))
+    }
+
+    /// Encrypts consecutive sectors from `src` into `dst` (equal lengths).
+    pub fn encrypt_sectors_to(
+        &self,
+        sector_size: usize,
+        first_sector: u128,
+        src: &[u8],
+        dst: &mut [u8],
+    ) -> Result<()> {
+        self.sectors(true, sector_size, first_sector, InOut::new(src, dst)?)
+    }
+
+    /// Decrypts consecutive sectors from `src` into `dst` (equal lengths).
+    pub fn decrypt_sectors_to(
+        &self,
+        sector_size: usize,
+        first_sector: u128,
+        src: &[u8],
+        dst: &mut [u8],
+    ) -> Result<()> {
+        self.sectors(false, sector_size, first_sector, InOut::new(src, dst)?)
+    }
+
+    fn check_encrypt(&self, encrypt: bool) -> Result<()> {
+        if encrypt && self.halves_equal {
+            Err(Error::XtsEqualKeyHalves)
+        } else {
+            Ok(())
+        }
+    }
+
+    fn sectors(&self, encrypt: bool, sector_size: usize, first: u128, io: InOut<'_>) -> Result<()> {
+        if sector_size < BLOCK_LEN
+            || !sector_size.is_multiple_of(BLOCK_LEN)
+            || sector_size > Self::MAX_DATA_UNIT_LEN
+        {
+            return Err(Error::InvalidSectorSize { size: sector_size });
+        }
+        if !io.len().is_multiple_of(sector_size) {
+            return Err(Error::PartialSector {
+                len: io.len(),
+                sector_size,
+            });
+        }
+        self.check_encrypt(encrypt)?;
+        let count = io.len() / sector_size;
+        if count == 0 {
+            return Ok(());
+        }
+        first
+            .checked_add(count as u128 - 1)
+            .ok_or(Error::CounterOverflow)?;
+        if encrypt {
+            self.engine.encrypt_sectors(sector_size, first, io);
+        } else {
+            self.engine.decrypt_sectors(sector_size, first, io);
+        }
+        Ok(())
+    }
+
+    fn unit(&self, encrypt: bool, tweak: &Block, io: InOut<'_>) -> Result<()> {
+        let len = io.len();
+        if !(Self::MIN_DATA_UNIT_LEN..=Self::MAX_DATA_UNIT_LEN).contains(&len) {
+            return Err(Error::InvalidDataUnitLength { len });
+        }
+        self.check_encrypt(encrypt)?;
+        let mut t = *tweak;
+        self.engine.encrypt_tweak(&mut t);
+        if encrypt {
+            self.encrypt_unit(&mut t, io);
+        } else {
+            self.decrypt_unit(&mut t, io);
+        }
+        t.zeroize();
+        Ok(())
+    }
+
+    /// Encrypts a data unit of at least 16 bytes from the encrypted tweak.
+    fn encrypt_unit(&self, t: &mut Block, io: InOut<'_>) {
+        let partial = io.len() % BLOCK_LEN;
+        if partial == 0 {
+            self.engine.encrypt(t, io);
+            return;
+        }
+        // Blocks 0..m-2 as usual; then block m-1 (the last whole one) and the
+        // partial block m of `partial` bytes are stolen together.
+        let whole = io.len() / BLOCK_LEN;
+        let (head, tail) = io.split_at((whole - 1) * BLOCK_LEN);
+        self.engine.encrypt(t, head);
+        let (mut last_whole, mut last_part) = tail.split_at(BLOCK_LEN);
+        let mut cc: Block = [0; BLOCK_LEN];
+        last_whole.read_into(&mut cc);
+        let mut pm: Block = [0; BLOCK_LEN];
+        last_part.read_into(&mut pm[..partial]);
+        // CC = E(P_{m-1}) under T_{m-1}; t becomes T_m.
+        self.engine.encrypt(t, InOut::in_place(&mut cc));
+        // C_{m-1} = E(P_m || CC[partial..]) under T_m; C_m = CC[..partial].
+        pm[partial..].copy_from_slice(&cc[partial..]);
+        self.engine.encrypt(t, InOut::in_place(&mut pm));
+        last_part.write_from(&cc[..partial]);
+        last_whole.write_from(&pm);
+        cc.zeroize();
+        pm.zeroize();
+    }
+
+    /// Decrypts a data unit of at least 16 bytes from the encrypted tweak.
+    fn decrypt_unit(&self, t: &mut Block, io: InOut<'_>) {
+        let partial = io.len() % BLOCK_LEN;
+        if partial == 0 {
+            self.engine.decrypt(t, io);
+            return;
+        }
+        let whole = io.len() / BLOCK_LEN;
+        let (head, tail) = io.split_at((whole - 1) * BLOCK_LEN);
+        self.engine.decrypt(t, head);
+        // Stealing swaps the last two tweaks: C_{m-1} was made under T_m.
+        let t_prev = *t;
+        let mut t_last = mul_x(u128::from_le_bytes(t_prev)).to_le_bytes();
+        let (mut last_whole, mut last_part) = tail.split_at(BLOCK_LEN);
+        let mut pp: Block = [0; BLOCK_LEN];
+        last_whole.read_into(&mut pp);
+        let mut cc: Block = [0; BLOCK_LEN];
+        last_part.read_into(&mut cc[..partial]);
+        // PP = D(C_{m-1}) under T_m: P_m = PP[..partial], and PP[partial..]
+        // completes the stolen block CC = C_m || PP[partial..].
+        self.engine.decrypt(&mut t_last, InOut::in_place(&mut pp));
+        cc[partial..].copy_from_slice(&pp[partial..]);
+        let mut t_prev = t_prev;
+        self.engine.decrypt(&mut t_prev, InOut::in_place(&mut cc));
+        last_part.write_from(&pp[..partial]);
+        last_whole.write_from(&cc);
+        pp.zeroize();
+        cc.zeroize();
+        t_last.zeroize();
+        t_prev.zeroize();
+    }
+}
+
+impl core::fmt::Debug for Xts {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        // Never print key material.
+        f.debug_struct("Xts")
+            .field("backend", &self.backend)
+            .field("key_size", &self.size)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Constant-time equality of two equal-length byte strings: the OR of all
+/// byte differences, with the final test kept out of the loop.
+fn ct_eq(a: &[u8], b: &[u8]) -> bool {
+    let mut acc = 0u8;
+    for (x, y) in a.iter().zip(b) {
+        acc |= x ^ y;
+    }
+    core::hint::black_box(acc) == 0
+}
