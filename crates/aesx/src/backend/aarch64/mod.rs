@@ -25,14 +25,13 @@ use crate::key::{Block, RoundKeys, MAX_ROUNDS};
 mod rounds;
 mod blocks;
 mod ctr;
-// GHASH, GCM and XTS kernels: tested on their own here; they are wired into the
-// GCM and XTS modes' kernel traits where those modes exist.
+// GHASH and GCM kernels: tested on their own here; they are wired into the
+// GCM mode's kernel trait where that mode exists.
 #[allow(dead_code)]
 pub(crate) mod gcm;
 #[allow(dead_code)]
 pub(crate) mod ghash;
 pub mod timer;
-#[allow(dead_code)]
 pub(crate) mod xts;
 
 #[cfg(test)]

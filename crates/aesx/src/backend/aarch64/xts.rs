@@ -14,6 +14,7 @@ use core::arch::aarch64::*;
 use super::blocks::LANES;
 use super::ArmAes;
 use crate::backend::inout::InOut;
+use crate::backend::xts_kernels::XtsKernels;
 use crate::key::Block;
 
 /// T * x in GF(2^128), IEEE 1619 bit order (little-endian), by mask.
@@ -140,3 +141,29 @@ xts_kernel!(
     /// As [`xts_decrypt`], with EOR3.
     xts_decrypt_eor3, "aes,sha3", xts_xor3_eor3, dec, vaesdq_u8, vaesimcq_u8, dec_round
 );
+
+// SAFETY (all calls below): an ArmAes exists only if FEAT_AES was detected;
+// the EOR3 flavours run only when its `features.sha3` says FEAT_SHA3 was
+// detected too. The sector kernels are the trait's: one tweak encryption
+// batch per group of sectors, each sector through these kernels.
+impl XtsKernels for ArmAes {
+    fn xts_encrypt(&self, tweak: &mut Block, io: InOut<'_>) {
+        if self.features.sha3 {
+            // SAFETY: see above.
+            unsafe { by_rounds!(self, xts_encrypt_eor3, tweak, io) }
+        } else {
+            // SAFETY: see above.
+            unsafe { by_rounds!(self, xts_encrypt, tweak, io) }
+        }
+    }
+
+    fn xts_decrypt(&self, tweak: &mut Block, io: InOut<'_>) {
+        if self.features.sha3 {
+            // SAFETY: see above.
+            unsafe { by_rounds!(self, xts_decrypt_eor3, tweak, io) }
+        } else {
+            // SAFETY: see above.
+            unsafe { by_rounds!(self, xts_decrypt, tweak, io) }
+        }
+    }
+}
