@@ -13,6 +13,7 @@ mod bench;
 mod cavp;
 mod cipher;
 mod error;
+mod file;
 mod info;
 
 pub use error::CliError;
@@ -59,6 +60,12 @@ enum Command {
     Cipher(cipher::Args),
     /// What this machine offers: CPU, features, backends.
     Info(info::Args),
+    /// Encrypt a file or stream (authenticated, docs/FORMAT.md).
+    Encrypt(file::EncryptArgs),
+    /// Decrypt and verify a file or stream made by `aesx encrypt`.
+    Decrypt(file::DecryptArgs),
+    /// Write a new random key file for `aesx encrypt -k`.
+    Keygen(file::KeygenArgs),
 }
 
 fn main() -> ExitCode {
@@ -76,6 +83,9 @@ fn main() -> ExitCode {
         Command::Bench(a) => bench::run(a),
         Command::Cipher(a) => cipher::run(a),
         Command::Info(a) => info::run(a),
+        Command::Encrypt(a) => file::run_encrypt(a),
+        Command::Decrypt(a) => file::run_decrypt(a),
+        Command::Keygen(a) => file::run_keygen(a),
     };
     match result {
         Ok(code) => code,

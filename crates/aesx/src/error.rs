@@ -46,6 +46,8 @@ pub enum Error {
     InvalidDataUnitLength { len: usize },
     /// A sector size that is zero, not a multiple of 16 bytes, or over 2^24.
     InvalidSectorSize { size: usize },
+    /// Associated data of a length the mode does not allow (ESP: 8 or 12).
+    InvalidAadLength { len: usize },
     /// An API used out of order (e.g. AAD after data in a streaming AEAD).
     InvalidState,
     /// A sector buffer whose length is not a whole number of sectors.
@@ -96,6 +98,9 @@ impl fmt::Display for Error {
                 f,
                 "invalid sector size {size}: must be a non-zero multiple of 16, at most 2^24"
             ),
+            Error::InvalidAadLength { len } => {
+                write!(f, "invalid associated data length: {len} bytes")
+            }
             Error::InvalidState => f.write_str("operation not allowed in the current state"),
             Error::PartialSector { len, sector_size } => write!(
                 f,

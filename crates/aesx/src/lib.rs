@@ -55,5 +55,7 @@ pub use modes::cbc::Cbc;
 pub use modes::cbc_multi::{cbc_encrypt_many, CbcJob};
 pub use modes::ctr::Ctr;
 pub use modes::ecb::Ecb;
+pub use modes::esp::Esp;
+pub use modes::gcm::{Gcm, GcmEncryptor, Tag};
 pub use modes::padding::Padding;
 pub use modes::xts::Xts;

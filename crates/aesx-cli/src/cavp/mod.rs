@@ -17,6 +17,7 @@ use crate::{outln, CliError};
 
 mod ctr;
 mod ecb_cbc;
+mod gcm;
 mod mct;
 pub mod rsp;
 mod xts;
@@ -31,8 +32,10 @@ pub struct Args {
     #[arg(long, value_name = "NAME")]
     backend: Option<String>,
     /// Vector files: AESAVS ECB/CBC KAT, MMT and CBC MCT .rsp files, CTR
-    /// vectors (aes-*-ctr.txt), NIST XTSGenAES*.rsp, Wycheproof
-    /// aes_xts_test.json.
+    /// vectors (aes-*-ctr.txt), NIST XTSGenAES*.rsp, GCM
+    /// gcmEncryptExtIV*/gcmDecrypt*.rsp, AArch64cryptolib
+    /// SL_functional_tests.rsp (GCM/ESP with checksums), Wycheproof
+    /// aes_xts_test.json, aes_gcm_test.json and aes_gmac_test.json.
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
 }
@@ -69,6 +72,10 @@ pub enum Suite {
     Xts,
     /// Wycheproof aes_xts_test.json.
     WycheproofXts,
+    /// GCM: NIST encrypt/decrypt files, AArch64cryptolib's ESP file.
+    Gcm(gcm::GcmFile),
+    /// Wycheproof `aes_gcm_test.json` (false) or `aes_gmac_test.json` (true).
+    WycheproofGcm(bool),
 }
 
 impl Suite {
@@ -80,6 +87,9 @@ impl Suite {
             Suite::Ctr => "CTR".to_string(),
             Suite::Xts => "XTS".to_string(),
             Suite::WycheproofXts => "XTS (Wycheproof)".to_string(),
+            Suite::Gcm(f) => f.describe().to_string(),
+            Suite::WycheproofGcm(false) => "Wycheproof AES-GCM".to_string(),
+            Suite::WycheproofGcm(true) => "Wycheproof AES-GMAC".to_string(),
         }
     }
 }
@@ -120,6 +130,21 @@ pub fn detect(path: &Path, text: &str) -> Result<Suite, String> {
         .unwrap_or_default();
     if let Some(s) = detect_aesavs(&name) {
         return s;
+    }
+    if name.starts_with("gcmencryptextiv") {
+        return Ok(Suite::Gcm(gcm::GcmFile::Encrypt));
+    }
+    if name.starts_with("gcmdecrypt") {
+        return Ok(Suite::Gcm(gcm::GcmFile::Decrypt));
+    }
+    if name.starts_with("aes_gcm_test") && name.ends_with(".json") {
+        return Ok(Suite::WycheproofGcm(false));
+    }
+    if name.starts_with("aes_gmac_test") && name.ends_with(".json") {
+        return Ok(Suite::WycheproofGcm(true));
+    }
+    if name.starts_with("sl_functional_tests") {
+        return Ok(Suite::Gcm(gcm::GcmFile::Sl));
     }
     if name.contains("ctr") {
         return Ok(Suite::Ctr);
@@ -192,6 +217,8 @@ fn run_suite(
         Suite::Ctr => ctr::run(&rsp::parse(text)?, backends, report),
         Suite::Xts => xts::run_nist(&rsp::parse(text)?, backends, report),
         Suite::WycheproofXts => xts::run_wycheproof(text, backends, report),
+        Suite::Gcm(f) => gcm::run(f, &rsp::parse(text)?, backends, report),
+        Suite::WycheproofGcm(gmac) => gcm::run_wycheproof(gmac, text, backends, report),
     }
 }
 
@@ -338,6 +365,18 @@ mod tests {
         assert_eq!(d("CBCMMT192.rsp"), Ok(Suite::EcbCbc(BlockMode::Cbc, "MMT")));
         assert_eq!(d("CBCMCT128.rsp"), Ok(Suite::Mct(BlockMode::Cbc)));
         assert_eq!(d("aes-192-ctr.txt"), Ok(Suite::Ctr));
+        assert_eq!(
+            d("gcmEncryptExtIV128.rsp"),
+            Ok(Suite::Gcm(gcm::GcmFile::Encrypt))
+        );
+        assert_eq!(
+            d("gcmDecrypt256.rsp"),
+            Ok(Suite::Gcm(gcm::GcmFile::Decrypt))
+        );
+        assert_eq!(
+            d("SL_functional_tests.rsp"),
+            Ok(Suite::Gcm(gcm::GcmFile::Sl))
+        );
         assert!(d("ECBMCT128.rsp").is_err());
         assert!(d("notes.txt").is_err());
     }

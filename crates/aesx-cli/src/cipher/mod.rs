@@ -24,6 +24,7 @@ mod blockwise;
 mod cbc;
 mod ctr;
 mod ecb;
+mod gcm;
 mod xts;
 
 /// Bytes read per chunk.
@@ -41,7 +42,8 @@ pub struct Args {
     /// Key in hex: 16, 24 or 32 bytes.
     #[arg(long, value_name = "HEX")]
     pub key: String,
-    /// IV (CBC) or initial counter block (CTR) in hex, 16 bytes.
+    /// IV (CBC) or initial counter block (CTR) in hex, 16 bytes; for GCM
+    /// any non-zero length (12 bytes usual).
     #[arg(long, value_name = "HEX")]
     pub iv: Option<String>,
     /// XTS: the 16-byte tweak of the one data unit, in hex.
@@ -54,6 +56,12 @@ pub struct Args {
     /// XTS: the input is a disk image of consecutive sectors of this size.
     #[arg(long, value_name = "BYTES")]
     pub sector_size: Option<usize>,
+    /// GCM: additional authenticated data in hex.
+    #[arg(long, value_name = "HEX")]
+    pub aad: Option<String>,
+    /// GCM: tag length in bytes (16 by default; 15, 14, 13, 12, 8 or 4).
+    #[arg(long, value_name = "N")]
+    pub tag_len: Option<usize>,
     /// Padding for ECB and CBC (default pkcs7, as `openssl enc`).
     #[arg(long, value_enum)]
     pub padding: Option<PaddingArg>,
@@ -88,6 +96,9 @@ pub enum Mode {
     Ctr,
     /// XTS-AES (IEEE 1619): --tweak or --sector, optionally --sector-size.
     Xts,
+    /// GCM: ciphertext followed by the tag; decryption writes nothing
+    /// unless the tag verifies.
+    Gcm,
 }
 
 /// `--padding`.
@@ -191,11 +202,18 @@ fn build(mode: Mode, p: &Params) -> Result<Box<dyn Stream>, CliError> {
             p.mode
         )));
     }
+    if mode != Mode::Gcm && (p.args.aad.is_some() || p.args.tag_len.is_some()) {
+        return Err(CliError::usage(format!(
+            "--aad and --tag-len are used by gcm only, not by {}",
+            p.mode
+        )));
+    }
     match mode {
         Mode::Xts => xts::stream(p),
         Mode::Ecb => ecb::stream(p),
         Mode::Cbc => cbc::stream(p),
         Mode::Ctr => ctr::stream(p),
+        Mode::Gcm => gcm::stream(p),
     }
 }
 

@@ -17,6 +17,7 @@ use crate::key::RoundKeys;
 
 #[cfg(target_arch = "aarch64")]
 pub(crate) mod aarch64;
+pub(crate) mod gcm_kernels;
 pub(crate) mod inout;
 pub(crate) mod kernels;
 pub(crate) mod soft;
@@ -24,6 +25,10 @@ pub(crate) mod soft;
 pub mod trace;
 #[doc(hidden)]
 pub mod valgrind;
+// The soft GHASH lives beside the soft AES but is declared here, so that
+// `soft/mod.rs` (the AES rounds) and it can change independently.
+#[path = "soft/gcm.rs"]
+mod soft_gcm;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86;
 pub(crate) mod xts_kernels;

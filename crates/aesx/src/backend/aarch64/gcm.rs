@@ -24,6 +24,7 @@ use super::ghash::{
     swapped_from_bytes, ArmHKey, Partial, POWERS,
 };
 use super::ArmAes;
+use crate::backend::gcm_kernels::GcmKernels;
 use crate::backend::inout::InOut;
 use crate::key::Block;
 
@@ -287,3 +288,55 @@ gcm_kernels!(
     gcm_encrypt_eor3,
     gcm_decrypt_eor3
 );
+
+// SAFETY (all calls below): an ArmAes exists only if FEAT_AES and FEAT_PMULL
+// were detected; the EOR3 flavours run only when its `features.sha3` says
+// FEAT_SHA3 was detected too.
+impl GcmKernels for ArmAes {
+    type HKey = ArmHKey;
+
+    fn ghash_key(&self) -> ArmHKey {
+        // SAFETY: see above.
+        unsafe { super::ghash::hkey(self) }
+    }
+
+    fn ghash_update(&self, hk: &ArmHKey, acc: &mut Block, data: &[u8]) {
+        if self.features.sha3 {
+            // SAFETY: see above.
+            unsafe { super::ghash::ghash_update_eor3(hk, acc, data) }
+        } else {
+            // SAFETY: see above.
+            unsafe { super::ghash::ghash_update(hk, acc, data) }
+        }
+    }
+
+    fn ctr32_apply(&self, ctr: &mut Block, io: InOut<'_>) {
+        if self.features.sha3 {
+            // SAFETY: see above.
+            unsafe { by_rounds!(self, ctr32_apply_eor3, ctr, io) }
+        } else {
+            // SAFETY: see above.
+            unsafe { by_rounds!(self, ctr32_apply, ctr, io) }
+        }
+    }
+
+    fn gcm_encrypt(&self, hk: &ArmHKey, ctr: &mut Block, acc: &mut Block, io: InOut<'_>) {
+        if self.features.sha3 {
+            // SAFETY: see above.
+            unsafe { by_rounds!(self, gcm_encrypt_eor3, hk, ctr, acc, io) }
+        } else {
+            // SAFETY: see above.
+            unsafe { by_rounds!(self, gcm_encrypt, hk, ctr, acc, io) }
+        }
+    }
+
+    fn gcm_decrypt(&self, hk: &ArmHKey, ctr: &mut Block, acc: &mut Block, io: InOut<'_>) {
+        if self.features.sha3 {
+            // SAFETY: see above.
+            unsafe { by_rounds!(self, gcm_decrypt_eor3, hk, ctr, acc, io) }
+        } else {
+            // SAFETY: see above.
+            unsafe { by_rounds!(self, gcm_decrypt, hk, ctr, acc, io) }
+        }
+    }
+}

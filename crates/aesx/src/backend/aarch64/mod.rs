@@ -25,11 +25,7 @@ use crate::key::{Block, RoundKeys, MAX_ROUNDS};
 mod rounds;
 mod blocks;
 mod ctr;
-// GHASH and GCM kernels: tested on their own here; they are wired into the
-// GCM mode's kernel trait where that mode exists.
-#[allow(dead_code)]
 pub(crate) mod gcm;
-#[allow(dead_code)]
 pub(crate) mod ghash;
 pub mod timer;
 pub(crate) mod xts;

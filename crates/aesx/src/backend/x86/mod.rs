@@ -16,6 +16,11 @@ use crate::key::{Block, RoundKeys, MAX_ROUNDS};
 
 mod aesni;
 pub(crate) mod cbc_multi;
+mod gcm;
+mod gcm_aesni;
+mod gcm_vaes256;
+mod gcm_vaes512;
+mod ghash_clmul;
 mod vaes256;
 mod vaes512;
 mod xts;

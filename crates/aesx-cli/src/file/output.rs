@@ -1,0 +1,327 @@
+//! Crash-safe output for `aesx encrypt|decrypt|keygen`.
+//!
+//! A named output is written to an *unnamed* temporary file in the
+//! destination's directory (`O_TMPFILE`), fsynced, and only then given a
+//! name: without `--force` it is linked straight to the destination (which
+//! fails if the destination appeared meanwhile, never clobbering it); with
+//! `--force` it is linked to a hidden `.aesx-tmp-*` name and renamed over the
+//! destination. An unnamed file vanishes by itself when the process dies, so
+//! neither an error, SIGINT, SIGTERM nor SIGKILL leaves a partial output.
+//! The only window in which a SIGKILL can leave a `.aesx-tmp-*` file is the
+//! link-then-rename of `--force`, after all data was written and synced.
+//!
+//! Where `O_TMPFILE` is unavailable (some filesystems) the temporary file is a
+//! named `.aesx-tmp-*` file from the start: errors and SIGINT/SIGTERM remove
+//! it (the handler installed by [`install_signal_cleanup`]), SIGKILL cannot.
+
+use std::fs::File;
+use std::io::{self, Write};
+use std::os::fd::AsFd;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use crate::CliError;
+
+use super::io_msg;
+
+/// Temporary files to remove if a signal ends the process.
+static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn pending() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    PENDING.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn register(p: &Path) {
+    pending().push(p.to_path_buf());
+}
+
+fn deregister(p: &Path) {
+    pending().retain(|q| q != p);
+}
+
+/// Installs a SIGINT/SIGTERM handler that removes pending temporary files
+/// and exits with status 130. Installing twice is harmless.
+pub fn install_signal_cleanup() {
+    let _ = ctrlc::set_handler(|| {
+        for p in pending().drain(..) {
+            let _ = std::fs::remove_file(p);
+        }
+        crate::write_stderr(format_args!("aesx: interrupted; no output written"));
+        std::process::exit(130);
+    });
+}
+
+/// The identity of a file, to refuse reading and writing the same one.
+pub type FileId = (u64, u64);
+
+/// Device and inode of an open file, if it is a regular file.
+pub fn file_id(f: impl AsFd) -> Option<FileId> {
+    let st = rustix::fs::fstat(f).ok()?;
+    let is_file =
+        rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::RegularFile;
+    is_file.then_some((st.st_dev, st.st_ino))
+}
+
+enum Kind {
+    Stdout(io::Stdout),
+    /// A device or FIFO named with `-o` (e.g. /dev/null): written in place.
+    Direct(File),
+    /// A temporary file that becomes `dest` on commit.
+    Temp {
+        file: File,
+        /// The named temporary file, when `O_TMPFILE` was not available.
+        named: Option<PathBuf>,
+    },
+}
+
+/// Where the output goes.
+pub struct Output {
+    kind: Kind,
+    /// The path as given, for messages.
+    shown: PathBuf,
+    /// The path written (a symlink resolved).
+    dest: PathBuf,
+    force: bool,
+    committed: bool,
+}
+
+/// Options for [`Output::open`].
+pub struct OutputOpts<'a> {
+    /// The path, or `None` for stdout.
+    pub path: Option<&'a Path>,
+    /// Overwrite an existing file.
+    pub force: bool,
+    /// Refuse to write to a terminal (binary ciphertext).
+    pub refuse_terminal: bool,
+    /// The input's identity, to refuse writing over it.
+    pub input: Option<FileId>,
+    /// Permission bits of a new file (before the umask).
+    pub mode: u32,
+}
+
+fn random_name() -> Result<String, CliError> {
+    let mut r = [0u8; 8];
+    super::kdf::fill_random(&mut r)?;
+    Ok(format!(".aesx-tmp-{}", hex::encode(r)))
+}
+
+impl Output {
+    /// Checks the destination and opens the temporary output. Nothing is
+    /// created for stdout; for a file, nothing visible is created.
+    pub fn open(o: OutputOpts<'_>) -> Result<Output, CliError> {
+        let Some(path) = o.path else {
+            let out = io::stdout();
+            if o.refuse_terminal && std::io::IsTerminal::is_terminal(&out) {
+                return Err(CliError::usage(
+                    "refusing to write binary ciphertext to a terminal; use -o FILE or redirect",
+                ));
+            }
+            if let (Some(i), Some(s)) = (o.input, file_id(out.as_fd())) {
+                if i == s {
+                    return Err(CliError::usage("input and output are the same file"));
+                }
+            }
+            return Ok(Output {
+                kind: Kind::Stdout(out),
+                shown: PathBuf::from("standard output"),
+                dest: PathBuf::new(),
+                force: o.force,
+                committed: false,
+            });
+        };
+        let fail = |e: io::Error| {
+            CliError::failure(format!("cannot write {}: {}", path.display(), io_msg(&e)))
+        };
+        let dest = match std::fs::symlink_metadata(path) {
+            Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(path).map_err(fail)?,
+            _ => path.to_path_buf(),
+        };
+        let mut out = Output {
+            kind: Kind::Stdout(io::stdout()),
+            shown: path.to_path_buf(),
+            dest: dest.clone(),
+            force: o.force,
+            committed: false,
+        };
+        match std::fs::metadata(&dest) {
+            Ok(m) if m.is_dir() => {
+                return Err(CliError::failure(format!(
+                    "cannot write {}: is a directory",
+                    path.display()
+                )))
+            }
+            Ok(m) if m.is_file() => {
+                if o.input == Some((m.dev(), m.ino())) {
+                    return Err(CliError::usage("input and output are the same file"));
+                }
+                if !o.force {
+                    return Err(CliError::failure(format!(
+                        "{} already exists; use --force to overwrite it",
+                        path.display()
+                    )));
+                }
+            }
+            Ok(_) => {
+                // A device or FIFO cannot be replaced by a rename.
+                let f = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(&dest)
+                    .map_err(fail)?;
+                if o.refuse_terminal && std::io::IsTerminal::is_terminal(&f) {
+                    return Err(CliError::usage(
+                        "refusing to write binary ciphertext to a terminal",
+                    ));
+                }
+                out.kind = Kind::Direct(f);
+                return Ok(out);
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(fail(e)),
+        }
+        let dir = match dest.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let mode = rustix::fs::Mode::from_raw_mode(o.mode);
+        // Tests set AESX_TEST_NAMED_TEMP to exercise the fallback below on
+        // filesystems that do have O_TMPFILE.
+        let unnamed = if std::env::var_os("AESX_TEST_NAMED_TEMP").is_some() {
+            Err(rustix::io::Errno::OPNOTSUPP)
+        } else {
+            rustix::fs::openat(
+                rustix::fs::CWD,
+                &dir,
+                rustix::fs::OFlags::TMPFILE
+                    | rustix::fs::OFlags::WRONLY
+                    | rustix::fs::OFlags::CLOEXEC,
+                mode,
+            )
+        };
+        out.kind = match unnamed {
+            Ok(fd) => Kind::Temp {
+                file: File::from(fd),
+                named: None,
+            },
+            Err(_) => {
+                // No O_TMPFILE here: a named hidden file, removed on error
+                // and on SIGINT/SIGTERM.
+                let tmp = dir.join(random_name()?);
+                let f = std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .mode(o.mode)
+                    .open(&tmp)
+                    .map_err(fail)?;
+                register(&tmp);
+                Kind::Temp {
+                    file: f,
+                    named: Some(tmp),
+                }
+            }
+        };
+        Ok(out)
+    }
+
+    /// Writes all of `data`.
+    pub fn write_all(&mut self, data: &[u8]) -> Result<(), CliError> {
+        let r = match &mut self.kind {
+            Kind::Stdout(s) => s.lock().write_all(data),
+            Kind::Direct(f) | Kind::Temp { file: f, .. } => f.write_all(data),
+        };
+        r.map_err(|e| {
+            CliError::failure(format!("writing {}: {}", self.shown.display(), io_msg(&e)))
+        })
+    }
+
+    /// Flushes, syncs and names the output: only now does it appear.
+    pub fn commit(mut self) -> Result<(), CliError> {
+        let shown = self.shown.clone();
+        let fail = |e: io::Error| {
+            CliError::failure(format!("writing {}: {}", shown.display(), io_msg(&e)))
+        };
+        match &mut self.kind {
+            Kind::Stdout(s) => s.lock().flush().map_err(fail)?,
+            Kind::Direct(f) => f.flush().map_err(fail)?,
+            Kind::Temp { file, named } => {
+                file.sync_all().map_err(fail)?;
+                let dir = match self.dest.parent() {
+                    Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+                    _ => PathBuf::from("."),
+                };
+                match named.take() {
+                    None => {
+                        let proc_path =
+                            format!("/proc/self/fd/{}", std::os::fd::AsRawFd::as_raw_fd(file));
+                        let link = |to: &Path| {
+                            rustix::fs::linkat(
+                                rustix::fs::CWD,
+                                proc_path.as_str(),
+                                rustix::fs::CWD,
+                                to,
+                                rustix::fs::AtFlags::SYMLINK_FOLLOW,
+                            )
+                            .map_err(io::Error::from)
+                        };
+                        if self.force {
+                            let tmp = dir.join(random_name()?);
+                            register(&tmp);
+                            let r = link(&tmp).and_then(|()| std::fs::rename(&tmp, &self.dest));
+                            if r.is_err() {
+                                let _ = std::fs::remove_file(&tmp);
+                            }
+                            deregister(&tmp);
+                            r.map_err(fail)?;
+                        } else {
+                            link(&self.dest).map_err(|e| {
+                                if e.kind() == io::ErrorKind::AlreadyExists {
+                                    CliError::failure(format!(
+                                        "{} appeared while writing; use --force to overwrite it",
+                                        shown.display()
+                                    ))
+                                } else {
+                                    fail(e)
+                                }
+                            })?;
+                        }
+                    }
+                    Some(tmp) => {
+                        let r = if self.force {
+                            std::fs::rename(&tmp, &self.dest)
+                        } else {
+                            // Link then unlink: never clobbers a file that
+                            // appeared meanwhile.
+                            std::fs::hard_link(&tmp, &self.dest)
+                                .and_then(|()| std::fs::remove_file(&tmp))
+                        };
+                        if r.is_err() {
+                            let _ = std::fs::remove_file(&tmp);
+                        }
+                        deregister(&tmp);
+                        r.map_err(fail)?;
+                    }
+                }
+                // Make the new name durable too.
+                if let Ok(d) = File::open(&dir) {
+                    let _ = d.sync_all();
+                }
+            }
+        }
+        self.committed = true;
+        Ok(())
+    }
+}
+
+impl Drop for Output {
+    fn drop(&mut self) {
+        if let Kind::Temp {
+            named: Some(tmp), ..
+        } = &self.kind
+        {
+            if !self.committed {
+                let _ = std::fs::remove_file(tmp);
+                deregister(tmp);
+            }
+        }
+    }
+}

@@ -1,0 +1,181 @@
+//! GHASH with PCLMULQDQ on 128-bit lanes, and the x86 GHASH key layout.
+//!
+//! Layout (see `gcm_kernels` for the math): a block is byte-reversed into a
+//! register, so the register holds the big-endian integer of the block; the
+//! powers of H are premultiplied by y; products are accumulated schoolbook
+//! (four PCLMULQDQ per block: lo, hi and two middle terms) and reduced once
+//! per group by two multiplications with 0xc2 << 56.
+//!
+//! The key keeps H^32..H^1 in that order, so that the last `n` entries are
+//! exactly the multipliers of a group of `n` blocks (block `i` of the group
+//! takes H^(n-i)); the 128-, 256- and 512-bit code all load from it.
+
+use core::arch::x86_64::*;
+
+use super::X86Aes;
+use crate::backend::inout::InOut;
+use crate::backend::kernels::BlockKernels;
+use crate::key::{Block, BLOCK_LEN};
+
+/// Powers of H kept (blocks per reduction in the widest kernel).
+pub(crate) const POWERS: usize = 32;
+
+/// H^32·y, ..., H^1·y as little-endian 128-bit integers (the register image).
+#[derive(Clone)]
+#[repr(C, align(64))]
+pub(crate) struct X86HKey {
+    pub(crate) pow: [u128; POWERS],
+}
+
+impl Drop for X86HKey {
+    fn drop(&mut self) {
+        zeroize::Zeroize::zeroize(&mut self.pow);
+    }
+}
+
+impl X86HKey {
+    /// Pointer to H^(POWERS-i)·y, for vector loads of consecutive powers.
+    #[inline]
+    pub(crate) fn ptr(&self, i: usize) -> *const u8 {
+        self.pow[i..].as_ptr().cast()
+    }
+}
+
+/// Byte-reversal shuffle for one 128-bit lane.
+#[inline]
+#[target_feature(enable = "sse2")]
+pub(crate) fn bswap_mask() -> __m128i {
+    _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+}
+
+/// The reduction constant y^63 + y^62 + y^57 in the high half.
+#[inline]
+#[target_feature(enable = "sse2")]
+pub(crate) fn poly() -> __m128i {
+    _mm_set_epi64x(0xc200_0000_0000_0000u64 as i64, 0)
+}
+
+/// Unreduced sum of 256-bit products, schoolbook parts.
+#[derive(Clone, Copy)]
+pub(crate) struct Wide {
+    lo: __m128i,
+    mid: __m128i,
+    hi: __m128i,
+}
+
+impl Wide {
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    pub(crate) fn zero() -> Wide {
+        Wide {
+            lo: _mm_setzero_si128(),
+            mid: _mm_setzero_si128(),
+            hi: _mm_setzero_si128(),
+        }
+    }
+
+    /// A sum whose parts were accumulated elsewhere (e.g. wider lanes).
+    #[inline]
+    pub(crate) fn from_parts(lo: __m128i, mid: __m128i, hi: __m128i) -> Wide {
+        Wide { lo, mid, hi }
+    }
+
+    /// Adds the carry-less product `a * b`.
+    #[inline]
+    #[target_feature(enable = "sse2,pclmulqdq")]
+    pub(crate) fn mul_add(&mut self, a: __m128i, b: __m128i) {
+        self.lo = _mm_xor_si128(self.lo, _mm_clmulepi64_si128(a, b, 0x00));
+        self.hi = _mm_xor_si128(self.hi, _mm_clmulepi64_si128(a, b, 0x11));
+        self.mid = _mm_xor_si128(
+            self.mid,
+            _mm_xor_si128(
+                _mm_clmulepi64_si128(a, b, 0x01),
+                _mm_clmulepi64_si128(a, b, 0x10),
+            ),
+        );
+    }
+
+    /// Montgomery reduction by y^128 modulo g'(y): with Z = (z3 z2 z1 z0),
+    /// adding z0·g' clears z0, adding z1'·g'·y^64 clears the next word, and
+    /// the high half is the result; z·g' = z + y^64·(z·c) + y^128·z with
+    /// c = y^63 + y^62 + y^57, hence two PCLMULQDQ and two swaps.
+    #[inline]
+    #[target_feature(enable = "sse2,pclmulqdq")]
+    pub(crate) fn reduce(self) -> __m128i {
+        let lo = _mm_xor_si128(self.lo, _mm_slli_si128(self.mid, 8));
+        let hi = _mm_xor_si128(self.hi, _mm_srli_si128(self.mid, 8));
+        let p = poly();
+        let t = _mm_clmulepi64_si128(lo, p, 0x10);
+        let x = _mm_xor_si128(_mm_shuffle_epi32(lo, 0x4e), t);
+        let t2 = _mm_clmulepi64_si128(x, p, 0x10);
+        _mm_xor_si128(_mm_xor_si128(hi, _mm_shuffle_epi32(x, 0x4e)), t2)
+    }
+}
+
+/// Field product in the premultiplied layout.
+#[inline]
+#[target_feature(enable = "sse2,pclmulqdq")]
+fn mul(a: __m128i, b: __m128i) -> __m128i {
+    let mut w = Wide::zero();
+    w.mul_add(a, b);
+    w.reduce()
+}
+
+/// Computes H = E_K(0) and its powers.
+///
+/// # Safety
+/// The CPU must support AES-NI, SSE4.1 and PCLMULQDQ (holding an `X86Aes`).
+#[target_feature(enable = "aes,sse4.1,pclmulqdq")]
+pub(super) unsafe fn hkey(k: &X86Aes) -> X86HKey {
+    let mut h = [0u8; BLOCK_LEN];
+    k.encrypt_blocks(InOut::in_place(&mut h));
+    let hv = u128::from_be_bytes(h);
+    zeroize::Zeroize::zeroize(&mut h);
+    // H·y, reducing a carry out of y^127 with a mask (H is secret).
+    const G: u128 = 0xc200_0000_0000_0000_0000_0000_0000_0001;
+    let k1 = (hv << 1) ^ (G & 0u128.wrapping_sub(hv >> 127));
+    let mut key = X86HKey { pow: [0; POWERS] };
+    key.pow[POWERS - 1] = k1;
+    // SAFETY: u128 and __m128i have the same size; unaligned loads/stores
+    // of 16 bytes inside `key.pow`.
+    unsafe {
+        let k1v = _mm_loadu_si128((&k1 as *const u128).cast());
+        let mut p = k1v;
+        for i in (0..POWERS - 1).rev() {
+            p = mul(p, k1v);
+            _mm_storeu_si128(key.pow[i..].as_mut_ptr().cast(), p);
+        }
+    }
+    key
+}
+
+/// GHASH over whole blocks, eight per reduction.
+///
+/// # Safety
+/// The CPU must support SSSE3 and PCLMULQDQ.
+#[target_feature(enable = "sse2,ssse3,pclmulqdq")]
+pub(super) unsafe fn ghash_update(hk: &X86HKey, acc: &mut Block, data: &[u8]) {
+    let bs = bswap_mask();
+    let n = data.len() / BLOCK_LEN;
+    let p = data.as_ptr();
+    // SAFETY: every load below reads block j < n of `data`, or 16 bytes of
+    // `acc` or of the key; unaligned loads are fine.
+    unsafe {
+        let mut y = _mm_shuffle_epi8(_mm_loadu_si128(acc.as_ptr().cast()), bs);
+        let mut i = 0;
+        while i < n {
+            let m = (n - i).min(8);
+            let mut w = Wide::zero();
+            for j in 0..m {
+                let mut x = _mm_shuffle_epi8(_mm_loadu_si128(p.add(16 * (i + j)).cast()), bs);
+                if j == 0 {
+                    x = _mm_xor_si128(x, y);
+                }
+                w.mul_add(x, _mm_loadu_si128(hk.ptr(POWERS - m + j).cast()));
+            }
+            y = w.reduce();
+            i += m;
+        }
+        _mm_storeu_si128(acc.as_mut_ptr().cast(), _mm_shuffle_epi8(y, bs));
+    }
+}
