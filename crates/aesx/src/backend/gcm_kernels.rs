@@ -258,6 +258,8 @@ pub(crate) enum GcmEngine {
     Soft(GcmKey<super::soft::SoftAes>),
     #[cfg(target_arch = "x86_64")]
     X86(GcmKey<super::x86::X86Aes>),
+    #[cfg(target_arch = "aarch64")]
+    Armv8(GcmKey<super::aarch64::ArmAes>),
 }
 
 impl GcmEngine {
@@ -267,6 +269,8 @@ impl GcmEngine {
             Engine::Soft(k) => GcmEngine::Soft(GcmKey::new(k)),
             #[cfg(target_arch = "x86_64")]
             Engine::X86(k) => GcmEngine::X86(GcmKey::new(k)),
+            #[cfg(target_arch = "aarch64")]
+            Engine::Armv8(k) => GcmEngine::Armv8(GcmKey::new(k)),
         }
     }
 }
@@ -279,6 +283,8 @@ macro_rules! with_gcm {
             $crate::backend::gcm_kernels::GcmEngine::Soft($k) => $body,
             #[cfg(target_arch = "x86_64")]
             $crate::backend::gcm_kernels::GcmEngine::X86($k) => $body,
+            #[cfg(target_arch = "aarch64")]
+            $crate::backend::gcm_kernels::GcmEngine::Armv8($k) => $body,
         }
     };
 }

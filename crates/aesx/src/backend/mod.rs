@@ -15,6 +15,8 @@ use core::sync::atomic::{AtomicU8, Ordering};
 use crate::error::{Error, Result};
 use crate::key::RoundKeys;
 
+#[cfg(target_arch = "aarch64")]
+pub(crate) mod aarch64;
 pub(crate) mod gcm_kernels;
 pub(crate) mod inout;
 pub(crate) mod kernels;
@@ -34,6 +36,11 @@ pub(crate) mod xts_kernels;
 #[path = "soft/xts.rs"]
 mod soft_xts;
 
+/// The Arm generic timer (`ticks()`, `frequency()`), for `aesx bench` on
+/// aarch64; not part of the stable API.
+#[cfg(target_arch = "aarch64")]
+#[doc(hidden)]
+pub use aarch64::timer as arm_timer;
 pub use inout::InOut;
 pub(crate) use kernels::BlockKernels;
 
@@ -94,6 +101,10 @@ impl Backend {
         #[cfg(target_arch = "x86_64")]
         {
             set.0 |= x86::available().0;
+        }
+        #[cfg(target_arch = "aarch64")]
+        if aarch64::available() {
+            set.0 |= Backend::Armv8.bit();
         }
         CACHE.store(set.0, Ordering::Relaxed);
         set
@@ -227,6 +238,8 @@ pub(crate) enum Engine {
     Soft(soft::SoftAes),
     #[cfg(target_arch = "x86_64")]
     X86(x86::X86Aes),
+    #[cfg(target_arch = "aarch64")]
+    Armv8(aarch64::ArmAes),
 }
 
 impl Engine {
@@ -239,6 +252,8 @@ impl Engine {
             Backend::Aesni | Backend::Vaes256 | Backend::Vaes512 => {
                 x86::X86Aes::new(backend, rk).map(Engine::X86)
             }
+            #[cfg(target_arch = "aarch64")]
+            Backend::Armv8 => aarch64::ArmAes::new(rk).map(Engine::Armv8),
             _ => Err(Error::BackendUnavailable(backend)),
         }
     }
@@ -252,6 +267,8 @@ macro_rules! with_engine {
             $crate::backend::Engine::Soft($k) => $body,
             #[cfg(target_arch = "x86_64")]
             $crate::backend::Engine::X86($k) => $body,
+            #[cfg(target_arch = "aarch64")]
+            $crate::backend::Engine::Armv8($k) => $body,
         }
     };
 }

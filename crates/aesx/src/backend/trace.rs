@@ -26,11 +26,16 @@ pub(crate) const NAMES: &[&str] = &[
     "vaes512::cbc_decrypt",
     "vaes512::ctr_apply",
     "vaes512::cbc_encrypt_many",
+    "armv8::encrypt_blocks",
+    "armv8::decrypt_blocks",
+    "armv8::cbc_encrypt",
+    "armv8::cbc_decrypt",
+    "armv8::ctr_apply",
 ];
 
 /// Index of a kernel in [`NAMES`]; kernels name themselves with these.
 #[derive(Clone, Copy)]
-#[allow(dead_code)] // some variants are unused on non-x86 targets
+#[allow(dead_code)] // each target uses only its own backends' variants
 pub(crate) enum Kernel {
     AesniEcbEnc,
     AesniEcbDec,
@@ -50,6 +55,11 @@ pub(crate) enum Kernel {
     Vaes512CbcDec,
     Vaes512Ctr,
     Vaes512CbcMany,
+    Armv8EcbEnc,
+    Armv8EcbDec,
+    Armv8CbcEnc,
+    Armv8CbcDec,
+    Armv8Ctr,
 }
 
 #[cfg(debug_assertions)]

@@ -167,6 +167,11 @@ pub(crate) enum XtsEngine {
         data: x86::X86Aes,
         tweak: x86::X86Aes,
     },
+    #[cfg(target_arch = "aarch64")]
+    Armv8 {
+        data: super::aarch64::ArmAes,
+        tweak: super::aarch64::ArmAes,
+    },
 }
 
 /// One `match` per call on the pair of keys.
@@ -182,6 +187,11 @@ macro_rules! with_xts {
                 data: $d,
                 tweak: $t,
             } => $body,
+            #[cfg(target_arch = "aarch64")]
+            XtsEngine::Armv8 {
+                data: $d,
+                tweak: $t,
+            } => $body,
         }
     };
 }
@@ -193,6 +203,8 @@ impl XtsEngine {
             (Engine::Soft(data), Engine::Soft(tweak)) => Ok(XtsEngine::Soft { data, tweak }),
             #[cfg(target_arch = "x86_64")]
             (Engine::X86(data), Engine::X86(tweak)) => Ok(XtsEngine::X86 { data, tweak }),
+            #[cfg(target_arch = "aarch64")]
+            (Engine::Armv8(data), Engine::Armv8(tweak)) => Ok(XtsEngine::Armv8 { data, tweak }),
             // Both come from the same backend, so the kinds always match.
             #[allow(unreachable_patterns)]
             _ => Err(Error::BackendUnavailable(backend)),

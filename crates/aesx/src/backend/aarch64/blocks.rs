@@ -1,0 +1,207 @@
+//! ECB and CBC kernels.
+//!
+//! Parallel work (ECB both ways, CBC decryption) runs 8 blocks at a time:
+//! AESE+AESMC has a latency of 2 to 3 cycles on current cores and they issue
+//! up to 4 AES operations per cycle (Neoverse V1/V2, Apple M1), so about 8
+//! independent blocks are needed to keep the AES pipes full. CBC encryption
+//! is one dependent chain and is bound by that latency, whatever we do.
+
+use core::arch::aarch64::*;
+
+use super::ArmAes;
+use crate::backend::inout::InOut;
+use crate::key::Block;
+
+/// Blocks in flight in the parallel kernels.
+pub(super) const LANES: usize = 8;
+
+/// ECB-encrypts whole blocks.
+///
+/// # Safety
+/// The CPU must have FEAT_AES (guaranteed by holding an `ArmAes`).
+#[target_feature(enable = "aes")]
+pub(super) unsafe fn ecb_encrypt<const R: usize>(k: &ArmAes, mut io: InOut<'_>) {
+    let n = io.blocks();
+    let (src, dst) = (io.src_ptr(), io.dst_ptr());
+    let mut i = 0;
+    while i + LANES <= n {
+        let mut b = [vdupq_n_u8(0); LANES];
+        for (j, x) in b.iter_mut().enumerate() {
+            // SAFETY: blocks i..i+LANES lie inside the input (i + LANES <= n).
+            *x = unsafe { vld1q_u8(src.add(16 * (i + j))) };
+        }
+        encrypt_lanes!(&k.enc, R, b);
+        for (j, x) in b.iter().enumerate() {
+            // SAFETY: as for the loads, in the output; every load of this
+            // batch came before the first store, so in place is fine.
+            unsafe { vst1q_u8(dst.add(16 * (i + j)), *x) };
+        }
+        i += LANES;
+    }
+    while i < n {
+        // SAFETY: block i < n lies inside both regions; load before store.
+        let mut b = [unsafe { vld1q_u8(src.add(16 * i)) }];
+        encrypt_lanes!(&k.enc, R, b);
+        // SAFETY: as above.
+        unsafe { vst1q_u8(dst.add(16 * i), b[0]) };
+        i += 1;
+    }
+}
+
+/// ECB-decrypts whole blocks.
+///
+/// # Safety
+/// As [`ecb_encrypt`].
+#[target_feature(enable = "aes")]
+pub(super) unsafe fn ecb_decrypt<const R: usize>(k: &ArmAes, mut io: InOut<'_>) {
+    let n = io.blocks();
+    let (src, dst) = (io.src_ptr(), io.dst_ptr());
+    let mut i = 0;
+    while i + LANES <= n {
+        let mut b = [vdupq_n_u8(0); LANES];
+        for (j, x) in b.iter_mut().enumerate() {
+            // SAFETY: blocks i..i+LANES lie inside the input (i + LANES <= n).
+            *x = unsafe { vld1q_u8(src.add(16 * (i + j))) };
+        }
+        decrypt_lanes!(&k.dec, R, b);
+        for (j, x) in b.iter().enumerate() {
+            // SAFETY: as for the loads, in the output; loads came first.
+            unsafe { vst1q_u8(dst.add(16 * (i + j)), *x) };
+        }
+        i += LANES;
+    }
+    while i < n {
+        // SAFETY: block i < n lies inside both regions; load before store.
+        let mut b = [unsafe { vld1q_u8(src.add(16 * i)) }];
+        decrypt_lanes!(&k.dec, R, b);
+        // SAFETY: as above.
+        unsafe { vst1q_u8(dst.add(16 * i), b[0]) };
+        i += 1;
+    }
+}
+
+/// CBC-encrypts whole blocks; `iv` becomes the last ciphertext block.
+///
+/// The chain is the whole cost, so nothing stays on it that can leave:
+/// AESE XORs its two operands before SubBytes, so the plaintext and first
+/// round key enter as the *key* operand of the first AESE, prepared while the
+/// previous block is still in flight. The last round key is folded the same
+/// way: the chain carries `t = AESE(x, k[R-1])` without the final `^ k[R]`,
+/// and the next block's first operand is `p ^ k[0] ^ k[R]`. The ciphertext
+/// `t ^ k[R]` is computed beside the chain, not on it. Per block the chain is
+/// then exactly R AESE and R-1 AESMC (R-1 fused pairs and one AESE).
+///
+/// # Safety
+/// As [`ecb_encrypt`].
+#[target_feature(enable = "aes")]
+pub(super) unsafe fn cbc_encrypt<const R: usize>(k: &ArmAes, iv: &mut Block, mut io: InOut<'_>) {
+    let n = io.blocks();
+    if n == 0 {
+        return;
+    }
+    let (src, dst) = (io.src_ptr(), io.dst_ptr());
+    let key = &k.enc;
+    let first = veorq_u8(key[0], key[R]);
+    // SAFETY: `iv` is 16 readable bytes.
+    let mut t = veorq_u8(unsafe { vld1q_u8(iv.as_ptr()) }, key[R]);
+    let mut c = t;
+    for i in 0..n {
+        // SAFETY: block i < n lies inside the input.
+        let p = unsafe { vld1q_u8(src.add(16 * i)) };
+        let mut x = vaesmcq_u8(vaeseq_u8(t, veorq_u8(p, first)));
+        for rk in &key[1..R - 1] {
+            x = vaesmcq_u8(vaeseq_u8(x, *rk));
+        }
+        t = vaeseq_u8(x, key[R - 1]);
+        c = veorq_u8(t, key[R]);
+        // SAFETY: block i lies inside the output; its input was read above.
+        unsafe { vst1q_u8(dst.add(16 * i), c) };
+    }
+    // SAFETY: `iv` is 16 writable bytes.
+    unsafe { vst1q_u8(iv.as_mut_ptr(), c) };
+}
+
+/// `a ^ b ^ c`, two EORs.
+macro_rules! cbc_xor3_eor2 {
+    ($a:expr, $b:expr, $c:expr) => {
+        veorq_u8(veorq_u8($a, $b), $c)
+    };
+}
+
+/// `a ^ b ^ c`, one EOR3.
+macro_rules! cbc_xor3_eor3 {
+    ($a:expr, $b:expr, $c:expr) => {
+        veor3q_u8($a, $b, $c)
+    };
+}
+
+/// Defines a CBC decryption kernel for `$features`: the last round key and
+/// the previous ciphertext block join the output in one `$xor3`.
+macro_rules! cbc_decrypt_kernel {
+    ($(#[$doc:meta])* $name:ident, $features:literal, $xor3:ident) => {
+        $(#[$doc])*
+        ///
+        /// # Safety
+        /// The CPU must have the target features named above (FEAT_AES is
+        /// guaranteed by holding an `ArmAes`; FEAT_SHA3 by its `features`).
+        #[target_feature(enable = $features)]
+        pub(super) unsafe fn $name<const R: usize>(
+            k: &ArmAes,
+            iv: &mut Block,
+            mut io: InOut<'_>,
+        ) {
+            let n = io.blocks();
+            let (src, dst) = (io.src_ptr(), io.dst_ptr());
+            let last = k.dec[R];
+            // SAFETY: `iv` is 16 readable bytes.
+            let mut prev = unsafe { vld1q_u8(iv.as_ptr()) };
+            let mut i = 0;
+            while i + LANES <= n {
+                let mut ct = [vdupq_n_u8(0); LANES];
+                for (j, x) in ct.iter_mut().enumerate() {
+                    // SAFETY: blocks i..i+LANES lie inside the input.
+                    *x = unsafe { vld1q_u8(src.add(16 * (i + j))) };
+                }
+                let mut b = ct;
+                decrypt_lanes_open!(&k.dec, R, b);
+                for j in 0..LANES {
+                    let chain = if j == 0 { prev } else { ct[j - 1] };
+                    // SAFETY: as for the loads, in the output. All
+                    // ciphertext of the batch is in registers before the
+                    // first store, so in place is fine.
+                    unsafe { vst1q_u8(dst.add(16 * (i + j)), $xor3!(b[j], last, chain)) };
+                }
+                prev = ct[LANES - 1];
+                i += LANES;
+            }
+            while i < n {
+                // SAFETY: block i < n lies inside both regions; load before
+                // store.
+                let ct = unsafe { vld1q_u8(src.add(16 * i)) };
+                let mut b = [ct];
+                decrypt_lanes_open!(&k.dec, R, b);
+                // SAFETY: as above.
+                unsafe { vst1q_u8(dst.add(16 * i), $xor3!(b[0], last, prev)) };
+                prev = ct;
+                i += 1;
+            }
+            // SAFETY: `iv` is 16 writable bytes.
+            unsafe { vst1q_u8(iv.as_mut_ptr(), prev) };
+        }
+    };
+}
+
+cbc_decrypt_kernel!(
+    /// CBC-decrypts whole blocks; `iv` becomes the last ciphertext block.
+    cbc_decrypt,
+    "aes",
+    cbc_xor3_eor2
+);
+
+cbc_decrypt_kernel!(
+    /// As [`cbc_decrypt`], with EOR3 merging the last key and the chaining
+    /// block.
+    cbc_decrypt_eor3,
+    "aes,sha3",
+    cbc_xor3_eor3
+);

@@ -1,0 +1,283 @@
+//! GHASH with PMULL/PMULL2 (64x64 -> 128-bit carry-less multiplication).
+//!
+//! Representation. A GHASH block read as a big-endian 128-bit integer is the
+//! field element with its bits reversed (GCM puts the coefficient of x^0 in
+//! the top bit of byte 0). In that reversed variable y the modulus
+//! x^128 + x^7 + x^2 + x + 1 becomes g'(y) = y^128 + y^127 + y^126 + y^121 + 1,
+//! and for reversed operands A, B the plain carry-less product satisfies
+//! clmul(A, B) = y^127 * rev(a*b) (mod g'). Keeping each key power premultiplied
+//! by y (K_i = rev(H^i) * y mod g', the usual "H << 1" trick) turns that factor
+//! into y^128, which a Montgomery-style reduction divides out with two 64x64
+//! multiplications by c = y^63 + y^62 + y^57 (0xc2 << 56) and no shifts.
+//! Reduction is linear, so eight products are summed and reduced once
+//! (aggregated reduction).
+//!
+//! Lanes. `LD1` + `REV64` of a block gives the reversed value with its high
+//! 64 bits in lane 0 and low 64 bits in lane 1 ("swapped" layout) in two
+//! instructions and no lane exchange. Keys are stored both swapped and in the
+//! natural layout, so that PMULL (the two lanes 0) and PMULL2 (the two
+//! lanes 1) produce all four 64x64 partial products of a schoolbook multiply
+//! without moving data lanes: per block four PMULLs and, with EOR3, two
+//! accumulating XORs.
+//!
+//! Reduction of P = hi*y^128 + mid*y^64 + lo, words P3 P2 P1 P0 (P0 lowest):
+//! adding P0*g'*1 clears P0 and adds clmul(P0, c) at y^64 and P0 at y^128;
+//! adding the new P1 times g'*y^64 clears P1 and adds clmul(P1, c) at y^128
+//! and P1 at y^192. The result is P3:P2. The middle product folds into the
+//! first step for free: its low word lands on P1, its high word on P2, exactly
+//! where the first step's cross terms go.
+//!
+//! Everything here is data-independent in time: PMULL, EOR and EXT have
+//! fixed latency, and there are no branches or table lookups on secrets.
+
+use core::arch::aarch64::*;
+
+use super::ArmAes;
+use crate::key::Block;
+
+/// Key powers used per aggregated reduction.
+pub(crate) const POWERS: usize = 8;
+
+/// The hash key H = E_K(0^128) as powers K_1..K_8 (see the module notes).
+#[derive(Clone)]
+pub(crate) struct ArmHKey {
+    /// `k[i]` = K_(i+1) in swapped layout (lane 0 = high 64 bits).
+    pub(crate) k: [uint64x2_t; POWERS],
+    /// `kx[i]` = K_(i+1) in natural layout (lane 0 = low 64 bits).
+    pub(crate) kx: [uint64x2_t; POWERS],
+}
+
+impl Drop for ArmHKey {
+    fn drop(&mut self) {
+        for v in self.k.iter_mut().chain(self.kx.iter_mut()) {
+            // SAFETY: `v` is a valid, aligned, exclusive reference; a volatile
+            // write keeps the compiler from eliding the wipe.
+            unsafe { core::ptr::write_volatile(v, vdupq_n_u64(0)) };
+        }
+        core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+// PMULL through inline assembly rather than `vmull_p64`: the intrinsic
+// takes its operands as scalar `u64` lanes, and LLVM then loads key powers
+// that live in memory straight into general registers and rebuilds a vector
+// (DUP/FMOV) before every multiply, three extra instructions per product.
+// The asm operands are vector registers, so the keys stay vectors. `pure` and
+// `nomem` leave LLVM free to schedule, hoist and CSE the multiplies.
+
+/// PMULL: lane 0 of `a` times lane 0 of `b`.
+#[inline]
+#[target_feature(enable = "aes")]
+pub(super) fn pmull_lo(a: uint64x2_t, b: uint64x2_t) -> uint64x2_t {
+    let r: uint64x2_t;
+    // SAFETY: PMULL only reads its two vector operands and writes the result
+    // register; FEAT_PMULL is enabled for this function.
+    unsafe {
+        core::arch::asm!(
+            "pmull {r:v}.1q, {a:v}.1d, {b:v}.1d",
+            r = lateout(vreg) r,
+            a = in(vreg) a,
+            b = in(vreg) b,
+            options(pure, nomem, nostack, preserves_flags)
+        )
+    };
+    r
+}
+
+/// PMULL2: lane 1 of `a` times lane 1 of `b`.
+#[inline]
+#[target_feature(enable = "aes")]
+pub(super) fn pmull_hi(a: uint64x2_t, b: uint64x2_t) -> uint64x2_t {
+    let r: uint64x2_t;
+    // SAFETY: as in `pmull_lo`.
+    unsafe {
+        core::arch::asm!(
+            "pmull2 {r:v}.1q, {a:v}.2d, {b:v}.2d",
+            r = lateout(vreg) r,
+            a = in(vreg) a,
+            b = in(vreg) b,
+            options(pure, nomem, nostack, preserves_flags)
+        )
+    };
+    r
+}
+
+/// Exchanges the two 64-bit lanes.
+#[inline]
+#[target_feature(enable = "aes")]
+pub(super) fn swap_lanes(a: uint64x2_t) -> uint64x2_t {
+    vextq_u64::<1>(a, a)
+}
+
+/// `a ^ b ^ c`, two EORs.
+#[inline]
+#[target_feature(enable = "aes")]
+pub(super) fn xor3_eor2(a: uint64x2_t, b: uint64x2_t, c: uint64x2_t) -> uint64x2_t {
+    veorq_u64(veorq_u64(a, b), c)
+}
+
+/// `a ^ b ^ c`, one EOR3.
+#[inline]
+#[target_feature(enable = "aes,sha3")]
+pub(super) fn xor3_eor3(a: uint64x2_t, b: uint64x2_t, c: uint64x2_t) -> uint64x2_t {
+    veor3q_u64(a, b, c)
+}
+
+/// Loads block `i` of `p` into swapped layout.
+///
+/// # Safety
+/// `p + 16 * i .. p + 16 * i + 16` must be readable.
+#[inline]
+#[target_feature(enable = "aes")]
+pub(super) unsafe fn load_swapped(p: *const u8, i: usize) -> uint64x2_t {
+    // SAFETY: the caller guarantees the 16 bytes are readable.
+    vreinterpretq_u64_u8(vrev64q_u8(unsafe { vld1q_u8(p.add(16 * i)) }))
+}
+
+/// A block (bytes in GCM order) from a swapped-layout value, and back.
+#[inline]
+#[target_feature(enable = "aes")]
+pub(super) fn swapped_from_bytes(b: uint8x16_t) -> uint64x2_t {
+    vreinterpretq_u64_u8(vrev64q_u8(b))
+}
+
+#[inline]
+#[target_feature(enable = "aes")]
+pub(super) fn bytes_from_swapped(v: uint64x2_t) -> uint8x16_t {
+    vrev64q_u8(vreinterpretq_u8_u64(v))
+}
+
+/// Sums of partial products awaiting one reduction.
+#[derive(Clone, Copy)]
+pub(super) struct Partial {
+    pub(super) lo: uint64x2_t,
+    pub(super) hi: uint64x2_t,
+    pub(super) mid: uint64x2_t,
+}
+
+/// Defines the multiply-accumulate and reduction helpers for one XOR3 flavour.
+macro_rules! ghash_core {
+    ($features:literal, $xor3:ident, $mul:ident, $mul_acc:ident, $reduce:ident, $update:ident) => {
+        /// The four partial products of `a` (swapped) times key power
+        /// `k` (swapped) / `kx` (natural).
+        #[inline]
+        #[target_feature(enable = $features)]
+        pub(super) fn $mul(a: uint64x2_t, k: uint64x2_t, kx: uint64x2_t) -> Partial {
+            Partial {
+                hi: pmull_lo(a, k),
+                lo: pmull_hi(a, k),
+                mid: veorq_u64(pmull_lo(a, kx), pmull_hi(a, kx)),
+            }
+        }
+
+        /// `p += a * k`.
+        #[inline]
+        #[target_feature(enable = $features)]
+        pub(super) fn $mul_acc(p: &mut Partial, a: uint64x2_t, k: uint64x2_t, kx: uint64x2_t) {
+            p.hi = veorq_u64(p.hi, pmull_lo(a, k));
+            p.lo = veorq_u64(p.lo, pmull_hi(a, k));
+            p.mid = $xor3(p.mid, pmull_lo(a, kx), pmull_hi(a, kx));
+        }
+
+        /// Reduces a sum of products by y^128 modulo g'; the result is in
+        /// swapped layout, ready to XOR into the next data block.
+        #[inline]
+        #[target_feature(enable = $features)]
+        pub(super) fn $reduce(p: Partial) -> uint64x2_t {
+            let c = vdupq_n_u64(0xc200_0000_0000_0000);
+            let t = pmull_lo(p.lo, c);
+            let m = $xor3(t, swap_lanes(p.lo), p.mid);
+            let u = pmull_lo(m, c);
+            swap_lanes($xor3(p.hi, u, swap_lanes(m)))
+        }
+
+        /// GHASH over the whole blocks of `data` into `acc`.
+        ///
+        /// # Safety
+        /// The CPU must have the features named above.
+        #[target_feature(enable = $features)]
+        pub(super) unsafe fn $update(hk: &ArmHKey, acc: &mut Block, data: &[u8]) {
+            let n = data.len() / 16;
+            let p = data.as_ptr();
+            // SAFETY: `acc` is 16 readable bytes.
+            let mut y = swapped_from_bytes(unsafe { vld1q_u8(acc.as_ptr()) });
+            let mut i = 0;
+            // Whole chunks of 8 with constant key indices (kept in
+            // registers across iterations), then one shorter chunk.
+            while i + POWERS <= n {
+                // SAFETY (all loads): blocks i..i+8 lie inside `data`.
+                let x0 = veorq_u64(y, unsafe { load_swapped(p, i) });
+                let mut acc_p = $mul(x0, hk.k[POWERS - 1], hk.kx[POWERS - 1]);
+                for j in 1..POWERS {
+                    let x = unsafe { load_swapped(p, i + j) };
+                    $mul_acc(&mut acc_p, x, hk.k[POWERS - 1 - j], hk.kx[POWERS - 1 - j]);
+                }
+                y = $reduce(acc_p);
+                i += POWERS;
+            }
+            if i < n {
+                // Block j of the last m is multiplied by H^(m - j).
+                let m = n - i;
+                // SAFETY (all loads): blocks i..n lie inside `data`.
+                let x0 = veorq_u64(y, unsafe { load_swapped(p, i) });
+                let mut acc_p = $mul(x0, hk.k[m - 1], hk.kx[m - 1]);
+                for j in 1..m {
+                    let x = unsafe { load_swapped(p, i + j) };
+                    $mul_acc(&mut acc_p, x, hk.k[m - 1 - j], hk.kx[m - 1 - j]);
+                }
+                y = $reduce(acc_p);
+            }
+            // SAFETY: `acc` is 16 writable bytes.
+            unsafe { vst1q_u8(acc.as_mut_ptr(), bytes_from_swapped(y)) };
+        }
+    };
+}
+
+ghash_core!("aes", xor3_eor2, mul, mul_acc, reduce, ghash_update);
+ghash_core!(
+    "aes,sha3",
+    xor3_eor3,
+    mul_eor3,
+    mul_acc_eor3,
+    reduce_eor3,
+    ghash_update_eor3
+);
+
+/// `K = rev(H) * y mod g'`: a one-bit left shift of the reversed value, with
+/// g' folded back in when a bit leaves the top (by mask, not branch).
+fn premultiply_by_y(h: u128) -> u128 {
+    let carry = h >> 127;
+    (h << 1) ^ (0u128.wrapping_sub(carry) & 0xc200_0000_0000_0000_0000_0000_0000_0001)
+}
+
+#[inline]
+#[target_feature(enable = "aes")]
+fn swapped_from_u128(v: u128) -> uint64x2_t {
+    vcombine_u64(vcreate_u64((v >> 64) as u64), vcreate_u64(v as u64))
+}
+
+/// Computes H = E_K(0) and the key powers K_1..K_8.
+///
+/// # Safety
+/// The CPU must have FEAT_AES and FEAT_PMULL (guaranteed by holding an
+/// `ArmAes`).
+#[target_feature(enable = "aes")]
+pub(super) unsafe fn hkey(aes: &ArmAes) -> ArmHKey {
+    let mut h = [0u8; 16];
+    crate::backend::kernels::BlockKernels::encrypt_blocks(
+        aes,
+        crate::backend::inout::InOut::in_place(&mut h),
+    );
+    let k1 = swapped_from_u128(premultiply_by_y(u128::from_be_bytes(h)));
+    zeroize::Zeroize::zeroize(&mut h);
+    let mut k = [vdupq_n_u64(0); POWERS];
+    let mut kx = [vdupq_n_u64(0); POWERS];
+    k[0] = k1;
+    kx[0] = swap_lanes(k1);
+    for i in 1..POWERS {
+        // montmul(K_i, K_1) = K_(i+1): the key powers stay premultiplied.
+        k[i] = reduce(mul(k[i - 1], k[0], kx[0]));
+        kx[i] = swap_lanes(k[i]);
+    }
+    ArmHKey { k, kx }
+}
