@@ -60,6 +60,22 @@ pub(super) unsafe fn decrypt_blocks(k: &X86Aes, io: InOut<'_>) {
     unsafe { by_rounds!(k, ecb::<true>(&k.dec, io)) }
 }
 
+/// ECB over a few blocks with 128-bit loads and stores, for the VAES
+/// kernels' small calls: broadcasting every round key into wide registers
+/// and masked partial loads/stores cost far more than the rounds for one to
+/// three blocks (and a masked store defeats store-to-load forwarding when the
+/// caller chains calls in place). No trace counter: the calling kernel has
+/// recorded itself.
+///
+/// # Safety
+/// As [`encrypt_blocks`].
+#[target_feature(enable = "aes,sse4.1")]
+pub(super) unsafe fn ecb_small<const DEC: bool>(k: &X86Aes, io: InOut<'_>) {
+    let keys = if DEC { &k.dec } else { &k.enc };
+    // SAFETY: same features as this function.
+    unsafe { by_rounds!(k, ecb::<DEC>(keys, io)) }
+}
+
 /// Keeps the eight blocks of a bulk loop in round-major order. Left alone,
 /// LLVM schedules a pair of blocks through all their rounds before the
 /// next pair (to save registers: SSE has 16); those dependent chains fill

@@ -122,6 +122,10 @@ fn broadcast<const R: usize>(keys: &[__m128i; 15]) -> [__m256i; 15] {
 #[target_feature(enable = "aes,avx2,vaes")]
 pub(super) unsafe fn encrypt_blocks(k: &X86Aes, io: InOut<'_>) {
     trace::hit(Kernel::Vaes256EcbEnc);
+    if io.blocks() < 4 {
+        // SAFETY: VAES levels include AES-NI and SSE4.1.
+        return unsafe { super::aesni::ecb_small::<false>(k, io) };
+    }
     // SAFETY: same features as this function.
     unsafe { by_rounds!(k, ecb::<false>(&k.enc, io)) }
 }
@@ -133,6 +137,10 @@ pub(super) unsafe fn encrypt_blocks(k: &X86Aes, io: InOut<'_>) {
 #[target_feature(enable = "aes,avx2,vaes")]
 pub(super) unsafe fn decrypt_blocks(k: &X86Aes, io: InOut<'_>) {
     trace::hit(Kernel::Vaes256EcbDec);
+    if io.blocks() < 4 {
+        // SAFETY: VAES levels include AES-NI and SSE4.1.
+        return unsafe { super::aesni::ecb_small::<true>(k, io) };
+    }
     // SAFETY: same features as this function.
     unsafe { by_rounds!(k, ecb::<true>(&k.dec, io)) }
 }
