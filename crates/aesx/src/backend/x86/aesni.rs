@@ -19,25 +19,6 @@ use crate::key::Block;
 /// Blocks in flight in the bulk loops.
 const WIDE: usize = 8;
 
-/// Round-count dispatch: one `match` per call, then a monomorphic kernel.
-macro_rules! by_rounds {
-    ($k:expr, $f:ident :: <$($g:tt),*> ($($a:expr),*)) => {
-        match $k.rounds {
-            10 => $f::<10, $($g),*>($($a),*),
-            12 => $f::<12, $($g),*>($($a),*),
-            _ => $f::<14, $($g),*>($($a),*),
-        }
-    };
-    ($k:expr, $f:ident ($($a:expr),*)) => {
-        match $k.rounds {
-            10 => $f::<10>($($a),*),
-            12 => $f::<12>($($a),*),
-            _ => $f::<14>($($a),*),
-        }
-    };
-}
-pub(super) use by_rounds;
-
 /// ECB-encrypts whole blocks.
 ///
 /// # Safety

@@ -14,6 +14,25 @@ use super::{Backend, BackendSet};
 use crate::error::{Error, Result};
 use crate::key::{Block, RoundKeys, MAX_ROUNDS};
 
+/// Round-count dispatch for every x86 kernel file (defined before the
+/// `mod` lines so that it is in scope in all of them): one `match` per call, then a monomorphic kernel.
+macro_rules! by_rounds {
+    ($k:expr, $f:ident :: <$($g:tt),*> ($($a:expr),*)) => {
+        match $k.rounds {
+            10 => $f::<10, $($g),*>($($a),*),
+            12 => $f::<12, $($g),*>($($a),*),
+            _ => $f::<14, $($g),*>($($a),*),
+        }
+    };
+    ($k:expr, $f:ident ($($a:expr),*)) => {
+        match $k.rounds {
+            10 => $f::<10>($($a),*),
+            12 => $f::<12>($($a),*),
+            _ => $f::<14>($($a),*),
+        }
+    };
+}
+
 mod aesni;
 pub(crate) mod cbc_multi;
 mod gcm;

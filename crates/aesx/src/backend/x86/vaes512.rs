@@ -10,7 +10,7 @@
 
 use core::arch::x86_64::*;
 
-use super::aesni::{by_rounds, ctr_le};
+use super::aesni::ctr_le;
 use super::X86Aes;
 use crate::backend::inout::InOut;
 use crate::backend::trace::{self, Kernel};

@@ -124,16 +124,6 @@ unsafe fn run<const R: usize, const ENC: bool>(k: &X86Aes, tweak: &mut Block, mu
     unsafe { _mm_storeu_si128(tweak.as_mut_ptr().cast(), t) };
 }
 
-macro_rules! by_rounds {
-    ($k:expr, $f:ident::<$enc:literal>($($arg:expr),*)) => {
-        match $k.rounds {
-            10 => $f::<10, $enc>($($arg),*),
-            12 => $f::<12, $enc>($($arg),*),
-            _ => $f::<14, $enc>($($arg),*),
-        }
-    };
-}
-
 /// XTS-encrypts whole blocks from the encrypted tweak `tweak`, which is
 /// advanced past the last block.
 ///

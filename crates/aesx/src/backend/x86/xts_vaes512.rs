@@ -267,16 +267,6 @@ unsafe fn run_sectors<const R: usize, const ENC: bool>(
     tweaks.zeroize();
 }
 
-macro_rules! by_rounds {
-    ($k:expr, $f:ident::<$enc:literal>($($arg:expr),*)) => {
-        match $k.rounds {
-            10 => $f::<10, $enc>($($arg),*),
-            12 => $f::<12, $enc>($($arg),*),
-            _ => $f::<14, $enc>($($arg),*),
-        }
-    };
-}
-
 /// XTS-encrypts whole blocks from the encrypted tweak `tweak`, which is
 /// advanced past the last block.
 ///
