@@ -1,13 +1,12 @@
 //! The FIPS 197 key schedule on the host, in the layout the kernels read.
 //!
-//! aesx keeps its `RoundKeys` private, so the schedule is expanded here. It
-//! is constant-time like aesx's own: the S-box is computed (inversion as
-//! x^254, then the affine map), never looked up, so no memory access depends
-//! on key bytes. The result is zeroized on drop.
+//! The expansion itself is aesx's (`aesx::ExpandedKey`: constant-time, the
+//! S-box computed, never looked up); this file only lays the round keys out
+//! as the kernels want them. The result is zeroized on drop.
 
 use zeroize::Zeroize;
 
-use aesx::{Error, KeySize};
+use aesx::Error;
 
 /// Round keys as 32-bit little-endian words of the FIPS 197 byte string,
 /// 4 per round: what `aesx_add_round_key` in the kernels expects.
@@ -22,70 +21,19 @@ impl Drop for RoundKeyWords {
     }
 }
 
-const fn xtime(a: u8) -> u8 {
-    (a << 1) ^ (0x1b & 0u8.wrapping_sub(a >> 7))
-}
-
-const fn gf_mul(mut a: u8, mut b: u8) -> u8 {
-    let mut p = 0u8;
-    let mut i = 0;
-    while i < 8 {
-        p ^= a & 0u8.wrapping_sub(b & 1);
-        a = xtime(a);
-        b >>= 1;
-        i += 1;
-    }
-    p
-}
-
-fn sbox(x: u8) -> u8 {
-    // x^254 = x^-1 (0 -> 0) by a fixed chain of multiplications.
-    let x2 = gf_mul(x, x);
-    let x3 = gf_mul(x2, x);
-    let x6 = gf_mul(x3, x3);
-    let x12 = gf_mul(x6, x6);
-    let x15 = gf_mul(x12, x3);
-    let x30 = gf_mul(x15, x15);
-    let x60 = gf_mul(x30, x30);
-    let x120 = gf_mul(x60, x60);
-    let x240 = gf_mul(x120, x120);
-    let x252 = gf_mul(x240, x12);
-    let b = gf_mul(x252, x2);
-    b ^ b.rotate_left(1) ^ b.rotate_left(2) ^ b.rotate_left(3) ^ b.rotate_left(4) ^ 0x63
-}
-
 /// Expands a 16, 24 or 32-byte key.
 pub(crate) fn expand(key: &[u8]) -> Result<RoundKeyWords, Error> {
-    let size = KeySize::from_len(key.len())?;
-    let nk = key.len() / 4;
-    let rounds = size.rounds();
-    let total = 4 * (rounds + 1);
-    // Words as FIPS 197 writes them: w[i] = bytes 4i..4i+4 of the schedule.
-    let mut w = [[0u8; 4]; 60];
-    for (i, chunk) in key.chunks_exact(4).enumerate() {
-        w[i].copy_from_slice(chunk);
-    }
-    let mut rcon = 1u8;
-    for i in nk..total {
-        let mut t = w[i - 1];
-        if i % nk == 0 {
-            t = [sbox(t[1]) ^ rcon, sbox(t[2]), sbox(t[3]), sbox(t[0])];
-            rcon = xtime(rcon);
-        } else if nk > 6 && i % nk == 4 {
-            t = [sbox(t[0]), sbox(t[1]), sbox(t[2]), sbox(t[3])];
-        }
-        for j in 0..4 {
-            w[i][j] = w[i - nk][j] ^ t[j];
-        }
-    }
+    let ek = aesx::ExpandedKey::new(key)?;
     let mut words = [0u32; 60];
-    for (out, bytes) in words.iter_mut().zip(w.iter()).take(total) {
-        *out = u32::from_le_bytes(*bytes);
+    for (out, word) in words
+        .iter_mut()
+        .zip(ek.round_keys().iter().flat_map(|rk| rk.chunks_exact(4)))
+    {
+        *out = u32::from_le_bytes([word[0], word[1], word[2], word[3]]);
     }
-    w.zeroize();
     Ok(RoundKeyWords {
         words,
-        rounds: rounds as u32,
+        rounds: ek.rounds() as u32,
     })
 }
 
@@ -99,14 +47,6 @@ mod tests {
             out[4 * k..4 * k + 4].copy_from_slice(&rk.words[4 * r + k].to_le_bytes());
         }
         out
-    }
-
-    #[test]
-    fn sbox_matches_fips197_values() {
-        assert_eq!(sbox(0x00), 0x63);
-        assert_eq!(sbox(0x01), 0x7c);
-        assert_eq!(sbox(0x53), 0xed);
-        assert_eq!(sbox(0xff), 0x16);
     }
 
     #[test]

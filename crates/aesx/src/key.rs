@@ -119,6 +119,30 @@ impl RoundKeys {
     }
 }
 
+/// The FIPS 197 encryption round keys of a key, as bytes, for backends that
+/// live outside this crate (the CUDA crate) and lay the schedule out
+/// themselves; they share this one constant-time expansion. Zeroized on drop.
+/// Not part of the supported API.
+#[doc(hidden)]
+pub struct ExpandedKey(RoundKeys);
+
+impl ExpandedKey {
+    /// Expands `key` (16, 24 or 32 bytes).
+    pub fn new(key: &[u8]) -> Result<Self> {
+        RoundKeys::expand(key).map(ExpandedKey)
+    }
+
+    /// Number of rounds (10, 12 or 14).
+    pub fn rounds(&self) -> usize {
+        self.0.rounds()
+    }
+
+    /// The `rounds() + 1` round keys, whitening key first.
+    pub fn round_keys(&self) -> &[Block] {
+        &self.0.rk[..=self.0.rounds()]
+    }
+}
+
 /// Multiplication by x in GF(2^8) modulo x^8 + x^4 + x^3 + x + 1, branch-free.
 #[inline]
 pub(crate) const fn xtime(a: u8) -> u8 {

@@ -49,6 +49,8 @@ pub mod modes;
 
 pub use backend::{Backend, BackendSet};
 pub use error::{Error, Result};
+#[doc(hidden)]
+pub use key::ExpandedKey;
 pub use key::{Block, KeySize, BLOCK_LEN};
 pub use modes::block::Aes;
 pub use modes::cbc::Cbc;
