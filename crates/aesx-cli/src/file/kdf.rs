@@ -6,8 +6,8 @@ use std::path::Path;
 
 use zeroize::Zeroizing;
 
-use super::header::{Argon2Params, KDF_SALT_LEN};
 use crate::CliError;
+use aesx_file::header::{Argon2Params, KDF_SALT_LEN};
 
 /// Input key length (Cobblestone-256).
 pub const KEY_LEN: usize = 32;

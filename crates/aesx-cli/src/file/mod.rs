@@ -20,19 +20,15 @@ use zeroize::Zeroizing;
 
 use crate::{backend_arg, CliError};
 
-pub mod header;
 pub mod kdf;
 pub mod output;
-pub mod payload;
 
-#[cfg(test)]
-mod c2sp_vectors;
-
-use header::{Header, KeySource};
-use output::{Output, OutputOpts};
-use payload::{
+use aesx_file::header::{Header, KeySource};
+use aesx_file::payload;
+use aesx_file::payload::{
     Opener, PayloadError, Sealer, Suite, CHUNK_LEN, ENC_CHUNK_LEN, PAYLOAD_HEADER_LEN, SALT_LEN,
 };
+use output::{Output, OutputOpts};
 
 /// Chunks per batch: 2 MiB of plaintext, split over the threads.
 const BATCH_CHUNKS: usize = 128;

@@ -9,7 +9,7 @@ use aesx::Backend;
 use serde_json::Value;
 use sha2::{Digest, Sha512};
 
-use super::payload::*;
+use crate::payload::*;
 
 fn vectors(name: &str) -> Value {
     let path = format!(

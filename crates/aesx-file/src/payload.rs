@@ -21,8 +21,6 @@
 //! Parts used only by the Wycheproof tests (Cobblestone-128, the one-chunk
 //! [`DecryptReader`]) are kept with the rest of the layer.
 
-#![cfg_attr(not(test), allow(dead_code))]
-
 use std::fmt;
 use std::io::{self, Read};
 

@@ -13,7 +13,7 @@
 
 use std::io::Read;
 
-use super::payload::read_full;
+use crate::payload::read_full;
 
 /// The magic bytes.
 pub const MAGIC: &[u8; 4] = b"aesx";
