@@ -364,6 +364,16 @@ AESX_DEV uint4 aesx_counter_block(u64 ctr_hi, u64 ctr_lo, u64 g, int ctr32) {
     return v;
 }
 
+// Counter block g of back-to-back messages of spb blocks: message m = g / spb
+// starts at ctrs[m] (a counter block as bytes) and counts with inc32.
+AESX_DEV uint4 aesx_msg_counter_block(const uint4 *ctrs, u64 g, u64 spb) {
+    const u64 m = g / spb;
+    const uint4 c = ctrs[m];
+    const u64 hi = ((u64)aesx_bswap(c.x) << 32) | (u64)aesx_bswap(c.y);
+    const u64 lo = ((u64)aesx_bswap(c.z) << 32) | (u64)aesx_bswap(c.w);
+    return aesx_counter_block(hi, lo, g - m * spb, 1);
+}
+
 // Walks the XTS tweaks of this thread's blocks first, first + 32, ...: block
 // g is block j = g mod spb of sector s = g / spb, with tweak tweaks[s] * x^j.
 // All of it depends on positions only; the tweak values go through the
@@ -410,6 +420,13 @@ AESX_DEV void aesx_tweak_step(aesx_tweak_walk *w, const uint4 *tweaks, u64 spb) 
 // AESX_MODE_XTS_TWEAKS  sectors  sector lo, hi      sector number, LE / E(.)
 // AESX_MODE_XTS         blocks   -                  in[g] ^ T / E(.) ^ T
 // AESX_MODE_CBC         blocks   iv lo, hi          in[g] / D(.) ^ in[g-1]
+// AESX_MODE_CTR_MSGS    bytes    -                  message m = g / spb starts at
+//                                                   counter block tweaks[m] (bytes),
+//                                                   inc32 within it / in ^ E(.)
+//
+// CTR_MSGS is GCM over many messages at once (the file format's chunks): the
+// messages lie back to back every spb blocks, only the last may be shorter,
+// and tweaks[m] is inc32(J0) of message m.
 //
 // in may equal out except for CBC (a thread reads the block before its own,
 // which another thread writes). Buffers are 16-byte aligned.
@@ -419,11 +436,12 @@ AESX_DEV void aesx_tweak_step(aesx_tweak_walk *w, const uint4 *tweaks, u64 spb) 
 #define AESX_MODE_XTS_TWEAKS 3
 #define AESX_MODE_XTS 4
 #define AESX_MODE_CBC 5
+#define AESX_MODE_CTR_MSGS 6
 
 template <int DECRYPT>
 AESX_DEV void aesx_run(int mode, const unsigned char *in, unsigned char *out, u64 n,
                        const u32 *rk, int nr, u64 a, u64 b, const uint4 *tweaks, u64 spb) {
-    const int ctr = mode == AESX_MODE_CTR || mode == AESX_MODE_CTR32;
+    const int ctr = mode == AESX_MODE_CTR || mode == AESX_MODE_CTR32 || mode == AESX_MODE_CTR_MSGS;
     const u64 nblocks = ctr ? (n + 15) / 16 : n;
     const u64 first = aesx_first_block();
     if (first >= nblocks) return;
@@ -440,7 +458,10 @@ AESX_DEV void aesx_run(int mode, const unsigned char *in, unsigned char *out, u6
     for (int j = 0; j < AESX_LANES; j++) {
         const u64 g = first + 32 * (u64)j;
         uint4 v = aesx_zero4();
-        if (ctr) {
+        if (mode == AESX_MODE_CTR_MSGS) {
+            // Blocks past the end have no message (and no counter entry).
+            if (g < nblocks) v = aesx_msg_counter_block(tweaks, g, spb);
+        } else if (ctr) {
             v = aesx_counter_block(a, b, g, mode == AESX_MODE_CTR32);
         } else if (mode == AESX_MODE_XTS_TWEAKS) {
             aesx_gf s;

@@ -78,3 +78,45 @@ extern "C" __global__ void aesx_ghash_runs(const unsigned char *in, u64 nbytes, 
     r.w = (u32)(acc.hi >> 32);
     out[t] = r;
 }
+
+// The same first level for many messages at once (GCM over the chunks of the
+// file format): message m is bytes [m * stride, min((m + 1) * stride, nbytes))
+// of `in` (only the last may be shorter, possibly empty), and has nruns runs
+// of its own, padded in front to RUN * nruns elements (the host guarantees
+// stride / 16 <= RUN * nruns). Thread m * nruns + t writes out[m * nruns + t]
+// as aesx_ghash_runs does for the one message, so a second launch with
+// nruns = 1 over these outputs (stride 16 * nruns) leaves P(C_m; H) per
+// message.
+extern "C" __global__ void aesx_ghash_msgs(const unsigned char *in, u64 nbytes, u64 stride,
+                                           int gcm_order, uint4 *out, u64 nmsgs, u64 nruns,
+                                           u64 base_lo, u64 base_hi) {
+    const u64 id = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (id >= nmsgs * nruns) return;
+    const u64 m = id / nruns;
+    const u64 t = id - m * nruns;
+    const u64 start = m * stride;
+    const u64 left = nbytes > start ? nbytes - start : 0;
+    const u64 len = left < stride ? left : stride;
+    const u64 nel = (len + 15) / 16;
+    const u64 pad = AESX_GHASH_RUN * nruns - nel;
+    aesx_gf b;
+    b.lo = base_lo;
+    b.hi = base_hi;
+    aesx_gf acc;
+    acc.lo = 0;
+    acc.hi = 0;
+    for (u32 q = 0; q < AESX_GHASH_RUN; q++) {
+        const u64 v = (u64)q * nruns + t;
+        if (v < pad) continue; // a leading zero: acc is still zero
+        const aesx_gf e = aesx_ghash_element(in + start, len, gcm_order, v - pad);
+        acc = aesx_gf_mul(acc, b);
+        acc.lo ^= e.lo;
+        acc.hi ^= e.hi;
+    }
+    uint4 r;
+    r.x = (u32)acc.lo;
+    r.y = (u32)(acc.lo >> 32);
+    r.z = (u32)acc.hi;
+    r.w = (u32)(acc.hi >> 32);
+    out[id] = r;
+}

@@ -76,6 +76,7 @@ pub(crate) struct Funcs {
     pub(crate) encrypt: CudaFunction,
     pub(crate) decrypt: CudaFunction,
     pub(crate) ghash_runs: CudaFunction,
+    pub(crate) ghash_msgs: CudaFunction,
 }
 
 pub(crate) struct GpuInner {
@@ -164,6 +165,7 @@ impl Gpu {
             encrypt: f("aesx_encrypt")?,
             decrypt: f("aesx_decrypt")?,
             ghash_runs: f("aesx_ghash_runs")?,
+            ghash_msgs: f("aesx_ghash_msgs")?,
         };
         let stream = ctx.new_stream()?;
         let chunk_len = (chunk_len / 4096).max(1) * 4096;
@@ -459,6 +461,76 @@ impl GpuInner {
             .arg(&hi);
         // SAFETY: matches aesx_ghash_runs(const uchar*, u64, int, uint4*,
         // u64, u64, u64, u64); `src` holds nbytes, `out` holds runs blocks.
+        unsafe { b.launch(cfg(dims)) }?;
+        Ok(())
+    }
+
+    /// GCM's CTR over `nbytes` bytes of back-to-back messages of `spb`
+    /// blocks each (the last may be shorter); message m starts at the
+    /// counter block `ctrs[m]` (16 bytes each, device memory).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn ctr_msgs(
+        &self,
+        stream: &Arc<CudaStream>,
+        src: u64,
+        dst: u64,
+        nbytes: u64,
+        rk: u64,
+        nr: i32,
+        ctrs: u64,
+        spb: u64,
+    ) -> Result<()> {
+        self.cipher(
+            stream,
+            false,
+            kernels::MODE_CTR_MSGS,
+            src,
+            dst,
+            nbytes,
+            nbytes.div_ceil(16),
+            rk,
+            nr,
+            0,
+            0,
+            ctrs,
+            spb,
+        )
+    }
+
+    /// One level of the per-message GHASH trees (see ghash.cu).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn ghash_msgs(
+        &self,
+        stream: &Arc<CudaStream>,
+        src: u64,
+        nbytes: u64,
+        stride: u64,
+        gcm_order: bool,
+        out: u64,
+        nmsgs: u64,
+        nruns: u64,
+        base: u128,
+    ) -> Result<()> {
+        let order = i32::from(gcm_order);
+        let lo = base as u64;
+        let hi = (base >> 64) as u64;
+        let threads = nmsgs
+            .checked_mul(nruns)
+            .ok_or(CudaError::Aes(aesx::Error::MessageTooLong))?;
+        let dims = plan::ghash_launch_dims(threads)?;
+        let mut b = stream.launch_builder(&self.funcs.ghash_msgs);
+        b.arg(&src)
+            .arg(&nbytes)
+            .arg(&stride)
+            .arg(&order)
+            .arg(&out)
+            .arg(&nmsgs)
+            .arg(&nruns)
+            .arg(&lo)
+            .arg(&hi);
+        // SAFETY: matches aesx_ghash_msgs(const uchar*, u64, u64, int,
+        // uint4*, u64, u64, u64, u64); `src` holds nbytes, `out` holds
+        // nmsgs * nruns blocks, and the grid covers nmsgs * nruns threads.
         unsafe { b.launch(cfg(dims)) }?;
         Ok(())
     }

@@ -14,10 +14,10 @@ use crate::plan;
 
 /// An AES-GCM key on the GPU.
 pub struct CudaGcm {
-    aes: CudaAes,
+    pub(crate) aes: CudaAes,
     /// The same key on the CPU, for H, E_K(J0) and nothing in bulk.
-    cpu: aesx::Aes,
-    h: u128,
+    pub(crate) cpu: aesx::Aes,
+    pub(crate) h: u128,
 }
 
 impl core::fmt::Debug for CudaGcm {

@@ -32,7 +32,12 @@ pub const TTABLE_SOURCES: [(&str, &str); 2] = [
 ];
 
 /// Every `extern "C"` kernel of the module.
-pub const KERNEL_NAMES: [&str; 3] = ["aesx_encrypt", "aesx_decrypt", "aesx_ghash_runs"];
+pub const KERNEL_NAMES: [&str; 4] = [
+    "aesx_encrypt",
+    "aesx_decrypt",
+    "aesx_ghash_runs",
+    "aesx_ghash_msgs",
+];
 
 /// The `mode` argument of `aesx_encrypt` / `aesx_decrypt` (the
 /// `AESX_MODE_*` defines of aes_bitsliced.cu; a test checks they agree).
@@ -47,6 +52,8 @@ pub const MODE_XTS_TWEAKS: i32 = 3;
 pub const MODE_XTS: i32 = 4;
 /// CBC decryption.
 pub const MODE_CBC: i32 = 5;
+/// GCM's CTR over back-to-back messages, each from its own counter block.
+pub const MODE_CTR_MSGS: i32 = 6;
 
 /// The whole translation unit.
 pub fn source() -> String {
@@ -168,7 +175,7 @@ pub fn compile_to_cache(arch: &str) -> Result<std::path::PathBuf> {
 pub(crate) fn read_cached_ptx(arch: &str) -> Option<String> {
     let text = std::fs::read_to_string(cache_file(arch)?).ok()?;
     // A truncated file would fail to load; only whole modules are used.
-    (text.contains(".entry aesx_ghash_runs(") && text.trim_end().ends_with('}')).then_some(text)
+    (text.contains(".entry aesx_ghash_msgs(") && text.trim_end().ends_with('}')).then_some(text)
 }
 
 /// Stores PTX for later processes; failures only cost a recompilation.
@@ -199,6 +206,7 @@ mod tests {
             ("AESX_MODE_XTS_TWEAKS", MODE_XTS_TWEAKS),
             ("AESX_MODE_XTS", MODE_XTS),
             ("AESX_MODE_CBC", MODE_CBC),
+            ("AESX_MODE_CTR_MSGS", MODE_CTR_MSGS),
         ] {
             assert!(
                 src.contains(&format!("#define {name} {value}\n")),

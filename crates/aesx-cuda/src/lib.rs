@@ -19,7 +19,9 @@ pub mod bench;
 mod device;
 mod error;
 mod gcm;
+mod gcm_batch;
 mod gcm_math;
+mod gcm_msgs;
 mod gf;
 pub mod kernels;
 mod key_schedule;
@@ -27,11 +29,13 @@ mod pipeline;
 pub mod plan;
 mod selftest;
 mod xts;
+mod xts_steal;
 
 pub use aes::CudaAes;
 pub use device::{device_count, DeviceInfo, Gpu, DEFAULT_CHUNK_LEN};
 pub use error::{CudaError, Result};
 pub use gcm::CudaGcm;
+pub use gcm_batch::MAX_STRIDE as MAX_MESSAGE_STRIDE;
 pub use xts::CudaXts;
 
 /// The same key on the CPU for the little the host computes (H, E_K(J0),
@@ -49,8 +53,12 @@ pub mod testing {
         let rk = crate::key_schedule::expand(key)?;
         Ok((rk.words, rk.rounds))
     }
+    pub use crate::gcm_batch::{
+        check_layout, first_counters, j0s, msg_len, runs_per_msg, tags, verified_prefix,
+    };
     pub use crate::gcm_math::{append_chunk_digest, ghash_with_lengths, hash_subkey, j0};
     pub use crate::gf::{from_gcm_block, mul as gf_mul, poly_eval, pow as gf_pow, to_gcm_block};
+    pub use crate::xts_steal::{mul_x, steal_tail, unit_with_stealing};
 }
 
 #[cfg(test)]

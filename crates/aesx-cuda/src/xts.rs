@@ -1,7 +1,10 @@
 //! XTS (IEEE 1619) on the GPU with a sector API: consecutive sectors of a
 //! fixed size from a starting sector number; the tweak of sector s is
-//! E_K2(s) with s as a 128-bit little-endian integer. Whole sectors only
-//! (no ciphertext stealing: sector sizes are multiples of 16 bytes).
+//! E_K2(s) with s as a 128-bit little-endian integer. Sectors are whole
+//! blocks; a single data unit of any length from 16 bytes
+//! ([`CudaXts::encrypt_unit`]) steals ciphertext for a partial last block:
+//! the GPU does the whole blocks before the last two, the host those two
+//! (xts_steal.rs).
 
 use cudarc::driver::{CudaSlice, DevicePtrMut};
 
@@ -12,11 +15,21 @@ use crate::pipeline;
 use crate::plan;
 
 /// An XTS key (32 bytes for AES-128, 64 for AES-256) on the GPU.
-#[derive(Debug)]
 pub struct CudaXts {
     data: CudaAes,
     tweak: CudaAes,
+    /// The two keys on the CPU, for the stolen blocks of a partial unit.
+    cpu_data: aesx::Aes,
+    cpu_tweak: aesx::Aes,
     equal_halves: bool,
+}
+
+impl core::fmt::Debug for CudaXts {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("CudaXts")
+            .field("key_size", &self.data.key_size())
+            .finish_non_exhaustive()
+    }
 }
 
 impl CudaXts {
@@ -31,6 +44,8 @@ impl CudaXts {
         Ok(CudaXts {
             data: CudaAes::new(gpu, k1)?,
             tweak: CudaAes::new(gpu, k2)?,
+            cpu_data: crate::cpu_aes(k1)?,
+            cpu_tweak: crate::cpu_aes(k2)?,
             equal_halves: core::hint::black_box(diff) == 0,
         })
     }
@@ -173,5 +188,35 @@ impl CudaXts {
         buf: &mut [u8],
     ) -> Result<()> {
         self.host(true, first_sector, sector_size, buf)
+    }
+
+    fn unit(&self, decrypt: bool, tweak: &[u8; 16], buf: &mut [u8]) -> Result<()> {
+        if !decrypt && self.equal_halves {
+            return Err(aesx::Error::XtsEqualKeyHalves.into());
+        }
+        // The sector number whose E_K2 is the tweak: the tweak block itself,
+        // read as IEEE 1619's little-endian data-unit number.
+        let sector = u128::from_le_bytes(*tweak);
+        crate::xts_steal::unit_with_stealing(
+            decrypt,
+            tweak,
+            buf,
+            |head| self.host(decrypt, sector, head.len(), head),
+            &self.cpu_data,
+            &self.cpu_tweak,
+        )
+    }
+
+    /// Encrypts one data unit (16 bytes to 16 MiB, any length: a partial
+    /// last block is handled by ciphertext stealing) in place in host
+    /// memory, with the unencrypted 16-byte `tweak` (as `aesx::Xts::encrypt`).
+    pub fn encrypt_unit(&self, tweak: &[u8; 16], buf: &mut [u8]) -> Result<()> {
+        self.unit(false, tweak, buf)
+    }
+
+    /// Decrypts one data unit in place in host memory (see
+    /// [`CudaXts::encrypt_unit`]).
+    pub fn decrypt_unit(&self, tweak: &[u8; 16], buf: &mut [u8]) -> Result<()> {
+        self.unit(true, tweak, buf)
     }
 }
