@@ -65,3 +65,72 @@ pub fn available_names() -> String {
         .collect::<Vec<_>>()
         .join(", ")
 }
+
+/// Where a command that can reach the GPU runs: an aesx CPU backend, or
+/// `cuda` (aesx-cuda). `cuda` is a choice of the command line only; the
+/// library's [`Backend`] has no GPU variant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Choice {
+    /// A CPU backend of the library.
+    Cpu(Backend),
+    /// The GPU through aesx-cuda.
+    Cuda,
+}
+
+impl Choice {
+    /// The CPU backend for the parts that stay on the CPU (CBC encryption,
+    /// key setup, tails): the forced one, or the fastest next to a GPU.
+    pub fn cpu(self) -> Backend {
+        match self {
+            Choice::Cpu(b) => b,
+            Choice::Cuda => Backend::fastest(),
+        }
+    }
+}
+
+/// Whether a backend name means the GPU (`cuda` or `aesx-cuda`).
+pub fn is_cuda_name(name: &str) -> bool {
+    let n = name.trim().to_ascii_lowercase();
+    n == "cuda" || n == "aesx-cuda"
+}
+
+/// `--backend`, else `AESX_BACKEND`, else the fastest CPU backend, where
+/// `cuda` is accepted too.
+pub fn choose(arg: Option<&str>) -> Result<Choice, CliError> {
+    let env = std::env::var("AESX_BACKEND").ok();
+    let named = arg.or(env.as_deref().filter(|v| !v.trim().is_empty()));
+    if named.is_some_and(is_cuda_name) {
+        return Ok(Choice::Cuda);
+    }
+    selected_one(arg).map(Choice::Cpu)
+}
+
+/// GPU 0 with the aesx kernels loaded (opened once per process). Without a
+/// driver, a device or NVRTC this is a usage error (exit 2) of one line
+/// that says which is missing, raised before any output is created.
+pub fn open_gpu() -> Result<aesx_cuda::Gpu, CliError> {
+    use std::sync::OnceLock;
+    static GPU: OnceLock<Result<aesx_cuda::Gpu, String>> = OnceLock::new();
+    GPU.get_or_init(|| aesx_cuda::Gpu::new(0).map_err(|e| gpu_unavailable(&e)))
+        .clone()
+        .map_err(CliError::usage)
+}
+
+/// One line for "the GPU cannot be used", whatever aesx-cuda said (an
+/// NVRTC log can span many lines: only its first is kept).
+pub fn gpu_unavailable(e: &aesx_cuda::CudaError) -> String {
+    let text = e.to_string();
+    let first = text.lines().next().unwrap_or("").trim();
+    format!("--backend cuda: {first}")
+}
+
+/// An aesx-cuda error while working (after the GPU was opened): invalid
+/// requests read as the CPU library's errors do; the rest as GPU failures.
+pub fn gpu_error(e: aesx_cuda::CudaError) -> CliError {
+    match e {
+        aesx_cuda::CudaError::Aes(e) => e.into(),
+        other => CliError::failure(
+            gpu_unavailable(&other).replacen("--backend cuda: ", "GPU: ", 1),
+        ),
+    }
+}

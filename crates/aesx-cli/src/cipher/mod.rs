@@ -23,6 +23,7 @@ use crate::CliError;
 mod blockwise;
 mod cbc;
 mod ctr;
+mod cuda;
 mod ecb;
 mod gcm;
 mod xts;
@@ -65,7 +66,9 @@ pub struct Args {
     /// Padding for ECB and CBC (default pkcs7, as `openssl enc`).
     #[arg(long, value_enum)]
     pub padding: Option<PaddingArg>,
-    /// Backend to run on (default: AESX_BACKEND, else the fastest).
+    /// Backend to run on (default: AESX_BACKEND, else the fastest). `cuda`
+    /// runs ecb, ctr, cbc decryption, xts and gcm on the GPU; CBC encryption
+    /// is serial and stays on the CPU.
     #[arg(long, value_name = "NAME")]
     pub backend: Option<String>,
     /// Input file (default: standard input; `-` also means it).
@@ -234,6 +237,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         .mode
         .to_possible_value()
         .map_or_else(|| "this mode".to_string(), |v| v.get_name().to_string());
+    let choice = backend_arg::choose(args.backend.as_deref())?;
     let params = Params {
         args: &args,
         op: args.op,
@@ -244,9 +248,12 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             PaddingArg::Pkcs7 => Padding::Pkcs7,
             PaddingArg::None => Padding::None,
         }),
-        backend: backend_arg::selected_one(args.backend.as_deref())?,
+        backend: choice.cpu(),
     };
     let mut stream = build(args.mode, &params)?;
+    if choice == backend_arg::Choice::Cuda {
+        stream = cuda::stream(args.mode, &params, stream)?;
+    }
 
     let input = args.input.as_deref().filter(|p| *p != Path::new("-"));
     let output = args.output.as_deref().filter(|p| *p != Path::new("-"));
