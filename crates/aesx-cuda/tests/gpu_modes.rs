@@ -303,3 +303,74 @@ fn nist_vectors_on_the_gpu() {
     }
     assert!(checked > 100);
 }
+
+/// XTS data units of every length around the stolen pair, against aesx.
+#[test]
+fn xts_units_with_ciphertext_stealing_match_soft() {
+    let Some(g) = gpu() else { return };
+    let mut rng = rand::rngs::StdRng::seed_from_u64(21);
+    for klen in [32usize, 64] {
+        let key = random(&mut rng, klen);
+        let x = CudaXts::new(g, &key).unwrap();
+        let cpu = aesx::Xts::with_backend(&key, Backend::Soft).unwrap();
+        for len in (16..70).chain([16 * 1025 + 9, TEST_CHUNK + 15, (1 << 20) + 1, 1 << 24]) {
+            let tweak: [u8; 16] = random(&mut rng, 16).try_into().unwrap();
+            let pt = random(&mut rng, len);
+            let mut want = pt.clone();
+            cpu.encrypt(&tweak, &mut want).unwrap();
+            let mut got = pt.clone();
+            x.encrypt_unit(&tweak, &mut got).unwrap();
+            assert!(got == want, "xts unit encrypt {klen} {len}");
+            x.decrypt_unit(&tweak, &mut got).unwrap();
+            assert!(got == pt, "xts unit decrypt {klen} {len}");
+        }
+        let mut short = [0u8; 15];
+        assert!(x.encrypt_unit(&[0; 16], &mut short).is_err());
+    }
+}
+
+/// Batched GCM (the file format's chunks) against aesx, message by
+/// message, with a forged tag in the middle of a batch.
+#[test]
+fn gcm_messages_match_soft_and_stop_at_a_forgery() {
+    let Some(g) = gpu() else { return };
+    let mut rng = rand::rngs::StdRng::seed_from_u64(22);
+    for (stride, nmsgs, last) in [
+        (16384usize, 1usize, 0usize),
+        (16384, 1, 7),
+        (16384, 2048, 16384),
+        (16384, 2049, 0),
+        (16384, 300, 12345),
+        (512, 33, 17),
+    ] {
+        let key = random(&mut rng, 32);
+        let gcm = CudaGcm::new(g, &key).unwrap();
+        let cpu = aesx::Gcm::with_backend(&key, Backend::Soft).unwrap();
+        let nonces: Vec<[u8; 12]> = (0..nmsgs)
+            .map(|_| random(&mut rng, 12).try_into().unwrap())
+            .collect();
+        let len = (nmsgs - 1) * stride + last;
+        let pt = random(&mut rng, len);
+        let mut buf = pt.clone();
+        let tags = gcm.seal_messages(&nonces, stride, &mut buf).unwrap();
+        for (i, n) in nonces.iter().enumerate() {
+            let a = i * stride;
+            let b = (a + stride).min(len);
+            let sealed = cpu.seal(n, &[], &pt[a..b]).unwrap();
+            assert!(buf[a..b] == sealed[..b - a], "ct {stride} {nmsgs} msg {i}");
+            assert_eq!(&tags[i][..], &sealed[b - a..], "tag {stride} {nmsgs} msg {i}");
+        }
+        let ct = buf.clone();
+        assert_eq!(gcm.open_messages(&nonces, stride, &mut buf, &tags).unwrap(), nmsgs);
+        assert!(buf == pt);
+        if nmsgs > 2 {
+            let mut bad = tags.clone();
+            bad[nmsgs / 2][3] ^= 1;
+            let mut buf = ct.clone();
+            let k = gcm.open_messages(&nonces, stride, &mut buf, &bad).unwrap();
+            assert_eq!(k, nmsgs / 2);
+            assert!(buf[..k * stride] == pt[..k * stride]);
+            assert!(buf[k * stride..].iter().all(|&b| b == 0));
+        }
+    }
+}

@@ -20,6 +20,7 @@ use zeroize::Zeroizing;
 
 use crate::{backend_arg, CliError};
 
+mod gpu;
 pub mod kdf;
 pub mod output;
 
@@ -60,7 +61,9 @@ pub struct CommonArgs {
     /// No progress bar.
     #[arg(short = 'q', long)]
     pub quiet: bool,
-    /// Backend to run on (default: AESX_BACKEND, else the fastest).
+    /// Backend to run on (default: AESX_BACKEND, else the fastest). `cuda`
+    /// seals or opens the chunks on the GPU, many per launch (--offset and
+    /// --length stay on the CPU).
     #[arg(long, value_name = "NAME")]
     pub backend: Option<String>,
     /// Worker threads (default: all cores).
@@ -426,7 +429,9 @@ fn decryption_key(
 pub fn run_encrypt(a: EncryptArgs) -> Result<ExitCode, CliError> {
     let c = &a.common;
     output::install_signal_cleanup();
-    let backend = backend_arg::selected_one(c.backend.as_deref())?;
+    let choice = backend_arg::choose(c.backend.as_deref())?;
+    let gpu = gpu::open(choice)?;
+    let backend = choice.cpu();
     let threads = threads(c.threads)?;
     let input = open_input(c.input.as_deref())?;
     // Check the destination before the (slow) passphrase stretching.
@@ -444,21 +449,28 @@ pub fn run_encrypt(a: EncryptArgs) -> Result<ExitCode, CliError> {
     let (ph, cipher) =
         payload::seal_header(Suite::Aes256Gcm, &key[..], &header.bytes, &salt, backend)
             .map_err(payload_err)?;
+    let mut on_gpu = match &gpu {
+        Some(g) => Some(gpu::GpuChunks::new(g, &key[..], &header.bytes, &salt)?),
+        None => None,
+    };
     drop(key);
     out.write_all(&header.bytes)?;
     out.write_all(&ph)?;
     let pb = progress(c.quiet, input.len);
     let mut sealer = Sealer::new(cipher);
     let source = input_source(input, 0);
+    let batch_chunks = if on_gpu.is_some() { gpu::BATCH_CHUNKS } else { BATCH_CHUNKS };
     pipeline(
         source,
-        BATCH_CHUNKS * CHUNK_LEN,
+        batch_chunks * CHUNK_LEN,
         &mut out,
         &pb,
         |pt, eof, o| {
-            sealer
-                .seal_batch(pt, eof, o, threads)
-                .map_err(|e| (0, payload_err(e)))
+            match &mut on_gpu {
+                Some(g) => g.seal_batch(pt, eof, o),
+                None => sealer.seal_batch(pt, eof, o, threads),
+            }
+            .map_err(|e| (0, payload_err(e)))
         },
     )?;
     pb.finish_and_clear();
@@ -470,7 +482,9 @@ pub fn run_encrypt(a: EncryptArgs) -> Result<ExitCode, CliError> {
 pub fn run_decrypt(a: DecryptArgs) -> Result<ExitCode, CliError> {
     let c = &a.common;
     output::install_signal_cleanup();
-    let backend = backend_arg::selected_one(c.backend.as_deref())?;
+    let choice = backend_arg::choose(c.backend.as_deref())?;
+    let gpu = gpu::open(choice)?;
+    let backend = choice.cpu();
     let threads = threads(c.threads)?;
     let mut input = open_input(c.input.as_deref())?;
     let header = Header::read(&mut input.reader).map_err(|e| CliError::failure(e.to_string()))?;
@@ -482,6 +496,10 @@ pub fn run_decrypt(a: DecryptArgs) -> Result<ExitCode, CliError> {
     // before any chunk is decrypted or any output created.
     let cipher = payload::open_header(Suite::Aes256Gcm, &key[..], &header.bytes, &ph[..n], backend)
         .map_err(payload_err)?;
+    let mut on_gpu = match &gpu {
+        Some(g) => Some(gpu::GpuChunks::for_header(g, &key[..], &header.bytes, &ph[..n])?),
+        None => None,
+    };
     drop(key);
     let mut out = Output::open(OutputOpts {
         path: out_path(&c.output),
@@ -520,13 +538,18 @@ pub fn run_decrypt(a: DecryptArgs) -> Result<ExitCode, CliError> {
     let pb = progress(c.quiet || to_tty, total);
     let mut opener = Opener::new(cipher.clone());
     let source = input_source(input, (header.bytes.len() + PAYLOAD_HEADER_LEN) as u64);
+    let batch_chunks = if on_gpu.is_some() { gpu::BATCH_CHUNKS } else { BATCH_CHUNKS };
     pipeline(
         source,
-        BATCH_CHUNKS * ENC_CHUNK_LEN,
+        batch_chunks * ENC_CHUNK_LEN,
         &mut out,
         &pb,
         |ct, eof, o| {
-            opener.open_batch(ct, eof, o, threads).map_err(|e| {
+            match &mut on_gpu {
+                Some(g) => g.open_batch(ct, eof, o, &cipher, threads),
+                None => opener.open_batch(ct, eof, o, threads),
+            }
+            .map_err(|e| {
                 // The failing chunk is the one right after the verified
                 // prefix; was the file merely extended?
                 let i = e.valid / CHUNK_LEN;
