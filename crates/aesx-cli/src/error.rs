@@ -34,9 +34,32 @@ impl CliError {
 impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            CliError::Usage(m) | CliError::Failure(m) => f.write_str(m),
+            // Whatever a message embeds, it is shown as one line without
+            // Rust's " (os error N)" suffix.
+            CliError::Usage(m) | CliError::Failure(m) => {
+                f.write_str(&strip_os_error(&m.replace(['\n', '\r'], " ")))
+            }
         }
     }
+}
+
+/// `s` without the " (os error N)" that `std::io::Error` appends.
+pub fn strip_os_error(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find(" (os error ") {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i + " (os error ".len()..];
+        let digits = tail.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 && tail[digits..].starts_with(')') {
+            rest = &tail[digits + 1..];
+        } else {
+            out.push_str(" (os error ");
+            rest = tail;
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 impl From<aesx::Error> for CliError {
