@@ -647,6 +647,7 @@ fn cipher_never_leaves_half_written_output() {
         ct_path.to_str().unwrap(),
         "-o",
         existing.to_str().unwrap(),
+        "--force",
     ]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert!(std::fs::read(&existing).unwrap() == pt);
