@@ -154,10 +154,16 @@ pub fn parse_cost(s: &str) -> Result<(u32, u32, u32), CliError> {
     }
 }
 
+/// Largest key file read: a key file is 65 bytes (64 hex digits and a
+/// newline), and some whitespace around it is allowed.
+pub const MAX_KEY_FILE: u64 = 1024;
+/// Largest passphrase file read (only its first line is used).
+pub const MAX_PASSPHRASE_FILE: u64 = 64 * 1024;
+
 /// A key file: 64 hex digits (what `aesx keygen` writes, surrounding
 /// whitespace allowed), or exactly 32 raw bytes.
 pub fn read_key_file(path: &Path) -> Result<Zeroizing<[u8; KEY_LEN]>, CliError> {
-    let data = Zeroizing::new(std::fs::read(path).map_err(|e| {
+    let data = Zeroizing::new(super::read_capped(path, MAX_KEY_FILE).map_err(|e| {
         CliError::failure(format!(
             "cannot read key file {}: {}",
             path.display(),
@@ -181,7 +187,7 @@ pub fn read_key_file(path: &Path) -> Result<Zeroizing<[u8; KEY_LEN]>, CliError> 
 
 /// Reads a passphrase from a file: its first line, without the line ending.
 pub fn read_passphrase_file(path: &Path) -> Result<Zeroizing<Vec<u8>>, CliError> {
-    let data = Zeroizing::new(std::fs::read(path).map_err(|e| {
+    let data = Zeroizing::new(super::read_capped(path, MAX_PASSPHRASE_FILE).map_err(|e| {
         CliError::failure(format!(
             "cannot read passphrase file {}: {}",
             path.display(),

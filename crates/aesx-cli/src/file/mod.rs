@@ -117,6 +117,24 @@ pub fn io_msg(e: &io::Error) -> String {
     crate::error::strip_os_error(&e.to_string())
 }
 
+/// Reads a whole file of at most `cap` bytes; a longer one (or an endless
+/// one, `/dev/zero`) is an error that names the cap, read no further.
+pub fn read_capped(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
+    let f = File::open(path)?;
+    if f.metadata()?.is_dir() {
+        return Err(io::Error::other("is a directory"));
+    }
+    let mut data = Vec::new();
+    f.take(cap + 1).read_to_end(&mut data)?;
+    if data.len() as u64 > cap {
+        zeroize::Zeroize::zeroize(&mut data);
+        return Err(io::Error::other(format!(
+            "larger than {cap} bytes, the most accepted"
+        )));
+    }
+    Ok(data)
+}
+
 /// The identities of the key and passphrase files, which no output may
 /// replace (`aesx encrypt -k key -o key --force` would destroy the key).
 fn secret_files(c: &CommonArgs) -> Vec<(output::FileId, &'static str)> {
