@@ -73,9 +73,12 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => {
             // --help and --version are not errors.
-            let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
-            return ExitCode::from(code);
+            if !e.use_stderr() {
+                let _ = e.print();
+                return ExitCode::SUCCESS;
+            }
+            write_stderr(format_args!("aesx: {}", error::clap_one_line(&e)));
+            return ExitCode::from(2);
         }
     };
     let result = match cli.command {

@@ -208,8 +208,13 @@ pub fn run_wycheproof(
     let groups = doc["testGroups"]
         .as_array()
         .ok_or_else(|| ParseError::at(0, "no testGroups array"))?;
+    // Every field is required: a case missing one is a malformed file, not
+    // an "invalid" case that passes because the empty key was refused.
     let field = |t: &serde_json::Value, k: &str| -> Result<Vec<u8>, ParseError> {
-        super::rsp::decode_hex(t[k].as_str().unwrap_or(""))
+        let v = t[k]
+            .as_str()
+            .ok_or_else(|| ParseError::at(0, format!("tcId {}: no {k}", t["tcId"])))?;
+        super::rsp::decode_hex(v)
             .map_err(|e| ParseError::at(0, format!("tcId {}: {k}: {e}", t["tcId"])))
     };
     let mut cases = Vec::new();
@@ -222,9 +227,23 @@ pub fn run_wycheproof(
                 (field(t, "msg")?, field(t, "aad")?)
             };
             let ct = if gmac { Vec::new() } else { field(t, "ct")? };
+            let valid = match t["result"].as_str() {
+                Some("valid") | Some("acceptable") => true,
+                Some("invalid") => false,
+                _ => {
+                    return Err(ParseError::at(
+                        0,
+                        format!("tcId {}: result is not valid, acceptable or invalid", t["tcId"]),
+                    ))
+                }
+            };
+            let tag_bits = match tag_bits {
+                b if b % 8 == 0 && b <= 128 => b,
+                b => return Err(ParseError::at(0, format!("tagSize {b} is not whole bytes"))),
+            };
             cases.push((
                 t["tcId"].as_u64().unwrap_or(0),
-                t["result"] != "invalid",
+                valid,
                 (tag_bits / 8) as usize,
                 field(t, "key")?,
                 field(t, "iv")?,

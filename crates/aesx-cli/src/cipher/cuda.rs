@@ -11,19 +11,39 @@ use aesx::{Block, Cbc, Ecb, Padding};
 use aesx_cuda::{CudaAes, CudaGcm, CudaXts};
 
 use super::blockwise::{BlockOp, Blockwise};
-use super::{hex_arg, Mode, Op, Params, Stream};
+use super::gcm::GcmJob;
+use super::{hex_arg, Job, Mode, Op, Params, Stream};
 use crate::backend_arg::{gpu_error, open_gpu};
 use crate::CliError;
 
 /// Bytes gathered before a GPU call.
 const BATCH: usize = 64 << 20;
 
-/// The GPU stream for `mode`, given the already validated CPU stream.
-pub fn stream(
-    mode: Mode,
-    p: &Params,
-    cpu: Box<dyn Stream>,
-) -> Result<Box<dyn Stream>, CliError> {
+/// The GPU job for `mode`, given the already validated CPU job.
+pub fn job(mode: Mode, p: &Params, cpu: Job) -> Result<Job, CliError> {
+    Ok(match cpu {
+        Job::Stream(cpu) => Job::Stream(stream(mode, p, cpu)?),
+        // GCM on the GPU is one-shot: the whole input is gathered, then
+        // sealed or opened in one call (decryption releases nothing before
+        // the tag verifies).
+        Job::Gcm(cpu) => Job::Stream(Box::new(GpuGcm {
+            gcm: CudaGcm::new(&open_gpu()?, p.aes_key()?).map_err(gpu_error)?,
+            op: p.op,
+            iv: p.iv.clone().unwrap_or_default(),
+            aad: match &p.args.aad {
+                Some(s) => hex_arg("--aad", s)?,
+                None => Vec::new(),
+            },
+            tag_len: p.args.tag_len.unwrap_or(16),
+            data: Vec::new(),
+            cpu,
+        })),
+    })
+}
+
+/// The GPU stream for a non-GCM `mode`, given the already validated CPU
+/// stream.
+fn stream(mode: Mode, p: &Params, cpu: Box<dyn Stream>) -> Result<Box<dyn Stream>, CliError> {
     let gpu = open_gpu()?;
     let e = gpu_error;
     Ok(match (mode, p.op) {
@@ -78,18 +98,8 @@ pub fn stream(
                 cpu,
             })
         }
-        (Mode::Gcm, _) => Box::new(GpuGcm {
-            gcm: CudaGcm::new(&gpu, p.aes_key()?).map_err(e)?,
-            op: p.op,
-            iv: p.iv.clone().unwrap_or_default(),
-            aad: match &p.args.aad {
-                Some(s) => hex_arg("--aad", s)?,
-                None => Vec::new(),
-            },
-            tag_len: p.args.tag_len.unwrap_or(16),
-            data: Vec::new(),
-            cpu,
-        }),
+        // GCM arrives as a Job::Gcm and is handled by job().
+        (Mode::Gcm, _) => cpu,
     })
 }
 
@@ -334,7 +344,7 @@ struct GpuGcm {
     aad: Vec<u8>,
     tag_len: usize,
     data: Vec<u8>,
-    cpu: Box<dyn Stream>,
+    cpu: GcmJob,
 }
 
 impl Drop for GpuGcm {
@@ -367,12 +377,8 @@ impl Stream for GpuGcm {
                 Ok(())
             }
             Op::Decrypt => {
-                if self.data.len() < self.tag_len {
-                    // The CPU stream words this error.
-                    let data = std::mem::take(&mut self.data);
-                    self.cpu.update(&data, out)?;
-                    return self.cpu.finish(out);
-                }
+                // The CPU job words the short-input error.
+                self.cpu.check_len(self.data.len() as u64)?;
                 let n = self.data.len() - self.tag_len;
                 let (body, tag) = self.data.split_at_mut(n);
                 let tag = tag.to_vec();

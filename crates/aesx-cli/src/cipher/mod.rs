@@ -1,16 +1,17 @@
 //! `aesx cipher encrypt|decrypt --mode ...`: raw block-cipher modes over a
 //! file or a pipe, interoperable with `openssl enc -K ... -iv ...`.
 //!
-//! The input is streamed in chunks through a [`Stream`]; nothing holds the
-//! whole input in memory. Output to a named file goes to a temporary file in
-//! the same directory and is renamed over the destination only when
-//! everything succeeded, so an error never leaves a half-written output.
+//! The input is streamed in chunks through a [`Stream`] (GCM through its own
+//! loop); nothing holds the whole input in memory. The output is the same
+//! [`Output`] as `aesx encrypt`'s: an existing file is only replaced with
+//! `--force`, the input is never written over, and a named output appears
+//! only when everything succeeded (an error or a signal leaves nothing).
 //!
 //! Adding a mode is adding a file here with a `stream(&Params)` constructor
 //! and one arm in [`build`] (plus its options in [`Args`]).
 
 use std::fs::File;
-use std::io::{self, Read, Write};
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -18,6 +19,7 @@ use aesx::{Backend, Padding};
 use clap::ValueEnum;
 
 use crate::backend_arg;
+use crate::file::output::{self, Output, OutputOpts};
 use crate::CliError;
 
 mod blockwise;
@@ -77,6 +79,10 @@ pub struct Args {
     /// Output file (default: standard output; `-` also means it).
     #[arg(short = 'o', long = "out", value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Replace the output file if it exists (a new file takes its name and
+    /// keeps its mode; the old file is not rewritten in place).
+    #[arg(short = 'f', long)]
+    pub force: bool,
 }
 
 /// Encrypt or decrypt.
@@ -195,8 +201,24 @@ pub trait Stream {
     fn finish(&mut self, out: &mut Vec<u8>) -> Result<(), CliError>;
 }
 
-/// The stream for the chosen mode.
-fn build(mode: Mode, p: &Params) -> Result<Box<dyn Stream>, CliError> {
+/// What a mode runs: a [`Stream`], or GCM's own loop (which must hold back
+/// the tag at the end of the input and keeps the cipher borrowed).
+pub enum Job {
+    Stream(Box<dyn Stream>),
+    Gcm(gcm::GcmJob),
+}
+
+impl Job {
+    fn check_len(&self, len: u64) -> Result<(), CliError> {
+        match self {
+            Job::Stream(s) => s.check_len(len),
+            Job::Gcm(g) => g.check_len(len),
+        }
+    }
+}
+
+/// The job for the chosen mode.
+fn build(mode: Mode, p: &Params) -> Result<Job, CliError> {
     let xts_opts =
         p.args.tweak.is_some() || p.args.sector.is_some() || p.args.sector_size.is_some();
     if mode != Mode::Xts && xts_opts {
@@ -211,13 +233,13 @@ fn build(mode: Mode, p: &Params) -> Result<Box<dyn Stream>, CliError> {
             p.mode
         )));
     }
-    match mode {
-        Mode::Xts => xts::stream(p),
-        Mode::Ecb => ecb::stream(p),
-        Mode::Cbc => cbc::stream(p),
-        Mode::Ctr => ctr::stream(p),
-        Mode::Gcm => gcm::stream(p),
-    }
+    Ok(match mode {
+        Mode::Xts => Job::Stream(xts::stream(p)?),
+        Mode::Ecb => Job::Stream(ecb::stream(p)?),
+        Mode::Cbc => Job::Stream(cbc::stream(p)?),
+        Mode::Ctr => Job::Stream(ctr::stream(p)?),
+        Mode::Gcm => Job::Gcm(gcm::job(p)?),
+    })
 }
 
 /// Decodes a hex option strictly (no spaces, even length).
@@ -233,6 +255,7 @@ pub fn hex_arg(name: &str, s: &str) -> Result<Vec<u8>, CliError> {
 
 /// Runs `aesx cipher`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    output::install_signal_cleanup();
     let mode_name = args
         .mode
         .to_possible_value()
@@ -250,172 +273,83 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         }),
         backend: choice.cpu(),
     };
-    let mut stream = build(args.mode, &params)?;
+let mut job = build(args.mode, &params)?;
     if choice == backend_arg::Choice::Cuda {
-        stream = cuda::stream(args.mode, &params, stream)?;
+        job = cuda::job(args.mode, &params, job)?;
     }
 
     let input = args.input.as_deref().filter(|p| *p != Path::new("-"));
-    let output = args.output.as_deref().filter(|p| *p != Path::new("-"));
-    let mut reader: Box<dyn Read> = match input {
+    let (mut reader, input_id): (Box<dyn Read>, _) = match input {
         Some(path) => {
             let file = File::open(path).map_err(|e| {
                 CliError::failure(format!("cannot open {}: {}", path.display(), io_msg(&e)))
             })?;
-            if let Ok(meta) = file.metadata() {
-                if meta.is_file() {
-                    stream.check_len(meta.len())?;
-                }
+            let meta = file.metadata().map_err(|e| {
+                CliError::failure(format!("cannot read {}: {}", path.display(), io_msg(&e)))
+            })?;
+            if meta.is_dir() {
+                return Err(CliError::failure(format!(
+                    "cannot read {}: is a directory",
+                    path.display()
+                )));
             }
-            Box::new(file)
+            if meta.is_file() {
+                job.check_len(meta.len())?;
+            }
+            let id = output::file_id(&file);
+            (Box::new(file), id)
         }
-        None => Box::new(io::stdin().lock()),
+        None => {
+            let stdin = io::stdin();
+            let id = output::file_id(std::os::fd::AsFd::as_fd(&stdin));
+            (Box::new(stdin.lock()), id)
+        }
     };
-    let mut sink = Sink::open(output)?;
+    let mut out = Output::open(OutputOpts {
+        path: args.output.as_deref().filter(|p| *p != Path::new("-")),
+        force: args.force,
+        refuse_terminal: false,
+        input: input_id,
+        mode: 0o600,
+        protect: &[],
+        // GCM plaintext is unauthenticated until the tag at the very end.
+        hold_back: args.mode == Mode::Gcm && args.op == Op::Decrypt,
+    })?;
+    match job {
+        Job::Gcm(g) => g.run(&mut reader, &mut out)?,
+        Job::Stream(mut stream) => {
+            let mut buf = vec![0u8; CHUNK];
+            let mut chunk = Vec::with_capacity(CHUNK + 64);
+            loop {
+                let n = read_some(&mut reader, &mut buf)?;
+                if n == 0 {
+                    break;
+                }
+                chunk.clear();
+                stream.update(&buf[..n], &mut chunk)?;
+                out.write_all(&chunk)?;
+            }
+            chunk.clear();
+            stream.finish(&mut chunk)?;
+            out.write_all(&chunk)?;
+        }
+    }
+    out.commit()?;
+    Ok(ExitCode::SUCCESS)
+}
 
-    let mut buf = vec![0u8; CHUNK];
-    let mut out = Vec::with_capacity(CHUNK + 64);
+/// One `read`, retried on EINTR; 0 at the end of the input.
+pub fn read_some(r: &mut dyn Read, buf: &mut [u8]) -> Result<usize, CliError> {
     loop {
-        let n = match reader.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
+        match r.read(buf) {
+            Ok(n) => return Ok(n),
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(CliError::failure(format!("reading input: {}", io_msg(&e)))),
-        };
-        out.clear();
-        stream.update(&buf[..n], &mut out)?;
-        sink.write(&out)?;
+        }
     }
-    out.clear();
-    stream.finish(&mut out)?;
-    sink.write(&out)?;
-    sink.commit()?;
-    Ok(ExitCode::SUCCESS)
 }
 
 /// An I/O error without Rust's "(os error N)" suffix.
 fn io_msg(e: &io::Error) -> String {
-    let s = e.to_string();
-    match s.find(" (os error") {
-        Some(i) => s[..i].to_string(),
-        None => s,
-    }
-}
-
-/// Where the output goes: standard output, or a temporary file that becomes
-/// the destination on [`Sink::commit`] (and is removed if dropped before).
-enum Sink {
-    Stdout(io::BufWriter<io::StdoutLock<'static>>),
-    File {
-        tmp: io::BufWriter<tempfile::NamedTempFile>,
-        /// The path as given, for messages.
-        dest: PathBuf,
-        /// The path renamed over (`dest` with a symlink resolved).
-        real: PathBuf,
-    },
-    /// A device or pipe, written in place.
-    Direct {
-        w: io::BufWriter<File>,
-        dest: PathBuf,
-    },
-}
-
-impl Sink {
-    fn open(path: Option<&Path>) -> Result<Sink, CliError> {
-        let Some(dest) = path else {
-            return Ok(Sink::Stdout(io::BufWriter::with_capacity(
-                CHUNK,
-                io::stdout().lock(),
-            )));
-        };
-        let fail = |e: io::Error| {
-            CliError::failure(format!("cannot write {}: {}", dest.display(), io_msg(&e)))
-        };
-        // A symlink is followed, so that the file it points to is replaced
-        // rather than the link itself.
-        let real = match std::fs::symlink_metadata(dest) {
-            Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(dest).map_err(fail)?,
-            _ => dest.to_path_buf(),
-        };
-        match std::fs::metadata(&real) {
-            Ok(m) if m.is_dir() => {
-                return Err(CliError::failure(format!(
-                    "cannot write {}: is a directory",
-                    dest.display()
-                )))
-            }
-            // Devices and pipes (/dev/null, a FIFO) cannot be replaced by a
-            // rename; they are written directly.
-            Ok(m) if !m.is_file() => {
-                let f = std::fs::OpenOptions::new()
-                    .write(true)
-                    .open(&real)
-                    .map_err(fail)?;
-                return Ok(Sink::Direct {
-                    w: io::BufWriter::with_capacity(CHUNK, f),
-                    dest: dest.to_path_buf(),
-                });
-            }
-            _ => {}
-        }
-        let dir = match real.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
-        };
-        let tmp = tempfile::Builder::new()
-            .prefix(".aesx-")
-            .suffix(".tmp")
-            .tempfile_in(dir)
-            .map_err(fail)?;
-        // Overwriting keeps the existing file's permissions; a new file keeps
-        // the temporary file's owner-only mode.
-        if let Ok(meta) = std::fs::metadata(&real) {
-            tmp.as_file()
-                .set_permissions(meta.permissions())
-                .map_err(fail)?;
-        }
-        Ok(Sink::File {
-            tmp: io::BufWriter::with_capacity(CHUNK, tmp),
-            dest: dest.to_path_buf(),
-            real,
-        })
-    }
-
-    fn write(&mut self, data: &[u8]) -> Result<(), CliError> {
-        let r = match self {
-            Sink::Stdout(w) => w.write_all(data),
-            Sink::File { tmp, .. } => tmp.write_all(data),
-            Sink::Direct { w, .. } => w.write_all(data),
-        };
-        r.map_err(|e| self.write_error(&e))
-    }
-
-    fn write_error(&self, e: &io::Error) -> CliError {
-        match self {
-            Sink::Stdout(_) => CliError::failure(format!("writing output: {}", io_msg(e))),
-            Sink::File { dest, .. } | Sink::Direct { dest, .. } => {
-                CliError::failure(format!("writing {}: {}", dest.display(), io_msg(e)))
-            }
-        }
-    }
-
-    fn commit(self) -> Result<(), CliError> {
-        match self {
-            Sink::Stdout(mut w) => w
-                .flush()
-                .map_err(|e| CliError::failure(format!("writing output: {}", io_msg(&e)))),
-            Sink::Direct { mut w, dest } => w.flush().map_err(|e| {
-                CliError::failure(format!("writing {}: {}", dest.display(), io_msg(&e)))
-            }),
-            Sink::File { tmp, dest, real } => {
-                let fail = |e: &io::Error| {
-                    CliError::failure(format!("writing {}: {}", dest.display(), io_msg(e)))
-                };
-                let tmp = tmp.into_inner().map_err(|e| fail(e.error()))?;
-                tmp.as_file().sync_all().map_err(|e| fail(&e))?;
-                tmp.persist(&real).map_err(|e| fail(&e.error))?;
-                Ok(())
-            }
-        }
-    }
+    crate::file::io_msg(e)
 }

@@ -18,8 +18,9 @@ use crate::CliError;
 enum Shape {
     /// One data unit with this (unencrypted) tweak.
     Unit([u8; 16]),
-    /// Sectors of `size` bytes; `next` is the number of the next one.
-    Sectors { size: usize, next: u128 },
+    /// Sectors of `size` bytes; `next` is the number of the next one, `None`
+    /// once sector 2^128 - 1 (the last there is) has been processed.
+    Sectors { size: usize, next: Option<u128> },
 }
 
 struct XtsStream {
@@ -79,14 +80,19 @@ impl Stream for XtsStream {
             Shape::Sectors { size, next } => {
                 let count = self.buf.len() / size;
                 if count > 0 {
+                    let next = next.ok_or_else(|| {
+                        CliError::failure("xts: sector numbers pass 2^128 - 1")
+                    })?;
+                    // The last sector of this batch must exist: next + count - 1.
+                    let last = next.checked_add(count as u128 - 1).ok_or_else(|| {
+                        CliError::failure("xts: sector numbers pass 2^128 - 1")
+                    })?;
                     let mut whole: Vec<u8> = self.buf.drain(..count * size).collect();
                     self.sectors(size, next, &mut whole)?;
                     out.extend_from_slice(&whole);
                     self.shape = Shape::Sectors {
                         size,
-                        next: next.checked_add(count as u128).ok_or_else(|| {
-                            CliError::failure("xts: sector numbers pass 2^128 - 1")
-                        })?,
+                        next: last.checked_add(1),
                     };
                 }
             }
@@ -160,7 +166,7 @@ pub fn stream(p: &Params) -> Result<Box<dyn Stream>, CliError> {
             }
             Shape::Sectors {
                 size,
-                next: n.unwrap_or(0),
+                next: Some(n.unwrap_or(0)),
             }
         }
     };

@@ -20,12 +20,51 @@ pub const DEFAULT_ITERATIONS: u32 = 3;
 /// Default Argon2id lanes.
 pub const DEFAULT_PARALLELISM: u32 = 4;
 
-/// Largest memory cost decryption accepts: 4 GiB.
+/// Largest memory cost decryption accepts even when asked to: 4 GiB.
 pub const MAX_MEMORY_KIB: u32 = 4 * 1024 * 1024;
-/// Largest number of passes decryption accepts.
+/// Largest number of passes decryption accepts even when asked to.
 pub const MAX_ITERATIONS: u32 = 64;
 /// Largest number of lanes decryption accepts.
 pub const MAX_PARALLELISM: u32 = 64;
+
+/// Default ceiling on the memory a file may demand on decryption (1 GiB),
+/// raised with `aesx decrypt --max-kdf-memory`: a header is read before
+/// anything is authenticated, so its cost is the attacker's to choose.
+pub const DEFAULT_MAX_MEMORY_MIB: u32 = 1024;
+/// Default ceiling on Argon2id work (memory in MiB times passes): four
+/// times our own default cost (256 MiB x 3 passes), about 3 s on a laptop;
+/// raised with `aesx decrypt --max-kdf-work`.
+pub const DEFAULT_MAX_WORK_MIB: u64 = 4 * (DEFAULT_MEMORY_KIB as u64 / 1024) * DEFAULT_ITERATIONS as u64;
+
+/// The ceilings in force for one decryption (below the hard caps above).
+pub struct Limits {
+    /// Largest memory, in MiB.
+    pub memory_mib: u32,
+    /// Largest memory in MiB times passes.
+    pub work_mib: u64,
+}
+
+/// Refuses a file whose passphrase cost is above the ceilings the user
+/// allowed (by default [`DEFAULT_MAX_MEMORY_MIB`], [`DEFAULT_MAX_WORK_MIB`]).
+pub fn check_limits(p: &Argon2Params, l: &Limits) -> Result<(), CliError> {
+    let mib = p.memory_kib.div_ceil(1024);
+    let work = mib as u64 * p.iterations as u64;
+    if mib > l.memory_mib {
+        return Err(CliError::failure(format!(
+            "the file's passphrase cost needs {mib} MiB of memory for Argon2id, above the \
+             limit of {} MiB; if you trust the file, raise it with --max-kdf-memory {mib}",
+            l.memory_mib
+        )));
+    }
+    if work > l.work_mib {
+        return Err(CliError::failure(format!(
+            "the file's passphrase cost ({mib} MiB x {} passes = {work}) is above the limit \
+             of {}; if you trust the file, raise it with --max-kdf-work {work}",
+            p.iterations, l.work_mib
+        )));
+    }
+    Ok(())
+}
 
 /// Refuses costs above the caps (before any memory is allocated).
 pub fn check_caps(p: &Argon2Params) -> Result<(), CliError> {
@@ -54,10 +93,25 @@ pub fn argon2id(passphrase: &[u8], p: &Argon2Params) -> Result<Zeroizing<[u8; KE
         .map_err(|e| {
             CliError::failure(format!("invalid Argon2id parameters in the header: {e}"))
         })?;
+    // The memory is reserved here, fallibly, so that running out of it is
+    // an error message instead of an abort inside the argon2 crate.
+    let blocks = params.block_count();
+    let mut memory: Vec<argon2::Block> = Vec::new();
+    memory.try_reserve_exact(blocks).map_err(|_| {
+        CliError::failure(format!(
+            "out of memory: Argon2id needs {} MiB for this passphrase cost",
+            blocks / 1024
+        ))
+    })?;
+    memory.resize(blocks, argon2::Block::default());
     let a = argon2::Argon2::new(argon2::Algorithm::Argon2id, argon2::Version::V0x13, params);
     let mut out = Zeroizing::new([0u8; KEY_LEN]);
-    a.hash_password_into(passphrase, &p.salt, &mut out[..])
-        .map_err(|e| CliError::failure(format!("Argon2id failed: {e}")))?;
+    let r = a.hash_password_into_with_memory(passphrase, &p.salt, &mut out[..], &mut memory[..]);
+    // The blocks hold values derived from the passphrase.
+    for b in memory.iter_mut() {
+        zeroize::Zeroize::zeroize(b);
+    }
+    r.map_err(|e| CliError::failure(format!("Argon2id failed: {e}")))?;
     Ok(out)
 }
 
@@ -100,10 +154,16 @@ pub fn parse_cost(s: &str) -> Result<(u32, u32, u32), CliError> {
     }
 }
 
+/// Largest key file read: a key file is 65 bytes (64 hex digits and a
+/// newline), and some whitespace around it is allowed.
+pub const MAX_KEY_FILE: u64 = 1024;
+/// Largest passphrase file read (only its first line is used).
+pub const MAX_PASSPHRASE_FILE: u64 = 64 * 1024;
+
 /// A key file: 64 hex digits (what `aesx keygen` writes, surrounding
 /// whitespace allowed), or exactly 32 raw bytes.
 pub fn read_key_file(path: &Path) -> Result<Zeroizing<[u8; KEY_LEN]>, CliError> {
-    let data = Zeroizing::new(std::fs::read(path).map_err(|e| {
+    let data = Zeroizing::new(super::read_capped(path, MAX_KEY_FILE).map_err(|e| {
         CliError::failure(format!(
             "cannot read key file {}: {}",
             path.display(),
@@ -127,7 +187,7 @@ pub fn read_key_file(path: &Path) -> Result<Zeroizing<[u8; KEY_LEN]>, CliError> 
 
 /// Reads a passphrase from a file: its first line, without the line ending.
 pub fn read_passphrase_file(path: &Path) -> Result<Zeroizing<Vec<u8>>, CliError> {
-    let data = Zeroizing::new(std::fs::read(path).map_err(|e| {
+    let data = Zeroizing::new(super::read_capped(path, MAX_PASSPHRASE_FILE).map_err(|e| {
         CliError::failure(format!(
             "cannot read passphrase file {}: {}",
             path.display(),

@@ -55,7 +55,8 @@ pub struct CommonArgs {
     /// Read the passphrase from the first line of FILE.
     #[arg(long, value_name = "FILE", conflicts_with = "passphrase")]
     pub passphrase_file: Option<PathBuf>,
-    /// Overwrite the output file if it exists.
+    /// Replace the output file if it exists (a new file takes its name and
+    /// keeps its mode; the old file is not rewritten in place).
     #[arg(short = 'f', long)]
     pub force: bool,
     /// No progress bar.
@@ -93,6 +94,13 @@ pub struct DecryptArgs {
     /// Decrypt only this many bytes (default: to the end).
     #[arg(long, value_name = "M")]
     pub length: Option<u64>,
+    /// Largest Argon2id memory a passphrase file may demand, in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = kdf::DEFAULT_MAX_MEMORY_MIB)]
+    pub max_kdf_memory: u32,
+    /// Largest Argon2id work a passphrase file may demand: memory in MiB
+    /// times passes (the default is 4 times what `aesx encrypt` uses).
+    #[arg(long, value_name = "MIB_PASSES", default_value_t = kdf::DEFAULT_MAX_WORK_MIB)]
+    pub max_kdf_work: u64,
 }
 
 /// Arguments of `aesx keygen`.
@@ -101,18 +109,51 @@ pub struct KeygenArgs {
     /// Write the key here (mode 0600) instead of standard output.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Overwrite the output file if it exists.
+    /// Replace the output file if it exists (a new file takes its name and
+    /// keeps its mode; the old file is not rewritten in place).
     #[arg(short = 'f', long)]
     pub force: bool,
 }
 
 /// An I/O error without Rust's "(os error N)" suffix.
 pub fn io_msg(e: &io::Error) -> String {
-    let s = e.to_string();
-    match s.find(" (os error") {
-        Some(i) => s[..i].to_string(),
-        None => s,
+    crate::error::strip_os_error(&e.to_string())
+}
+
+/// Reads a whole file of at most `cap` bytes; a longer one (or an endless
+/// one, `/dev/zero`) is an error that names the cap, read no further.
+pub fn read_capped(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
+    let f = File::open(path)?;
+    if f.metadata()?.is_dir() {
+        return Err(io::Error::other("is a directory"));
     }
+    let mut data = Vec::new();
+    f.take(cap + 1).read_to_end(&mut data)?;
+    if data.len() as u64 > cap {
+        zeroize::Zeroize::zeroize(&mut data);
+        return Err(io::Error::other(format!(
+            "larger than {cap} bytes, the most accepted"
+        )));
+    }
+    Ok(data)
+}
+
+/// The identities of the key and passphrase files, which no output may
+/// replace (`aesx encrypt -k key -o key --force` would destroy the key).
+fn secret_files(c: &CommonArgs) -> Vec<(output::FileId, &'static str)> {
+    let mut v = Vec::new();
+    let id = |p: &Path| {
+        let m = std::fs::metadata(p).ok()?;
+        use std::os::unix::fs::MetadataExt;
+        m.is_file().then_some((m.dev(), m.ino()))
+    };
+    if let Some(i) = c.key_file.as_deref().and_then(id) {
+        v.push((i, "key file"));
+    }
+    if let Some(i) = c.passphrase_file.as_deref().and_then(id) {
+        v.push((i, "passphrase file"));
+    }
+    v
 }
 
 fn payload_err(e: PayloadError) -> CliError {
@@ -400,6 +441,7 @@ fn encryption_key(
 fn decryption_key(
     c: &CommonArgs,
     source: &KeySource,
+    limits: &kdf::Limits,
 ) -> Result<Zeroizing<[u8; kdf::KEY_LEN]>, CliError> {
     match source {
         KeySource::Key => match &c.key_file {
@@ -416,6 +458,7 @@ fn decryption_key(
             }
             // Refuse hostile costs before asking for anything.
             kdf::check_caps(p)?;
+            kdf::check_limits(p, limits)?;
             let pass = match &c.passphrase_file {
                 Some(f) => kdf::read_passphrase_file(f)?,
                 None => kdf::prompt_passphrase(false)?,
@@ -435,12 +478,15 @@ pub fn run_encrypt(a: EncryptArgs) -> Result<ExitCode, CliError> {
     let threads = threads(c.threads)?;
     let input = open_input(c.input.as_deref())?;
     // Check the destination before the (slow) passphrase stretching.
+    let protect = secret_files(c);
     let mut out = Output::open(OutputOpts {
         path: out_path(&c.output),
         force: c.force,
         refuse_terminal: true,
         input: input.id,
         mode: 0o666,
+        protect: &protect,
+        hold_back: false,
     })?;
     let (key, source) = encryption_key(c, a.insecure_kdf_cost.as_deref())?;
     let header = Header::new(source);
@@ -487,8 +533,30 @@ pub fn run_decrypt(a: DecryptArgs) -> Result<ExitCode, CliError> {
     let backend = choice.cpu();
     let threads = threads(c.threads)?;
     let mut input = open_input(c.input.as_deref())?;
+    let ranged = a.offset.is_some() || a.length.is_some();
+    if ranged && input.len.is_none() {
+        return Err(CliError::usage(
+            "--offset/--length need a regular input file (not a pipe)",
+        ));
+    }
     let header = Header::read(&mut input.reader).map_err(|e| CliError::failure(e.to_string()))?;
-    let key = decryption_key(c, &header.source)?;
+    // Every cheap check comes before the (slow) key derivation: the output
+    // is opened (invisibly) first, so a bad -o fails at once.
+    let protect = secret_files(c);
+    let mut out = Output::open(OutputOpts {
+        path: out_path(&c.output),
+        force: c.force,
+        refuse_terminal: false,
+        input: input.id,
+        mode: 0o600,
+        protect: &protect,
+        hold_back: false,
+    })?;
+    let limits = kdf::Limits {
+        memory_mib: a.max_kdf_memory,
+        work_mib: a.max_kdf_work,
+    };
+    let key = decryption_key(c, &header.source, &limits)?;
     let mut ph = [0u8; PAYLOAD_HEADER_LEN];
     let n = payload::read_full(&mut input.reader, &mut ph)
         .map_err(|e| CliError::failure(format!("reading input: {}", io_msg(&e))))?;
@@ -501,14 +569,7 @@ pub fn run_decrypt(a: DecryptArgs) -> Result<ExitCode, CliError> {
         None => None,
     };
     drop(key);
-    let mut out = Output::open(OutputOpts {
-        path: out_path(&c.output),
-        force: c.force,
-        refuse_terminal: false,
-        input: input.id,
-        mode: 0o600,
-    })?;
-    if a.offset.is_some() || a.length.is_some() {
+    if ranged {
         let file = input
             .file
             .as_ref()
@@ -647,6 +708,8 @@ pub fn run_keygen(a: KeygenArgs) -> Result<ExitCode, CliError> {
         refuse_terminal: false,
         input: None,
         mode: 0o600,
+        protect: &[],
+        hold_back: false,
     })?;
     out.write_all(&text)?;
     out.commit()?;

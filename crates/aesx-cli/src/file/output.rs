@@ -1,4 +1,6 @@
-//! Crash-safe output for `aesx encrypt|decrypt|keygen`.
+//! Crash-safe output for `aesx encrypt|decrypt|keygen|cipher` (the one
+//! implementation of "open the output safely, refuse to write over the
+//! input, publish atomically, clean up on a signal" all of them share).
 //!
 //! A named output is written to an *unnamed* temporary file in the
 //! destination's directory (`O_TMPFILE`), fsynced, and only then given a
@@ -40,8 +42,8 @@ fn deregister(p: &Path) {
     pending().retain(|q| q != p);
 }
 
-/// Installs a SIGINT/SIGTERM handler that removes pending temporary files
-/// and exits with status 130. Installing twice is harmless.
+/// Installs a SIGINT/SIGTERM/SIGHUP handler that removes pending temporary
+/// files and exits with status 130. Installing twice is harmless.
 pub fn install_signal_cleanup() {
     let _ = ctrlc::set_handler(|| {
         for p in pending().drain(..) {
@@ -61,6 +63,76 @@ pub fn file_id(f: impl AsFd) -> Option<FileId> {
     let is_file =
         rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::RegularFile;
     is_file.then_some((st.st_dev, st.st_ino))
+}
+
+/// Names of standard output that must not be opened as paths: when stdout
+/// is a pipe, `/proc/self/fd/1` resolves to `pipe:[N]`, which cannot be
+/// canonicalized or replaced; and when it is a file, opening it again would
+/// write from offset 0 instead of where the shell put stdout.
+const STDOUT_NAMES: [&str; 4] = ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1", "/dev/fd/1/"];
+
+/// Whether `path` names this process's standard output.
+pub fn is_stdout_name(path: &Path) -> bool {
+    STDOUT_NAMES.iter().any(|n| path == Path::new(n))
+}
+
+/// Checks, without creating or changing anything visible, that `path` can
+/// be written later (`aesx bench --json FILE` runs for minutes first): its
+/// directory exists and takes new files, and it is not a directory.
+pub fn check_writable(flag: &str, path: &Path) -> Result<(), CliError> {
+    let fail = |why: String| CliError::usage(format!("{flag} {}: {why}", path.display()));
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => return Err(fail("is a directory".into())),
+        Ok(m) if m.is_file() => {
+            // Opening for writing without truncating changes nothing.
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .map_err(|e| fail(io_msg(&e)))?;
+            return Ok(());
+        }
+        Ok(_) => return Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(fail(io_msg(&e))),
+    }
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => return Err(fail(format!("{} is not a directory", dir.display()))),
+        Err(e) => return Err(fail(format!("{}: {}", dir.display(), io_msg(&e)))),
+    }
+    // An unnamed file proves the directory takes new files, and vanishes.
+    let probe = rustix::fs::openat(
+        rustix::fs::CWD,
+        dir,
+        rustix::fs::OFlags::TMPFILE | rustix::fs::OFlags::WRONLY | rustix::fs::OFlags::CLOEXEC,
+        rustix::fs::Mode::from_raw_mode(0o600),
+    );
+    let cannot = |e: io::Error| {
+        fail(format!(
+            "cannot create files in {}: {}",
+            dir.display(),
+            io_msg(&e)
+        ))
+    };
+    match probe {
+        Ok(_) => Ok(()),
+        // No O_TMPFILE on this filesystem: a named probe, removed at once.
+        Err(rustix::io::Errno::OPNOTSUPP) | Err(rustix::io::Errno::ISDIR) => {
+            let tmp = dir.join(random_name()?);
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&tmp)
+                .map_err(cannot)?;
+            let _ = std::fs::remove_file(&tmp);
+            Ok(())
+        }
+        Err(e) => Err(cannot(io::Error::from(e))),
+    }
 }
 
 enum Kind {
@@ -84,6 +156,9 @@ pub struct Output {
     dest: PathBuf,
     force: bool,
     committed: bool,
+    /// With [`OutputOpts::hold_back`] on stdout or a device: everything is
+    /// written here first and copied out on commit.
+    spool: Option<File>,
 }
 
 /// Options for [`Output::open`].
@@ -96,8 +171,17 @@ pub struct OutputOpts<'a> {
     pub refuse_terminal: bool,
     /// The input's identity, to refuse writing over it.
     pub input: Option<FileId>,
-    /// Permission bits of a new file (before the umask).
+    /// Permission bits of a new file (before the umask). A file replaced
+    /// with `force` keeps its own mode instead.
     pub mode: u32,
+    /// Files that must not be written over (the key file), with what to
+    /// call them.
+    pub protect: &'a [(FileId, &'a str)],
+    /// Release nothing before [`Output::commit`], even to stdout or a
+    /// device (GCM decryption, whose plaintext is unauthenticated until
+    /// the end): such output is spooled to an unnamed temporary file in
+    /// `$TMPDIR` and copied out once verified.
+    pub hold_back: bool,
 }
 
 fn random_name() -> Result<String, CliError> {
@@ -110,17 +194,41 @@ impl Output {
     /// Checks the destination and opens the temporary output. Nothing is
     /// created for stdout; for a file, nothing visible is created.
     pub fn open(o: OutputOpts<'_>) -> Result<Output, CliError> {
-        let Some(path) = o.path else {
+        let mut out = Self::open_unspooled(&o)?;
+        if o.hold_back && !matches!(out.kind, Kind::Temp { .. }) {
+            let f = tempfile::tempfile().map_err(|e| {
+                CliError::failure(format!(
+                    "cannot create a temporary file to hold the output until it is verified: {}",
+                    io_msg(&e)
+                ))
+            })?;
+            out.spool = Some(f);
+        }
+        Ok(out)
+    }
+
+    fn open_unspooled(o: &OutputOpts<'_>) -> Result<Output, CliError> {
+        let same = |id: FileId| -> Result<(), CliError> {
+            if o.input == Some(id) {
+                return Err(CliError::usage("input and output are the same file"));
+            }
+            if let Some((_, what)) = o.protect.iter().find(|(p, _)| *p == id) {
+                return Err(CliError::usage(format!(
+                    "refusing to write the output over the {what}"
+                )));
+            }
+            Ok(())
+        };
+        let path = o.path.filter(|p| !is_stdout_name(p));
+        let Some(path) = path else {
             let out = io::stdout();
             if o.refuse_terminal && std::io::IsTerminal::is_terminal(&out) {
                 return Err(CliError::usage(
                     "refusing to write binary ciphertext to a terminal; use -o FILE or redirect",
                 ));
             }
-            if let (Some(i), Some(s)) = (o.input, file_id(out.as_fd())) {
-                if i == s {
-                    return Err(CliError::usage("input and output are the same file"));
-                }
+            if let Some(s) = file_id(out.as_fd()) {
+                same(s)?;
             }
             return Ok(Output {
                 kind: Kind::Stdout(out),
@@ -128,13 +236,21 @@ impl Output {
                 dest: PathBuf::new(),
                 force: o.force,
                 committed: false,
+                spool: None,
             });
         };
         let fail = |e: io::Error| {
             CliError::failure(format!("cannot write {}: {}", path.display(), io_msg(&e)))
         };
+        // A symlink to a regular file is resolved so that the file it points
+        // to is replaced, not the link. Anything else (a device, a FIFO,
+        // /dev/fd/N of a pipe, whose target `pipe:[N]` has no real path) is
+        // written in place through the name as given.
         let dest = match std::fs::symlink_metadata(path) {
-            Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(path).map_err(fail)?,
+            Ok(m) if m.file_type().is_symlink() => match std::fs::metadata(path) {
+                Ok(t) if t.is_file() => std::fs::canonicalize(path).map_err(fail)?,
+                _ => path.to_path_buf(),
+            },
             _ => path.to_path_buf(),
         };
         let mut out = Output {
@@ -143,7 +259,9 @@ impl Output {
             dest: dest.clone(),
             force: o.force,
             committed: false,
+            spool: None,
         };
+        let mut keep_mode = None;
         match std::fs::metadata(&dest) {
             Ok(m) if m.is_dir() => {
                 return Err(CliError::failure(format!(
@@ -152,9 +270,8 @@ impl Output {
                 )))
             }
             Ok(m) if m.is_file() => {
-                if o.input == Some((m.dev(), m.ino())) {
-                    return Err(CliError::usage("input and output are the same file"));
-                }
+                same((m.dev(), m.ino()))?;
+                keep_mode = Some(m.mode() & 0o7777);
                 if !o.force {
                     return Err(CliError::failure(format!(
                         "{} already exists; use --force to overwrite it",
@@ -168,6 +285,9 @@ impl Output {
                     .write(true)
                     .open(&dest)
                     .map_err(fail)?;
+                if let Some(id) = file_id(&f) {
+                    same(id)?;
+                }
                 if o.refuse_terminal && std::io::IsTerminal::is_terminal(&f) {
                     return Err(CliError::usage(
                         "refusing to write binary ciphertext to a terminal",
@@ -220,11 +340,23 @@ impl Output {
                 }
             }
         };
+        // Like `cp`, replacing a file keeps its permissions (the owner
+        // cannot be kept without privileges; the new file is the caller's).
+        if let (Some(m), Kind::Temp { file, .. }) = (keep_mode, &out.kind) {
+            use std::os::unix::fs::PermissionsExt;
+            file.set_permissions(std::fs::Permissions::from_mode(m))
+                .map_err(fail)?;
+        }
         Ok(out)
     }
 
     /// Writes all of `data`.
     pub fn write_all(&mut self, data: &[u8]) -> Result<(), CliError> {
+        if let Some(f) = &mut self.spool {
+            return f.write_all(data).map_err(|e| {
+                CliError::failure(format!("writing a temporary file: {}", io_msg(&e)))
+            });
+        }
         let r = match &mut self.kind {
             Kind::Stdout(s) => s.lock().write_all(data),
             Kind::Direct(f) | Kind::Temp { file: f, .. } => f.write_all(data),
@@ -240,6 +372,27 @@ impl Output {
         let fail = |e: io::Error| {
             CliError::failure(format!("writing {}: {}", shown.display(), io_msg(&e)))
         };
+        if let Some(mut f) = self.spool.take() {
+            use std::io::Seek;
+            f.seek(io::SeekFrom::Start(0)).map_err(|e| {
+                CliError::failure(format!("reading a temporary file: {}", io_msg(&e)))
+            })?;
+            let mut buf = vec![0u8; 256 * 1024];
+            loop {
+                let n = match io::Read::read(&mut f, &mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => {
+                        return Err(CliError::failure(format!(
+                            "reading a temporary file: {}",
+                            io_msg(&e)
+                        )))
+                    }
+                };
+                self.write_all(&buf[..n])?;
+            }
+        }
         match &mut self.kind {
             Kind::Stdout(s) => s.lock().flush().map_err(fail)?,
             Kind::Direct(f) => f.flush().map_err(fail)?,

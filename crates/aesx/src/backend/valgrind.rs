@@ -21,7 +21,8 @@ fn request(default: usize, args: [usize; 6]) -> usize {
     // `xchg rbx, rbx` (a no-op). On a real CPU nothing happens and rdx
     // keeps `default`; under Valgrind the tool reads the six words at
     // rax (a live local array) and writes its answer into rdx. rbx is not
-    // modified, rdi is declared clobbered, no stack is used.
+    // modified, rdi is declared clobbered, no stack is used. `rol` writes
+    // CF and OF, so the flags are not declared preserved.
     unsafe {
         core::arch::asm!(
             "rol rdi, 3",
@@ -32,7 +33,7 @@ fn request(default: usize, args: [usize; 6]) -> usize {
             inout("rdx") default => result,
             in("rax") args.as_ptr(),
             inout("rdi") 0usize => _,
-            options(nostack, preserves_flags),
+            options(nostack),
         );
     }
     result
