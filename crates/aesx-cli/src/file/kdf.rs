@@ -9,56 +9,18 @@ use zeroize::Zeroizing;
 use crate::CliError;
 use aesx_file::header::{Argon2Params, KDF_SALT_LEN};
 
-/// Input key length (Cobblestone-256).
-pub const KEY_LEN: usize = 32;
-
-/// Default Argon2id memory: 256 MiB (with 3 passes, about 0.65 s of CPU time
-/// on the development machine, a 2-core Zen 5; see docs/FORMAT.md).
-pub const DEFAULT_MEMORY_KIB: u32 = 256 * 1024;
-/// Default Argon2id passes.
-pub const DEFAULT_ITERATIONS: u32 = 3;
-/// Default Argon2id lanes.
-pub const DEFAULT_PARALLELISM: u32 = 4;
-
-/// Largest memory cost decryption accepts: 4 GiB.
-pub const MAX_MEMORY_KIB: u32 = 4 * 1024 * 1024;
-/// Largest number of passes decryption accepts.
-pub const MAX_ITERATIONS: u32 = 64;
-/// Largest number of lanes decryption accepts.
-pub const MAX_PARALLELISM: u32 = 64;
+// The derivation, its defaults and the decryption caps are the format's, in
+// `aesx_file::kdf`; this module keeps only what the command line adds.
+pub use aesx_file::kdf::{DEFAULT_ITERATIONS, DEFAULT_MEMORY_KIB, DEFAULT_PARALLELISM, KEY_LEN};
 
 /// Refuses costs above the caps (before any memory is allocated).
 pub fn check_caps(p: &Argon2Params) -> Result<(), CliError> {
-    if p.memory_kib > MAX_MEMORY_KIB
-        || p.iterations > MAX_ITERATIONS
-        || p.parallelism > MAX_PARALLELISM
-    {
-        return Err(CliError::failure(format!(
-            "refusing the file's passphrase cost (Argon2id memory {} MiB, {} passes, {} lanes): \
-             above the limit of {} MiB, {} passes, {} lanes",
-            p.memory_kib / 1024,
-            p.iterations,
-            p.parallelism,
-            MAX_MEMORY_KIB / 1024,
-            MAX_ITERATIONS,
-            MAX_PARALLELISM
-        )));
-    }
-    Ok(())
+    aesx_file::kdf::check_caps(p).map_err(|e| CliError::failure(e.to_string()))
 }
 
 /// Argon2id over the passphrase with the header's parameters.
 pub fn argon2id(passphrase: &[u8], p: &Argon2Params) -> Result<Zeroizing<[u8; KEY_LEN]>, CliError> {
-    check_caps(p)?;
-    let params = argon2::Params::new(p.memory_kib, p.iterations, p.parallelism, Some(KEY_LEN))
-        .map_err(|e| {
-            CliError::failure(format!("invalid Argon2id parameters in the header: {e}"))
-        })?;
-    let a = argon2::Argon2::new(argon2::Algorithm::Argon2id, argon2::Version::V0x13, params);
-    let mut out = Zeroizing::new([0u8; KEY_LEN]);
-    a.hash_password_into(passphrase, &p.salt, &mut out[..])
-        .map_err(|e| CliError::failure(format!("Argon2id failed: {e}")))?;
-    Ok(out)
+    aesx_file::kdf::argon2id(passphrase, p).map_err(|e| CliError::failure(e.to_string()))
 }
 
 /// Fresh random parameters for encryption at the given cost.
@@ -174,51 +136,26 @@ pub fn prompt_passphrase(confirm: bool) -> Result<Zeroizing<Vec<u8>>, CliError> 
 mod tests {
     use super::*;
 
+    // The derivation and its caps are tested in aesx_file::kdf; here, that
+    // the command line's wrappers reach them.
     #[test]
-    fn argon2id_rfc9106_vector() {
-        // RFC 9106 section 5.3 uses a secret and associated data, which the
-        // simple API does not take; instead pin determinism and sensitivity.
+    fn wrappers_reach_the_format_kdf() {
         let p = Argon2Params {
             memory_kib: 64,
             iterations: 1,
             parallelism: 1,
             salt: [1; 16],
         };
-        let a = argon2id(b"pass", &p).unwrap();
-        assert_eq!(*a, *argon2id(b"pass", &p).unwrap());
-        assert_ne!(*a, *argon2id(b"pasS", &p).unwrap());
-        let q = Argon2Params { iterations: 2, ..p };
-        assert_ne!(*a, *argon2id(b"pass", &q).unwrap());
-    }
-
-    #[test]
-    fn caps_refuse_hostile_costs() {
-        let p = Argon2Params {
-            memory_kib: MAX_MEMORY_KIB + 1,
-            iterations: 1,
-            parallelism: 1,
-            salt: [0; 16],
+        assert_eq!(
+            *argon2id(b"pass", &p).unwrap(),
+            *argon2id(b"pass", &p).unwrap()
+        );
+        let hostile = Argon2Params {
+            memory_kib: aesx_file::kdf::MAX_MEMORY_KIB + 1,
+            ..p
         };
-        assert!(argon2id(b"x", &p).is_err());
-        assert!(check_caps(&Argon2Params {
-            memory_kib: 64,
-            iterations: MAX_ITERATIONS + 1,
-            ..p
-        })
-        .is_err());
-        assert!(check_caps(&Argon2Params {
-            memory_kib: 64,
-            parallelism: MAX_PARALLELISM + 1,
-            ..p
-        })
-        .is_err());
-        assert!(check_caps(&Argon2Params {
-            memory_kib: MAX_MEMORY_KIB,
-            iterations: MAX_ITERATIONS,
-            parallelism: 1,
-            ..p
-        })
-        .is_ok());
+        assert!(check_caps(&hostile).is_err());
+        assert!(argon2id(b"x", &hostile).is_err());
     }
 
     #[test]
