@@ -320,8 +320,8 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
 }
 
 fn run_file(path: &Path, backends: &[Backend]) -> Result<(Suite, Report), String> {
-    let bytes = crate::file::read_capped(path, MAX_VECTOR_FILE)
-        .map_err(|e| format!("cannot read: {e}"))?;
+    let bytes =
+        crate::file::read_capped(path, MAX_VECTOR_FILE).map_err(|e| format!("cannot read: {e}"))?;
     let text = String::from_utf8(bytes).map_err(|_| "not a text file (invalid UTF-8)")?;
     let suite = detect(path, &text)?;
     let mut report = Report::default();

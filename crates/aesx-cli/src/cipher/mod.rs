@@ -273,7 +273,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         }),
         backend: choice.cpu(),
     };
-let mut job = build(args.mode, &params)?;
+    let mut job = build(args.mode, &params)?;
     if choice == backend_arg::Choice::Cuda {
         job = cuda::job(args.mode, &params, job)?;
     }

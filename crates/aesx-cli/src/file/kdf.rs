@@ -9,110 +9,39 @@ use zeroize::Zeroizing;
 use crate::CliError;
 use aesx_file::header::{Argon2Params, KDF_SALT_LEN};
 
-/// Input key length (Cobblestone-256).
-pub const KEY_LEN: usize = 32;
-
-/// Default Argon2id memory: 256 MiB (with 3 passes, about 0.65 s of CPU time
-/// on the development machine, a 2-core Zen 5; see docs/FORMAT.md).
-pub const DEFAULT_MEMORY_KIB: u32 = 256 * 1024;
-/// Default Argon2id passes.
-pub const DEFAULT_ITERATIONS: u32 = 3;
-/// Default Argon2id lanes.
-pub const DEFAULT_PARALLELISM: u32 = 4;
-
-/// Largest memory cost decryption accepts even when asked to: 4 GiB.
-pub const MAX_MEMORY_KIB: u32 = 4 * 1024 * 1024;
-/// Largest number of passes decryption accepts even when asked to.
-pub const MAX_ITERATIONS: u32 = 64;
-/// Largest number of lanes decryption accepts.
-pub const MAX_PARALLELISM: u32 = 64;
-
-/// Default ceiling on the memory a file may demand on decryption (1 GiB),
-/// raised with `aesx decrypt --max-kdf-memory`: a header is read before
-/// anything is authenticated, so its cost is the attacker's to choose.
-pub const DEFAULT_MAX_MEMORY_MIB: u32 = 1024;
-/// Default ceiling on Argon2id work (memory in MiB times passes): four
-/// times our own default cost (256 MiB x 3 passes), about 3 s on a laptop;
-/// raised with `aesx decrypt --max-kdf-work`.
-pub const DEFAULT_MAX_WORK_MIB: u64 = 4 * (DEFAULT_MEMORY_KIB as u64 / 1024) * DEFAULT_ITERATIONS as u64;
-
-/// The ceilings in force for one decryption (below the hard caps above).
-pub struct Limits {
-    /// Largest memory, in MiB.
-    pub memory_mib: u32,
-    /// Largest memory in MiB times passes.
-    pub work_mib: u64,
-}
+// The derivation, its defaults and ceilings are the format's, in
+// `aesx_file::kdf`; this module keeps only what the command line adds.
+pub use aesx_file::kdf::{
+    Limits, DEFAULT_ITERATIONS, DEFAULT_MAX_MEMORY_MIB, DEFAULT_MAX_WORK_MIB, DEFAULT_MEMORY_KIB,
+    DEFAULT_PARALLELISM, KEY_LEN,
+};
 
 /// Refuses a file whose passphrase cost is above the ceilings the user
-/// allowed (by default [`DEFAULT_MAX_MEMORY_MIB`], [`DEFAULT_MAX_WORK_MIB`]).
+/// allowed, naming the option that raises them.
 pub fn check_limits(p: &Argon2Params, l: &Limits) -> Result<(), CliError> {
-    let mib = p.memory_kib.div_ceil(1024);
-    let work = mib as u64 * p.iterations as u64;
-    if mib > l.memory_mib {
-        return Err(CliError::failure(format!(
-            "the file's passphrase cost needs {mib} MiB of memory for Argon2id, above the \
-             limit of {} MiB; if you trust the file, raise it with --max-kdf-memory {mib}",
-            l.memory_mib
-        )));
-    }
-    if work > l.work_mib {
-        return Err(CliError::failure(format!(
-            "the file's passphrase cost ({mib} MiB x {} passes = {work}) is above the limit \
-             of {}; if you trust the file, raise it with --max-kdf-work {work}",
-            p.iterations, l.work_mib
-        )));
-    }
-    Ok(())
+    use aesx_file::kdf::KdfError;
+    aesx_file::kdf::check_limits(p, l).map_err(|e| {
+        let hint = match &e {
+            KdfError::MemoryAboveLimit { need_mib, .. } => {
+                format!("; if you trust the file, raise it with --max-kdf-memory {need_mib}")
+            }
+            KdfError::WorkAboveLimit { work, .. } => {
+                format!("; if you trust the file, raise it with --max-kdf-work {work}")
+            }
+            _ => String::new(),
+        };
+        CliError::failure(format!("{e}{hint}"))
+    })
 }
 
 /// Refuses costs above the caps (before any memory is allocated).
 pub fn check_caps(p: &Argon2Params) -> Result<(), CliError> {
-    if p.memory_kib > MAX_MEMORY_KIB
-        || p.iterations > MAX_ITERATIONS
-        || p.parallelism > MAX_PARALLELISM
-    {
-        return Err(CliError::failure(format!(
-            "refusing the file's passphrase cost (Argon2id memory {} MiB, {} passes, {} lanes): \
-             above the limit of {} MiB, {} passes, {} lanes",
-            p.memory_kib / 1024,
-            p.iterations,
-            p.parallelism,
-            MAX_MEMORY_KIB / 1024,
-            MAX_ITERATIONS,
-            MAX_PARALLELISM
-        )));
-    }
-    Ok(())
+    aesx_file::kdf::check_caps(p).map_err(|e| CliError::failure(e.to_string()))
 }
 
 /// Argon2id over the passphrase with the header's parameters.
 pub fn argon2id(passphrase: &[u8], p: &Argon2Params) -> Result<Zeroizing<[u8; KEY_LEN]>, CliError> {
-    check_caps(p)?;
-    let params = argon2::Params::new(p.memory_kib, p.iterations, p.parallelism, Some(KEY_LEN))
-        .map_err(|e| {
-            CliError::failure(format!("invalid Argon2id parameters in the header: {e}"))
-        })?;
-    // The memory is reserved here, fallibly, so that running out of it is
-    // an error message instead of an abort inside the argon2 crate.
-    let blocks = params.block_count();
-    let mut memory: Vec<argon2::Block> = Vec::new();
-    memory.try_reserve_exact(blocks).map_err(|_| {
-        CliError::failure(format!(
-            "out of memory: Argon2id needs {} MiB for this passphrase cost",
-            blocks / 1024
-        ))
-    })?;
-    memory.resize(blocks, argon2::Block::default());
-    let a = argon2::Argon2::new(argon2::Algorithm::Argon2id, argon2::Version::V0x13, params);
-    let mut out = Zeroizing::new([0u8; KEY_LEN]);
-    let r = a.hash_password_into_with_memory(passphrase, &p.salt, &mut out[..], &mut memory[..]);
-    // The blocks hold values derived from the passphrase.
-    for b in memory.iter_mut() {
-        zeroize::Zeroize::zeroize(b);
-    }
-    r.map_err(|e| CliError::failure(format!("Argon2id failed: {e}")))?;
-    Ok(out)
+    aesx_file::kdf::argon2id(passphrase, p).map_err(|e| CliError::failure(e.to_string()))
 }
 
 /// Fresh random parameters for encryption at the given cost.
@@ -234,51 +163,26 @@ pub fn prompt_passphrase(confirm: bool) -> Result<Zeroizing<Vec<u8>>, CliError> 
 mod tests {
     use super::*;
 
+    // The derivation and its caps are tested in aesx_file::kdf; here, that
+    // the command line's wrappers reach them.
     #[test]
-    fn argon2id_rfc9106_vector() {
-        // RFC 9106 section 5.3 uses a secret and associated data, which the
-        // simple API does not take; instead pin determinism and sensitivity.
+    fn wrappers_reach_the_format_kdf() {
         let p = Argon2Params {
             memory_kib: 64,
             iterations: 1,
             parallelism: 1,
             salt: [1; 16],
         };
-        let a = argon2id(b"pass", &p).unwrap();
-        assert_eq!(*a, *argon2id(b"pass", &p).unwrap());
-        assert_ne!(*a, *argon2id(b"pasS", &p).unwrap());
-        let q = Argon2Params { iterations: 2, ..p };
-        assert_ne!(*a, *argon2id(b"pass", &q).unwrap());
-    }
-
-    #[test]
-    fn caps_refuse_hostile_costs() {
-        let p = Argon2Params {
-            memory_kib: MAX_MEMORY_KIB + 1,
-            iterations: 1,
-            parallelism: 1,
-            salt: [0; 16],
+        assert_eq!(
+            *argon2id(b"pass", &p).unwrap(),
+            *argon2id(b"pass", &p).unwrap()
+        );
+        let hostile = Argon2Params {
+            memory_kib: aesx_file::kdf::MAX_MEMORY_KIB + 1,
+            ..p
         };
-        assert!(argon2id(b"x", &p).is_err());
-        assert!(check_caps(&Argon2Params {
-            memory_kib: 64,
-            iterations: MAX_ITERATIONS + 1,
-            ..p
-        })
-        .is_err());
-        assert!(check_caps(&Argon2Params {
-            memory_kib: 64,
-            parallelism: MAX_PARALLELISM + 1,
-            ..p
-        })
-        .is_err());
-        assert!(check_caps(&Argon2Params {
-            memory_kib: MAX_MEMORY_KIB,
-            iterations: MAX_ITERATIONS,
-            parallelism: 1,
-            ..p
-        })
-        .is_ok());
+        assert!(check_caps(&hostile).is_err());
+        assert!(argon2id(b"x", &hostile).is_err());
     }
 
     #[test]
