@@ -3,44 +3,11 @@
 //! Every subcommand lives in its own module; `main` maps their errors to one
 //! line on stderr and an exit code (1 for failures, 2 for usage errors).
 
-use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-mod backend_arg;
-mod bench;
-mod cavp;
-mod cipher;
-mod error;
-mod file;
-mod info;
-
-pub use error::CliError;
-
-/// `println!` that returns an error instead of panicking when stdout is
-/// closed (`aesx cavp ... | head`); use inside functions returning
-/// `Result<_, CliError>`.
-macro_rules! outln {
-    ($($arg:tt)*) => {
-        $crate::write_stdout(format_args!($($arg)*))?
-    };
-}
-pub(crate) use outln;
-
-/// Writes one line to stdout; see [`outln!`].
-pub fn write_stdout(args: std::fmt::Arguments<'_>) -> Result<(), CliError> {
-    let mut out = std::io::stdout().lock();
-    writeln!(out, "{args}")
-        .and_then(|()| out.flush())
-        .map_err(|e| CliError::failure(format!("writing output: {e}")))
-}
-
-/// Writes one line to stderr, ignoring failure (there is nowhere left to
-/// report it), where `eprintln!` would panic.
-pub fn write_stderr(args: std::fmt::Arguments<'_>) {
-    let _ = writeln!(std::io::stderr().lock(), "{args}");
-}
+use aesx_cli::{bench, cavp, cipher, file, info, write_stderr};
 
 /// AES, fast and constant-time where it matters.
 #[derive(Parser, Debug)]

@@ -204,8 +204,9 @@ fn detect_aesavs(name: &str) -> Option<Result<Suite, String>> {
     None
 }
 
-/// Runs one suite over parsed text; adds its checks to `report`.
-fn run_suite(
+/// Runs one suite over parsed text; adds its checks to `report` (public for
+/// the fuzz targets).
+pub fn run_suite(
     suite: Suite,
     text: &str,
     backends: &[Backend],

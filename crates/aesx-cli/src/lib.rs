@@ -1,0 +1,40 @@
+//! The `aesx` command line as a library: every subcommand lives in its own
+//! module, and `main.rs` only parses the arguments and maps errors to an
+//! exit code. The module tree is a library so that the fuzz targets
+//! (`fuzz/`) can reach the vector-file parsers and key-file readers.
+
+use std::io::Write;
+
+pub mod backend_arg;
+pub mod bench;
+pub mod cavp;
+pub mod cipher;
+pub mod error;
+pub mod file;
+pub mod info;
+
+pub use error::CliError;
+
+/// `println!` that returns an error instead of panicking when stdout is
+/// closed (`aesx cavp ... | head`); use inside functions returning
+/// `Result<_, CliError>`.
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::write_stdout(format_args!($($arg)*))?
+    };
+}
+pub(crate) use outln;
+
+/// Writes one line to stdout; see [`outln!`].
+pub fn write_stdout(args: std::fmt::Arguments<'_>) -> Result<(), CliError> {
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{args}")
+        .and_then(|()| out.flush())
+        .map_err(|e| CliError::failure(format!("writing output: {e}")))
+}
+
+/// Writes one line to stderr, ignoring failure (there is nowhere left to
+/// report it), where `eprintln!` would panic.
+pub fn write_stderr(args: std::fmt::Arguments<'_>) {
+    let _ = writeln!(std::io::stderr().lock(), "{args}");
+}
