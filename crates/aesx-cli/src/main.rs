@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use aesx_cli::{bench, cavp, cipher, file, info, write_stderr};
+use aesx_cli::{bench, cavp, cipher, error, file, info, write_stderr};
 
 /// AES, fast and constant-time where it matters.
 #[derive(Parser, Debug)]
