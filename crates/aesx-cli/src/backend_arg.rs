@@ -129,8 +129,8 @@ pub fn gpu_unavailable(e: &aesx_cuda::CudaError) -> String {
 pub fn gpu_error(e: aesx_cuda::CudaError) -> CliError {
     match e {
         aesx_cuda::CudaError::Aes(e) => e.into(),
-        other => CliError::failure(
-            gpu_unavailable(&other).replacen("--backend cuda: ", "GPU: ", 1),
-        ),
+        other => {
+            CliError::failure(gpu_unavailable(&other).replacen("--backend cuda: ", "GPU: ", 1))
+        }
     }
 }

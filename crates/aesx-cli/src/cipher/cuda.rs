@@ -19,11 +19,7 @@ use crate::CliError;
 const BATCH: usize = 64 << 20;
 
 /// The GPU stream for `mode`, given the already validated CPU stream.
-pub fn stream(
-    mode: Mode,
-    p: &Params,
-    cpu: Box<dyn Stream>,
-) -> Result<Box<dyn Stream>, CliError> {
+pub fn stream(mode: Mode, p: &Params, cpu: Box<dyn Stream>) -> Result<Box<dyn Stream>, CliError> {
     let gpu = open_gpu()?;
     let e = gpu_error;
     Ok(match (mode, p.op) {

@@ -459,7 +459,11 @@ pub fn run_encrypt(a: EncryptArgs) -> Result<ExitCode, CliError> {
     let pb = progress(c.quiet, input.len);
     let mut sealer = Sealer::new(cipher);
     let source = input_source(input, 0);
-    let batch_chunks = if on_gpu.is_some() { gpu::BATCH_CHUNKS } else { BATCH_CHUNKS };
+    let batch_chunks = if on_gpu.is_some() {
+        gpu::BATCH_CHUNKS
+    } else {
+        BATCH_CHUNKS
+    };
     pipeline(
         source,
         batch_chunks * CHUNK_LEN,
@@ -497,7 +501,12 @@ pub fn run_decrypt(a: DecryptArgs) -> Result<ExitCode, CliError> {
     let cipher = payload::open_header(Suite::Aes256Gcm, &key[..], &header.bytes, &ph[..n], backend)
         .map_err(payload_err)?;
     let mut on_gpu = match &gpu {
-        Some(g) => Some(gpu::GpuChunks::for_header(g, &key[..], &header.bytes, &ph[..n])?),
+        Some(g) => Some(gpu::GpuChunks::for_header(
+            g,
+            &key[..],
+            &header.bytes,
+            &ph[..n],
+        )?),
         None => None,
     };
     drop(key);
@@ -538,7 +547,11 @@ pub fn run_decrypt(a: DecryptArgs) -> Result<ExitCode, CliError> {
     let pb = progress(c.quiet || to_tty, total);
     let mut opener = Opener::new(cipher.clone());
     let source = input_source(input, (header.bytes.len() + PAYLOAD_HEADER_LEN) as u64);
-    let batch_chunks = if on_gpu.is_some() { gpu::BATCH_CHUNKS } else { BATCH_CHUNKS };
+    let batch_chunks = if on_gpu.is_some() {
+        gpu::BATCH_CHUNKS
+    } else {
+        BATCH_CHUNKS
+    };
     pipeline(
         source,
         batch_chunks * ENC_CHUNK_LEN,
