@@ -211,7 +211,9 @@ pub fn run(g: &Gpu, bytes: usize, iters: usize) -> Result<Vec<Measurement>> {
         (pair - seal).max(f64::MIN_POSITIVE),
     );
     let gcm256 = CudaGcm::new(g, &[0x3cu8; 32])?;
-    let t = best(iters, || gcm256.seal_device(&nonce, b"", &mut dev).map(|_| ()))?;
+    let t = best(iters, || {
+        gcm256.seal_device(&nonce, b"", &mut dev).map(|_| ())
+    })?;
     push("AES-256-GCM seal", Kind::Device, t);
 
     // ---- host-to-host ----
@@ -252,7 +254,11 @@ pub fn run(g: &Gpu, bytes: usize, iters: usize) -> Result<Vec<Measurement>> {
             .seal_messages(&nonces, 16384, &mut host[..chunks * 16384])
             .map(|_| ())
     })?;
-    push("AES-256-GCM, 16 KiB chunks (file format)", Kind::HostToHost, t);
+    push(
+        "AES-256-GCM, 16 KiB chunks (file format)",
+        Kind::HostToHost,
+        t,
+    );
     Ok(out)
 }
 

@@ -358,10 +358,17 @@ fn gcm_messages_match_soft_and_stop_at_a_forgery() {
             let b = (a + stride).min(len);
             let sealed = cpu.seal(n, &[], &pt[a..b]).unwrap();
             assert!(buf[a..b] == sealed[..b - a], "ct {stride} {nmsgs} msg {i}");
-            assert_eq!(&tags[i][..], &sealed[b - a..], "tag {stride} {nmsgs} msg {i}");
+            assert_eq!(
+                &tags[i][..],
+                &sealed[b - a..],
+                "tag {stride} {nmsgs} msg {i}"
+            );
         }
         let ct = buf.clone();
-        assert_eq!(gcm.open_messages(&nonces, stride, &mut buf, &tags).unwrap(), nmsgs);
+        assert_eq!(
+            gcm.open_messages(&nonces, stride, &mut buf, &tags).unwrap(),
+            nmsgs
+        );
         assert!(buf == pt);
         if nmsgs > 2 {
             let mut bad = tags.clone();
