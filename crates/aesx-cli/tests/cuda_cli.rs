@@ -2,7 +2,8 @@
 //! every such command must exit 2 with one `aesx: --backend cuda: ...` line
 //! that says what is missing, write no output file (nor leave a temporary
 //! one) and never panic. With a GPU the same commands must succeed and give
-//! the CPU's bytes, so the tests check that instead.
+//! the CPU's bytes, so the tests check that instead (AESX_REQUIRE_GPU=1
+//! makes a missing GPU a failure).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -29,6 +30,11 @@ fn gpu_or_clean_failure(o: &Output, out: Option<&Path>, dir: &Path, keep: &[&str
     if o.status.code() == Some(0) {
         return true;
     }
+    // On a GPU machine the GPU paths must really run.
+    assert!(
+        std::env::var("AESX_REQUIRE_GPU").as_deref() != Ok("1"),
+        "AESX_REQUIRE_GPU=1 but: {err}"
+    );
     assert_eq!(o.status.code(), Some(2), "exit status; stderr: {err}");
     assert_eq!(err.lines().count(), 1, "one line: {err:?}");
     assert!(err.starts_with("aesx: --backend cuda: "), "{err:?}");

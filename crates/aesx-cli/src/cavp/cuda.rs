@@ -17,8 +17,10 @@ use super::rsp::{self, ParseError, Record};
 use super::{detect, hx, Direction, Report, Suite};
 use crate::{backend_arg, outln, CliError};
 
-/// A GCM open that was refused: whether the output was zeroed.
+/// A GCM open that was refused: whether for a tag mismatch (then the
+/// output must have been zeroed) and whether it was.
 pub struct Refused {
+    auth: bool,
     zeroed: bool,
     why: String,
 }
@@ -87,19 +89,14 @@ impl Engine for GpuEngine {
         buf: &mut [u8],
         tag: &[u8],
     ) -> Result<(), Refused> {
-        let refused = |buf: &[u8], why: String| Refused {
+        let refused = |buf: &[u8], e: CudaError| Refused {
+            auth: e == CudaError::Aes(aesx::Error::AuthenticationFailed),
             zeroed: buf.iter().all(|&b| b == 0),
-            why,
+            why: cuda_msg(e),
         };
-        let g = match CudaGcm::new(&self.0, key) {
-            Ok(g) => g,
-            Err(e) => {
-                buf.fill(0);
-                return Err(refused(buf, cuda_msg(e)));
-            }
-        };
+        let g = CudaGcm::new(&self.0, key).map_err(|e| refused(buf, e))?;
         g.open_in_place(iv, aad, buf, tag)
-            .map_err(|e| refused(buf, cuda_msg(e)))
+            .map_err(|e| refused(buf, e))
     }
 
     fn xts(
@@ -236,7 +233,7 @@ fn check_gcm(
         (Ok(()), Some(pt)) if buf == pt => Ok(()),
         (Ok(()), Some(_)) => Err("open gave the wrong plaintext".into()),
         (Ok(()), None) => Err("forged tag accepted".into()),
-        (Err(r), None) if r.zeroed => Ok(()),
+        (Err(r), None) if r.zeroed || !r.auth => Ok(()),
         (Err(_), None) => Err("refused but output not zeroed".into()),
         (Err(r), Some(_)) => Err(format!("open: {}", r.why)),
     }
@@ -479,12 +476,10 @@ mod tests {
             let r = aesx::Gcm::with_backend(key, aesx::Backend::Soft)
                 .and_then(|g| g.with_tag_len(tag.len()))
                 .and_then(|g| g.open_in_place_detached(iv, aad, buf, tag));
-            r.map_err(|e| {
-                buf.fill(0);
-                Refused {
-                    zeroed: true,
-                    why: e.to_string(),
-                }
+            r.map_err(|e| Refused {
+                auth: e == aesx::Error::AuthenticationFailed,
+                zeroed: buf.iter().all(|&b| b == 0),
+                why: e.to_string(),
             })
         }
 
