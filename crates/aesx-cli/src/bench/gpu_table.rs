@@ -85,6 +85,10 @@ impl Side for Cpu {
     fn ecb(&self, key: &[u8; 32], buf: &mut [u8]) -> Result<(), String> {
         let aes = Aes::with_backend(key, self.backend).map_err(|e| e.to_string())?;
         let per = (buf.len() / 16).div_ceil(self.threads).max(4096) * 16;
+        if buf.len() <= per {
+            // One piece: no thread to start for a small file.
+            return aes.encrypt_blocks(buf).map_err(|e| e.to_string());
+        }
         std::thread::scope(|s| {
             let handles: Vec<_> = buf
                 .chunks_mut(per)
