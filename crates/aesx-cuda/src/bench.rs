@@ -188,22 +188,77 @@ pub fn run(g: &Gpu, bytes: usize, iters: usize) -> Result<Vec<Measurement>> {
         g.synchronize()
     })?;
     push("AES-256-XTS encrypt, 4 KiB sectors", Kind::Device, t);
+    let t = best(iters, || {
+        x.decrypt_sectors_device(0, 4096, &mut dev)?;
+        g.synchronize()
+    })?;
+    push("AES-256-XTS decrypt, 4 KiB sectors", Kind::Device, t);
     let gcm = CudaGcm::new(g, &[0x2bu8; 16])?;
     let nonce = [7u8; 12];
-    let t = best(iters, || gcm.seal_device(&nonce, b"", &mut dev).map(|_| ()))?;
-    push("AES-128-GCM seal", Kind::Device, t);
+    let seal = best(iters, || gcm.seal_device(&nonce, b"", &mut dev).map(|_| ()))?;
+    push("AES-128-GCM seal", Kind::Device, seal);
+    // An open turns the buffer back into plaintext, so each timed run opens
+    // and seals again (same nonce: the same ciphertext and tag); the open's
+    // share is the pair less the best seal.
+    let tag = gcm.seal_device(&nonce, b"", &mut dev)?;
+    let pair = best(iters, || {
+        gcm.open_device(&nonce, b"", &mut dev, &tag)?;
+        gcm.seal_device(&nonce, b"", &mut dev).map(|_| ())
+    })?;
+    push(
+        "AES-128-GCM open (open+seal less seal)",
+        Kind::Device,
+        (pair - seal).max(f64::MIN_POSITIVE),
+    );
+    let gcm256 = CudaGcm::new(g, &[0x3cu8; 32])?;
+    let t = best(iters, || {
+        gcm256.seal_device(&nonce, b"", &mut dev).map(|_| ())
+    })?;
+    push("AES-256-GCM seal", Kind::Device, t);
 
     // ---- host-to-host ----
     let k = CudaAes::new(g, &[0x2bu8; 16])?;
     let few = iters.min(3);
     let t = best(few, || k.ctr_apply(&iv, &mut host))?;
     push("AES-128-CTR", Kind::HostToHost, t);
+    let t = best(few, || k.ecb_encrypt(&mut host))?;
+    push("AES-128-ECB encrypt", Kind::HostToHost, t);
+    let t = best(few, || k.cbc_decrypt(&iv, &mut host))?;
+    push("AES-128-CBC decrypt", Kind::HostToHost, t);
     let t = best(few, || x.encrypt_sectors(0, 4096, &mut host))?;
     push("AES-256-XTS encrypt, 4 KiB sectors", Kind::HostToHost, t);
+    let t = best(few, || x.decrypt_sectors(0, 4096, &mut host))?;
+    push("AES-256-XTS decrypt, 4 KiB sectors", Kind::HostToHost, t);
     let t = best(few, || {
         gcm.seal_in_place(&nonce, b"", &mut host).map(|_| ())
     })?;
     push("AES-128-GCM seal", Kind::HostToHost, t);
+    let tag = gcm.seal_in_place(&nonce, b"", &mut host)?;
+    let ct = host.clone();
+    let t = best(few, || {
+        host.copy_from_slice(&ct);
+        gcm.open_in_place(&nonce, b"", &mut host, &tag)
+    })?;
+    push("AES-128-GCM open (incl. a host copy)", Kind::HostToHost, t);
+    // The file format: 16 KiB chunks, each its own nonce, one batch.
+    let chunks = n / 16384;
+    let nonces: Vec<[u8; 12]> = (0..chunks as u64)
+        .map(|i| {
+            let mut v = nonce;
+            v[4..].copy_from_slice(&i.to_be_bytes());
+            v
+        })
+        .collect();
+    let t = best(few, || {
+        gcm256
+            .seal_messages(&nonces, 16384, &mut host[..chunks * 16384])
+            .map(|_| ())
+    })?;
+    push(
+        "AES-256-GCM, 16 KiB chunks (file format)",
+        Kind::HostToHost,
+        t,
+    );
     Ok(out)
 }
 

@@ -16,6 +16,14 @@ use crate::gcm_batch;
 use crate::gcm_math;
 use crate::gf;
 
+/// A batch after the GPU: the output on the device (none for an empty
+/// buffer), the per-message digests and the J0s, 16 bytes each.
+struct Ran {
+    data: Option<CudaSlice<u8>>,
+    digests: Vec<u8>,
+    j0s: Vec<u8>,
+}
+
 impl CudaGcm {
     /// Runs the batch through the GPU: CTR when `sealing` (before the
     /// digests) and digests of the ciphertext. Returns the output on the
@@ -26,15 +34,19 @@ impl CudaGcm {
         stride: usize,
         buf: &[u8],
         sealing: bool,
-    ) -> Result<(Option<CudaSlice<u8>>, Vec<u8>, Vec<u8>)> {
+    ) -> Result<Ran> {
         gcm_batch::check_layout(nonces.len(), stride, buf.len())?;
-        for i in 0..nonces.len() {
-            gcm_math::check_limits(&nonces[i], 0, gcm_batch::msg_len(i, stride, buf.len()))?;
+        for (i, n) in nonces.iter().enumerate() {
+            gcm_math::check_limits(n, 0, gcm_batch::msg_len(i, stride, buf.len()))?;
         }
         let j0s = gcm_batch::j0s(self.h, nonces);
         let mut digests = vec![0u8; 16 * nonces.len()];
         if buf.is_empty() {
-            return Ok((None, digests, j0s));
+            return Ok(Ran {
+                data: None,
+                digests,
+                j0s,
+            });
         }
         let g = &self.aes.gpu.inner;
         let s = &g.stream;
@@ -99,7 +111,11 @@ impl CudaGcm {
         }
         s.memcpy_dtoh(&lvl2, &mut digests)?;
         s.synchronize()?;
-        Ok((Some(data), digests, j0s))
+        Ok(Ran {
+            data: Some(data),
+            digests,
+            j0s,
+        })
     }
 
     fn msg_tags(&self, stride: usize, len: usize, digests: &[u8], j0s: &[u8]) -> Vec<[u8; 16]> {
@@ -124,7 +140,7 @@ impl CudaGcm {
         stride: usize,
         buf: &mut [u8],
     ) -> Result<Vec<[u8; 16]>> {
-        let (data, digests, j0s) = self.msgs_device(nonces, stride, buf, true)?;
+        let Ran { data, digests, j0s } = self.msgs_device(nonces, stride, buf, true)?;
         if let Some(d) = data {
             let s = &self.aes.gpu.inner.stream;
             s.memcpy_dtoh(&d, buf)?;
@@ -152,7 +168,7 @@ impl CudaGcm {
             }
             .into());
         }
-        let (data, digests, j0s) = match self.msgs_device(nonces, stride, buf, false) {
+        let Ran { data, digests, j0s } = match self.msgs_device(nonces, stride, buf, false) {
             Ok(v) => v,
             Err(e) => {
                 buf.fill(0);

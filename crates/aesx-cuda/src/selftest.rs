@@ -96,6 +96,23 @@ pub(crate) fn run(gpu: &Gpu) -> Result<()> {
             *t ^= e;
         }
         check("GCM tag", tag == want_tag)?;
+
+        // GCM over messages (the file format's chunks): three messages of
+        // 16 KiB, the last short, each its own nonce, against aesx's GCM.
+        let nonces: Vec<[u8; 12]> = (0..3u8).map(|i| [i ^ 0x5a; 12]).collect();
+        let mut buf = data.clone();
+        let tags = g.seal_messages(&nonces, 16384, &mut buf)?;
+        let cpu_gcm = aesx::Gcm::with_backend(key, aesx::Backend::fastest())?;
+        for (i, n) in nonces.iter().enumerate() {
+            let (a, b) = (i * 16384, ((i + 1) * 16384).min(data.len()));
+            let sealed = cpu_gcm.seal(n, &[], &data[a..b])?;
+            check("batched GCM encryption", buf[a..b] == sealed[..b - a])?;
+            check("batched GCM tag", tags[i][..] == sealed[b - a..])?;
+        }
+        check(
+            "batched GCM decryption",
+            g.open_messages(&nonces, 16384, &mut buf, &tags)? == 3 && buf == data,
+        )?;
     }
     let mut xkey = [0u8; 64];
     for (i, b) in xkey.iter_mut().enumerate() {
@@ -112,6 +129,14 @@ pub(crate) fn run(gpu: &Gpu) -> Result<()> {
             "XTS",
             s.clone_dtoh(&dev)? == xts_cpu(key, first, sector, &whole[..len])?,
         )?;
+        // One data unit with ciphertext stealing.
+        let tweak = [0xa7u8; 16];
+        let unit = &data[..16 * 40 + 7];
+        let mut want = unit.to_vec();
+        aesx::Xts::with_backend(key, aesx::Backend::fastest())?.encrypt(&tweak, &mut want)?;
+        let mut got = unit.to_vec();
+        x.encrypt_unit(&tweak, &mut got)?;
+        check("XTS with ciphertext stealing", got == want)?;
     }
     s.synchronize()?;
     Ok(())

@@ -381,3 +381,65 @@ fn gcm_messages_match_soft_and_stop_at_a_forgery() {
         }
     }
 }
+
+/// Host buffers at odd addresses (a slice from byte 1, 3 or 7 of a Vec)
+/// through every host API, against the same data at an aligned address.
+#[test]
+fn unaligned_host_buffers() {
+    let Some(g) = gpu() else { return };
+    let mut rng = rand::rngs::StdRng::seed_from_u64(23);
+    let key = random(&mut rng, 32);
+    let k = CudaAes::new(g, &key).unwrap();
+    let x = CudaXts::new(g, &random(&mut rng, 64)).unwrap();
+    let gcm = CudaGcm::new(g, &key).unwrap();
+    let iv: [u8; 16] = random(&mut rng, 16).try_into().unwrap();
+    let nonces: Vec<[u8; 12]> = (0..5).map(|i| [i as u8; 12]).collect();
+    for shift in [1usize, 3, 7] {
+        let len = 3 * TEST_CHUNK + 4096;
+        let data = random(&mut rng, len);
+        let mut backing = vec![0u8; len + shift];
+        type Op<'a> = Box<dyn Fn(&mut [u8]) + 'a>;
+        let ops: Vec<(&str, Op)> = vec![
+            ("ecb", Box::new(|b: &mut [u8]| k.ecb_encrypt(b).unwrap())),
+            (
+                "ctr",
+                Box::new(|b: &mut [u8]| k.ctr_apply(&iv, &mut b[..len - 5]).unwrap()),
+            ),
+            (
+                "cbc",
+                Box::new(|b: &mut [u8]| k.cbc_decrypt(&iv, b).unwrap()),
+            ),
+            (
+                "xts",
+                Box::new(|b: &mut [u8]| x.encrypt_sectors(5, 4096, b).unwrap()),
+            ),
+            (
+                "xts unit",
+                Box::new(|b: &mut [u8]| x.encrypt_unit(&iv, &mut b[..len - 9]).unwrap()),
+            ),
+            (
+                "gcm",
+                Box::new(|b: &mut [u8]| {
+                    let t = gcm.seal_in_place(&iv[..12], b"a", b).unwrap();
+                    b[..16].copy_from_slice(&t);
+                }),
+            ),
+            (
+                "gcm msgs",
+                Box::new(|b: &mut [u8]| {
+                    let t = gcm
+                        .seal_messages(&nonces, 16384, &mut b[..4 * 16384 + 3])
+                        .unwrap();
+                    b[..16].copy_from_slice(&t[4]);
+                }),
+            ),
+        ];
+        for (name, op) in &ops {
+            let mut aligned = data.clone();
+            op(&mut aligned);
+            backing[shift..].copy_from_slice(&data);
+            op(&mut backing[shift..]);
+            assert!(backing[shift..] == aligned[..], "{name} at offset {shift}");
+        }
+    }
+}

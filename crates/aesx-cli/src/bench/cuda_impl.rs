@@ -5,7 +5,7 @@
 
 use std::sync::OnceLock;
 
-use aesx_cuda::{CudaAes, Gpu};
+use aesx_cuda::{CudaAes, CudaGcm, CudaXts, Gpu};
 
 use super::cases::{Mode, Setup};
 use super::impls::Runner;
@@ -24,13 +24,49 @@ fn gpu() -> Result<Gpu, String> {
         .clone()
 }
 
-/// The modes the GPU crate has for host memory.
+/// The modes the GPU crate has for host memory (CBC encryption is serial:
+/// there is no GPU row for it, nor for single blocks).
 pub fn supports(mode: Mode, key_bits: u32) -> bool {
-    matches!(mode, Mode::Ecb | Mode::CbcDec | Mode::Ctr) && matches!(key_bits, 128 | 192 | 256)
+    !matches!(mode, Mode::Block | Mode::CbcEnc) && matches!(key_bits, 128 | 192 | 256)
 }
 
 /// A keyed GPU runner for the case.
 pub fn runner(mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, String> {
+    match mode {
+        Mode::XtsEnc | Mode::XtsDec => {
+            return Ok(Box::new(CudaXtsRunner {
+                xts: CudaXts::new(&gpu()?, &setup.key).map_err(err)?,
+                tweak: setup
+                    .iv
+                    .as_slice()
+                    .try_into()
+                    .map_err(|_| String::from("aesx-cuda: tweak must be 16 bytes"))?,
+                decrypt: mode == Mode::XtsDec,
+            }))
+        }
+        Mode::GcmEnc => {
+            return Ok(Box::new(CudaGcmSeal {
+                gcm: CudaGcm::new(&gpu()?, &setup.key).map_err(err)?,
+                nonce: setup.iv.clone(),
+                aad: setup.aad.clone(),
+                tag: None,
+            }))
+        }
+        Mode::GcmDec => {
+            let (ct, tag) = setup
+                .sealed
+                .clone()
+                .ok_or("gcm-dec needs a sealed message")?;
+            return Ok(Box::new(CudaGcmOpen {
+                gcm: CudaGcm::new(&gpu()?, &setup.key).map_err(err)?,
+                nonce: setup.iv.clone(),
+                aad: setup.aad.clone(),
+                ct,
+                tag,
+            }));
+        }
+        _ => {}
+    }
     let aes = CudaAes::new(&gpu()?, &setup.key).map_err(|e| format!("aesx-cuda: {e}"))?;
     let iv = || -> Result<[u8; 16], String> {
         setup
@@ -124,4 +160,98 @@ impl Runner for CudaCtr {
         }
         Ok(())
     }
+}
+
+/// One data unit per call on the GPU (ciphertext stealing included); the
+/// tweak moves on as in the CPU rows.
+struct CudaXtsRunner {
+    xts: CudaXts,
+    tweak: [u8; 16],
+    decrypt: bool,
+}
+
+impl Runner for CudaXtsRunner {
+    fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
+        let r = if self.decrypt {
+            self.xts.decrypt_unit(&self.tweak, &mut buf[..len])
+        } else {
+            self.xts.encrypt_unit(&self.tweak, &mut buf[..len])
+        };
+        Mode::XtsEnc.next_iv(&mut self.tweak);
+        r.map_err(err)
+    }
+}
+
+/// One message per call, sealed in place under the next nonce.
+struct CudaGcmSeal {
+    gcm: CudaGcm,
+    nonce: Vec<u8>,
+    aad: Vec<u8>,
+    tag: Option<[u8; 16]>,
+}
+
+impl Runner for CudaGcmSeal {
+    fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
+        let tag = self
+            .gcm
+            .seal_in_place(&self.nonce, &self.aad, &mut buf[..len])
+            .map_err(err)?;
+        self.tag = Some(tag);
+        Mode::GcmEnc.next_iv(&mut self.nonce);
+        Ok(())
+    }
+
+    fn tag(&self) -> Option<[u8; 16]> {
+        self.tag
+    }
+}
+
+/// The same authentic message opened each call, into the buffer.
+struct CudaGcmOpen {
+    gcm: CudaGcm,
+    nonce: Vec<u8>,
+    aad: Vec<u8>,
+    ct: Vec<u8>,
+    tag: [u8; 16],
+}
+
+impl Runner for CudaGcmOpen {
+    fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
+        buf[..len].copy_from_slice(&self.ct[..len]);
+        self.gcm
+            .open_in_place(&self.nonce, &self.aad, &mut buf[..len], &self.tag)
+            .map_err(err)
+    }
+}
+
+/// The figures the rows above cannot show: every GPU mode on data already
+/// in device memory, beside the copy bandwidths and the host-to-host rates
+/// of the same run (aesx_cuda::bench, each mode checked against aesx
+/// first). `bytes` per measurement.
+pub fn print_device_figures(out: &mut impl std::io::Write, bytes: usize) -> Result<(), String> {
+    let g = gpu()?;
+    let w = |e: std::io::Error| format!("writing the report: {e}");
+    writeln!(
+        out,
+        "\naesx-cuda on {} ({}), {} MiB per measurement:",
+        g.info().name,
+        g.info().arch,
+        bytes >> 20
+    )
+    .map_err(w)?;
+    writeln!(
+        out,
+        "  the aesx-cuda rows above are HOST-TO-HOST (host memory in and out, copies included);\n  \
+         ON-DEVICE rows below are data already in GPU memory (kernels only)."
+    )
+    .map_err(w)?;
+    for m in aesx_cuda::bench::run(&g, bytes, 5).map_err(err)? {
+        let kind = match m.kind {
+            aesx_cuda::bench::Kind::Copy => "copy bound",
+            aesx_cuda::bench::Kind::Device => "on-device",
+            aesx_cuda::bench::Kind::HostToHost => "host-to-host",
+        };
+        writeln!(out, "  {kind:<13} {:<44} {:>8.1} GB/s", m.name, m.gbps()).map_err(w)?;
+    }
+    Ok(())
 }

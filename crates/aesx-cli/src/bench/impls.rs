@@ -69,11 +69,11 @@ impl Impl {
         }
         let bare = s.strip_prefix("aesx-").unwrap_or(&s);
         if bare == "cuda" {
-            return if cuda_impl::available() {
-                Ok(Impl::Cuda)
-            } else {
-                Err("aesx-cuda: no CUDA driver or GPU on this machine".into())
-            };
+            // Opened here (kernels loaded and self-checked), so that a
+            // missing driver, device or NVRTC is one line up front.
+            return crate::backend_arg::open_gpu()
+                .map(|_| Impl::Cuda)
+                .map_err(|e| e.to_string());
         }
         let b: Backend = bare.parse().map_err(|_| {
             format!(

@@ -23,6 +23,7 @@ mod cases;
 mod compare;
 mod csv;
 mod cuda_impl;
+mod gpu_table;
 mod impls;
 mod json;
 mod measure;
@@ -107,6 +108,11 @@ struct BenchArgs {
     /// Confidence level for --compare, in percent.
     #[arg(long, value_name = "PERCENT", default_value = "95")]
     confidence: String,
+    /// The CPU-versus-GPU file table: AES-256-ECB and the file format, end
+    /// to end (read, encrypt, write), best CPU backend against the GPU, for
+    /// 1028 B to 1 GiB (or --size); with --json/--csv/--plot.
+    #[arg(long)]
+    gpu_table: bool,
 }
 
 /// The checked options.
@@ -141,6 +147,15 @@ const MAX_SIZE: usize = 256 << 20;
 
 /// Runs `aesx bench`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    if args.inner.gpu_table {
+        let a = &args.inner;
+        let outputs = gpu_table::Outputs {
+            json: a.json.as_ref(),
+            csv: a.csv.as_ref(),
+            plot: a.plot.as_ref(),
+        };
+        return gpu_table::run(&a.sizes, outputs);
+    }
     let mut opts = Options::parse(*args.inner)?;
     // A report that cannot be written fails now, not after the whole run.
     for (flag, p) in [
@@ -270,6 +285,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     report::add_ratios(&mut rows);
     report::print(&mut out, &rows, opts.mb).map_err(w)?;
     report::print_summary(&mut out, &rows).map_err(w)?;
+    if opts.impls.contains(&Impl::Cuda) {
+        cuda_impl::print_device_figures(&mut out, 256 << 20).map_err(CliError::failure)?;
+    }
     writeln!(
         out,
         "x peer: median over the best peer's median for the same case; x soft: over aesx-soft's. \

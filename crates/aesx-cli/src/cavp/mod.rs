@@ -16,6 +16,7 @@ use crate::backend_arg;
 use crate::{outln, CliError};
 
 mod ctr;
+mod cuda;
 mod ecb_cbc;
 mod gcm;
 mod mct;
@@ -28,7 +29,7 @@ use rsp::ParseError;
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// Run on this backend only (default: every available one, or the one
-    /// named by AESX_BACKEND).
+    /// named by AESX_BACKEND); `cuda` runs the GCM and XTS files on the GPU.
     #[arg(long, value_name = "NAME")]
     backend: Option<String>,
     /// Vector files: AESAVS ECB/CBC KAT, MMT and CBC MCT .rsp files, CTR
@@ -264,6 +265,9 @@ impl Report {
 
 /// Runs `aesx cavp`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    if backend_arg::choose(args.backend.as_deref())? == backend_arg::Choice::Cuda {
+        return cuda::run(&args.files);
+    }
     let backends = backend_arg::selected_all(args.backend.as_deref())?;
     let names: Vec<&str> = backends.iter().map(|b| b.name()).collect();
     let names = names.join(" ");

@@ -20,7 +20,7 @@ use zeroize::Zeroizing;
 
 use crate::{backend_arg, CliError};
 
-mod gpu;
+pub(crate) mod gpu;
 pub mod kdf;
 pub mod output;
 

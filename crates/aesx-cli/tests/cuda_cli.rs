@@ -1,0 +1,352 @@
+//! `--backend cuda` from the command line. Without a GPU (this machine, CI)
+//! every such command must exit 2 with one `aesx: --backend cuda: ...` line
+//! that says what is missing, write no output file (nor leave a temporary
+//! one) and never panic. With a GPU the same commands must succeed and give
+//! the CPU's bytes, so the tests check that instead (AESX_REQUIRE_GPU=1
+//! makes a missing GPU a failure).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn aesx(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_aesx"));
+    c.args(args).current_dir(repo()).env_remove("AESX_BACKEND");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().expect("spawn aesx")
+}
+
+/// Checks a `--backend cuda` run: Ok(true) if the GPU ran it (exit 0),
+/// Ok(false) after checking the no-GPU failure; `out` must not exist then,
+/// and `dir` must hold nothing but `keep`.
+fn gpu_or_clean_failure(o: &Output, out: Option<&Path>, dir: &Path, keep: &[&str]) -> bool {
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("panicked"), "panic: {err}");
+    if o.status.code() == Some(0) {
+        return true;
+    }
+    // On a GPU machine the GPU paths must really run.
+    assert!(
+        std::env::var("AESX_REQUIRE_GPU").as_deref() != Ok("1"),
+        "AESX_REQUIRE_GPU=1 but: {err}"
+    );
+    assert_eq!(o.status.code(), Some(2), "exit status; stderr: {err}");
+    assert_eq!(err.lines().count(), 1, "one line: {err:?}");
+    assert!(err.starts_with("aesx: --backend cuda: "), "{err:?}");
+    let why = ["libcuda", "driver", "device", "NVRTC", "nvrtc"];
+    assert!(why.iter().any(|w| err.contains(w)), "says why: {err:?}");
+    if let Some(p) = out {
+        assert!(!p.exists(), "{} was created", p.display());
+    }
+    let left: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !keep.contains(&n.as_str()))
+        .collect();
+    assert!(left.is_empty(), "files left behind: {left:?}");
+    false
+}
+
+const KEY16: &str = "000102030405060708090a0b0c0d0e0f";
+const KEY32: &str = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
+const KEY64: &str = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f\
+                     202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f";
+const IV: &str = "f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+
+#[test]
+fn cipher_modes_on_cuda_fail_cleanly_or_match_the_cpu() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.bin");
+    // 70,001 bytes: not whole blocks (padding, CTR tail, XTS stealing).
+    let data: Vec<u8> = (0..70_001u32).map(|i| (i * 7 + i / 251) as u8).collect();
+    std::fs::write(&input, &data).unwrap();
+    let sectors = dir.path().join("sectors.bin");
+    std::fs::write(&sectors, &data[..4096 * 8]).unwrap();
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["--mode", "ecb", "--key", KEY16],
+        vec!["--mode", "cbc", "--key", KEY32, "--iv", IV],
+        vec!["--mode", "ctr", "--key", KEY16, "--iv", IV],
+        vec!["--mode", "xts", "--key", KEY64, "--tweak", IV],
+        vec!["--mode", "xts", "--key", KEY32, "--sector", "77"],
+        vec![
+            "--mode",
+            "gcm",
+            "--key",
+            KEY32,
+            "--iv",
+            "000102030405060708090a0b",
+            "--aad",
+            "abcd",
+        ],
+    ];
+    let keep = ["in.bin", "sectors.bin", "cpu.bin", "back.bin"];
+    for case in &cases {
+        let out = dir.path().join("gpu.bin");
+        let cpu = dir.path().join("cpu.bin");
+        let i = input.to_str().unwrap();
+        let mut args = vec!["cipher", "encrypt"];
+        args.extend(case);
+        let mut cpu_args = args.clone();
+        cpu_args.extend(["-i", i, "-o", cpu.to_str().unwrap()]);
+        assert!(aesx(&cpu_args, &[]).status.success(), "{case:?} on the CPU");
+        let mut gpu_args = args.clone();
+        gpu_args.extend(["-i", i, "-o", out.to_str().unwrap(), "--backend", "cuda"]);
+        let o = aesx(&gpu_args, &[]);
+        if gpu_or_clean_failure(&o, Some(&out), dir.path(), &keep) {
+            assert_eq!(
+                std::fs::read(&out).unwrap(),
+                std::fs::read(&cpu).unwrap(),
+                "{case:?}"
+            );
+            std::fs::remove_file(&out).unwrap();
+        }
+        // Decryption on the GPU of the CPU's ciphertext; AESX_BACKEND too.
+        let back = dir.path().join("back.bin");
+        let mut dec = vec!["cipher", "decrypt"];
+        dec.extend(case);
+        dec.extend(["-i", cpu.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+        let o = aesx(&dec, &[("AESX_BACKEND", "cuda")]);
+        if gpu_or_clean_failure(&o, Some(&out), dir.path(), &keep) {
+            assert_eq!(std::fs::read(&out).unwrap(), data, "{case:?} decrypt");
+            std::fs::remove_file(&out).unwrap();
+        }
+        let _ = std::fs::remove_file(&back);
+    }
+    // A disk image of sectors, both ways.
+    let out = dir.path().join("gpu.bin");
+    let o = aesx(
+        &[
+            "cipher",
+            "encrypt",
+            "--mode",
+            "xts",
+            "--key",
+            KEY64,
+            "--sector-size",
+            "4096",
+            "-i",
+            sectors.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--backend",
+            "cuda",
+        ],
+        &[],
+    );
+    if gpu_or_clean_failure(&o, Some(&out), dir.path(), &keep) {
+        let cpu = aesx(
+            &[
+                "cipher",
+                "encrypt",
+                "--mode",
+                "xts",
+                "--key",
+                KEY64,
+                "--sector-size",
+                "4096",
+                "-i",
+                sectors.to_str().unwrap(),
+            ],
+            &[],
+        );
+        assert_eq!(std::fs::read(&out).unwrap(), cpu.stdout);
+    }
+}
+
+#[test]
+fn cipher_to_stdout_on_cuda_writes_nothing_without_a_gpu() {
+    let o = aesx(
+        &[
+            "cipher",
+            "encrypt",
+            "--mode",
+            "ctr",
+            "--key",
+            KEY16,
+            "--iv",
+            IV,
+            "-i",
+            "README.md",
+            "--backend",
+            "cuda",
+        ],
+        &[],
+    );
+    let dir = tempfile::tempdir().unwrap();
+    if !gpu_or_clean_failure(&o, None, dir.path(), &[]) {
+        assert!(o.stdout.is_empty());
+    }
+}
+
+#[test]
+fn file_encryption_on_cuda_fails_cleanly_or_interoperates() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = |n: &str| dir.path().join(n);
+    let key = d("k.key");
+    assert!(aesx(&["keygen", "-o", key.to_str().unwrap()], &[])
+        .status
+        .success());
+    // Across a 2048-chunk GPU batch and with a short final chunk.
+    let data: Vec<u8> = (0..(2049 * 16384 + 5) as u32)
+        .map(|i| (i ^ (i >> 9)) as u8)
+        .collect();
+    std::fs::write(d("in.bin"), &data).unwrap();
+    let (k, i) = (key.to_str().unwrap(), d("in.bin"));
+    let keep = ["k.key", "in.bin", "cpu.aesx"];
+    assert!(aesx(
+        &[
+            "encrypt",
+            "-q",
+            "-k",
+            k,
+            i.to_str().unwrap(),
+            "-o",
+            d("cpu.aesx").to_str().unwrap()
+        ],
+        &[]
+    )
+    .status
+    .success());
+    let gpu_out = d("gpu.aesx");
+    let o = aesx(
+        &[
+            "encrypt",
+            "-q",
+            "-k",
+            k,
+            i.to_str().unwrap(),
+            "-o",
+            gpu_out.to_str().unwrap(),
+            "--backend",
+            "cuda",
+        ],
+        &[],
+    );
+    if gpu_or_clean_failure(&o, Some(&gpu_out), dir.path(), &keep) {
+        // The GPU's file opens on the CPU.
+        let back = aesx(&["decrypt", "-q", "-k", k, gpu_out.to_str().unwrap()], &[]);
+        assert!(back.status.success());
+        assert!(back.stdout == data);
+        std::fs::remove_file(&gpu_out).unwrap();
+    }
+    // The CPU's file opens on the GPU.
+    let plain = d("plain.bin");
+    let o = aesx(
+        &[
+            "decrypt",
+            "-q",
+            "-k",
+            k,
+            d("cpu.aesx").to_str().unwrap(),
+            "-o",
+            plain.to_str().unwrap(),
+            "--backend",
+            "cuda",
+        ],
+        &[],
+    );
+    if gpu_or_clean_failure(&o, Some(&plain), dir.path(), &keep) {
+        assert!(std::fs::read(&plain).unwrap() == data);
+        std::fs::remove_file(&plain).unwrap();
+    }
+    // A modified file fails on the GPU as on the CPU, with nothing written.
+    let mut bad = std::fs::read(d("cpu.aesx")).unwrap();
+    let n = bad.len();
+    bad[n - 40_000] ^= 1;
+    std::fs::write(d("cpu.aesx"), &bad).unwrap();
+    let cpu_err = aesx(
+        &[
+            "decrypt",
+            "-q",
+            "-k",
+            k,
+            d("cpu.aesx").to_str().unwrap(),
+            "-o",
+            plain.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(cpu_err.status.code(), Some(1));
+    assert!(!plain.exists());
+    let o = aesx(
+        &[
+            "decrypt",
+            "-q",
+            "-k",
+            k,
+            d("cpu.aesx").to_str().unwrap(),
+            "-o",
+            plain.to_str().unwrap(),
+            "--backend",
+            "cuda",
+        ],
+        &[],
+    );
+    if o.status.code() != Some(2) {
+        assert_eq!(o.status.code(), Some(1));
+        assert_eq!(o.stderr, cpu_err.stderr);
+    }
+    assert!(!plain.exists());
+}
+
+#[test]
+fn cavp_and_bench_on_cuda_fail_cleanly_without_a_gpu() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        vec![
+            "cavp",
+            "--backend",
+            "cuda",
+            "vectors/nist/GCM/gcmDecrypt128.rsp",
+        ],
+        vec![
+            "bench",
+            "--backend",
+            "cuda",
+            "--mode",
+            "ctr",
+            "--size",
+            "4096",
+            "--no-peers",
+            "--time",
+            "0.05",
+        ],
+    ] {
+        let o = aesx(&args, &[]);
+        gpu_or_clean_failure(&o, None, dir.path(), &[]);
+    }
+    let json = dir.path().join("t.json");
+    let o = aesx(
+        &[
+            "bench",
+            "--gpu-table",
+            "--size",
+            "4096",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+        &[],
+    );
+    if gpu_or_clean_failure(&o, Some(&json), dir.path(), &[]) {
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            text.contains("speed-up") && text.contains("crossover"),
+            "{text}"
+        );
+        assert_eq!(std::fs::read_to_string(&json).unwrap().lines().count(), 2);
+    }
+}
+
+#[test]
+fn gpu_table_is_in_the_help() {
+    let o = aesx(&["bench", "--help"], &[]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("--gpu-table"));
+    let o = aesx(&["cipher", "--help"], &[]);
+    assert!(String::from_utf8_lossy(&o.stdout)
+        .contains("CBC encryption is serial and stays on the CPU"));
+}
