@@ -92,6 +92,10 @@ pub fn clap_one_line(e: &clap::Error) -> String {
         .collect();
     let first = para.join(" ");
     let first = first.strip_prefix("error: ").unwrap_or(&first);
-    let first = if first.is_empty() { "invalid arguments" } else { first };
+    let first = if first.is_empty() {
+        "invalid arguments"
+    } else {
+        first
+    };
     format!("{first} (see --help)")
 }

@@ -143,7 +143,11 @@ const MAX_SIZE: usize = 256 << 20;
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let mut opts = Options::parse(*args.inner)?;
     // A report that cannot be written fails now, not after the whole run.
-    for (flag, p) in [("--json", &opts.json), ("--csv", &opts.csv), ("--plot", &opts.plot)] {
+    for (flag, p) in [
+        ("--json", &opts.json),
+        ("--csv", &opts.csv),
+        ("--plot", &opts.plot),
+    ] {
         if let Some(p) = p {
             crate::file::output::check_writable(flag, p)?;
         }

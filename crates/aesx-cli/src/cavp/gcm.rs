@@ -233,7 +233,10 @@ pub fn run_wycheproof(
                 _ => {
                     return Err(ParseError::at(
                         0,
-                        format!("tcId {}: result is not valid, acceptable or invalid", t["tcId"]),
+                        format!(
+                            "tcId {}: result is not valid, acceptable or invalid",
+                            t["tcId"]
+                        ),
                     ))
                 }
             };

@@ -80,13 +80,12 @@ impl Stream for XtsStream {
             Shape::Sectors { size, next } => {
                 let count = self.buf.len() / size;
                 if count > 0 {
-                    let next = next.ok_or_else(|| {
-                        CliError::failure("xts: sector numbers pass 2^128 - 1")
-                    })?;
+                    let next = next
+                        .ok_or_else(|| CliError::failure("xts: sector numbers pass 2^128 - 1"))?;
                     // The last sector of this batch must exist: next + count - 1.
-                    let last = next.checked_add(count as u128 - 1).ok_or_else(|| {
-                        CliError::failure("xts: sector numbers pass 2^128 - 1")
-                    })?;
+                    let last = next
+                        .checked_add(count as u128 - 1)
+                        .ok_or_else(|| CliError::failure("xts: sector numbers pass 2^128 - 1"))?;
                     let mut whole: Vec<u8> = self.buf.drain(..count * size).collect();
                     self.sectors(size, next, &mut whole)?;
                     out.extend_from_slice(&whole);

@@ -34,7 +34,8 @@ pub const DEFAULT_MAX_MEMORY_MIB: u32 = 1024;
 /// Default ceiling on Argon2id work (memory in MiB times passes): four
 /// times our own default cost (256 MiB x 3 passes), about 3 s on a laptop;
 /// raised with `aesx decrypt --max-kdf-work`.
-pub const DEFAULT_MAX_WORK_MIB: u64 = 4 * (DEFAULT_MEMORY_KIB as u64 / 1024) * DEFAULT_ITERATIONS as u64;
+pub const DEFAULT_MAX_WORK_MIB: u64 =
+    4 * (DEFAULT_MEMORY_KIB as u64 / 1024) * DEFAULT_ITERATIONS as u64;
 
 /// The ceilings in force for one decryption (below the hard caps above).
 pub struct Limits {
