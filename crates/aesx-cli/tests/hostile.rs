@@ -8,7 +8,11 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_aesx");
+/// The binary under test: this build's, or `AESX_TEST_BIN` (to rerun the
+/// repros against another build, e.g. one from before the fixes).
+fn bin() -> String {
+    std::env::var("AESX_TEST_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_aesx").to_string())
+}
 const K: &str = "000102030405060708090a0b0c0d0e0f";
 const IV: &str = "f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
 const CHEAP_KDF: &str = "64,1,1";
@@ -35,7 +39,7 @@ fn finish(mut child: Child, stdin: &[u8]) -> Out {
 }
 
 fn cmd(dir: &Path, args: &[&str]) -> Command {
-    let mut c = Command::new(BIN);
+    let mut c = Command::new(bin());
     c.args(args)
         .current_dir(dir)
         .stdin(Stdio::piped())
@@ -52,7 +56,7 @@ fn aesx(dir: &Path, args: &[&str], stdin: &[u8]) -> Out {
 fn sh(dir: &Path, script: &str) -> Out {
     let child = Command::new("bash")
         .args(["-c", script])
-        .env("AESX", BIN)
+        .env("AESX", bin())
         .current_dir(dir)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -166,7 +170,7 @@ fn cipher_refuses_to_write_over_its_input_by_any_name() {
 
 /// `aesx cipher -o out` reading a pipe that delivers data and then stalls.
 fn start_stalled_cipher(dir: &Path, mode: &str) -> (Child, std::process::ChildStdin) {
-    let mut child = Command::new(BIN)
+    let mut child = Command::new(bin())
         .env("AESX_TEST_NAMED_TEMP", "1")
         .args([
             "cipher", "encrypt", "--mode", mode, "--key", K, "--iv", IV, "-o", "out",
@@ -787,7 +791,7 @@ fn full_tmpfs_leaves_no_output() {
         );
         let o = Command::new("unshare")
             .args(["-rm", "bash", "-c", &script])
-            .env("AESX", BIN)
+            .env("AESX", bin())
             .current_dir(p)
             .output()
             .unwrap();
@@ -835,7 +839,7 @@ fn read_errors_are_one_line_and_leave_no_output() {
         // A byte the server never reads: closing a socket with unread data
         // sends a reset, so the reader gets ECONNRESET instead of the end.
         client.write_all(b"x").unwrap();
-        let child = Command::new(BIN)
+        let child = Command::new(bin())
             .args(&args)
             .current_dir(p)
             .stdin(Stdio::from(std::os::fd::OwnedFd::from(client)))
@@ -850,4 +854,54 @@ fn read_errors_are_one_line_and_leave_no_output() {
         one_line(&o, 1, "reading input: Connection reset");
         assert_eq!(names(p), before, "{what}");
     }
+}
+
+// ------------------------------------------------- found beyond the list
+
+#[test]
+fn key_or_passphrase_file_that_is_the_data_on_stdin_is_refused() {
+    // `-k /dev/stdin < data` used to take the data as the key file (or
+    // the passphrase from the ciphertext), with a misleading error.
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    std::fs::write(p.join("pt"), b"hello").unwrap();
+    for script in [
+        "$AESX encrypt -k /dev/stdin < pt",
+        "$AESX encrypt --passphrase-file /dev/stdin < pt",
+        "$AESX decrypt --passphrase-file /proc/self/fd/0 < pt",
+        "cat pt | $AESX encrypt -k /dev/fd/0",
+    ] {
+        let o = sh(p, script);
+        one_line(&o, 2, "is the standard input");
+    }
+}
+
+#[test]
+fn dangling_symlink_output_is_named_as_such() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    std::os::unix::fs::symlink("missing/x", p.join("dl")).unwrap();
+    let o = aesx(p, &strs(&ctr(&["-o", "dl", "--force"])), b"abc");
+    one_line(&o, 1, "symbolic link to a missing file");
+    let o = aesx(p, &["keygen", "-o", "dl"], b"");
+    one_line(&o, 1, "symbolic link to a missing file");
+    assert!(std::fs::symlink_metadata(p.join("dl"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+}
+
+#[test]
+fn keygen_force_never_makes_a_key_more_readable() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    std::fs::write(p.join("key"), b"old").unwrap();
+    std::fs::set_permissions(p.join("key"), std::fs::Permissions::from_mode(0o644)).unwrap();
+    ok(p, &["keygen", "-o", "key", "--force"], b"");
+    let m = std::fs::metadata(p.join("key")).unwrap().mode() & 0o7777;
+    assert_eq!(m, 0o600);
+    std::fs::set_permissions(p.join("key"), std::fs::Permissions::from_mode(0o400)).unwrap();
+    ok(p, &["keygen", "-o", "key", "--force"], b"");
+    let m = std::fs::metadata(p.join("key")).unwrap().mode() & 0o7777;
+    assert_eq!(m, 0o400);
 }

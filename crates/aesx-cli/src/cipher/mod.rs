@@ -305,6 +305,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         input: input_id,
         mode: 0o600,
         protect: &[],
+        private: false,
         // GCM plaintext is unauthenticated until the tag at the very end.
         hold_back: args.mode == Mode::Gcm && args.op == Op::Decrypt,
     })?;

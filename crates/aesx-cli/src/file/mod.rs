@@ -135,6 +135,36 @@ pub fn read_capped(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
     Ok(data)
 }
 
+/// Refuses a key or passphrase file that is the input itself read through
+/// another name (`-k /dev/stdin` while the data comes on stdin): one of the
+/// two would get the other's bytes.
+fn check_secrets_not_input(c: &CommonArgs) -> Result<(), CliError> {
+    let reads_stdin = c.input.as_deref().is_none_or(|p| p == Path::new("-"));
+    if !reads_stdin {
+        return Ok(());
+    }
+    let Ok(st) = rustix::fs::fstat(std::io::stdin()) else {
+        return Ok(());
+    };
+    for (p, what) in [
+        (&c.key_file, "key file"),
+        (&c.passphrase_file, "passphrase file"),
+    ] {
+        if let Some(p) = p {
+            if let Ok(k) = rustix::fs::stat(p.as_path()) {
+                if (k.st_dev, k.st_ino) == (st.st_dev, st.st_ino) {
+                    return Err(CliError::usage(format!(
+                        "the {what} {} is the standard input, which carries the data; \
+                         give the data as a file",
+                        p.display()
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The identities of the key and passphrase files, which no output may
 /// replace (`aesx encrypt -k key -o key --force` would destroy the key).
 fn secret_files(c: &CommonArgs) -> Vec<(output::FileId, &'static str)> {
@@ -471,6 +501,7 @@ pub fn run_encrypt(a: EncryptArgs) -> Result<ExitCode, CliError> {
     output::install_signal_cleanup();
     let backend = backend_arg::selected_one(c.backend.as_deref())?;
     let threads = threads(c.threads)?;
+    check_secrets_not_input(c)?;
     let input = open_input(c.input.as_deref())?;
     // Check the destination before the (slow) passphrase stretching.
     let protect = secret_files(c);
@@ -482,6 +513,7 @@ pub fn run_encrypt(a: EncryptArgs) -> Result<ExitCode, CliError> {
         mode: 0o666,
         protect: &protect,
         hold_back: false,
+        private: false,
     })?;
     let (key, source) = encryption_key(c, a.insecure_kdf_cost.as_deref())?;
     let header = Header::new(source);
@@ -518,6 +550,7 @@ pub fn run_decrypt(a: DecryptArgs) -> Result<ExitCode, CliError> {
     output::install_signal_cleanup();
     let backend = backend_arg::selected_one(c.backend.as_deref())?;
     let threads = threads(c.threads)?;
+    check_secrets_not_input(c)?;
     let mut input = open_input(c.input.as_deref())?;
     let ranged = a.offset.is_some() || a.length.is_some();
     if ranged && input.len.is_none() {
@@ -537,6 +570,7 @@ pub fn run_decrypt(a: DecryptArgs) -> Result<ExitCode, CliError> {
         mode: 0o600,
         protect: &protect,
         hold_back: false,
+        private: false,
     })?;
     let limits = kdf::Limits {
         memory_mib: a.max_kdf_memory,
@@ -687,6 +721,7 @@ pub fn run_keygen(a: KeygenArgs) -> Result<ExitCode, CliError> {
         mode: 0o600,
         protect: &[],
         hold_back: false,
+        private: true,
     })?;
     out.write_all(&text)?;
     out.commit()?;

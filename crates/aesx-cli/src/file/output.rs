@@ -174,6 +174,8 @@ pub struct OutputOpts<'a> {
     /// Permission bits of a new file (before the umask). A file replaced
     /// with `force` keeps its own mode instead.
     pub mode: u32,
+    /// A secret (a key file): a replaced file keeps at most `mode`.
+    pub private: bool,
     /// Files that must not be written over (the key file), with what to
     /// call them.
     pub protect: &'a [(FileId, &'a str)],
@@ -249,7 +251,16 @@ impl Output {
         let dest = match std::fs::symlink_metadata(path) {
             Ok(m) if m.file_type().is_symlink() => match std::fs::metadata(path) {
                 Ok(t) if t.is_file() => std::fs::canonicalize(path).map_err(fail)?,
-                _ => path.to_path_buf(),
+                Ok(_) => path.to_path_buf(),
+                // Linking the output to the link's name would fail (or,
+                // with --force, replace the link): say what is wrong.
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                    return Err(CliError::failure(format!(
+                        "cannot write {}: a symbolic link to a missing file",
+                        path.display()
+                    )))
+                }
+                Err(e) => return Err(fail(e)),
             },
             _ => path.to_path_buf(),
         };
@@ -341,7 +352,9 @@ impl Output {
             }
         };
         // Like `cp`, replacing a file keeps its permissions (the owner
-        // cannot be kept without privileges; the new file is the caller's).
+        // cannot be kept without privileges; the new file is the caller's);
+        // a key file is never made more readable than asked.
+        let keep_mode = keep_mode.map(|m| if o.private { m & o.mode } else { m });
         if let (Some(m), Kind::Temp { file, .. }) = (keep_mode, &out.kind) {
             use std::os::unix::fs::PermissionsExt;
             file.set_permissions(std::fs::Permissions::from_mode(m))
