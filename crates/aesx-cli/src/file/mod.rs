@@ -316,7 +316,7 @@ fn spawn_readers(
     source: Source,
     batch_len: usize,
     pb: &indicatif::ProgressBar,
-) -> Vec<ReaderChannels> {
+) -> Result<Vec<ReaderChannels>, CliError> {
     let read_err = |e: io::Error| CliError::failure(format!("reading input: {}", io_msg(&e)));
     let mut chans = Vec::new();
     let n_readers = match source {
@@ -336,10 +336,18 @@ fn spawn_readers(
         let pb = pb.clone();
         let mut stream = stream.take();
         let file = file.clone();
-        std::thread::spawn(move || {
+        let reader = move || {
             let mut b = r as u64;
             loop {
                 let mut buf = free_rx.try_recv().unwrap_or_default();
+                // Running out of memory is an error message, not an abort.
+                if buf
+                    .try_reserve_exact(batch_len.saturating_sub(buf.len()))
+                    .is_err()
+                {
+                    let _ = full_tx.send(Err(out_of_memory(batch_len)));
+                    return;
+                }
                 buf.resize(batch_len, 0);
                 let got = match (&mut stream, &file) {
                     (Some(s), _) => payload::read_full(s, &mut buf),
@@ -362,9 +370,28 @@ fn spawn_readers(
                 }
                 b += n_readers as u64;
             }
-        });
+        };
+        std::thread::Builder::new()
+            .name("aesx-reader".into())
+            .stack_size(THREAD_STACK)
+            .spawn(reader)
+            .map_err(thread_error)?;
     }
-    chans
+    Ok(chans)
+}
+
+/// Stack of the reader and writer threads (they hold no large locals).
+const THREAD_STACK: usize = 256 * 1024;
+
+fn thread_error(e: io::Error) -> CliError {
+    CliError::failure(format!("cannot start a thread: {}", io_msg(&e)))
+}
+
+fn out_of_memory(bytes: usize) -> CliError {
+    CliError::failure(format!(
+        "out of memory: cannot allocate a {} KiB buffer",
+        bytes / 1024
+    ))
 }
 
 /// Reads batches of `batch_len` bytes on reader threads, transforms them in
@@ -378,17 +405,21 @@ fn pipeline(
     pb: &indicatif::ProgressBar,
     mut step: impl FnMut(&[u8], bool, &mut Vec<u8>) -> Result<(), (usize, CliError)>,
 ) -> Result<(), CliError> {
-    let readers = spawn_readers(source, batch_len, pb);
+    let readers = spawn_readers(source, batch_len, pb)?;
     let (done_tx, done_rx) = mpsc::sync_channel::<Vec<u8>>(DEPTH);
     let (back_tx, back_rx) = mpsc::sync_channel::<Vec<u8>>(DEPTH + 2);
     std::thread::scope(|s| {
-        let writer_thread = s.spawn(move || -> Result<(), CliError> {
-            for buf in done_rx {
-                out.write_all(&buf)?;
-                let _ = back_tx.try_send(buf);
-            }
-            Ok(())
-        });
+        let writer_thread = std::thread::Builder::new()
+            .name("aesx-writer".into())
+            .stack_size(THREAD_STACK)
+            .spawn_scoped(s, move || -> Result<(), CliError> {
+                for buf in done_rx {
+                    out.write_all(&buf)?;
+                    let _ = back_tx.try_send(buf);
+                }
+                Ok(())
+            })
+            .map_err(thread_error)?;
         let mut result = Ok(());
         for b in 0.. {
             let (full_rx, free_tx) = &readers[b % readers.len()];
