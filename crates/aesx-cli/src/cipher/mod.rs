@@ -202,7 +202,7 @@ pub trait Stream {
 /// the tag at the end of the input and keeps the cipher borrowed).
 pub enum Job {
     Stream(Box<dyn Stream>),
-    Gcm(gcm::GcmJob),
+    Gcm(Box<gcm::GcmJob>),
 }
 
 impl Job {
@@ -235,7 +235,7 @@ fn build(mode: Mode, p: &Params) -> Result<Job, CliError> {
         Mode::Ecb => Job::Stream(ecb::stream(p)?),
         Mode::Cbc => Job::Stream(cbc::stream(p)?),
         Mode::Ctr => Job::Stream(ctr::stream(p)?),
-        Mode::Gcm => Job::Gcm(gcm::job(p)?),
+        Mode::Gcm => Job::Gcm(Box::new(gcm::job(p)?)),
     })
 }
 
