@@ -541,6 +541,8 @@ fn key_passphrase_and_vector_files_are_capped() {
         "{}",
         o.stderr
     );
+    let o = aesx(p, &["bench", "--rsp", "/dev/zero"], b"");
+    one_line(&o, 1, "larger than 67108864 bytes");
     assert!(t.elapsed() < Duration::from_secs(10));
     // A directory as a key file.
     let o = aesx(p, &["encrypt", "-k", ".", "pt"], b"");
