@@ -543,7 +543,7 @@ fn key_passphrase_and_vector_files_are_capped() {
     );
     let o = aesx(p, &["bench", "--rsp", "/dev/zero"], b"");
     one_line(&o, 1, "larger than 67108864 bytes");
-    assert!(t.elapsed() < Duration::from_secs(10));
+    assert!(t.elapsed() < Duration::from_secs(60));
     // A directory as a key file.
     let o = aesx(p, &["encrypt", "-k", ".", "pt"], b"");
     one_line(&o, 1, "is a directory");
