@@ -907,3 +907,75 @@ fn keygen_force_never_makes_a_key_more_readable() {
     let m = std::fs::metadata(p.join("key")).unwrap().mode() & 0o7777;
     assert_eq!(m, 0o400);
 }
+
+#[test]
+fn fifo_whose_writer_dies_mid_input_leaves_no_output() {
+    let d = fault_setup();
+    let p = d.path();
+    let before = names(p);
+    for (line, msg) in [
+        ("decrypt -k key -o out fifo", "truncated"),
+        (
+            &*format!("cipher decrypt --mode gcm --key {K} --iv {IV} -i fifo -o out"),
+            "authentication failed",
+        ),
+        (
+            &*format!("cipher decrypt --mode gcm --key {K} --iv {IV} -i fifo"),
+            "authentication failed",
+        ),
+    ] {
+        let src = if line.starts_with("decrypt") {
+            "ct"
+        } else {
+            "gct"
+        };
+        let o = sh(
+            p,
+            &format!(
+                "mkfifo fifo; (head -c 1000000 {src} > fifo &); $AESX {line}; rc=$?; rm fifo; exit $rc"
+            ),
+        );
+        one_line(&o, 1, msg);
+        assert!(o.stdout.is_empty(), "{line}: released unverified bytes");
+        assert_eq!(names(p), before, "{line}");
+    }
+}
+
+#[test]
+fn non_utf8_names_are_shown_and_handled() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    let name = OsStr::from_bytes(b"out\xff\xfe");
+    std::fs::write(p.join(name), b"x").unwrap();
+    let o = finish(
+        Command::new(bin())
+            .args(strs(&ctr(&[])))
+            .arg("-o")
+            .arg(name)
+            .current_dir(p)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+        b"abc",
+    );
+    one_line(&o, 1, "already exists");
+    let o = finish(
+        Command::new(bin())
+            .args(strs(&ctr(&["--force"])))
+            .arg("-o")
+            .arg(name)
+            .current_dir(p)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+        b"abc",
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(std::fs::read(p.join(name)).unwrap().len(), 3);
+}
