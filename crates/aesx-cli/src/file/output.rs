@@ -69,7 +69,7 @@ pub fn file_id(f: impl AsFd) -> Option<FileId> {
 /// is a pipe, `/proc/self/fd/1` resolves to `pipe:[N]`, which cannot be
 /// canonicalized or replaced; and when it is a file, opening it again would
 /// write from offset 0 instead of where the shell put stdout.
-const STDOUT_NAMES: [&str; 4] = ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1", "/dev/fd/1/"];
+const STDOUT_NAMES: [&str; 3] = ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"];
 
 /// Whether `path` names this process's standard output.
 pub fn is_stdout_name(path: &Path) -> bool {
@@ -296,9 +296,6 @@ impl Output {
                     .write(true)
                     .open(&dest)
                     .map_err(fail)?;
-                if let Some(id) = file_id(&f) {
-                    same(id)?;
-                }
                 if o.refuse_terminal && std::io::IsTerminal::is_terminal(&f) {
                     return Err(CliError::usage(
                         "refusing to write binary ciphertext to a terminal",
