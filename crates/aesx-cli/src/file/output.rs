@@ -43,8 +43,17 @@ fn deregister(p: &Path) {
 }
 
 /// Installs a SIGINT/SIGTERM/SIGHUP handler that removes pending temporary
-/// files and exits with status 130. Installing twice is harmless.
+/// files and exits with status 130, and ignores SIGXFSZ. Installing twice
+/// is harmless.
 pub fn install_signal_cleanup() {
+    // Past RLIMIT_FSIZE a write fails with EFBIG, reported like a full disk,
+    // instead of SIGXFSZ killing the process without a word.
+    // SAFETY: setting a signal's disposition to SIG_IGN installs no handler
+    // code, so no async-signal-safety question arises; SIGXFSZ is a valid
+    // signal number and nothing else in aesx relies on its default action.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
     let _ = ctrlc::set_handler(|| {
         for p in pending().drain(..) {
             let _ = std::fs::remove_file(p);
