@@ -43,8 +43,12 @@ impl RspVector {
 
 /// Reads and checks a speed file.
 pub fn load(path: &Path) -> Result<RspVector, CliError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| CliError::failure(format!("{}: {e}", path.display())))?;
+    // Capped, as every file the CLI reads whole (`--rsp /dev/zero`).
+    let bytes = crate::file::read_capped(path, 64 << 20).map_err(|e| {
+        CliError::failure(format!("{}: {}", path.display(), crate::file::io_msg(&e)))
+    })?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| CliError::failure(format!("{}: not a text file", path.display())))?;
     parse(&text).map_err(|m| CliError::failure(format!("{}: {m}", path.display())))
 }
 

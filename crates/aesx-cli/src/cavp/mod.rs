@@ -304,7 +304,11 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             Err(msg) => {
                 // Not a silent skip: the file counts as a failure and the
                 // exit status says that input could not be read.
-                crate::write_stderr(format_args!("aesx: {}: {msg}", path.display()));
+                crate::write_stderr(format_args!(
+                    "aesx: {}: {}",
+                    path.display(),
+                    crate::error::strip_os_error(&msg)
+                ));
                 outln!(
                     "{}: ERROR (see stderr), counted as 1 failed",
                     path.display()
@@ -325,8 +329,8 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
 }
 
 fn run_file(path: &Path, backends: &[Backend]) -> Result<(Suite, Report), String> {
-    let bytes =
-        crate::file::read_capped(path, MAX_VECTOR_FILE).map_err(|e| format!("cannot read: {e}"))?;
+    let bytes = crate::file::read_capped(path, MAX_VECTOR_FILE)
+        .map_err(|e| format!("cannot read: {}", crate::file::io_msg(&e)))?;
     let text = String::from_utf8(bytes).map_err(|_| "not a text file (invalid UTF-8)")?;
     let suite = detect(path, &text)?;
     let mut report = Report::default();

@@ -455,7 +455,7 @@ struct GpuGcm {
     aad: Vec<u8>,
     tag_len: usize,
     data: Vec<u8>,
-    cpu: GcmJob,
+    cpu: Box<GcmJob>,
 }
 
 impl Drop for GpuGcm {

@@ -205,7 +205,7 @@ pub trait Stream {
 /// the tag at the end of the input and keeps the cipher borrowed).
 pub enum Job {
     Stream(Box<dyn Stream>),
-    Gcm(gcm::GcmJob),
+    Gcm(Box<gcm::GcmJob>),
 }
 
 impl Job {
@@ -238,7 +238,7 @@ fn build(mode: Mode, p: &Params) -> Result<Job, CliError> {
         Mode::Ecb => Job::Stream(ecb::stream(p)?),
         Mode::Cbc => Job::Stream(cbc::stream(p)?),
         Mode::Ctr => Job::Stream(ctr::stream(p)?),
-        Mode::Gcm => Job::Gcm(gcm::job(p)?),
+        Mode::Gcm => Job::Gcm(Box::new(gcm::job(p)?)),
     })
 }
 
@@ -312,6 +312,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         input: input_id,
         mode: 0o600,
         protect: &[],
+        private: false,
         // GCM plaintext is unauthenticated until the tag at the very end.
         hold_back: args.mode == Mode::Gcm && args.op == Op::Decrypt,
     })?;

@@ -67,6 +67,13 @@ impl Stream for XtsStream {
 
     fn update(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<(), CliError> {
         self.seen += input.len() as u64;
+        // A data unit gathers up to 16 MiB: out of memory is an error line.
+        self.buf.try_reserve(input.len()).map_err(|_| {
+            CliError::failure(format!(
+                "out of memory: cannot hold {} bytes of the data unit",
+                self.buf.len() + input.len()
+            ))
+        })?;
         self.buf.extend_from_slice(input);
         match self.shape {
             Shape::Unit(_) => {

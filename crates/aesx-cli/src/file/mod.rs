@@ -138,6 +138,36 @@ pub fn read_capped(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
     Ok(data)
 }
 
+/// Refuses a key or passphrase file that is the input itself read through
+/// another name (`-k /dev/stdin` while the data comes on stdin): one of the
+/// two would get the other's bytes.
+fn check_secrets_not_input(c: &CommonArgs) -> Result<(), CliError> {
+    let reads_stdin = c.input.as_deref().is_none_or(|p| p == Path::new("-"));
+    if !reads_stdin {
+        return Ok(());
+    }
+    let Ok(st) = rustix::fs::fstat(std::io::stdin()) else {
+        return Ok(());
+    };
+    for (p, what) in [
+        (&c.key_file, "key file"),
+        (&c.passphrase_file, "passphrase file"),
+    ] {
+        if let Some(p) = p {
+            if let Ok(k) = rustix::fs::stat(p.as_path()) {
+                if (k.st_dev, k.st_ino) == (st.st_dev, st.st_ino) {
+                    return Err(CliError::usage(format!(
+                        "the {what} {} is the standard input, which carries the data; \
+                         give the data as a file",
+                        p.display()
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The identities of the key and passphrase files, which no output may
 /// replace (`aesx encrypt -k key -o key --force` would destroy the key).
 fn secret_files(c: &CommonArgs) -> Vec<(output::FileId, &'static str)> {
@@ -289,7 +319,7 @@ fn spawn_readers(
     source: Source,
     batch_len: usize,
     pb: &indicatif::ProgressBar,
-) -> Vec<ReaderChannels> {
+) -> Result<Vec<ReaderChannels>, CliError> {
     let read_err = |e: io::Error| CliError::failure(format!("reading input: {}", io_msg(&e)));
     let mut chans = Vec::new();
     let n_readers = match source {
@@ -309,10 +339,18 @@ fn spawn_readers(
         let pb = pb.clone();
         let mut stream = stream.take();
         let file = file.clone();
-        std::thread::spawn(move || {
+        let reader = move || {
             let mut b = r as u64;
             loop {
                 let mut buf = free_rx.try_recv().unwrap_or_default();
+                // Running out of memory is an error message, not an abort.
+                if buf
+                    .try_reserve_exact(batch_len.saturating_sub(buf.len()))
+                    .is_err()
+                {
+                    let _ = full_tx.send(Err(out_of_memory(batch_len)));
+                    return;
+                }
                 buf.resize(batch_len, 0);
                 let got = match (&mut stream, &file) {
                     (Some(s), _) => payload::read_full(s, &mut buf),
@@ -335,9 +373,28 @@ fn spawn_readers(
                 }
                 b += n_readers as u64;
             }
-        });
+        };
+        std::thread::Builder::new()
+            .name("aesx-reader".into())
+            .stack_size(THREAD_STACK)
+            .spawn(reader)
+            .map_err(thread_error)?;
     }
-    chans
+    Ok(chans)
+}
+
+/// Stack of the reader and writer threads (they hold no large locals).
+const THREAD_STACK: usize = 256 * 1024;
+
+fn thread_error(e: io::Error) -> CliError {
+    CliError::failure(format!("cannot start a thread: {}", io_msg(&e)))
+}
+
+fn out_of_memory(bytes: usize) -> CliError {
+    CliError::failure(format!(
+        "out of memory: cannot allocate a {} KiB buffer",
+        bytes / 1024
+    ))
 }
 
 /// Reads batches of `batch_len` bytes on reader threads, transforms them in
@@ -351,17 +408,21 @@ fn pipeline(
     pb: &indicatif::ProgressBar,
     mut step: impl FnMut(&[u8], bool, &mut Vec<u8>) -> Result<(), (usize, CliError)>,
 ) -> Result<(), CliError> {
-    let readers = spawn_readers(source, batch_len, pb);
+    let readers = spawn_readers(source, batch_len, pb)?;
     let (done_tx, done_rx) = mpsc::sync_channel::<Vec<u8>>(DEPTH);
     let (back_tx, back_rx) = mpsc::sync_channel::<Vec<u8>>(DEPTH + 2);
     std::thread::scope(|s| {
-        let writer_thread = s.spawn(move || -> Result<(), CliError> {
-            for buf in done_rx {
-                out.write_all(&buf)?;
-                let _ = back_tx.try_send(buf);
-            }
-            Ok(())
-        });
+        let writer_thread = std::thread::Builder::new()
+            .name("aesx-writer".into())
+            .stack_size(THREAD_STACK)
+            .spawn_scoped(s, move || -> Result<(), CliError> {
+                for buf in done_rx {
+                    out.write_all(&buf)?;
+                    let _ = back_tx.try_send(buf);
+                }
+                Ok(())
+            })
+            .map_err(thread_error)?;
         let mut result = Ok(());
         for b in 0.. {
             let (full_rx, free_tx) = &readers[b % readers.len()];
@@ -476,6 +537,7 @@ pub fn run_encrypt(a: EncryptArgs) -> Result<ExitCode, CliError> {
     let gpu = gpu::open(choice)?;
     let backend = choice.cpu();
     let threads = threads(c.threads)?;
+    check_secrets_not_input(c)?;
     let input = open_input(c.input.as_deref())?;
     // Check the destination before the (slow) passphrase stretching.
     let protect = secret_files(c);
@@ -487,6 +549,7 @@ pub fn run_encrypt(a: EncryptArgs) -> Result<ExitCode, CliError> {
         mode: 0o666,
         protect: &protect,
         hold_back: false,
+        private: false,
     })?;
     let (key, source) = encryption_key(c, a.insecure_kdf_cost.as_deref())?;
     let header = Header::new(source);
@@ -536,6 +599,7 @@ pub fn run_decrypt(a: DecryptArgs) -> Result<ExitCode, CliError> {
     let gpu = gpu::open(choice)?;
     let backend = choice.cpu();
     let threads = threads(c.threads)?;
+    check_secrets_not_input(c)?;
     let mut input = open_input(c.input.as_deref())?;
     let ranged = a.offset.is_some() || a.length.is_some();
     if ranged && input.len.is_none() {
@@ -555,6 +619,7 @@ pub fn run_decrypt(a: DecryptArgs) -> Result<ExitCode, CliError> {
         mode: 0o600,
         protect: &protect,
         hold_back: false,
+        private: false,
     })?;
     let limits = kdf::Limits {
         memory_mib: a.max_kdf_memory,
@@ -723,6 +788,7 @@ pub fn run_keygen(a: KeygenArgs) -> Result<ExitCode, CliError> {
         mode: 0o600,
         protect: &[],
         hold_back: false,
+        private: true,
     })?;
     out.write_all(&text)?;
     out.commit()?;

@@ -43,8 +43,17 @@ fn deregister(p: &Path) {
 }
 
 /// Installs a SIGINT/SIGTERM/SIGHUP handler that removes pending temporary
-/// files and exits with status 130. Installing twice is harmless.
+/// files and exits with status 130, and ignores SIGXFSZ. Installing twice
+/// is harmless.
 pub fn install_signal_cleanup() {
+    // Past RLIMIT_FSIZE a write fails with EFBIG, reported like a full disk,
+    // instead of SIGXFSZ killing the process without a word.
+    // SAFETY: setting a signal's disposition to SIG_IGN installs no handler
+    // code, so no async-signal-safety question arises; SIGXFSZ is a valid
+    // signal number and nothing else in aesx relies on its default action.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
     let _ = ctrlc::set_handler(|| {
         for p in pending().drain(..) {
             let _ = std::fs::remove_file(p);
@@ -69,7 +78,7 @@ pub fn file_id(f: impl AsFd) -> Option<FileId> {
 /// is a pipe, `/proc/self/fd/1` resolves to `pipe:[N]`, which cannot be
 /// canonicalized or replaced; and when it is a file, opening it again would
 /// write from offset 0 instead of where the shell put stdout.
-const STDOUT_NAMES: [&str; 4] = ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1", "/dev/fd/1/"];
+const STDOUT_NAMES: [&str; 3] = ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"];
 
 /// Whether `path` names this process's standard output.
 pub fn is_stdout_name(path: &Path) -> bool {
@@ -174,6 +183,8 @@ pub struct OutputOpts<'a> {
     /// Permission bits of a new file (before the umask). A file replaced
     /// with `force` keeps its own mode instead.
     pub mode: u32,
+    /// A secret (a key file): a replaced file keeps at most `mode`.
+    pub private: bool,
     /// Files that must not be written over (the key file), with what to
     /// call them.
     pub protect: &'a [(FileId, &'a str)],
@@ -249,7 +260,16 @@ impl Output {
         let dest = match std::fs::symlink_metadata(path) {
             Ok(m) if m.file_type().is_symlink() => match std::fs::metadata(path) {
                 Ok(t) if t.is_file() => std::fs::canonicalize(path).map_err(fail)?,
-                _ => path.to_path_buf(),
+                Ok(_) => path.to_path_buf(),
+                // Linking the output to the link's name would fail (or,
+                // with --force, replace the link): say what is wrong.
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                    return Err(CliError::failure(format!(
+                        "cannot write {}: a symbolic link to a missing file",
+                        path.display()
+                    )))
+                }
+                Err(e) => return Err(fail(e)),
             },
             _ => path.to_path_buf(),
         };
@@ -285,9 +305,6 @@ impl Output {
                     .write(true)
                     .open(&dest)
                     .map_err(fail)?;
-                if let Some(id) = file_id(&f) {
-                    same(id)?;
-                }
                 if o.refuse_terminal && std::io::IsTerminal::is_terminal(&f) {
                     return Err(CliError::usage(
                         "refusing to write binary ciphertext to a terminal",
@@ -341,7 +358,9 @@ impl Output {
             }
         };
         // Like `cp`, replacing a file keeps its permissions (the owner
-        // cannot be kept without privileges; the new file is the caller's).
+        // cannot be kept without privileges; the new file is the caller's);
+        // a key file is never made more readable than asked.
+        let keep_mode = keep_mode.map(|m| if o.private { m & o.mode } else { m });
         if let (Some(m), Kind::Temp { file, .. }) = (keep_mode, &out.kind) {
             use std::os::unix::fs::PermissionsExt;
             file.set_permissions(std::fs::Permissions::from_mode(m))
