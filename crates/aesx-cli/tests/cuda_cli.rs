@@ -92,7 +92,7 @@ fn cipher_modes_on_cuda_fail_cleanly_or_match_the_cpu() {
         let mut args = vec!["cipher", "encrypt"];
         args.extend(case);
         let mut cpu_args = args.clone();
-        cpu_args.extend(["-i", i, "-o", cpu.to_str().unwrap()]);
+        cpu_args.extend(["-i", i, "-o", cpu.to_str().unwrap(), "--force"]);
         assert!(aesx(&cpu_args, &[]).status.success(), "{case:?} on the CPU");
         let mut gpu_args = args.clone();
         gpu_args.extend(["-i", i, "-o", out.to_str().unwrap(), "--backend", "cuda"]);
