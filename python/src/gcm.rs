@@ -71,11 +71,7 @@ impl AesGcm {
         py: Python<'py>,
         bit_length: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let bits: i64 = match bit_length.extract() {
-            Ok(b) => b,
-            Err(e) if e.is_instance_of::<PyOverflowError>(py) => -1,
-            Err(e) => return Err(e),
-        };
+        let bits: i64 = bit_length.extract()?;
         if !matches!(bits, 128 | 192 | 256) {
             return Err(PyValueError::new_err("bit_length must be 128, 192, or 256"));
         }
