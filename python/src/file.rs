@@ -117,9 +117,7 @@ fn secret(
             }
             Ok(Secret::Passphrase(Zeroizing::new(bytes)))
         }
-        (None, None) => Err(PyTypeError::new_err(
-            "give key= (32 bytes) or passphrase=",
-        )),
+        (None, None) => Err(PyTypeError::new_err("give key= (32 bytes) or passphrase=")),
         (Some(_), Some(_)) => Err(PyTypeError::new_err(
             "give either key= or passphrase=, not both",
         )),

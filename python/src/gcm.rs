@@ -276,10 +276,9 @@ impl Esp {
         let out = PyBytes::new_with(py, d.len() + tl, |out| {
             let (body, tag) = out.split_at_mut(d.len());
             body.copy_from_slice(d);
-            let (t, s) = maybe_detached(py, d.len(), || {
-                esp.seal_in_place_with_checksum(i, a, body)
-            })
-            .map_err(err)?;
+            let (t, s) =
+                maybe_detached(py, d.len(), || esp.seal_in_place_with_checksum(i, a, body))
+                    .map_err(err)?;
             tag.copy_from_slice(t.as_bytes());
             sum = s;
             Ok(())
@@ -305,8 +304,8 @@ impl Esp {
         let mut sum = 0;
         let out = PyBytes::new_with(py, ct.len(), |out| {
             out.copy_from_slice(ct);
-            sum = maybe_detached(py, ct.len(), || esp.open_in_place(i, a, out, tag))
-                .map_err(err)?;
+            sum =
+                maybe_detached(py, ct.len(), || esp.open_in_place(i, a, out, tag)).map_err(err)?;
             Ok(())
         })?;
         Ok((out, sum))
@@ -355,8 +354,8 @@ impl Esp {
             )));
         }
         let (key, salt) = k.split_at(k.len() - 4);
-        let esp = aesx::Esp::with_backend(key, salt, tag_length, pick_backend(backend)?)
-            .map_err(err)?;
+        let esp =
+            aesx::Esp::with_backend(key, salt, tag_length, pick_backend(backend)?).map_err(err)?;
         Ok(Esp { esp: Box::new(esp) })
     }
 

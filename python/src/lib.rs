@@ -75,7 +75,10 @@ fn parse_backend(name: &str) -> PyResult<aesx::Backend> {
 /// says otherwise).
 #[pyfunction]
 fn backends() -> Vec<&'static str> {
-    aesx::Backend::available().iter().map(|b| b.name()).collect()
+    aesx::Backend::available()
+        .iter()
+        .map(|b| b.name())
+        .collect()
 }
 
 /// default_backend() -> str
