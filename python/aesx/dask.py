@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import posixpath
 import time
 import uuid
@@ -44,6 +45,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
 import fsspec
+from fsspec.implementations.local import LocalFileSystem
 
 from . import _aesx
 
@@ -153,6 +155,17 @@ def _hash_file(fs, path: str) -> tuple:
     return size, h.hexdigest()
 
 
+def _is_local(*fss) -> bool:
+    return all(isinstance(fs, LocalFileSystem) for fs in fss)
+
+
+def _pwrite_all(fd: int, data, offset: int) -> None:
+    view = memoryview(data)
+    while view:
+        n = os.pwrite(fd, view, offset)
+        view, offset = view[n:], offset + n
+
+
 def _read_range(fs, path: str, start: int, length: int) -> bytes:
     with fs.open(path, "rb") as f:
         f.seek(start)
@@ -183,7 +196,20 @@ def _verify_task(rel, fs_dst, dpath, entry):
     return _guard(rel, body)
 
 
+def _local_whole(encrypt, spath, dpath, key):
+    # Local files: the Rust path streams, writes atomically and hashes the
+    # output as it writes it (one pass, no Python copies).
+    parent = os.path.dirname(dpath)
+    if parent:
+        os.makedirs(parent, exist_ok=True)
+    size, sha = _aesx._file_hashed(encrypt, spath, dpath, key, threads=1)
+    return {"size": size, "sha256": sha, "bytes_in": os.path.getsize(spath)}
+
+
 def _encrypt_whole_task(rel, fs_src, spath, fs_dst, dpath, key):
+    if _is_local(fs_src, fs_dst):
+        return _guard(rel, _local_whole, True, spath, dpath, key)
+
     def body():
         with fs_src.open(spath, "rb") as f:
             data = f.read()
@@ -196,6 +222,9 @@ def _encrypt_whole_task(rel, fs_src, spath, fs_dst, dpath, key):
 
 
 def _decrypt_whole_task(rel, fs_src, spath, fs_dst, dpath, key):
+    if _is_local(fs_src, fs_dst):
+        return _guard(rel, _local_whole, False, spath, dpath, key)
+
     def body():
         with fs_src.open(spath, "rb") as f:
             data = f.read()
@@ -209,8 +238,10 @@ def _decrypt_whole_task(rel, fs_src, spath, fs_dst, dpath, key):
     return _guard(rel, body)
 
 
-def _range_task(rel, encrypt, fs_src, spath, fs_dst, part, key, prefix, first, start, length, last):
-    """Encrypts or decrypts one byte range into a part file."""
+def _range_task(rel, encrypt, fs_src, spath, fs_dst, target, key, prefix, first, start, length, last):
+    """Encrypts or decrypts one byte range: into its place in the shared
+    temporary output (local files, target = ("at", tmp, offset)) or into a
+    part file (other filesystems, target = ("part", path))."""
 
     def body():
         data = _read_range(fs_src, spath, start, length)
@@ -218,13 +249,51 @@ def _range_task(rel, encrypt, fs_src, spath, fs_dst, part, key, prefix, first, s
             out = _aesx._seal_chunks(key, prefix, first, data, last)
         else:
             out = _aesx._open_chunks(key, prefix, first, data, last)
-        parent = posixpath.dirname(part)
-        fs_dst.makedirs(parent, exist_ok=True)
+        if target[0] == "at":
+            fd = os.open(target[1], os.O_WRONLY | os.O_CREAT, 0o666)
+            try:
+                _pwrite_all(fd, out, target[2])
+            finally:
+                os.close(fd)
+            return {"part": None, "bytes_in": len(data)}
+        part = target[1]
+        fs_dst.makedirs(posixpath.dirname(part), exist_ok=True)
         with fs_dst.open(part, "wb") as f:
             f.write(out)
         return {"part": part, "bytes_in": len(data)}
 
     return _guard(rel, body)
+
+
+def _commit_local_task(rel, dpath, head, tmp, results):
+    """Local files: the ranges are in place in `tmp`; write the head, sync,
+    hash and rename into place (or remove `tmp` if any range failed)."""
+
+    def body():
+        try:
+            bad = [r for r in results if not r["ok"]]
+            if bad:
+                raise RuntimeError(bad[0]["error"])
+            fd = os.open(tmp, os.O_RDWR | os.O_CREAT, 0o666)
+            try:
+                _pwrite_all(fd, head, 0)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            size, sha = _hash_file(LocalFileSystem(), tmp)
+            os.replace(tmp, dpath)
+            return {"size": size, "sha256": sha, "bytes_in": sum(r["bytes_in"] for r in results)}
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+
+    out = _guard(rel, body)
+    if not out["ok"]:
+        out["error"] = out["error"].replace("RuntimeError: ", "", 1)
+    return out
 
 
 def _commit_task(rel, fs_dst, dpath, head, parts_dir, results):
@@ -260,6 +329,17 @@ def _commit_task(rel, fs_dst, dpath, head, parts_dir, results):
 
 
 # --- the driver -------------------------------------------------------------
+
+
+def _prune_empty_dirs(root: str, rel: str) -> None:
+    """Removes the directories made for a failed output, if left empty."""
+    d = posixpath.dirname(rel)
+    while d:
+        try:
+            os.rmdir(_join(root, d))
+        except OSError:
+            return
+        d = posixpath.dirname(d)
 
 
 def _load_manifest(fs, path) -> dict:
@@ -345,15 +425,26 @@ def _run(operation, client, src, dst, key, range_size, storage_options):
         except Exception as e:  # noqa: BLE001 - reported per file
             report.failed[rel] = f"{type(e).__name__}: {e}"
             continue
-        parts_dir = _join(dst_root, f".aesx-parts-{uuid.uuid4().hex[:12]}")
+        if _is_local(fs_src, fs_dst):
+            fs_dst.makedirs(posixpath.dirname(dpath), exist_ok=True)
+            tmp = _tmp_name(fs_dst, dpath)
+            base = len(head) if encrypt else 0
+            step = ENC_CHUNK if encrypt else CHUNK
+            targets = [("at", tmp, base + first * step) for first, _, _, _ in ranges]
+        else:
+            parts_dir = _join(dst_root, f".aesx-parts-{uuid.uuid4().hex[:12]}")
+            targets = [("part", _join(parts_dir, f"{i:08d}")) for i in range(len(ranges))]
         futs = [
             client.submit(
-                _range_task, rel, encrypt, fs_src, spath, fs_dst, _join(parts_dir, f"{i:08d}"),
+                _range_task, rel, encrypt, fs_src, spath, fs_dst, target,
                 key, prefix, first, start, length, last, pure=False,
             )
-            for i, (first, start, length, last) in enumerate(ranges)
+            for target, (first, start, length, last) in zip(targets, ranges)
         ]
-        finals[rel] = client.submit(_commit_task, rel, fs_dst, dpath, head, parts_dir, futs, pure=False)
+        if targets and targets[0][0] == "at":
+            finals[rel] = client.submit(_commit_local_task, rel, dpath, head, targets[0][1], futs, pure=False)
+        else:
+            finals[rel] = client.submit(_commit_task, rel, fs_dst, dpath, head, parts_dir, futs, pure=False)
 
     for rel, fut in finals.items():
         try:
@@ -372,6 +463,8 @@ def _run(operation, client, src, dst, key, range_size, storage_options):
             }
         else:
             report.failed[rel] = r["error"]
+            if _is_local(fs_dst):
+                _prune_empty_dirs(dst_root, rel)
 
     # 3. The manifest: what is in dst and verified, written atomically.
     manifest = {

@@ -80,7 +80,7 @@ def threads_scaling(rounds, size=1 << 20, calls=200):
     return res
 
 
-def dask_tree(files=16, size=32 << 20, workers=2):
+def dask_tree(files=8, size=32 << 20, workers=2):
     from dask.distributed import Client, LocalCluster
 
     import aesx.dask

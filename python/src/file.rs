@@ -17,6 +17,7 @@ use aesx_file::payload::{
 use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
+use sha2::{Digest, Sha256};
 use zeroize::Zeroizing;
 
 use crate::buf::Buf;
@@ -152,10 +153,13 @@ struct AtomicOutput {
     file: Option<File>,
     tmp: PathBuf,
     dst: PathBuf,
+    /// SHA-256 of everything written, when asked for (aesx.dask manifests).
+    hash: Option<Sha256>,
+    written: u64,
 }
 
 impl AtomicOutput {
-    fn create(dst: &Path) -> Result<AtomicOutput, Failure> {
+    fn create(dst: &Path, hash: bool) -> Result<AtomicOutput, Failure> {
         let dir = match dst.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
@@ -175,6 +179,8 @@ impl AtomicOutput {
                         file: Some(f),
                         tmp,
                         dst: dst.to_path_buf(),
+                        hash: hash.then(Sha256::new),
+                        written: 0,
                     })
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
@@ -185,12 +191,18 @@ impl AtomicOutput {
     }
 
     fn write_all(&mut self, data: &[u8]) -> Result<(), Failure> {
+        if let Some(h) = self.hash.as_mut() {
+            h.update(data);
+        }
+        self.written += data.len() as u64;
         let f = self.file.as_mut().expect("open until commit");
         f.write_all(data)
             .map_err(io(format!("writing {}", self.tmp.display())))
     }
 
-    fn commit(mut self) -> Result<(), Failure> {
+    /// Syncs and renames into place; returns the size and, if asked for,
+    /// the SHA-256 of the file.
+    fn commit(mut self) -> Result<Written, Failure> {
         let f = self.file.take().expect("open until commit");
         f.sync_all()
             .map_err(io(format!("syncing {}", self.tmp.display())))?;
@@ -200,8 +212,17 @@ impl AtomicOutput {
             self.tmp.display(),
             self.dst.display()
         )))?;
-        Ok(())
+        Ok(Written {
+            size: self.written,
+            sha256: self.hash.take().map(|h| h.finalize().into()),
+        })
     }
+}
+
+/// What an output file holds, for manifests.
+struct Written {
+    size: u64,
+    sha256: Option<[u8; 32]>,
 }
 
 impl Drop for AtomicOutput {
@@ -231,7 +252,8 @@ fn encrypt_path(
     cost: (u32, u32, u32),
     backend: aesx::Backend,
     threads: usize,
-) -> Result<(), Failure> {
+    hash: bool,
+) -> Result<Written, Failure> {
     if same_file(src, dst) {
         return Err(Failure::Value("input and output are the same file".into()));
     }
@@ -260,7 +282,7 @@ fn encrypt_path(
         payload::seal_header(Suite::Aes256Gcm, &key[..], &header.bytes, &salt, backend)
             .map_err(payload_err)?;
     drop(key);
-    let mut out = AtomicOutput::create(dst)?;
+    let mut out = AtomicOutput::create(dst, hash)?;
     out.write_all(&header.bytes)?;
     out.write_all(&ph)?;
     let mut sealer = Sealer::new(cipher);
@@ -316,14 +338,15 @@ fn decrypt_path(
     secret: Secret,
     backend: aesx::Backend,
     threads: usize,
-) -> Result<(), Failure> {
+    hash: bool,
+) -> Result<Written, Failure> {
     if same_file(src, dst) {
         return Err(Failure::Value("input and output are the same file".into()));
     }
     let mut input = File::open(src).map_err(io(format!("cannot open {}", src.display())))?;
     let (cipher, _) = open_file(&mut input, &secret, backend)?;
     // Nothing is created before the key commitment verified.
-    let mut out = AtomicOutput::create(dst)?;
+    let mut out = AtomicOutput::create(dst, hash)?;
     let mut opener = Opener::new(cipher.clone());
     let batch = BATCH_CHUNKS * ENC_CHUNK_LEN;
     let mut cur = vec![0u8; batch];
@@ -403,7 +426,7 @@ fn encrypt_file(
         kdf::DEFAULT_PARALLELISM,
     ));
     let t = self::threads(threads);
-    py.allow_threads(|| encrypt_path(&src, &dst, secret, cost, backend, t))?;
+    py.allow_threads(|| encrypt_path(&src, &dst, secret, cost, backend, t, false))?;
     Ok(())
 }
 
@@ -430,8 +453,42 @@ fn decrypt_file(
     let secret = secret(key, passphrase)?;
     let backend = pick_backend(backend)?;
     let t = self::threads(threads);
-    py.allow_threads(|| decrypt_path(&src, &dst, secret, backend, t))?;
+    py.allow_threads(|| decrypt_path(&src, &dst, secret, backend, t, false))?;
     Ok(())
+}
+
+/// _file_hashed(encrypt, src, dst, key, threads=None) -> (int, str)
+///
+/// encrypt_file or decrypt_file with a raw key that also returns the
+/// output's size and SHA-256 (hex), hashed as it is written (aesx.dask).
+#[pyfunction]
+#[pyo3(signature = (encrypt, src, dst, key, threads = None))]
+fn _file_hashed(
+    py: Python<'_>,
+    encrypt: bool,
+    src: &Bound<'_, PyAny>,
+    dst: &Bound<'_, PyAny>,
+    key: &Bound<'_, PyAny>,
+    threads: Option<usize>,
+) -> PyResult<(u64, String)> {
+    let (src, dst) = (path_of(src)?, path_of(dst)?);
+    let secret = Secret::Key(key_bytes(key)?);
+    let backend = pick_backend(None)?;
+    let t = self::threads(threads);
+    let w = py.allow_threads(|| {
+        if encrypt {
+            encrypt_path(&src, &dst, secret, (0, 0, 0), backend, t, true)
+        } else {
+            decrypt_path(&src, &dst, secret, backend, t, true)
+        }
+    })?;
+    let hex = w
+        .sha256
+        .unwrap_or_default()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    Ok((w.size, hex))
 }
 
 /// The core of `aesx.open_encrypted`: random access to the plaintext of an
@@ -651,6 +708,7 @@ fn _open_chunks<'py>(
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(encrypt_file, m)?)?;
     m.add_function(wrap_pyfunction!(decrypt_file, m)?)?;
+    m.add_function(wrap_pyfunction!(_file_hashed, m)?)?;
     m.add_class::<_Reader>()?;
     m.add_function(wrap_pyfunction!(_prefix_len, m)?)?;
     m.add_function(wrap_pyfunction!(_new_prefix, m)?)?;
