@@ -143,9 +143,6 @@ impl CipherContext {
 
 #[pymethods]
 impl CipherContext {
-    /// update(data) -> bytes
-    /// --
-    ///
     /// Processes `data`; returns what is ready (block modes keep a partial
     /// block, and a PKCS#7 decryptor the last block, until finalize).
     fn update<'py>(
@@ -172,9 +169,6 @@ impl CipherContext {
         PyBytes::new_with(py, n, |out| self.update_impl(py, src, out))
     }
 
-    /// update_into(data, buf) -> int
-    /// --
-    ///
     /// As update, writing into `buf` (at least len(data) + 15 bytes for ECB
     /// and CBC, len(data) for CTR and XTS; it may be the input's own
     /// memory). Returns the bytes written.
@@ -237,9 +231,6 @@ impl CipherContext {
         Ok(n)
     }
 
-    /// finalize() -> bytes
-    /// --
-    ///
     /// Ends the operation: adds or checks and removes PKCS#7 padding, or
     /// raises ValueError if a block mode without padding was given a
     /// partial block. Later calls raise AlreadyFinalized.
@@ -282,9 +273,6 @@ impl CipherContext {
     }
 }
 
-/// _context(mode, key, iv, encrypt, pkcs7=False, backend=None) -> CipherContext
-/// --
-///
 /// Builds a context; `mode` is "ECB", "CBC", "CTR" or "XTS", `iv` the IV,
 /// counter block or tweak (ignored for ECB). Arguments are validated by the
 /// Python wrappers (aesx.Cipher) as pyca does.
@@ -332,9 +320,6 @@ fn _context(
     })
 }
 
-/// XTS(key, *, backend=None)
-/// --
-///
 /// XTS-AES for disks and images: `key` is 32 bytes (XTS-AES-128) or 64
 /// (XTS-AES-256); halves must differ to encrypt. A data unit is 16 bytes to
 /// 16 MiB; sector numbers are 128-bit little-endian tweaks (IEEE 1619).
@@ -457,9 +442,6 @@ impl Xts {
         self.xts.backend().name()
     }
 
-    /// encrypt(tweak, data) -> bytes
-    /// --
-    ///
     /// Encrypts one data unit under a 16-byte tweak.
     fn encrypt<'py>(
         &self,
@@ -470,9 +452,6 @@ impl Xts {
         self.one(py, true, self::tweak(tweak)?, data)
     }
 
-    /// decrypt(tweak, data) -> bytes
-    /// --
-    ///
     /// Decrypts one data unit under a 16-byte tweak.
     fn decrypt<'py>(
         &self,
@@ -483,9 +462,6 @@ impl Xts {
         self.one(py, false, self::tweak(tweak)?, data)
     }
 
-    /// encrypt_sector(sector, data) -> bytes
-    /// --
-    ///
     /// Encrypts data unit number `sector` (tweak: its 128-bit little-endian
     /// encoding).
     fn encrypt_sector<'py>(
@@ -497,9 +473,6 @@ impl Xts {
         self.one(py, true, sector.to_le_bytes(), data)
     }
 
-    /// decrypt_sector(sector, data) -> bytes
-    /// --
-    ///
     /// Decrypts data unit number `sector`.
     fn decrypt_sector<'py>(
         &self,
@@ -510,9 +483,6 @@ impl Xts {
         self.one(py, false, sector.to_le_bytes(), data)
     }
 
-    /// encrypt_sectors(data, sector_size, first_sector) -> bytes
-    /// --
-    ///
     /// Encrypts consecutive sectors of `sector_size` bytes (a multiple of
     /// 16, e.g. 512 or 4096) numbered from `first_sector`; `data` must be a
     /// whole number of sectors.
@@ -526,9 +496,6 @@ impl Xts {
         self.sectors(py, true, data, sector_size, first_sector)
     }
 
-    /// decrypt_sectors(data, sector_size, first_sector) -> bytes
-    /// --
-    ///
     /// Decrypts consecutive sectors, as encrypt_sectors.
     fn decrypt_sectors<'py>(
         &self,
@@ -540,9 +507,6 @@ impl Xts {
         self.sectors(py, false, data, sector_size, first_sector)
     }
 
-    /// encrypt_sectors_into(data, sector_size, first_sector, buf) -> int
-    /// --
-    ///
     /// As encrypt_sectors, into `buf` (same length as `data`; may be the
     /// same memory).
     fn encrypt_sectors_into(
@@ -556,9 +520,6 @@ impl Xts {
         self.sectors_into(py, true, data, sector_size, first_sector, buf)
     }
 
-    /// decrypt_sectors_into(data, sector_size, first_sector, buf) -> int
-    /// --
-    ///
     /// As decrypt_sectors, into `buf`.
     fn decrypt_sectors_into(
         &self,

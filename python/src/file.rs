@@ -394,9 +394,6 @@ fn path_of(obj: &Bound<'_, PyAny>) -> PyResult<PathBuf> {
     Ok(PathBuf::from(std::ffi::OsString::from_vec(b)))
 }
 
-/// encrypt_file(src, dst, *, key=None, passphrase=None, backend=None, threads=None)
-/// --
-///
 /// Encrypts the file `src` to `dst` in the format of `aesx encrypt`. Give
 /// `key` (the 32 bytes of an aesx key file, or its 64 hex digits as str) or
 /// `passphrase` (str or bytes; stretched with Argon2id at the CLI's default
@@ -430,9 +427,6 @@ fn encrypt_file(
     Ok(())
 }
 
-/// decrypt_file(src, dst, *, key=None, passphrase=None, backend=None, threads=None)
-/// --
-///
 /// Decrypts a file written by `aesx encrypt` (or encrypt_file) to `dst`.
 /// Raises DecryptionError (a ValueError) with the reason if the file is not
 /// an aesx file, the key or passphrase is wrong, or the file was truncated,

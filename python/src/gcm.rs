@@ -11,9 +11,6 @@ const TAG: usize = 16;
 /// pyca refuses data or associated data longer than this.
 const MAX_LEN: usize = (1 << 31) - 1;
 
-/// AESGCM(key, *, backend=None)
-/// --
-///
 /// AES-GCM with a 16-byte tag, as `cryptography`'s AESGCM: `key` is 16, 24
 /// or 32 bytes of any buffer; nonces are 8 to 128 bytes. The object is
 /// immutable and may be shared between threads; calls on 4 KiB or more run
@@ -62,9 +59,6 @@ impl AesGcm {
         Ok(AesGcm { gcm: Box::new(gcm) })
     }
 
-    /// generate_key(bit_length) -> bytes
-    /// --
-    ///
     /// A fresh random key of 128, 192 or 256 bits from the OS CSPRNG.
     #[staticmethod]
     fn generate_key<'py>(
@@ -84,9 +78,6 @@ impl AesGcm {
         self.gcm.backend().name()
     }
 
-    /// encrypt(nonce, data, associated_data) -> bytes
-    /// --
-    ///
     /// Encrypts and authenticates `data`; returns ciphertext followed by the
     /// 16-byte tag. `associated_data` may be None.
     #[pyo3(signature = (nonce, data, associated_data))]
@@ -110,9 +101,6 @@ impl AesGcm {
         })
     }
 
-    /// decrypt(nonce, data, associated_data) -> bytes
-    /// --
-    ///
     /// Verifies the tag at the end of `data` and returns the plaintext;
     /// raises InvalidTag (releasing nothing) if it does not verify.
     #[pyo3(signature = (nonce, data, associated_data))]
@@ -139,9 +127,6 @@ impl AesGcm {
         })
     }
 
-    /// encrypt_into(nonce, data, associated_data, buf) -> int
-    /// --
-    ///
     /// As encrypt, writing ciphertext and tag into `buf`, a writable buffer
     /// of exactly len(data) + 16 bytes (it may be the input's own memory);
     /// returns the bytes written.
@@ -189,9 +174,6 @@ impl AesGcm {
         Ok(len + TAG)
     }
 
-    /// decrypt_into(nonce, data, associated_data, buf) -> int
-    /// --
-    ///
     /// As decrypt, writing the plaintext into `buf`, a writable buffer of
     /// exactly len(data) - 16 bytes (it may be the input's own memory). On
     /// InvalidTag `buf` is zeroed.
@@ -245,9 +227,6 @@ pub fn random_bytes(py: Python<'_>, n: usize) -> PyResult<Bound<'_, PyBytes>> {
     })
 }
 
-/// ESP(key, salt, tag_length=16, *, backend=None)
-/// --
-///
 /// AES-GCM for IPsec ESP (RFC 4106): a 16/24/32-byte key, the 4-byte salt
 /// from the keying material, ICVs of 8, 12 or 16 bytes. Each packet takes an
 /// 8-byte IV and 8 or 12 bytes of associated data (SPI and sequence number).
@@ -333,9 +312,6 @@ impl Esp {
         Ok(Esp { esp: Box::new(esp) })
     }
 
-    /// from_keying_material(keymat, tag_length=16, *, backend=None) -> ESP
-    /// --
-    ///
     /// A context from RFC 4106 keying material: the key then the 4-byte salt
     /// (20, 28 or 36 bytes).
     #[staticmethod]
@@ -371,9 +347,6 @@ impl Esp {
         self.esp.backend().name()
     }
 
-    /// encrypt(iv, data, aad) -> bytes
-    /// --
-    ///
     /// The ESP payload: ciphertext followed by the ICV.
     fn encrypt<'py>(
         &self,
@@ -385,9 +358,6 @@ impl Esp {
         self.seal(py, iv, data, aad).map(|r| r.0)
     }
 
-    /// encrypt_with_checksum(iv, data, aad) -> tuple[bytes, int]
-    /// --
-    ///
     /// As encrypt, with the one's-complement checksum of the plaintext.
     fn encrypt_with_checksum<'py>(
         &self,
@@ -399,9 +369,6 @@ impl Esp {
         self.seal(py, iv, data, aad)
     }
 
-    /// decrypt(iv, data, aad) -> bytes
-    /// --
-    ///
     /// Verifies the ICV at the end of `data` and returns the plaintext;
     /// InvalidTag if it does not verify.
     fn decrypt<'py>(
@@ -414,9 +381,6 @@ impl Esp {
         self.open(py, iv, data, aad).map(|r| r.0)
     }
 
-    /// decrypt_with_checksum(iv, data, aad) -> tuple[bytes, int]
-    /// --
-    ///
     /// As decrypt, with the one's-complement checksum of the plaintext.
     fn decrypt_with_checksum<'py>(
         &self,

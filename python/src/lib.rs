@@ -67,9 +67,6 @@ fn parse_backend(name: &str) -> PyResult<aesx::Backend> {
     b.require().map_err(err)
 }
 
-/// backends() -> list[str]
-/// --
-///
 /// The backends this machine can run, slowest first (the last is the
 /// default unless `use_backend` or the environment variable `AESX_BACKEND`
 /// says otherwise).
@@ -81,18 +78,12 @@ fn backends() -> Vec<&'static str> {
         .collect()
 }
 
-/// default_backend() -> str
-/// --
-///
 /// The backend that new keys use when no `backend=` is given.
 #[pyfunction]
 fn default_backend() -> PyResult<&'static str> {
     pick_backend(None).map(|b| b.name())
 }
 
-/// use_backend(name) -> None
-/// --
-///
 /// Makes `name` (one of `backends()`) the default for keys created from now
 /// on in this process; `None` goes back to `AESX_BACKEND` or the fastest.
 /// A backend this machine cannot run raises ValueError.
