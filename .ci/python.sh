@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The Python package: installed the way users install it (`pip install
+# ./python`, which builds the abi3 wheel with maturin from PyPI), then its
+# tests (pyca parity, every mode against `cryptography`, Wycheproof, files
+# against the CLI, Dask on a 2-process LocalCluster). The extension crate is
+# outside the root workspace, so it is formatted and linted here.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+start=$SECONDS
+
+venv=target/python-ci-venv
+if ! python3 -m venv --clear "$venv" >/dev/null 2>&1; then
+  # Debian/Ubuntu ship venv (ensurepip) separately.
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq && apt-get install -y -qq python3-venv >/dev/null
+  python3 -m venv --clear "$venv"
+fi
+py="$venv/bin/python"
+"$py" -m pip install -q --upgrade pip
+timeout 1200 "$py" -m pip install -q ./python pytest cryptography dask distributed numpy
+echo "installed: $("$py" -c 'import aesx, sys; print("aesx", aesx.__version__, "backends", aesx.backends(), "python", sys.version.split()[0])')"
+
+rustup component add rustfmt clippy >/dev/null 2>&1 || true
+(cd python && cargo fmt --check && cargo clippy -q --all-targets -- -D warnings)
+
+# The file-interop tests drive the `aesx` binary (already built by the
+# workspace tests in CI; built here otherwise).
+cargo build -q -p aesx-cli
+export AESX_CLI="$PWD/target/debug/aesx"
+
+set +e
+timeout 900 "$py" -m pytest -q -p no:cacheprovider python/tests
+rc=$?
+set -e
+if [ "$rc" -eq 5 ]; then
+  echo "python.sh: pytest collected no tests" >&2
+  exit 1
+fi
+echo "python.sh: pytest exit $rc after $((SECONDS - start)) s"
+exit "$rc"

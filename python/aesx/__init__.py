@@ -1,0 +1,70 @@
+"""aesx: fast AES for Python, on the aesx Rust engine.
+
+Change one import and go faster::
+
+    from aesx import AESGCM          # was: from cryptography...aead import AESGCM
+    from aesx import Cipher, algorithms, modes
+
+- :class:`AESGCM` behaves as ``cryptography``'s (same arguments, same
+  ``ValueError``/``TypeError``/``OverflowError``, :class:`InvalidTag`), plus
+  ``backend=`` and a ``backend`` attribute.
+- :class:`Cipher` with :mod:`aesx.algorithms` and :mod:`aesx.modes` gives
+  streaming ECB, CBC (optionally with PKCS#7), CTR and XTS contexts with
+  ``update``/``update_into``/``finalize``; :class:`XTS` is the sector API,
+  :class:`ESP` is RFC 4106 with the one's-complement checksum.
+- Any C-contiguous buffer is accepted without a copy; ``*_into`` methods
+  write into the caller's buffer; calls on 4 KiB or more release the GIL.
+- Files in the format of ``aesx encrypt``: :func:`encrypt_file`,
+  :func:`decrypt_file`, :func:`open_encrypted`; whole trees on a Dask
+  cluster: :mod:`aesx.dask`.
+"""
+
+from ._aesx import (
+    AESGCM,
+    ESP,
+    XTS,
+    AlreadyFinalized,
+    CipherContext,
+    DecryptionError,
+    InvalidTag,
+    backends,
+    decrypt_file,
+    default_backend,
+    encrypt_file,
+    use_backend,
+)
+from . import algorithms, modes
+from .ciphers import Cipher
+from ._files import EncryptedFile, open_encrypted
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AESGCM",
+    "ESP",
+    "XTS",
+    "AlreadyFinalized",
+    "Cipher",
+    "CipherContext",
+    "DecryptionError",
+    "EncryptedFile",
+    "InvalidTag",
+    "algorithms",
+    "backends",
+    "decrypt_file",
+    "default_backend",
+    "encrypt_file",
+    "modes",
+    "open_encrypted",
+    "use_backend",
+]
+
+
+def __getattr__(name):
+    # `aesx.dask` without an explicit import, but only if Dask is wanted:
+    # importing it pulls in dask.distributed.
+    if name == "dask":
+        import importlib
+
+        return importlib.import_module(".dask", __name__)
+    raise AttributeError(f"module 'aesx' has no attribute {name!r}")
