@@ -9,7 +9,6 @@
 //! back), and the message is then sealed or opened in one call. GCM itself
 //! caps a message at 2^36 - 32 bytes.
 
-use aesx::modes::gcm::MAX_PLAINTEXT_LEN;
 use aesx::{Error, Gcm};
 
 use super::{hex_arg, Op, Params, Stream};
@@ -33,8 +32,8 @@ impl Drop for GcmStream {
 impl GcmStream {
     fn limit(&self) -> u64 {
         match self.op {
-            Op::Encrypt => MAX_PLAINTEXT_LEN,
-            Op::Decrypt => MAX_PLAINTEXT_LEN + self.gcm.tag_len() as u64,
+            Op::Encrypt => Gcm::MAX_PLAINTEXT_LEN,
+            Op::Decrypt => Gcm::MAX_PLAINTEXT_LEN + self.gcm.tag_len() as u64,
         }
     }
 }
