@@ -130,7 +130,7 @@
 //! let mut blocks = [[5u8; 16].into(), [6u8; 16].into()];
 //! cbc::Encryptor::<aesx::Aes256>::new(&key.into(), &iv.into()).encrypt_blocks(&mut blocks);
 //! cbc::Decryptor::<aesx::Aes256>::new(&key.into(), &iv.into()).decrypt_blocks(&mut blocks);
-//! assert_eq!(blocks[1], [6u8; 16].into());
+//! assert_eq!(blocks[1], [6u8; 16]);
 //!
 //! // xts-mode over aesx::Aes128:
 //! let xts = xts_mode::Xts128::new(

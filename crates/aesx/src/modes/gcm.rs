@@ -730,7 +730,7 @@ pub(crate) mod hazmat {
     /// plaintext has been handed out; the caller must hold that plaintext
     /// back (not parse it, not act on it, not write it where others read
     /// it) until `finish` returns `Ok`, and discard it otherwise. Prefer the
-    /// one-shot [`Gcm::open`](super::Gcm::open) family, which never releases
+    /// one-shot [`Gcm::open_in_place`](super::Gcm::open_in_place) family, which never releases
     /// unauthenticated plaintext.
     pub struct GcmDecryptorHazmat<'a> {
         core: Core<'a>,
