@@ -263,7 +263,7 @@ where
         out
     };
     for (p, c) in pt.iter().zip(&ct) {
-        let mut one = p.clone();
+        let mut one = *p;
         cipher.encrypt_block(&mut one);
         assert_eq!(&one, c, "single block against bulk");
         cipher.decrypt_block(&mut one);
@@ -287,7 +287,7 @@ where
     xts.decrypt_sector(&mut back, xts_mode::get_tweak_default(sector));
     assert_eq!(back, data, "XTS round trip");
     let mut area = data.to_vec();
-    if area.len() % 512 == 0 || area.len() % 512 >= 16 {
+    if area.len().is_multiple_of(512) || area.len() % 512 >= 16 {
         xts.encrypt_area(&mut area, 512, sector, xts_mode::get_tweak_default);
         one.extend_from_slice(&area);
     }

@@ -63,27 +63,6 @@ pub(crate) enum Kernel {
     Armv8Ctr,
 }
 
-// Per thread, so that the library's other unit tests, running on other
-// threads at the same time, cannot move the counts a test is looking at (the
-// kernels run on the caller's thread).
-#[cfg(test)]
-mod counters {
-    use std::cell::Cell;
-
-    std::thread_local! {
-        static COUNTS: [Cell<u64>; super::NAMES.len()] =
-            const { [const { Cell::new(0) }; super::NAMES.len()] };
-    }
-
-    pub(super) fn bump(i: usize) {
-        COUNTS.with(|c| c[i].set(c[i].get() + 1));
-    }
-
-    pub(super) fn get(i: usize) -> u64 {
-        COUNTS.with(|c| c[i].get())
-    }
-}
-
 /// Records one entry into `k` (test builds only).
 #[inline(always)]
 pub(crate) fn hit(k: Kernel) {
@@ -105,4 +84,25 @@ pub(crate) fn count(name: &str) -> Option<u64> {
 #[cfg(test)]
 pub(crate) fn enabled() -> bool {
     true
+}
+
+// Per thread, so that the library's other unit tests, running on other
+// threads at the same time, cannot move the counts a test is looking at (the
+// kernels run on the caller's thread).
+#[cfg(test)]
+mod counters {
+    use std::cell::Cell;
+
+    std::thread_local! {
+        static COUNTS: [Cell<u64>; super::NAMES.len()] =
+            const { [const { Cell::new(0) }; super::NAMES.len()] };
+    }
+
+    pub(super) fn bump(i: usize) {
+        COUNTS.with(|c| c[i].set(c[i].get() + 1));
+    }
+
+    pub(super) fn get(i: usize) -> u64 {
+        COUNTS.with(|c| c[i].get())
+    }
 }
