@@ -39,7 +39,9 @@ pub fn run(_args: Args) -> Result<ExitCode, CliError> {
         .collect();
     outln!("backends:  {}", all.join(" "));
     let fastest = Backend::fastest();
-    match Backend::from_env() {
+    // The library reads no environment variable: the CLI's own parser does,
+    // as every other subcommand uses it.
+    match crate::backend_arg::forced(None) {
         Ok(Some(b)) => {
             outln!("default:   {b} (forced by AESX_BACKEND; fastest here is {fastest})");
             Ok(ExitCode::SUCCESS)
@@ -54,7 +56,10 @@ pub fn run(_args: Args) -> Result<ExitCode, CliError> {
                 "default:   none: AESX_BACKEND={} is refused",
                 raw.to_string_lossy()
             );
-            Err(CliError::failure(format!("AESX_BACKEND: {e}")))
+            // `info` reports a refused value as a failure (exit 1), whether
+            // the name is unknown or names a backend this machine lacks.
+            let (CliError::Usage(msg) | CliError::Failure(msg)) = e;
+            Err(CliError::failure(msg))
         }
     }
 }

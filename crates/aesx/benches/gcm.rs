@@ -6,7 +6,7 @@
 //! Every library reuses one expanded key; open benchmarks restore the
 //! ciphertext in an untimed setup step (`iter_batched_ref`).
 
-use aes_gcm::aead::{AeadInPlace, KeyInit};
+use aes_gcm::aead::{AeadInOut, KeyInit};
 use aesx::{Backend, Esp, Gcm};
 use criterion::{criterion_group, BatchSize, BenchmarkId, Criterion, Throughput};
 use openssl::cipher::Cipher;
@@ -126,17 +126,23 @@ fn bench_seal_open(c: &mut Criterion, key: &[u8]) {
             });
 
             g.bench_with_input(BenchmarkId::new("rustcrypto", n), &n, |bch, _| {
-                let nonce = aes_gcm::Nonce::from_slice(&NONCE);
+                let nonce = &aes_gcm::Nonce::<aes_gcm::aead::consts::U12>::from(NONCE);
                 if key.len() == 16 {
                     let rc = aes_gcm::Aes128Gcm::new_from_slice(key).unwrap();
                     if seal {
                         let mut buf = pt.clone();
-                        bch.iter(|| rc.encrypt_in_place_detached(nonce, &AAD, &mut buf).unwrap());
+                        bch.iter(|| {
+                            rc.encrypt_inout_detached(nonce, &AAD, buf.as_mut_slice().into())
+                                .unwrap()
+                        });
                     } else {
-                        let t = aes_gcm::Tag::from_slice(tag);
+                        let t = &aes_gcm::Tag::try_from(tag).unwrap();
                         bch.iter_batched_ref(
                             || ct.to_vec(),
-                            |buf| rc.decrypt_in_place_detached(nonce, &AAD, buf, t).unwrap(),
+                            |buf| {
+                                rc.decrypt_inout_detached(nonce, &AAD, buf.as_mut_slice().into(), t)
+                                    .unwrap()
+                            },
                             BatchSize::SmallInput,
                         );
                     }
@@ -144,12 +150,18 @@ fn bench_seal_open(c: &mut Criterion, key: &[u8]) {
                     let rc = aes_gcm::Aes256Gcm::new_from_slice(key).unwrap();
                     if seal {
                         let mut buf = pt.clone();
-                        bch.iter(|| rc.encrypt_in_place_detached(nonce, &AAD, &mut buf).unwrap());
+                        bch.iter(|| {
+                            rc.encrypt_inout_detached(nonce, &AAD, buf.as_mut_slice().into())
+                                .unwrap()
+                        });
                     } else {
-                        let t = aes_gcm::Tag::from_slice(tag);
+                        let t = &aes_gcm::Tag::try_from(tag).unwrap();
                         bch.iter_batched_ref(
                             || ct.to_vec(),
-                            |buf| rc.decrypt_in_place_detached(nonce, &AAD, buf, t).unwrap(),
+                            |buf| {
+                                rc.decrypt_inout_detached(nonce, &AAD, buf.as_mut_slice().into(), t)
+                                    .unwrap()
+                            },
                             BatchSize::SmallInput,
                         );
                     }

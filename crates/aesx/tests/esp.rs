@@ -2,7 +2,9 @@
 //! the ESP path with its CS checksums, on every available backend; ESP
 //! against plain GCM; forged ICVs; argument checks.
 
-use aesx::modes::esp::ones_complement_checksum;
+mod common;
+
+use aesx::ones_complement_checksum;
 use aesx::{Backend, Error, Esp, Gcm};
 use rand::{Rng, RngCore, SeedableRng};
 
@@ -89,7 +91,7 @@ fn sl_functional_tests_through_esp() {
     assert_eq!(recs.len(), 46);
     let mut via_esp = 0;
     let mut checksums = 0;
-    for b in Backend::available() {
+    for b in common::backends() {
         for r in &recs {
             let cs =
                 r.cs.as_ref()
@@ -125,7 +127,7 @@ fn sl_functional_tests_through_esp() {
             }
         }
     }
-    let nb = Backend::available().len();
+    let nb = common::backends().len();
     assert_eq!(via_esp, 41 * nb);
     assert!(checksums >= 37 * nb, "{checksums}");
 }
@@ -133,7 +135,7 @@ fn sl_functional_tests_through_esp() {
 #[test]
 fn esp_equals_gcm_with_salted_nonce() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(4106);
-    for b in Backend::available() {
+    for b in common::backends() {
         for i in 0..40 {
             let key_len = [16, 24, 32][i % 3];
             let tag_len = [8, 12, 16][i % 3];
@@ -198,7 +200,7 @@ fn esp_equals_gcm_with_salted_nonce() {
 #[test]
 fn esp_long_packets_chunked() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(65535);
-    for b in Backend::available() {
+    for b in common::backends() {
         let lens: &[usize] = if b == Backend::Soft {
             &[16385]
         } else {

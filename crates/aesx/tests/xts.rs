@@ -4,6 +4,8 @@
 //! OpenSSL, in place / out of place / unaligned, and every error path; all on
 //! every backend this machine has.
 
+mod common;
+
 use std::fs;
 use std::path::PathBuf;
 
@@ -16,7 +18,7 @@ fn vectors() -> PathBuf {
 }
 
 fn backends() -> Vec<Backend> {
-    Backend::available().iter().collect()
+    common::backends()
 }
 
 fn h(s: &str) -> Vec<u8> {

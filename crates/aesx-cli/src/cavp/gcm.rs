@@ -7,7 +7,7 @@
 //! authoritative (some values carry an extra hex digit), so its fields are
 //! read with [`Record::hex_bits`].
 
-use aesx::modes::esp::ones_complement_checksum;
+use aesx::ones_complement_checksum;
 use aesx::{Backend, Error, Esp, Gcm};
 
 use super::rsp::{ParseError, Record};

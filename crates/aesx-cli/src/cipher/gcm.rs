@@ -17,8 +17,7 @@
 
 use std::io::Read;
 
-use aesx::modes::gcm::hazmat::GcmDecryptorHazmat;
-use aesx::modes::gcm::MAX_PLAINTEXT_LEN;
+use aesx::hazmat::GcmDecryptorHazmat;
 use aesx::{Error, Gcm};
 use zeroize::Zeroizing;
 
@@ -57,9 +56,9 @@ impl GcmJob {
     pub fn check_len(&self, len: u64) -> Result<(), CliError> {
         let tag = self.tag_len() as u64;
         match self.op {
-            Op::Encrypt if len > MAX_PLAINTEXT_LEN => Err(too_long(len)),
+            Op::Encrypt if len > Gcm::MAX_PLAINTEXT_LEN => Err(too_long(len)),
             Op::Decrypt if len < tag => Err(self.short_error(len)),
-            Op::Decrypt if len - tag > MAX_PLAINTEXT_LEN => Err(too_long(len)),
+            Op::Decrypt if len - tag > Gcm::MAX_PLAINTEXT_LEN => Err(too_long(len)),
             _ => Ok(()),
         }
     }
@@ -83,7 +82,7 @@ impl GcmJob {
                 break;
             }
             total += n as u64;
-            if total > MAX_PLAINTEXT_LEN {
+            if total > Gcm::MAX_PLAINTEXT_LEN {
                 return Err(too_long(total));
             }
             enc.encrypt_in_place(&mut buf[..n])?;
@@ -107,7 +106,7 @@ impl GcmJob {
                 break;
             }
             total += n as u64;
-            if total.saturating_sub(tag_len as u64) > MAX_PLAINTEXT_LEN {
+            if total.saturating_sub(tag_len as u64) > Gcm::MAX_PLAINTEXT_LEN {
                 return Err(too_long(total));
             }
             have += n;

@@ -51,6 +51,35 @@ impl<'a> InOut<'a> {
         })
     }
 
+    /// Wraps raw input and output pointers, `len` bytes each.
+    ///
+    /// # Safety
+    ///
+    /// `src` must be valid for `len` bytes of reads and `dst` for `len` bytes
+    /// of writes for `'a`, nothing else may access the output for `'a`, and
+    /// the two regions must be either the same memory (`src == dst`) or
+    /// disjoint: the invariant the safe constructors guarantee.
+    #[cfg(feature = "rustcrypto")]
+    #[inline]
+    pub unsafe fn from_raw(src: *const u8, dst: *mut u8, len: usize) -> Self {
+        InOut {
+            src,
+            dst,
+            len,
+            _borrow: PhantomData,
+        }
+    }
+
+    /// Zeroes the whole output (a failed decryption releases nothing).
+    #[cfg(feature = "rustcrypto")]
+    pub fn zero_out(&mut self) {
+        for i in 0..self.len {
+            // SAFETY: i < len, inside the output region; volatile so the
+            // wipe of unauthenticated plaintext is not optimised away.
+            unsafe { core::ptr::write_volatile(self.dst.add(i), 0) };
+        }
+    }
+
     /// Length in bytes.
     #[inline]
     pub fn len(&self) -> usize {
@@ -67,12 +96,6 @@ impl<'a> InOut<'a> {
     #[inline]
     pub fn blocks(&self) -> usize {
         self.len / BLOCK_LEN
-    }
-
-    /// True when input and output are the same memory.
-    #[inline]
-    pub fn is_in_place(&self) -> bool {
-        core::ptr::eq(self.src, self.dst)
     }
 
     /// Start of the input. Valid for `len()` bytes of reads.

@@ -21,10 +21,7 @@ pub(crate) mod gcm_kernels;
 pub(crate) mod inout;
 pub(crate) mod kernels;
 pub(crate) mod soft;
-#[doc(hidden)]
-pub mod trace;
-#[doc(hidden)]
-pub mod valgrind;
+pub(crate) mod trace;
 // The soft GHASH lives beside the soft AES but is declared here, so that
 // `soft/mod.rs` (the AES rounds) and it can change independently.
 #[path = "soft/gcm.rs"]
@@ -36,12 +33,7 @@ pub(crate) mod xts_kernels;
 #[path = "soft/xts.rs"]
 mod soft_xts;
 
-/// The Arm generic timer (`ticks()`, `frequency()`), for `aesx bench` on
-/// aarch64; not part of the stable API.
-#[cfg(target_arch = "aarch64")]
-#[doc(hidden)]
-pub use aarch64::timer as arm_timer;
-pub use inout::InOut;
+pub(crate) use inout::InOut;
 pub(crate) use kernels::BlockKernels;
 
 /// An implementation of the AES rounds.
@@ -70,7 +62,8 @@ impl Backend {
         Backend::Armv8,
     ];
 
-    /// The name used by `AESX_BACKEND`, the CLI and benchmarks.
+    /// The name used by `FromStr`, the CLI (`--backend`, `AESX_BACKEND`) and
+    /// benchmarks.
     pub const fn name(self) -> &'static str {
         match self {
             Backend::Soft => "soft",
@@ -115,33 +108,15 @@ impl Backend {
         Self::available().iter().last().unwrap_or(Backend::Soft)
     }
 
-    /// The backend new keys use by default: the one named by the environment
-    /// variable `AESX_BACKEND` if it is set (std builds), else the fastest.
+    /// The backend new keys use by default: the fastest this machine has.
     ///
-    /// Forcing a backend this machine lacks is an error, not a fallback.
+    /// The library reads no environment variable; a program that lets its
+    /// user force a backend (the `aesx` CLI reads `AESX_BACKEND`) parses the
+    /// name with [`str::parse`], checks it with [`Backend::require`] and
+    /// passes it to the `with_backend` constructors. Never fails; the
+    /// `Result` is kept for compatibility.
     pub fn preferred() -> Result<Backend> {
-        #[cfg(feature = "std")]
-        {
-            if let Some(forced) = Self::from_env()? {
-                return Ok(forced);
-            }
-        }
         Ok(Self::fastest())
-    }
-
-    /// The backend forced by `AESX_BACKEND`, if any; an unknown or
-    /// unavailable name is an error. An empty value counts as unset.
-    #[cfg(feature = "std")]
-    pub fn from_env() -> Result<Option<Backend>> {
-        match std::env::var("AESX_BACKEND") {
-            Ok(v) if !v.trim().is_empty() => {
-                let b: Backend = v.trim().parse()?;
-                b.require()?;
-                Ok(Some(b))
-            }
-            Ok(_) | Err(std::env::VarError::NotPresent) => Ok(None),
-            Err(std::env::VarError::NotUnicode(_)) => Err(Error::UnknownBackend),
-        }
     }
 
     /// `Ok(self)` if available, else [`Error::BackendUnavailable`].

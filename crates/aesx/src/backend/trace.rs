@@ -2,11 +2,12 @@
 //! dispatch (a forced `vaes512` key really runs `vaes512::ctr_apply`, not a
 //! fallback that happens to give the same bytes).
 //!
-//! The counters exist only in `debug_assertions` builds (tests, dev builds);
-//! in release builds [`hit`] is an empty inline function and [`count`] always
-//! returns `None`, so the hot paths carry no atomic traffic.
+//! The counters exist only in the library's own unit-test build; elsewhere
+//! [`hit`] is an empty inline function, so the hot paths carry nothing and
+//! nothing outside the crate can see them.
 
 /// The kernels that are counted, by the name tests ask for.
+#[cfg(test)]
 pub(crate) const NAMES: &[&str] = &[
     "aesni::encrypt_blocks",
     "aesni::decrypt_blocks",
@@ -33,7 +34,7 @@ pub(crate) const NAMES: &[&str] = &[
     "armv8::ctr_apply",
 ];
 
-/// Index of a kernel in [`NAMES`]; kernels name themselves with these.
+/// Index of a kernel in `NAMES`; kernels name themselves with these.
 #[derive(Clone, Copy)]
 #[allow(dead_code)] // each target uses only its own backends' variants
 pub(crate) enum Kernel {
@@ -62,51 +63,46 @@ pub(crate) enum Kernel {
     Armv8Ctr,
 }
 
-#[cfg(debug_assertions)]
-mod counters {
-    use core::sync::atomic::{AtomicU64, Ordering};
-
-    #[allow(clippy::declare_interior_mutable_const)]
-    const ZERO: AtomicU64 = AtomicU64::new(0);
-    pub(super) static COUNTS: [AtomicU64; super::NAMES.len()] = [ZERO; super::NAMES.len()];
-
-    pub(super) fn bump(i: usize) {
-        COUNTS[i].fetch_add(1, Ordering::Relaxed);
-    }
-
-    pub(super) fn get(i: usize) -> u64 {
-        COUNTS[i].load(Ordering::Relaxed)
-    }
-}
-
-/// Records one entry into `k` (debug builds only).
+/// Records one entry into `k` (test builds only).
 #[inline(always)]
 pub(crate) fn hit(k: Kernel) {
-    #[cfg(debug_assertions)]
+    #[cfg(test)]
     counters::bump(k as usize);
-    #[cfg(not(debug_assertions))]
+    #[cfg(not(test))]
     let _ = k;
 }
 
 /// How many times the kernel `name` (e.g. `"vaes512::ctr_apply"`) has been
-/// entered in this process; `None` for an unknown name or in builds without
-/// the counters (release). For tests only.
-#[doc(hidden)]
-pub fn count(name: &str) -> Option<u64> {
+/// entered on this thread; `None` for an unknown name.
+#[cfg(test)]
+pub(crate) fn count(name: &str) -> Option<u64> {
     let i = NAMES.iter().position(|n| *n == name)?;
-    #[cfg(debug_assertions)]
-    {
-        Some(counters::get(i))
-    }
-    #[cfg(not(debug_assertions))]
-    {
-        let _ = i;
-        None
-    }
+    Some(counters::get(i))
 }
 
-/// Whether this build counts kernel entries. For tests only.
-#[doc(hidden)]
-pub fn enabled() -> bool {
-    cfg!(debug_assertions)
+/// Whether this build counts kernel entries (the library's unit tests do).
+#[cfg(test)]
+pub(crate) fn enabled() -> bool {
+    true
+}
+
+// Per thread, so that the library's other unit tests, running on other
+// threads at the same time, cannot move the counts a test is looking at (the
+// kernels run on the caller's thread).
+#[cfg(test)]
+mod counters {
+    use std::cell::Cell;
+
+    std::thread_local! {
+        static COUNTS: [Cell<u64>; super::NAMES.len()] =
+            const { [const { Cell::new(0) }; super::NAMES.len()] };
+    }
+
+    pub(super) fn bump(i: usize) {
+        COUNTS.with(|c| c[i].set(c[i].get() + 1));
+    }
+
+    pub(super) fn get(i: usize) -> u64 {
+        COUNTS.with(|c| c[i].get())
+    }
 }

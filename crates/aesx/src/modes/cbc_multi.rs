@@ -1,30 +1,4 @@
-//! Multi-buffer CBC encryption: many independent messages in one call.
-//!
-//! CBC encryption of one message is a chain: each block waits for the
-//! previous ciphertext, so one stream runs at the AES latency, not its
-//! throughput. Independent messages (network packets, disk sectors with their
-//! own IVs) have independent chains; interleaving them across the lanes of
-//! the vector registers, as intel-ipsec-mb does, fills the pipeline again.
-//! Each lane carries its own message, key and IV; a lane whose message ends
-//! is refilled with the next one, so lengths may differ freely.
-//!
-//! ```
-//! use aesx::modes::cbc_multi::{cbc_encrypt_many, CbcJob};
-//! use aesx::{Aes, Cbc};
-//!
-//! let k1 = Aes::new(&[1u8; 16]).unwrap();
-//! let k2 = Aes::new(&[2u8; 32]).unwrap();
-//! let (mut a, mut b) = (vec![7u8; 1504], vec![9u8; 64]);
-//! let mut jobs = [
-//!     CbcJob { key: &k1, iv: [3; 16], data: &mut a },
-//!     CbcJob { key: &k2, iv: [4; 16], data: &mut b },
-//! ];
-//! cbc_encrypt_many(&mut jobs).unwrap();
-//!
-//! let mut one = vec![7u8; 1504];
-//! Cbc::new(&[1u8; 16]).unwrap().encrypt_in_place(&[3; 16], &mut one).unwrap();
-//! assert_eq!(a, one);
-//! ```
+//! Multi-buffer CBC encryption; the notes are on [`cbc_encrypt_many`].
 
 use super::block::{check_blocks, Aes};
 use crate::backend::{with_engine, BlockKernels, Engine, InOut};
@@ -59,6 +33,34 @@ impl core::fmt::Debug for CbcJob<'_> {
 /// Errors with [`crate::Error::NotBlockAligned`] (touching nothing) if any
 /// message is not a whole number of blocks. Jobs whose keys run on a
 /// backend without a multi-buffer kernel are encrypted one after another.
+///
+/// Multi-buffer CBC encryption: many independent messages in one call.
+///
+/// CBC encryption of one message is a chain: each block waits for the
+/// previous ciphertext, so one stream runs at the AES latency, not its
+/// throughput. Independent messages (network packets, disk sectors with their
+/// own IVs) have independent chains; interleaving them across the lanes of
+/// the vector registers, as intel-ipsec-mb does, fills the pipeline again.
+/// Each lane carries its own message, key and IV; a lane whose message ends
+/// is refilled with the next one, so lengths may differ freely.
+///
+/// ```
+/// use aesx::{cbc_encrypt_many, CbcJob};
+/// use aesx::{Aes, Cbc};
+///
+/// let k1 = Aes::new(&[1u8; 16]).unwrap();
+/// let k2 = Aes::new(&[2u8; 32]).unwrap();
+/// let (mut a, mut b) = (vec![7u8; 1504], vec![9u8; 64]);
+/// let mut jobs = [
+///     CbcJob { key: &k1, iv: [3; 16], data: &mut a },
+///     CbcJob { key: &k2, iv: [4; 16], data: &mut b },
+/// ];
+/// cbc_encrypt_many(&mut jobs).unwrap();
+///
+/// let mut one = vec![7u8; 1504];
+/// Cbc::new(&[1u8; 16]).unwrap().encrypt_in_place(&[3; 16], &mut one).unwrap();
+/// assert_eq!(a, one);
+/// ```
 pub fn cbc_encrypt_many(jobs: &mut [CbcJob<'_>]) -> Result<()> {
     for job in jobs.iter() {
         check_blocks(job.data.len())?;

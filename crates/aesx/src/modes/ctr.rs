@@ -1,10 +1,4 @@
-//! CTR (SP 800-38A section 6.5) with a 128-bit big-endian counter block that
-//! wraps modulo 2^128, as the standard's "standard incrementing function" over
-//! the whole block does (RFC 3686 style nonce||IV||counter layouts are the
-//! caller's choice of initial block).
-//!
-//! Streaming: a `Ctr` keeps its position, so any sequence of update lengths
-//! yields the same bytes as one call; `seek` moves to any byte offset.
+//! CTR (SP 800-38A section 6.5); the notes are on [`Ctr`].
 
 use zeroize::Zeroize;
 
@@ -14,7 +8,15 @@ use crate::error::{Error, Result};
 use crate::key::{Block, BLOCK_LEN};
 
 /// AES-CTR keystream generator and applier.
-#[derive(Clone, Debug)]
+///
+/// CTR (SP 800-38A section 6.5) with a 128-bit big-endian counter block that
+/// wraps modulo 2^128, as the standard's "standard incrementing function" over
+/// the whole block does (RFC 3686 style nonce||IV||counter layouts are the
+/// caller's choice of initial block).
+///
+/// Streaming: a `Ctr` keeps its position, so any sequence of update lengths
+/// yields the same bytes as one call; `seek` moves to any byte offset.
+#[derive(Clone)]
 pub struct Ctr {
     aes: Aes,
     /// The initial counter block, for `seek`.
@@ -31,6 +33,19 @@ pub struct Ctr {
 impl Drop for Ctr {
     fn drop(&mut self) {
         self.ks.zeroize();
+        self.next.zeroize();
+        self.iv.zeroize();
+        self.pos.zeroize();
+    }
+}
+
+// Neither the keystream nor the counter block is printed: the keystream
+// decrypts the data, and the counter says where in it the stream stands.
+impl core::fmt::Debug for Ctr {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Ctr")
+            .field("aes", &self.aes)
+            .finish_non_exhaustive()
     }
 }
 

@@ -1,34 +1,4 @@
-//! AES-GCM for IPsec ESP (RFC 4106), shaped like AArch64cryptolib's IPsec
-//! API: a key context built once, then in-place seal and open of packets.
-//!
-//! - The nonce is the 4-byte salt of the key context followed by the 8-byte
-//!   per-packet ESP IV (RFC 4106 section 4), so every packet takes GCM's
-//!   96-bit fast path.
-//! - The AAD is the ESP header: SPI and a 32-bit sequence number (8 bytes)
-//!   or SPI and a 64-bit extended sequence number (12 bytes).
-//! - Tags (ICVs) are 8, 12 or 16 bytes (RFC 4106 section 3).
-//!
-//! Decryption also returns the 64-bit one's-complement checksum of the
-//! plaintext (see [`ones_complement_checksum`]), computed in the same pass
-//! over memory: a packet of up to 16 KiB goes through the fused GCM kernel
-//! and is summed straight after, while it is still in L1; a longer one is
-//! processed in 16 KiB chunks, each summed right after the kernel wrote it.
-//! The sum itself runs at several words per cycle (32-bit halves added in
-//! 64-bit lanes), so it costs little next to AES-GCM. Encryption can return
-//! it too (summed just before the data is encrypted).
-//!
-//! ```
-//! use aesx::Esp;
-//!
-//! let esp = Esp::new(&[9u8; 16], &[1, 2, 3, 4], 16).unwrap();
-//! let iv = [0u8; 8];
-//! let aad = [0, 0, 0x10, 0, 0, 0, 0, 1]; // SPI, sequence number
-//! let mut packet = *b"an inner IP packet..";
-//! let (tag, sum) = esp.seal_in_place_with_checksum(&iv, &aad, &mut packet).unwrap();
-//! let sum2 = esp.open_in_place(&iv, &aad, &mut packet, tag.as_bytes()).unwrap();
-//! assert_eq!(&packet, b"an inner IP packet..");
-//! assert_eq!(sum, sum2);
-//! ```
+//! AES-GCM for IPsec ESP (RFC 4106); the full notes are on [`Esp`].
 
 use zeroize::Zeroize;
 
@@ -37,9 +7,9 @@ use crate::backend::{Backend, InOut};
 use crate::error::{Error, Result};
 
 /// Salt length (the last 4 bytes of the RFC 4106 keying material).
-pub const SALT_LEN: usize = 4;
+pub(crate) const SALT_LEN: usize = 4;
 /// Per-packet IV length.
-pub const IV_LEN: usize = 8;
+pub(crate) const IV_LEN: usize = 8;
 
 /// Packets up to this size go through the fused one-shot kernel in one call
 /// and are summed right after it, while they are still in L1 (48 KiB on the
@@ -49,13 +19,68 @@ pub const IV_LEN: usize = 8;
 const CHUNK: usize = 16384;
 
 /// An RFC 4106 key context: AES key, salt and ICV length.
-#[derive(Clone, Debug)]
+///
+/// AES-GCM for IPsec ESP (RFC 4106), shaped like AArch64cryptolib's IPsec
+/// API: a key context built once, then in-place seal and open of packets.
+///
+/// - The nonce is the 4-byte salt of the key context followed by the 8-byte
+///   per-packet ESP IV (RFC 4106 section 4), so every packet takes GCM's
+///   96-bit fast path.
+/// - The AAD is the ESP header: SPI and a 32-bit sequence number (8 bytes)
+///   or SPI and a 64-bit extended sequence number (12 bytes).
+/// - Tags (ICVs) are 8, 12 or 16 bytes (RFC 4106 section 3).
+///
+/// Decryption also returns the 64-bit one's-complement checksum of the
+/// plaintext (see [`ones_complement_checksum`]), computed in the same pass
+/// over memory: a packet of up to 16 KiB goes through the fused GCM kernel
+/// and is summed straight after, while it is still in L1; a longer one is
+/// processed in 16 KiB chunks, each summed right after the kernel wrote it.
+/// The sum itself runs at several words per cycle (32-bit halves added in
+/// 64-bit lanes), so it costs little next to AES-GCM. Encryption can return
+/// it too (summed just before the data is encrypted).
+///
+/// ```
+/// use aesx::Esp;
+///
+/// let esp = Esp::new(&[9u8; 16], &[1, 2, 3, 4], 16).unwrap();
+/// let iv = [0u8; 8];
+/// let aad = [0, 0, 0x10, 0, 0, 0, 0, 1]; // SPI, sequence number
+/// let mut packet = *b"an inner IP packet..";
+/// let (tag, sum) = esp.seal_in_place_with_checksum(&iv, &aad, &mut packet).unwrap();
+/// let sum2 = esp.open_in_place(&iv, &aad, &mut packet, tag.as_bytes()).unwrap();
+/// assert_eq!(&packet, b"an inner IP packet..");
+/// assert_eq!(sum, sum2);
+/// ```
+#[derive(Clone)]
 pub struct Esp {
     gcm: Gcm,
     salt: [u8; SALT_LEN],
 }
 
+// The salt is keying material (RFC 4106 section 8.1): wiped on drop, never
+// printed.
+impl Drop for Esp {
+    fn drop(&mut self) {
+        self.salt.zeroize();
+    }
+}
+
+impl core::fmt::Debug for Esp {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Esp")
+            .field("backend", &self.gcm.backend())
+            .field("key_size", &self.gcm.key_size())
+            .field("tag_len", &self.gcm.tag_len())
+            .finish_non_exhaustive()
+    }
+}
+
 impl Esp {
+    /// Salt length: the last 4 bytes of the RFC 4106 keying material.
+    pub const SALT_LEN: usize = SALT_LEN;
+    /// Per-packet IV length.
+    pub const IV_LEN: usize = IV_LEN;
+
     /// A context for `key` (16, 24 or 32 bytes), 4-byte `salt` and tags of
     /// `tag_len` bytes (8, 12 or 16), on the preferred backend.
     pub fn new(key: &[u8], salt: &[u8], tag_len: usize) -> Result<Self> {

@@ -1,38 +1,4 @@
-//! AES-GCM (NIST SP 800-38D): authenticated encryption with associated data.
-//!
-//! [`Gcm`] holds the expanded AES key and the GHASH key H = E_K(0^128) with its
-//! precomputed powers (both zeroized on drop). One-shot `seal`/`open` calls
-//! work in place or out of place, with the tag appended or detached; `open`
-//! compares tags in constant time and, when they differ, zeroes the output
-//! before returning [`Error::AuthenticationFailed`], so no unauthenticated
-//! plaintext ever leaves it.
-//!
-//! Incremental encryption ([`GcmEncryptor`]) takes AAD, then data in pieces of
-//! any size, then yields the tag. Incremental decryption lives in [`hazmat`]:
-//! it has to hand out plaintext before it can check the tag.
-//!
-//! Limits (SP 800-38D section 5.2.1.1) are enforced as errors: plaintext at
-//! most 2^36 - 32 bytes, AAD at most 2^61 - 1 bytes, a non-empty IV, and tags
-//! of 16, 15, 14, 13, 12, 8 or 4 bytes. A 12-byte IV is used directly
-//! (J0 = IV || 0^31 || 1); any other length goes through GHASH. The counter
-//! is incremented with inc32 (its last 32 bits wrap modulo 2^32), which is
-//! what makes non-96-bit IVs interoperable.
-//!
-//! ```
-//! use aesx::Gcm;
-//!
-//! let gcm = Gcm::new(&[7u8; 32]).unwrap();
-//! let nonce = [1u8; 12];
-//! let sealed = gcm.seal(&nonce, b"header", b"secret message").unwrap();
-//! assert_eq!(sealed.len(), 14 + 16);
-//! let opened = gcm.open(&nonce, b"header", &sealed).unwrap();
-//! assert_eq!(opened, b"secret message");
-//!
-//! // Any change is caught, and nothing is released.
-//! let mut forged = sealed.clone();
-//! forged[0] ^= 1;
-//! assert!(gcm.open(&nonce, b"header", &forged).is_err());
-//! ```
+//! AES-GCM (SP 800-38D); the full notes are on [`Gcm`].
 
 use core::fmt;
 
@@ -47,16 +13,16 @@ use crate::key::{Block, KeySize, RoundKeys, BLOCK_LEN};
 use alloc::vec::Vec;
 
 /// The full tag length (and the default).
-pub const TAG_LEN: usize = 16;
+pub(crate) const TAG_LEN: usize = 16;
 
 /// The longest plaintext GCM allows: 2^36 - 32 bytes (2^39 - 256 bits).
-pub const MAX_PLAINTEXT_LEN: u64 = (1 << 36) - 32;
+pub(crate) const MAX_PLAINTEXT_LEN: u64 = (1 << 36) - 32;
 
 /// The longest AAD GCM allows: 2^61 - 1 bytes (less than 2^64 bits).
-pub const MAX_AAD_LEN: u64 = (1 << 61) - 1;
+pub(crate) const MAX_AAD_LEN: u64 = (1 << 61) - 1;
 
 /// Tag lengths SP 800-38D permits (4 and 8 only for special applications).
-pub const ALLOWED_TAG_LENS: [usize; 7] = [16, 15, 14, 13, 12, 8, 4];
+pub(crate) const ALLOWED_TAG_LENS: [usize; 7] = [16, 15, 14, 13, 12, 8, 4];
 
 /// An authentication tag of 4 to 16 bytes.
 ///
@@ -125,6 +91,42 @@ pub(crate) fn ct_eq(a: &[u8], b: &[u8]) -> bool {
 }
 
 /// AES-GCM with one key: seal and open many messages.
+///
+/// AES-GCM (NIST SP 800-38D): authenticated encryption with associated data.
+///
+/// [`Gcm`] holds the expanded AES key and the GHASH key H = E_K(0^128) with its
+/// precomputed powers (both zeroized on drop). One-shot `seal`/`open` calls
+/// work in place or out of place, with the tag appended or detached; `open`
+/// compares tags in constant time and, when they differ, zeroes the output
+/// before returning [`Error::AuthenticationFailed`], so no unauthenticated
+/// plaintext ever leaves it.
+///
+/// Incremental encryption ([`GcmEncryptor`]) takes AAD, then data in pieces of
+/// any size, then yields the tag. Incremental decryption lives in [`hazmat`](crate::hazmat):
+/// it has to hand out plaintext before it can check the tag.
+///
+/// Limits (SP 800-38D section 5.2.1.1) are enforced as errors: plaintext at
+/// most 2^36 - 32 bytes, AAD at most 2^61 - 1 bytes, a non-empty IV, and tags
+/// of 16, 15, 14, 13, 12, 8 or 4 bytes. A 12-byte IV is used directly
+/// (J0 = IV || 0^31 || 1); any other length goes through GHASH. The counter
+/// is incremented with inc32 (its last 32 bits wrap modulo 2^32), which is
+/// what makes non-96-bit IVs interoperable.
+///
+/// ```
+/// use aesx::Gcm;
+///
+/// let gcm = Gcm::new(&[7u8; 32]).unwrap();
+/// let nonce = [1u8; 12];
+/// let sealed = gcm.seal(&nonce, b"header", b"secret message").unwrap();
+/// assert_eq!(sealed.len(), 14 + 16);
+/// let opened = gcm.open(&nonce, b"header", &sealed).unwrap();
+/// assert_eq!(opened, b"secret message");
+///
+/// // Any change is caught, and nothing is released.
+/// let mut forged = sealed.clone();
+/// forged[0] ^= 1;
+/// assert!(gcm.open(&nonce, b"header", &forged).is_err());
+/// ```
 #[derive(Clone)]
 pub struct Gcm {
     engine: GcmEngine,
@@ -145,6 +147,15 @@ impl fmt::Debug for Gcm {
 }
 
 impl Gcm {
+    /// The longest (and default) tag, in bytes.
+    pub const TAG_LEN: usize = TAG_LEN;
+    /// The tag lengths SP 800-38D allows, longest first.
+    pub const TAG_LENS: [usize; 7] = ALLOWED_TAG_LENS;
+    /// The longest plaintext one message may have: 2^36 - 32 bytes.
+    pub const MAX_PLAINTEXT_LEN: u64 = MAX_PLAINTEXT_LEN;
+    /// The longest associated data one message may have: 2^61 - 1 bytes.
+    pub const MAX_AAD_LEN: u64 = MAX_AAD_LEN;
+
     /// AES-GCM with `key` (16, 24 or 32 bytes) on the preferred backend
     /// ([`Backend::preferred`]), 16-byte tags.
     pub fn new(key: &[u8]) -> Result<Self> {
@@ -379,7 +390,7 @@ impl Gcm {
         Ok(())
     }
 
-    fn seal_io(&self, nonce: &[u8], aad: &[u8], io: InOut<'_>) -> Result<Tag> {
+    pub(crate) fn seal_io(&self, nonce: &[u8], aad: &[u8], io: InOut<'_>) -> Result<Tag> {
         self.check_lengths(aad.len(), io.len())?;
         self.oneshot(nonce, aad, io, true)
     }
@@ -408,7 +419,13 @@ impl Gcm {
     }
 
     /// Decrypts and checks; the caller zeroes the output on failure.
-    fn open_io(&self, nonce: &[u8], aad: &[u8], io: InOut<'_>, tag: &[u8]) -> Result<()> {
+    pub(crate) fn open_io(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        io: InOut<'_>,
+        tag: &[u8],
+    ) -> Result<()> {
         self.check_lengths(aad.len(), io.len())?;
         if self.oneshot(nonce, aad, io, false)?.verify(tag) {
             Ok(())
@@ -703,8 +720,8 @@ impl GcmEncryptor<'_> {
 }
 
 /// Incremental decryption, which releases plaintext before the tag is
-/// checked.
-pub mod hazmat {
+/// checked (re-exported as `aesx::hazmat`).
+pub(crate) mod hazmat {
     use super::*;
 
     /// Incremental GCM decryption. **Hazardous**: every call returns
@@ -713,7 +730,7 @@ pub mod hazmat {
     /// plaintext has been handed out; the caller must hold that plaintext
     /// back (not parse it, not act on it, not write it where others read
     /// it) until `finish` returns `Ok`, and discard it otherwise. Prefer the
-    /// one-shot [`Gcm::open`](super::Gcm::open) family, which never releases
+    /// one-shot [`Gcm::open_in_place`](super::Gcm::open_in_place) family, which never releases
     /// unauthenticated plaintext.
     pub struct GcmDecryptorHazmat<'a> {
         core: Core<'a>,

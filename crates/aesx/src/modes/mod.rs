@@ -1,11 +1,11 @@
 //! Modes of operation, written once over the backends' bulk kernels.
 
-pub mod block;
-pub mod cbc;
-pub mod cbc_multi;
-pub mod ctr;
-pub mod ecb;
-pub mod esp;
-pub mod gcm;
-pub mod padding;
-pub mod xts;
+pub(crate) mod block;
+pub(crate) mod cbc;
+pub(crate) mod cbc_multi;
+pub(crate) mod ctr;
+pub(crate) mod ecb;
+pub(crate) mod esp;
+pub(crate) mod gcm;
+pub(crate) mod padding;
+pub(crate) mod xts;

@@ -1,53 +1,4 @@
-//! XTS-AES (IEEE 1619-2018, NIST SP 800-38E): length-preserving encryption
-//! of data units such as disk sectors.
-//!
-//! An XTS key is twice an AES key: 32 bytes for XTS-AES-128, 64 bytes for
-//! XTS-AES-256. The first half, K1, encrypts the data; the second, K2,
-//! encrypts the tweak. A data unit is 16 bytes to 2^20 blocks (2^24 bytes)
-//! long; when its length is not a multiple of 16, the last partial block is
-//! handled by ciphertext stealing, so the output is exactly as long as the
-//! input.
-//!
-//! The tweak is 16 bytes, either given as is ([`Xts::encrypt`]) or derived
-//! from a data-unit sequence number (a sector number), which IEEE 1619 and
-//! NIST's `DataUnitSeqNumber` test files encode as a 128-bit little-endian
-//! integer ([`Xts::sector_tweak`], [`Xts::encrypt_sector`]).
-//!
-//! For block devices and disk images, [`Xts::encrypt_sectors`] processes a
-//! buffer of many consecutive sectors in one call, as GELI or dm-crypt do:
-//! the sector numbers are encrypted with K2 in batches and the data runs
-//! through the backend's XTS kernel with no further per-sector set-up.
-//!
-//! # Equal key halves
-//!
-//! A key whose halves are equal (K1 = K2) makes XTS insecure (the tweak of
-//! sector `n` becomes the encryption of `n` under the data key). Encryption
-//! with such a key is refused with [`Error::XtsEqualKeyHalves`], as SP
-//! 800-38E and FIPS 140-3 IG C.I require. Decryption is allowed, as OpenSSL
-//! does by default, so that data written by software that did not check can
-//! still be read. The comparison runs in constant time.
-//!
-//! ```
-//! use aesx::Xts;
-//!
-//! let mut key = [0u8; 32];
-//! key[16..].fill(1); // K1 = 00.., K2 = 01..: the halves must differ
-//! let xts = Xts::new(&key).unwrap();
-//!
-//! // One data unit of 37 bytes with a 16-byte tweak (ciphertext stealing).
-//! let mut unit = [7u8; 37];
-//! let tweak = [0x5au8; 16];
-//! xts.encrypt(&tweak, &mut unit).unwrap();
-//! xts.decrypt(&tweak, &mut unit).unwrap();
-//! assert_eq!(unit, [7u8; 37]);
-//!
-//! // Eight 512-byte sectors starting at sector 1000, in one call.
-//! let mut image = vec![0u8; 8 * 512];
-//! xts.encrypt_sectors(512, 1000, &mut image).unwrap();
-//! let mut third = image[2 * 512..3 * 512].to_vec();
-//! xts.decrypt_sector(1002, &mut third).unwrap();
-//! assert_eq!(third, vec![0u8; 512]);
-//! ```
+//! XTS-AES (IEEE 1619, SP 800-38E); the full notes are on [`Xts`].
 
 use zeroize::Zeroize;
 
@@ -58,6 +9,57 @@ use crate::key::{Block, KeySize, RoundKeys, BLOCK_LEN};
 
 /// XTS-AES-128 or XTS-AES-256 with an expanded data key and tweak key.
 /// Round keys are zeroized on drop.
+///
+/// XTS-AES (IEEE 1619-2018, NIST SP 800-38E): length-preserving encryption
+/// of data units such as disk sectors.
+///
+/// An XTS key is twice an AES key: 32 bytes for XTS-AES-128, 64 bytes for
+/// XTS-AES-256. The first half, K1, encrypts the data; the second, K2,
+/// encrypts the tweak. A data unit is 16 bytes to 2^20 blocks (2^24 bytes)
+/// long; when its length is not a multiple of 16, the last partial block is
+/// handled by ciphertext stealing, so the output is exactly as long as the
+/// input.
+///
+/// The tweak is 16 bytes, either given as is ([`Xts::encrypt`]) or derived
+/// from a data-unit sequence number (a sector number), which IEEE 1619 and
+/// NIST's `DataUnitSeqNumber` test files encode as a 128-bit little-endian
+/// integer ([`Xts::sector_tweak`], [`Xts::encrypt_sector`]).
+///
+/// For block devices and disk images, [`Xts::encrypt_sectors`] processes a
+/// buffer of many consecutive sectors in one call, as GELI or dm-crypt do:
+/// the sector numbers are encrypted with K2 in batches and the data runs
+/// through the backend's XTS kernel with no further per-sector set-up.
+///
+/// # Equal key halves
+///
+/// A key whose halves are equal (K1 = K2) makes XTS insecure (the tweak of
+/// sector `n` becomes the encryption of `n` under the data key). Encryption
+/// with such a key is refused with [`Error::XtsEqualKeyHalves`], as SP
+/// 800-38E and FIPS 140-3 IG C.I require. Decryption is allowed, as OpenSSL
+/// does by default, so that data written by software that did not check can
+/// still be read. The comparison runs in constant time.
+///
+/// ```
+/// use aesx::Xts;
+///
+/// let mut key = [0u8; 32];
+/// key[16..].fill(1); // K1 = 00.., K2 = 01..: the halves must differ
+/// let xts = Xts::new(&key).unwrap();
+///
+/// // One data unit of 37 bytes with a 16-byte tweak (ciphertext stealing).
+/// let mut unit = [7u8; 37];
+/// let tweak = [0x5au8; 16];
+/// xts.encrypt(&tweak, &mut unit).unwrap();
+/// xts.decrypt(&tweak, &mut unit).unwrap();
+/// assert_eq!(unit, [7u8; 37]);
+///
+/// // Eight 512-byte sectors starting at sector 1000, in one call.
+/// let mut image = vec![0u8; 8 * 512];
+/// xts.encrypt_sectors(512, 1000, &mut image).unwrap();
+/// let mut third = image[2 * 512..3 * 512].to_vec();
+/// xts.decrypt_sector(1002, &mut third).unwrap();
+/// assert_eq!(third, vec![0u8; 512]);
+/// ```
 #[derive(Clone)]
 pub struct Xts {
     engine: XtsEngine,

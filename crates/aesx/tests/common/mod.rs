@@ -121,3 +121,35 @@ pub fn read_rsp(path: &std::path::Path) -> Vec<Record> {
     assert!(!recs.is_empty(), "{}: no records", path.display());
     recs
 }
+
+/// The backends a test run covers: the one named by `AESX_BACKEND` if set
+/// (CI runs the suite under qemu once with `armv8`, once with `soft`), else
+/// every backend this machine has. The library reads no environment
+/// variable; the tests do, and pass the backend in. A name this machine
+/// cannot run fails the test, as forcing never falls back.
+pub fn backends() -> Vec<aesx::Backend> {
+    match forced_backend() {
+        Some(b) => vec![b],
+        None => aesx::Backend::available().iter().collect(),
+    }
+}
+
+/// The backend for tests that need just one key: the forced one, else the
+/// fastest.
+pub fn backend() -> aesx::Backend {
+    forced_backend().unwrap_or_else(aesx::Backend::fastest)
+}
+
+fn forced_backend() -> Option<aesx::Backend> {
+    let v = std::env::var("AESX_BACKEND").ok()?;
+    if v.trim().is_empty() {
+        return None;
+    }
+    let b: aesx::Backend = v
+        .trim()
+        .parse()
+        .unwrap_or_else(|_| panic!("AESX_BACKEND={v:?}: unknown backend"));
+    b.require()
+        .unwrap_or_else(|_| panic!("AESX_BACKEND={v:?}: not available on this machine"))
+        .into()
+}

@@ -50,7 +50,7 @@ pub(crate) struct SoftAes {
 /// SSE2 registers per plane on x86-64 (plain `u64`s elsewhere), and on
 /// x86-64 CPUs with AVX2 a second build of the same functions uses one
 /// 256-bit register. Both are constant-time; the choice depends on the CPU
-/// (or `AESX_SOFT_SIMD`) only.
+/// only (or [`force_baseline_simd`], for tests and benchmarks).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Simd {
     Baseline,
@@ -58,29 +58,44 @@ enum Simd {
     Avx2,
 }
 
+/// The soft backend's choice of build, decided once per process: 0 not yet,
+/// 1 baseline, 2 AVX2.
+#[cfg(all(target_arch = "x86_64", feature = "std"))]
+static SIMD_CHOICE: core::sync::atomic::AtomicU8 = core::sync::atomic::AtomicU8::new(0);
+
+/// Makes soft keys created from now on in this process use the baseline
+/// build even where the CPU has AVX2, so that tests (the Valgrind
+/// constant-time check) and benchmarks can cover both builds on one machine.
+/// The library reads no environment variable; its callers decide.
+pub(crate) fn force_baseline_simd() {
+    #[cfg(all(target_arch = "x86_64", feature = "std"))]
+    SIMD_CHOICE.store(1, core::sync::atomic::Ordering::Relaxed);
+}
+
 impl Simd {
-    /// The widest build this CPU runs, unless the environment variable
-    /// `AESX_SOFT_SIMD=baseline` asks for the baseline one (so that tests,
-    /// such as the Valgrind constant-time check, can cover both builds on
-    /// one machine). Decided once per process.
+    /// The widest build this CPU runs, unless [`force_baseline_simd`] asked
+    /// for the baseline one. Decided once per process.
     fn detect() -> Simd {
         #[cfg(all(target_arch = "x86_64", feature = "std"))]
         {
-            use core::sync::atomic::{AtomicU8, Ordering};
-            static CHOICE: AtomicU8 = AtomicU8::new(0);
-            match CHOICE.load(Ordering::Relaxed) {
+            use core::sync::atomic::Ordering;
+            match SIMD_CHOICE.load(Ordering::Relaxed) {
                 1 => return Simd::Baseline,
                 2 => return Simd::Avx2,
                 _ => {}
             }
-            let forced_base = std::env::var("AESX_SOFT_SIMD").is_ok_and(|v| v == "baseline");
-            let choice = if !forced_base && std::arch::is_x86_feature_detected!("avx2") {
+            let choice = if std::arch::is_x86_feature_detected!("avx2") {
                 Simd::Avx2
             } else {
                 Simd::Baseline
             };
-            CHOICE.store(if choice == Simd::Avx2 { 2 } else { 1 }, Ordering::Relaxed);
-            choice
+            let bits = if choice == Simd::Avx2 { 2 } else { 1 };
+            // A concurrent `force_baseline_simd` wins over detection.
+            match SIMD_CHOICE.compare_exchange(0, bits, Ordering::Relaxed, Ordering::Relaxed) {
+                Ok(_) => choice,
+                Err(1) => Simd::Baseline,
+                Err(_) => choice,
+            }
         }
         #[cfg(not(all(target_arch = "x86_64", feature = "std")))]
         Simd::Baseline

@@ -1,13 +1,12 @@
 //! Proves which kernel runs: forcing a backend must reach that backend's own
 //! kernels (and no other level's), not a generic fallback that happens to
-//! give the same bytes. Relies on the per-kernel counters of
-//! `aesx::backend::trace`, compiled into `debug_assertions` builds.
-//!
-//! One test function, so no other test in this binary moves the counters
-//! while it looks at them.
+//! give the same bytes. Relies on the per-kernel, per-thread counters of
+//! `backend::trace`, compiled into the unit-test build.
 
-use aesx::backend::trace;
-use aesx::{cbc_encrypt_many, Aes, Backend, Cbc, CbcJob, Ctr, Ecb};
+use std::{format, string::String, vec, vec::Vec};
+
+use crate::backend::trace;
+use crate::{cbc_encrypt_many, Aes, Backend, Cbc, CbcJob, Ctr, Ecb};
 
 const OPS: [&str; 6] = [
     "encrypt_blocks",

@@ -2,8 +2,7 @@
 //! the manner of ctgrind and TIMECOP). Issued by hand so that no C toolchain
 //! (bindgen, libclang) is needed. Every request is a no-op on a real CPU.
 //!
-//! Not part of the supported API: hidden from the docs, used by
-//! `tests/ct_valgrind.rs`.
+//! Used by `tests/ct_valgrind.rs`; lives with the tests, not in the library.
 
 /// `VG_USERREQ__RUNNING_ON_VALGRIND`.
 const RUNNING_ON_VALGRIND: usize = 0x1001;

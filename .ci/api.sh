@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The library's public face: no_std without an allocator (host build, its
+# unit tests, and a real bare-metal target so that no `std` sneaks in), no
+# environment reads in the library, and the docs with warnings denied
+# (missing docs, broken intra-doc links). The RustCrypto trait proofs
+# (tests/rustcrypto.rs) and the doc examples run in `cargo test --workspace`.
+# Called by .ci/run; also runs on its own. About 4 minutes on a cold 2-core
+# machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TERM_COLOR=never
+export CARGO_INCREMENTAL=0
+
+step() { printf '\n=== api: %s (%ss)\n' "$1" "$SECONDS"; }
+
+step "no_std, no alloc: host build, without and with the RustCrypto traits"
+cargo build -p aesx --no-default-features
+cargo build -p aesx --no-default-features --features rustcrypto
+
+step "no_std, no alloc: the library's unit tests"
+cargo test -p aesx --no-default-features --lib
+cargo test -p aesx --no-default-features --features rustcrypto --lib
+
+step "no_std on a bare-metal target (thumbv7em-none-eabihf: no std exists there)"
+target=thumbv7em-none-eabihf
+rustup target add "$target" >/dev/null 2>&1 || rustup target list --installed | grep -qx "$target"
+cargo build -p aesx --no-default-features --target "$target"
+cargo build -p aesx --no-default-features --features rustcrypto --target "$target"
+
+step "the library reads no environment variable"
+# Test-only files (cfg(test) modules) may; the library proper may not.
+if grep -rnE 'env::var|var_os|option_env!|env!\(' crates/aesx/src --include='*.rs' \
+  | grep -vE '^crates/aesx/src/(dispatch_tests\.rs|backend/aarch64/tests\.rs):'; then
+  echo "api: the library reads the environment (above)" >&2
+  exit 1
+fi
+echo "none found"
+
+step "docs with warnings denied (default features, as docs.rs builds them)"
+RUSTDOCFLAGS="-D warnings" cargo doc -p aesx --no-deps
+
+step "done"
