@@ -336,9 +336,14 @@ static void test_esp(int backend)
     CHECK(is_zero(buf, 100) && s3 == 12345);
     tag[0] ^= 1;
     /* errors */
+    memset(buf, 0xaa, 100);
     CHECK_RC(aesx_esp_seal(e, iv, 7, aad, 8, pt, buf, 100, t2, 12, NULL), AESX_ERR_IV_LENGTH);
     CHECK_RC(aesx_esp_seal(e, iv, 8, aad, 9, pt, buf, 100, t2, 12, NULL), AESX_ERR_AAD_LENGTH);
-    CHECK(is_zero(buf, 100)); /* out of place: no plaintext copy left behind */
+    CHECK_RC(aesx_esp_open(e, iv, 8, aad, 0, out, buf, 100, tag, 12, NULL), AESX_ERR_AAD_LENGTH);
+    CHECK(is_byte(buf, 100, 0xaa)); /* refused arguments: out untouched */
+    memcpy(buf, pt, 100);
+    CHECK_RC(aesx_esp_seal(e, iv, 7, aad, 8, buf, buf, 100, t2, 12, NULL), AESX_ERR_IV_LENGTH);
+    CHECK(memcmp(buf, pt, 100) == 0); /* in place too */
     CHECK_RC(aesx_esp_seal(e, iv, 8, aad, 12, pt, buf, 100, t2, 12, NULL), AESX_OK);
     CHECK_RC(aesx_esp_seal(e, iv, 8, aad, 8, pt, buf, 100, t2, 16, NULL), AESX_ERR_TAG_LENGTH);
     CHECK_RC(aesx_esp_open(e, iv, 8, aad, 8, out, buf, 100, tag, 8, NULL), AESX_ERR_TAG_LENGTH);

@@ -8,7 +8,10 @@ use zeroize::Zeroize;
 use crate::block_modes::handle;
 use crate::buffers::{disjoint, in_out, input, store, write, Io, Region};
 use crate::keys::{AesxEspKey, AesxKey};
-use crate::status::{code, guard, OrCode, Status, AESX_ERR_OUTPUT_TOO_SMALL, AESX_ERR_TAG_LENGTH};
+use crate::status::{
+    code, guard, OrCode, Status, AESX_ERR_AAD_LENGTH, AESX_ERR_IV_LENGTH,
+    AESX_ERR_MESSAGE_TOO_LONG, AESX_ERR_OUTPUT_TOO_SMALL, AESX_ERR_TAG_LENGTH,
+};
 
 /// The longest tag any mode here produces.
 const MAX_TAG: usize = 16;
@@ -218,12 +221,26 @@ pub unsafe extern "C" fn aesx_gcm_open_append(
 
 /// The ESP packet buffer: `out` itself, after copying the input there when
 /// the call is out of place.
-fn packet<'a>(io: Io<'a>) -> (&'a mut [u8], bool) {
+///
+/// The library's ESP works in place, so an out-of-place call copies first;
+/// RFC 4106's fixed argument rules (8-byte IV, 8- or 12-byte AAD, GCM's
+/// length limit) are checked before that copy, so that a call refused for
+/// its arguments leaves `out` untouched, as every other call does.
+fn packet<'a>(io: Io<'a>, iv: &[u8], aad: &[u8]) -> Status<(&'a mut [u8], bool)> {
     match io {
-        Io::InPlace(b) => (b, false),
+        Io::InPlace(b) => Ok((b, false)),
         Io::Split(s, d) => {
+            if iv.len() != 8 {
+                return Err(AESX_ERR_IV_LENGTH);
+            }
+            if aad.len() != 8 && aad.len() != 12 {
+                return Err(AESX_ERR_AAD_LENGTH);
+            }
+            if s.len() as u64 > (1 << 36) - 32 {
+                return Err(AESX_ERR_MESSAGE_TOO_LONG);
+            }
             d.copy_from_slice(s);
-            (d, true)
+            Ok((d, true))
         }
     }
 }
@@ -268,7 +285,7 @@ pub unsafe extern "C" fn aesx_esp_seal(
             let rt = Region::new(tag, tag_len)?;
             disjoint(rt, &[ri, ra, Region::new(out, len)?])?;
             let (iv, aad) = (input(iv, iv_len)?, input(aad, aad_len)?);
-            let (buf, copied) = packet(in_out(r#in, len, out, len, &[ri, ra])?);
+            let (buf, copied) = packet(in_out(r#in, len, out, len, &[ri, ra])?, iv, aad)?;
             let r = if checksum.is_null() {
                 esp.seal_in_place(iv, aad, buf).map(|t| (t, 0))
             } else {
@@ -278,7 +295,8 @@ pub unsafe extern "C" fn aesx_esp_seal(
                 Ok(v) => v,
                 Err(e) => {
                     if copied {
-                        // No plaintext copy left behind in `out`.
+                        // Not expected (the arguments were checked), but no
+                        // plaintext copy is left behind in `out`.
                         buf.zeroize();
                     }
                     return Err(code(e));
@@ -325,7 +343,7 @@ pub unsafe extern "C" fn aesx_esp_open(
             let t = tag_copy(tag, tag_len)?;
             let (ri, ra) = (Region::new(iv, iv_len)?, Region::new(aad, aad_len)?);
             let (iv, aad) = (input(iv, iv_len)?, input(aad, aad_len)?);
-            let (buf, copied) = packet(in_out(r#in, len, out, len, &[ri, ra])?);
+            let (buf, copied) = packet(in_out(r#in, len, out, len, &[ri, ra])?, iv, aad)?;
             match esp.open_in_place(iv, aad, buf, &t[..tag_len]) {
                 Ok(sum) => {
                     store(checksum, sum);
