@@ -38,32 +38,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-// No padding: the data must be a whole number of 16-byte blocks.
-#define AESX_PADDING_NONE 0
-
-// PKCS#7 padding: encryption always adds 1 to 16 bytes; decryption checks
-// and removes them (in constant time) or fails with AESX_ERR_BAD_PADDING.
-#define AESX_PADDING_PKCS7 1
-
-// Let aesx choose: the fastest backend this CPU has (unless the environment
-// variable AESX_BACKEND names one, as for the Rust library).
-#define AESX_BACKEND_AUTO 0
-
-// Portable constant-time bitsliced AES; runs everywhere.
-#define AESX_BACKEND_SOFT 1
-
-// x86-64 AES-NI (128-bit lanes).
-#define AESX_BACKEND_AESNI 2
-
-// x86-64 VAES with AVX2 (256-bit lanes).
-#define AESX_BACKEND_VAES256 3
-
-// x86-64 VAES with AVX-512 (512-bit lanes).
-#define AESX_BACKEND_VAES512 4
-
-// AArch64 Crypto Extensions.
-#define AESX_BACKEND_ARMV8 5
-
 // Success.
 #define AESX_OK 0
 
@@ -142,6 +116,32 @@
 // of the C interface does not name. Please report it.
 #define AESX_ERR_INTERNAL -23
 
+// Let aesx choose: the fastest backend this CPU has (unless the environment
+// variable AESX_BACKEND names one, as for the Rust library).
+#define AESX_BACKEND_AUTO 0
+
+// Portable constant-time bitsliced AES; runs everywhere.
+#define AESX_BACKEND_SOFT 1
+
+// x86-64 AES-NI (128-bit lanes).
+#define AESX_BACKEND_AESNI 2
+
+// x86-64 VAES with AVX2 (256-bit lanes).
+#define AESX_BACKEND_VAES256 3
+
+// x86-64 VAES with AVX-512 (512-bit lanes).
+#define AESX_BACKEND_VAES512 4
+
+// AArch64 Crypto Extensions.
+#define AESX_BACKEND_ARMV8 5
+
+// No padding: the data must be a whole number of 16-byte blocks.
+#define AESX_PADDING_NONE 0
+
+// PKCS#7 padding: encryption always adds 1 to 16 bytes; decryption checks
+// and removes them (in constant time) or fails with AESX_ERR_BAD_PADDING.
+#define AESX_PADDING_PKCS7 1
+
 // An RFC 4106 (AES-GCM for IPsec ESP) context: AES key, 4-byte salt and ICV
 // length. Create with aesx_esp_key_new, free with aesx_esp_key_free.
 typedef struct aesx_esp_key aesx_esp_key;
@@ -172,6 +172,242 @@ typedef struct aesx_cbc_job {
 extern "C" {
 #endif // __cplusplus
 
+// A fixed English message for a status code.
+//
+// Returns a static NUL-terminated string (never NULL, never to be freed);
+// codes that aesx does not define give "unknown aesx status code".
+const char *aesx_strerror(int status);
+
+// Expands an AES key for ECB, CBC, CTR, GCM (any tag length) and multi-buffer
+// CBC.
+//
+// - `key`, `key_len`: 16, 24 or 32 bytes (AES-128/192/256); copied, so the
+//   caller may wipe its buffer right after the call.
+// - `backend`: AESX_BACKEND_AUTO or one AESX_BACKEND_* value; forcing one
+//   this CPU lacks fails with AESX_ERR_BACKEND_UNAVAILABLE.
+// - `out`: receives the new handle, or NULL on failure.
+//
+// Returns AESX_OK or an error code. Free the handle with aesx_key_free.
+//
+// Requires: `key` readable for `key_len` bytes; `out` writable.
+int aesx_key_new(const uint8_t *key, size_t key_len, int backend, struct aesx_key **out);
+
+// Zeroizes and frees a key from aesx_key_new. NULL is a no-op. No other
+// thread may be using the key.
+//
+// Requires: `key` NULL or a live handle, not used afterwards.
+void aesx_key_free(struct aesx_key *key);
+
+// Expands an XTS key: 32 bytes (XTS-AES-128) or 64 bytes (XTS-AES-256), the
+// data key followed by the tweak key. A key with equal halves is accepted
+// here but refused for encryption (AESX_ERR_XTS_EQUAL_KEY_HALVES).
+// `backend` and `out` as for aesx_key_new. Free with aesx_xts_key_free.
+//
+// Requires: `key` readable for `key_len` bytes; `out` writable.
+int aesx_xts_key_new(const uint8_t *key, size_t key_len, int backend, struct aesx_xts_key **out);
+
+// Zeroizes and frees an XTS key. NULL is a no-op.
+//
+// Requires: `key` NULL or a live handle, not used afterwards.
+void aesx_xts_key_free(struct aesx_xts_key *key);
+
+// Makes an RFC 4106 ESP context.
+//
+// - `key`, `key_len`: the AES key, 16, 24 or 32 bytes;
+// - `salt`, `salt_len`: the 4-byte salt (RFC 4106 keying material is the key
+//   followed by the salt: pass its first `len - 4` bytes and its last 4);
+// - `icv_len`: the tag (ICV) length, 8, 12 or 16 bytes;
+// - `backend`, `out` as for aesx_key_new.
+//
+// Free with aesx_esp_key_free.
+//
+// Requires: `key` and `salt` readable for their lengths; `out` writable.
+int aesx_esp_key_new(const uint8_t *key,
+                     size_t key_len,
+                     const uint8_t *salt,
+                     size_t salt_len,
+                     size_t icv_len,
+                     int backend,
+                     struct aesx_esp_key **out);
+
+// Zeroizes and frees an ESP context. NULL is a no-op.
+//
+// Requires: `key` NULL or a live handle, not used afterwards.
+void aesx_esp_key_free(struct aesx_esp_key *key);
+
+// The AESX_BACKEND_* value a key runs on, or AESX_ERR_NULL_POINTER.
+//
+// Requires: `key` NULL or a live handle.
+int aesx_key_backend(const struct aesx_key *key);
+
+// The AESX_BACKEND_* value an XTS key runs on, or AESX_ERR_NULL_POINTER.
+//
+// Requires: `key` NULL or a live handle.
+int aesx_xts_key_backend(const struct aesx_xts_key *key);
+
+// The AESX_BACKEND_* value an ESP context runs on, or AESX_ERR_NULL_POINTER.
+//
+// Requires: `key` NULL or a live handle.
+int aesx_esp_key_backend(const struct aesx_esp_key *key);
+
+// The name of a backend: "soft", "aesni", "vaes256", "vaes512" or "armv8"
+// (the names AESX_BACKEND and the aesx CLI use). For AESX_BACKEND_AUTO, the
+// name of the backend that AUTO picks on this machine now. NULL for a number
+// aesx does not know (or, for AUTO, when AESX_BACKEND names a backend this
+// machine lacks). A static string: never free it.
+const char *aesx_backend_name(int backend);
+
+// 1 if this CPU and build can run `backend` (AESX_BACKEND_AUTO: always),
+// 0 if not or if the number is unknown.
+int aesx_backend_available(int backend);
+
+// The AESX_BACKEND_* value that AESX_BACKEND_AUTO resolves to on this
+// machine (the fastest it has, or the one the environment variable
+// AESX_BACKEND forces), or a negative error code if AESX_BACKEND names an
+// unknown or unavailable backend.
+int aesx_backend_default(void);
+
+// The version of libaesx, e.g. "0.1.0": a static string, never free it.
+const char *aesx_version(void);
+
+// ECB-encrypts `len` bytes (a multiple of 16) from `in` to `out`.
+//
+// `out` may equal `in` (in place); otherwise the two must not overlap.
+// ECB leaks equal blocks: use it only as a building block.
+//
+// Requires: `key` a live handle; `in` readable and `out` writable for `len` bytes.
+int aesx_ecb_encrypt(const struct aesx_key *key, const uint8_t *in, uint8_t *out, size_t len);
+
+// ECB-decrypts `len` bytes (a multiple of 16); as aesx_ecb_encrypt.
+//
+// Requires: As aesx_ecb_encrypt.
+int aesx_ecb_decrypt(const struct aesx_key *key, const uint8_t *in, uint8_t *out, size_t len);
+
+// CBC-encrypts `in_len` bytes from `in` into `out`, which holds `out_cap`
+// bytes, under the 16-byte `iv`.
+//
+// - `padding`: AESX_PADDING_NONE (`in_len` a multiple of 16) or
+//   AESX_PADDING_PKCS7 (the output is `in_len / 16 * 16 + 16` bytes).
+// - `out_len`: receives the ciphertext length; may be NULL.
+// - In place: `out == in`, with room for the padding (`out_cap`).
+//
+// Errors: AESX_ERR_NOT_BLOCK_ALIGNED, AESX_ERR_OUTPUT_TOO_SMALL, and the
+// argument errors.
+//
+// Requires: `key` a live handle; `iv` readable for 16 bytes; `in` readable for
+// `in_len` bytes; `out` writable for `out_cap` bytes; `out_len` NULL or
+// writable.
+int aesx_cbc_encrypt(const struct aesx_key *key,
+                     const uint8_t *iv,
+                     int padding,
+                     const uint8_t *in,
+                     size_t in_len,
+                     uint8_t *out,
+                     size_t out_cap,
+                     size_t *out_len);
+
+// CBC-decrypts `in_len` bytes (a multiple of 16) from `in` into `out`,
+// which holds `out_cap >= in_len` bytes, under the 16-byte `iv`.
+//
+// - `padding`: AESX_PADDING_NONE or AESX_PADDING_PKCS7 (checked in constant
+//   time and removed; on AESX_ERR_BAD_PADDING the first `in_len` bytes of
+//   `out` are zeroed, as the Rust library does).
+// - `out_len`: receives the plaintext length; may be NULL.
+// - In place: `out == in`.
+//
+// Requires: As aesx_cbc_encrypt.
+int aesx_cbc_decrypt(const struct aesx_key *key,
+                     const uint8_t *iv,
+                     int padding,
+                     const uint8_t *in,
+                     size_t in_len,
+                     uint8_t *out,
+                     size_t out_cap,
+                     size_t *out_len);
+
+// CTR: XORs the keystream for the 16-byte initial counter block `iv`,
+// starting `offset` bytes into the stream, over `len` bytes from `in` to
+// `out`. Encryption and decryption are the same call.
+//
+// The counter is the whole block, big-endian, incremented modulo 2^128 (for
+// RFC 3686 put nonce || IV || 00000001 in `iv`). `offset` lets a stream be
+// processed in pieces of any size without state: pass the byte position of
+// `in` in the stream. `out` may equal `in`; otherwise they must not overlap.
+//
+// Requires: `key` a live handle; `iv` readable for 16 bytes; `in` readable and `out`
+// writable for `len` bytes.
+int aesx_ctr_xor(const struct aesx_key *key,
+                 const uint8_t *iv,
+                 uint64_t offset,
+                 const uint8_t *in,
+                 uint8_t *out,
+                 size_t len);
+
+// CBC-encrypts `n` independent messages in place in one call, interleaving
+// them across the vector lanes (CBC encryption of one message is serial; of
+// many, it is not). The result equals aesx_cbc_encrypt with
+// AESX_PADDING_NONE on each message, and each job's `iv` is updated.
+//
+// The messages must not overlap each other or the `jobs` array
+// (AESX_ERR_OVERLAP). If any message is not a multiple of 16 bytes
+// (AESX_ERR_NOT_BLOCK_ALIGNED) or any argument is bad, nothing is written.
+//
+// Requires: `jobs` readable and writable for `n` elements; each job's `key` a live
+// handle and `data` readable and writable for `len` bytes.
+int aesx_cbc_encrypt_many(struct aesx_cbc_job *jobs, size_t n);
+
+// XTS-encrypts one data unit of `len` bytes (16 bytes to 2^24 bytes; a
+// partial last block is handled by ciphertext stealing) under the 16-byte
+// `tweak`. `out` may equal `in`; otherwise they must not overlap.
+//
+// Errors: AESX_ERR_DATA_UNIT_LENGTH, AESX_ERR_XTS_EQUAL_KEY_HALVES, and the
+// argument errors.
+//
+// Requires: `key` a live handle; `tweak` readable for 16 bytes; `in` readable and
+// `out` writable for `len` bytes.
+int aesx_xts_encrypt(const struct aesx_xts_key *key,
+                     const uint8_t *tweak,
+                     const uint8_t *in,
+                     uint8_t *out,
+                     size_t len);
+
+// XTS-decrypts one data unit; as aesx_xts_encrypt.
+//
+// Requires: As aesx_xts_encrypt.
+int aesx_xts_decrypt(const struct aesx_xts_key *key,
+                     const uint8_t *tweak,
+                     const uint8_t *in,
+                     uint8_t *out,
+                     size_t len);
+
+// XTS-encrypts `len` bytes holding consecutive sectors of `sector_size`
+// bytes, numbered from `first_sector`; each sector's tweak is its number as
+// a 128-bit little-endian value (the usual disk layout, as dm-crypt's
+// `plain64`).
+//
+// `sector_size` is a multiple of 16 from 16 to 2^24 (512 and 4096 are the
+// usual ones), else AESX_ERR_SECTOR_SIZE; `len` must be a whole number of
+// sectors, else AESX_ERR_PARTIAL_SECTOR; `len == 0` does nothing. `out` may
+// equal `in`; otherwise they must not overlap.
+//
+// Requires: `key` a live handle; `in` readable and `out` writable for `len` bytes.
+int aesx_xts_encrypt_sectors(const struct aesx_xts_key *key,
+                             size_t sector_size,
+                             uint64_t first_sector,
+                             const uint8_t *in,
+                             uint8_t *out,
+                             size_t len);
+
+// XTS-decrypts consecutive sectors; as aesx_xts_encrypt_sectors.
+//
+// Requires: As aesx_xts_encrypt_sectors.
+int aesx_xts_decrypt_sectors(const struct aesx_xts_key *key,
+                             size_t sector_size,
+                             uint64_t first_sector,
+                             const uint8_t *in,
+                             uint8_t *out,
+                             size_t len);
+
 // AES-GCM encryption with a detached tag.
 //
 // - `iv`, `iv_len`: the nonce, any length from 1 byte (12 bytes is the fast
@@ -186,8 +422,7 @@ extern "C" {
 //
 // `out` and `tag` must not overlap the IV, the AAD or each other.
 //
-// # Safety
-// `key` a live handle; every pointer valid for its length (reads for
+// Requires: `key` a live handle; every pointer valid for its length (reads for
 // inputs, writes for `out` and `tag`).
 int aesx_gcm_seal(const struct aesx_key *key,
                   const uint8_t *iv,
@@ -208,8 +443,7 @@ int aesx_gcm_seal(const struct aesx_key *key,
 // `out` are zeroed. `out` may equal `in`, otherwise they must not overlap;
 // `out` must not overlap the IV or the AAD.
 //
-// # Safety
-// As aesx_gcm_seal (`tag` is read, not written).
+// Requires: As aesx_gcm_seal (`tag` is read, not written).
 int aesx_gcm_open(const struct aesx_key *key,
                   const uint8_t *iv,
                   size_t iv_len,
@@ -228,8 +462,7 @@ int aesx_gcm_open(const struct aesx_key *key,
 // In place: `out == in` with room for the tag after the plaintext. IV, AAD
 // and tag length as for aesx_gcm_seal.
 //
-// # Safety
-// `key` a live handle; `in` readable for `in_len` bytes, `out` writable for
+// Requires: `key` a live handle; `in` readable for `in_len` bytes, `out` writable for
 // `out_cap` bytes; `iv`, `aad` readable for their lengths; `out_len` NULL or
 // writable.
 int aesx_gcm_seal_append(const struct aesx_key *key,
@@ -254,8 +487,7 @@ int aesx_gcm_seal_append(const struct aesx_key *key,
 // bytes of `out` are zeroed; in place (`out == in`), all `in_len` bytes of
 // the buffer, tag included.
 //
-// # Safety
-// As aesx_gcm_seal_append.
+// Requires: As aesx_gcm_seal_append.
 int aesx_gcm_open_append(const struct aesx_key *key,
                          const uint8_t *iv,
                          size_t iv_len,
@@ -280,8 +512,7 @@ int aesx_gcm_open_append(const struct aesx_key *key,
 // - `checksum`: if not NULL, receives the 64-bit one's-complement sum of the
 //   plaintext (see aesx_ones_complement_checksum), computed in the same pass.
 //
-// # Safety
-// `key` a live handle; every pointer valid for its length; `checksum` NULL
+// Requires: `key` a live handle; every pointer valid for its length; `checksum` NULL
 // or writable.
 int aesx_esp_seal(const struct aesx_esp_key *key,
                   const uint8_t *iv,
@@ -303,8 +534,7 @@ int aesx_esp_seal(const struct aesx_esp_key *key,
 // On AESX_ERR_AUTH_FAILED the `len` bytes of `out` are zeroed and no
 // checksum is stored.
 //
-// # Safety
-// As aesx_esp_seal (`tag` is read, not written).
+// Requires: As aesx_esp_seal (`tag` is read, not written).
 int aesx_esp_open(const struct aesx_esp_key *key,
                   const uint8_t *iv,
                   size_t iv_len,
@@ -323,264 +553,8 @@ int aesx_esp_open(const struct aesx_esp_key *key,
 // `CS` field of AArch64cryptolib's test files (`ffffeeeeddddccccbbbbaaaa`
 // sums to bytes `babb9999deddcccc`). The sum of no bytes is 0.
 //
-// # Safety
-// `data` readable for `len` bytes; `sum` writable.
+// Requires: `data` readable for `len` bytes; `sum` writable.
 int aesx_ones_complement_checksum(const uint8_t *data, size_t len, uint64_t *sum);
-
-// ECB-encrypts `len` bytes (a multiple of 16) from `in` to `out`.
-//
-// `out` may equal `in` (in place); otherwise the two must not overlap.
-// ECB leaks equal blocks: use it only as a building block.
-//
-// # Safety
-// `key` a live handle; `in` readable and `out` writable for `len` bytes.
-int aesx_ecb_encrypt(const struct aesx_key *key, const uint8_t *in, uint8_t *out, size_t len);
-
-// ECB-decrypts `len` bytes (a multiple of 16); as aesx_ecb_encrypt.
-//
-// # Safety
-// As aesx_ecb_encrypt.
-int aesx_ecb_decrypt(const struct aesx_key *key, const uint8_t *in, uint8_t *out, size_t len);
-
-// CBC-encrypts `in_len` bytes from `in` into `out`, which holds `out_cap`
-// bytes, under the 16-byte `iv`.
-//
-// - `padding`: AESX_PADDING_NONE (`in_len` a multiple of 16) or
-//   AESX_PADDING_PKCS7 (the output is `in_len / 16 * 16 + 16` bytes).
-// - `out_len`: receives the ciphertext length; may be NULL.
-// - In place: `out == in`, with room for the padding (`out_cap`).
-//
-// Errors: AESX_ERR_NOT_BLOCK_ALIGNED, AESX_ERR_OUTPUT_TOO_SMALL, and the
-// argument errors.
-//
-// # Safety
-// `key` a live handle; `iv` readable for 16 bytes; `in` readable for
-// `in_len` bytes; `out` writable for `out_cap` bytes; `out_len` NULL or
-// writable.
-int aesx_cbc_encrypt(const struct aesx_key *key,
-                     const uint8_t *iv,
-                     int padding,
-                     const uint8_t *in,
-                     size_t in_len,
-                     uint8_t *out,
-                     size_t out_cap,
-                     size_t *out_len);
-
-// CBC-decrypts `in_len` bytes (a multiple of 16) from `in` into `out`,
-// which holds `out_cap >= in_len` bytes, under the 16-byte `iv`.
-//
-// - `padding`: AESX_PADDING_NONE or AESX_PADDING_PKCS7 (checked in constant
-//   time and removed; on AESX_ERR_BAD_PADDING the first `in_len` bytes of
-//   `out` are zeroed, as the Rust library does).
-// - `out_len`: receives the plaintext length; may be NULL.
-// - In place: `out == in`.
-//
-// # Safety
-// As aesx_cbc_encrypt.
-int aesx_cbc_decrypt(const struct aesx_key *key,
-                     const uint8_t *iv,
-                     int padding,
-                     const uint8_t *in,
-                     size_t in_len,
-                     uint8_t *out,
-                     size_t out_cap,
-                     size_t *out_len);
-
-// CTR: XORs the keystream for the 16-byte initial counter block `iv`,
-// starting `offset` bytes into the stream, over `len` bytes from `in` to
-// `out`. Encryption and decryption are the same call.
-//
-// The counter is the whole block, big-endian, incremented modulo 2^128 (for
-// RFC 3686 put nonce || IV || 00000001 in `iv`). `offset` lets a stream be
-// processed in pieces of any size without state: pass the byte position of
-// `in` in the stream. `out` may equal `in`; otherwise they must not overlap.
-//
-// # Safety
-// `key` a live handle; `iv` readable for 16 bytes; `in` readable and `out`
-// writable for `len` bytes.
-int aesx_ctr_xor(const struct aesx_key *key,
-                 const uint8_t *iv,
-                 uint64_t offset,
-                 const uint8_t *in,
-                 uint8_t *out,
-                 size_t len);
-
-// CBC-encrypts `n` independent messages in place in one call, interleaving
-// them across the vector lanes (CBC encryption of one message is serial; of
-// many, it is not). The result equals aesx_cbc_encrypt with
-// AESX_PADDING_NONE on each message, and each job's `iv` is updated.
-//
-// The messages must not overlap each other or the `jobs` array
-// (AESX_ERR_OVERLAP). If any message is not a multiple of 16 bytes
-// (AESX_ERR_NOT_BLOCK_ALIGNED) or any argument is bad, nothing is written.
-//
-// # Safety
-// `jobs` readable and writable for `n` elements; each job's `key` a live
-// handle and `data` readable and writable for `len` bytes.
-int aesx_cbc_encrypt_many(struct aesx_cbc_job *jobs, size_t n);
-
-// Expands an AES key for ECB, CBC, CTR, GCM (any tag length) and multi-buffer
-// CBC.
-//
-// - `key`, `key_len`: 16, 24 or 32 bytes (AES-128/192/256); copied, so the
-//   caller may wipe its buffer right after the call.
-// - `backend`: AESX_BACKEND_AUTO or one AESX_BACKEND_* value; forcing one
-//   this CPU lacks fails with AESX_ERR_BACKEND_UNAVAILABLE.
-// - `out`: receives the new handle, or NULL on failure.
-//
-// Returns AESX_OK or an error code. Free the handle with aesx_key_free.
-//
-// # Safety
-// `key` readable for `key_len` bytes; `out` writable.
-int aesx_key_new(const uint8_t *key, size_t key_len, int backend, struct aesx_key **out);
-
-// Zeroizes and frees a key from aesx_key_new. NULL is a no-op. No other
-// thread may be using the key.
-//
-// # Safety
-// `key` NULL or a live handle, not used afterwards.
-void aesx_key_free(struct aesx_key *key);
-
-// Expands an XTS key: 32 bytes (XTS-AES-128) or 64 bytes (XTS-AES-256), the
-// data key followed by the tweak key. A key with equal halves is accepted
-// here but refused for encryption (AESX_ERR_XTS_EQUAL_KEY_HALVES).
-// `backend` and `out` as for aesx_key_new. Free with aesx_xts_key_free.
-//
-// # Safety
-// `key` readable for `key_len` bytes; `out` writable.
-int aesx_xts_key_new(const uint8_t *key, size_t key_len, int backend, struct aesx_xts_key **out);
-
-// Zeroizes and frees an XTS key. NULL is a no-op.
-//
-// # Safety
-// `key` NULL or a live handle, not used afterwards.
-void aesx_xts_key_free(struct aesx_xts_key *key);
-
-// Makes an RFC 4106 ESP context.
-//
-// - `key`, `key_len`: the AES key, 16, 24 or 32 bytes;
-// - `salt`, `salt_len`: the 4-byte salt (RFC 4106 keying material is the key
-//   followed by the salt: pass its first `len - 4` bytes and its last 4);
-// - `icv_len`: the tag (ICV) length, 8, 12 or 16 bytes;
-// - `backend`, `out` as for aesx_key_new.
-//
-// Free with aesx_esp_key_free.
-//
-// # Safety
-// `key` and `salt` readable for their lengths; `out` writable.
-int aesx_esp_key_new(const uint8_t *key,
-                     size_t key_len,
-                     const uint8_t *salt,
-                     size_t salt_len,
-                     size_t icv_len,
-                     int backend,
-                     struct aesx_esp_key **out);
-
-// Zeroizes and frees an ESP context. NULL is a no-op.
-//
-// # Safety
-// `key` NULL or a live handle, not used afterwards.
-void aesx_esp_key_free(struct aesx_esp_key *key);
-
-// The AESX_BACKEND_* value a key runs on, or AESX_ERR_NULL_POINTER.
-//
-// # Safety
-// `key` NULL or a live handle.
-int aesx_key_backend(const struct aesx_key *key);
-
-// The AESX_BACKEND_* value an XTS key runs on, or AESX_ERR_NULL_POINTER.
-//
-// # Safety
-// `key` NULL or a live handle.
-int aesx_xts_key_backend(const struct aesx_xts_key *key);
-
-// The AESX_BACKEND_* value an ESP context runs on, or AESX_ERR_NULL_POINTER.
-//
-// # Safety
-// `key` NULL or a live handle.
-int aesx_esp_key_backend(const struct aesx_esp_key *key);
-
-// The name of a backend: "soft", "aesni", "vaes256", "vaes512" or "armv8"
-// (the names AESX_BACKEND and the aesx CLI use). For AESX_BACKEND_AUTO, the
-// name of the backend that AUTO picks on this machine now. NULL for a number
-// aesx does not know (or, for AUTO, when AESX_BACKEND names a backend this
-// machine lacks). A static string: never free it.
-const char *aesx_backend_name(int backend);
-
-// 1 if this CPU and build can run `backend` (AESX_BACKEND_AUTO: always),
-// 0 if not or if the number is unknown.
-int aesx_backend_available(int backend);
-
-// The AESX_BACKEND_* value that AESX_BACKEND_AUTO resolves to on this
-// machine (the fastest it has, or the one the environment variable
-// AESX_BACKEND forces), or a negative error code if AESX_BACKEND names an
-// unknown or unavailable backend.
-int aesx_backend_default(void);
-
-// The version of libaesx, e.g. "0.1.0": a static string, never free it.
-const char *aesx_version(void);
-
-// A fixed English message for a status code.
-//
-// Returns a static NUL-terminated string (never NULL, never to be freed);
-// codes that aesx does not define give "unknown aesx status code".
-const char *aesx_strerror(int status);
-
-// XTS-encrypts one data unit of `len` bytes (16 bytes to 2^24 bytes; a
-// partial last block is handled by ciphertext stealing) under the 16-byte
-// `tweak`. `out` may equal `in`; otherwise they must not overlap.
-//
-// Errors: AESX_ERR_DATA_UNIT_LENGTH, AESX_ERR_XTS_EQUAL_KEY_HALVES, and the
-// argument errors.
-//
-// # Safety
-// `key` a live handle; `tweak` readable for 16 bytes; `in` readable and
-// `out` writable for `len` bytes.
-int aesx_xts_encrypt(const struct aesx_xts_key *key,
-                     const uint8_t *tweak,
-                     const uint8_t *in,
-                     uint8_t *out,
-                     size_t len);
-
-// XTS-decrypts one data unit; as aesx_xts_encrypt.
-//
-// # Safety
-// As aesx_xts_encrypt.
-int aesx_xts_decrypt(const struct aesx_xts_key *key,
-                     const uint8_t *tweak,
-                     const uint8_t *in,
-                     uint8_t *out,
-                     size_t len);
-
-// XTS-encrypts `len` bytes holding consecutive sectors of `sector_size`
-// bytes, numbered from `first_sector`; each sector's tweak is its number as
-// a 128-bit little-endian value (the usual disk layout, as dm-crypt's
-// `plain64`).
-//
-// `sector_size` is a multiple of 16 from 16 to 2^24 (512 and 4096 are the
-// usual ones), else AESX_ERR_SECTOR_SIZE; `len` must be a whole number of
-// sectors, else AESX_ERR_PARTIAL_SECTOR; `len == 0` does nothing. `out` may
-// equal `in`; otherwise they must not overlap.
-//
-// # Safety
-// `key` a live handle; `in` readable and `out` writable for `len` bytes.
-int aesx_xts_encrypt_sectors(const struct aesx_xts_key *key,
-                             size_t sector_size,
-                             uint64_t first_sector,
-                             const uint8_t *in,
-                             uint8_t *out,
-                             size_t len);
-
-// XTS-decrypts consecutive sectors; as aesx_xts_encrypt_sectors.
-//
-// # Safety
-// As aesx_xts_encrypt_sectors.
-int aesx_xts_decrypt_sectors(const struct aesx_xts_key *key,
-                             size_t sector_size,
-                             uint64_t first_sector,
-                             const uint8_t *in,
-                             uint8_t *out,
-                             size_t len);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -18,8 +18,7 @@ const MAX_TAG: usize = 16;
 
 /// Copies a tag to read out of C memory, so that it cannot alias the output.
 ///
-/// # Safety
-/// `tag` readable for `len` bytes (NULL only if `len` is 0).
+/// Requires: `tag` readable for `len` bytes (NULL only if `len` is 0).
 unsafe fn tag_copy(tag: *const u8, len: usize) -> Status<[u8; MAX_TAG]> {
     if len > MAX_TAG {
         return Err(AESX_ERR_TAG_LENGTH);
@@ -45,8 +44,7 @@ unsafe fn tag_copy(tag: *const u8, len: usize) -> Status<[u8; MAX_TAG]> {
 ///
 /// `out` and `tag` must not overlap the IV, the AAD or each other.
 ///
-/// # Safety
-/// `key` a live handle; every pointer valid for its length (reads for
+/// Requires: `key` a live handle; every pointer valid for its length (reads for
 /// inputs, writes for `out` and `tag`).
 #[no_mangle]
 pub unsafe extern "C" fn aesx_gcm_seal(
@@ -87,8 +85,7 @@ pub unsafe extern "C" fn aesx_gcm_seal(
 /// `out` are zeroed. `out` may equal `in`, otherwise they must not overlap;
 /// `out` must not overlap the IV or the AAD.
 ///
-/// # Safety
-/// As aesx_gcm_seal (`tag` is read, not written).
+/// Requires: As aesx_gcm_seal (`tag` is read, not written).
 #[no_mangle]
 pub unsafe extern "C" fn aesx_gcm_open(
     key: *const AesxKey,
@@ -125,8 +122,7 @@ pub unsafe extern "C" fn aesx_gcm_open(
 /// In place: `out == in` with room for the tag after the plaintext. IV, AAD
 /// and tag length as for aesx_gcm_seal.
 ///
-/// # Safety
-/// `key` a live handle; `in` readable for `in_len` bytes, `out` writable for
+/// Requires: `key` a live handle; `in` readable for `in_len` bytes, `out` writable for
 /// `out_cap` bytes; `iv`, `aad` readable for their lengths; `out_len` NULL or
 /// writable.
 #[no_mangle]
@@ -180,8 +176,7 @@ pub unsafe extern "C" fn aesx_gcm_seal_append(
 /// bytes of `out` are zeroed; in place (`out == in`), all `in_len` bytes of
 /// the buffer, tag included.
 ///
-/// # Safety
-/// As aesx_gcm_seal_append.
+/// Requires: As aesx_gcm_seal_append.
 #[no_mangle]
 pub unsafe extern "C" fn aesx_gcm_open_append(
     key: *const AesxKey,
@@ -257,8 +252,7 @@ fn packet<'a>(io: Io<'a>, iv: &[u8], aad: &[u8]) -> Status<(&'a mut [u8], bool)>
 /// - `checksum`: if not NULL, receives the 64-bit one's-complement sum of the
 ///   plaintext (see aesx_ones_complement_checksum), computed in the same pass.
 ///
-/// # Safety
-/// `key` a live handle; every pointer valid for its length; `checksum` NULL
+/// Requires: `key` a live handle; every pointer valid for its length; `checksum` NULL
 /// or writable.
 #[no_mangle]
 pub unsafe extern "C" fn aesx_esp_seal(
@@ -317,8 +311,7 @@ pub unsafe extern "C" fn aesx_esp_seal(
 /// On AESX_ERR_AUTH_FAILED the `len` bytes of `out` are zeroed and no
 /// checksum is stored.
 ///
-/// # Safety
-/// As aesx_esp_seal (`tag` is read, not written).
+/// Requires: As aesx_esp_seal (`tag` is read, not written).
 #[no_mangle]
 pub unsafe extern "C" fn aesx_esp_open(
     key: *const AesxEspKey,
@@ -366,8 +359,7 @@ pub unsafe extern "C" fn aesx_esp_open(
 /// `CS` field of AArch64cryptolib's test files (`ffffeeeeddddccccbbbbaaaa`
 /// sums to bytes `babb9999deddcccc`). The sum of no bytes is 0.
 ///
-/// # Safety
-/// `data` readable for `len` bytes; `sum` writable.
+/// Requires: `data` readable for `len` bytes; `sum` writable.
 #[no_mangle]
 pub unsafe extern "C" fn aesx_ones_complement_checksum(
     data: *const u8,

@@ -22,8 +22,7 @@ const BLOCK: usize = 16;
 
 /// A handle from C, borrowed for the call.
 ///
-/// # Safety
-/// `p` NULL or a live handle.
+/// Requires: `p` NULL or a live handle.
 pub(crate) unsafe fn handle<'a, T>(p: *const T) -> Status<&'a T> {
     // SAFETY: NULL or live, by the caller's contract.
     unsafe { p.as_ref() }.ok_or(AESX_ERR_NULL_POINTER)
@@ -42,8 +41,7 @@ fn padding_of(p: c_int) -> Status<Padding> {
 /// `out` may equal `in` (in place); otherwise the two must not overlap.
 /// ECB leaks equal blocks: use it only as a building block.
 ///
-/// # Safety
-/// `key` a live handle; `in` readable and `out` writable for `len` bytes.
+/// Requires: `key` a live handle; `in` readable and `out` writable for `len` bytes.
 #[no_mangle]
 pub unsafe extern "C" fn aesx_ecb_encrypt(
     key: *const AesxKey,
@@ -57,8 +55,7 @@ pub unsafe extern "C" fn aesx_ecb_encrypt(
 
 /// ECB-decrypts `len` bytes (a multiple of 16); as aesx_ecb_encrypt.
 ///
-/// # Safety
-/// As aesx_ecb_encrypt.
+/// Requires: As aesx_ecb_encrypt.
 #[no_mangle]
 pub unsafe extern "C" fn aesx_ecb_decrypt(
     key: *const AesxKey,
@@ -94,8 +91,7 @@ unsafe fn ecb(key: *const AesxKey, inp: *const u8, out: *mut u8, len: usize, enc
 /// Errors: AESX_ERR_NOT_BLOCK_ALIGNED, AESX_ERR_OUTPUT_TOO_SMALL, and the
 /// argument errors.
 ///
-/// # Safety
-/// `key` a live handle; `iv` readable for 16 bytes; `in` readable for
+/// Requires: `key` a live handle; `iv` readable for 16 bytes; `in` readable for
 /// `in_len` bytes; `out` writable for `out_cap` bytes; `out_len` NULL or
 /// writable.
 #[no_mangle]
@@ -172,8 +168,7 @@ fn cbc_encrypt(
 /// - `out_len`: receives the plaintext length; may be NULL.
 /// - In place: `out == in`.
 ///
-/// # Safety
-/// As aesx_cbc_encrypt.
+/// Requires: As aesx_cbc_encrypt.
 #[no_mangle]
 pub unsafe extern "C" fn aesx_cbc_decrypt(
     key: *const AesxKey,
@@ -256,8 +251,7 @@ fn cbc_decrypt(
 /// processed in pieces of any size without state: pass the byte position of
 /// `in` in the stream. `out` may equal `in`; otherwise they must not overlap.
 ///
-/// # Safety
-/// `key` a live handle; `iv` readable for 16 bytes; `in` readable and `out`
+/// Requires: `key` a live handle; `iv` readable for 16 bytes; `in` readable and `out`
 /// writable for `len` bytes.
 #[no_mangle]
 pub unsafe extern "C" fn aesx_ctr_xor(
@@ -314,8 +308,7 @@ pub struct AesxCbcJob {
 /// (AESX_ERR_OVERLAP). If any message is not a multiple of 16 bytes
 /// (AESX_ERR_NOT_BLOCK_ALIGNED) or any argument is bad, nothing is written.
 ///
-/// # Safety
-/// `jobs` readable and writable for `n` elements; each job's `key` a live
+/// Requires: `jobs` readable and writable for `n` elements; each job's `key` a live
 /// handle and `data` readable and writable for `len` bytes.
 #[no_mangle]
 pub unsafe extern "C" fn aesx_cbc_encrypt_many(jobs: *mut AesxCbcJob, n: usize) -> c_int {

@@ -108,8 +108,7 @@ const _: () = {
 /// Stores a new handle in `*out`, which is set to NULL first so that a
 /// failed call leaves NULL behind.
 ///
-/// # Safety
-/// `out` NULL or valid for a pointer write.
+/// Requires: `out` NULL or valid for a pointer write.
 unsafe fn create<T>(out: *mut *mut T, make: impl FnOnce() -> Status<T>) -> c_int {
     guard(|| {
         if out.is_null() {
@@ -127,8 +126,7 @@ unsafe fn create<T>(out: *mut *mut T, make: impl FnOnce() -> Status<T>) -> c_int
 /// Frees a handle made by `create`; NULL is a no-op. The library's key types
 /// zeroize their round keys (and GCM's H powers) when dropped.
 ///
-/// # Safety
-/// `handle` NULL or a live handle from `create`, used by no other thread.
+/// Requires: `handle` NULL or a live handle from `create`, used by no other thread.
 unsafe fn destroy<T>(handle: *mut T) {
     if handle.is_null() {
         return;
@@ -154,8 +152,7 @@ unsafe fn destroy<T>(handle: *mut T) {
 ///
 /// Returns AESX_OK or an error code. Free the handle with aesx_key_free.
 ///
-/// # Safety
-/// `key` readable for `key_len` bytes; `out` writable.
+/// Requires: `key` readable for `key_len` bytes; `out` writable.
 #[no_mangle]
 pub unsafe extern "C" fn aesx_key_new(
     key: *const u8,
@@ -185,8 +182,7 @@ pub unsafe extern "C" fn aesx_key_new(
 /// Zeroizes and frees a key from aesx_key_new. NULL is a no-op. No other
 /// thread may be using the key.
 ///
-/// # Safety
-/// `key` NULL or a live handle, not used afterwards.
+/// Requires: `key` NULL or a live handle, not used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn aesx_key_free(key: *mut AesxKey) {
     // SAFETY: forwarded caller contract.
@@ -198,8 +194,7 @@ pub unsafe extern "C" fn aesx_key_free(key: *mut AesxKey) {
 /// here but refused for encryption (AESX_ERR_XTS_EQUAL_KEY_HALVES).
 /// `backend` and `out` as for aesx_key_new. Free with aesx_xts_key_free.
 ///
-/// # Safety
-/// `key` readable for `key_len` bytes; `out` writable.
+/// Requires: `key` readable for `key_len` bytes; `out` writable.
 #[no_mangle]
 pub unsafe extern "C" fn aesx_xts_key_new(
     key: *const u8,
@@ -223,8 +218,7 @@ pub unsafe extern "C" fn aesx_xts_key_new(
 
 /// Zeroizes and frees an XTS key. NULL is a no-op.
 ///
-/// # Safety
-/// `key` NULL or a live handle, not used afterwards.
+/// Requires: `key` NULL or a live handle, not used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn aesx_xts_key_free(key: *mut AesxXtsKey) {
     // SAFETY: forwarded caller contract.
@@ -241,8 +235,7 @@ pub unsafe extern "C" fn aesx_xts_key_free(key: *mut AesxXtsKey) {
 ///
 /// Free with aesx_esp_key_free.
 ///
-/// # Safety
-/// `key` and `salt` readable for their lengths; `out` writable.
+/// Requires: `key` and `salt` readable for their lengths; `out` writable.
 #[no_mangle]
 pub unsafe extern "C" fn aesx_esp_key_new(
     key: *const u8,
@@ -270,8 +263,7 @@ pub unsafe extern "C" fn aesx_esp_key_new(
 
 /// Zeroizes and frees an ESP context. NULL is a no-op.
 ///
-/// # Safety
-/// `key` NULL or a live handle, not used afterwards.
+/// Requires: `key` NULL or a live handle, not used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn aesx_esp_key_free(key: *mut AesxEspKey) {
     // SAFETY: forwarded caller contract.
@@ -280,8 +272,7 @@ pub unsafe extern "C" fn aesx_esp_key_free(key: *mut AesxEspKey) {
 
 /// The AESX_BACKEND_* value a key runs on, or AESX_ERR_NULL_POINTER.
 ///
-/// # Safety
-/// `key` NULL or a live handle.
+/// Requires: `key` NULL or a live handle.
 #[no_mangle]
 pub unsafe extern "C" fn aesx_key_backend(key: *const AesxKey) -> c_int {
     // SAFETY: NULL or live, by the caller's contract.
@@ -293,8 +284,7 @@ pub unsafe extern "C" fn aesx_key_backend(key: *const AesxKey) -> c_int {
 
 /// The AESX_BACKEND_* value an XTS key runs on, or AESX_ERR_NULL_POINTER.
 ///
-/// # Safety
-/// `key` NULL or a live handle.
+/// Requires: `key` NULL or a live handle.
 #[no_mangle]
 pub unsafe extern "C" fn aesx_xts_key_backend(key: *const AesxXtsKey) -> c_int {
     // SAFETY: NULL or live, by the caller's contract.
@@ -306,8 +296,7 @@ pub unsafe extern "C" fn aesx_xts_key_backend(key: *const AesxXtsKey) -> c_int {
 
 /// The AESX_BACKEND_* value an ESP context runs on, or AESX_ERR_NULL_POINTER.
 ///
-/// # Safety
-/// `key` NULL or a live handle.
+/// Requires: `key` NULL or a live handle.
 #[no_mangle]
 pub unsafe extern "C" fn aesx_esp_key_backend(key: *const AesxEspKey) -> c_int {
     // SAFETY: NULL or live, by the caller's contract.

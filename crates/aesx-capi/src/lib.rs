@@ -11,12 +11,24 @@
 //! an integer status. A panic never crosses into C: each entry point runs its
 //! body under `catch_unwind` and reports `AESX_ERR_INTERNAL`.
 
-mod aead;
-mod block_modes;
-mod buffers;
-mod keys;
+// The contracts of the exported functions are written for C readers, as a
+// "Requires:" paragraph in each doc comment (it lands in aesx.h), not as
+// Rust's "# Safety" heading.
+#![allow(clippy::missing_safety_doc)]
+
+// The order of these modules is the order of the header (cbindgen reads
+// them as declared): status codes, keys and backends, then the modes.
 mod status;
+
+mod keys;
+
+mod block_modes;
+
 mod xts;
+
+mod aead;
+
+mod buffers;
 
 pub use aead::*;
 pub use block_modes::*;

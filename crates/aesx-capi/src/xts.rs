@@ -15,8 +15,7 @@ use crate::status::{guard, OrCode, Status};
 /// Errors: AESX_ERR_DATA_UNIT_LENGTH, AESX_ERR_XTS_EQUAL_KEY_HALVES, and the
 /// argument errors.
 ///
-/// # Safety
-/// `key` a live handle; `tweak` readable for 16 bytes; `in` readable and
+/// Requires: `key` a live handle; `tweak` readable for 16 bytes; `in` readable and
 /// `out` writable for `len` bytes.
 #[no_mangle]
 pub unsafe extern "C" fn aesx_xts_encrypt(
@@ -32,8 +31,7 @@ pub unsafe extern "C" fn aesx_xts_encrypt(
 
 /// XTS-decrypts one data unit; as aesx_xts_encrypt.
 ///
-/// # Safety
-/// As aesx_xts_encrypt.
+/// Requires: As aesx_xts_encrypt.
 #[no_mangle]
 pub unsafe extern "C" fn aesx_xts_decrypt(
     key: *const AesxXtsKey,
@@ -82,8 +80,7 @@ unsafe fn unit(
 /// sectors, else AESX_ERR_PARTIAL_SECTOR; `len == 0` does nothing. `out` may
 /// equal `in`; otherwise they must not overlap.
 ///
-/// # Safety
-/// `key` a live handle; `in` readable and `out` writable for `len` bytes.
+/// Requires: `key` a live handle; `in` readable and `out` writable for `len` bytes.
 #[no_mangle]
 pub unsafe extern "C" fn aesx_xts_encrypt_sectors(
     key: *const AesxXtsKey,
@@ -99,8 +96,7 @@ pub unsafe extern "C" fn aesx_xts_encrypt_sectors(
 
 /// XTS-decrypts consecutive sectors; as aesx_xts_encrypt_sectors.
 ///
-/// # Safety
-/// As aesx_xts_encrypt_sectors.
+/// Requires: As aesx_xts_encrypt_sectors.
 #[no_mangle]
 pub unsafe extern "C" fn aesx_xts_decrypt_sectors(
     key: *const AesxXtsKey,
