@@ -215,3 +215,140 @@ fn version_is_the_crate_version() {
     let v = unsafe { CStr::from_ptr(aesx_version()) };
     assert_eq!(v.to_str().unwrap(), env!("CARGO_PKG_VERSION"));
 }
+
+#[test]
+fn multi_buffer_writes_data_and_ivs_back() {
+    let kb = [9u8; 16];
+    let k = key(&kb, AESX_BACKEND_AUTO);
+    let mut a = vec![1u8; 64];
+    let mut b = vec![2u8; 32];
+    let mut jobs = [
+        AesxCbcJob {
+            key: k,
+            iv: [3; 16],
+            data: a.as_mut_ptr(),
+            len: a.len(),
+        },
+        AesxCbcJob {
+            key: k,
+            iv: [4; 16],
+            data: b.as_mut_ptr(),
+            len: b.len(),
+        },
+    ];
+    // SAFETY: the jobs point at live, disjoint vectors of their lengths.
+    let rc = unsafe { aesx_cbc_encrypt_many(jobs.as_mut_ptr(), jobs.len()) };
+    assert_eq!(rc, AESX_OK);
+    let cbc = Cbc::new(&kb).unwrap();
+    let (mut wa, mut wb) = (vec![1u8; 64], vec![2u8; 32]);
+    cbc.encrypt_in_place(&[3; 16], &mut wa).unwrap();
+    cbc.encrypt_in_place(&[4; 16], &mut wb).unwrap();
+    assert_eq!((&a, &b), (&wa, &wb));
+    assert_eq!(jobs[0].iv[..], wa[48..]);
+    assert_eq!(jobs[1].iv[..], wb[16..]);
+    // Overlapping messages: refused, nothing written.
+    jobs[1].data = a.as_mut_ptr().wrapping_add(16);
+    // SAFETY: as above; the call must refuse the overlap.
+    let rc = unsafe { aesx_cbc_encrypt_many(jobs.as_mut_ptr(), jobs.len()) };
+    assert_eq!((rc, &a), (AESX_ERR_OVERLAP, &wa));
+    // SAFETY: live handle, freed once.
+    unsafe { aesx_key_free(k) };
+}
+
+#[test]
+fn xts_sectors_and_esp_through_the_abi() {
+    let mut xk = [0u8; 32];
+    xk[16..].fill(1);
+    let mut x = null_mut();
+    // SAFETY: valid pointers for their lengths.
+    let rc = unsafe { aesx_xts_key_new(xk.as_ptr(), 32, AESX_BACKEND_AUTO, &mut x) };
+    assert_eq!(rc, AESX_OK);
+    let mut buf = vec![0x77u8; 64];
+    let p = buf.as_mut_ptr();
+    // SAFETY: in place over a live buffer of 64 bytes.
+    let rc = unsafe { aesx_xts_encrypt_sectors(x, 32, 5, p, p, 64) };
+    assert_eq!(rc, AESX_OK);
+    let want = {
+        let xts = aesx::Xts::new(&xk).unwrap();
+        let mut w = vec![0x77u8; 64];
+        xts.encrypt_sectors(32, 5, &mut w).unwrap();
+        w
+    };
+    assert_eq!(buf, want);
+    // SAFETY: live handle, freed once.
+    unsafe { aesx_xts_key_free(x) };
+
+    let mut e = null_mut();
+    let kb = [5u8; 16];
+    // SAFETY: valid pointers for their lengths.
+    let rc = unsafe {
+        aesx_esp_key_new(
+            kb.as_ptr(),
+            16,
+            [1u8, 2, 3, 4].as_ptr(),
+            4,
+            16,
+            AESX_BACKEND_AUTO,
+            &mut e,
+        )
+    };
+    assert_eq!(rc, AESX_OK);
+    let (iv, aad, pt) = ([7u8; 8], [0u8; 8], [0x42u8; 40]);
+    let (mut ct, mut tag, mut sum) = ([0u8; 40], [0u8; 16], 0u64);
+    // SAFETY: valid pointers for their lengths, out of place.
+    let rc = unsafe {
+        aesx_esp_seal(
+            e,
+            iv.as_ptr(),
+            8,
+            aad.as_ptr(),
+            8,
+            pt.as_ptr(),
+            ct.as_mut_ptr(),
+            40,
+            tag.as_mut_ptr(),
+            16,
+            &mut sum,
+        )
+    };
+    assert_eq!((rc, sum), (AESX_OK, aead::ones_complement(&pt)));
+    let mut back = ct;
+    let mut sum2 = 0;
+    // SAFETY: in place over a live buffer.
+    let rc = unsafe {
+        aesx_esp_open(
+            e,
+            iv.as_ptr(),
+            8,
+            aad.as_ptr(),
+            8,
+            back.as_ptr(),
+            back.as_mut_ptr(),
+            40,
+            tag.as_ptr(),
+            16,
+            &mut sum2,
+        )
+    };
+    assert_eq!((rc, back, sum2), (AESX_OK, pt, sum));
+    tag[0] ^= 1;
+    // SAFETY: as above.
+    let rc = unsafe {
+        aesx_esp_open(
+            e,
+            iv.as_ptr(),
+            8,
+            aad.as_ptr(),
+            8,
+            ct.as_ptr(),
+            back.as_mut_ptr(),
+            40,
+            tag.as_ptr(),
+            16,
+            null_mut(),
+        )
+    };
+    assert_eq!((rc, back), (AESX_ERR_AUTH_FAILED, [0u8; 40]));
+    // SAFETY: live handle, freed once.
+    unsafe { aesx_esp_key_free(e) };
+}
