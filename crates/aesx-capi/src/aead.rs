@@ -1,0 +1,394 @@
+//! GCM (one-shot seal and open, tag detached or appended) and RFC 4106 ESP
+//! with the plaintext's one's-complement checksum.
+
+use core::ffi::c_int;
+
+use zeroize::Zeroize;
+
+use crate::block_modes::handle;
+use crate::buffers::{disjoint, in_out, input, store, write, Io, Region};
+use crate::keys::{AesxEspKey, AesxKey};
+use crate::status::{
+    code, guard, OrCode, Status, AESX_ERR_AAD_LENGTH, AESX_ERR_IV_LENGTH,
+    AESX_ERR_MESSAGE_TOO_LONG, AESX_ERR_OUTPUT_TOO_SMALL, AESX_ERR_TAG_LENGTH,
+};
+
+/// The longest tag any mode here produces.
+const MAX_TAG: usize = 16;
+
+/// Copies a tag to read out of C memory, so that it cannot alias the output.
+///
+/// Requires: `tag` readable for `len` bytes (NULL only if `len` is 0).
+unsafe fn tag_copy(tag: *const u8, len: usize) -> Status<[u8; MAX_TAG]> {
+    if len > MAX_TAG {
+        return Err(AESX_ERR_TAG_LENGTH);
+    }
+    // SAFETY: forwarded caller contract.
+    let t = unsafe { input(tag, len)? };
+    let mut a = [0u8; MAX_TAG];
+    a[..len].copy_from_slice(t);
+    Ok(a)
+}
+
+/// AES-GCM encryption with a detached tag.
+///
+/// - `iv`, `iv_len`: the nonce, any length from 1 byte (12 bytes is the fast
+///   and recommended size; other lengths go through GHASH as SP 800-38D
+///   says). Never reuse a nonce with the same key.
+/// - `aad`, `aad_len`: associated data, authenticated but not encrypted (may
+///   be NULL with length 0).
+/// - `in`, `out`, `len`: plaintext in, ciphertext out; `out` may equal `in`,
+///   otherwise they must not overlap; `len` at most 2^36 - 32.
+/// - `tag`, `tag_len`: receives the tag; 16, 15, 14, 13, 12, 8 or 4 bytes
+///   (a short tag is the full tag's first bytes).
+///
+/// `out` and `tag` must not overlap the IV, the AAD or each other.
+///
+/// Requires: `key` a live handle; every pointer valid for its length (reads for
+/// inputs, writes for `out` and `tag`).
+#[no_mangle]
+pub unsafe extern "C" fn aesx_gcm_seal(
+    key: *const AesxKey,
+    iv: *const u8,
+    iv_len: usize,
+    aad: *const u8,
+    aad_len: usize,
+    r#in: *const u8,
+    out: *mut u8,
+    len: usize,
+    tag: *mut u8,
+    tag_len: usize,
+) -> c_int {
+    guard(|| {
+        // SAFETY: forwarded caller contract (each pointer for its length).
+        unsafe {
+            let gcm = handle(key)?.gcm(tag_len)?;
+            let (ri, ra) = (Region::new(iv, iv_len)?, Region::new(aad, aad_len)?);
+            let rt = Region::new(tag, tag_len)?;
+            disjoint(rt, &[ri, ra, Region::new(out, len)?])?;
+            let (nonce, aad) = (input(iv, iv_len)?, input(aad, aad_len)?);
+            let t = match in_out(r#in, len, out, len, &[ri, ra])? {
+                Io::InPlace(b) => gcm.seal_in_place_detached(nonce, aad, b),
+                Io::Split(s, d) => gcm.seal_to_detached(nonce, aad, s, d),
+            }
+            .or_code()?;
+            write(tag, t.as_bytes())
+        }
+    })
+}
+
+/// AES-GCM decryption with a detached tag: checks `tag` (`tag_len` bytes, as
+/// for aesx_gcm_seal) in constant time and decrypts `len` bytes from `in`
+/// to `out`.
+///
+/// On AESX_ERR_AUTH_FAILED no plaintext is released: the `len` bytes of
+/// `out` are zeroed. `out` may equal `in`, otherwise they must not overlap;
+/// `out` must not overlap the IV or the AAD.
+///
+/// Requires: As aesx_gcm_seal (`tag` is read, not written).
+#[no_mangle]
+pub unsafe extern "C" fn aesx_gcm_open(
+    key: *const AesxKey,
+    iv: *const u8,
+    iv_len: usize,
+    aad: *const u8,
+    aad_len: usize,
+    r#in: *const u8,
+    out: *mut u8,
+    len: usize,
+    tag: *const u8,
+    tag_len: usize,
+) -> c_int {
+    guard(|| {
+        // SAFETY: forwarded caller contract (each pointer for its length).
+        unsafe {
+            let gcm = handle(key)?.gcm(tag_len)?;
+            let t = tag_copy(tag, tag_len)?;
+            let (ri, ra) = (Region::new(iv, iv_len)?, Region::new(aad, aad_len)?);
+            let (nonce, aad) = (input(iv, iv_len)?, input(aad, aad_len)?);
+            match in_out(r#in, len, out, len, &[ri, ra])? {
+                Io::InPlace(b) => gcm.open_in_place_detached(nonce, aad, b, &t[..tag_len]),
+                Io::Split(s, d) => gcm.open_to_detached(nonce, aad, s, &t[..tag_len], d),
+            }
+            .or_code()
+        }
+    })
+}
+
+/// AES-GCM encryption with the tag appended: writes ciphertext followed by
+/// the `tag_len`-byte tag to `out`, which holds `out_cap >= in_len + tag_len`
+/// bytes, and stores `in_len + tag_len` in `*out_len` (may be NULL).
+///
+/// In place: `out == in` with room for the tag after the plaintext. IV, AAD
+/// and tag length as for aesx_gcm_seal.
+///
+/// Requires: `key` a live handle; `in` readable for `in_len` bytes, `out` writable for
+/// `out_cap` bytes; `iv`, `aad` readable for their lengths; `out_len` NULL or
+/// writable.
+#[no_mangle]
+pub unsafe extern "C" fn aesx_gcm_seal_append(
+    key: *const AesxKey,
+    iv: *const u8,
+    iv_len: usize,
+    aad: *const u8,
+    aad_len: usize,
+    r#in: *const u8,
+    in_len: usize,
+    out: *mut u8,
+    out_cap: usize,
+    tag_len: usize,
+    out_len: *mut usize,
+) -> c_int {
+    guard(|| {
+        // SAFETY: forwarded caller contract (each pointer for its length).
+        unsafe {
+            let gcm = handle(key)?.gcm(tag_len)?;
+            let (ri, ra) = (Region::new(iv, iv_len)?, Region::new(aad, aad_len)?);
+            let (nonce, aad) = (input(iv, iv_len)?, input(aad, aad_len)?);
+            let n = match in_out(r#in, in_len, out, out_cap, &[ri, ra])? {
+                Io::Split(s, d) => gcm.seal_to(nonce, aad, s, d).or_code()?,
+                Io::InPlace(buf) => {
+                    let total = in_len
+                        .checked_add(tag_len)
+                        .ok_or(AESX_ERR_OUTPUT_TOO_SMALL)?;
+                    if out_cap < total {
+                        return Err(AESX_ERR_OUTPUT_TOO_SMALL);
+                    }
+                    let (msg, rest) = buf.split_at_mut(in_len);
+                    let t = gcm.seal_in_place_detached(nonce, aad, msg).or_code()?;
+                    rest[..tag_len].copy_from_slice(t.as_bytes());
+                    total
+                }
+            };
+            store(out_len, n);
+            Ok(())
+        }
+    })
+}
+
+/// AES-GCM decryption of ciphertext followed by its `tag_len`-byte tag
+/// (`in_len` bytes in all): checks the tag in constant time, writes the
+/// plaintext (`in_len - tag_len` bytes) to `out`, which holds `out_cap`
+/// bytes, and stores its length in `*out_len` (may be NULL).
+///
+/// On AESX_ERR_AUTH_FAILED (also for input shorter than the tag) nothing is
+/// released, exactly as the Rust library does: out of place, all `out_cap`
+/// bytes of `out` are zeroed; in place (`out == in`), all `in_len` bytes of
+/// the buffer, tag included.
+///
+/// Requires: As aesx_gcm_seal_append.
+#[no_mangle]
+pub unsafe extern "C" fn aesx_gcm_open_append(
+    key: *const AesxKey,
+    iv: *const u8,
+    iv_len: usize,
+    aad: *const u8,
+    aad_len: usize,
+    r#in: *const u8,
+    in_len: usize,
+    out: *mut u8,
+    out_cap: usize,
+    tag_len: usize,
+    out_len: *mut usize,
+) -> c_int {
+    guard(|| {
+        // SAFETY: forwarded caller contract (each pointer for its length).
+        unsafe {
+            let gcm = handle(key)?.gcm(tag_len)?;
+            let (ri, ra) = (Region::new(iv, iv_len)?, Region::new(aad, aad_len)?);
+            let (nonce, aad) = (input(iv, iv_len)?, input(aad, aad_len)?);
+            let n = match in_out(r#in, in_len, out, out_cap, &[ri, ra])? {
+                Io::Split(s, d) => gcm.open_to(nonce, aad, s, d).or_code()?,
+                Io::InPlace(buf) => {
+                    if in_len >= tag_len && out_cap < in_len - tag_len {
+                        return Err(AESX_ERR_OUTPUT_TOO_SMALL);
+                    }
+                    gcm.open_in_place(nonce, aad, &mut buf[..in_len])
+                        .or_code()?
+                        .len()
+                }
+            };
+            store(out_len, n);
+            Ok(())
+        }
+    })
+}
+
+/// The ESP packet buffer: `out` itself, after copying the input there when
+/// the call is out of place.
+///
+/// The library's ESP works in place, so an out-of-place call copies first;
+/// RFC 4106's fixed argument rules (8-byte IV, 8- or 12-byte AAD, GCM's
+/// length limit) are checked before that copy, so that a call refused for
+/// its arguments leaves `out` untouched, as every other call does.
+fn packet<'a>(io: Io<'a>, iv: &[u8], aad: &[u8]) -> Status<(&'a mut [u8], bool)> {
+    match io {
+        Io::InPlace(b) => Ok((b, false)),
+        Io::Split(s, d) => {
+            if iv.len() != 8 {
+                return Err(AESX_ERR_IV_LENGTH);
+            }
+            if aad.len() != 8 && aad.len() != 12 {
+                return Err(AESX_ERR_AAD_LENGTH);
+            }
+            if s.len() as u64 > (1 << 36) - 32 {
+                return Err(AESX_ERR_MESSAGE_TOO_LONG);
+            }
+            d.copy_from_slice(s);
+            Ok((d, true))
+        }
+    }
+}
+
+/// RFC 4106 ESP encryption of one packet payload: GCM under nonce = salt ||
+/// `iv`, with the ESP header as AAD.
+///
+/// - `iv`, `iv_len`: the 8-byte per-packet IV (never reuse one per key);
+/// - `aad`, `aad_len`: SPI and sequence number, 8 bytes (or 12 with an
+///   extended sequence number);
+/// - `in`, `out`, `len`: payload in, ciphertext out (`out` may equal `in`,
+///   otherwise no overlap);
+/// - `tag`, `tag_len`: receives the ICV; `tag_len` must be the context's;
+/// - `checksum`: if not NULL, receives the 64-bit one's-complement sum of the
+///   plaintext (see aesx_ones_complement_checksum), computed in the same pass.
+///
+/// Requires: `key` a live handle; every pointer valid for its length; `checksum` NULL
+/// or writable.
+#[no_mangle]
+pub unsafe extern "C" fn aesx_esp_seal(
+    key: *const AesxEspKey,
+    iv: *const u8,
+    iv_len: usize,
+    aad: *const u8,
+    aad_len: usize,
+    r#in: *const u8,
+    out: *mut u8,
+    len: usize,
+    tag: *mut u8,
+    tag_len: usize,
+    checksum: *mut u64,
+) -> c_int {
+    guard(|| {
+        // SAFETY: forwarded caller contract (each pointer for its length).
+        unsafe {
+            let esp = &handle(key)?.esp;
+            if tag_len != esp.tag_len() {
+                return Err(AESX_ERR_TAG_LENGTH);
+            }
+            let (ri, ra) = (Region::new(iv, iv_len)?, Region::new(aad, aad_len)?);
+            let rt = Region::new(tag, tag_len)?;
+            disjoint(rt, &[ri, ra, Region::new(out, len)?])?;
+            let (iv, aad) = (input(iv, iv_len)?, input(aad, aad_len)?);
+            let (buf, copied) = packet(in_out(r#in, len, out, len, &[ri, ra])?, iv, aad)?;
+            let r = if checksum.is_null() {
+                esp.seal_in_place(iv, aad, buf).map(|t| (t, 0))
+            } else {
+                esp.seal_in_place_with_checksum(iv, aad, buf)
+            };
+            let (t, sum) = match r {
+                Ok(v) => v,
+                Err(e) => {
+                    if copied {
+                        // Not expected (the arguments were checked), but no
+                        // plaintext copy is left behind in `out`.
+                        buf.zeroize();
+                    }
+                    return Err(code(e));
+                }
+            };
+            write(tag, t.as_bytes())?;
+            store(checksum, sum);
+            Ok(())
+        }
+    })
+}
+
+/// RFC 4106 ESP decryption: checks the ICV `tag` (`tag_len` bytes, the
+/// context's length) in constant time, decrypts `len` bytes from `in` to
+/// `out`, and stores the one's-complement checksum of the plaintext in
+/// `*checksum` (if not NULL). IV and AAD as for aesx_esp_seal.
+///
+/// On AESX_ERR_AUTH_FAILED the `len` bytes of `out` are zeroed and no
+/// checksum is stored.
+///
+/// Requires: As aesx_esp_seal (`tag` is read, not written).
+#[no_mangle]
+pub unsafe extern "C" fn aesx_esp_open(
+    key: *const AesxEspKey,
+    iv: *const u8,
+    iv_len: usize,
+    aad: *const u8,
+    aad_len: usize,
+    r#in: *const u8,
+    out: *mut u8,
+    len: usize,
+    tag: *const u8,
+    tag_len: usize,
+    checksum: *mut u64,
+) -> c_int {
+    guard(|| {
+        // SAFETY: forwarded caller contract (each pointer for its length).
+        unsafe {
+            let esp = &handle(key)?.esp;
+            if tag_len != esp.tag_len() {
+                return Err(AESX_ERR_TAG_LENGTH);
+            }
+            let t = tag_copy(tag, tag_len)?;
+            let (ri, ra) = (Region::new(iv, iv_len)?, Region::new(aad, aad_len)?);
+            let (iv, aad) = (input(iv, iv_len)?, input(aad, aad_len)?);
+            let (buf, copied) = packet(in_out(r#in, len, out, len, &[ri, ra])?, iv, aad)?;
+            match esp.open_in_place(iv, aad, buf, &t[..tag_len]) {
+                Ok(sum) => {
+                    store(checksum, sum);
+                    Ok(())
+                }
+                Err(e) => {
+                    if copied {
+                        buf.zeroize();
+                    }
+                    Err(code(e))
+                }
+            }
+        }
+    })
+}
+
+/// The 64-bit one's-complement sum of `data`, read as little-endian 64-bit
+/// words (the last one zero-padded), with end-around carry: the value
+/// aesx_esp_seal and aesx_esp_open return. Its 8 little-endian bytes are the
+/// `CS` field of AArch64cryptolib's test files (`ffffeeeeddddccccbbbbaaaa`
+/// sums to bytes `babb9999deddcccc`). The sum of no bytes is 0.
+///
+/// Requires: `data` readable for `len` bytes; `sum` writable.
+#[no_mangle]
+pub unsafe extern "C" fn aesx_ones_complement_checksum(
+    data: *const u8,
+    len: usize,
+    sum: *mut u64,
+) -> c_int {
+    guard(|| {
+        Region::new(sum, 1)?;
+        // SAFETY: forwarded caller contract.
+        let data = unsafe { input(data, len)? };
+        // SAFETY: non-NULL (checked), writable by the caller's contract.
+        unsafe { store(sum, aesx::ones_complement_checksum(data)) };
+        Ok(())
+    })
+}
+
+/// A plain reference for the tests: the integer sum of the words folded to
+/// 64 bits (2^64 is 1 modulo 2^64 - 1, so folding the carries back in is
+/// end-around carry).
+#[cfg(test)]
+pub(crate) fn ones_complement(data: &[u8]) -> u64 {
+    let mut total = 0u128;
+    for w in data.chunks(8) {
+        let mut word = [0u8; 8];
+        word[..w.len()].copy_from_slice(w);
+        total += u128::from(u64::from_le_bytes(word));
+    }
+    while total >> 64 != 0 {
+        total = (total & u128::from(u64::MAX)) + (total >> 64);
+    }
+    total as u64
+}

@@ -1,0 +1,369 @@
+//! Key handles, backend choice and the version string.
+//!
+//! A handle is a `Box` of the library's key objects, handed to C as an opaque
+//! pointer. It is never mutated after creation (the GCM contexts for short
+//! tags are filled in once, through `OnceLock`), so any number of threads may
+//! use one handle at the same time; only the `_free` call needs exclusivity.
+
+use core::ffi::{c_char, c_int};
+use std::sync::OnceLock;
+
+use aesx::{Backend, Cbc, Esp, Gcm, Xts};
+
+use crate::buffers::input;
+use crate::status::{cstr, guard, OrCode, Status, AESX_ERR_NULL_POINTER, AESX_ERR_TAG_LENGTH};
+
+/// Let aesx choose: the fastest backend this CPU has (the library reads no
+/// environment variable; force a backend by passing its number).
+pub const AESX_BACKEND_AUTO: c_int = 0;
+/// Portable constant-time bitsliced AES; runs everywhere.
+pub const AESX_BACKEND_SOFT: c_int = 1;
+/// x86-64 AES-NI (128-bit lanes).
+pub const AESX_BACKEND_AESNI: c_int = 2;
+/// x86-64 VAES with AVX2 (256-bit lanes).
+pub const AESX_BACKEND_VAES256: c_int = 3;
+/// x86-64 VAES with AVX-512 (512-bit lanes).
+pub const AESX_BACKEND_VAES512: c_int = 4;
+/// AArch64 Crypto Extensions.
+pub const AESX_BACKEND_ARMV8: c_int = 5;
+
+/// The backend a C number names; `None` for AESX_BACKEND_AUTO.
+pub(crate) fn backend_of(id: c_int) -> Status<Option<Backend>> {
+    Ok(Some(match id {
+        AESX_BACKEND_AUTO => return Ok(None),
+        AESX_BACKEND_SOFT => Backend::Soft,
+        AESX_BACKEND_AESNI => Backend::Aesni,
+        AESX_BACKEND_VAES256 => Backend::Vaes256,
+        AESX_BACKEND_VAES512 => Backend::Vaes512,
+        AESX_BACKEND_ARMV8 => Backend::Armv8,
+        _ => return Err(crate::status::AESX_ERR_UNKNOWN_BACKEND),
+    }))
+}
+
+/// The C number of a backend.
+pub(crate) fn id_of(b: Backend) -> c_int {
+    match b {
+        Backend::Soft => AESX_BACKEND_SOFT,
+        Backend::Aesni => AESX_BACKEND_AESNI,
+        Backend::Vaes256 => AESX_BACKEND_VAES256,
+        Backend::Vaes512 => AESX_BACKEND_VAES512,
+        Backend::Armv8 => AESX_BACKEND_ARMV8,
+        _ => crate::status::AESX_ERR_UNKNOWN_BACKEND,
+    }
+}
+
+/// An AES key (16, 24 or 32 bytes) for ECB, CBC, CTR, GCM and multi-buffer
+/// CBC. Create with aesx_key_new, free with aesx_key_free.
+pub struct AesxKey {
+    /// The expanded key (ECB, CTR and multi-buffer CBC use its `Aes`).
+    pub(crate) cbc: Cbc,
+    /// GCM with 16-byte tags: H and its powers, computed once.
+    gcm: Gcm,
+    /// GCM contexts for shorter tags, made on first use from `gcm`; indexed
+    /// by tag length (the library decides which lengths are valid).
+    short_tags: [OnceLock<Box<Gcm>>; 16],
+}
+
+impl AesxKey {
+    /// The GCM context for tags of `tag_len` bytes.
+    pub(crate) fn gcm(&self, tag_len: usize) -> Status<&Gcm> {
+        if tag_len == self.gcm.tag_len() {
+            return Ok(&self.gcm);
+        }
+        let slot = self.short_tags.get(tag_len).ok_or(AESX_ERR_TAG_LENGTH)?;
+        if let Some(g) = slot.get() {
+            return Ok(g);
+        }
+        let g = self.gcm.clone().with_tag_len(tag_len).or_code()?;
+        // Another thread may have filled the slot meanwhile: either copy is
+        // the same context, and the one stored is the one used.
+        let _ = slot.set(Box::new(g));
+        slot.get()
+            .map(|g| &**g)
+            .ok_or(crate::status::AESX_ERR_INTERNAL)
+    }
+}
+
+/// An XTS key (32 bytes for XTS-AES-128, 64 for XTS-AES-256: the data key
+/// followed by the tweak key). Create with aesx_xts_key_new, free with
+/// aesx_xts_key_free.
+pub struct AesxXtsKey {
+    pub(crate) xts: Xts,
+}
+
+/// An RFC 4106 (AES-GCM for IPsec ESP) context: AES key, 4-byte salt and ICV
+/// length. Create with aesx_esp_key_new, free with aesx_esp_key_free.
+pub struct AesxEspKey {
+    pub(crate) esp: Esp,
+}
+
+// The thread rule of the header rests on this.
+const _: () = {
+    const fn shared_between_threads<T: Send + Sync>() {}
+    shared_between_threads::<AesxKey>();
+    shared_between_threads::<AesxXtsKey>();
+    shared_between_threads::<AesxEspKey>();
+};
+
+/// Stores a new handle in `*out`, which is set to NULL first so that a
+/// failed call leaves NULL behind.
+///
+/// Requires: `out` NULL or valid for a pointer write.
+unsafe fn create<T>(out: *mut *mut T, make: impl FnOnce() -> Status<T>) -> c_int {
+    guard(|| {
+        if out.is_null() {
+            return Err(AESX_ERR_NULL_POINTER);
+        }
+        // SAFETY: non-NULL, valid for a write by the caller's contract.
+        unsafe { out.write_unaligned(core::ptr::null_mut()) };
+        let handle = Box::into_raw(Box::new(make()?));
+        // SAFETY: as above.
+        unsafe { out.write_unaligned(handle) };
+        Ok(())
+    })
+}
+
+/// Frees a handle made by `create`; NULL is a no-op. The library's key types
+/// zeroize their round keys (and GCM's H powers) when dropped.
+///
+/// Requires: `handle` NULL or a live handle from `create`, used by no other thread.
+unsafe fn destroy<T>(handle: *mut T) {
+    if handle.is_null() {
+        return;
+    }
+    // A panic in a destructor must not reach C either; there is nothing to
+    // report from a void function, and the memory is gone either way.
+    let _ = guard(|| {
+        // SAFETY: the caller's contract: a pointer from Box::into_raw, freed
+        // once.
+        drop(unsafe { Box::from_raw(handle) });
+        Ok(())
+    });
+}
+
+/// Expands an AES key for ECB, CBC, CTR, GCM (any tag length) and multi-buffer
+/// CBC.
+///
+/// - `key`, `key_len`: 16, 24 or 32 bytes (AES-128/192/256); copied, so the
+///   caller may wipe its buffer right after the call.
+/// - `backend`: AESX_BACKEND_AUTO or one AESX_BACKEND_* value; forcing one
+///   this CPU lacks fails with AESX_ERR_BACKEND_UNAVAILABLE.
+/// - `out`: receives the new handle, or NULL on failure.
+///
+/// Returns AESX_OK or an error code. Free the handle with aesx_key_free.
+///
+/// Requires: `key` readable for `key_len` bytes; `out` writable.
+#[no_mangle]
+pub unsafe extern "C" fn aesx_key_new(
+    key: *const u8,
+    key_len: usize,
+    backend: c_int,
+    out: *mut *mut AesxKey,
+) -> c_int {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        create(out, || {
+            let key = input(key, key_len)?;
+            let cbc = match backend_of(backend)? {
+                Some(b) => Cbc::with_backend(key, b),
+                None => Cbc::new(key),
+            }
+            .or_code()?;
+            let gcm = Gcm::with_backend(key, cbc.aes().backend()).or_code()?;
+            Ok(AesxKey {
+                cbc,
+                gcm,
+                short_tags: Default::default(),
+            })
+        })
+    }
+}
+
+/// Zeroizes and frees a key from aesx_key_new. NULL is a no-op. No other
+/// thread may be using the key.
+///
+/// Requires: `key` NULL or a live handle, not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn aesx_key_free(key: *mut AesxKey) {
+    // SAFETY: forwarded caller contract.
+    unsafe { destroy(key) }
+}
+
+/// Expands an XTS key: 32 bytes (XTS-AES-128) or 64 bytes (XTS-AES-256), the
+/// data key followed by the tweak key. A key with equal halves is accepted
+/// here but refused for encryption (AESX_ERR_XTS_EQUAL_KEY_HALVES).
+/// `backend` and `out` as for aesx_key_new. Free with aesx_xts_key_free.
+///
+/// Requires: `key` readable for `key_len` bytes; `out` writable.
+#[no_mangle]
+pub unsafe extern "C" fn aesx_xts_key_new(
+    key: *const u8,
+    key_len: usize,
+    backend: c_int,
+    out: *mut *mut AesxXtsKey,
+) -> c_int {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        create(out, || {
+            let key = input(key, key_len)?;
+            let xts = match backend_of(backend)? {
+                Some(b) => Xts::with_backend(key, b),
+                None => Xts::new(key),
+            }
+            .or_code()?;
+            Ok(AesxXtsKey { xts })
+        })
+    }
+}
+
+/// Zeroizes and frees an XTS key. NULL is a no-op.
+///
+/// Requires: `key` NULL or a live handle, not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn aesx_xts_key_free(key: *mut AesxXtsKey) {
+    // SAFETY: forwarded caller contract.
+    unsafe { destroy(key) }
+}
+
+/// Makes an RFC 4106 ESP context.
+///
+/// - `key`, `key_len`: the AES key, 16, 24 or 32 bytes;
+/// - `salt`, `salt_len`: the 4-byte salt (RFC 4106 keying material is the key
+///   followed by the salt: pass its first `len - 4` bytes and its last 4);
+/// - `icv_len`: the tag (ICV) length, 8, 12 or 16 bytes;
+/// - `backend`, `out` as for aesx_key_new.
+///
+/// Free with aesx_esp_key_free.
+///
+/// Requires: `key` and `salt` readable for their lengths; `out` writable.
+#[no_mangle]
+pub unsafe extern "C" fn aesx_esp_key_new(
+    key: *const u8,
+    key_len: usize,
+    salt: *const u8,
+    salt_len: usize,
+    icv_len: usize,
+    backend: c_int,
+    out: *mut *mut AesxEspKey,
+) -> c_int {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        create(out, || {
+            let key = input(key, key_len)?;
+            let salt = input(salt, salt_len)?;
+            let esp = match backend_of(backend)? {
+                Some(b) => Esp::with_backend(key, salt, icv_len, b),
+                None => Esp::new(key, salt, icv_len),
+            }
+            .or_code()?;
+            Ok(AesxEspKey { esp })
+        })
+    }
+}
+
+/// Zeroizes and frees an ESP context. NULL is a no-op.
+///
+/// Requires: `key` NULL or a live handle, not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn aesx_esp_key_free(key: *mut AesxEspKey) {
+    // SAFETY: forwarded caller contract.
+    unsafe { destroy(key) }
+}
+
+/// The AESX_BACKEND_* value a key runs on, or AESX_ERR_NULL_POINTER.
+///
+/// Requires: `key` NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn aesx_key_backend(key: *const AesxKey) -> c_int {
+    // SAFETY: NULL or live, by the caller's contract.
+    match unsafe { key.as_ref() } {
+        Some(k) => id_of(k.cbc.aes().backend()),
+        None => AESX_ERR_NULL_POINTER,
+    }
+}
+
+/// The AESX_BACKEND_* value an XTS key runs on, or AESX_ERR_NULL_POINTER.
+///
+/// Requires: `key` NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn aesx_xts_key_backend(key: *const AesxXtsKey) -> c_int {
+    // SAFETY: NULL or live, by the caller's contract.
+    match unsafe { key.as_ref() } {
+        Some(k) => id_of(k.xts.backend()),
+        None => AESX_ERR_NULL_POINTER,
+    }
+}
+
+/// The AESX_BACKEND_* value an ESP context runs on, or AESX_ERR_NULL_POINTER.
+///
+/// Requires: `key` NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn aesx_esp_key_backend(key: *const AesxEspKey) -> c_int {
+    // SAFETY: NULL or live, by the caller's contract.
+    match unsafe { key.as_ref() } {
+        Some(k) => id_of(k.esp.backend()),
+        None => AESX_ERR_NULL_POINTER,
+    }
+}
+
+/// The name of a backend: "soft", "aesni", "vaes256", "vaes512" or "armv8"
+/// (the names AESX_BACKEND and the aesx CLI use). For AESX_BACKEND_AUTO, the
+/// name of the backend that AUTO picks on this machine. NULL for a number
+/// aesx does not know. A static string: never free it.
+#[no_mangle]
+pub extern "C" fn aesx_backend_name(backend: c_int) -> *const c_char {
+    let mut name = core::ptr::null();
+    let _ = guard(|| {
+        let b = match backend_of(backend)? {
+            Some(b) => b,
+            None => Backend::preferred().or_code()?,
+        };
+        name = match b {
+            Backend::Soft => cstr!("soft"),
+            Backend::Aesni => cstr!("aesni"),
+            Backend::Vaes256 => cstr!("vaes256"),
+            Backend::Vaes512 => cstr!("vaes512"),
+            Backend::Armv8 => cstr!("armv8"),
+            _ => core::ptr::null(),
+        };
+        Ok(())
+    });
+    name
+}
+
+/// 1 if this CPU and build can run `backend` (AESX_BACKEND_AUTO: always),
+/// 0 if not or if the number is unknown.
+#[no_mangle]
+pub extern "C" fn aesx_backend_available(backend: c_int) -> c_int {
+    let mut yes = 0;
+    let _ = guard(|| {
+        yes = match backend_of(backend)? {
+            Some(b) => c_int::from(b.is_available()),
+            None => 1,
+        };
+        Ok(())
+    });
+    yes
+}
+
+/// The AESX_BACKEND_* value that AESX_BACKEND_AUTO resolves to on this
+/// machine (the fastest it has), or a negative error code if none can run.
+#[no_mangle]
+pub extern "C" fn aesx_backend_default() -> c_int {
+    let mut id = 0;
+    let rc = guard(|| {
+        id = id_of(Backend::preferred().or_code()?);
+        Ok(())
+    });
+    if rc == 0 {
+        id
+    } else {
+        rc
+    }
+}
+
+/// The version of libaesx, e.g. "0.1.0": a static string, never free it.
+#[no_mangle]
+pub extern "C" fn aesx_version() -> *const c_char {
+    cstr!(env!("CARGO_PKG_VERSION"))
+}

@@ -1,0 +1,4 @@
+//! Rust-side tests of the C ABI (the C tests in examples/c run it from C).
+
+mod abi;
+mod header;
