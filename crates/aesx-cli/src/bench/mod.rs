@@ -2,7 +2,9 @@
 //! one process and one run.
 //!
 //! - `cases`: modes × key sizes × message sizes, and the bytes they run on.
-//! - `impls`, `aesx_impl`, `peers`: the implementations behind one trait.
+//! - `impls`, `aesx_impl`, `peers`, `awslc`: the implementations behind one
+//!   trait.
+//! - `isa`: `--isa TIER`, one x86 tier with the peers held to it.
 //! - `measure`: honesty check, warm-up, interleaved timed iterations.
 //! - `timing`: the cycle counter and its calibration; `stats`: order
 //!   statistics and Welch's t.
@@ -19,11 +21,13 @@ use std::time::Duration;
 use crate::CliError;
 
 mod aesx_impl;
+mod awslc;
 mod cases;
 mod compare;
 mod csv;
 mod cuda_impl;
 mod impls;
+mod isa;
 mod json;
 mod measure;
 mod peers;
@@ -68,9 +72,14 @@ struct BenchArgs {
     /// with or without the aesx- prefix). Default: every available one.
     #[arg(long = "backend", value_name = "NAME", value_delimiter = ',')]
     backends: Vec<String>,
-    /// Leave out OpenSSL, ring and RustCrypto.
+    /// Leave out OpenSSL, AWS-LC, ring and RustCrypto.
     #[arg(long)]
     no_peers: bool,
+    /// Run one x86 tier (aesni, vaes256, vaes512): aesx on that backend,
+    /// OpenSSL and AWS-LC restricted to its instructions (OPENSSL_ia32cap),
+    /// ring and RustCrypto only where their own code is the tier's.
+    #[arg(long, value_name = "TIER")]
+    isa: Option<String>,
     /// Exactly N timed iterations per implementation and case (Apple's
     /// tstaes: `--iters 1000 --blocks 2560`).
     #[arg(long, allow_negative_numbers = true, value_name = "N")]
@@ -132,6 +141,8 @@ struct Options {
     default_grid: bool,
     /// Apple-style MB/s columns (with --blocks).
     mb: bool,
+    /// `--isa`: the tier, its peers restricted.
+    isa: Option<isa::Tier>,
 }
 
 /// The whole suite should take about this long by default.
@@ -142,6 +153,11 @@ const MAX_SIZE: usize = 256 << 20;
 /// Runs `aesx bench`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let mut opts = Options::parse(*args.inner)?;
+    if let Some(tier) = opts.isa {
+        if let Some(status) = isa::ensure_environment(tier)? {
+            return Ok(status);
+        }
+    }
     let mut grid_note = None;
     let clock = ClockInfo::calibrate(Duration::from_millis(40));
     if let Some((a, b)) = opts.compare {
@@ -210,6 +226,11 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         }
     )
     .map_err(w)?;
+    if let Some(tier) = opts.isa {
+        for line in tier.describe() {
+            writeln!(out, "{line}").map_err(w)?;
+        }
+    }
     if opts.threads > 1 {
         let (split, single): (Vec<&cases::ModeSpec>, Vec<&cases::ModeSpec>) =
             MODES.iter().partition(|m| m.splits);
@@ -561,8 +582,16 @@ impl Options {
                 )))
             }
         };
+        let isa = a.isa.as_deref().map(isa::Tier::parse).transpose()?;
+        if isa.is_some() && !a.backends.is_empty() {
+            return Err(CliError::usage(
+                "--isa runs the tier's own aesx backend: drop --backend",
+            ));
+        }
         let mut impls = Vec::new();
-        if a.backends.is_empty() {
+        if let Some(t) = isa {
+            impls.push(Impl::Aesx(t.backend()));
+        } else if a.backends.is_empty() {
             impls.extend(Impl::all_available().into_iter().filter(|i| !i.is_peer()));
         } else {
             for s in &a.backends {
@@ -578,7 +607,11 @@ impl Options {
             }
         }
         if !a.no_peers {
-            impls.extend(Impl::all_available().into_iter().filter(|i| i.is_peer()));
+            impls.extend(
+                Impl::all_available()
+                    .into_iter()
+                    .filter(|i| i.is_peer() && isa.is_none_or(|t| t.counts(*i))),
+            );
         }
         let compare = match a.compare.as_slice() {
             [] => None,
@@ -601,6 +634,11 @@ impl Options {
                 "--rsp takes mode, key and size from the file: drop --mode, --key-bits, --size, --blocks",
             ));
         }
+        // Checked last, so that a malformed command line is exit 2 on any
+        // CPU.
+        if let Some(t) = isa {
+            t.require(|b| b.is_available())?;
+        }
         Ok(Options {
             modes,
             key_bits,
@@ -620,6 +658,7 @@ impl Options {
             chosen_sizes,
             default_grid,
             mb,
+            isa,
         })
     }
 }

@@ -54,8 +54,9 @@ pub(crate) struct SoftAes {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Simd {
     Baseline,
+    /// With detection's AVX2 token: the proof that `batch_avx2` may run.
     #[cfg(all(target_arch = "x86_64", feature = "std"))]
-    Avx2,
+    Avx2(super::cpu::Avx2),
 }
 
 impl Simd {
@@ -67,20 +68,20 @@ impl Simd {
         #[cfg(all(target_arch = "x86_64", feature = "std"))]
         {
             use core::sync::atomic::{AtomicU8, Ordering};
-            static CHOICE: AtomicU8 = AtomicU8::new(0);
-            match CHOICE.load(Ordering::Relaxed) {
-                1 => return Simd::Baseline,
-                2 => return Simd::Avx2,
-                _ => {}
-            }
-            let forced_base = std::env::var("AESX_SOFT_SIMD").is_ok_and(|v| v == "baseline");
-            let choice = if !forced_base && std::arch::is_x86_feature_detected!("avx2") {
-                Simd::Avx2
-            } else {
-                Simd::Baseline
+            // The environment is read once: 1 = baseline forced, 2 = not.
+            static FORCED: AtomicU8 = AtomicU8::new(0);
+            let forced_base = match FORCED.load(Ordering::Relaxed) {
+                0 => {
+                    let f = std::env::var("AESX_SOFT_SIMD").is_ok_and(|v| v == "baseline");
+                    FORCED.store(if f { 1 } else { 2 }, Ordering::Relaxed);
+                    f
+                }
+                v => v == 1,
             };
-            CHOICE.store(if choice == Simd::Avx2 { 2 } else { 1 }, Ordering::Relaxed);
-            choice
+            match super::cpu::features().avx2 {
+                Some(t) if !forced_base => Simd::Avx2(t),
+                _ => Simd::Baseline,
+            }
         }
         #[cfg(not(all(target_arch = "x86_64", feature = "std")))]
         Simd::Baseline
@@ -90,14 +91,14 @@ impl Simd {
 /// One batch through the cipher, in place: bitslice, rounds in registers of
 /// type `W`, back.
 #[inline(always)]
-fn batch<W: Word>(blocks: &mut [Block; PAR], rk: &[RoundKey], decrypt: bool) {
-    let mut q = pack::<W>(blocks);
+fn batch<W: Word>(cpu: W::Cpu, blocks: &mut [Block; PAR], rk: &[RoundKey], decrypt: bool) {
+    let mut q = pack::<W>(cpu, blocks);
     if decrypt {
-        round::decrypt::<W>(&mut q, rk);
+        round::decrypt::<W>(cpu, &mut q, rk);
     } else {
-        round::encrypt::<W>(&mut q, rk);
+        round::encrypt::<W>(cpu, &mut q, rk);
     }
-    unpack::<W>(&q, blocks);
+    unpack::<W>(cpu, &q, blocks);
     q.zeroize();
 }
 
@@ -109,14 +110,14 @@ type BaseWord = rows::portable::Rows;
 
 #[inline(never)]
 fn batch_baseline(blocks: &mut [Block; PAR], rk: &[RoundKey], decrypt: bool) {
-    batch::<BaseWord>(blocks, rk, decrypt);
+    batch::<BaseWord>((), blocks, rk, decrypt);
 }
 
-/// [`batch`] compiled for AVX2, on 256-bit words.
+/// [`batch`] compiled for AVX2, on 256-bit words; `cpu` is the proof.
 #[cfg(all(target_arch = "x86_64", feature = "std"))]
 #[target_feature(enable = "avx2")]
-fn batch_avx2(blocks: &mut [Block; PAR], rk: &[RoundKey], decrypt: bool) {
-    batch::<rows::avx2::Rows>(blocks, rk, decrypt);
+fn batch_avx2(cpu: super::cpu::Avx2, blocks: &mut [Block; PAR], rk: &[RoundKey], decrypt: bool) {
+    batch::<rows::avx2::Rows>(cpu, blocks, rk, decrypt);
 }
 
 impl Drop for SoftAes {
@@ -136,7 +137,7 @@ impl SoftAes {
             let c = if r == 0 { 0 } else { 0x63 };
             // Packing sixteen copies of a round key is exactly its broadcast.
             copies = [src.map(|b| b ^ c); PAR];
-            *dst = pack::<rows::portable::Rows>(&copies);
+            *dst = pack::<rows::portable::Rows>((), &copies);
         }
         copies.zeroize();
         SoftAes {
@@ -152,9 +153,9 @@ impl SoftAes {
         match self.simd {
             Simd::Baseline => batch_baseline(blocks, self.keys(), decrypt),
             #[cfg(all(target_arch = "x86_64", feature = "std"))]
-            // SAFETY: `Simd::Avx2` is only chosen by `Simd::detect` after the
-            // CPU reported AVX2, so the target feature is present.
-            Simd::Avx2 => unsafe { batch_avx2(blocks, self.keys(), decrypt) },
+            // SAFETY: `t` is detection's AVX2 token, so the CPU has the
+            // feature `batch_avx2` enables.
+            Simd::Avx2(t) => unsafe { batch_avx2(t, blocks, self.keys(), decrypt) },
         }
     }
 
