@@ -50,7 +50,8 @@ const GUARD: &str = "AESX_BENCH_ISA_RERUN";
 // bits 0-31, ECX in bits 32-63. AWS-LC's second value has the same layout.
 /// AVX-512 F, DQ, IFMA, PF, ER, CD, BW, VL (leaf 7 EBX bits 16, 17, 21, 26,
 /// 27, 28, 30, 31).
-const AVX512_EBX: u64 = 1 << 16 | 1 << 17 | 1 << 21 | 1 << 26 | 1 << 27 | 1 << 28 | 1 << 30 | 1 << 31;
+const AVX512_EBX: u64 =
+    1 << 16 | 1 << 17 | 1 << 21 | 1 << 26 | 1 << 27 | 1 << 28 | 1 << 30 | 1 << 31;
 /// AVX-512 VBMI, VBMI2, VNNI, BITALG, VPOPCNTDQ (leaf 7 ECX bits 1, 6, 11,
 /// 12, 14).
 const AVX512_ECX: u64 = (1 << 1 | 1 << 6 | 1 << 11 | 1 << 12 | 1 << 14) << 32;
@@ -223,7 +224,8 @@ pub fn ensure_environment(tier: Tier) -> Result<Option<std::process::ExitCode>, 
     let exe = std::env::current_exe()
         .map_err(|e| CliError::failure(format!("--isa: cannot find the aesx binary: {e}")))?;
     let mut cmd = Command::new(exe);
-    cmd.args(std::env::args_os().skip(1)).env(GUARD, tier.name());
+    cmd.args(std::env::args_os().skip(1))
+        .env(GUARD, tier.name());
     match &want {
         Some(v) => cmd.env(ENV, v),
         None => cmd.env_remove(ENV),
@@ -261,10 +263,7 @@ mod tests {
             );
         }
         for bad in ["", "soft", "armv8", "avx2", "vaes", "aesx-"] {
-            assert!(
-                matches!(Tier::parse(bad), Err(CliError::Usage(_))),
-                "{bad}"
-            );
+            assert!(matches!(Tier::parse(bad), Err(CliError::Usage(_))), "{bad}");
         }
     }
 
@@ -274,7 +273,10 @@ mod tests {
         assert!(Tier::Aesni.require(only_aesni).is_ok());
         match Tier::Vaes512.require(only_aesni) {
             Err(CliError::Failure(m)) => {
-                assert!(m.contains("AVX-512") && m.contains("tiers it has: aesni"), "{m}")
+                assert!(
+                    m.contains("AVX-512") && m.contains("tiers it has: aesni"),
+                    "{m}"
+                )
             }
             other => panic!("{other:?}"),
         }

@@ -764,6 +764,35 @@ mod tests {
         assert!(mismatch("x", &[1], &[1, 2]).is_some());
     }
 
+    /// aws-lc-rs keeps the modes' state itself (CBC chain, CTR counter and
+    /// the rest of a partial keystream block): its first two calls must
+    /// equal aesx-soft's in every mode, key size and kind of size.
+    #[test]
+    fn aws_lc_rows_match_aesx_soft() {
+        let mut checked = 0;
+        for spec in MODES {
+            for key_bits in [128, 192, 256] {
+                for size in [16, 64, 1500, 4096] {
+                    let case = Case {
+                        mode: spec.mode,
+                        key_bits,
+                        size,
+                    };
+                    if !(spec.mode.accepts(size) && Impl::AwsLc.supports(spec.mode, key_bits)) {
+                        continue;
+                    }
+                    let setup = setup_for(&case).unwrap();
+                    honesty_check(&[Impl::AwsLc], &case, &setup, None)
+                        .unwrap_or_else(|e| panic!("{}: {e}", case.mode));
+                    checked += 1;
+                }
+            }
+        }
+        // block, ecb, cbc-enc, cbc-dec: 3 keys x 3 sizes; ctr, gcm-enc,
+        // gcm-dec: 3 keys x 4 sizes; no XTS.
+        assert_eq!(checked, 4 * 9 + 3 * 12);
+    }
+
     #[test]
     fn sizes_parse() {
         assert_eq!(parse_size("16"), Some(16));

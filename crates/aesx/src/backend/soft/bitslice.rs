@@ -123,7 +123,10 @@ pub(super) fn pack<W: Word>(cpu: W::Cpu, blocks: &[Block; PAR]) -> State {
     }
     exchange_lanes(&mut w);
     let mut v: [W; 8] = core::array::from_fn(|i| {
-        W::load(cpu, &Plane([w[4 * i], w[4 * i + 1], w[4 * i + 2], w[4 * i + 3]]))
+        W::load(
+            cpu,
+            &Plane([w[4 * i], w[4 * i + 1], w[4 * i + 2], w[4 * i + 3]]),
+        )
     });
     exchange_planes(&mut v);
     let mut q = State::default();

@@ -78,7 +78,9 @@ impl XtsKernels for X86Aes {
             // SAFETY: the Vaes512 token proves the CPU features; the mode passes
             // a sector size that is a non-zero multiple of 16 dividing the
             // length, and both keys come from one XTS key (same size).
-            Level::Vaes512(_) => unsafe { xts_vaes512::xts_sectors(self, tk, true, size, first, io) },
+            Level::Vaes512(_) => unsafe {
+                xts_vaes512::xts_sectors(self, tk, true, size, first, io)
+            },
             _ => self.xts_sectors_by8(tk, true, size, first, io),
         }
     }
@@ -86,7 +88,9 @@ impl XtsKernels for X86Aes {
     fn xts_decrypt_sectors(&self, tk: &Self, size: usize, first: u128, io: InOut<'_>) {
         match self.level {
             // SAFETY: as in xts_encrypt_sectors.
-            Level::Vaes512(_) => unsafe { xts_vaes512::xts_sectors(self, tk, false, size, first, io) },
+            Level::Vaes512(_) => unsafe {
+                xts_vaes512::xts_sectors(self, tk, false, size, first, io)
+            },
             _ => self.xts_sectors_by8(tk, false, size, first, io),
         }
     }
