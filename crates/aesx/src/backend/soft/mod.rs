@@ -359,7 +359,7 @@ mod tests {
                     core::array::from_fn(|k| core::array::from_fn(|j| (k * 16 + j) as u8));
                 let mut b = a;
                 for decrypt in [false, true] {
-                    batch::<rows::portable::Rows>(&mut a, aes.keys(), decrypt);
+                    batch::<rows::portable::Rows>((), &mut a, aes.keys(), decrypt);
                     aes.run(&mut b, decrypt);
                     assert_eq!(a, b, "{len}-byte key, decrypt {decrypt}");
                 }
