@@ -53,12 +53,12 @@ fn quick_run_writes_json_csv_and_svg() {
     // One AES-128 and one AES-256 case, each with every backend and peer
     // that has CTR.
     let names: Vec<&str> = rows.iter().map(|r| r["impl"].as_str().unwrap()).collect();
-    for want in ["aesx-soft", "openssl", "rustcrypto"] {
+    for want in ["aesx-soft", "openssl", "aws-lc-rs", "rustcrypto"] {
         assert!(names.contains(&want), "{names:?}");
     }
     assert!(!names.contains(&"ring"), "ring has no CTR API");
     let backends = aesx::Backend::available().len();
-    assert_eq!(rows.len(), 2 * (backends + 2));
+    assert_eq!(rows.len(), 2 * (backends + 3));
     for r in rows {
         assert_eq!(r["mode"], "ctr");
         assert_eq!(r["size"], 64);
@@ -196,7 +196,9 @@ fn xts_and_gcm_rows_with_their_peers() {
     let rows = doc["rows"].as_array().unwrap();
     let has = |mode: &str, imp: &str| rows.iter().any(|r| r["mode"] == mode && r["impl"] == imp);
     assert!(has("gcm-dec", "ring") && has("gcm-dec", "openssl") && has("gcm-dec", "rustcrypto"));
+    assert!(has("gcm-dec", "aws-lc-rs"));
     assert!(has("xts-dec", "openssl") && has("xts-dec", "rustcrypto") && !has("xts-dec", "ring"));
+    assert!(!has("xts-dec", "aws-lc-rs"), "aws-lc-rs has no XTS API");
     // XTS has no 192-bit variant: asking for it alone is a usage error.
     let out = aesx(&["--mode", "xts-enc", "--key-bits", "192"]);
     assert_eq!(out.status.code(), Some(2));
@@ -279,6 +281,9 @@ fn bad_options_are_one_line_and_exit_2() {
         &["--compare", "openssl", "openssl", "--size", "64,128"],
         &["--mode", "ecb", "--size", "1500"],
         &["--confidence", "101"],
+        &["--isa", "avx9000"],
+        &["--isa", "soft"],
+        &["--isa", "aesni", "--backend", "soft"],
     ] {
         let out = aesx(args);
         assert_eq!(
@@ -291,4 +296,125 @@ fn bad_options_are_one_line_and_exit_2() {
         assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
         assert!(err.starts_with("aesx: "), "{args:?}: {err}");
     }
+}
+
+/// `--isa`: every tier this CPU has runs with the peers it names and the
+/// capability mask it prints; a tier the CPU lacks is a failure (exit 1).
+#[test]
+fn isa_tiers_restrict_the_peers_or_refuse() {
+    for (tier, backend) in [
+        ("aesni", aesx::Backend::Aesni),
+        ("vaes256", aesx::Backend::Vaes256),
+        ("vaes512", aesx::Backend::Vaes512),
+    ] {
+        let json = scratch(&format!("isa-{tier}.json"));
+        let out = aesx(&[
+            "--isa",
+            tier,
+            "--mode",
+            "gcm-enc,ctr",
+            "--size",
+            "1500",
+            "--key-bits",
+            "128",
+            "--time",
+            "0.01",
+            "--json",
+            json.to_str().unwrap(),
+        ]);
+        let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+        if !backend.is_available() {
+            assert_eq!(out.status.code(), Some(1), "{tier}: {stderr}");
+            assert!(
+                stderr.starts_with("aesx: --isa") && stderr.contains("lacks"),
+                "{stderr}"
+            );
+            assert_eq!(stderr.lines().count(), 1, "{stderr}");
+            continue;
+        }
+        assert!(out.status.success(), "{tier}: {stderr}");
+        assert!(
+            stdout.contains(&format!("isa {tier}: aesx-{tier}")),
+            "{stdout}"
+        );
+        if tier == "vaes512" {
+            assert!(stdout.contains("OPENSSL_ia32cap unset"), "{stdout}");
+        } else {
+            // The mask the re-run process was started with, VAES and
+            // VPCLMULQDQ (bits 41, 42) cleared for aesni only.
+            let mask = if tier == "aesni" {
+                "OPENSSL_ia32cap=:~0x5e42dc230000::~0x80000::"
+            } else {
+                "OPENSSL_ia32cap=:~0x5842dc230000::~0x80000::"
+            };
+            assert!(stdout.contains(mask), "{stdout}");
+        }
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let mut names: Vec<String> = doc["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["mode"] == "gcm-enc")
+            .map(|r| r["impl"].as_str().unwrap().to_string())
+            .collect();
+        names.sort();
+        let mut want = vec![format!("aesx-{tier}"), "aws-lc-rs".into(), "openssl".into()];
+        if tier != "aesni" {
+            want.push("ring".into());
+        }
+        if tier == "vaes512" {
+            want.push("rustcrypto".into());
+        }
+        want.sort();
+        assert_eq!(names, want, "{tier}");
+    }
+}
+
+/// A capability variable that is not the tier's is replaced by running aesx
+/// again; if the replacement does not reach the new process, that is an
+/// error, not a loop.
+#[test]
+fn isa_replaces_a_wrong_capability_variable_once() {
+    if !aesx::Backend::Aesni.is_available() {
+        return;
+    }
+    let args = [
+        "bench",
+        "--isa",
+        "aesni",
+        "--mode",
+        "ctr",
+        "--size",
+        "64",
+        "--key-bits",
+        "128",
+        "--time",
+        "0.01",
+    ];
+    let run = |env: &[(&str, &str)]| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_aesx"));
+        c.args(args);
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        c.output().expect("run aesx")
+    };
+    let out = run(&[("OPENSSL_ia32cap", "~0x0")]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("aws-lc-rs"),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = run(&[
+        ("OPENSSL_ia32cap", "~0x0"),
+        ("AESX_BENCH_ISA_RERUN", "aesni"),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("ran itself again"),
+        "{}",
+        text(&out.stderr)
+    );
 }

@@ -98,6 +98,11 @@ pub fn run(opts: &Options, a: Impl, b: Impl, clock: &ClockInfo) -> Result<ExitCo
     )
     .map_err(w)?;
     writeln!(out, "clock: {}", clock.describe()).map_err(w)?;
+    if let Some(tier) = opts.isa {
+        for line in tier.describe() {
+            writeln!(out, "{line}").map_err(w)?;
+        }
+    }
     writeln!(
         out,
         "    {:>4} {:>10} {:>10} {:>10} {:>10} {:>10}   GB/s",

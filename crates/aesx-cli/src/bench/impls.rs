@@ -11,7 +11,7 @@ use std::fmt;
 use aesx::Backend;
 
 use super::cases::{Mode, Setup};
-use super::{aesx_impl, cuda_impl, peers};
+use super::{aesx_impl, awslc, cuda_impl, peers};
 
 /// Spare bytes after the message in every buffer handed to a runner:
 /// OpenSSL's `EVP_CipherUpdate` wrapper insists on room for one more block
@@ -39,6 +39,8 @@ pub enum Impl {
     Cuda,
     /// OpenSSL (vendored, through EVP).
     OpenSsl,
+    /// AWS-LC through aws-lc-rs (GCM, ECB, CBC, CTR; it has no XTS API).
+    AwsLc,
     /// ring 0.17 (AES only inside AES-GCM).
     Ring,
     /// RustCrypto `aes`, `ctr`, `cbc`, `xts-mode`, `aes-gcm`.
@@ -53,7 +55,7 @@ impl Impl {
         if cuda_impl::available() {
             v.push(Impl::Cuda);
         }
-        v.extend([Impl::OpenSsl, Impl::Ring, Impl::RustCrypto]);
+        v.extend([Impl::OpenSsl, Impl::AwsLc, Impl::Ring, Impl::RustCrypto]);
         v
     }
 
@@ -63,6 +65,7 @@ impl Impl {
         let s = s.trim().to_ascii_lowercase();
         match s.as_str() {
             "openssl" => return Ok(Impl::OpenSsl),
+            "aws-lc-rs" | "aws-lc" | "awslc" => return Ok(Impl::AwsLc),
             "ring" => return Ok(Impl::Ring),
             "rustcrypto" => return Ok(Impl::RustCrypto),
             _ => {}
@@ -77,7 +80,7 @@ impl Impl {
         }
         let b: Backend = bare.parse().map_err(|_| {
             format!(
-                "unknown implementation '{s}' (expected aesx-<backend>, openssl, ring or rustcrypto)"
+                "unknown implementation '{s}' (expected aesx-<backend>, openssl, aws-lc-rs, ring or rustcrypto)"
             )
         })?;
         if !b.is_available() {
@@ -103,6 +106,7 @@ impl Impl {
             Impl::Aesx(_) => aesx_impl::supports(mode, key_bits),
             Impl::Cuda => cuda_impl::supports(mode, key_bits),
             Impl::OpenSsl => peers::openssl_supports(mode, key_bits),
+            Impl::AwsLc => awslc::supports(mode, key_bits),
             Impl::Ring => peers::ring_supports(mode, key_bits),
             Impl::RustCrypto => peers::rustcrypto_supports(mode, key_bits),
         }
@@ -114,6 +118,7 @@ impl Impl {
             Impl::Aesx(b) => aesx_impl::runner(b, mode, setup),
             Impl::Cuda => cuda_impl::runner(mode, setup),
             Impl::OpenSsl => peers::openssl_runner(mode, setup),
+            Impl::AwsLc => awslc::runner(mode, setup),
             Impl::Ring => peers::ring_runner(mode, setup),
             Impl::RustCrypto => peers::rustcrypto_runner(mode, setup),
         }
@@ -126,6 +131,7 @@ impl fmt::Display for Impl {
             Impl::Aesx(b) => write!(f, "aesx-{}", b.name()),
             Impl::Cuda => f.write_str("aesx-cuda"),
             Impl::OpenSsl => f.write_str("openssl"),
+            Impl::AwsLc => f.write_str("aws-lc-rs"),
             Impl::Ring => f.write_str("ring"),
             Impl::RustCrypto => f.write_str("rustcrypto"),
         }

@@ -2,7 +2,9 @@
 //! one process and one run.
 //!
 //! - `cases`: modes × key sizes × message sizes, and the bytes they run on.
-//! - `impls`, `aesx_impl`, `peers`: the implementations behind one trait.
+//! - `impls`, `aesx_impl`, `peers`, `awslc`: the implementations behind one
+//!   trait.
+//! - `isa`: `--isa TIER`, one x86 tier with the peers held to it.
 //! - `measure`: honesty check, warm-up, interleaved timed iterations.
 //! - `timing`: the cycle counter and its calibration; `stats`: order
 //!   statistics and Welch's t.
@@ -19,12 +21,14 @@ use std::time::Duration;
 use crate::CliError;
 
 mod aesx_impl;
+mod awslc;
 mod cases;
 mod compare;
 mod csv;
 mod cuda_impl;
 mod gpu_table;
 mod impls;
+mod isa;
 mod json;
 mod measure;
 mod peers;
@@ -69,9 +73,14 @@ struct BenchArgs {
     /// with or without the aesx- prefix). Default: every available one.
     #[arg(long = "backend", value_name = "NAME", value_delimiter = ',')]
     backends: Vec<String>,
-    /// Leave out OpenSSL, ring and RustCrypto.
+    /// Leave out OpenSSL, AWS-LC, ring and RustCrypto.
     #[arg(long)]
     no_peers: bool,
+    /// Run one x86 tier (aesni, vaes256, vaes512): aesx on that backend,
+    /// OpenSSL and AWS-LC restricted to its instructions (OPENSSL_ia32cap),
+    /// ring and RustCrypto only where their own code is the tier's.
+    #[arg(long, value_name = "TIER")]
+    isa: Option<String>,
     /// Exactly N timed iterations per implementation and case (Apple's
     /// tstaes: `--iters 1000 --blocks 2560`).
     #[arg(long, allow_negative_numbers = true, value_name = "N")]
@@ -138,6 +147,8 @@ struct Options {
     default_grid: bool,
     /// Apple-style MB/s columns (with --blocks).
     mb: bool,
+    /// `--isa`: the tier, its peers restricted.
+    isa: Option<isa::Tier>,
 }
 
 /// The whole suite should take about this long by default.
@@ -165,6 +176,11 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     ] {
         if let Some(p) = p {
             crate::file::output::check_writable(flag, p)?;
+        }
+    }
+    if let Some(tier) = opts.isa {
+        if let Some(status) = isa::ensure_environment(tier)? {
+            return Ok(status);
         }
     }
     let mut grid_note = None;
@@ -235,6 +251,11 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         }
     )
     .map_err(w)?;
+    if let Some(tier) = opts.isa {
+        for line in tier.describe() {
+            writeln!(out, "{line}").map_err(w)?;
+        }
+    }
     if opts.threads > 1 {
         let (split, single): (Vec<&cases::ModeSpec>, Vec<&cases::ModeSpec>) =
             MODES.iter().partition(|m| m.splits);
@@ -589,8 +610,16 @@ impl Options {
                 )))
             }
         };
+        let isa = a.isa.as_deref().map(isa::Tier::parse).transpose()?;
+        if isa.is_some() && !a.backends.is_empty() {
+            return Err(CliError::usage(
+                "--isa runs the tier's own aesx backend: drop --backend",
+            ));
+        }
         let mut impls = Vec::new();
-        if a.backends.is_empty() {
+        if let Some(t) = isa {
+            impls.push(Impl::Aesx(t.backend()));
+        } else if a.backends.is_empty() {
             impls.extend(Impl::all_available().into_iter().filter(|i| !i.is_peer()));
         } else {
             for s in &a.backends {
@@ -606,7 +635,11 @@ impl Options {
             }
         }
         if !a.no_peers {
-            impls.extend(Impl::all_available().into_iter().filter(|i| i.is_peer()));
+            impls.extend(
+                Impl::all_available()
+                    .into_iter()
+                    .filter(|i| i.is_peer() && isa.is_none_or(|t| t.counts(*i))),
+            );
         }
         let compare = match a.compare.as_slice() {
             [] => None,
@@ -629,6 +662,11 @@ impl Options {
                 "--rsp takes mode, key and size from the file: drop --mode, --key-bits, --size, --blocks",
             ));
         }
+        // Checked last, so that a malformed command line is exit 2 on any
+        // CPU.
+        if let Some(t) = isa {
+            t.require(|b| b.is_available())?;
+        }
         Ok(Options {
             modes,
             key_bits,
@@ -648,6 +686,7 @@ impl Options {
             chosen_sizes,
             default_grid,
             mb,
+            isa,
         })
     }
 }
@@ -751,6 +790,35 @@ mod tests {
         assert!(mismatch("x", &[1, 2], &[1, 2]).is_none());
         assert!(mismatch("x", &[1, 2], &[1, 3]).unwrap().contains("byte 1"));
         assert!(mismatch("x", &[1], &[1, 2]).is_some());
+    }
+
+    /// aws-lc-rs keeps the modes' state itself (CBC chain, CTR counter and
+    /// the rest of a partial keystream block): its first two calls must
+    /// equal aesx-soft's in every mode, key size and kind of size.
+    #[test]
+    fn aws_lc_rows_match_aesx_soft() {
+        let mut checked = 0;
+        for spec in MODES {
+            for key_bits in [128, 192, 256] {
+                for size in [16, 64, 1500, 4096] {
+                    let case = Case {
+                        mode: spec.mode,
+                        key_bits,
+                        size,
+                    };
+                    if !(spec.mode.accepts(size) && Impl::AwsLc.supports(spec.mode, key_bits)) {
+                        continue;
+                    }
+                    let setup = setup_for(&case).unwrap();
+                    honesty_check(&[Impl::AwsLc], &case, &setup, None)
+                        .unwrap_or_else(|e| panic!("{}: {e}", case.mode));
+                    checked += 1;
+                }
+            }
+        }
+        // block, ecb, cbc-enc, cbc-dec: 3 keys x 3 sizes; ctr, gcm-enc,
+        // gcm-dec: 3 keys x 4 sizes; no XTS.
+        assert_eq!(checked, 4 * 9 + 3 * 12);
     }
 
     #[test]

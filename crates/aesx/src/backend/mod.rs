@@ -17,6 +17,7 @@ use crate::key::RoundKeys;
 
 #[cfg(target_arch = "aarch64")]
 pub(crate) mod aarch64;
+pub(crate) mod cpu;
 pub(crate) mod gcm_kernels;
 pub(crate) mod inout;
 pub(crate) mod kernels;

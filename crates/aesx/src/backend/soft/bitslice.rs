@@ -68,7 +68,7 @@ fn exchange_lanes(w: &mut [u64; 32]) {
 /// the plane distance `S` is also the shift.
 #[inline(always)]
 fn exchange_planes_step<W: Word, const S: i32>(v: &mut [W; 8], mask: u64) {
-    let m = W::splat(mask);
+    let m = W::splat(v[0].cpu(), mask);
     let d = S as usize;
     for lo in 0..8 {
         if lo & d == 0 {
@@ -111,9 +111,9 @@ pub(super) const fn slot(k: usize) -> usize {
 }
 
 /// Bitslices sixteen blocks; `W` is the register form used for the plane
-/// steps.
+/// steps, `cpu` the proof that it may be used.
 #[inline(always)]
-pub(super) fn pack<W: Word>(blocks: &[Block; PAR]) -> State {
+pub(super) fn pack<W: Word>(cpu: W::Cpu, blocks: &[Block; PAR]) -> State {
     let mut w = [0u64; 32];
     for (k, b) in blocks.iter().enumerate() {
         // Columns 0 and 2 share a word, as do 1 and 3: the column's high bit
@@ -123,7 +123,10 @@ pub(super) fn pack<W: Word>(blocks: &[Block; PAR]) -> State {
     }
     exchange_lanes(&mut w);
     let mut v: [W; 8] = core::array::from_fn(|i| {
-        W::load(&Plane([w[4 * i], w[4 * i + 1], w[4 * i + 2], w[4 * i + 3]]))
+        W::load(
+            cpu,
+            &Plane([w[4 * i], w[4 * i + 1], w[4 * i + 2], w[4 * i + 3]]),
+        )
     });
     exchange_planes(&mut v);
     let mut q = State::default();
@@ -136,8 +139,8 @@ pub(super) fn pack<W: Word>(blocks: &[Block; PAR]) -> State {
 
 /// Undoes [`pack`].
 #[inline(always)]
-pub(super) fn unpack<W: Word>(q: &State, blocks: &mut [Block; PAR]) {
-    let mut v: [W; 8] = core::array::from_fn(|i| W::load(&q[i]));
+pub(super) fn unpack<W: Word>(cpu: W::Cpu, q: &State, blocks: &mut [Block; PAR]) {
+    let mut v: [W; 8] = core::array::from_fn(|i| W::load(cpu, &q[i]));
     exchange_planes(&mut v);
     let mut w = [0u64; 32];
     for (i, x) in v.into_iter().enumerate() {
@@ -158,11 +161,11 @@ mod tests {
     use super::*;
     use crate::key::BLOCK_LEN;
 
-    fn layout_is_as_documented<W: Word>() {
+    fn layout_is_as_documented<W: Word<Cpu = ()>>() {
         // Distinct bytes everywhere; check where each bit lands.
         let blocks: [Block; PAR] =
             core::array::from_fn(|k| core::array::from_fn(|j| (k * 16 + j) as u8 ^ 0xa5));
-        let w = pack::<W>(&blocks);
+        let w = pack::<W>((), &blocks);
         for (k, b) in blocks.iter().enumerate() {
             for c in 0..4 {
                 for r in 0..4 {
@@ -175,7 +178,7 @@ mod tests {
             }
         }
         let mut back = [[0u8; BLOCK_LEN]; PAR];
-        unpack::<W>(&w, &mut back);
+        unpack::<W>((), &w, &mut back);
         assert_eq!(back, blocks);
     }
 

@@ -54,8 +54,9 @@ pub(crate) struct SoftAes {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Simd {
     Baseline,
+    /// With detection's AVX2 token: the proof that `batch_avx2` may run.
     #[cfg(all(target_arch = "x86_64", feature = "std"))]
-    Avx2,
+    Avx2(super::cpu::Avx2),
 }
 
 /// The soft backend's choice of build, decided once per process: 0 not yet,
@@ -79,22 +80,15 @@ impl Simd {
         #[cfg(all(target_arch = "x86_64", feature = "std"))]
         {
             use core::sync::atomic::Ordering;
-            match SIMD_CHOICE.load(Ordering::Relaxed) {
-                1 => return Simd::Baseline,
-                2 => return Simd::Avx2,
-                _ => {}
-            }
-            let choice = if std::arch::is_x86_feature_detected!("avx2") {
-                Simd::Avx2
-            } else {
-                Simd::Baseline
+            let avx2 = super::cpu::features().avx2;
+            let choice = match (SIMD_CHOICE.load(Ordering::Relaxed), avx2) {
+                (1, _) | (_, None) => return Simd::Baseline,
+                (_, Some(t)) => Simd::Avx2(t),
             };
-            let bits = if choice == Simd::Avx2 { 2 } else { 1 };
             // A concurrent `force_baseline_simd` wins over detection.
-            match SIMD_CHOICE.compare_exchange(0, bits, Ordering::Relaxed, Ordering::Relaxed) {
-                Ok(_) => choice,
+            match SIMD_CHOICE.compare_exchange(0, 2, Ordering::Relaxed, Ordering::Relaxed) {
                 Err(1) => Simd::Baseline,
-                Err(_) => choice,
+                _ => choice,
             }
         }
         #[cfg(not(all(target_arch = "x86_64", feature = "std")))]
@@ -105,14 +99,14 @@ impl Simd {
 /// One batch through the cipher, in place: bitslice, rounds in registers of
 /// type `W`, back.
 #[inline(always)]
-fn batch<W: Word>(blocks: &mut [Block; PAR], rk: &[RoundKey], decrypt: bool) {
-    let mut q = pack::<W>(blocks);
+fn batch<W: Word>(cpu: W::Cpu, blocks: &mut [Block; PAR], rk: &[RoundKey], decrypt: bool) {
+    let mut q = pack::<W>(cpu, blocks);
     if decrypt {
-        round::decrypt::<W>(&mut q, rk);
+        round::decrypt::<W>(cpu, &mut q, rk);
     } else {
-        round::encrypt::<W>(&mut q, rk);
+        round::encrypt::<W>(cpu, &mut q, rk);
     }
-    unpack::<W>(&q, blocks);
+    unpack::<W>(cpu, &q, blocks);
     q.zeroize();
 }
 
@@ -124,14 +118,14 @@ type BaseWord = rows::portable::Rows;
 
 #[inline(never)]
 fn batch_baseline(blocks: &mut [Block; PAR], rk: &[RoundKey], decrypt: bool) {
-    batch::<BaseWord>(blocks, rk, decrypt);
+    batch::<BaseWord>((), blocks, rk, decrypt);
 }
 
-/// [`batch`] compiled for AVX2, on 256-bit words.
+/// [`batch`] compiled for AVX2, on 256-bit words; `cpu` is the proof.
 #[cfg(all(target_arch = "x86_64", feature = "std"))]
 #[target_feature(enable = "avx2")]
-fn batch_avx2(blocks: &mut [Block; PAR], rk: &[RoundKey], decrypt: bool) {
-    batch::<rows::avx2::Rows>(blocks, rk, decrypt);
+fn batch_avx2(cpu: super::cpu::Avx2, blocks: &mut [Block; PAR], rk: &[RoundKey], decrypt: bool) {
+    batch::<rows::avx2::Rows>(cpu, blocks, rk, decrypt);
 }
 
 impl Drop for SoftAes {
@@ -151,7 +145,7 @@ impl SoftAes {
             let c = if r == 0 { 0 } else { 0x63 };
             // Packing sixteen copies of a round key is exactly its broadcast.
             copies = [src.map(|b| b ^ c); PAR];
-            *dst = pack::<rows::portable::Rows>(&copies);
+            *dst = pack::<rows::portable::Rows>((), &copies);
         }
         copies.zeroize();
         SoftAes {
@@ -167,9 +161,9 @@ impl SoftAes {
         match self.simd {
             Simd::Baseline => batch_baseline(blocks, self.keys(), decrypt),
             #[cfg(all(target_arch = "x86_64", feature = "std"))]
-            // SAFETY: `Simd::Avx2` is only chosen by `Simd::detect` after the
-            // CPU reported AVX2, so the target feature is present.
-            Simd::Avx2 => unsafe { batch_avx2(blocks, self.keys(), decrypt) },
+            // SAFETY: `t` is detection's AVX2 token, so the CPU has the
+            // feature `batch_avx2` enables.
+            Simd::Avx2(t) => unsafe { batch_avx2(t, blocks, self.keys(), decrypt) },
         }
     }
 
@@ -373,7 +367,7 @@ mod tests {
                     core::array::from_fn(|k| core::array::from_fn(|j| (k * 16 + j) as u8));
                 let mut b = a;
                 for decrypt in [false, true] {
-                    batch::<rows::portable::Rows>(&mut a, aes.keys(), decrypt);
+                    batch::<rows::portable::Rows>((), &mut a, aes.keys(), decrypt);
                     aes.run(&mut b, decrypt);
                     assert_eq!(a, b, "{len}-byte key, decrypt {decrypt}");
                 }

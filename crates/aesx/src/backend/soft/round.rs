@@ -62,21 +62,22 @@ fn inv_mix_columns<W: Word>(q: &mut [W; 8]) {
 #[inline(always)]
 fn add_round_key<W: Word>(q: &mut [W; 8], k: &RoundKey) {
     for (w, k) in q.iter_mut().zip(k) {
-        *w = *w ^ W::load(k);
+        // A word in hand carries the proof needed to make another.
+        *w = *w ^ W::load(w.cpu(), k);
     }
 }
 
 #[inline(always)]
-fn load<W: Word>(s: &State) -> [W; 8] {
+fn load<W: Word>(cpu: W::Cpu, s: &State) -> [W; 8] {
     [
-        W::load(&s[0]),
-        W::load(&s[1]),
-        W::load(&s[2]),
-        W::load(&s[3]),
-        W::load(&s[4]),
-        W::load(&s[5]),
-        W::load(&s[6]),
-        W::load(&s[7]),
+        W::load(cpu, &s[0]),
+        W::load(cpu, &s[1]),
+        W::load(cpu, &s[2]),
+        W::load(cpu, &s[3]),
+        W::load(cpu, &s[4]),
+        W::load(cpu, &s[5]),
+        W::load(cpu, &s[6]),
+        W::load(cpu, &s[7]),
     ]
 }
 
@@ -105,9 +106,9 @@ fn store<W: Word>(q: [W; 8], s: &mut State) {
 
 /// Encrypts the sixteen blocks in `s` with round keys `rk[0..=nr]`.
 #[inline(always)]
-pub(super) fn encrypt<W: Word>(s: &mut State, rk: &[RoundKey]) {
+pub(super) fn encrypt<W: Word>(cpu: W::Cpu, s: &mut State, rk: &[RoundKey]) {
     let nr = rk.len() - 1;
-    let mut q: [W; 8] = load(s);
+    let mut q: [W; 8] = load(cpu, s);
     add_round_key(&mut q, &rk[0]);
     for k in &rk[1..nr] {
         sub_bytes(&mut q);
@@ -124,9 +125,9 @@ pub(super) fn encrypt<W: Word>(s: &mut State, rk: &[RoundKey]) {
 /// Decrypts the sixteen blocks in `s` (the inverse cipher of FIPS 197 5.3,
 /// with the encryption round keys).
 #[inline(always)]
-pub(super) fn decrypt<W: Word>(s: &mut State, rk: &[RoundKey]) {
+pub(super) fn decrypt<W: Word>(cpu: W::Cpu, s: &mut State, rk: &[RoundKey]) {
     let nr = rk.len() - 1;
-    let mut q: [W; 8] = load(s);
+    let mut q: [W; 8] = load(cpu, s);
     add_round_key(&mut q, &rk[nr]);
     for k in rk[1..nr].iter().rev() {
         inv_shift_rows(&mut q);

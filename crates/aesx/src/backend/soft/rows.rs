@@ -24,8 +24,17 @@ pub(super) struct Plane(pub(super) [u64; 4]);
 impl zeroize::DefaultIsZeroes for Plane {}
 
 /// A plane in registers.
+///
+/// Making a word needs a `Cpu` value: `()` for the baseline words, the
+/// AVX2 token for the AVX2 word. Every word carries its proof along
+/// ([`Word::cpu`]), so a word in hand is itself the proof that its methods
+/// may run, and only detection can start the chain.
 pub(super) trait Word: Lanes {
-    fn load(p: &Plane) -> Self;
+    /// The proof a word of this type is made with.
+    type Cpu: Copy;
+    /// The proof this word was made with.
+    fn cpu(self) -> Self::Cpu;
+    fn load(cpu: Self::Cpu, p: &Plane) -> Self;
     fn store(self) -> Plane;
     /// Row `r` takes row `r + 1` (mod 4): the row mixing of MixColumns.
     fn rotate_rows_1(self) -> Self;
@@ -41,7 +50,7 @@ pub(super) trait Word: Lanes {
     fn shr<const N: i32>(self) -> Self;
     fn shl<const N: i32>(self) -> Self;
     /// `x` in every lane.
-    fn splat(x: u64) -> Self;
+    fn splat(cpu: Self::Cpu, x: u64) -> Self;
 }
 
 /// The plain-integer words: the implementation off x86-64, and the
@@ -55,8 +64,13 @@ pub(super) mod portable {
     pub(crate) struct Rows([u64; 4]);
 
     impl Word for Rows {
+        type Cpu = ();
+
         #[inline(always)]
-        fn load(p: &Plane) -> Rows {
+        fn cpu(self) {}
+
+        #[inline(always)]
+        fn load(_: (), p: &Plane) -> Rows {
             Rows(p.0)
         }
 
@@ -110,7 +124,7 @@ pub(super) mod portable {
         }
 
         #[inline(always)]
-        fn splat(x: u64) -> Rows {
+        fn splat(_: (), x: u64) -> Rows {
             Rows([x; 4])
         }
     }
@@ -154,8 +168,14 @@ pub(super) mod sse2 {
     // touches memory): SSE2 is part of the x86-64 baseline, so every x86-64
     // CPU runs them and the compiler already assumes it.
     impl Word for Rows {
+        // SSE2 needs no proof: it is part of the x86-64 baseline.
+        type Cpu = ();
+
         #[inline(always)]
-        fn load(p: &Plane) -> Rows {
+        fn cpu(self) {}
+
+        #[inline(always)]
+        fn load(_: (), p: &Plane) -> Rows {
             let ptr = p.0.as_ptr() as *const __m128i;
             // SAFETY: SSE2 is baseline; `p` is a live 32-byte `Plane`, so
             // both unaligned 16-byte reads are in bounds.
@@ -229,7 +249,7 @@ pub(super) mod sse2 {
         }
 
         #[inline(always)]
-        fn splat(x: u64) -> Rows {
+        fn splat(_: (), x: u64) -> Rows {
             // SAFETY: SSE2 is baseline.
             unsafe { Rows(_mm_set1_epi64x(x as i64), _mm_set1_epi64x(x as i64)) }
         }
@@ -266,21 +286,23 @@ pub(super) mod sse2 {
     }
 }
 
-/// One AVX2 register.
+/// One AVX2 register, with the AVX2 token beside it.
 ///
-/// Only code compiled with AVX2 enabled may touch this type: it is used
-/// solely by `batch_avx2` in the parent module, a `#[target_feature(enable =
-/// "avx2")]` function that runs only after the CPU reported AVX2. Its methods
-/// are `#[inline(always)]` so that they, and the intrinsics in them, are
-/// compiled into that function.
+/// A word can only be made from the token ([`Word::load`], [`Word::splat`]
+/// take it; every other method takes a word that already has it), and only
+/// detection makes the token, so every AVX2 instruction below runs on a CPU
+/// that has AVX2. For speed the methods are `#[inline(always)]`, so that
+/// they and their intrinsics are compiled into `batch_avx2` in the parent
+/// module, which enables AVX2 for the whole batch.
 #[cfg(all(target_arch = "x86_64", feature = "std"))]
 pub(super) mod avx2 {
     use super::{Plane, Word};
+    use crate::backend::cpu::Avx2;
     use core::arch::x86_64::*;
     use core::ops::{BitAnd, BitXor, Not};
 
     #[derive(Clone, Copy)]
-    pub(crate) struct Rows(__m256i);
+    pub(crate) struct Rows(__m256i, Avx2);
 
     /// `vpshufb` control rotating the 64-bit lane `r` of a 256-bit register
     /// right by `16 r` bits (or left, when `left`), as four lane constants.
@@ -308,73 +330,80 @@ pub(super) mod avx2 {
     const SHIFT_ROWS: [i64; 4] = rotation_control(false);
     const INV_SHIFT_ROWS: [i64; 4] = rotation_control(true);
 
-    // Every `unsafe` below calls AVX2 (or AVX) intrinsics, which holds by the
-    // contract above: this code only runs inside `batch_avx2`, on a CPU with
-    // AVX2.
+    // Every `unsafe` below calls AVX2 (or AVX) intrinsics with an AVX2
+    // token in hand: the `cpu` argument, or the one inside `self` (see
+    // above).
     impl Word for Rows {
+        type Cpu = Avx2;
+
         #[inline(always)]
-        fn load(p: &Plane) -> Rows {
-            // SAFETY: AVX2 is present (see above); `p` is a live 32-byte
-            // `Plane`, so the unaligned 32-byte read is in bounds.
-            unsafe { Rows(_mm256_loadu_si256(p.0.as_ptr() as *const __m256i)) }
+        fn cpu(self) -> Avx2 {
+            self.1
+        }
+
+        #[inline(always)]
+        fn load(cpu: Avx2, p: &Plane) -> Rows {
+            // SAFETY: `cpu` proves AVX2; `p` is a live 32-byte `Plane`, so
+            // the unaligned 32-byte read is in bounds.
+            unsafe { Rows(_mm256_loadu_si256(p.0.as_ptr() as *const __m256i), cpu) }
         }
 
         #[inline(always)]
         fn store(self) -> Plane {
             let mut p = Plane::default();
-            // SAFETY: AVX2 is present; `p` is a local 32-byte `Plane`.
+            // SAFETY: `self.1` proves AVX2; `p` is a local 32-byte `Plane`.
             unsafe { _mm256_storeu_si256(p.0.as_mut_ptr() as *mut __m256i, self.0) };
             p
         }
 
         #[inline(always)]
         fn rotate_rows_1(self) -> Rows {
-            // SAFETY: AVX2 is present. Lane j takes lane j + 1: 1,2,3,0.
-            unsafe { Rows(_mm256_permute4x64_epi64::<0x39>(self.0)) }
+            // SAFETY: `self.1` proves AVX2. Lane j takes lane j + 1: 1,2,3,0.
+            unsafe { Rows(_mm256_permute4x64_epi64::<0x39>(self.0), self.1) }
         }
 
         #[inline(always)]
         fn rotate_rows_2(self) -> Rows {
-            // SAFETY: AVX2 is present. Lane j takes lane j + 2: 2,3,0,1.
-            unsafe { Rows(_mm256_permute4x64_epi64::<0x4e>(self.0)) }
+            // SAFETY: `self.1` proves AVX2. Lane j takes lane j + 2: 2,3,0,1.
+            unsafe { Rows(_mm256_permute4x64_epi64::<0x4e>(self.0), self.1) }
         }
 
         #[inline(always)]
         fn shift_rows(self) -> Rows {
             let c = SHIFT_ROWS;
-            // SAFETY: AVX2 is present.
+            // SAFETY: `self.1` proves AVX2.
             unsafe {
                 let ctl = _mm256_set_epi64x(c[3], c[2], c[1], c[0]);
-                Rows(_mm256_shuffle_epi8(self.0, ctl))
+                Rows(_mm256_shuffle_epi8(self.0, ctl), self.1)
             }
         }
 
         #[inline(always)]
         fn inv_shift_rows(self) -> Rows {
             let c = INV_SHIFT_ROWS;
-            // SAFETY: AVX2 is present.
+            // SAFETY: `self.1` proves AVX2.
             unsafe {
                 let ctl = _mm256_set_epi64x(c[3], c[2], c[1], c[0]);
-                Rows(_mm256_shuffle_epi8(self.0, ctl))
+                Rows(_mm256_shuffle_epi8(self.0, ctl), self.1)
             }
         }
 
         #[inline(always)]
         fn shr<const N: i32>(self) -> Rows {
-            // SAFETY: AVX2 is present.
-            unsafe { Rows(_mm256_srli_epi64::<N>(self.0)) }
+            // SAFETY: `self.1` proves AVX2.
+            unsafe { Rows(_mm256_srli_epi64::<N>(self.0), self.1) }
         }
 
         #[inline(always)]
         fn shl<const N: i32>(self) -> Rows {
-            // SAFETY: AVX2 is present.
-            unsafe { Rows(_mm256_slli_epi64::<N>(self.0)) }
+            // SAFETY: `self.1` proves AVX2.
+            unsafe { Rows(_mm256_slli_epi64::<N>(self.0), self.1) }
         }
 
         #[inline(always)]
-        fn splat(x: u64) -> Rows {
-            // SAFETY: AVX (part of AVX2) is present.
-            unsafe { Rows(_mm256_set1_epi64x(x as i64)) }
+        fn splat(cpu: Avx2, x: u64) -> Rows {
+            // SAFETY: `cpu` proves AVX2 (and so AVX).
+            unsafe { Rows(_mm256_set1_epi64x(x as i64), cpu) }
         }
     }
 
@@ -382,8 +411,8 @@ pub(super) mod avx2 {
         type Output = Rows;
         #[inline(always)]
         fn bitxor(self, o: Rows) -> Rows {
-            // SAFETY: AVX2 is present.
-            unsafe { Rows(_mm256_xor_si256(self.0, o.0)) }
+            // SAFETY: `self.1` proves AVX2.
+            unsafe { Rows(_mm256_xor_si256(self.0, o.0), self.1) }
         }
     }
 
@@ -391,8 +420,8 @@ pub(super) mod avx2 {
         type Output = Rows;
         #[inline(always)]
         fn bitand(self, o: Rows) -> Rows {
-            // SAFETY: AVX2 is present.
-            unsafe { Rows(_mm256_and_si256(self.0, o.0)) }
+            // SAFETY: `self.1` proves AVX2.
+            unsafe { Rows(_mm256_and_si256(self.0, o.0), self.1) }
         }
     }
 
@@ -400,8 +429,8 @@ pub(super) mod avx2 {
         type Output = Rows;
         #[inline(always)]
         fn not(self) -> Rows {
-            // SAFETY: AVX2 is present.
-            unsafe { Rows(_mm256_xor_si256(self.0, _mm256_set1_epi64x(-1))) }
+            // SAFETY: `self.1` proves AVX2.
+            unsafe { Rows(_mm256_xor_si256(self.0, _mm256_set1_epi64x(-1)), self.1) }
         }
     }
 }
@@ -424,11 +453,11 @@ mod tests {
     }
 
     /// Every operation of `W` against the plain-integer words.
-    fn matches_reference<W: Word>() {
+    fn matches_reference<W: Word>(cpu: W::Cpu) {
         for seed in 0..64 {
             let (a, b) = (sample(seed), sample(seed + 1000));
-            let (x, y) = (W::load(&a), W::load(&b));
-            let (rx, ry) = (Reference::load(&a), Reference::load(&b));
+            let (x, y) = (W::load(cpu, &a), W::load(cpu, &b));
+            let (rx, ry) = (Reference::load((), &a), Reference::load((), &b));
             assert_eq!(x.store(), a);
             assert_eq!((x ^ y).store(), (rx ^ ry).store());
             assert_eq!((x & y).store(), (rx & ry).store());
@@ -439,27 +468,30 @@ mod tests {
             assert_eq!(x.inv_shift_rows().store(), rx.inv_shift_rows().store());
             assert_eq!(x.shr::<5>().store(), rx.shr::<5>().store());
             assert_eq!(x.shl::<5>().store(), rx.shl::<5>().store());
-            assert_eq!(W::splat(a.0[1]).store(), Reference::splat(a.0[1]).store());
+            assert_eq!(
+                W::splat(cpu, a.0[1]).store(),
+                Reference::splat((), a.0[1]).store()
+            );
         }
     }
 
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn sse2_matches_reference() {
-        matches_reference::<super::sse2::Rows>();
+        matches_reference::<super::sse2::Rows>(());
     }
 
     #[cfg(all(target_arch = "x86_64", feature = "std"))]
     #[test]
     fn avx2_matches_reference() {
-        if !std::arch::is_x86_feature_detected!("avx2") {
+        let Some(cpu) = crate::backend::cpu::features().avx2 else {
             return;
-        }
+        };
         #[target_feature(enable = "avx2")]
-        fn run() {
-            matches_reference::<super::avx2::Rows>();
+        fn run(cpu: crate::backend::cpu::Avx2) {
+            matches_reference::<super::avx2::Rows>(cpu);
         }
-        // SAFETY: AVX2 was detected just above.
-        unsafe { run() }
+        // SAFETY: `cpu` is detection's AVX2 token.
+        unsafe { run(cpu) }
     }
 }

@@ -56,7 +56,18 @@ type Kern = unsafe fn(&LaneKeys, &mut Lanes, usize);
 
 /// Encrypts every job whose key is an x86 key; leaves the others alone.
 pub(crate) fn encrypt_many(jobs: &mut [CbcJob<'_>]) {
-    for level in [Level::Aesni, Level::Vaes256, Level::Vaes512] {
+    // The levels present, each with its token taken from one of the keys
+    // (a level cannot be named without one).
+    let mut levels: [Option<Level>; 3] = [None; 3];
+    for k in jobs.iter().filter_map(x86_key) {
+        let slot = match k.level {
+            Level::Aesni(_) => 0,
+            Level::Vaes256(_) => 1,
+            Level::Vaes512(_) => 2,
+        };
+        levels[slot] = Some(k.level);
+    }
+    for level in levels.into_iter().flatten() {
         for rounds in [10, 12, 14] {
             schedule(jobs, level, rounds);
         }
@@ -78,21 +89,22 @@ fn schedule(jobs: &mut [CbcJob<'_>], level: Level, rounds: usize) {
         return;
     }
     let wide = count >= WIDE_JOBS;
-    // The kernels are #[target_feature] fns; an X86Aes of `level` exists
-    // (one of the jobs holds it), which proves the CPU has those features.
+    // The kernels are #[target_feature] fns; `level` holds the token of its
+    // tier (from one of the jobs' keys), which proves the CPU has those
+    // features.
     let (lanes, kern): (usize, Kern) = match (level, rounds) {
-        (Level::Aesni, 10) => (8, mb_aesni::<10>),
-        (Level::Aesni, 12) => (8, mb_aesni::<12>),
-        (Level::Aesni, _) => (8, mb_aesni::<14>),
-        (Level::Vaes256, 10) => (16, mb_vaes256::<10>),
-        (Level::Vaes256, 12) => (16, mb_vaes256::<12>),
-        (Level::Vaes256, _) => (16, mb_vaes256::<14>),
-        (Level::Vaes512, 10) if wide => (32, mb_vaes512::<10, 8>),
-        (Level::Vaes512, 12) if wide => (32, mb_vaes512::<12, 8>),
-        (Level::Vaes512, _) if wide => (32, mb_vaes512::<14, 8>),
-        (Level::Vaes512, 10) => (16, mb_vaes512::<10, 4>),
-        (Level::Vaes512, 12) => (16, mb_vaes512::<12, 4>),
-        (Level::Vaes512, _) => (16, mb_vaes512::<14, 4>),
+        (Level::Aesni(_), 10) => (8, mb_aesni::<10>),
+        (Level::Aesni(_), 12) => (8, mb_aesni::<12>),
+        (Level::Aesni(_), _) => (8, mb_aesni::<14>),
+        (Level::Vaes256(_), 10) => (16, mb_vaes256::<10>),
+        (Level::Vaes256(_), 12) => (16, mb_vaes256::<12>),
+        (Level::Vaes256(_), _) => (16, mb_vaes256::<14>),
+        (Level::Vaes512(_), 10) if wide => (32, mb_vaes512::<10, 8>),
+        (Level::Vaes512(_), 12) if wide => (32, mb_vaes512::<12, 8>),
+        (Level::Vaes512(_), _) if wide => (32, mb_vaes512::<14, 8>),
+        (Level::Vaes512(_), 10) => (16, mb_vaes512::<10, 4>),
+        (Level::Vaes512(_), 12) => (16, mb_vaes512::<12, 4>),
+        (Level::Vaes512(_), _) => (16, mb_vaes512::<14, 4>),
     };
 
     let mut scratch = [0u8; CHUNK * 16];

@@ -9,48 +9,50 @@ use crate::backend::gcm_kernels::{oneshot_generic, word_sum, GcmKernels};
 use crate::backend::inout::InOut;
 use crate::key::Block;
 
-// SAFETY (all calls below): an X86Aes of a given level exists only if run-time
-// detection confirmed that level's features: AES-NI, SSE4.1 (so SSSE3) and
-// PCLMULQDQ for every level; plus AVX2, VAES and VPCLMULQDQ for Vaes256; plus
-// AVX-512 F/BW/VL for Vaes512.
+// SAFETY (all calls below): each arm holds the token of the level it matched
+// (made only by run-time detection), which proves that level's features:
+// AES-NI, SSE4.1 (so SSSE3) and PCLMULQDQ for every level; plus AVX2, VAES
+// and VPCLMULQDQ for Vaes256; plus AVX-512 F/BW/VL for Vaes512.
 impl GcmKernels for X86Aes {
     type HKey = X86HKey;
 
     fn ghash_key(&self) -> X86HKey {
-        // SAFETY: see above.
+        let _aesni = self.level.aesni();
+        // SAFETY: `_aesni`, the token every level holds, proves PCLMULQDQ
+        // and SSE4.1 (so SSSE3).
         unsafe { ghash_clmul::hkey(self) }
     }
 
     fn ghash_update(&self, hk: &X86HKey, acc: &mut Block, data: &[u8]) {
         match self.level {
             // SAFETY: see above.
-            Level::Vaes512 => unsafe { gcm_vaes512::ghash_update(self, hk, acc, data) },
+            Level::Vaes512(_) => unsafe { gcm_vaes512::ghash_update(self, hk, acc, data) },
             // SAFETY: see above.
-            Level::Vaes256 => unsafe { gcm_vaes256::ghash_update(hk, acc, data) },
+            Level::Vaes256(_) => unsafe { gcm_vaes256::ghash_update(hk, acc, data) },
             // SAFETY: see above.
-            Level::Aesni => unsafe { ghash_clmul::ghash_update(hk, acc, data) },
+            Level::Aesni(_) => unsafe { ghash_clmul::ghash_update(hk, acc, data) },
         }
     }
 
     fn gcm_encrypt(&self, hk: &X86HKey, ctr: &mut Block, acc: &mut Block, io: InOut<'_>) {
         match self.level {
             // SAFETY: see above.
-            Level::Vaes512 => unsafe { gcm_vaes512::gcm_crypt::<true>(self, hk, ctr, acc, io) },
+            Level::Vaes512(_) => unsafe { gcm_vaes512::gcm_crypt::<true>(self, hk, ctr, acc, io) },
             // SAFETY: see above.
-            Level::Vaes256 => unsafe { gcm_vaes256::gcm_crypt::<true>(self, hk, ctr, acc, io) },
+            Level::Vaes256(_) => unsafe { gcm_vaes256::gcm_crypt::<true>(self, hk, ctr, acc, io) },
             // SAFETY: see above.
-            Level::Aesni => unsafe { gcm_aesni::gcm_crypt::<true>(self, hk, ctr, acc, io) },
+            Level::Aesni(_) => unsafe { gcm_aesni::gcm_crypt::<true>(self, hk, ctr, acc, io) },
         }
     }
 
     fn gcm_decrypt(&self, hk: &X86HKey, ctr: &mut Block, acc: &mut Block, io: InOut<'_>) {
         match self.level {
             // SAFETY: see above.
-            Level::Vaes512 => unsafe { gcm_vaes512::gcm_crypt::<false>(self, hk, ctr, acc, io) },
+            Level::Vaes512(_) => unsafe { gcm_vaes512::gcm_crypt::<false>(self, hk, ctr, acc, io) },
             // SAFETY: see above.
-            Level::Vaes256 => unsafe { gcm_vaes256::gcm_crypt::<false>(self, hk, ctr, acc, io) },
+            Level::Vaes256(_) => unsafe { gcm_vaes256::gcm_crypt::<false>(self, hk, ctr, acc, io) },
             // SAFETY: see above.
-            Level::Aesni => unsafe { gcm_aesni::gcm_crypt::<false>(self, hk, ctr, acc, io) },
+            Level::Aesni(_) => unsafe { gcm_aesni::gcm_crypt::<false>(self, hk, ctr, acc, io) },
         }
     }
 
@@ -64,11 +66,11 @@ impl GcmKernels for X86Aes {
     ) -> Block {
         match (self.level, encrypt) {
             // SAFETY: see above.
-            (Level::Vaes512, true) => unsafe {
+            (Level::Vaes512(_), true) => unsafe {
                 gcm_vaes512::gcm_oneshot::<true>(self, hk, j0, aad, io)
             },
             // SAFETY: see above.
-            (Level::Vaes512, false) => unsafe {
+            (Level::Vaes512(_), false) => unsafe {
                 gcm_vaes512::gcm_oneshot::<false>(self, hk, j0, aad, io)
             },
             _ => oneshot_generic(self, hk, encrypt, j0, aad, io),
@@ -78,10 +80,10 @@ impl GcmKernels for X86Aes {
     fn word_sum(&self, data: &[u8]) -> u128 {
         match self.level {
             // SAFETY: see above.
-            Level::Vaes512 => unsafe { word_sum_avx512(data) },
+            Level::Vaes512(_) => unsafe { word_sum_avx512(data) },
             // SAFETY: see above.
-            Level::Vaes256 => unsafe { word_sum_avx2(data) },
-            Level::Aesni => word_sum(data),
+            Level::Vaes256(_) => unsafe { word_sum_avx2(data) },
+            Level::Aesni(_) => word_sum(data),
         }
     }
 }

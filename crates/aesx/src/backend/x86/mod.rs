@@ -1,13 +1,18 @@
 //! x86-64 backends: AES-NI (128-bit lanes), VAES on ymm with AVX2, VAES on
 //! zmm with AVX-512.
 //!
-//! An [`X86Aes`] can only be built after run-time detection has confirmed the
-//! CPU features of its [`Level`]; holding one is the proof (in the manner of
-//! ring's CPU feature tokens) that makes calling the `#[target_feature]`
-//! kernels sound. Every `unsafe` call below relies on that.
+//! An [`X86Aes`] holds its [`Level`], and each level holds the CPU feature
+//! token of its tier (`backend::cpu`), which only run-time detection can
+//! make. Each dispatch below matches on the level and calls a
+//! `#[target_feature]` kernel with the token of that tier in hand: that
+//! token is the `SAFETY` argument of every such call. The key's fields are
+//! private to this module and its kernel files, and it can only be built
+//! from a token, so no code in the crate can make a key of a tier the CPU
+//! lacks.
 
 use core::arch::x86_64::*;
 
+use super::cpu;
 use super::inout::InOut;
 use super::kernels::BlockKernels;
 use super::{Backend, BackendSet};
@@ -47,78 +52,55 @@ mod xts_aesni;
 mod xts_vaes256;
 mod xts_vaes512;
 
-/// Which x86 instruction tier a key runs on.
+/// Which x86 instruction tier a key runs on, with the token that proves
+/// the CPU has it (tokens are zero-sized: this is one byte).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Level {
     /// AES-NI + SSE4.1 + PCLMULQDQ.
-    Aesni,
+    Aesni(cpu::Aesni),
     /// VAES + VPCLMULQDQ + AVX2.
-    Vaes256,
+    Vaes256(cpu::Vaes256),
     /// VAES + VPCLMULQDQ + AVX-512 F/BW/VL.
-    Vaes512,
+    Vaes512(cpu::Vaes512),
 }
 
 impl Level {
     fn backend(self) -> Backend {
         match self {
-            Level::Aesni => Backend::Aesni,
-            Level::Vaes256 => Backend::Vaes256,
-            Level::Vaes512 => Backend::Vaes512,
+            Level::Aesni(_) => Backend::Aesni,
+            Level::Vaes256(_) => Backend::Vaes256,
+            Level::Vaes512(_) => Backend::Vaes512,
+        }
+    }
+
+    /// AES-NI and SSE4.1, which every level includes.
+    pub(crate) fn aesni(self) -> cpu::Aesni {
+        match self {
+            Level::Aesni(t) => t,
+            Level::Vaes256(t) => t.aesni(),
+            Level::Vaes512(t) => t.aesni(),
+        }
+    }
+
+    /// The level for `backend`, if the CPU has it.
+    fn detect(backend: Backend) -> Option<Level> {
+        let f = cpu::features();
+        match backend {
+            Backend::Aesni => f.aesni.map(Level::Aesni),
+            Backend::Vaes256 => f.vaes256.map(Level::Vaes256),
+            Backend::Vaes512 => f.vaes512.map(Level::Vaes512),
+            _ => None,
         }
     }
 }
 
-#[cfg(feature = "std")]
-fn detect() -> (bool, bool, bool) {
-    let aesni = std::arch::is_x86_feature_detected!("aes")
-        && std::arch::is_x86_feature_detected!("sse4.1")
-        && std::arch::is_x86_feature_detected!("pclmulqdq");
-    let vaes = aesni
-        && std::arch::is_x86_feature_detected!("avx2")
-        && std::arch::is_x86_feature_detected!("vaes")
-        && std::arch::is_x86_feature_detected!("vpclmulqdq");
-    let avx512 = vaes
-        && std::arch::is_x86_feature_detected!("avx512f")
-        && std::arch::is_x86_feature_detected!("avx512bw")
-        && std::arch::is_x86_feature_detected!("avx512vl");
-    (aesni, vaes, avx512)
-}
-
-/// Without std there is no run-time detection: only what the build enables.
-#[cfg(not(feature = "std"))]
-fn detect() -> (bool, bool, bool) {
-    let aesni = cfg!(all(
-        target_feature = "aes",
-        target_feature = "sse4.1",
-        target_feature = "pclmulqdq"
-    ));
-    let vaes = aesni
-        && cfg!(all(
-            target_feature = "avx2",
-            target_feature = "vaes",
-            target_feature = "vpclmulqdq"
-        ));
-    let avx512 = vaes
-        && cfg!(all(
-            target_feature = "avx512f",
-            target_feature = "avx512bw",
-            target_feature = "avx512vl"
-        ));
-    (aesni, vaes, avx512)
-}
-
 /// The x86 backends this CPU can run.
 pub(crate) fn available() -> BackendSet {
-    let (aesni, vaes, avx512) = detect();
     let mut bits = 0;
-    if aesni {
-        bits |= 1 << (Backend::Aesni as u8);
-    }
-    if vaes {
-        bits |= 1 << (Backend::Vaes256 as u8);
-    }
-    if avx512 {
-        bits |= 1 << (Backend::Vaes512 as u8);
+    for b in [Backend::Aesni, Backend::Vaes256, Backend::Vaes512] {
+        if Level::detect(b).is_some() {
+            bits |= 1 << (b as u8);
+        }
     }
     BackendSet(bits)
 }
@@ -129,30 +111,29 @@ pub(crate) fn available() -> BackendSet {
 /// keys of the equivalent inverse cipher (FIPS 197 section 5.3.5) in the
 /// order AESDEC consumes them: `dec[0] = enc[rounds]`, `dec[i] =
 /// InvMixColumns(enc[rounds - i])`, `dec[rounds] = enc[0]`.
+///
+/// The fields are private: outside this module and its kernel files a key
+/// is made only by [`X86Aes::new`], from detection's token.
 #[derive(Clone)]
 pub(crate) struct X86Aes {
-    pub(crate) enc: [__m128i; MAX_ROUNDS + 1],
-    pub(crate) dec: [__m128i; MAX_ROUNDS + 1],
-    pub(crate) rounds: usize,
-    pub(crate) level: Level,
+    enc: [__m128i; MAX_ROUNDS + 1],
+    dec: [__m128i; MAX_ROUNDS + 1],
+    rounds: usize,
+    level: Level,
 }
 
 impl X86Aes {
     /// Builds the key for `backend`; fails unless the CPU has its features.
     pub(crate) fn new(backend: Backend, rk: &RoundKeys) -> Result<Self> {
-        let (aesni, vaes, avx512) = detect();
-        let level = match backend {
-            Backend::Aesni if aesni => Level::Aesni,
-            Backend::Vaes256 if vaes => Level::Vaes256,
-            Backend::Vaes512 if avx512 => Level::Vaes512,
-            _ => return Err(Error::BackendUnavailable(backend)),
-        };
-        // SAFETY: every level implies AES-NI and SSE4.1, checked just above.
-        Ok(unsafe { Self::expand(rk, level) })
+        let level = Level::detect(backend).ok_or(Error::BackendUnavailable(backend))?;
+        let aesni = level.aesni();
+        // SAFETY: `aesni`, the token every level holds, proves AES-NI and
+        // SSE4.1, which `expand` enables.
+        Ok(unsafe { Self::expand(aesni, rk, level) })
     }
 
     #[target_feature(enable = "aes,sse4.1")]
-    unsafe fn expand(rk: &RoundKeys, level: Level) -> Self {
+    unsafe fn expand(_: cpu::Aesni, rk: &RoundKeys, level: Level) -> Self {
         let rounds = rk.rounds();
         let mut enc = [_mm_setzero_si128(); MAX_ROUNDS + 1];
         let mut dec = [_mm_setzero_si128(); MAX_ROUNDS + 1];
@@ -211,62 +192,67 @@ fn ctr_segments(ctr: &mut Block, io: InOut<'_>, mut seg: impl FnMut(u128, InOut<
     *ctr = c.to_be_bytes();
 }
 
-// One `match` on the level per call; each arm is a `#[target_feature]`
-// kernel whose features the level guarantees (an `X86Aes` of that level
-// exists only after `detect()` confirmed them), which is the SAFETY argument
-// for every call below.
+// One `match` on the level per call; each arm calls the `#[target_feature]`
+// kernel of the level it matched, whose token (held in the level, made only
+// by detection) proves the CPU has every feature that kernel enables: the
+// SAFETY argument for every call below.
 impl BlockKernels for X86Aes {
     fn encrypt_blocks(&self, io: InOut<'_>) {
-        // SAFETY: see the comment on this impl.
+        // SAFETY: the matched level's token proves its kernel's features
+        // (see the comment on this impl).
         unsafe {
             match self.level {
-                Level::Aesni => aesni::encrypt_blocks(self, io),
-                Level::Vaes256 => vaes256::encrypt_blocks(self, io),
-                Level::Vaes512 => vaes512::encrypt_blocks(self, io),
+                Level::Aesni(_) => aesni::encrypt_blocks(self, io),
+                Level::Vaes256(_) => vaes256::encrypt_blocks(self, io),
+                Level::Vaes512(_) => vaes512::encrypt_blocks(self, io),
             }
         }
     }
 
     fn decrypt_blocks(&self, io: InOut<'_>) {
-        // SAFETY: see the comment on this impl.
+        // SAFETY: the matched level's token proves its kernel's features
+        // (see the comment on this impl).
         unsafe {
             match self.level {
-                Level::Aesni => aesni::decrypt_blocks(self, io),
-                Level::Vaes256 => vaes256::decrypt_blocks(self, io),
-                Level::Vaes512 => vaes512::decrypt_blocks(self, io),
+                Level::Aesni(_) => aesni::decrypt_blocks(self, io),
+                Level::Vaes256(_) => vaes256::decrypt_blocks(self, io),
+                Level::Vaes512(_) => vaes512::decrypt_blocks(self, io),
             }
         }
     }
 
     fn cbc_encrypt(&self, iv: &mut Block, io: InOut<'_>) {
-        // SAFETY: see the comment on this impl.
+        // SAFETY: the matched level's token proves its kernel's features
+        // (see the comment on this impl).
         unsafe {
             match self.level {
-                Level::Aesni => aesni::cbc_encrypt(self, iv, io),
-                Level::Vaes256 => vaes256::cbc_encrypt(self, iv, io),
-                Level::Vaes512 => vaes512::cbc_encrypt(self, iv, io),
+                Level::Aesni(_) => aesni::cbc_encrypt(self, iv, io),
+                Level::Vaes256(_) => vaes256::cbc_encrypt(self, iv, io),
+                Level::Vaes512(_) => vaes512::cbc_encrypt(self, iv, io),
             }
         }
     }
 
     fn cbc_decrypt(&self, iv: &mut Block, io: InOut<'_>) {
-        // SAFETY: see the comment on this impl.
+        // SAFETY: the matched level's token proves its kernel's features
+        // (see the comment on this impl).
         unsafe {
             match self.level {
-                Level::Aesni => aesni::cbc_decrypt(self, iv, io),
-                Level::Vaes256 => vaes256::cbc_decrypt(self, iv, io),
-                Level::Vaes512 => vaes512::cbc_decrypt(self, iv, io),
+                Level::Aesni(_) => aesni::cbc_decrypt(self, iv, io),
+                Level::Vaes256(_) => vaes256::cbc_decrypt(self, iv, io),
+                Level::Vaes512(_) => vaes512::cbc_decrypt(self, iv, io),
             }
         }
     }
 
     fn ctr_apply(&self, ctr: &mut Block, io: InOut<'_>) {
-        // SAFETY: see the comment on this impl.
+        // SAFETY: the matched level's token proves its kernel's features
+        // (see the comment on this impl).
         unsafe {
             match self.level {
-                Level::Aesni => aesni::ctr_apply(self, ctr, io),
-                Level::Vaes256 => vaes256::ctr_apply(self, ctr, io),
-                Level::Vaes512 => vaes512::ctr_apply(self, ctr, io),
+                Level::Aesni(_) => aesni::ctr_apply(self, ctr, io),
+                Level::Vaes256(_) => vaes256::ctr_apply(self, ctr, io),
+                Level::Vaes512(_) => vaes512::ctr_apply(self, ctr, io),
             }
         }
     }

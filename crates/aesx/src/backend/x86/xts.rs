@@ -29,7 +29,9 @@ impl X86Aes {
                 // Slots past `m` are encrypted too and then ignored.
                 *t = first.wrapping_add((s + j) as u128).to_le_bytes();
             }
-            // SAFETY: every X86Aes level implies AES-NI and SSE4.1.
+            let _aesni = tk.level.aesni();
+            // SAFETY: `_aesni`, the token every level holds, proves AES-NI
+            // and SSE4.1.
             unsafe { xts_aesni::encrypt_tweaks(tk, &mut tweaks) };
             for (j, t) in tweaks.iter_mut().enumerate().take(m) {
                 let (_, rest) = io.reborrow().split_at((s + j) * size);
@@ -49,13 +51,13 @@ impl X86Aes {
 
 impl XtsKernels for X86Aes {
     fn xts_encrypt(&self, tweak: &mut Block, io: InOut<'_>) {
-        // SAFETY: an X86Aes of a level exists only if detection confirmed
+        // SAFETY: the matched level's token (made only by detection) proves
         // that level's CPU features, which are all each kernel enables.
         unsafe {
             match self.level {
-                Level::Aesni => xts_aesni::xts_encrypt(self, tweak, io),
-                Level::Vaes256 => xts_vaes256::xts_encrypt(self, tweak, io),
-                Level::Vaes512 => xts_vaes512::xts_encrypt(self, tweak, io),
+                Level::Aesni(_) => xts_aesni::xts_encrypt(self, tweak, io),
+                Level::Vaes256(_) => xts_vaes256::xts_encrypt(self, tweak, io),
+                Level::Vaes512(_) => xts_vaes512::xts_encrypt(self, tweak, io),
             }
         }
     }
@@ -64,19 +66,21 @@ impl XtsKernels for X86Aes {
         // SAFETY: as in xts_encrypt.
         unsafe {
             match self.level {
-                Level::Aesni => xts_aesni::xts_decrypt(self, tweak, io),
-                Level::Vaes256 => xts_vaes256::xts_decrypt(self, tweak, io),
-                Level::Vaes512 => xts_vaes512::xts_decrypt(self, tweak, io),
+                Level::Aesni(_) => xts_aesni::xts_decrypt(self, tweak, io),
+                Level::Vaes256(_) => xts_vaes256::xts_decrypt(self, tweak, io),
+                Level::Vaes512(_) => xts_vaes512::xts_decrypt(self, tweak, io),
             }
         }
     }
 
     fn xts_encrypt_sectors(&self, tk: &Self, size: usize, first: u128, io: InOut<'_>) {
         match self.level {
-            // SAFETY: level Vaes512 proves the CPU features; the mode passes
+            // SAFETY: the Vaes512 token proves the CPU features; the mode passes
             // a sector size that is a non-zero multiple of 16 dividing the
             // length, and both keys come from one XTS key (same size).
-            Level::Vaes512 => unsafe { xts_vaes512::xts_sectors(self, tk, true, size, first, io) },
+            Level::Vaes512(_) => unsafe {
+                xts_vaes512::xts_sectors(self, tk, true, size, first, io)
+            },
             _ => self.xts_sectors_by8(tk, true, size, first, io),
         }
     }
@@ -84,7 +88,9 @@ impl XtsKernels for X86Aes {
     fn xts_decrypt_sectors(&self, tk: &Self, size: usize, first: u128, io: InOut<'_>) {
         match self.level {
             // SAFETY: as in xts_encrypt_sectors.
-            Level::Vaes512 => unsafe { xts_vaes512::xts_sectors(self, tk, false, size, first, io) },
+            Level::Vaes512(_) => unsafe {
+                xts_vaes512::xts_sectors(self, tk, false, size, first, io)
+            },
             _ => self.xts_sectors_by8(tk, false, size, first, io),
         }
     }

@@ -1,0 +1,262 @@
+//! AWS-LC as a peer, through aws-lc-rs: AES-GCM (its `aead` module, the
+//! ring-style API) and ECB, CBC and CTR (its `cipher` module). aws-lc-rs
+//! has no XTS API, so it has no XTS rows.
+//!
+//! The `cipher` keys are scheduled once (an `AES_KEY` inside the
+//! `EncryptingKey`) and every call passes the IV, so the state that runs on
+//! from call to call lives here: CBC takes the last ciphertext block as the
+//! next IV, CTR the next counter. CTR at sizes that are not whole blocks
+//! keeps the rest of the last keystream block for the next call, as a
+//! stream would: that costs one extra one-block call per message. ECB goes
+//! block by block inside aws-lc-rs (it calls `AES_ecb_encrypt` per block).
+
+use aws_lc_rs::aead::{Aad, LessSafeKey, Nonce, UnboundKey, AES_128_GCM, AES_192_GCM, AES_256_GCM};
+use aws_lc_rs::cipher::{
+    DecryptingKey, DecryptionContext, EncryptingKey, EncryptionContext, UnboundCipherKey, AES_128,
+    AES_192, AES_256,
+};
+use aws_lc_rs::iv::FixedLength;
+
+use super::cases::{Mode, Setup};
+use super::impls::Runner;
+
+/// GCM, ECB (and one block per call), CBC and CTR, every AES key size.
+pub fn supports(mode: Mode, key_bits: u32) -> bool {
+    !matches!(mode, Mode::XtsEnc | Mode::XtsDec) && mode.has_key_bits(key_bits)
+}
+
+fn err(what: &str) -> impl Fn(aws_lc_rs::error::Unspecified) -> String + '_ {
+    move |_| format!("aws-lc-rs: {what} failed")
+}
+
+/// An aws-lc-rs key for the case.
+pub fn runner(mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, String> {
+    match mode {
+        Mode::GcmEnc | Mode::GcmDec => gcm_runner(mode, setup),
+        Mode::XtsEnc | Mode::XtsDec => Err("aws-lc-rs has no XTS API".into()),
+        _ => cipher_runner(mode, setup),
+    }
+}
+
+fn cipher_runner(mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, String> {
+    let alg = match setup.key.len() {
+        16 => &AES_128,
+        24 => &AES_192,
+        32 => &AES_256,
+        n => return Err(format!("aws-lc-rs: no AES with a {n}-byte key")),
+    };
+    let key = || UnboundCipherKey::new(alg, &setup.key).map_err(err("key setup"));
+    let iv = || -> Result<[u8; 16], String> {
+        setup
+            .iv
+            .as_slice()
+            .try_into()
+            .map_err(|_| String::from("aws-lc-rs: IVs are 16 bytes"))
+    };
+    Ok(match mode {
+        Mode::Block | Mode::Ecb => Box::new(AwsEcb {
+            key: EncryptingKey::ecb(key()?).map_err(err("ECB key"))?,
+            per_block: mode == Mode::Block,
+        }),
+        Mode::CbcEnc => Box::new(AwsCbcEnc {
+            key: EncryptingKey::cbc(key()?).map_err(err("CBC key"))?,
+            iv: iv()?,
+        }),
+        Mode::CbcDec => Box::new(AwsCbcDec {
+            key: DecryptingKey::cbc(key()?).map_err(err("CBC key"))?,
+            iv: iv()?,
+        }),
+        Mode::Ctr => Box::new(AwsCtr {
+            key: EncryptingKey::ctr(key()?).map_err(err("CTR key"))?,
+            ctr: u128::from_be_bytes(iv()?),
+            rest: [0; 16],
+            used: 16,
+        }),
+        _ => return Err(format!("aws-lc-rs: no {mode} here")),
+    })
+}
+
+fn ctx(iv: [u8; 16]) -> EncryptionContext {
+    EncryptionContext::Iv128(FixedLength::from(iv))
+}
+
+struct AwsEcb {
+    key: EncryptingKey,
+    /// `block`: one call into aws-lc-rs per 16-byte block.
+    per_block: bool,
+}
+
+impl Runner for AwsEcb {
+    fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
+        let e = err("ECB");
+        if self.per_block {
+            for b in buf[..len].chunks_exact_mut(16) {
+                self.key
+                    .less_safe_encrypt(b, EncryptionContext::None)
+                    .map_err(&e)?;
+            }
+        } else {
+            self.key
+                .less_safe_encrypt(&mut buf[..len], EncryptionContext::None)
+                .map_err(e)?;
+        }
+        Ok(())
+    }
+}
+
+struct AwsCbcEnc {
+    key: EncryptingKey,
+    iv: [u8; 16],
+}
+
+impl Runner for AwsCbcEnc {
+    fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
+        self.key
+            .less_safe_encrypt(&mut buf[..len], ctx(self.iv))
+            .map_err(err("CBC encryption"))?;
+        if len >= 16 {
+            self.iv.copy_from_slice(&buf[len - 16..len]);
+        }
+        Ok(())
+    }
+}
+
+struct AwsCbcDec {
+    key: DecryptingKey,
+    iv: [u8; 16],
+}
+
+impl Runner for AwsCbcDec {
+    fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
+        let mut next = self.iv;
+        if len >= 16 {
+            next.copy_from_slice(&buf[len - 16..len]);
+        }
+        self.key
+            .decrypt(
+                &mut buf[..len],
+                DecryptionContext::Iv128(FixedLength::from(self.iv)),
+            )
+            .map_err(err("CBC decryption"))?;
+        self.iv = next;
+        Ok(())
+    }
+}
+
+/// CTR as one stream over all calls: `ctr` is the next counter block,
+/// `rest[used..]` the unused keystream of the block before it.
+struct AwsCtr {
+    key: EncryptingKey,
+    ctr: u128,
+    rest: [u8; 16],
+    used: usize,
+}
+
+impl Runner for AwsCtr {
+    fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
+        let e = err("CTR");
+        let buf = &mut buf[..len];
+        // The rest of the previous call's last keystream block.
+        let head = (16 - self.used).min(len);
+        for (b, k) in buf[..head].iter_mut().zip(&self.rest[self.used..]) {
+            *b ^= k;
+        }
+        self.used += head;
+        let body = &mut buf[head..];
+        if body.is_empty() {
+            return Ok(());
+        }
+        let whole = body.len() / 16;
+        let tail = body.len() % 16;
+        self.key
+            .less_safe_encrypt(body, ctx(self.ctr.to_be_bytes()))
+            .map_err(&e)?;
+        self.ctr = self.ctr.wrapping_add(whole as u128);
+        if tail > 0 {
+            // aws-lc-rs used this counter for the partial block; keep the
+            // keystream bytes it did not use.
+            self.rest = [0; 16];
+            self.key
+                .less_safe_encrypt(&mut self.rest, ctx(self.ctr.to_be_bytes()))
+                .map_err(e)?;
+            self.used = tail;
+            self.ctr = self.ctr.wrapping_add(1);
+        }
+        Ok(())
+    }
+}
+
+fn gcm_runner(mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, String> {
+    let alg = match setup.key.len() {
+        16 => &AES_128_GCM,
+        24 => &AES_192_GCM,
+        32 => &AES_256_GCM,
+        n => return Err(format!("aws-lc-rs: no AES-GCM with a {n}-byte key")),
+    };
+    let key = LessSafeKey::new(UnboundKey::new(alg, &setup.key).map_err(err("GCM key"))?);
+    let nonce: [u8; 12] = setup
+        .iv
+        .as_slice()
+        .try_into()
+        .map_err(|_| String::from("aws-lc-rs: nonces are 12 bytes"))?;
+    let sealed = if mode == Mode::GcmDec {
+        Some(
+            setup
+                .sealed
+                .clone()
+                .ok_or("gcm-dec needs a sealed message")?,
+        )
+    } else {
+        None
+    };
+    Ok(Box::new(AwsGcm {
+        key,
+        nonce,
+        aad: setup.aad.clone(),
+        sealed,
+        tag: None,
+    }))
+}
+
+struct AwsGcm {
+    key: LessSafeKey,
+    nonce: [u8; 12],
+    aad: Vec<u8>,
+    /// gcm-dec: the message opened every call.
+    sealed: Option<(Vec<u8>, [u8; 16])>,
+    tag: Option<[u8; 16]>,
+}
+
+impl Runner for AwsGcm {
+    fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
+        let nonce = Nonce::assume_unique_for_key(self.nonce);
+        match &self.sealed {
+            None => {
+                let tag = self
+                    .key
+                    .seal_in_place_separate_tag(nonce, Aad::from(&self.aad), &mut buf[..len])
+                    .map_err(err("GCM seal"))?;
+                self.tag = tag.as_ref().try_into().ok();
+                Mode::GcmEnc.next_iv(&mut self.nonce);
+            }
+            Some((ct, tag)) => {
+                // Out of place, like OpenSSL's and RustCrypto's rows (ring
+                // opens only in place and pays for a copy).
+                self.key
+                    .open_separate_gather(
+                        nonce,
+                        Aad::from(&self.aad),
+                        &ct[..len],
+                        tag,
+                        &mut buf[..len],
+                    )
+                    .map_err(|_| String::from("aws-lc-rs: GCM tag did not verify"))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn tag(&self) -> Option<[u8; 16]> {
+        self.tag
+    }
+}

@@ -1,0 +1,155 @@
+//! CPU features as proofs: zero-sized tokens that only detection makes.
+//!
+//! Each token's one field is private to this module, and this module has no
+//! children (but its tests), so nothing else in the crate can build a token: the only way
+//! to get one is [`features`], which hands it out only when the CPU (and the
+//! operating system, for the wider registers) supports what the token
+//! names. Holding a token is therefore the proof that calling the matching
+//! `#[target_feature]` code is sound, in the manner of ring's `cpu` module.
+//! Detection runs once per process and is cached.
+//!
+//! Without std there is no run-time detection; the tokens then stand for
+//! what the build enables (`-C target-feature`), which the CPU must have
+//! for the program to run at all.
+
+/// AES-NI, SSE4.1 (with SSSE3 and SSE2) and PCLMULQDQ: the `aesni` tier.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Aesni(());
+
+/// AVX2 (with AVX and the OS saving ymm state).
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Avx2(());
+
+/// [`Aesni`] and [`Avx2`] plus VAES and VPCLMULQDQ: the `vaes256` tier.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Vaes256(());
+
+/// [`Vaes256`] plus AVX-512 F, BW and VL (and the OS saving zmm state): the
+/// `vaes512` tier.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Vaes512(());
+
+// A wider tier includes the narrower ones (detection checks all of their
+// features before it makes the wider token), so the wider tokens can be
+// narrowed.
+#[cfg(target_arch = "x86_64")]
+impl Vaes256 {
+    pub(crate) fn aesni(self) -> Aesni {
+        Aesni(())
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Vaes512 {
+    pub(crate) fn aesni(self) -> Aesni {
+        Aesni(())
+    }
+}
+
+/// What this CPU has, as tokens.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Features {
+    pub(crate) aesni: Option<Aesni>,
+    /// For the soft backend's AVX2 words (std builds only).
+    #[cfg_attr(not(feature = "std"), allow(dead_code))]
+    pub(crate) avx2: Option<Avx2>,
+    pub(crate) vaes256: Option<Vaes256>,
+    pub(crate) vaes512: Option<Vaes512>,
+}
+
+#[cfg(target_arch = "x86_64")]
+const AESNI: u8 = 1;
+#[cfg(target_arch = "x86_64")]
+const AVX2: u8 = 2;
+#[cfg(target_arch = "x86_64")]
+const VAES256: u8 = 4;
+#[cfg(target_arch = "x86_64")]
+const VAES512: u8 = 8;
+/// Set once the cache holds a detection result.
+#[cfg(target_arch = "x86_64")]
+const DONE: u8 = 0x80;
+
+/// The CPU's features, detected on the first call and cached.
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn features() -> Features {
+    use core::sync::atomic::{AtomicU8, Ordering};
+    static CACHE: AtomicU8 = AtomicU8::new(0);
+    let mut bits = CACHE.load(Ordering::Relaxed);
+    if bits & DONE == 0 {
+        // Two threads may both detect; they store the same value.
+        bits = detect() | DONE;
+        CACHE.store(bits, Ordering::Relaxed);
+    }
+    let has = |b: u8| bits & b != 0;
+    Features {
+        aesni: has(AESNI).then_some(Aesni(())),
+        avx2: has(AVX2).then_some(Avx2(())),
+        vaes256: has(VAES256).then_some(Vaes256(())),
+        vaes512: has(VAES512).then_some(Vaes512(())),
+    }
+}
+
+/// The feature bits; a tier's bit is set only if every narrower tier's is.
+#[cfg(target_arch = "x86_64")]
+fn detect() -> u8 {
+    #[cfg(feature = "std")]
+    macro_rules! has {
+        ($($f:tt),+) => { true $(&& std::arch::is_x86_feature_detected!($f))+ };
+    }
+    #[cfg(not(feature = "std"))]
+    macro_rules! has {
+        ($($f:tt),+) => { true $(&& cfg!(target_feature = $f))+ };
+    }
+    let aesni = has!("aes", "sse4.1", "pclmulqdq");
+    let avx2 = has!("avx", "avx2");
+    let vaes256 = aesni && avx2 && has!("vaes", "vpclmulqdq");
+    let vaes512 = vaes256 && has!("avx512f", "avx512bw", "avx512vl");
+    let mut bits = 0;
+    for (on, b) in [
+        (aesni, AESNI),
+        (avx2, AVX2),
+        (vaes256, VAES256),
+        (vaes512, VAES512),
+    ] {
+        if on {
+            bits |= b;
+        }
+    }
+    bits
+}
+
+#[cfg(all(test, target_arch = "x86_64", feature = "std"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_agree_with_std_detection_and_nest() {
+        let f = features();
+        let std_has = |s: &[bool]| s.iter().all(|&b| b);
+        use std::arch::is_x86_feature_detected as d;
+        assert_eq!(
+            f.aesni.is_some(),
+            std_has(&[d!("aes"), d!("sse4.1"), d!("pclmulqdq")])
+        );
+        assert_eq!(f.avx2.is_some(), std_has(&[d!("avx"), d!("avx2")]));
+        assert_eq!(
+            f.vaes256.is_some(),
+            f.aesni.is_some() && f.avx2.is_some() && std_has(&[d!("vaes"), d!("vpclmulqdq")])
+        );
+        assert_eq!(
+            f.vaes512.is_some(),
+            f.vaes256.is_some() && std_has(&[d!("avx512f"), d!("avx512bw"), d!("avx512vl")])
+        );
+        // The cached answer is the same answer.
+        let g = features();
+        assert_eq!(
+            (f.aesni, f.avx2, f.vaes256, f.vaes512),
+            (g.aesni, g.avx2, g.vaes256, g.vaes512)
+        );
+    }
+}
