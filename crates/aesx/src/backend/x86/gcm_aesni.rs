@@ -14,6 +14,7 @@ use super::ghash_clmul::{bswap_mask, Wide, X86HKey, POWERS};
 use super::X86Aes;
 use crate::backend::gcm_kernels::inc32;
 use crate::backend::inout::InOut;
+use crate::backend::trace::{self, Kernel};
 use crate::key::Block;
 
 /// Blocks per step.
@@ -117,6 +118,11 @@ pub(super) unsafe fn gcm_crypt<const ENCRYPT: bool>(
     acc: &mut Block,
     mut io: InOut<'_>,
 ) {
+    trace::hit(if ENCRYPT {
+        Kernel::AesniGcmEnc
+    } else {
+        Kernel::AesniGcmDec
+    });
     let n = io.blocks();
     if n == 0 {
         return;

@@ -14,6 +14,7 @@ use super::ghash_clmul::{bswap_mask, Wide, X86HKey, POWERS};
 use super::X86Aes;
 use crate::backend::gcm_kernels::inc32;
 use crate::backend::inout::InOut;
+use crate::backend::trace::{self, Kernel};
 use crate::key::{Block, MAX_ROUNDS};
 
 /// Blocks per step, and registers holding them.
@@ -224,6 +225,11 @@ pub(super) unsafe fn gcm_crypt<const ENCRYPT: bool>(
     acc: &mut Block,
     mut io: InOut<'_>,
 ) {
+    trace::hit(if ENCRYPT {
+        Kernel::Vaes256GcmEnc
+    } else {
+        Kernel::Vaes256GcmDec
+    });
     let n = io.blocks();
     if n == 0 {
         return;

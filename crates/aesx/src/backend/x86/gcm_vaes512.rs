@@ -25,6 +25,7 @@ use super::ghash_clmul::{bswap_mask, Wide, X86HKey, POWERS};
 use super::X86Aes;
 use crate::backend::gcm_kernels::inc32;
 use crate::backend::inout::InOut;
+use crate::backend::trace::{self, Kernel};
 use crate::key::{Block, MAX_ROUNDS};
 
 /// Registers (of four blocks) per main-loop step.
@@ -456,6 +457,11 @@ pub(super) unsafe fn gcm_crypt<const ENCRYPT: bool>(
     acc: &mut Block,
     mut io: InOut<'_>,
 ) {
+    trace::hit(if ENCRYPT {
+        Kernel::Vaes512GcmEnc
+    } else {
+        Kernel::Vaes512GcmDec
+    });
     let n = io.blocks();
     if n == 0 {
         return;
@@ -489,6 +495,11 @@ pub(super) unsafe fn gcm_oneshot<const ENCRYPT: bool>(
     aad: &[u8],
     mut io: InOut<'_>,
 ) -> Block {
+    trace::hit(if ENCRYPT {
+        Kernel::Vaes512GcmEnc
+    } else {
+        Kernel::Vaes512GcmDec
+    });
     let len = io.len();
     let src = io.src_ptr();
     let dst = io.dst_ptr();

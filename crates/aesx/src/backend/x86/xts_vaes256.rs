@@ -15,6 +15,7 @@ use core::arch::x86_64::*;
 
 use super::{xts_aesni, X86Aes};
 use crate::backend::inout::InOut;
+use crate::backend::trace::{self, Kernel};
 use crate::key::Block;
 
 /// `v * x^K` in each 128-bit lane, 1 <= K <= 56 (see `xts_vaes512.rs`).
@@ -64,9 +65,9 @@ unsafe fn run<const R: usize, const ENC: bool>(k: &X86Aes, tweak: &mut Block, mu
         // SAFETY: this CPU has everything the 128-bit kernel needs.
         return unsafe {
             if ENC {
-                xts_aesni::xts_encrypt(k, tweak, io)
+                xts_aesni::blocks::<true>(k, tweak, io)
             } else {
-                xts_aesni::xts_decrypt(k, tweak, io)
+                xts_aesni::blocks::<false>(k, tweak, io)
             }
         };
     }
@@ -124,9 +125,9 @@ unsafe fn run<const R: usize, const ENC: bool>(k: &X86Aes, tweak: &mut Block, mu
     // SAFETY: this CPU has everything the 128-bit kernel needs.
     unsafe {
         if ENC {
-            xts_aesni::xts_encrypt(k, &mut next, rest)
+            xts_aesni::blocks::<true>(k, &mut next, rest)
         } else {
-            xts_aesni::xts_decrypt(k, &mut next, rest)
+            xts_aesni::blocks::<false>(k, &mut next, rest)
         }
     };
     *tweak = next;
@@ -139,6 +140,7 @@ unsafe fn run<const R: usize, const ENC: bool>(k: &X86Aes, tweak: &mut Block, mu
 /// The CPU must support VAES, VPCLMULQDQ and AVX2 besides AES-NI (guaranteed
 /// by holding an `X86Aes` of level `Vaes256` or above).
 pub(super) unsafe fn xts_encrypt(k: &X86Aes, tweak: &mut Block, io: InOut<'_>) {
+    trace::hit(Kernel::Vaes256XtsEnc);
     // SAFETY: the caller guarantees the CPU features.
     unsafe { by_rounds!(k, run::<true>(k, tweak, io)) }
 }
@@ -148,6 +150,7 @@ pub(super) unsafe fn xts_encrypt(k: &X86Aes, tweak: &mut Block, io: InOut<'_>) {
 /// # Safety
 /// As [`xts_encrypt`].
 pub(super) unsafe fn xts_decrypt(k: &X86Aes, tweak: &mut Block, io: InOut<'_>) {
+    trace::hit(Kernel::Vaes256XtsDec);
     // SAFETY: the caller guarantees the CPU features.
     unsafe { by_rounds!(k, run::<false>(k, tweak, io)) }
 }
