@@ -47,6 +47,8 @@ mod xts_aesni;
 mod xts_vaes256;
 mod xts_vaes512;
 
+pub(crate) use aesni::{decrypt_block, encrypt_block};
+
 /// Which x86 instruction tier a key runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Level {
