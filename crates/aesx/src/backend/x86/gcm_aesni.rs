@@ -98,6 +98,8 @@ fn encrypt8<const R: usize>(rk: &[__m128i; 15], b: &mut [__m128i; STEP]) {
 /// blocks `x` (times H^8..H^1 in `pw`, their Karatsuba half-sums in `pk`)
 /// woven between the rounds, one product after each of rounds 1..8;
 /// returns the new GHASH state.
+// `r` is the round number; it also picks the product woven after it.
+#[allow(clippy::needless_range_loop)]
 #[inline]
 #[target_feature(enable = "aes,sse2,pclmulqdq")]
 fn encrypt8_ghash<const R: usize>(
@@ -171,6 +173,8 @@ pub(super) unsafe fn gcm_crypt<const ENCRYPT: bool>(
 
 /// The kernel, generic over the number of rounds so the round loops unroll
 /// and every round key is a memory operand of AESENC.
+// Block `j` of a step indexes several arrays at once.
+#[allow(clippy::needless_range_loop)]
 #[target_feature(enable = "aes,pclmulqdq,sse4.1,ssse3")]
 unsafe fn crypt<const R: usize, const ENCRYPT: bool>(
     rk: &[__m128i; 15],
