@@ -122,9 +122,42 @@ unsafe fn store(p: *mut u8, v: __m128i) {
 
 #[target_feature(enable = "aes,sse4.1")]
 unsafe fn ecb<const R: usize, const DEC: bool>(keys: &[__m128i; 15], mut io: InOut<'_>) {
-    let rk = *keys;
     let n = io.blocks();
     let (src, dst) = (io.src_ptr(), io.dst_ptr());
+    let mut i = 0;
+    if n >= WIDE {
+        // SAFETY: as below; n >= WIDE blocks.
+        unsafe { ecb_bulk::<R, DEC>(keys, src, dst, n) };
+        i = n / WIDE * WIDE;
+    }
+    // The few-block path (one block per call in block mode) reads the round
+    // keys in place: copying the 240-byte schedule first, as the bulk loop
+    // does, cost more than the ten rounds of one block.
+    while i < n {
+        // SAFETY: block i lies inside both regions.
+        let mut x = _mm_xor_si128(unsafe { load(src.add(16 * i)) }, keys[0]);
+        for key in &keys[1..R] {
+            x = round!(DEC, x, *key);
+        }
+        // SAFETY: as above; the block was read first.
+        unsafe { store(dst.add(16 * i), last!(DEC, x, keys[R])) };
+        i += 1;
+    }
+}
+
+/// The eight-wide part of [`ecb`]: blocks `0..n / WIDE * WIDE`.
+///
+/// # Safety
+/// `src` and `dst` valid for `16 * n` bytes (equal or disjoint).
+#[inline]
+#[target_feature(enable = "aes,sse4.1")]
+unsafe fn ecb_bulk<const R: usize, const DEC: bool>(
+    keys: &[__m128i; 15],
+    src: *const u8,
+    dst: *mut u8,
+    n: usize,
+) {
+    let rk = *keys;
     let mut i = 0;
     while n - i >= WIDE {
         let mut b = [_mm_setzero_si128(); WIDE];
@@ -144,15 +177,41 @@ unsafe fn ecb<const R: usize, const DEC: bool>(keys: &[__m128i; 15], mut io: InO
         }
         i += WIDE;
     }
-    while i < n {
-        // SAFETY: block i lies inside both regions.
-        let mut x = _mm_xor_si128(unsafe { load(src.add(16 * i)) }, rk[0]);
-        for key in &rk[1..R] {
+}
+
+/// One block in place, the block-mode call path (`Aes::encrypt_block`) of
+/// every level: a VAES register buys nothing for one block. It skips the
+/// level match, the `InOut` and the block loop of [`encrypt_blocks`]; what is
+/// left per call is a `match` on the rounds (inlined into the caller) and
+/// one direct call to [`block1`]. No trace counter (the counted ECB kernels
+/// are the bulk ones).
+#[inline]
+pub(crate) fn encrypt_block(k: &X86Aes, b: &mut Block) {
+    // SAFETY: every X86Aes level implies AES-NI and SSE4.1, confirmed by
+    // detection before the key could be built.
+    unsafe { by_rounds!(k, block1::<false>(&k.enc, b)) }
+}
+
+/// Decrypts one block in place, as [`encrypt_block`].
+#[inline]
+pub(crate) fn decrypt_block(k: &X86Aes, b: &mut Block) {
+    // SAFETY: as in encrypt_block.
+    unsafe { by_rounds!(k, block1::<true>(&k.dec, b)) }
+}
+
+/// The one-block kernel: the round keys are memory operands read in place.
+///
+/// # Safety
+/// As [`encrypt_blocks`].
+#[target_feature(enable = "aes,sse4.1")]
+unsafe fn block1<const R: usize, const DEC: bool>(keys: &[__m128i; 15], b: &mut Block) {
+    // SAFETY: `b` is 16 readable and writable bytes.
+    unsafe {
+        let mut x = _mm_xor_si128(load(b.as_ptr()), keys[0]);
+        for key in &keys[1..R] {
             x = round!(DEC, x, *key);
         }
-        // SAFETY: as above; the block was read first.
-        unsafe { store(dst.add(16 * i), last!(DEC, x, rk[R])) };
-        i += 1;
+        store(b.as_mut_ptr(), last!(DEC, x, keys[R]));
     }
 }
 

@@ -18,6 +18,13 @@
 //! Counter blocks are kept byte-reversed, which puts the 32-bit big-endian
 //! counter of each lane in that lane's lowest dword: `vpaddd` then is inc32
 //! exactly (it wraps modulo 2^32 and never carries into the IV).
+//!
+//! Where the cycles go (Zen 5): AES-128 on zmm is 10 VAESENC per four blocks
+//! and GHASH 4 VPCLMULQDQ per four blocks plus the reduction, on the same two
+//! pipes: about 0.073 TSC cycles/byte at the port bound; measured about
+//! 0.12. The gap is the schoolbook products (a Karatsuba form needs one
+//! fewer multiply per register) and the serial reduction per 32 blocks; this
+//! revision does not close it.
 
 use core::arch::x86_64::*;
 
@@ -25,6 +32,7 @@ use super::ghash_clmul::{bswap_mask, Wide, X86HKey, POWERS};
 use super::X86Aes;
 use crate::backend::gcm_kernels::inc32;
 use crate::backend::inout::InOut;
+use crate::backend::trace::{self, Kernel};
 use crate::key::{Block, MAX_ROUNDS};
 
 /// Registers (of four blocks) per main-loop step.
@@ -456,6 +464,11 @@ pub(super) unsafe fn gcm_crypt<const ENCRYPT: bool>(
     acc: &mut Block,
     mut io: InOut<'_>,
 ) {
+    trace::hit(if ENCRYPT {
+        Kernel::Vaes512GcmEnc
+    } else {
+        Kernel::Vaes512GcmDec
+    });
     let n = io.blocks();
     if n == 0 {
         return;
@@ -489,6 +502,11 @@ pub(super) unsafe fn gcm_oneshot<const ENCRYPT: bool>(
     aad: &[u8],
     mut io: InOut<'_>,
 ) -> Block {
+    trace::hit(if ENCRYPT {
+        Kernel::Vaes512GcmEnc
+    } else {
+        Kernel::Vaes512GcmDec
+    });
     let len = io.len();
     let src = io.src_ptr();
     let dst = io.dst_ptr();

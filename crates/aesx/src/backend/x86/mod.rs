@@ -52,6 +52,8 @@ mod xts_aesni;
 mod xts_vaes256;
 mod xts_vaes512;
 
+pub(crate) use aesni::{decrypt_block, encrypt_block};
+
 /// Which x86 instruction tier a key runs on, with the token that proves
 /// the CPU has it (tokens are zero-sized: this is one byte).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

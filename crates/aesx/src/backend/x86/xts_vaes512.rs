@@ -25,6 +25,7 @@ use zeroize::Zeroize;
 
 use super::X86Aes;
 use crate::backend::inout::InOut;
+use crate::backend::trace::{self, Kernel};
 use crate::key::{Block, MAX_ROUNDS};
 
 /// zmm registers (of four blocks) in flight per iteration: 4 or 8.
@@ -274,6 +275,7 @@ unsafe fn run_sectors<const R: usize, const ENC: bool>(
 /// The CPU must support VAES, VPCLMULQDQ and AVX-512 F/BW/VL (guaranteed by
 /// holding an `X86Aes` of level `Vaes512`).
 pub(super) unsafe fn xts_encrypt(k: &X86Aes, tweak: &mut Block, io: InOut<'_>) {
+    trace::hit(Kernel::Vaes512XtsEnc);
     // SAFETY: the caller guarantees the CPU features.
     unsafe { by_rounds!(k, run::<true>(k, tweak, io)) }
 }
@@ -283,6 +285,7 @@ pub(super) unsafe fn xts_encrypt(k: &X86Aes, tweak: &mut Block, io: InOut<'_>) {
 /// # Safety
 /// As [`xts_encrypt`].
 pub(super) unsafe fn xts_decrypt(k: &X86Aes, tweak: &mut Block, io: InOut<'_>) {
+    trace::hit(Kernel::Vaes512XtsDec);
     // SAFETY: the caller guarantees the CPU features.
     unsafe { by_rounds!(k, run::<false>(k, tweak, io)) }
 }
@@ -301,6 +304,11 @@ pub(super) unsafe fn xts_sectors(
     first: u128,
     io: InOut<'_>,
 ) {
+    trace::hit(if encrypt {
+        Kernel::Vaes512XtsEnc
+    } else {
+        Kernel::Vaes512XtsDec
+    });
     // SAFETY: the caller guarantees the CPU features and the shape.
     unsafe {
         if encrypt {
