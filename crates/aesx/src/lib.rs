@@ -47,6 +47,9 @@ mod error;
 mod key;
 pub mod modes;
 
+#[cfg(all(test, feature = "std"))]
+mod miri_tests;
+
 pub use backend::{Backend, BackendSet};
 pub use error::{Error, Result};
 #[doc(hidden)]
