@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Fuzzing (docs/FUZZING.md): builds every cargo-fuzz target in fuzz/ and runs
-# each for AESX_FUZZ_SECONDS (default 20; 11 targets, about 4 minutes in all)
+# each for AESX_FUZZ_SECONDS (default 15; 11 targets, about 3.5 minutes in all)
 # from the committed seeds. Fails on any crash, leak, timeout or out-of-memory,
 # printing the reproducer's path and the command that replays it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-per=${AESX_FUZZ_SECONDS:-20}
+per=${AESX_FUZZ_SECONDS:-15}
 
 if ! rustup toolchain list | grep -q '^nightly'; then
   rustup toolchain install nightly --profile minimal
