@@ -223,6 +223,9 @@ mod modes;
 #[cfg(feature = "rustcrypto")]
 mod rustcrypto;
 
+#[cfg(all(test, feature = "std"))]
+mod miri_tests;
+
 pub use backend::{Backend, BackendIter, BackendSet};
 pub use error::{Error, Result};
 #[doc(hidden)]
