@@ -592,11 +592,12 @@ fn all_backends_agree() {
             results.push((backend, len, buf));
         }
     }
+    // The reference is always the soft backend, also when AESX_BACKEND
+    // restricts the list to another one.
+    let soft = Xts::with_backend(&key, Backend::Soft).unwrap();
     for (b, len, r) in &results {
-        let soft = results
-            .iter()
-            .find(|(bb, l, _)| *bb == Backend::Soft && l == len)
-            .unwrap();
-        assert_eq!(r, &soft.2, "{b} {len}");
+        let mut want = pt[..*len].to_vec();
+        soft.encrypt(&[0xaa; 16], &mut want).unwrap();
+        assert_eq!(r, &want, "{b} {len}");
     }
 }
