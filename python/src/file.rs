@@ -136,8 +136,10 @@ fn unlock(secret: &Secret, source: &KeySource) -> Result<Zeroizing<[u8; 32]>, Fa
         (Secret::Key(k), KeySource::Key) => Ok(k.clone()),
         (Secret::Passphrase(p), KeySource::Argon2id(params)) => {
             // The header is not authenticated yet, so its cost is the
-            // attacker's to choose: the same default ceilings as the CLI.
-            kdf::check_limits(params, &kdf::Limits::default())
+            // attacker's to choose: the hard caps, then the same default
+            // ceilings as the CLI.
+            kdf::check_caps(params)
+                .and_then(|()| kdf::check_limits(params, &kdf::Limits::default()))
                 .map_err(|e| Failure::Format(e.to_string()))?;
             kdf::argon2id(p, params).map_err(|e| Failure::Format(e.to_string()))
         }
