@@ -97,6 +97,19 @@ def test_hostile_kdf_cost_refused_before_any_work(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+def test_kdf_cost_above_the_default_ceiling_refused(tmp_path):
+    # Within the hard caps (2 GiB, 3 passes, 4 lanes) but above the default
+    # decryption ceiling of 1 GiB that the CLI also applies.
+    params = (2 * 1024 * 1024).to_bytes(4, "big") + (3).to_bytes(4, "big") + (4).to_bytes(4, "big")
+    hdr = b"aesx\x01\x02" + params + os.urandom(16)
+    src = write(tmp_path / "h2", hdr + os.urandom(56 + 16))
+    t0 = time.perf_counter()
+    with pytest.raises(aesx.DecryptionError, match="above the limit"):
+        aesx.decrypt_file(src, tmp_path / "out", passphrase="x")
+    assert time.perf_counter() - t0 < 1
+    assert not (tmp_path / "out").exists()
+
+
 def test_bad_keys_for_files(tmp_path):
     src = write(tmp_path / "p", b"data")
     for key in (b"short", "zz" * 32, "ab" * 31, 5, None):
