@@ -16,54 +16,9 @@ const PRE: usize = 6 + 24 + 32;
 const CHUNK: usize = 16384;
 const ENC: usize = CHUNK + 16;
 
-struct Out {
-    code: i32,
-    stdout: Vec<u8>,
-    stderr: String,
-}
+mod common;
+use common::{aesx, data, ok};
 
-fn aesx(dir: &Path, args: &[&str], stdin: &[u8]) -> Out {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_aesx"))
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn aesx");
-    let mut pipe = child.stdin.take().unwrap();
-    let input = stdin.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = pipe.write_all(&input);
-    });
-    let o = child.wait_with_output().unwrap();
-    let _ = writer.join();
-    Out {
-        code: o.status.code().unwrap_or(-1),
-        stdout: o.stdout,
-        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-    }
-}
-
-fn ok(dir: &Path, args: &[&str], stdin: &[u8]) -> Vec<u8> {
-    let o = aesx(dir, args, stdin);
-    assert_eq!(o.code, 0, "aesx {args:?} failed: {}", o.stderr);
-    o.stdout
-}
-
-fn data(len: usize, seed: u8) -> Vec<u8> {
-    let mut x = 0x9e37_79b9u32 ^ u32::from(seed);
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x as u8
-        })
-        .collect()
-}
-
-/// A fresh directory with a key file `key`.
 fn setup() -> tempfile::TempDir {
     let d = tempfile::tempdir().unwrap();
     ok(d.path(), &["keygen", "-o", "key"], b"");

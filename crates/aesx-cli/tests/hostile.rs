@@ -8,49 +8,12 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// The binary under test: this build's, or `AESX_TEST_BIN` (to rerun the
-/// repros against another build, e.g. one from before the fixes).
-fn bin() -> String {
-    std::env::var("AESX_TEST_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_aesx").to_string())
-}
+mod common;
+use common::{aesx, bin, data, finish, ok, one_line, Out};
+
 const K: &str = "000102030405060708090a0b0c0d0e0f";
 const IV: &str = "f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
 const CHEAP_KDF: &str = "64,1,1";
-
-struct Out {
-    code: i32,
-    stdout: Vec<u8>,
-    stderr: String,
-}
-
-fn finish(mut child: Child, stdin: &[u8]) -> Out {
-    if let Some(mut pipe) = child.stdin.take() {
-        let input = stdin.to_vec();
-        std::thread::spawn(move || {
-            let _ = pipe.write_all(&input);
-        });
-    }
-    let o = child.wait_with_output().unwrap();
-    Out {
-        code: o.status.code().unwrap_or(-1),
-        stdout: o.stdout,
-        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-    }
-}
-
-fn cmd(dir: &Path, args: &[&str]) -> Command {
-    let mut c = Command::new(bin());
-    c.args(args)
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    c
-}
-
-fn aesx(dir: &Path, args: &[&str], stdin: &[u8]) -> Out {
-    finish(cmd(dir, args).spawn().unwrap(), stdin)
-}
 
 /// Runs a bash script (for redirections, ulimit, namespaces) with `$AESX`.
 fn sh(dir: &Path, script: &str) -> Out {
@@ -64,39 +27,6 @@ fn sh(dir: &Path, script: &str) -> Out {
         .spawn()
         .unwrap();
     finish(child, b"")
-}
-
-fn ok(dir: &Path, args: &[&str], stdin: &[u8]) -> Vec<u8> {
-    let o = aesx(dir, args, stdin);
-    assert_eq!(o.code, 0, "aesx {args:?}: {}", o.stderr);
-    o.stdout
-}
-
-/// One `aesx: ` line on stderr, exit `code`, containing `needle`.
-fn one_line(o: &Out, code: i32, needle: &str) {
-    assert!(!o.stderr.contains("panicked"), "panic: {}", o.stderr);
-    assert_eq!(o.code, code, "exit code; stderr: {}", o.stderr);
-    let lines: Vec<&str> = o.stderr.lines().collect();
-    assert_eq!(lines.len(), 1, "want one stderr line, got: {:?}", o.stderr);
-    assert!(lines[0].starts_with("aesx: "), "{:?}", o.stderr);
-    assert!(!lines[0].contains("os error"), "{:?}", o.stderr);
-    assert!(
-        lines[0].to_lowercase().contains(&needle.to_lowercase()),
-        "stderr {:?} lacks {needle:?}",
-        o.stderr
-    );
-}
-
-fn data(len: usize, seed: u8) -> Vec<u8> {
-    let mut x = 0x9e37_79b9u32 ^ u32::from(seed);
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x as u8
-        })
-        .collect()
 }
 
 fn names(dir: &Path) -> Vec<String> {

@@ -1,0 +1,82 @@
+//! Shared by the CLI's end-to-end tests: running the binary with stdin
+//! fed from a thread, the one-line error check, and deterministic data.
+
+#![allow(dead_code)] // each test binary uses a different part
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+/// The binary under test: this build's, or `AESX_TEST_BIN` (to rerun the
+/// repros against another build, e.g. one from before the fixes).
+pub fn bin() -> String {
+    std::env::var("AESX_TEST_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_aesx").to_string())
+}
+
+pub struct Out {
+    pub code: i32,
+    pub stdout: Vec<u8>,
+    pub stderr: String,
+}
+
+pub fn finish(mut child: Child, stdin: &[u8]) -> Out {
+    if let Some(mut pipe) = child.stdin.take() {
+        let input = stdin.to_vec();
+        std::thread::spawn(move || {
+            let _ = pipe.write_all(&input);
+        });
+    }
+    let o = child.wait_with_output().unwrap();
+    Out {
+        code: o.status.code().unwrap_or(-1),
+        stdout: o.stdout,
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+    }
+}
+
+pub fn cmd(dir: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new(bin());
+    c.args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    c
+}
+
+pub fn aesx(dir: &Path, args: &[&str], stdin: &[u8]) -> Out {
+    finish(cmd(dir, args).spawn().unwrap(), stdin)
+}
+
+pub fn ok(dir: &Path, args: &[&str], stdin: &[u8]) -> Vec<u8> {
+    let o = aesx(dir, args, stdin);
+    assert_eq!(o.code, 0, "aesx {args:?}: {}", o.stderr);
+    o.stdout
+}
+
+/// One `aesx: ` line on stderr, exit `code`, containing `needle`.
+pub fn one_line(o: &Out, code: i32, needle: &str) {
+    assert!(!o.stderr.contains("panicked"), "panic: {}", o.stderr);
+    assert_eq!(o.code, code, "exit code; stderr: {}", o.stderr);
+    let lines: Vec<&str> = o.stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "want one stderr line, got: {:?}", o.stderr);
+    assert!(lines[0].starts_with("aesx: "), "{:?}", o.stderr);
+    assert!(!lines[0].contains("os error"), "{:?}", o.stderr);
+    assert!(
+        lines[0].to_lowercase().contains(&needle.to_lowercase()),
+        "stderr {:?} lacks {needle:?}",
+        o.stderr
+    );
+}
+
+pub fn data(len: usize, seed: u8) -> Vec<u8> {
+    let mut x = 0x9e37_79b9u32 ^ u32::from(seed);
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as u8
+        })
+        .collect()
+}
