@@ -5,6 +5,7 @@ use core::fmt;
 use zeroize::Zeroize;
 
 use crate::backend::polyval_kernels::PolyvalKey;
+use crate::backend::siv_kernels::{ctr32le, message_engine};
 use crate::backend::{with_engine, Backend, BlockKernels, Engine, InOut};
 use crate::error::{Error, Result};
 use crate::key::{Block, KeySize, RoundKeys, BLOCK_LEN};
@@ -19,8 +20,6 @@ const NONCE_LEN: usize = 12;
 const TAG_LEN: usize = 16;
 /// RFC 8452's limit on plaintext and on associated data: 2^36 bytes.
 const MAX_LEN: u64 = 1 << 36;
-/// Keystream blocks per batch (1 KiB on the stack).
-const BATCH: usize = 64;
 
 /// AES-GCM-SIV with one key (RFC 8452): nonce-misuse-resistant AEAD.
 ///
@@ -168,7 +167,7 @@ impl GcmSiv {
     fn seal_keys(&self, nonce: &[u8], aad: &[u8], pt: &[u8]) -> Result<(MessageKeys, Block)> {
         let nonce = check_nonce(nonce)?;
         check_lengths(aad.len(), pt.len())?;
-        let keys = self.derive(nonce)?;
+        let keys = self.derive(nonce, aad.len().max(pt.len()))?;
         let tag = keys.tag(nonce, aad, pt);
         Ok((keys, tag))
     }
@@ -187,13 +186,13 @@ impl GcmSiv {
             .try_into()
             .map_err(|_| Error::InvalidTagLength { len: tag.len() })?;
         check_lengths(aad.len(), len)?;
-        Ok((self.derive(nonce)?, want))
+        Ok((self.derive(nonce, aad.len().max(len))?, want))
     }
 
     /// Derives the message's POLYVAL and AES keys (RFC 8452 section 4):
     /// block i is AES(K, le32(i) || nonce), of which the first 8 bytes count;
     /// all blocks go through the backend in one call.
-    fn derive(&self, nonce: &[u8; NONCE_LEN]) -> Result<MessageKeys> {
+    fn derive(&self, nonce: &[u8; NONCE_LEN], longest: usize) -> Result<MessageKeys> {
         let count = if self.size == KeySize::Aes128 { 4 } else { 6 };
         let mut blocks = [0u8; 6 * BLOCK_LEN];
         for (i, b) in blocks.chunks_exact_mut(BLOCK_LEN).enumerate() {
@@ -212,11 +211,11 @@ impl GcmSiv {
         blocks.zeroize();
         let mut auth = [0u8; BLOCK_LEN];
         auth.copy_from_slice(&halves[..BLOCK_LEN]);
-        let rk = RoundKeys::expand(&halves[BLOCK_LEN..count * 8]);
+        let aes = message_engine(self.backend, &halves[BLOCK_LEN..count * 8]);
         halves.zeroize();
         let keys = MessageKeys {
-            polyval: PolyvalKey::new(self.backend, &auth),
-            aes: Engine::new(self.backend, &rk?)?,
+            polyval: PolyvalKey::new(self.backend, &auth, longest.div_ceil(BLOCK_LEN)),
+            aes: aes?,
         };
         auth.zeroize();
         Ok(keys)
@@ -243,29 +242,9 @@ impl MessageKeys {
         s
     }
 
-    /// XORs the keystream of counter blocks tag | 0x80.. (the first 32 bits
-    /// a little-endian counter, wrapping mod 2^32) into `io`.
-    fn ctr(&self, tag: &Block, mut io: InOut<'_>) {
-        let mut ctr = *tag;
-        ctr[15] |= 0x80;
-        let mut c = u32::from_le_bytes([ctr[0], ctr[1], ctr[2], ctr[3]]);
-        let mut ks = [0u8; BATCH * BLOCK_LEN];
-        let mut done = 0;
-        while done < io.len() {
-            let n = (io.len() - done).min(BATCH * BLOCK_LEN);
-            let m = n.div_ceil(BLOCK_LEN);
-            for b in ks[..m * BLOCK_LEN].chunks_exact_mut(BLOCK_LEN) {
-                b.copy_from_slice(&ctr);
-                b[..4].copy_from_slice(&c.to_le_bytes());
-                c = c.wrapping_add(1);
-            }
-            with_engine!(&self.aes, k => k.encrypt_blocks(InOut::in_place(&mut ks[..m * BLOCK_LEN])));
-            let (_, rest) = io.reborrow().split_at(done);
-            let (mut part, _) = rest.split_at(n);
-            part.xor_from(&ks[..n]);
-            done += n;
-        }
-        ks.zeroize();
+    /// XORs the GCM-SIV keystream for `tag` into `io`.
+    fn ctr(&self, tag: &Block, io: InOut<'_>) {
+        ctr32le(&self.aes, tag, io);
     }
 }
 

@@ -4,6 +4,7 @@ use core::fmt;
 
 use zeroize::Zeroize;
 
+use crate::backend::siv_kernels::message_engine;
 use crate::backend::{with_engine, Backend, BlockKernels, Engine, InOut};
 use crate::error::{Error, Result};
 use crate::key::{Block, KeySize, RoundKeys, BLOCK_LEN};
@@ -152,8 +153,9 @@ impl Xaes256Gcm {
             }
         }
         with_engine!(&self.engine, k => k.encrypt_blocks(InOut::in_place(&mut kx)));
-        let gcm = Gcm::with_backend(&kx, self.backend);
+        let engine = message_engine(self.backend, &kx);
         kx.zeroize();
-        Ok((gcm?, &nonce[12..]))
+        let gcm = Gcm::from_engine(engine?, self.backend, KeySize::Aes256);
+        Ok((gcm, &nonce[12..]))
     }
 }
