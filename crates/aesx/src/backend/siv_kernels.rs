@@ -1,43 +1,68 @@
 //! The per-message pieces of AES-GCM-SIV and XAES-256-GCM, by backend: a
-//! fast key schedule for the derived keys and the GCM-SIV counter mode
-//! (RFC 8452: the first 32-bit word of the block counts, little-endian).
+//! fast key schedule for keys derived per message, the GCM-SIV counter mode
+//! (RFC 8452: the first 32-bit word of the block counts, little-endian,
+//! modulo 2^32) and POLYVAL.
+//!
+//! The modes run generically over a backend's key type (inside one
+//! `with_engine!`), so a derived key is built in place as that type and
+//! never goes through the large `Engine` enum.
 
 use zeroize::Zeroize;
 
+use super::gcm_kernels::GcmKernels;
 use super::inout::InOut;
-use super::kernels::BlockKernels;
-use super::{with_engine, Backend, Engine};
+use super::polyval_kernels::PolyvalKey;
+use super::soft::SoftAes;
+use super::Backend;
 use crate::error::Result;
 use crate::key::{Block, RoundKeys, BLOCK_LEN};
 
 /// Keystream blocks per batch in the generic counter mode (1 KiB).
 const BATCH: usize = 64;
 
-/// An engine for a key derived per message (16 or 32 bytes), on `backend`.
-pub(crate) fn message_engine(backend: Backend, key: &[u8]) -> Result<Engine> {
-    #[cfg(target_arch = "x86_64")]
-    if matches!(
-        backend,
-        Backend::Aesni | Backend::Vaes256 | Backend::Vaes512
-    ) {
-        return super::x86::siv::expand_key(backend, key).map(Engine::X86);
-    }
-    Engine::new(backend, &RoundKeys::expand(key)?)
-}
+pub(crate) trait SivKernels: GcmKernels + Sized {
+    /// A key on the same backend from 16 or 32 raw bytes.
+    fn message_key(&self, key: &[u8]) -> Result<Self>;
 
-/// XORs the keystream of counter blocks `tag | 0x80` in the last byte, the
-/// first 32 bits a little-endian counter wrapping mod 2^32, into `io`.
-pub(crate) fn ctr32le(engine: &Engine, tag: &Block, io: InOut<'_>) {
-    match engine {
-        #[cfg(target_arch = "x86_64")]
-        Engine::X86(k) => super::x86::siv::ctr32le(k, tag, io),
-        #[allow(unreachable_patterns)]
-        _ => with_engine!(engine, k => ctr32le_generic(k, tag, io)),
+    /// The POLYVAL key `h` for calls of about `blocks` blocks.
+    fn polyval_key(&self, backend: Backend, h: &Block, blocks: usize) -> PolyvalKey {
+        PolyvalKey::new(backend, h, blocks)
+    }
+
+    /// XORs the keystream of counter blocks `tag | 0x80` in the last byte,
+    /// the first 32 bits a little-endian counter wrapping mod 2^32, into `io`.
+    fn ctr32le(&self, tag: &Block, io: InOut<'_>) {
+        ctr32le_generic(self, tag, io)
     }
 }
 
-/// [`ctr32le`] from batches of counter blocks through `encrypt_blocks`.
-fn ctr32le_generic<K: BlockKernels>(k: &K, tag: &Block, mut io: InOut<'_>) {
+impl SivKernels for SoftAes {
+    fn message_key(&self, key: &[u8]) -> Result<Self> {
+        Ok(SoftAes::new(&RoundKeys::expand(key)?))
+    }
+}
+
+#[cfg(target_arch = "aarch64")]
+impl SivKernels for super::aarch64::ArmAes {
+    fn message_key(&self, key: &[u8]) -> Result<Self> {
+        super::aarch64::ArmAes::new(&RoundKeys::expand(key)?)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl SivKernels for super::x86::X86Aes {
+    fn message_key(&self, key: &[u8]) -> Result<Self> {
+        super::x86::siv::expand_key(self, key)
+    }
+
+    fn ctr32le(&self, tag: &Block, io: InOut<'_>) {
+        super::x86::siv::ctr32le(self, tag, io)
+    }
+}
+
+/// [`SivKernels::ctr32le`] from batches of counter blocks through
+/// `encrypt_blocks`.
+fn ctr32le_generic<K: GcmKernels>(k: &K, tag: &Block, mut io: InOut<'_>) {
     let mut ctr = *tag;
     ctr[15] |= 0x80;
     let mut c = u32::from_le_bytes([ctr[0], ctr[1], ctr[2], ctr[3]]);

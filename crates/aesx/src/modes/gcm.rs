@@ -182,16 +182,6 @@ impl Gcm {
         })
     }
 
-    /// AES-GCM over an engine already built (keys derived per message).
-    pub(crate) fn from_engine(engine: Engine, backend: Backend, size: KeySize) -> Self {
-        Gcm {
-            engine: GcmEngine::new(engine),
-            backend,
-            size,
-            tag_len: TAG_LEN,
-        }
-    }
-
     /// The same key with tags of `tag_len` bytes (16, 15, 14, 13, 12, 8 or 4)
     /// for sealing and opening.
     pub fn with_tag_len(mut self, tag_len: usize) -> Result<Self> {

@@ -14,14 +14,13 @@ use super::lanes::Lanes;
 use super::{Level, X86Aes};
 use crate::backend::inout::InOut;
 use crate::backend::trace::{self, Kernel};
-use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::key::{Block, KeySize, MAX_ROUNDS};
 
 /// Expands a 16- or 32-byte key (the only sizes GCM-SIV and XAES derive)
-/// for `backend`; other lengths are an error.
-pub(crate) fn expand_key(backend: Backend, key: &[u8]) -> Result<X86Aes> {
-    let level = Level::detect(backend).ok_or(Error::BackendUnavailable(backend))?;
+/// on the tier of `like`; other lengths are an error.
+pub(crate) fn expand_key(like: &X86Aes, key: &[u8]) -> Result<X86Aes> {
+    let level = like.level;
     let size = KeySize::from_len(key.len())?;
     if size == KeySize::Aes192 {
         return Err(Error::InvalidKeyLength { len: key.len() });
