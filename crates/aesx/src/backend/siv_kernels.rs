@@ -29,6 +29,11 @@ pub(crate) trait SivKernels: GcmKernels + Sized {
         PolyvalKey::new(backend, h, blocks)
     }
 
+    /// The GHASH key of a key derived per message (XAES).
+    fn message_ghash_key(&self) -> Self::HKey {
+        self.ghash_key()
+    }
+
     /// XORs the keystream of counter blocks `tag | 0x80` in the last byte,
     /// the first 32 bits a little-endian counter wrapping mod 2^32, into `io`.
     fn ctr32le(&self, tag: &Block, io: InOut<'_>) {
@@ -53,6 +58,10 @@ impl SivKernels for super::aarch64::ArmAes {
 impl SivKernels for super::x86::X86Aes {
     fn message_key(&self, key: &[u8]) -> Result<Self> {
         super::x86::siv::expand_key(self, key)
+    }
+
+    fn message_ghash_key(&self) -> Self::HKey {
+        super::x86::siv::ghash_key(self)
     }
 
     fn ctr32le(&self, tag: &Block, io: InOut<'_>) {

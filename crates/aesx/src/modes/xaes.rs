@@ -188,7 +188,7 @@ impl Xaes256Gcm {
         let aes = k.message_key(&kx);
         kx.zeroize();
         let aes = aes?;
-        let h = aes.ghash_key();
+        let h = aes.message_ghash_key();
         Ok(GcmKey { aes, h })
     }
 }

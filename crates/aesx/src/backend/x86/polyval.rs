@@ -42,8 +42,11 @@ impl X86PolyvalKey {
     /// The key `h` with as many powers as a call of `blocks` blocks uses.
     pub(crate) fn new(level: Level, h: &Block, blocks: usize) -> Self {
         let have = blocks.clamp(1, MAX);
+        // SAFETY: `h` is 16 readable bytes; loadu has no alignment need
+        // (SSE2, baseline).
+        let h = unsafe { _mm_loadu_si128(h.as_ptr().cast()) };
         // SAFETY: every level's token proves PCLMULQDQ (the aesni tier).
-        let tab = unsafe { powers(level.aesni(), h, have) };
+        let tab = unsafe { powers::<MAX>(level.aesni(), h, have) };
         X86PolyvalKey { tab, have, level }
     }
 
@@ -163,31 +166,29 @@ unsafe fn dot(a: __m128i, b: __m128i) -> __m128i {
     }
 }
 
-/// H^1..H^have in `tab`'s layout, by doubling: pow[a]·pow[b] = pow[a+b+1],
-/// so each round multiplies the newest power by all earlier ones at once
-/// (four dependent products for sixteen powers).
+/// H^1..H^have in `tab`'s layout (`tab[N - 1 - t]` = H^(t+1)·x^(-128·t)),
+/// by doubling: pow[a]·pow[b] = pow[a+b+1], so each round multiplies the
+/// newest power by all earlier ones at once (four dependent products for
+/// sixteen powers, five for thirty-two). The same Montgomery product serves
+/// GHASH's powers of H·y (see `gcm_kernels`), hence the `N` parameter.
 #[target_feature(enable = "sse2,ssse3,sse4.1,pclmulqdq")]
-unsafe fn powers(_: super::cpu::Aesni, h: &Block, have: usize) -> [__m128i; MAX] {
-    let mut pow = [_mm_setzero_si128(); MAX];
-    // SAFETY: `h` is 16 readable bytes; loadu has no alignment need.
-    pow[0] = unsafe { _mm_loadu_si128(h.as_ptr().cast()) };
+pub(super) fn powers<const N: usize>(
+    _: super::cpu::Aesni,
+    h: __m128i,
+    have: usize,
+) -> [__m128i; N] {
+    let mut tab = [_mm_setzero_si128(); N];
+    tab[N - 1] = h;
     let mut done = 1;
     while done < have {
-        let top = pow[done - 1];
+        let top = tab[N - done];
         let upto = (2 * done).min(have);
         for j in done..upto {
+            // pow[j] = pow[done - 1]·pow[j - done]
             // SAFETY: this function enables PCLMULQDQ.
-            pow[j] = unsafe { dot(top, pow[j - done]) };
+            tab[N - 1 - j] = unsafe { dot(top, tab[N - 1 - (j - done)]) };
         }
         done = upto;
-    }
-    let mut tab = [_mm_setzero_si128(); MAX];
-    for t in 0..have {
-        tab[MAX - 1 - t] = pow[t];
-    }
-    for p in pow.iter_mut() {
-        // SAFETY: a valid exclusive reference; volatile keeps the wipe.
-        unsafe { core::ptr::write_volatile(p, _mm_setzero_si128()) };
     }
     tab
 }

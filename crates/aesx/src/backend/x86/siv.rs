@@ -10,9 +10,14 @@
 
 use core::arch::x86_64::*;
 
+use zeroize::Zeroize;
+
+use super::ghash_clmul::{X86HKey, POWERS};
 use super::lanes::Lanes;
+use super::polyval::powers;
 use super::{Level, X86Aes};
 use crate::backend::inout::InOut;
+use crate::backend::kernels::BlockKernels;
 use crate::backend::trace::{self, Kernel};
 use crate::error::{Error, Result};
 use crate::key::{Block, KeySize, MAX_ROUNDS};
@@ -112,6 +117,34 @@ unsafe fn schedule(_: super::cpu::Aesni, key: &[u8], size: KeySize, level: Level
         rounds,
         level,
     }
+}
+
+/// The GHASH key of `k` (H = E_K(0), kept as H·y, and its powers; see
+/// `ghash_clmul`), with the powers computed by doubling: a key derived per
+/// message (XAES) cannot wait for thirty-one dependent products.
+pub(crate) fn ghash_key(k: &X86Aes) -> X86HKey {
+    let mut h = [0u8; 16];
+    k.encrypt_blocks(InOut::in_place(&mut h));
+    let hv = u128::from_be_bytes(h);
+    h.zeroize();
+    // H·y; a carry out of y^127 is reduced with a mask (H is secret).
+    const G: u128 = 0xc200_0000_0000_0000_0000_0000_0000_0001;
+    let k1 = (hv << 1) ^ (G & 0u128.wrapping_sub(hv >> 127));
+    let mut key = X86HKey { pow: [0; POWERS] };
+    // SAFETY: every level's token proves PCLMULQDQ; u128 and __m128i have
+    // the same size and the register image of a u128 is its little-endian
+    // bytes, which is how X86HKey stores it.
+    unsafe {
+        let tab = powers::<POWERS>(
+            k.level.aesni(),
+            _mm_loadu_si128((&k1 as *const u128).cast()),
+            POWERS,
+        );
+        for (p, t) in key.pow.iter_mut().zip(tab.iter()) {
+            _mm_storeu_si128((p as *mut u128).cast(), *t);
+        }
+    }
+    key
 }
 
 /// XORs the GCM-SIV keystream for `tag` into `io` (any length).
