@@ -1,21 +1,24 @@
 //! # aesx
 //!
-//! AES-128/192/256 in block, ECB, CBC, CTR, XTS, GCM and IPsec ESP modes, on
-//! a constant-time portable backend and on hardware backends (AES-NI, VAES
-//! with AVX2 or AVX-512, the ARMv8 Crypto Extensions) chosen at run time.
+//! AES-128/192/256 in block, ECB, CBC, CTR, XTS, GCM, GCM-SIV, XAES-256-GCM
+//! and IPsec ESP modes, on a constant-time portable backend and on hardware
+//! backends (AES-NI, VAES with AVX2 or AVX-512, the ARMv8 Crypto Extensions)
+//! chosen at run time.
 //!
 //! Two ways in:
 //!
 //! - **The inherent API**: one type per mode ([`Aes`], [`Ecb`], [`Cbc`],
-//!   [`Ctr`], [`Xts`], [`Gcm`], [`Esp`]) taking keys, IVs and nonces as byte
-//!   slices and returning [`Result`] with a typed [`Error`] for every caller
-//!   mistake.
+//!   [`Ctr`], [`Xts`], [`Gcm`], [`GcmSiv`], [`Xaes256Gcm`], [`Esp`]) taking
+//!   keys, IVs and nonces as byte slices and returning [`Result`] with a
+//!   typed [`Error`] for every caller mistake.
 //! - **RustCrypto's traits** (feature `rustcrypto`, on by default):
 //!   [`Aes128`], [`Aes192`], [`Aes256`] implement `cipher` 0.5's `KeyInit`,
 //!   `BlockCipherEncrypt` and `BlockCipherDecrypt`, so they drop into `ctr`,
 //!   `cbc`, `xts-mode` and any generic code; [`Aes128Gcm`], [`Aes192Gcm`],
 //!   [`Aes256Gcm`] implement `aead` 0.6's `KeyInit`, `AeadCore` and
-//!   `AeadInOut` (and so `Aead` with `alloc`), as `aes-gcm`'s types do.
+//!   `AeadInOut` (and so `Aead` with `alloc`), as `aes-gcm`'s types do;
+//!   [`Aes128GcmSiv`], [`Aes256GcmSiv`] (as `aes-gcm-siv`'s) and
+//!   [`Xaes256Gcm`] (24-byte nonces) implement the same traits.
 //!
 //! Every key type zeroizes its key material on drop, and no `Debug` output
 //! shows keys, keystream, IVs or salts.
@@ -99,6 +102,22 @@
 //! Streaming encryption is [`GcmEncryptor`]; streaming decryption, which
 //! releases plaintext before the tag is checked, is
 //! [`hazmat::GcmDecryptorHazmat`].
+//!
+//! ## AES-GCM-SIV (RFC 8452) and XAES-256-GCM (c2sp.org)
+//!
+//! ```
+//! use aesx::{GcmSiv, Xaes256Gcm};
+//!
+//! // Nonce-misuse resistant: a repeated nonce reveals only equal messages.
+//! let siv = GcmSiv::new(&[7u8; 32]).unwrap();
+//! let sealed = siv.seal(&[1u8; 12], b"header", b"secret").unwrap();
+//! assert_eq!(siv.open(&[1u8; 12], b"header", &sealed).unwrap(), b"secret");
+//!
+//! // 24-byte nonces, safe to draw at random.
+//! let xaes = Xaes256Gcm::new(&[7u8; 32]).unwrap();
+//! let sealed = xaes.seal(&[2u8; 24], b"", b"secret").unwrap();
+//! assert_eq!(xaes.open(&[2u8; 24], b"", &sealed).unwrap(), b"secret");
+//! ```
 //!
 //! ## IPsec ESP (RFC 4106)
 //!

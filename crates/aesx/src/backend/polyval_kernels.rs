@@ -16,6 +16,8 @@ pub(crate) enum PolyvalKey {
     Soft(SoftPolyvalKey),
     #[cfg(target_arch = "x86_64")]
     X86(super::x86::polyval::X86PolyvalKey),
+    #[cfg(target_arch = "aarch64")]
+    Armv8(super::aarch64::polyval::ArmPolyvalKey),
 }
 
 impl PolyvalKey {
@@ -37,6 +39,8 @@ impl PolyvalKey {
             PolyvalKey::Soft(k) => k.update(acc, data),
             #[cfg(target_arch = "x86_64")]
             PolyvalKey::X86(k) => k.update(acc, data),
+            #[cfg(target_arch = "aarch64")]
+            PolyvalKey::Armv8(k) => k.update(acc, data),
         }
     }
 

@@ -52,6 +52,10 @@ impl SivKernels for super::aarch64::ArmAes {
     fn message_key(&self, key: &[u8]) -> Result<Self> {
         super::aarch64::ArmAes::new(&RoundKeys::expand(key)?)
     }
+
+    fn polyval_key(&self, _: Backend, h: &Block, blocks: usize) -> PolyvalKey {
+        PolyvalKey::Armv8(super::aarch64::polyval::ArmPolyvalKey::new(self, h, blocks))
+    }
 }
 
 #[cfg(target_arch = "x86_64")]

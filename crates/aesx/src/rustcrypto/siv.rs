@@ -25,6 +25,40 @@ fn to_tag<T: AeadCore>(tag: &[u8]) -> aead::Tag<T> {
     out
 }
 
+/// `AeadInOut` through a type's own in-place detached seal and open (its own or
+/// those of a field).
+macro_rules! aead_in_place {
+    ($name:ident $(, $field:ident)?) => {
+        impl AeadInOut for $name {
+            fn encrypt_inout_detached(
+                &self,
+                nonce: &aead::Nonce<Self>,
+                associated_data: &[u8],
+                buffer: InOutBuf<'_, '_, u8>,
+            ) -> aead::Result<aead::Tag<Self>> {
+                let buf = in_place(buffer);
+                self$(.$field)?
+                    .seal_in_place_detached(nonce.as_slice(), associated_data, buf)
+                    .map(|t| to_tag::<Self>(t.as_bytes()))
+                    .map_err(|_| aead::Error)
+            }
+
+            fn decrypt_inout_detached(
+                &self,
+                nonce: &aead::Nonce<Self>,
+                associated_data: &[u8],
+                buffer: InOutBuf<'_, '_, u8>,
+                tag: &aead::Tag<Self>,
+            ) -> aead::Result<()> {
+                let buf = in_place(buffer);
+                self$(.$field)?
+                    .open_in_place_detached(nonce.as_slice(), associated_data, buf, tag)
+                    .map_err(|_| aead::Error)
+            }
+        }
+    };
+}
+
 macro_rules! siv_type {
     ($name:ident, $ks:ty, $bytes:literal, $bits:literal) => {
         #[doc = concat!("AES-", $bits, "-GCM-SIV (RFC 8452) under `aead` 0.6's traits: a drop-in")]
@@ -74,32 +108,7 @@ macro_rules! siv_type {
             const TAG_POSITION: TagPosition = TagPosition::Postfix;
         }
 
-        impl AeadInOut for $name {
-            fn encrypt_inout_detached(
-                &self,
-                nonce: &aead::Nonce<Self>,
-                associated_data: &[u8],
-                buffer: InOutBuf<'_, '_, u8>,
-            ) -> aead::Result<aead::Tag<Self>> {
-                self.siv
-                    .seal_in_place_detached(nonce.as_slice(), associated_data, in_place(buffer))
-                    .map(|t| to_tag::<Self>(t.as_bytes()))
-                    .map_err(|_| aead::Error)
-            }
-
-            fn decrypt_inout_detached(
-                &self,
-                nonce: &aead::Nonce<Self>,
-                associated_data: &[u8],
-                buffer: InOutBuf<'_, '_, u8>,
-                tag: &aead::Tag<Self>,
-            ) -> aead::Result<()> {
-                let buf = in_place(buffer);
-                self.siv
-                    .open_in_place_detached(nonce.as_slice(), associated_data, buf, tag)
-                    .map_err(|_| aead::Error)
-            }
-        }
+        aead_in_place!($name, siv);
 
         impl fmt::Debug for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -137,30 +146,7 @@ impl AeadCore for Xaes256Gcm {
     const TAG_POSITION: TagPosition = TagPosition::Postfix;
 }
 
-impl AeadInOut for Xaes256Gcm {
-    fn encrypt_inout_detached(
-        &self,
-        nonce: &aead::Nonce<Self>,
-        associated_data: &[u8],
-        buffer: InOutBuf<'_, '_, u8>,
-    ) -> aead::Result<aead::Tag<Self>> {
-        self.seal_in_place_detached(nonce.as_slice(), associated_data, in_place(buffer))
-            .map(|t| to_tag::<Self>(t.as_bytes()))
-            .map_err(|_| aead::Error)
-    }
-
-    fn decrypt_inout_detached(
-        &self,
-        nonce: &aead::Nonce<Self>,
-        associated_data: &[u8],
-        buffer: InOutBuf<'_, '_, u8>,
-        tag: &aead::Tag<Self>,
-    ) -> aead::Result<()> {
-        let buf = in_place(buffer);
-        self.open_in_place_detached(nonce.as_slice(), associated_data, buf, tag)
-            .map_err(|_| aead::Error)
-    }
-}
+aead_in_place!(Xaes256Gcm);
 
 // The key and the CMAC subkey zeroize themselves on drop.
 impl zeroize::ZeroizeOnDrop for Xaes256Gcm {}

@@ -27,6 +27,7 @@ mod blocks;
 mod ctr;
 pub(crate) mod gcm;
 pub(crate) mod ghash;
+pub(crate) mod polyval;
 // Only the tests read the generic timer (to check that it ticks); nothing
 // outside the crate sees it.
 #[cfg(test)]

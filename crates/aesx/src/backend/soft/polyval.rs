@@ -159,31 +159,37 @@ impl SoftPolyvalKey {
 mod tests {
     use super::*;
 
-    fn clmul_ref(x: u64, y: u64) -> u128 {
-        let mut r = 0u128;
-        for i in 0..64 {
-            if (y >> i) & 1 == 1 {
-                r ^= (x as u128) << i;
-            }
-        }
-        r
+    /// Bit k of the carry-less product is the parity of the pairs (i, k - i)
+    /// with both bits set: the definition, one output bit at a time.
+    fn clmul_by_definition(x: u64, y: u64) -> u128 {
+        (0..127u32).fold(0u128, |acc, k| {
+            let pairs = (0..=k.min(63))
+                .filter(|&i| k - i < 64 && (x >> i) & 1 == 1 && (y >> (k - i)) & 1 == 1)
+                .count();
+            acc | (((pairs & 1) as u128) << k)
+        })
     }
 
     #[test]
-    fn clmul64_matches_reference() {
-        let mut s = 0x0123_4567_89ab_cdefu64;
-        for _ in 0..2000 {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            let a = s;
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            let b = s;
-            assert_eq!(clmul64(a, b), clmul_ref(a, b));
+    fn clmul64_is_carryless() {
+        let mut s = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s
+        };
+        for _ in 0..300 {
+            let (a, b) = (next(), next());
+            assert_eq!(clmul64(a, b), clmul_by_definition(a, b));
         }
-        assert_eq!(clmul64(u64::MAX, u64::MAX), clmul_ref(u64::MAX, u64::MAX));
+        for (a, b) in [
+            (u64::MAX, u64::MAX),
+            (1, u64::MAX),
+            (0x8000_0000_0000_0000, 3),
+        ] {
+            assert_eq!(clmul64(a, b), clmul_by_definition(a, b));
+        }
     }
 
     /// RFC 8452 Appendix A: POLYVAL(H, X1, X2).

@@ -20,7 +20,7 @@ use crate::backend::inout::InOut;
 use crate::backend::kernels::BlockKernels;
 use crate::backend::trace::{self, Kernel};
 use crate::error::{Error, Result};
-use crate::key::{Block, KeySize, MAX_ROUNDS};
+use crate::key::{Block, KeySize, RoundKeys, MAX_ROUNDS};
 
 /// Expands a 16- or 32-byte key (the only sizes GCM-SIV and XAES derive)
 /// on the tier of `like`; other lengths are an error.
@@ -72,10 +72,8 @@ macro_rules! step256 {
 }
 
 #[target_feature(enable = "aes,sse4.1")]
-unsafe fn schedule(_: super::cpu::Aesni, key: &[u8], size: KeySize, level: Level) -> X86Aes {
+unsafe fn schedule(aesni: super::cpu::Aesni, key: &[u8], size: KeySize, level: Level) -> X86Aes {
     let mut enc = [_mm_setzero_si128(); MAX_ROUNDS + 1];
-    let mut dec = [_mm_setzero_si128(); MAX_ROUNDS + 1];
-    let rounds = size.rounds();
     // SAFETY: `key` holds 16 bytes (AES-128) or 32 (AES-256) as read
     // below; loadu has no alignment need. The rest is AES-NI/SSE, which
     // this function enables.
@@ -106,17 +104,19 @@ unsafe fn schedule(_: super::cpu::Aesni, key: &[u8], size: KeySize, level: Level
             );
         }
     }
-    dec[0] = enc[rounds];
-    for i in 1..rounds {
-        dec[i] = _mm_aesimc_si128(enc[rounds - i]);
+    // The decryption keys and the layout are X86Aes::expand's, from the
+    // FIPS 197 byte form.
+    let mut rk = RoundKeys {
+        rk: [[0u8; 16]; MAX_ROUNDS + 1],
+        size,
+    };
+    for (out, e) in rk.rk.iter_mut().zip(enc.iter_mut()) {
+        // SAFETY: `out` is 16 writable bytes; storeu has no alignment need.
+        unsafe { _mm_storeu_si128(out.as_mut_ptr().cast(), *e) };
+        *e = _mm_setzero_si128();
     }
-    dec[rounds] = enc[0];
-    X86Aes {
-        enc,
-        dec,
-        rounds,
-        level,
-    }
+    // SAFETY: `aesni` proves AES-NI and SSE4.1, which `expand` enables.
+    unsafe { X86Aes::expand(aesni, &rk, level) }
 }
 
 /// The GHASH key of `k` (H = E_K(0), kept as H·y, and its powers; see
