@@ -77,6 +77,24 @@ fn report(title: &str, n: usize, jobs: &[Job<'_>], ns: &[f64], peers: &[&str]) {
     }
 }
 
+/// RustCrypto's `aes-gcm-siv` sealing `buf` in place.
+fn rustcrypto<'a, C: AeadInOut + KeyInit + 'a>(key: &[u8], buf: &'a mut Vec<u8>) -> Job<'a>
+where
+    aes_gcm_siv::aead::Nonce<C>: From<[u8; 12]>,
+{
+    let rc = C::new_from_slice(key).unwrap();
+    let nonce = aes_gcm_siv::aead::Nonce::<C>::from([0x24u8; 12]);
+    (
+        "rustcrypto".into(),
+        Box::new(move || {
+            std::hint::black_box(
+                rc.encrypt_inout_detached(&nonce, &[0xaa; 16], buf.as_mut_slice().into())
+                    .unwrap(),
+            );
+        }),
+    )
+}
+
 fn backends() -> Vec<Backend> {
     match std::env::var("AESX_BACKEND") {
         Ok(v) if !v.is_empty() => vec![v.parse().unwrap()],
@@ -114,37 +132,11 @@ fn main() {
                 ));
             }
             let buf = it.next().unwrap();
-            if key_len == 16 {
-                let rc = aes_gcm_siv::Aes128GcmSiv::new_from_slice(&key).unwrap();
-                jobs.push((
-                    "rustcrypto".into(),
-                    Box::new(move || {
-                        std::hint::black_box(
-                            rc.encrypt_inout_detached(
-                                &nonce.into(),
-                                &aad,
-                                buf.as_mut_slice().into(),
-                            )
-                            .unwrap(),
-                        );
-                    }),
-                ));
+            jobs.push(if key_len == 16 {
+                rustcrypto::<aes_gcm_siv::Aes128GcmSiv>(&key, buf)
             } else {
-                let rc = aes_gcm_siv::Aes256GcmSiv::new_from_slice(&key).unwrap();
-                jobs.push((
-                    "rustcrypto".into(),
-                    Box::new(move || {
-                        std::hint::black_box(
-                            rc.encrypt_inout_detached(
-                                &nonce.into(),
-                                &aad,
-                                buf.as_mut_slice().into(),
-                            )
-                            .unwrap(),
-                        );
-                    }),
-                ));
-            }
+                rustcrypto::<aes_gcm_siv::Aes256GcmSiv>(&key, buf)
+            });
             let name = if key_len == 16 {
                 "AES-128-GCM-SIV"
             } else {

@@ -12,6 +12,9 @@ use super::Backend;
 use crate::key::{Block, BLOCK_LEN};
 
 /// A POLYVAL key (H and the powers the chosen kernel uses).
+// Built per message on the stack and never moved far: boxing the larger
+// variants would cost an allocation per message.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum PolyvalKey {
     Soft(SoftPolyvalKey),
     #[cfg(target_arch = "x86_64")]

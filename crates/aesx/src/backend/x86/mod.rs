@@ -141,11 +141,17 @@ impl X86Aes {
     unsafe fn expand(_: cpu::Aesni, rk: &RoundKeys, level: Level) -> Self {
         let rounds = rk.rounds();
         let mut enc = [_mm_setzero_si128(); MAX_ROUNDS + 1];
-        let mut dec = [_mm_setzero_si128(); MAX_ROUNDS + 1];
         for (e, k) in enc.iter_mut().zip(rk.rk.iter()).take(rounds + 1) {
             // SAFETY: `k` is 16 readable bytes; loadu has no alignment need.
             *e = unsafe { _mm_loadu_si128(k.as_ptr().cast()) };
         }
+        Self::from_enc(enc, rounds, level)
+    }
+
+    /// The key from its encryption round keys (the decryption keys follow).
+    #[target_feature(enable = "aes,sse4.1")]
+    fn from_enc(enc: [__m128i; MAX_ROUNDS + 1], rounds: usize, level: Level) -> Self {
+        let mut dec = [_mm_setzero_si128(); MAX_ROUNDS + 1];
         dec[0] = enc[rounds];
         for i in 1..rounds {
             dec[i] = _mm_aesimc_si128(enc[rounds - i]);

@@ -20,7 +20,7 @@ use crate::backend::inout::InOut;
 use crate::backend::kernels::BlockKernels;
 use crate::backend::trace::{self, Kernel};
 use crate::error::{Error, Result};
-use crate::key::{Block, KeySize, RoundKeys, MAX_ROUNDS};
+use crate::key::{Block, KeySize, MAX_ROUNDS};
 
 /// Expands a 16- or 32-byte key (the only sizes GCM-SIV and XAES derive)
 /// on the tier of `like`; other lengths are an error.
@@ -56,23 +56,22 @@ macro_rules! step128 {
     };
 }
 
+/// Round keys 2i and 2i + 1 of AES-256 (i = 1..=6; key 14 is the caller's).
 macro_rules! step256 {
     ($enc:ident, $i:literal, $rcon:literal) => {
         $enc[2 * $i] = mix(
             $enc[2 * $i - 2],
             _mm_shuffle_epi32::<0xff>(_mm_aeskeygenassist_si128::<$rcon>($enc[2 * $i - 1])),
         );
-        if 2 * $i + 1 <= 14 {
-            $enc[2 * $i + 1] = mix(
-                $enc[2 * $i - 1],
-                _mm_shuffle_epi32::<0xaa>(_mm_aeskeygenassist_si128::<0>($enc[2 * $i])),
-            );
-        }
+        $enc[2 * $i + 1] = mix(
+            $enc[2 * $i - 1],
+            _mm_shuffle_epi32::<0xaa>(_mm_aeskeygenassist_si128::<0>($enc[2 * $i])),
+        );
     };
 }
 
 #[target_feature(enable = "aes,sse4.1")]
-unsafe fn schedule(aesni: super::cpu::Aesni, key: &[u8], size: KeySize, level: Level) -> X86Aes {
+unsafe fn schedule(_: super::cpu::Aesni, key: &[u8], size: KeySize, level: Level) -> X86Aes {
     let mut enc = [_mm_setzero_si128(); MAX_ROUNDS + 1];
     // SAFETY: `key` holds 16 bytes (AES-128) or 32 (AES-256) as read
     // below; loadu has no alignment need. The rest is AES-NI/SSE, which
@@ -104,19 +103,7 @@ unsafe fn schedule(aesni: super::cpu::Aesni, key: &[u8], size: KeySize, level: L
             );
         }
     }
-    // The decryption keys and the layout are X86Aes::expand's, from the
-    // FIPS 197 byte form.
-    let mut rk = RoundKeys {
-        rk: [[0u8; 16]; MAX_ROUNDS + 1],
-        size,
-    };
-    for (out, e) in rk.rk.iter_mut().zip(enc.iter_mut()) {
-        // SAFETY: `out` is 16 writable bytes; storeu has no alignment need.
-        unsafe { _mm_storeu_si128(out.as_mut_ptr().cast(), *e) };
-        *e = _mm_setzero_si128();
-    }
-    // SAFETY: `aesni` proves AES-NI and SSE4.1, which `expand` enables.
-    unsafe { X86Aes::expand(aesni, &rk, level) }
+    X86Aes::from_enc(enc, size.rounds(), level)
 }
 
 /// The GHASH key of `k` (H = E_K(0), kept as H·y, and its powers; see
