@@ -46,6 +46,16 @@ pub(crate) const NAMES: &[&str] = &[
     "armv8::cbc_encrypt",
     "armv8::cbc_decrypt",
     "armv8::ctr_apply",
+    "aesni::cbc_mac",
+    "aesni::ccm_encrypt",
+    "aesni::ccm_decrypt",
+    "aesni::kw_wrap",
+    "aesni::kw_unwrap",
+    "armv8::cbc_mac",
+    "armv8::ccm_encrypt",
+    "armv8::ccm_decrypt",
+    "armv8::kw_wrap",
+    "armv8::kw_unwrap",
 ];
 
 /// Index of a kernel in `NAMES`; kernels name themselves with these.
@@ -87,6 +97,16 @@ pub(crate) enum Kernel {
     Armv8CbcEnc,
     Armv8CbcDec,
     Armv8Ctr,
+    AesniCbcMac,
+    AesniCcmEnc,
+    AesniCcmDec,
+    AesniKwWrap,
+    AesniKwUnwrap,
+    Armv8CbcMac,
+    Armv8CcmEnc,
+    Armv8CcmDec,
+    Armv8KwWrap,
+    Armv8KwUnwrap,
 }
 
 /// Records one entry into `k` (test builds only).
