@@ -128,6 +128,3 @@ fn ccm_generic<K: MacKernels + ?Sized>(
 }
 
 impl MacKernels for super::soft::SoftAes {}
-
-#[cfg(target_arch = "aarch64")]
-impl MacKernels for super::aarch64::ArmAes {}

@@ -6,7 +6,7 @@ use super::block::Aes;
 use super::cmac::CbcMacState;
 use super::gcm::Tag;
 use crate::backend::mac_kernels::{xor_into, MacKernels};
-use crate::backend::{with_engine, Backend, InOut};
+use crate::backend::{with_engine, Backend, BlockKernels, InOut};
 use crate::error::{Error, Result};
 use crate::key::{Block, KeySize, BLOCK_LEN};
 
@@ -56,10 +56,11 @@ impl core::fmt::Debug for Ccm {
     }
 }
 
-/// A message's counter block A_0 (its keystream masks the tag) and the
-/// CBC-MAC after B_0 and the associated data.
+/// A message's counter block A_1, the keystream block S_0 = E(A_0) that
+/// masks the tag, and the CBC-MAC after B_0 and the associated data.
 struct Prepared {
-    ctr0: Block,
+    ctr: Block,
+    s0: Block,
     mac: CbcMacState,
 }
 
@@ -105,24 +106,7 @@ impl Ccm {
 
     /// Encrypts `buf` in place and returns the tag.
     pub fn seal_in_place_detached(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> Result<Tag> {
-        let Prepared { mut ctr0, mut mac } = self.prepare(nonce, aad, buf.len())?;
-        let mut ctr = ctr0;
-        ctr[15] = 1;
-        let (whole, tail) = InOut::in_place(buf).split_blocks();
-        with_engine!(&self.aes.engine, k => {
-            k.ccm_encrypt(&mut mac.state, &mut ctr, whole);
-            if !tail.is_empty() {
-                let mut t = [0u8; BLOCK_LEN];
-                let n = tail.len();
-                tail.read_into(&mut t[..n]);
-                // Zero padding in the MAC, then the keystream over n bytes.
-                k.ccm_encrypt(&mut mac.state, &mut ctr, InOut::in_place(&mut t));
-                let mut tail = tail;
-                tail.write_from(&t[..n]);
-                t.zeroize();
-            }
-        });
-        Ok(self.finish(&mut ctr0, &mac.state))
+        self.seal_io(nonce, aad, InOut::in_place(buf))
     }
 
     /// Decrypts `buf` in place if `tag` verifies; otherwise zeroes `buf` and
@@ -134,13 +118,54 @@ impl Ccm {
         buf: &mut [u8],
         tag: &[u8],
     ) -> Result<()> {
+        let r = self.open_io(nonce, aad, InOut::in_place(buf), tag);
+        if r == Err(Error::AuthenticationFailed) {
+            buf.zeroize();
+        }
+        r
+    }
+
+    /// Encrypts `io` (in place or out of place) and returns the tag.
+    pub(crate) fn seal_io(&self, nonce: &[u8], aad: &[u8], io: InOut<'_>) -> Result<Tag> {
+        let Prepared {
+            mut ctr,
+            mut s0,
+            mut mac,
+        } = self.prepare(nonce, aad, io.len())?;
+        let (whole, mut tail) = io.split_blocks();
+        with_engine!(&self.aes.engine, k => {
+            k.ccm_encrypt(&mut mac.state, &mut ctr, whole);
+            if !tail.is_empty() {
+                let mut t = [0u8; BLOCK_LEN];
+                let n = tail.len();
+                tail.read_into(&mut t[..n]);
+                // Zero padding in the MAC, then the keystream over n bytes.
+                k.ccm_encrypt(&mut mac.state, &mut ctr, InOut::in_place(&mut t));
+                tail.write_from(&t[..n]);
+                t.zeroize();
+            }
+        });
+        Ok(self.finish(&mut s0, &mac.state))
+    }
+
+    /// Decrypts `io` and checks `tag`; on [`Error::AuthenticationFailed`]
+    /// the caller zeroes the output.
+    pub(crate) fn open_io(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        io: InOut<'_>,
+        tag: &[u8],
+    ) -> Result<()> {
         if tag.len() != self.tag_len {
             return Err(Error::InvalidTagLength { len: tag.len() });
         }
-        let Prepared { mut ctr0, mut mac } = self.prepare(nonce, aad, buf.len())?;
-        let mut ctr = ctr0;
-        ctr[15] = 1;
-        let (whole, mut tail) = InOut::in_place(buf).split_blocks();
+        let Prepared {
+            mut ctr,
+            mut s0,
+            mut mac,
+        } = self.prepare(nonce, aad, io.len())?;
+        let (whole, mut tail) = io.split_blocks();
         with_engine!(&self.aes.engine, k => {
             k.ccm_decrypt(&mut mac.state, &mut ctr, whole);
             if !tail.is_empty() {
@@ -157,11 +182,10 @@ impl Ccm {
                 ks.zeroize();
             }
         });
-        let expected = self.finish(&mut ctr0, &mac.state);
+        let expected = self.finish(&mut s0, &mac.state);
         if expected.verify(tag) {
             Ok(())
         } else {
-            buf.zeroize();
             Err(Error::AuthenticationFailed)
         }
     }
@@ -214,12 +238,19 @@ impl Ccm {
             | (q as u8 - 1);
         b0[1..=n].copy_from_slice(nonce);
         b0[16 - q..].copy_from_slice(&len.to_be_bytes()[8 - q..]);
-        let mut ctr0 = [0u8; BLOCK_LEN];
-        ctr0[0] = q as u8 - 1;
-        ctr0[1..=n].copy_from_slice(nonce);
-
-        let mut mac = CbcMacState::new([0; BLOCK_LEN]);
-        with_engine!(&self.aes.engine, k => k.cbc_mac(&mut mac.state, &b0));
+        // B_0 and A_0 together: E(B_0) starts the CBC-MAC, E(A_0) = S_0
+        // masks the tag; independent, so one two-block call runs both at
+        // once instead of two in a row.
+        let mut pair = [0u8; 2 * BLOCK_LEN];
+        pair[..BLOCK_LEN].copy_from_slice(&b0);
+        pair[BLOCK_LEN] = q as u8 - 1;
+        pair[BLOCK_LEN + 1..=BLOCK_LEN + n].copy_from_slice(nonce);
+        let mut ctr: Block = pair[BLOCK_LEN..].try_into().expect("one block");
+        ctr[15] = 1;
+        with_engine!(&self.aes.engine, k => k.encrypt_blocks(InOut::in_place(&mut pair)));
+        let mut mac = CbcMacState::new(pair[..BLOCK_LEN].try_into().expect("one block"));
+        let s0: Block = pair[BLOCK_LEN..].try_into().expect("one block");
+        pair.zeroize();
         if !aad.is_empty() {
             let a = aad.len() as u64;
             let mut hdr = [0u8; 10];
@@ -239,16 +270,15 @@ impl Ccm {
             mac.update(&self.aes, aad);
             mac.pad_zero(&self.aes);
         }
-        Ok(Prepared { ctr0, mac })
+        Ok(Prepared { ctr, s0, mac })
     }
 
-    /// The tag: the CBC-MAC masked with the keystream of A_0, truncated.
-    fn finish(&self, ctr0: &mut Block, mac: &Block) -> Tag {
-        self.aes.encrypt_block(ctr0);
-        xor_into(ctr0, mac);
-        let mut full = *ctr0;
+    /// The tag: the CBC-MAC masked with S_0, truncated; wipes S_0.
+    fn finish(&self, s0: &mut Block, mac: &Block) -> Tag {
+        let mut full = *s0;
+        xor_into(&mut full, mac);
         full[self.tag_len..].fill(0);
-        ctr0.zeroize();
+        s0.zeroize();
         Tag::truncated(full, self.tag_len)
     }
 }
