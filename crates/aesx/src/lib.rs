@@ -15,7 +15,9 @@
 //!   `BlockCipherEncrypt` and `BlockCipherDecrypt`, so they drop into `ctr`,
 //!   `cbc`, `xts-mode` and any generic code; [`Aes128Gcm`], [`Aes192Gcm`],
 //!   [`Aes256Gcm`] implement `aead` 0.6's `KeyInit`, `AeadCore` and
-//!   `AeadInOut` (and so `Aead` with `alloc`), as `aes-gcm`'s types do.
+//!   `AeadInOut` (and so `Aead` with `alloc`), as `aes-gcm`'s types do;
+//!   [`Aes128Ccm<M, N>`](Aes128Ccm) (and 192/256) do the same for CCM with
+//!   typenum tag and nonce sizes, as `ccm::Ccm<Aes128, M, N>` does.
 //!
 //! Every key type zeroizes its key material on drop, and no `Debug` output
 //! shows keys, keystream, IVs or salts.
@@ -275,6 +277,10 @@ pub use aead::{AeadCore, AeadInOut, KeyInit, KeySizeUser};
 pub use cipher;
 #[cfg(feature = "rustcrypto")]
 pub use rustcrypto::{Aes128, Aes128Gcm, Aes192, Aes192Gcm, Aes256, Aes256Gcm, Key, Nonce};
+#[cfg(feature = "rustcrypto")]
+pub use rustcrypto::{
+    Aes128Ccm, Aes192Ccm, Aes256Ccm, AesCcm, CcmKeySize, CcmNonceSize, CcmTagSize,
+};
 
 /// Hazardous interfaces: correct to use only with care their docs spell out.
 pub mod hazmat {

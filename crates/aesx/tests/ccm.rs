@@ -347,3 +347,188 @@ fn debug_shows_no_key() {
     let s = format!("{ccm:?}");
     assert!(!s.contains("ab") && !s.contains("171"), "{s}");
 }
+
+// NIST CAVP CCM vectors (every key size, tag and nonce length), pass and
+// fail files, through the `aead` traits on `Aes128Ccm<M, N>` and friends,
+// with `aead`'s own test harness (the `.blb` files are RustCrypto's, see
+// vectors/SOURCES.md).
+mod cavp_through_aead_traits {
+    use aesx::aead::consts::{U10, U11, U12, U13, U14, U16, U4, U6, U7, U8, U9};
+    use aesx::{Aes128Ccm, Aes192Ccm, Aes256Ccm};
+
+    aead::new_pass_test!(cavp_ccm_aes128_4_7_pass, "cavp_ccm_aes128_4_7_pass", Aes128Ccm<U4, U7>);
+    aead::new_fail_test!(cavp_ccm_aes128_4_7_fail, "cavp_ccm_aes128_4_7_fail", Aes128Ccm<U4, U7>);
+    aead::new_pass_test!(cavp_ccm_aes128_4_13_pass, "cavp_ccm_aes128_4_13_pass", Aes128Ccm<U4, U13>);
+    aead::new_fail_test!(cavp_ccm_aes128_4_13_fail, "cavp_ccm_aes128_4_13_fail", Aes128Ccm<U4, U13>);
+    aead::new_pass_test!(cavp_ccm_aes128_6_13_pass, "cavp_ccm_aes128_6_13_pass", Aes128Ccm<U6, U13>);
+    aead::new_fail_test!(cavp_ccm_aes128_6_13_fail, "cavp_ccm_aes128_6_13_fail", Aes128Ccm<U6, U13>);
+    aead::new_pass_test!(cavp_ccm_aes128_8_13_pass, "cavp_ccm_aes128_8_13_pass", Aes128Ccm<U8, U13>);
+    aead::new_fail_test!(cavp_ccm_aes128_8_13_fail, "cavp_ccm_aes128_8_13_fail", Aes128Ccm<U8, U13>);
+    aead::new_pass_test!(cavp_ccm_aes128_10_13_pass, "cavp_ccm_aes128_10_13_pass", Aes128Ccm<U10, U13>);
+    aead::new_fail_test!(cavp_ccm_aes128_10_13_fail, "cavp_ccm_aes128_10_13_fail", Aes128Ccm<U10, U13>);
+    aead::new_pass_test!(cavp_ccm_aes128_12_13_pass, "cavp_ccm_aes128_12_13_pass", Aes128Ccm<U12, U13>);
+    aead::new_fail_test!(cavp_ccm_aes128_12_13_fail, "cavp_ccm_aes128_12_13_fail", Aes128Ccm<U12, U13>);
+    aead::new_pass_test!(cavp_ccm_aes128_14_13_pass, "cavp_ccm_aes128_14_13_pass", Aes128Ccm<U14, U13>);
+    aead::new_fail_test!(cavp_ccm_aes128_14_13_fail, "cavp_ccm_aes128_14_13_fail", Aes128Ccm<U14, U13>);
+    aead::new_pass_test!(cavp_ccm_aes128_16_7_pass, "cavp_ccm_aes128_16_7_pass", Aes128Ccm<U16, U7>);
+    aead::new_fail_test!(cavp_ccm_aes128_16_7_fail, "cavp_ccm_aes128_16_7_fail", Aes128Ccm<U16, U7>);
+    aead::new_pass_test!(cavp_ccm_aes128_16_8_pass, "cavp_ccm_aes128_16_8_pass", Aes128Ccm<U16, U8>);
+    aead::new_fail_test!(cavp_ccm_aes128_16_8_fail, "cavp_ccm_aes128_16_8_fail", Aes128Ccm<U16, U8>);
+    aead::new_pass_test!(cavp_ccm_aes128_16_9_pass, "cavp_ccm_aes128_16_9_pass", Aes128Ccm<U16, U9>);
+    aead::new_fail_test!(cavp_ccm_aes128_16_9_fail, "cavp_ccm_aes128_16_9_fail", Aes128Ccm<U16, U9>);
+    aead::new_pass_test!(cavp_ccm_aes128_16_10_pass, "cavp_ccm_aes128_16_10_pass", Aes128Ccm<U16, U10>);
+    aead::new_fail_test!(cavp_ccm_aes128_16_10_fail, "cavp_ccm_aes128_16_10_fail", Aes128Ccm<U16, U10>);
+    aead::new_pass_test!(cavp_ccm_aes128_16_11_pass, "cavp_ccm_aes128_16_11_pass", Aes128Ccm<U16, U11>);
+    aead::new_fail_test!(cavp_ccm_aes128_16_11_fail, "cavp_ccm_aes128_16_11_fail", Aes128Ccm<U16, U11>);
+    aead::new_pass_test!(cavp_ccm_aes128_16_12_pass, "cavp_ccm_aes128_16_12_pass", Aes128Ccm<U16, U12>);
+    aead::new_fail_test!(cavp_ccm_aes128_16_12_fail, "cavp_ccm_aes128_16_12_fail", Aes128Ccm<U16, U12>);
+    aead::new_pass_test!(cavp_ccm_aes128_16_13_pass, "cavp_ccm_aes128_16_13_pass", Aes128Ccm<U16, U13>);
+    aead::new_fail_test!(cavp_ccm_aes128_16_13_fail, "cavp_ccm_aes128_16_13_fail", Aes128Ccm<U16, U13>);
+    aead::new_pass_test!(cavp_ccm_aes192_4_7_pass, "cavp_ccm_aes192_4_7_pass", Aes192Ccm<U4, U7>);
+    aead::new_fail_test!(cavp_ccm_aes192_4_7_fail, "cavp_ccm_aes192_4_7_fail", Aes192Ccm<U4, U7>);
+    aead::new_pass_test!(cavp_ccm_aes192_4_13_pass, "cavp_ccm_aes192_4_13_pass", Aes192Ccm<U4, U13>);
+    aead::new_fail_test!(cavp_ccm_aes192_4_13_fail, "cavp_ccm_aes192_4_13_fail", Aes192Ccm<U4, U13>);
+    aead::new_pass_test!(cavp_ccm_aes192_6_13_pass, "cavp_ccm_aes192_6_13_pass", Aes192Ccm<U6, U13>);
+    aead::new_fail_test!(cavp_ccm_aes192_6_13_fail, "cavp_ccm_aes192_6_13_fail", Aes192Ccm<U6, U13>);
+    aead::new_pass_test!(cavp_ccm_aes192_8_13_pass, "cavp_ccm_aes192_8_13_pass", Aes192Ccm<U8, U13>);
+    aead::new_fail_test!(cavp_ccm_aes192_8_13_fail, "cavp_ccm_aes192_8_13_fail", Aes192Ccm<U8, U13>);
+    aead::new_pass_test!(cavp_ccm_aes192_10_13_pass, "cavp_ccm_aes192_10_13_pass", Aes192Ccm<U10, U13>);
+    aead::new_fail_test!(cavp_ccm_aes192_10_13_fail, "cavp_ccm_aes192_10_13_fail", Aes192Ccm<U10, U13>);
+    aead::new_pass_test!(cavp_ccm_aes192_12_13_pass, "cavp_ccm_aes192_12_13_pass", Aes192Ccm<U12, U13>);
+    aead::new_fail_test!(cavp_ccm_aes192_12_13_fail, "cavp_ccm_aes192_12_13_fail", Aes192Ccm<U12, U13>);
+    aead::new_pass_test!(cavp_ccm_aes192_14_13_pass, "cavp_ccm_aes192_14_13_pass", Aes192Ccm<U14, U13>);
+    aead::new_fail_test!(cavp_ccm_aes192_14_13_fail, "cavp_ccm_aes192_14_13_fail", Aes192Ccm<U14, U13>);
+    aead::new_pass_test!(cavp_ccm_aes192_16_7_pass, "cavp_ccm_aes192_16_7_pass", Aes192Ccm<U16, U7>);
+    aead::new_fail_test!(cavp_ccm_aes192_16_7_fail, "cavp_ccm_aes192_16_7_fail", Aes192Ccm<U16, U7>);
+    aead::new_pass_test!(cavp_ccm_aes192_16_8_pass, "cavp_ccm_aes192_16_8_pass", Aes192Ccm<U16, U8>);
+    aead::new_fail_test!(cavp_ccm_aes192_16_8_fail, "cavp_ccm_aes192_16_8_fail", Aes192Ccm<U16, U8>);
+    aead::new_pass_test!(cavp_ccm_aes192_16_9_pass, "cavp_ccm_aes192_16_9_pass", Aes192Ccm<U16, U9>);
+    aead::new_fail_test!(cavp_ccm_aes192_16_9_fail, "cavp_ccm_aes192_16_9_fail", Aes192Ccm<U16, U9>);
+    aead::new_pass_test!(cavp_ccm_aes192_16_10_pass, "cavp_ccm_aes192_16_10_pass", Aes192Ccm<U16, U10>);
+    aead::new_fail_test!(cavp_ccm_aes192_16_10_fail, "cavp_ccm_aes192_16_10_fail", Aes192Ccm<U16, U10>);
+    aead::new_pass_test!(cavp_ccm_aes192_16_11_pass, "cavp_ccm_aes192_16_11_pass", Aes192Ccm<U16, U11>);
+    aead::new_fail_test!(cavp_ccm_aes192_16_11_fail, "cavp_ccm_aes192_16_11_fail", Aes192Ccm<U16, U11>);
+    aead::new_pass_test!(cavp_ccm_aes192_16_12_pass, "cavp_ccm_aes192_16_12_pass", Aes192Ccm<U16, U12>);
+    aead::new_fail_test!(cavp_ccm_aes192_16_12_fail, "cavp_ccm_aes192_16_12_fail", Aes192Ccm<U16, U12>);
+    aead::new_pass_test!(cavp_ccm_aes192_16_13_pass, "cavp_ccm_aes192_16_13_pass", Aes192Ccm<U16, U13>);
+    aead::new_fail_test!(cavp_ccm_aes192_16_13_fail, "cavp_ccm_aes192_16_13_fail", Aes192Ccm<U16, U13>);
+    aead::new_pass_test!(cavp_ccm_aes256_4_7_pass, "cavp_ccm_aes256_4_7_pass", Aes256Ccm<U4, U7>);
+    aead::new_fail_test!(cavp_ccm_aes256_4_7_fail, "cavp_ccm_aes256_4_7_fail", Aes256Ccm<U4, U7>);
+    aead::new_pass_test!(cavp_ccm_aes256_4_13_pass, "cavp_ccm_aes256_4_13_pass", Aes256Ccm<U4, U13>);
+    aead::new_fail_test!(cavp_ccm_aes256_4_13_fail, "cavp_ccm_aes256_4_13_fail", Aes256Ccm<U4, U13>);
+    aead::new_pass_test!(cavp_ccm_aes256_6_13_pass, "cavp_ccm_aes256_6_13_pass", Aes256Ccm<U6, U13>);
+    aead::new_fail_test!(cavp_ccm_aes256_6_13_fail, "cavp_ccm_aes256_6_13_fail", Aes256Ccm<U6, U13>);
+    aead::new_pass_test!(cavp_ccm_aes256_8_13_pass, "cavp_ccm_aes256_8_13_pass", Aes256Ccm<U8, U13>);
+    aead::new_fail_test!(cavp_ccm_aes256_8_13_fail, "cavp_ccm_aes256_8_13_fail", Aes256Ccm<U8, U13>);
+    aead::new_pass_test!(cavp_ccm_aes256_10_13_pass, "cavp_ccm_aes256_10_13_pass", Aes256Ccm<U10, U13>);
+    aead::new_fail_test!(cavp_ccm_aes256_10_13_fail, "cavp_ccm_aes256_10_13_fail", Aes256Ccm<U10, U13>);
+    aead::new_pass_test!(cavp_ccm_aes256_12_13_pass, "cavp_ccm_aes256_12_13_pass", Aes256Ccm<U12, U13>);
+    aead::new_fail_test!(cavp_ccm_aes256_12_13_fail, "cavp_ccm_aes256_12_13_fail", Aes256Ccm<U12, U13>);
+    aead::new_pass_test!(cavp_ccm_aes256_14_13_pass, "cavp_ccm_aes256_14_13_pass", Aes256Ccm<U14, U13>);
+    aead::new_fail_test!(cavp_ccm_aes256_14_13_fail, "cavp_ccm_aes256_14_13_fail", Aes256Ccm<U14, U13>);
+    aead::new_pass_test!(cavp_ccm_aes256_16_7_pass, "cavp_ccm_aes256_16_7_pass", Aes256Ccm<U16, U7>);
+    aead::new_fail_test!(cavp_ccm_aes256_16_7_fail, "cavp_ccm_aes256_16_7_fail", Aes256Ccm<U16, U7>);
+    aead::new_pass_test!(cavp_ccm_aes256_16_8_pass, "cavp_ccm_aes256_16_8_pass", Aes256Ccm<U16, U8>);
+    aead::new_fail_test!(cavp_ccm_aes256_16_8_fail, "cavp_ccm_aes256_16_8_fail", Aes256Ccm<U16, U8>);
+    aead::new_pass_test!(cavp_ccm_aes256_16_9_pass, "cavp_ccm_aes256_16_9_pass", Aes256Ccm<U16, U9>);
+    aead::new_fail_test!(cavp_ccm_aes256_16_9_fail, "cavp_ccm_aes256_16_9_fail", Aes256Ccm<U16, U9>);
+    aead::new_pass_test!(cavp_ccm_aes256_16_10_pass, "cavp_ccm_aes256_16_10_pass", Aes256Ccm<U16, U10>);
+    aead::new_fail_test!(cavp_ccm_aes256_16_10_fail, "cavp_ccm_aes256_16_10_fail", Aes256Ccm<U16, U10>);
+    aead::new_pass_test!(cavp_ccm_aes256_16_11_pass, "cavp_ccm_aes256_16_11_pass", Aes256Ccm<U16, U11>);
+    aead::new_fail_test!(cavp_ccm_aes256_16_11_fail, "cavp_ccm_aes256_16_11_fail", Aes256Ccm<U16, U11>);
+    aead::new_pass_test!(cavp_ccm_aes256_16_12_pass, "cavp_ccm_aes256_16_12_pass", Aes256Ccm<U16, U12>);
+    aead::new_fail_test!(cavp_ccm_aes256_16_12_fail, "cavp_ccm_aes256_16_12_fail", Aes256Ccm<U16, U12>);
+    aead::new_pass_test!(cavp_ccm_aes256_16_13_pass, "cavp_ccm_aes256_16_13_pass", Aes256Ccm<U16, U13>);
+    aead::new_fail_test!(cavp_ccm_aes256_16_13_fail, "cavp_ccm_aes256_16_13_fail", Aes256Ccm<U16, U13>);
+}
+
+/// The `aead` types agree with RustCrypto's `ccm` crate (over the `aes`
+/// crate) for every tag and nonce size, in place and out of place, on every
+/// backend; forged messages are refused with the output zeroed.
+#[test]
+fn aead_types_match_rustcrypto_ccm() {
+    use aesx::aead::consts::{U10, U12, U13, U16, U4, U7, U8};
+    use aesx::aead::inout::InOutBuf;
+    use aesx::aead::{Aead, AeadInOut, KeyInit};
+
+    fn check<M, N>(b: aesx::Backend, rng: &mut impl RngCore)
+    where
+        M: aesx::CcmTagSize + ccm::TagSize,
+        N: aesx::CcmNonceSize + ccm::NonceSize,
+    {
+        let mut key = [0u8; 16];
+        rng.fill_bytes(&mut key);
+        let ours = aesx::Aes128Ccm::<M, N>::with_backend(&key, b).unwrap();
+        let theirs = ccm::Ccm::<aes::Aes128, M, N>::new(&key.into());
+        let mut nonce = aesx::aead::array::Array::<u8, N>::default();
+        rng.fill_bytes(&mut nonce);
+        for len in [0usize, 1, 15, 16, 17, 64, 100, 1000] {
+            let mut pt = vec![0u8; len];
+            rng.fill_bytes(&mut pt);
+            let aad = &pt[..len / 3];
+            let payload = || aesx::aead::Payload { msg: &pt, aad };
+            let want = theirs.encrypt(&nonce, payload()).unwrap();
+            assert_eq!(ours.encrypt(&nonce, payload()).unwrap(), want, "{b} {len}");
+
+            // Out of place through InOutBuf.
+            let mut out = vec![0u8; len];
+            let tag = ours
+                .encrypt_inout_detached(&nonce, aad, InOutBuf::new(&pt, &mut out).unwrap())
+                .unwrap();
+            assert_eq!(&out[..], &want[..len]);
+            assert_eq!(&tag[..], &want[len..]);
+            let mut back = vec![0u8; len];
+            ours.decrypt_inout_detached(&nonce, aad, InOutBuf::new(&out, &mut back).unwrap(), &tag)
+                .unwrap();
+            assert_eq!(back, pt);
+
+            // A forged tag: an error and a zeroed output.
+            let mut bad = tag;
+            bad[0] ^= 1;
+            let mut back = vec![0x55u8; len];
+            assert!(ours
+                .decrypt_inout_detached(&nonce, aad, InOutBuf::new(&out, &mut back).unwrap(), &bad)
+                .is_err());
+            assert!(back.iter().all(|&x| x == 0));
+            assert!(theirs
+                .decrypt(
+                    &nonce,
+                    aesx::aead::Payload {
+                        msg: &want,
+                        aad: b"x"
+                    }
+                )
+                .is_err());
+        }
+    }
+
+    let mut rng = rand::rngs::StdRng::seed_from_u64(0xaead);
+    for b in common::backends() {
+        check::<U4, U7>(b, &mut rng);
+        check::<U8, U8>(b, &mut rng);
+        check::<U10, U12>(b, &mut rng);
+        check::<U16, U13>(b, &mut rng);
+        check::<U12, U10>(b, &mut rng);
+    }
+}
+
+#[test]
+fn aead_refuses_messages_too_long_for_the_nonce() {
+    use aesx::aead::consts::{U13, U16};
+    use aesx::aead::{AeadInOut, KeyInit};
+    let c = aesx::Aes256Ccm::<U16, U13>::new(&[7u8; 32].into());
+    let nonce = [1u8; 13].into();
+    let mut ok = vec![0u8; 65535];
+    assert!(c
+        .encrypt_inout_detached(&nonce, b"", ok.as_mut_slice().into())
+        .is_ok());
+    let mut big = vec![0u8; 65536];
+    assert!(c
+        .encrypt_inout_detached(&nonce, b"", big.as_mut_slice().into())
+        .is_err());
+    assert!(big.iter().all(|&x| x == 0), "nothing encrypted");
+    assert_eq!(
+        aesx::Aes128Ccm::<U16, U13>::with_backend(&[0u8; 32], common::backend()).unwrap_err(),
+        Error::InvalidKeyLength { len: 32 }
+    );
+}

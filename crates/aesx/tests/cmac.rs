@@ -171,3 +171,26 @@ fn tag_lengths_are_checked() {
         );
     }
 }
+
+/// RustCrypto's `cmac` crate runs over aesx's block cipher (`cipher` 0.5's
+/// traits on `aesx::Aes128`/`Aes256`) and gives our tags.
+#[test]
+fn rustcrypto_cmac_over_aesx_block_cipher() {
+    use cmac::{KeyInit, Mac};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(0xb10c);
+    for len in [0usize, 1, 16, 17, 100, 4096] {
+        let mut msg = vec![0u8; len];
+        rng.fill_bytes(&mut msg);
+        let mut k = [0u8; 32];
+        rng.fill_bytes(&mut k);
+
+        let mut m = <cmac::Cmac<aesx::Aes128> as KeyInit>::new_from_slice(&k[..16]).unwrap();
+        m.update(&msg);
+        let want = Cmac::new(&k[..16]).unwrap().mac(&msg);
+        assert_eq!(m.finalize().into_bytes().as_slice(), &want[..]);
+
+        let mut m = <cmac::Cmac<aesx::Aes256> as KeyInit>::new_from_slice(&k).unwrap();
+        m.update(&msg);
+        m.verify_slice(&Cmac::new(&k).unwrap().mac(&msg)).unwrap();
+    }
+}

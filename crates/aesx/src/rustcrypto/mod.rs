@@ -9,9 +9,11 @@
 //! the cipher through `cipher`'s backend closures), never block by block.
 
 mod block;
+mod ccm;
 mod gcm;
 
 pub use block::{Aes128, Aes192, Aes256};
+pub use ccm::{Aes128Ccm, Aes192Ccm, Aes256Ccm, AesCcm, CcmKeySize, CcmNonceSize, CcmTagSize};
 pub use gcm::{Aes128Gcm, Aes192Gcm, Aes256Gcm, Key, Nonce};
 
 /// Blocks a mode crate (`ctr`, `cbc`) hands the cipher at once through
