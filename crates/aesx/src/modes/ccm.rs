@@ -127,25 +127,7 @@ impl Ccm {
 
     /// Encrypts `io` (in place or out of place) and returns the tag.
     pub(crate) fn seal_io(&self, nonce: &[u8], aad: &[u8], io: InOut<'_>) -> Result<Tag> {
-        let Prepared {
-            mut ctr,
-            mut s0,
-            mut mac,
-        } = self.prepare(nonce, aad, io.len())?;
-        let (whole, mut tail) = io.split_blocks();
-        with_engine!(&self.aes.engine, k => {
-            k.ccm_encrypt(&mut mac.state, &mut ctr, whole);
-            if !tail.is_empty() {
-                let mut t = [0u8; BLOCK_LEN];
-                let n = tail.len();
-                tail.read_into(&mut t[..n]);
-                // Zero padding in the MAC, then the keystream over n bytes.
-                k.ccm_encrypt(&mut mac.state, &mut ctr, InOut::in_place(&mut t));
-                tail.write_from(&t[..n]);
-                t.zeroize();
-            }
-        });
-        Ok(self.finish(&mut s0, &mac.state))
+        self.crypt(nonce, aad, io, false)
     }
 
     /// Decrypts `io` and checks `tag`; on [`Error::AuthenticationFailed`]
@@ -160,6 +142,16 @@ impl Ccm {
         if tag.len() != self.tag_len {
             return Err(Error::InvalidTagLength { len: tag.len() });
         }
+        if self.crypt(nonce, aad, io, true)?.verify(tag) {
+            Ok(())
+        } else {
+            Err(Error::AuthenticationFailed)
+        }
+    }
+
+    /// Both directions: the payload through the CCM kernel (whole blocks)
+    /// and a partial last block, then the tag of the plaintext.
+    fn crypt(&self, nonce: &[u8], aad: &[u8], io: InOut<'_>, decrypt: bool) -> Result<Tag> {
         let Prepared {
             mut ctr,
             mut s0,
@@ -167,27 +159,32 @@ impl Ccm {
         } = self.prepare(nonce, aad, io.len())?;
         let (whole, mut tail) = io.split_blocks();
         with_engine!(&self.aes.engine, k => {
-            k.ccm_decrypt(&mut mac.state, &mut ctr, whole);
+            if decrypt {
+                k.ccm_decrypt(&mut mac.state, &mut ctr, whole);
+            } else {
+                k.ccm_encrypt(&mut mac.state, &mut ctr, whole);
+            }
             if !tail.is_empty() {
+                // The last partial block: the MAC takes the plaintext
+                // zero-padded, the keystream covers its n bytes.
                 let n = tail.len();
                 let mut t = [0u8; BLOCK_LEN];
                 tail.read_into(&mut t[..n]);
                 let mut ks = ctr;
                 self.aes.encrypt_block(&mut ks);
+                if !decrypt {
+                    k.cbc_mac(&mut mac.state, &t);
+                }
                 xor_into(&mut t[..n], &ks[..n]);
                 tail.write_from(&t[..n]);
-                // The plaintext, zero-padded, ends the CBC-MAC.
-                k.cbc_mac(&mut mac.state, &t);
+                if decrypt {
+                    k.cbc_mac(&mut mac.state, &t);
+                }
                 t.zeroize();
                 ks.zeroize();
             }
         });
-        let expected = self.finish(&mut s0, &mac.state);
-        if expected.verify(tag) {
-            Ok(())
-        } else {
-            Err(Error::AuthenticationFailed)
-        }
+        Ok(self.finish(&mut s0, &mac.state))
     }
 
     /// `nonce`'s ciphertext of `pt` followed by the tag.

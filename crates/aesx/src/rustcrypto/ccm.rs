@@ -117,13 +117,13 @@ impl<K, M: CcmTagSize, N: CcmNonceSize> AeadInOut for AesCcm<K, M, N> {
         associated_data: &[u8],
         buffer: InOutBuf<'_, '_, u8>,
     ) -> aead::Result<aead::Tag<Self>> {
-        let tag = self
+        match self
             .ccm
             .seal_io(nonce.as_slice(), associated_data, io(buffer))
-            .map_err(|_| aead::Error)?;
-        let mut out = aead::Tag::<Self>::default();
-        out.copy_from_slice(tag.as_bytes());
-        Ok(out)
+        {
+            Ok(tag) => aead::Tag::<Self>::try_from(tag.as_bytes()).map_err(|_| aead::Error),
+            Err(_) => Err(aead::Error),
+        }
     }
 
     fn decrypt_inout_detached(

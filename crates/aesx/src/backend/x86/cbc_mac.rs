@@ -51,6 +51,16 @@ impl MacKernels for X86Aes {
     }
 }
 
+/// Rounds 1 to R - 1 of `$s` with `$op` (AESENC or AESDEC) and the keys
+/// `$rk[1..R]`: the middle of every chain here.
+macro_rules! middle_rounds {
+    ($op:ident, $rk:expr, $r:expr, $s:ident) => {
+        for key in &$rk[1..$r] {
+            $s = $op($s, *key);
+        }
+    };
+}
+
 /// Reverses the 16 bytes: big-endian counter block <-> little-endian lanes.
 #[inline]
 #[target_feature(enable = "aes,sse4.1")]
@@ -72,30 +82,26 @@ fn step(t: u64) -> __m128i {
 #[target_feature(enable = "aes,sse4.1")]
 unsafe fn cbc_mac<const R: usize>(keys: &[__m128i; 15], state: &mut Block, data: &[u8]) {
     let rk = *keys;
-    let n = data.len() / 16;
-    if n == 0 {
+    let mut blocks = data.chunks_exact(16);
+    let Some(first) = blocks.next() else {
         return;
-    }
-    let p = data.as_ptr();
+    };
     let last_k0 = _mm_xor_si128(rk[R], rk[0]);
-    // SAFETY: `state` is 16 bytes; block 0 lies inside `data`.
-    let mut s = unsafe {
-        _mm_xor_si128(
-            _mm_xor_si128(_mm_loadu_si128(state.as_ptr().cast()), rk[0]),
-            _mm_loadu_si128(p.cast()),
+    // SAFETY: `state` and `first` are 16 readable bytes each.
+    let (s0, x0) = unsafe {
+        (
+            _mm_loadu_si128(state.as_ptr().cast()),
+            _mm_loadu_si128(first.as_ptr().cast()),
         )
     };
-    for i in 1..n {
-        for key in &rk[1..R] {
-            s = _mm_aesenc_si128(s, *key);
-        }
-        // SAFETY: block i < n lies inside `data`.
-        let x = unsafe { _mm_loadu_si128(p.add(16 * i).cast()) };
+    let mut s = _mm_xor_si128(_mm_xor_si128(s0, rk[0]), x0);
+    for x in blocks {
+        middle_rounds!(_mm_aesenc_si128, rk, R, s);
+        // SAFETY: `x` is 16 readable bytes.
+        let x = unsafe { _mm_loadu_si128(x.as_ptr().cast()) };
         s = _mm_aesenclast_si128(s, _mm_xor_si128(x, last_k0));
     }
-    for key in &rk[1..R] {
-        s = _mm_aesenc_si128(s, *key);
-    }
+    middle_rounds!(_mm_aesenc_si128, rk, R, s);
     s = _mm_aesenclast_si128(s, rk[R]);
     // SAFETY: `state` is 16 writable bytes.
     unsafe { _mm_storeu_si128(state.as_mut_ptr().cast(), s) };
@@ -130,9 +136,7 @@ unsafe fn ccm<const R: usize, const DEC: bool>(
     let mut block = |i: usize| {
         let mut k = _mm_xor_si128(_mm_shuffle_epi8(c, bswap), rk[0]);
         c = _mm_add_epi64(c, one);
-        for key in &rk[1..R] {
-            k = _mm_aesenc_si128(k, *key);
-        }
+        middle_rounds!(_mm_aesenc_si128, rk, R, k);
         k = _mm_aesenclast_si128(k, rk[R]);
         // SAFETY: block i < n lies inside the input; it is read before
         // block i of the output is written.
@@ -150,15 +154,11 @@ unsafe fn ccm<const R: usize, const DEC: bool>(
     let mut s = unsafe { _mm_loadu_si128(mac.as_ptr().cast()) };
     s = _mm_xor_si128(_mm_xor_si128(s, rk[0]), block(0));
     for i in 1..n {
-        for key in &rk[1..R] {
-            s = _mm_aesenc_si128(s, *key);
-        }
+        middle_rounds!(_mm_aesenc_si128, rk, R, s);
         let p = block(i);
         s = _mm_aesenclast_si128(s, _mm_xor_si128(p, last_k0));
     }
-    for key in &rk[1..R] {
-        s = _mm_aesenc_si128(s, *key);
-    }
+    middle_rounds!(_mm_aesenc_si128, rk, R, s);
     s = _mm_aesenclast_si128(s, rk[R]);
     // SAFETY: `mac` and `ctr` are 16 writable bytes.
     unsafe {
@@ -192,9 +192,7 @@ unsafe fn kw_wrap<const R: usize>(keys: &[__m128i; 15], a_out: &mut [u8; 8], r: 
             // SAFETY: semiblock i < n lies inside `r`.
             let ri = unsafe { _mm_loadl_epi64(p.add(8 * i).cast()) };
             let mut b = _mm_unpacklo_epi64(a, _mm_xor_si128(ri, k0_hi));
-            for key in &rk[1..R] {
-                b = _mm_aesenc_si128(b, *key);
-            }
+            middle_rounds!(_mm_aesenc_si128, rk, R, b);
             b = _mm_aesenclast_si128(b, _mm_xor_si128(last, step(t)));
             // SAFETY: semiblock i < n lies inside `r`; the high lane is the
             // new R_i.
@@ -230,9 +228,7 @@ unsafe fn kw_unwrap<const R: usize>(dk: &[__m128i; 15], a_io: &mut [u8; 8], r: &
             // SAFETY: semiblock i < n lies inside `r`.
             let ri = unsafe { _mm_loadl_epi64(p.add(8 * i).cast()) };
             let mut b = _mm_unpacklo_epi64(a, _mm_xor_si128(ri, k0_hi));
-            for key in &dk[1..R] {
-                b = _mm_aesdec_si128(b, *key);
-            }
+            middle_rounds!(_mm_aesdec_si128, dk, R, b);
             // t is now the next step's (0 after the last step).
             b = _mm_aesdeclast_si128(b, _mm_xor_si128(last, step(t)));
             // SAFETY: semiblock i < n lies inside `r`.
