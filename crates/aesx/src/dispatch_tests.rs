@@ -6,7 +6,7 @@
 use std::{format, string::String, vec, vec::Vec};
 
 use crate::backend::trace;
-use crate::{cbc_encrypt_many, Aes, Backend, Cbc, CbcJob, Ctr, Ecb, Gcm, Xts};
+use crate::{cbc_encrypt_many, Aes, Backend, Cbc, CbcJob, Ccm, Cmac, Ctr, Ecb, Gcm, KeyWrap, Xts};
 
 const OPS: [&str; 10] = [
     "encrypt_blocks",
@@ -205,4 +205,88 @@ fn gcm_siv_and_xaes_run_their_levels_kernels() {
     let before = counts();
     run_all(Backend::Soft);
     assert_eq!(before, counts(), "an x86 kernel ran for a soft key");
+}
+
+/// The serial MAC and key-wrap kernels (`backend::mac_kernels`): one
+/// AES-NI kernel serves every x86 level (a wider register cannot shorten one
+/// chain), the armv8 backend has its own, and the soft backend takes the
+/// generic versions, which reach none of these counters.
+const MAC_OPS: [&str; 5] = [
+    "cbc_mac",
+    "ccm_encrypt",
+    "ccm_decrypt",
+    "kw_wrap",
+    "kw_unwrap",
+];
+
+fn mac_counts() -> Vec<(String, u64)> {
+    let mut v = Vec::new();
+    for family in ["aesni", "armv8"] {
+        for op in MAC_OPS {
+            let name = format!("{family}::{op}");
+            let n = trace::count(&name).unwrap_or_else(|| panic!("no counter {name}"));
+            v.push((name, n));
+        }
+    }
+    v
+}
+
+fn run_mac(b: Backend, op: &str, key: &[u8]) {
+    let data = vec![0x5au8; 16 * 9 + 5];
+    match op {
+        "cbc_mac" => {
+            let _ = Cmac::with_backend(key, b).unwrap().mac(&data);
+        }
+        "ccm_encrypt" | "ccm_decrypt" => {
+            let ccm = Ccm::with_backend(key, 16, b).unwrap();
+            let sealed = ccm.seal(&[1; 12], b"aad", &data).unwrap();
+            if op == "ccm_decrypt" {
+                assert_eq!(ccm.open(&[1; 12], b"aad", &sealed).unwrap(), data);
+            }
+        }
+        "kw_wrap" | "kw_unwrap" => {
+            let kw = KeyWrap::with_backend(key, b).unwrap();
+            let w = kw.wrap(&data[..32]).unwrap();
+            if op == "kw_unwrap" {
+                assert_eq!(kw.unwrap(&w).unwrap(), &data[..32]);
+            }
+        }
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn mac_kernels_dispatch() {
+    if !trace::enabled() {
+        return;
+    }
+    let mut checked = 0;
+    for b in Backend::available().iter() {
+        let family = match b {
+            Backend::Aesni | Backend::Vaes256 | Backend::Vaes512 => Some("aesni"),
+            Backend::Armv8 => Some("armv8"),
+            _ => None,
+        };
+        for op in MAC_OPS {
+            for key in [&[9u8; 16][..], &[9u8; 24], &[9u8; 32]] {
+                let before = mac_counts();
+                run_mac(b, op, key);
+                let after = mac_counts();
+                for ((name, n0), (_, n1)) in before.iter().zip(after.iter()) {
+                    match family {
+                        Some(f) if *name == format!("{f}::{op}") => {
+                            assert!(n1 > n0, "{name} did not run for a {b} key")
+                        }
+                        Some(f) if !name.starts_with(f) => {
+                            assert_eq!(n0, n1, "{name} ran for a {b} key")
+                        }
+                        None => assert_eq!(n0, n1, "{name} ran for a {b} key"),
+                        _ => {}
+                    }
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 15);
 }

@@ -19,6 +19,8 @@
 //!   `AeadInOut` (and so `Aead` with `alloc`), as `aes-gcm`'s types do;
 //!   [`Aes128GcmSiv`], [`Aes256GcmSiv`] (as `aes-gcm-siv`'s) and
 //!   [`Xaes256Gcm`] (24-byte nonces) implement the same traits.
+//!   [`Aes128Ccm<M, N>`](Aes128Ccm) (and 192/256) do the same for CCM with
+//!   typenum tag and nonce sizes, as `ccm::Ccm<Aes128, M, N>` does.
 //!
 //! Every key type zeroizes its key material on drop, and no `Debug` output
 //! shows keys, keystream, IVs or salts.
@@ -117,6 +119,29 @@
 //! let xaes = Xaes256Gcm::new(&[7u8; 32]).unwrap();
 //! let sealed = xaes.seal(&[2u8; 24], b"", b"secret").unwrap();
 //! assert_eq!(xaes.open(&[2u8; 24], b"", &sealed).unwrap(), b"secret");
+//! ```
+//!
+//! ## CCM, key wrap and CMAC
+//!
+//! ```
+//! use aesx::{Ccm, Cmac, KeyWrap};
+//!
+//! // CCM: nonce 7 to 13 bytes, tag length fixed per key object.
+//! let ccm = Ccm::new(&[1u8; 16], 16).unwrap();
+//! let sealed = ccm.seal(&[2u8; 13], b"header", b"payload").unwrap();
+//! assert_eq!(ccm.open(&[2u8; 13], b"header", &sealed).unwrap(), b"payload");
+//!
+//! // Key wrap: KW (RFC 3394) and KWP with padding (RFC 5649).
+//! let kek = KeyWrap::new(&[3u8; 32]).unwrap();
+//! let wrapped = kek.wrap_pad(&[4u8; 20]).unwrap();
+//! assert_eq!(kek.unwrap_pad(&wrapped).unwrap(), [4u8; 20]);
+//!
+//! // CMAC, one-shot or streamed.
+//! let cmac = Cmac::new(&[5u8; 16]).unwrap();
+//! let mut h = cmac.hasher();
+//! h.update(b"part one, ");
+//! h.update(b"part two");
+//! assert_eq!(h.finalize(), cmac.mac(b"part one, part two"));
 //! ```
 //!
 //! ## IPsec ESP (RFC 4106)
@@ -253,11 +278,14 @@ pub use key::{Block, KeySize, BLOCK_LEN};
 pub use modes::block::Aes;
 pub use modes::cbc::Cbc;
 pub use modes::cbc_multi::{cbc_encrypt_many, CbcJob};
+pub use modes::ccm::Ccm;
+pub use modes::cmac::{Cmac, CmacHasher};
 pub use modes::ctr::Ctr;
 pub use modes::ecb::Ecb;
 pub use modes::esp::{ones_complement_checksum, Esp};
 pub use modes::gcm::{Gcm, GcmEncryptor, Tag};
 pub use modes::gcm_siv::GcmSiv;
+pub use modes::keywrap::KeyWrap;
 pub use modes::padding::Padding;
 pub use modes::xaes::Xaes256Gcm;
 pub use modes::xts::Xts;
@@ -270,7 +298,8 @@ pub use aead::{AeadCore, AeadInOut, KeyInit, KeySizeUser};
 pub use cipher;
 #[cfg(feature = "rustcrypto")]
 pub use rustcrypto::{
-    Aes128, Aes128Gcm, Aes128GcmSiv, Aes192, Aes192Gcm, Aes256, Aes256Gcm, Aes256GcmSiv, Key, Nonce,
+    Aes128, Aes128Ccm, Aes128Gcm, Aes128GcmSiv, Aes192, Aes192Ccm, Aes192Gcm, Aes256, Aes256Ccm,
+    Aes256Gcm, Aes256GcmSiv, AesCcm, CcmKeySize, CcmNonceSize, CcmTagSize, Key, Nonce,
 };
 
 /// Hazardous interfaces: correct to use only with care their docs spell out.

@@ -293,3 +293,49 @@ fn gcm_siv_and_xaes_glue() {
     assert_eq!(&buf[..], &want[..12]);
     assert_eq!(tag.as_bytes(), &want[12..]);
 }
+
+/// CCM, CMAC and key wrap on the soft backend (the generic `MacKernels`):
+/// SP 800-38C example 1, RFC 4493 example 2, RFC 3394 4.1 and RFC 5649's
+/// 7-byte example; a forged CCM tag zeroes the buffer.
+#[test]
+fn ccm_cmac_keywrap_glue() {
+    use crate::{Ccm, Cmac, KeyWrap};
+
+    let ccm = Ccm::with_backend(&h("404142434445464748494a4b4c4d4e4f"), 4, SOFT).unwrap();
+    let (nonce, aad) = (h("10111213141516"), h("0001020304050607"));
+    let mut buf = h("20212223");
+    let tag = ccm.seal_in_place_detached(&nonce, &aad, &mut buf).unwrap();
+    assert_eq!(buf, h("7162015b"));
+    assert_eq!(tag.as_bytes(), &h("4dac255d")[..]);
+    let mut forged = buf.clone();
+    assert_eq!(
+        ccm.open_in_place_detached(&nonce, &aad, &mut forged, &h("4dac255e")),
+        Err(Error::AuthenticationFailed)
+    );
+    assert_eq!(forged, [0u8; 4]);
+    ccm.open_in_place_detached(&nonce, &aad, &mut buf, tag.as_bytes())
+        .unwrap();
+    assert_eq!(buf, h("20212223"));
+
+    let cmac = Cmac::with_backend(&h("2b7e151628aed2a6abf7158809cf4f3c"), SOFT).unwrap();
+    let mut hs = cmac.hasher();
+    hs.update(&h("6bc1bee22e409f96"));
+    hs.update(&h("e93d7e117393172a"));
+    assert_eq!(
+        hs.finalize().to_vec(),
+        h("070a16b46b4d4144f79bdd9dd04a287c")
+    );
+
+    let kw = KeyWrap::with_backend(&h("000102030405060708090a0b0c0d0e0f"), SOFT).unwrap();
+    let w = kw.wrap(&h("00112233445566778899aabbccddeeff")).unwrap();
+    assert_eq!(w, h("1fa68b0a8112b447aef34bd8fb5a7b829d3e862371d2cfe5"));
+    assert_eq!(
+        kw.unwrap(&w).unwrap(),
+        h("00112233445566778899aabbccddeeff")
+    );
+    let kwp = KeyWrap::with_backend(&h("5840df6e29b02af1ab493b705bf16ea1ae8338f4dcc176a8"), SOFT)
+        .unwrap();
+    let w = kwp.wrap_pad(&h("466f7250617369")).unwrap();
+    assert_eq!(w, h("afbeb0f07dfbf5419200f2ccb50bb24f"));
+    assert_eq!(kwp.unwrap_pad(&w).unwrap(), h("466f7250617369"));
+}

@@ -19,7 +19,7 @@ pub type Nonce<NonceSize = U12> = Array<u8, NonceSize>;
 
 /// The raw parts of an `InOutBuf` as our `InOut`.
 #[inline(always)]
-fn io<'a>(buf: InOutBuf<'a, 'a, u8>) -> InOut<'a> {
+pub(super) fn io<'a>(buf: InOutBuf<'a, 'a, u8>) -> InOut<'a> {
     let len = buf.len();
     let (src, dst) = buf.into_raw();
     // SAFETY: `InOutBuf` guarantees `src` is readable and `dst` writable for

@@ -9,10 +9,12 @@
 //! the cipher through `cipher`'s backend closures), never block by block.
 
 mod block;
+mod ccm;
 mod gcm;
 mod siv;
 
 pub use block::{Aes128, Aes192, Aes256};
+pub use ccm::{Aes128Ccm, Aes192Ccm, Aes256Ccm, AesCcm, CcmKeySize, CcmNonceSize, CcmTagSize};
 pub use gcm::{Aes128Gcm, Aes192Gcm, Aes256Gcm, Key, Nonce};
 pub use siv::{Aes128GcmSiv, Aes256GcmSiv};
 

@@ -24,6 +24,7 @@ use crate::key::{Block, RoundKeys, MAX_ROUNDS};
 #[macro_use]
 mod rounds;
 mod blocks;
+mod cbc_mac;
 mod ctr;
 pub(crate) mod gcm;
 pub(crate) mod ghash;
