@@ -49,8 +49,7 @@ mod vaes;
 pub(crate) mod vector;
 mod xts;
 mod xts_aesni;
-mod xts_vaes256;
-mod xts_vaes512;
+mod xts_vaes;
 
 pub(crate) use aesni::{decrypt_block, encrypt_block};
 
