@@ -39,7 +39,7 @@ macro_rules! by_rounds {
 }
 
 mod aesni;
-pub(crate) mod cbc_multi;
+mod cbc_multi;
 mod gcm;
 mod gcm_aesni;
 mod gcm_vaes256;

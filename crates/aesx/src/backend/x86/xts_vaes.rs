@@ -41,8 +41,20 @@ use crate::backend::inout::InOut;
 use crate::backend::trace::{self, Kernel};
 use crate::key::Block;
 
-/// Registers in flight per iteration.
-const W: usize = 4;
+/// Most registers in flight per iteration (array sizes).
+const W_MAX: usize = 8;
+
+/// Registers in flight per iteration: four on ymm (with 16 registers, more
+/// made LLVM spill the states); on zmm `ZMM_W`.
+#[inline(always)]
+const fn width<V: Vector>() -> usize {
+    if V::REGS >= 32 {
+        ZMM_W
+    } else {
+        4
+    }
+}
+const ZMM_W: usize = 4;
 
 /// The trace counter of this width and direction.
 #[inline(always)]
@@ -86,9 +98,10 @@ fn mul_x8n<V: Vector, const BYTES: i32, const REST: i32>(v: V, x: V::V) -> V::V 
 /// The tweak registers' jump from one iteration to the next.
 #[inline(always)]
 fn next_tweaks<V: Vector>(v: V, x: V::V) -> V::V {
-    match V::BLOCKS * W {
+    match V::BLOCKS * width::<V>() {
         8 => mul_x8n::<V, 1, 15>(v, x),
         16 => mul_x8n::<V, 2, 14>(v, x),
+        24 => mul_x8n::<V, 3, 13>(v, x),
         _ => mul_x8n::<V, 4, 12>(v, x),
     }
 }
@@ -144,33 +157,34 @@ unsafe fn unit<V: Vector, const R: usize, const ENC: bool>(
     n: usize,
 ) -> __m128i {
     let bl = V::BLOCKS;
-    let mut tw = [v.zero(); W];
-    for (j, x) in tw.iter_mut().enumerate() {
+    let w = width::<V>();
+    let mut tw = [v.zero(); W_MAX];
+    for (j, x) in tw.iter_mut().take(w).enumerate() {
         *x = tweak_lanes(v, t, (bl * j) as u64);
     }
     let mut i = 0;
-    while i + bl * W <= n {
-        let mut b = [v.zero(); W];
-        for (j, x) in b.iter_mut().enumerate() {
+    while i + bl * w <= n {
+        let mut b = [v.zero(); W_MAX];
+        for (j, x) in b.iter_mut().take(w).enumerate() {
             // SAFETY: blocks i + bl j .. i + bl (j + 1) < n lie in the input.
             let p = unsafe { v.load(src.add(16 * (i + bl * j))) };
             *x = v.xor3(p, tw[j], rk[0]);
         }
         for k in &rk[1..R] {
-            for x in b.iter_mut() {
+            for x in b.iter_mut().take(w) {
                 *x = rnd::<V, ENC>(v, *x, *k);
             }
         }
-        for j in 0..W {
+        for j in 0..w {
             let c = rnd_last::<V, ENC>(v, b[j], v.xor(rk[R], tw[j]));
             // SAFETY: the same blocks lie inside the output and were read
             // above, so in place is fine.
             unsafe { v.store(dst.add(16 * (i + bl * j)), c) };
             tw[j] = next_tweaks(v, tw[j]);
         }
-        i += bl * W;
+        i += bl * w;
     }
-    // Fewer than bl W blocks are left: up to W - 1 whole registers, then
+    // Fewer than bl W blocks are left: up to w - 1 whole registers, then
     // 0..bl blocks under a mask.
     let mut q = 0;
     while i + bl <= n {
