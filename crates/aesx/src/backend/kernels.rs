@@ -93,3 +93,33 @@ pub(crate) trait BlockKernels {
         *ctr = c.to_be_bytes();
     }
 }
+
+/// The messages of a multi-buffer CBC call, as a backend sees them: the list
+/// and its checks belong to the mode (`modes::cbc_multi`); a backend only
+/// asks for message `i`.
+pub(crate) trait CbcLanes<K> {
+    /// How many messages there are.
+    fn count(&self) -> usize;
+
+    /// Message `i`: its key if that key is of type `K` (else `None`), its
+    /// chaining value (the IV on entry; the kernel leaves the last
+    /// ciphertext block there) and its data, a whole number of blocks to
+    /// encrypt in place. Messages are distinct: no two share bytes.
+    fn lane(&mut self, i: usize) -> Option<(&K, &mut Block, &mut [u8])>;
+}
+
+/// Multi-buffer CBC encryption: many independent messages, each with its
+/// own key and IV, in one call, so that their chains fill the AES pipeline
+/// that one chain leaves idle (one block per AES latency).
+pub(crate) trait CbcManyKernels: BlockKernels + Sized {
+    /// CBC-encrypts in place every message of `lanes` whose key is a
+    /// `Self`, with the result of [`BlockKernels::cbc_encrypt`] on each.
+    /// The generic version does exactly that, one message after another.
+    fn cbc_encrypt_many(lanes: &mut impl CbcLanes<Self>) {
+        for i in 0..lanes.count() {
+            if let Some((k, iv, data)) = lanes.lane(i) {
+                k.cbc_encrypt(iv, InOut::in_place(data));
+            }
+        }
+    }
+}

@@ -13,7 +13,7 @@ use core::str::FromStr;
 use core::sync::atomic::{AtomicU8, Ordering};
 
 use crate::error::{Error, Result};
-use crate::key::RoundKeys;
+use crate::key::{Block, RoundKeys};
 
 #[cfg(target_arch = "aarch64")]
 pub(crate) mod aarch64;
@@ -40,7 +40,7 @@ mod soft_polyval;
 mod soft_xts;
 
 pub(crate) use inout::InOut;
-pub(crate) use kernels::BlockKernels;
+pub(crate) use kernels::{BlockKernels, CbcLanes, CbcManyKernels};
 
 /// An implementation of the AES rounds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -236,6 +236,76 @@ impl Engine {
             #[cfg(target_arch = "aarch64")]
             Backend::Armv8 => aarch64::ArmAes::new(rk).map(Engine::Armv8),
             _ => Err(Error::BackendUnavailable(backend)),
+        }
+    }
+}
+
+/// The messages of `lanes` whose engine is of one kind, as that kind's key.
+struct OneKind<'l, L, K> {
+    lanes: &'l mut L,
+    pick: fn(&Engine) -> Option<&K>,
+}
+
+impl<K, L: CbcLanes<Engine>> CbcLanes<K> for OneKind<'_, L, K> {
+    fn count(&self) -> usize {
+        self.lanes.count()
+    }
+
+    fn lane(&mut self, i: usize) -> Option<(&K, &mut Block, &mut [u8])> {
+        let (e, iv, data) = self.lanes.lane(i)?;
+        Some(((self.pick)(e)?, iv, data))
+    }
+}
+
+// Backends without a multi-buffer kernel: one message after another.
+impl CbcManyKernels for soft::SoftAes {}
+#[cfg(target_arch = "aarch64")]
+impl CbcManyKernels for aarch64::ArmAes {}
+
+impl Engine {
+    /// Multi-buffer CBC encryption of messages whose keys may be on
+    /// different backends: each backend's kernel gets the messages of its
+    /// own keys (see [`CbcManyKernels`]).
+    pub(crate) fn cbc_encrypt_many(lanes: &mut impl CbcLanes<Engine>) {
+        // Every kind of this build, and the key of that kind in an engine.
+        fn soft(e: &Engine) -> Option<&soft::SoftAes> {
+            match e {
+                Engine::Soft(k) => Some(k),
+                #[allow(unreachable_patterns)]
+                _ => None,
+            }
+        }
+        soft::SoftAes::cbc_encrypt_many(&mut OneKind {
+            lanes: &mut *lanes,
+            pick: soft,
+        });
+        #[cfg(target_arch = "x86_64")]
+        {
+            fn x86(e: &Engine) -> Option<&x86::X86Aes> {
+                match e {
+                    Engine::X86(k) => Some(k),
+                    #[allow(unreachable_patterns)]
+                    _ => None,
+                }
+            }
+            x86::X86Aes::cbc_encrypt_many(&mut OneKind {
+                lanes: &mut *lanes,
+                pick: x86,
+            });
+        }
+        #[cfg(target_arch = "aarch64")]
+        {
+            fn armv8(e: &Engine) -> Option<&aarch64::ArmAes> {
+                match e {
+                    Engine::Armv8(k) => Some(k),
+                    #[allow(unreachable_patterns)]
+                    _ => None,
+                }
+            }
+            aarch64::ArmAes::cbc_encrypt_many(&mut OneKind {
+                lanes: &mut *lanes,
+                pick: armv8,
+            });
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Multi-buffer CBC encryption; the notes are on [`cbc_encrypt_many`].
 
 use super::block::{check_blocks, Aes};
-use crate::backend::{with_engine, BlockKernels, Engine, InOut};
+use crate::backend::{CbcLanes, Engine};
 use crate::error::Result;
 use crate::key::Block;
 
@@ -65,22 +65,20 @@ pub fn cbc_encrypt_many(jobs: &mut [CbcJob<'_>]) -> Result<()> {
     for job in jobs.iter() {
         check_blocks(job.data.len())?;
     }
-    #[cfg(target_arch = "x86_64")]
-    crate::backend::x86::cbc_multi::encrypt_many(jobs);
-    for job in jobs.iter_mut() {
-        if has_multi_kernel(&job.key.engine) {
-            continue;
-        }
-        with_engine!(&job.key.engine, k => k.cbc_encrypt(&mut job.iv, InOut::in_place(job.data)));
-    }
+    Engine::cbc_encrypt_many(&mut Jobs(jobs));
     Ok(())
 }
 
-/// Whether the backend's multi-buffer kernel has handled this job.
-fn has_multi_kernel(engine: &Engine) -> bool {
-    match engine {
-        #[cfg(target_arch = "x86_64")]
-        Engine::X86(_) => true,
-        _ => false,
+/// The job list as the backends' multi-buffer kernels see it.
+struct Jobs<'j, 'a>(&'j mut [CbcJob<'a>]);
+
+impl CbcLanes<Engine> for Jobs<'_, '_> {
+    fn count(&self) -> usize {
+        self.0.len()
+    }
+
+    fn lane(&mut self, i: usize) -> Option<(&Engine, &mut Block, &mut [u8])> {
+        let job = self.0.get_mut(i)?;
+        Some((&job.key.engine, &mut job.iv, &mut *job.data))
     }
 }

@@ -62,28 +62,9 @@ pub(super) unsafe fn ecb_small<const DEC: bool>(k: &X86Aes, io: InOut<'_>) {
 /// next pair (to save registers: SSE has 16); those dependent chains fill
 /// the AES scheduler queue, the out-of-order core can no longer overlap the
 /// other blocks, and AES-256 loses about 10%. An empty `asm!` that takes and
-/// returns all eight states after each round is a barrier between rounds
-/// that costs no instruction.
-macro_rules! order {
-    ($b:expr) => {{
-        let b: &mut [__m128i; WIDE] = &mut $b;
-        // SAFETY: an empty template: no instruction, no memory access.
-        unsafe {
-            core::arch::asm!(
-                "/* {0} {1} {2} {3} {4} {5} {6} {7} */",
-                inout(xmm_reg) b[0],
-                inout(xmm_reg) b[1],
-                inout(xmm_reg) b[2],
-                inout(xmm_reg) b[3],
-                inout(xmm_reg) b[4],
-                inout(xmm_reg) b[5],
-                inout(xmm_reg) b[6],
-                inout(xmm_reg) b[7],
-                options(pure, nomem, nostack, preserves_flags)
-            )
-        };
-    }};
-}
+/// returns all eight states after each round ([`super::vector::order_xmm`])
+/// is a barrier between rounds that costs no instruction.
+use super::vector::order_xmm as order;
 
 /// One AES round on `b`: AESDEC with the equivalent-inverse schedule when
 /// `DEC`, else AESENC. `DEC` is a constant, so the branch folds away.
@@ -169,7 +150,7 @@ unsafe fn ecb_bulk<const R: usize, const DEC: bool>(
             for x in b.iter_mut() {
                 *x = round!(DEC, *x, *key);
             }
-            order!(b);
+            order(&mut b);
         }
         for (j, x) in b.iter().enumerate() {
             // SAFETY: as for the loads; every block was read before any store.
@@ -253,7 +234,7 @@ unsafe fn cbc_dec<const R: usize>(keys: &[__m128i; 15], iv: &mut Block, mut io: 
             for x in b.iter_mut() {
                 *x = _mm_aesdec_si128(*x, *key);
             }
-            order!(b);
+            order(&mut b);
         }
         for j in 0..WIDE {
             // The chaining XOR rides in the last round key.
@@ -393,7 +374,7 @@ unsafe fn ctr_seg<const R: usize>(keys: &[__m128i; 15], c0: u128, mut io: InOut<
             for x in b.iter_mut() {
                 *x = _mm_aesenc_si128(*x, *key);
             }
-            order!(b);
+            order(&mut b);
         }
         for (j, x) in b.iter().enumerate() {
             // SAFETY: blocks i..i+WIDE lie inside both regions; each block is

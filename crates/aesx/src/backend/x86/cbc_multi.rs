@@ -20,9 +20,10 @@
 use core::arch::x86_64::*;
 
 use super::{Level, X86Aes};
+use crate::backend::kernels::{BlockKernels, CbcLanes, CbcManyKernels};
 use crate::backend::trace::{self, Kernel};
-use crate::backend::{BlockKernels, Engine, InOut};
-use crate::modes::cbc_multi::CbcJob;
+use crate::backend::InOut;
+use crate::key::Block;
 
 /// Most lanes of any kernel.
 const MAX_LANES: usize = 32;
@@ -54,37 +55,46 @@ struct Lanes {
 
 type Kern = unsafe fn(&LaneKeys, &mut Lanes, usize);
 
-/// Encrypts every job whose key is an x86 key; leaves the others alone.
-pub(crate) fn encrypt_many(jobs: &mut [CbcJob<'_>]) {
-    // The levels present, each with its token taken from one of the keys
-    // (a level cannot be named without one).
-    let mut levels: [Option<Level>; 3] = [None; 3];
-    for k in jobs.iter().filter_map(x86_key) {
-        let slot = match k.level {
-            Level::Aesni(_) => 0,
-            Level::Vaes256(_) => 1,
-            Level::Vaes512(_) => 2,
-        };
-        levels[slot] = Some(k.level);
-    }
-    for level in levels.into_iter().flatten() {
-        for rounds in [10, 12, 14] {
-            schedule(jobs, level, rounds);
+impl CbcManyKernels for X86Aes {
+    fn cbc_encrypt_many(lanes: &mut impl CbcLanes<Self>) {
+        // The levels present, each with its token taken from one of the
+        // keys (a level cannot be named without one).
+        let mut levels: [Option<Level>; 3] = [None; 3];
+        for i in 0..lanes.count() {
+            if let Some((k, _, _)) = lanes.lane(i) {
+                let slot = match k.level {
+                    Level::Aesni(_) => 0,
+                    Level::Vaes256(_) => 1,
+                    Level::Vaes512(_) => 2,
+                };
+                levels[slot] = Some(k.level);
+            }
+        }
+        for level in levels.into_iter().flatten() {
+            for rounds in [10, 12, 14] {
+                schedule(lanes, level, rounds);
+            }
         }
     }
 }
 
-fn x86_key<'k>(job: &CbcJob<'k>) -> Option<&'k X86Aes> {
-    match &job.key.engine {
-        Engine::X86(k) => Some(k),
-        #[allow(unreachable_patterns)]
-        _ => None,
-    }
+/// Message `i` if its key is of `level` and `rounds`.
+fn fitting<L: CbcLanes<X86Aes>>(
+    lanes: &mut L,
+    i: usize,
+    level: Level,
+    rounds: usize,
+) -> Option<(&X86Aes, &mut Block, &mut [u8])> {
+    lanes
+        .lane(i)
+        .filter(|(k, _, _)| k.level == level && k.rounds == rounds)
 }
 
-fn schedule(jobs: &mut [CbcJob<'_>], level: Level, rounds: usize) {
-    let fits = |j: &CbcJob<'_>| x86_key(j).is_some_and(|k| k.level == level && k.rounds == rounds);
-    let count = jobs.iter().filter(|j| fits(j)).count();
+fn schedule<L: CbcLanes<X86Aes>>(jobs: &mut L, level: Level, rounds: usize) {
+    let n = jobs.count();
+    let count = (0..n)
+        .filter(|&i| fitting(jobs, i, level, rounds).is_some())
+        .count();
     if count == 0 {
         return;
     }
@@ -124,25 +134,27 @@ fn schedule(jobs: &mut [CbcJob<'_>], level: Level, rounds: usize) {
                 continue;
             }
             if owner[l] != usize::MAX {
-                jobs[owner[l]].iv = to_block(st.iv[l]);
+                if let Some((_, iv, _)) = jobs.lane(owner[l]) {
+                    *iv = to_block(st.iv[l]);
+                }
                 owner[l] = usize::MAX;
             }
             st.ptr[l] = idle;
-            while next < jobs.len() {
+            while next < n {
                 let j = next;
                 next += 1;
-                let Some(k) = x86_key(&jobs[j]).filter(|_| fits(&jobs[j])) else {
+                let Some((k, iv, data)) = fitting(jobs, j, level, rounds) else {
                     continue;
                 };
-                if jobs[j].data.is_empty() {
+                if data.is_empty() {
                     continue;
                 }
                 for (r, rk) in k.enc.iter().enumerate().take(rounds + 1) {
                     keys.0[r][l] = *rk;
                 }
-                st.iv[l] = from_block(&jobs[j].iv);
-                st.ptr[l] = jobs[j].data.as_mut_ptr();
-                left[l] = jobs[j].data.len() / 16;
+                st.iv[l] = from_block(iv);
+                st.ptr[l] = data.as_mut_ptr();
+                left[l] = data.len() / 16;
                 owner[l] = j;
                 break;
             }
@@ -151,20 +163,19 @@ fn schedule(jobs: &mut [CbcJob<'_>], level: Level, rounds: usize) {
         if active == 0 {
             break;
         }
-        if active == 1 && next >= jobs.len() {
+        if active == 1 && next >= n {
             // One message left: its own chain is faster than a lock step
             // in which every other lane idles.
             let l = owner[..lanes]
                 .iter()
                 .position(|o| *o != usize::MAX)
                 .unwrap_or(0);
-            let j = owner[l];
-            let mut iv = to_block(st.iv[l]);
-            let done = jobs[j].data.len() - 16 * left[l];
-            if let Some(k) = x86_key(&jobs[j]) {
-                k.cbc_encrypt(&mut iv, InOut::in_place(&mut jobs[j].data[done..]));
+            let chain = to_block(st.iv[l]);
+            if let Some((k, iv, data)) = jobs.lane(owner[l]) {
+                let done = data.len() - 16 * left[l];
+                *iv = chain;
+                k.cbc_encrypt(iv, InOut::in_place(&mut data[done..]));
             }
-            jobs[j].iv = iv;
             break;
         }
         let steps = owner[..lanes]
@@ -179,7 +190,7 @@ fn schedule(jobs: &mut [CbcJob<'_>], level: Level, rounds: usize) {
         // pointer has at least `steps` blocks of its own message left; idle
         // lanes point at `scratch`, which holds CHUNK >= steps blocks (idle
         // lanes may share it: garbage in, garbage out, never read back).
-        // Messages are distinct `&mut` slices, so lanes never overlap.
+        // Messages are distinct (`CbcLanes::lane`), so lanes never overlap.
         unsafe { kern(&keys, &mut st, steps) };
         for l in 0..lanes {
             if owner[l] != usize::MAX {
@@ -225,12 +236,13 @@ unsafe fn mb_vaes512<const R: usize, const G: usize>(
     steps: usize,
 ) {
     trace::hit(Kernel::Vaes512CbcMany);
-    // SAFETY (all loads and stores below): `key_at` points into `keys`, 64
+    // SAFETY: (all loads and stores below) `key_at` points into `keys`, 64
     // bytes from a lane index multiple of 4; `st.iv` likewise; each `p` is
     // an active lane's pointer (or scratch) plus 16 * s with s < steps.
     let k = |r: usize, g: usize| unsafe { _mm512_load_si512(key_at(keys, r, 4 * g).cast()) };
     let mut iv = [_mm512_setzero_si512(); G];
     for (g, v) in iv.iter_mut().enumerate() {
+        // SAFETY: see above.
         *v = unsafe { _mm512_loadu_si512(st.iv[4 * g..].as_ptr().cast()) };
     }
     let ptr = st.ptr;
@@ -238,6 +250,7 @@ unsafe fn mb_vaes512<const R: usize, const G: usize>(
         let off = 16 * s;
         let mut b = [_mm512_setzero_si512(); G];
         for g in 0..G {
+            // SAFETY: see above.
             let p = |i: usize| unsafe { _mm_loadu_si128(ptr[4 * g + i].add(off).cast()) };
             let mut x = _mm512_castsi128_si512(p(0));
             x = _mm512_inserti32x4::<1>(x, p(1));
@@ -255,6 +268,7 @@ unsafe fn mb_vaes512<const R: usize, const G: usize>(
             let c = _mm512_aesenclast_epi128(b[g], k(R, g));
             iv[g] = c;
             let q = |i: usize| ptr[4 * g + i].wrapping_add(off).cast::<__m128i>();
+            // SAFETY: see above.
             unsafe {
                 _mm_storeu_si128(q(0), _mm512_castsi512_si128(c));
                 _mm_storeu_si128(q(1), _mm512_extracti32x4_epi32::<1>(c));
@@ -264,6 +278,7 @@ unsafe fn mb_vaes512<const R: usize, const G: usize>(
         }
     }
     for (g, v) in iv.iter().enumerate() {
+        // SAFETY: see above.
         unsafe { _mm512_storeu_si512(st.iv[4 * g..].as_mut_ptr().cast(), *v) };
     }
 }
@@ -276,11 +291,12 @@ unsafe fn mb_vaes512<const R: usize, const G: usize>(
 unsafe fn mb_vaes256<const R: usize>(keys: &LaneKeys, st: &mut Lanes, steps: usize) {
     trace::hit(Kernel::Vaes256CbcMany);
     const G: usize = 8;
-    // SAFETY (all loads and stores below): as in `mb_vaes512`, 32 bytes at
+    // SAFETY: (all loads and stores below) as in `mb_vaes512`, 32 bytes at
     // lane indices multiple of 2.
     let k = |r: usize, g: usize| unsafe { _mm256_load_si256(key_at(keys, r, 2 * g).cast()) };
     let mut iv = [_mm256_setzero_si256(); G];
     for (g, v) in iv.iter_mut().enumerate() {
+        // SAFETY: see above.
         *v = unsafe { _mm256_loadu_si256(st.iv[2 * g..].as_ptr().cast()) };
     }
     let ptr = st.ptr;
@@ -288,6 +304,7 @@ unsafe fn mb_vaes256<const R: usize>(keys: &LaneKeys, st: &mut Lanes, steps: usi
         let off = 16 * s;
         let mut b = [_mm256_setzero_si256(); G];
         for g in 0..G {
+            // SAFETY: see above.
             let p = |i: usize| unsafe { _mm_loadu_si128(ptr[2 * g + i].add(off).cast()) };
             let x = _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(p(0)), p(1));
             b[g] = _mm256_xor_si256(_mm256_xor_si256(x, k(0, g)), iv[g]);
@@ -301,6 +318,7 @@ unsafe fn mb_vaes256<const R: usize>(keys: &LaneKeys, st: &mut Lanes, steps: usi
             let c = _mm256_aesenclast_epi128(b[g], k(R, g));
             iv[g] = c;
             let q = |i: usize| ptr[2 * g + i].wrapping_add(off).cast::<__m128i>();
+            // SAFETY: see above.
             unsafe {
                 _mm_storeu_si128(q(0), _mm256_castsi256_si128(c));
                 _mm_storeu_si128(q(1), _mm256_extracti128_si256::<1>(c));
@@ -308,11 +326,23 @@ unsafe fn mb_vaes256<const R: usize>(keys: &LaneKeys, st: &mut Lanes, steps: usi
         }
     }
     for (g, v) in iv.iter().enumerate() {
+        // SAFETY: see above.
         unsafe { _mm256_storeu_si256(st.iv[2 * g..].as_mut_ptr().cast(), *v) };
     }
 }
 
 /// 8 lanes, one xmm each.
+///
+/// Each lane's chain is R dependent AES rounds per block, and eight chains
+/// just cover the pipes (two AESENC per cycle, latency four), so every cycle
+/// on the chain counts. The XOR that starts block `s + 1` (plaintext, round
+/// key 0 and the chaining value) rides in block `s`'s last round key:
+/// `AESENCLAST(b, k_R ^ w) = c ^ w` with `w = p_{s+1} ^ k_0`, which is the
+/// next state itself; `c = (c ^ w) ^ w` is recovered off the chain for the
+/// store. The chain is then exactly R AES instructions per block. The rounds
+/// are kept in round-major order (`aesni::order!`'s barrier): otherwise
+/// LLVM runs lanes through all their rounds in turn and the dependent
+/// chains fill the scheduler.
 ///
 /// # Safety
 /// AES-NI and SSE4.1; every `st.ptr` valid for `steps` blocks.
@@ -320,28 +350,42 @@ unsafe fn mb_vaes256<const R: usize>(keys: &LaneKeys, st: &mut Lanes, steps: usi
 unsafe fn mb_aesni<const R: usize>(keys: &LaneKeys, st: &mut Lanes, steps: usize) {
     trace::hit(Kernel::AesniCbcMany);
     const G: usize = 8;
-    // SAFETY (all loads and stores below): as in `mb_vaes512`, 16 bytes.
+    if steps == 0 {
+        return;
+    }
+    // SAFETY: `key_at` points into `keys`, 16 aligned bytes.
     let k = |r: usize, g: usize| unsafe { _mm_load_si128(key_at(keys, r, g)) };
-    let mut iv = [_mm_setzero_si128(); G];
-    iv.copy_from_slice(&st.iv[..G]);
     let ptr = st.ptr;
+    // SAFETY: each `ptr[g]` (an active lane's message or the scratch buffer)
+    // has `steps` readable blocks; `s` < steps.
+    let load = |g: usize, s: usize| unsafe { _mm_loadu_si128(ptr[g].add(16 * s).cast()) };
+    // b[g]: the state entering round 1 of the current block of lane g.
+    let mut b = [_mm_setzero_si128(); G];
+    for (g, x) in b.iter_mut().enumerate() {
+        *x = _mm_xor_si128(_mm_xor_si128(load(g, 0), k(0, g)), st.iv[g]);
+    }
+    let mut c = [_mm_setzero_si128(); G];
     for s in 0..steps {
-        let off = 16 * s;
-        let mut b = [_mm_setzero_si128(); G];
-        for g in 0..G {
-            let x = unsafe { _mm_loadu_si128(ptr[g].add(off).cast()) };
-            b[g] = _mm_xor_si128(_mm_xor_si128(x, k(0, g)), iv[g]);
+        // w[g]: the next block's plaintext ^ k_0 (zero after the last).
+        let mut w = [_mm_setzero_si128(); G];
+        if s + 1 < steps {
+            for (g, x) in w.iter_mut().enumerate() {
+                *x = _mm_xor_si128(load(g, s + 1), k(0, g));
+            }
         }
         for r in 1..R {
             for (g, x) in b.iter_mut().enumerate() {
                 *x = _mm_aesenc_si128(*x, k(r, g));
             }
+            super::vector::order_xmm(&mut b);
         }
         for g in 0..G {
-            let c = _mm_aesenclast_si128(b[g], k(R, g));
-            iv[g] = c;
-            unsafe { _mm_storeu_si128(ptr[g].add(off).cast(), c) };
+            b[g] = _mm_aesenclast_si128(b[g], _mm_xor_si128(k(R, g), w[g]));
+            c[g] = _mm_xor_si128(b[g], w[g]);
+            // SAFETY: block s of lane g, inside its message (or scratch);
+            // block s + 1 was read above, so in place is fine.
+            unsafe { _mm_storeu_si128(ptr[g].add(16 * s).cast(), c[g]) };
         }
     }
-    st.iv[..G].copy_from_slice(&iv);
+    st.iv[..G].copy_from_slice(&c);
 }

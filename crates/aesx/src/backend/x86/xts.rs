@@ -1,6 +1,6 @@
 //! XTS on the x86 backends: one `match` on the key's level per call.
 
-use super::{xts_aesni, xts_vaes256, xts_vaes512, Level, X86Aes};
+use super::{xts_aesni, xts_vaes, Level, X86Aes};
 use crate::backend::inout::InOut;
 use zeroize::Zeroize;
 
@@ -8,7 +8,7 @@ use crate::backend::xts_kernels::XtsKernels;
 use crate::key::Block;
 
 impl X86Aes {
-    /// Sectors on the AES-NI and VAES256 levels: eight sector numbers are
+    /// Sectors on the AES-NI level: eight sector numbers are
     /// encrypted together with the tweak key (eight AES chains in flight,
     /// instead of one sector's tweak at a time), then each sector runs
     /// through this level's XTS kernel.
@@ -56,8 +56,8 @@ impl XtsKernels for X86Aes {
         unsafe {
             match self.level {
                 Level::Aesni(_) => xts_aesni::xts_encrypt(self, tweak, io),
-                Level::Vaes256(_) => xts_vaes256::xts_encrypt(self, tweak, io),
-                Level::Vaes512(_) => xts_vaes512::xts_encrypt(self, tweak, io),
+                Level::Vaes256(t) => xts_vaes::xts_256::<true>(t, self, tweak, io),
+                Level::Vaes512(t) => xts_vaes::xts_512::<true>(t, self, tweak, io),
             }
         }
     }
@@ -67,19 +67,23 @@ impl XtsKernels for X86Aes {
         unsafe {
             match self.level {
                 Level::Aesni(_) => xts_aesni::xts_decrypt(self, tweak, io),
-                Level::Vaes256(_) => xts_vaes256::xts_decrypt(self, tweak, io),
-                Level::Vaes512(_) => xts_vaes512::xts_decrypt(self, tweak, io),
+                Level::Vaes256(t) => xts_vaes::xts_256::<false>(t, self, tweak, io),
+                Level::Vaes512(t) => xts_vaes::xts_512::<false>(t, self, tweak, io),
             }
         }
     }
 
     fn xts_encrypt_sectors(&self, tk: &Self, size: usize, first: u128, io: InOut<'_>) {
         match self.level {
-            // SAFETY: the Vaes512 token proves the CPU features; the mode passes
+            // SAFETY: the Vaes256 token proves the CPU features; the mode passes
             // a sector size that is a non-zero multiple of 16 dividing the
             // length, and both keys come from one XTS key (same size).
-            Level::Vaes512(_) => unsafe {
-                xts_vaes512::xts_sectors(self, tk, true, size, first, io)
+            Level::Vaes256(t) => unsafe {
+                xts_vaes::sectors_256::<true>(t, self, tk, size, first, io)
+            },
+            // SAFETY: as above, with the Vaes512 token.
+            Level::Vaes512(t) => unsafe {
+                xts_vaes::sectors_512::<true>(t, self, tk, size, first, io)
             },
             _ => self.xts_sectors_by8(tk, true, size, first, io),
         }
@@ -88,8 +92,12 @@ impl XtsKernels for X86Aes {
     fn xts_decrypt_sectors(&self, tk: &Self, size: usize, first: u128, io: InOut<'_>) {
         match self.level {
             // SAFETY: as in xts_encrypt_sectors.
-            Level::Vaes512(_) => unsafe {
-                xts_vaes512::xts_sectors(self, tk, false, size, first, io)
+            Level::Vaes256(t) => unsafe {
+                xts_vaes::sectors_256::<false>(t, self, tk, size, first, io)
+            },
+            // SAFETY: as above, with the Vaes512 token.
+            Level::Vaes512(t) => unsafe {
+                xts_vaes::sectors_512::<false>(t, self, tk, size, first, io)
             },
             _ => self.xts_sectors_by8(tk, false, size, first, io),
         }

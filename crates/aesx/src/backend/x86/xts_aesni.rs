@@ -70,26 +70,8 @@ fn round_last<const ENC: bool>(x: __m128i, k: __m128i) -> __m128i {
     }
 }
 
-/// Keeps the eight states in round-major order (see `aesni::order!`): an
-/// empty `asm!` that takes and returns them after every round.
-#[inline(always)]
-fn order(b: &mut [__m128i; W]) {
-    // SAFETY: an empty template: no instruction, no memory access.
-    unsafe {
-        core::arch::asm!(
-            "/* {0} {1} {2} {3} {4} {5} {6} {7} */",
-            inout(xmm_reg) b[0],
-            inout(xmm_reg) b[1],
-            inout(xmm_reg) b[2],
-            inout(xmm_reg) b[3],
-            inout(xmm_reg) b[4],
-            inout(xmm_reg) b[5],
-            inout(xmm_reg) b[6],
-            inout(xmm_reg) b[7],
-            options(pure, nomem, nostack, preserves_flags)
-        )
-    };
-}
+/// Keeps the eight states in round-major order (see `aesni.rs`).
+use super::vector::order_xmm as order;
 
 /// The kernel, generic over the number of rounds so the round loop unrolls.
 ///
