@@ -1,0 +1,1019 @@
+//! GCM with VAES and VPCLMULQDQ: one source for both vector widths, ymm
+//! (AVX2, two blocks per register, the `vaes256` tier) and zmm (AVX-512,
+//! four blocks per register, the `vaes512` tier), as Linux's
+//! `aes-gcm-avx10` serves both from one text. The kernels are generic
+//! `#[inline(always)]` bodies over a [`Vector`] width, instantiated by thin
+//! `#[target_feature]` entry points (`gcm_entries!`).
+//!
+//! Schedule. Main loop: `S` = 8 registers per step (16 blocks on ymm, 32 on
+//! zmm). The eight registers of counter blocks go through the AES rounds
+//! (eight independent chains hide the VAESENC latency) while the eight
+//! registers of ciphertext of the step before (encryption: one step in
+//! flight) or of this step (decryption) are multiplied by the step's powers
+//! of H, one schoolbook product (four VPCLMULQDQ) woven after each AES
+//! round, summed unreduced per lane, folded across lanes and reduced once
+//! per step (two PCLMULQDQ). A 4-register step and a masked tail finish the
+//! message. Tails use byte-masked loads and stores (zmm: AVX-512BW masks;
+//! ymm: a 32-byte bounce buffer), so the one-shot path ([`gcm_oneshot`])
+//! takes partial blocks of AAD and data in registers: a masked load
+//! zero-pads exactly as GHASH pads, lanes past the end meet a zero power of
+//! H and drop out, and nothing outside the buffers is read or written.
+//! Messages of at most four registers of data and 128 bytes of AAD hash
+//! everything (AAD, data, length block) with a single reduction.
+//!
+//! Counter blocks are kept byte-reversed, which puts each lane's 32-bit
+//! big-endian counter in its lowest dword: `vpaddd` then is inc32 exactly
+//! (it wraps modulo 2^32 and never carries into the IV).
+//!
+//! Registers. zmm (32): eight AES states, the round keys (11 to 15), the
+//! three accumulators and the eight powers of the step fit only in part, so
+//! LLVM keeps the later round keys and powers as memory operands (one load
+//! each per use; the load ports have room, the two AES/CLMUL pipes do not).
+//! ymm (16): the states, accumulators and a temporary in registers, round
+//! keys, powers and the step's ciphertext from the stack.
+//!
+//! Where the cycles go (this Zen 4, AES and carry-less multiply on the same
+//! two pipes, a zmm op taking a pipe for two cycles): AES-128 is 10 AES ops
+//! per register and GHASH 4 + 2/S products, about 0.073 TSC cycles/byte at
+//! the port bound on zmm and the same on ymm; measured figures are in the
+//! `gcm` section of the issue-13 note (about 0.10-0.12 cycles/byte at
+//! 16 KiB). A Karatsuba form saves one product in four but costs two
+//! shuffles and an XOR per register on the same vector pipes; it measured no
+//! better on ymm and was not kept.
+
+use core::arch::x86_64::*;
+
+use super::ghash_clmul::{bswap_mask, Wide, X86HKey, POWERS};
+use super::X86Aes;
+use crate::backend::cpu::{Vaes256, Vaes512};
+use crate::backend::gcm_kernels::inc32;
+use crate::backend::inout::InOut;
+use crate::backend::trace::{self, Kernel};
+use crate::key::{Block, MAX_ROUNDS};
+
+/// Registers per main-loop step.
+const S: usize = 8;
+/// Registers per tail step.
+const T: usize = 4;
+/// AAD bytes the single-reduction path takes (with at most `T` registers of
+/// data and the length block: 8 + 16 + 1 <= POWERS blocks).
+const SMALL_AAD: usize = 128;
+
+/// A VAES register width, implemented by the tier tokens: a method takes
+/// the token as `self`, so holding the value is the proof that the width's
+/// instructions exist and the arithmetic methods are safe. Every method is
+/// `#[inline(always)]` without a `#[target_feature]` of its own; inside the
+/// `#[target_feature]` entry points the intrinsics inline to single
+/// instructions (checked with `objdump -d`: no calls in the loops).
+///
+/// The names and contracts follow `vector::Vector` (helper `vxts`); this
+/// file keeps its own copy until that one lands, plus the two GCM-only
+/// operations (`zext`, `keep_bytes`).
+pub(crate) trait Vector: Copy {
+    /// `__m256i` or `__m512i`.
+    type V: Copy;
+    /// 16-byte blocks (lanes) per register.
+    const BLOCKS: usize;
+    /// Bytes per register.
+    const BYTES: usize = 16 * Self::BLOCKS;
+    /// The trace counters of this width's GCM kernels (encrypt, decrypt).
+    const KERNELS: (Kernel, Kernel);
+
+    fn zero(self) -> Self::V;
+    /// # Safety
+    /// `p` must be readable for `BYTES` bytes.
+    unsafe fn load(self, p: *const u8) -> Self::V;
+    /// # Safety
+    /// `p` must be writable for `BYTES` bytes.
+    unsafe fn store(self, p: *mut u8, v: Self::V);
+    /// The first `blocks` (1..=BLOCKS) blocks, zero in the others; nothing
+    /// past them is read.
+    ///
+    /// # Safety
+    /// `p` must be readable for `16 * blocks` bytes.
+    unsafe fn load_blocks(self, p: *const u8, blocks: usize) -> Self::V;
+    /// The first `len` bytes (1..=BYTES), zero in the others; nothing past
+    /// them is read.
+    ///
+    /// # Safety
+    /// `p` must be readable for `len` bytes.
+    unsafe fn load_bytes(self, p: *const u8, len: usize) -> Self::V;
+    /// Writes the first `len` bytes (1..=BYTES) of `v`, nothing past them.
+    ///
+    /// # Safety
+    /// `p` must be writable for `len` bytes.
+    unsafe fn store_bytes(self, p: *mut u8, v: Self::V, len: usize);
+    /// `k` in every lane.
+    fn broadcast(self, k: __m128i) -> Self::V;
+    /// Lane `l` holds the 64-bit integer `l`.
+    fn lane_index(self) -> Self::V;
+    /// Every lane holds `hi:lo`.
+    fn set_u64x2(self, hi: u64, lo: u64) -> Self::V;
+    /// XOR of all lanes.
+    fn xor_lanes(self, v: Self::V) -> __m128i;
+    fn xor(self, a: Self::V, b: Self::V) -> Self::V;
+    fn xor3(self, a: Self::V, b: Self::V, c: Self::V) -> Self::V;
+    fn aesenc(self, b: Self::V, k: Self::V) -> Self::V;
+    fn aesenclast(self, b: Self::V, k: Self::V) -> Self::V;
+    /// Byte shuffle within each lane.
+    fn shuffle_bytes(self, v: Self::V, idx: Self::V) -> Self::V;
+    fn add32(self, a: Self::V, b: Self::V) -> Self::V;
+    /// Carry-less multiply of one 64-bit half of each lane of `a` by one of
+    /// `b` (`IMM` as VPCLMULQDQ).
+    fn clmul<const IMM: i32>(self, a: Self::V, b: Self::V) -> Self::V;
+    /// `x` in lane 0, zero elsewhere.
+    fn zext(self, x: __m128i) -> Self::V;
+    /// `v` with the bytes from `len` (0..=BYTES) on zeroed.
+    fn keep_bytes(self, v: Self::V, len: usize) -> Self::V;
+}
+
+/// 32 bytes of ones then 32 of zeros: the ymm byte masks are windows of it.
+static ONES_THEN_ZEROS: [u8; 64] = {
+    let mut t = [0u8; 64];
+    let mut i = 0;
+    while i < 32 {
+        t[i] = 0xff;
+        i += 1;
+    }
+    t
+};
+
+// SAFETY (every intrinsic call in this impl): `self` is a `Vaes256` token,
+// made only by detection after it found AES-NI, SSE4.1, PCLMULQDQ, AVX,
+// AVX2, VAES and VPCLMULQDQ (and the OS saving ymm state).
+impl Vector for Vaes256 {
+    type V = __m256i;
+    const BLOCKS: usize = 2;
+    const KERNELS: (Kernel, Kernel) = (Kernel::Vaes256GcmEnc, Kernel::Vaes256GcmDec);
+
+    #[inline(always)]
+    fn zero(self) -> __m256i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm256_setzero_si256() }
+    }
+    #[inline(always)]
+    unsafe fn load(self, p: *const u8) -> __m256i {
+        // SAFETY: the caller passes 32 readable bytes; features as above.
+        unsafe { _mm256_loadu_si256(p.cast()) }
+    }
+    #[inline(always)]
+    unsafe fn store(self, p: *mut u8, v: __m256i) {
+        // SAFETY: the caller passes 32 writable bytes; features as above.
+        unsafe { _mm256_storeu_si256(p.cast(), v) }
+    }
+    #[inline(always)]
+    unsafe fn load_blocks(self, p: *const u8, blocks: usize) -> __m256i {
+        // SAFETY: the caller passes 16 * blocks readable bytes; the masked
+        // load reads only the qwords of those blocks.
+        unsafe {
+            if blocks >= 2 {
+                _mm256_loadu_si256(p.cast())
+            } else {
+                _mm256_maskload_epi64(p.cast(), _mm256_set_epi64x(0, 0, -1, -1))
+            }
+        }
+    }
+    #[inline(always)]
+    unsafe fn load_bytes(self, p: *const u8, len: usize) -> __m256i {
+        if len >= 32 {
+            // SAFETY: the caller passes at least 32 readable bytes.
+            return unsafe { self.load(p) };
+        }
+        // AVX2 has no byte-masked load: go through a zeroed buffer.
+        let mut buf = [0u8; 32];
+        // SAFETY: `len` (< 32) readable bytes at `p`, a distinct local buffer.
+        unsafe { core::ptr::copy_nonoverlapping(p, buf.as_mut_ptr(), len) };
+        // SAFETY: `buf` is 32 readable bytes.
+        unsafe { self.load(buf.as_ptr()) }
+    }
+    #[inline(always)]
+    unsafe fn store_bytes(self, p: *mut u8, v: __m256i, len: usize) {
+        if len >= 32 {
+            // SAFETY: the caller passes at least 32 writable bytes.
+            return unsafe { self.store(p, v) };
+        }
+        let mut buf = [0u8; 32];
+        // SAFETY: `buf` is 32 writable bytes.
+        unsafe { self.store(buf.as_mut_ptr(), v) };
+        // SAFETY: the caller passes `len` (< 32) writable bytes.
+        unsafe { core::ptr::copy_nonoverlapping(buf.as_ptr(), p, len) };
+    }
+    #[inline(always)]
+    fn broadcast(self, k: __m128i) -> __m256i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm256_broadcastsi128_si256(k) }
+    }
+    #[inline(always)]
+    fn lane_index(self) -> __m256i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm256_set_epi64x(0, 1, 0, 0) }
+    }
+    #[inline(always)]
+    fn set_u64x2(self, hi: u64, lo: u64) -> __m256i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm256_set_epi64x(hi as i64, lo as i64, hi as i64, lo as i64) }
+    }
+    #[inline(always)]
+    fn xor_lanes(self, v: __m256i) -> __m128i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm_xor_si128(_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v)) }
+    }
+    #[inline(always)]
+    fn xor(self, a: __m256i, b: __m256i) -> __m256i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm256_xor_si256(a, b) }
+    }
+    #[inline(always)]
+    fn xor3(self, a: __m256i, b: __m256i, c: __m256i) -> __m256i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm256_xor_si256(_mm256_xor_si256(a, b), c) }
+    }
+    #[inline(always)]
+    fn aesenc(self, b: __m256i, k: __m256i) -> __m256i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm256_aesenc_epi128(b, k) }
+    }
+    #[inline(always)]
+    fn aesenclast(self, b: __m256i, k: __m256i) -> __m256i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm256_aesenclast_epi128(b, k) }
+    }
+    #[inline(always)]
+    fn shuffle_bytes(self, v: __m256i, idx: __m256i) -> __m256i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm256_shuffle_epi8(v, idx) }
+    }
+    #[inline(always)]
+    fn add32(self, a: __m256i, b: __m256i) -> __m256i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm256_add_epi32(a, b) }
+    }
+    #[inline(always)]
+    fn clmul<const IMM: i32>(self, a: __m256i, b: __m256i) -> __m256i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm256_clmulepi64_epi128::<IMM>(a, b) }
+    }
+    #[inline(always)]
+    fn zext(self, x: __m128i) -> __m256i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm256_zextsi128_si256(x) }
+    }
+    #[inline(always)]
+    fn keep_bytes(self, v: __m256i, len: usize) -> __m256i {
+        let off = 32 - len.min(32);
+        // SAFETY: `off + 32 <= 64`, inside the table; features as above.
+        unsafe {
+            let m = _mm256_loadu_si256(ONES_THEN_ZEROS.as_ptr().add(off).cast());
+            _mm256_and_si256(v, m)
+        }
+    }
+}
+
+/// Byte mask of the first `bytes` bytes of a zmm register.
+#[inline(always)]
+fn byte_mask(bytes: usize) -> u64 {
+    if bytes >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bytes) - 1
+    }
+}
+
+// SAFETY (every intrinsic call in this impl): `self` is a `Vaes512` token,
+// made only by detection after it found everything `Vaes256` needs plus
+// AVX-512 F, BW and VL (and the OS saving zmm state).
+impl Vector for Vaes512 {
+    type V = __m512i;
+    const BLOCKS: usize = 4;
+    const KERNELS: (Kernel, Kernel) = (Kernel::Vaes512GcmEnc, Kernel::Vaes512GcmDec);
+
+    #[inline(always)]
+    fn zero(self) -> __m512i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm512_setzero_si512() }
+    }
+    #[inline(always)]
+    unsafe fn load(self, p: *const u8) -> __m512i {
+        // SAFETY: the caller passes 64 readable bytes; features as above.
+        unsafe { _mm512_loadu_si512(p.cast()) }
+    }
+    #[inline(always)]
+    unsafe fn store(self, p: *mut u8, v: __m512i) {
+        // SAFETY: the caller passes 64 writable bytes; features as above.
+        unsafe { _mm512_storeu_si512(p.cast(), v) }
+    }
+    #[inline(always)]
+    unsafe fn load_blocks(self, p: *const u8, blocks: usize) -> __m512i {
+        // SAFETY: the masked load reads only the caller's 16 * blocks bytes.
+        unsafe { self.load_bytes(p, 16 * blocks) }
+    }
+    #[inline(always)]
+    unsafe fn load_bytes(self, p: *const u8, len: usize) -> __m512i {
+        // SAFETY: the masked load reads only the caller's `len` bytes
+        // (masked-off bytes are not accessed and cannot fault).
+        unsafe { _mm512_maskz_loadu_epi8(byte_mask(len), p.cast()) }
+    }
+    #[inline(always)]
+    unsafe fn store_bytes(self, p: *mut u8, v: __m512i, len: usize) {
+        // SAFETY: the masked store writes only the caller's `len` bytes.
+        unsafe { _mm512_mask_storeu_epi8(p.cast(), byte_mask(len), v) }
+    }
+    #[inline(always)]
+    fn broadcast(self, k: __m128i) -> __m512i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm512_broadcast_i32x4(k) }
+    }
+    #[inline(always)]
+    fn lane_index(self) -> __m512i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm512_set_epi64(0, 3, 0, 2, 0, 1, 0, 0) }
+    }
+    #[inline(always)]
+    fn set_u64x2(self, hi: u64, lo: u64) -> __m512i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm512_broadcast_i32x4(_mm_set_epi64x(hi as i64, lo as i64)) }
+    }
+    #[inline(always)]
+    fn xor_lanes(self, v: __m512i) -> __m128i {
+        // SAFETY: see the impl's comment.
+        unsafe {
+            let a = _mm256_xor_si256(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64::<1>(v));
+            _mm_xor_si128(_mm256_castsi256_si128(a), _mm256_extracti128_si256::<1>(a))
+        }
+    }
+    #[inline(always)]
+    fn xor(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm512_xor_si512(a, b) }
+    }
+    #[inline(always)]
+    fn xor3(self, a: __m512i, b: __m512i, c: __m512i) -> __m512i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm512_ternarylogic_epi64::<0x96>(a, b, c) }
+    }
+    #[inline(always)]
+    fn aesenc(self, b: __m512i, k: __m512i) -> __m512i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm512_aesenc_epi128(b, k) }
+    }
+    #[inline(always)]
+    fn aesenclast(self, b: __m512i, k: __m512i) -> __m512i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm512_aesenclast_epi128(b, k) }
+    }
+    #[inline(always)]
+    fn shuffle_bytes(self, v: __m512i, idx: __m512i) -> __m512i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm512_shuffle_epi8(v, idx) }
+    }
+    #[inline(always)]
+    fn add32(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm512_add_epi32(a, b) }
+    }
+    #[inline(always)]
+    fn clmul<const IMM: i32>(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm512_clmulepi64_epi128::<IMM>(a, b) }
+    }
+    #[inline(always)]
+    fn zext(self, x: __m128i) -> __m512i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm512_zextsi128_si512(x) }
+    }
+    #[inline(always)]
+    fn keep_bytes(self, v: __m512i, len: usize) -> __m512i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm512_maskz_mov_epi8(byte_mask(len), v) }
+    }
+}
+
+/// Unreduced lane-wise products, schoolbook parts.
+struct Acc<W: Vector> {
+    lo: W::V,
+    mid: W::V,
+    hi: W::V,
+}
+
+impl<W: Vector> Acc<W> {
+    #[inline(always)]
+    fn zero(w: W) -> Self {
+        Acc {
+            lo: w.zero(),
+            mid: w.zero(),
+            hi: w.zero(),
+        }
+    }
+
+    #[inline(always)]
+    fn mul_add(&mut self, w: W, a: W::V, b: W::V) {
+        self.lo = w.xor(self.lo, w.clmul::<0x00>(a, b));
+        self.hi = w.xor(self.hi, w.clmul::<0x11>(a, b));
+        self.mid = w.xor3(self.mid, w.clmul::<0x01>(a, b), w.clmul::<0x10>(a, b));
+    }
+
+    /// Sums the lanes and reduces: the new GHASH state.
+    #[inline(always)]
+    fn reduce(&self, w: W) -> __m128i {
+        let wide = Wide::from_parts(
+            w.xor_lanes(self.lo),
+            w.xor_lanes(self.mid),
+            w.xor_lanes(self.hi),
+        );
+        // SAFETY: every `Vector` token implies PCLMULQDQ and SSE2.
+        unsafe { wide.reduce() }
+    }
+}
+
+/// Everything one pass keeps in registers: round keys, the step's powers of
+/// H, the counter and the GHASH state.
+struct Pass<W: Vector> {
+    w: W,
+    rk: [W::V; MAX_ROUNDS + 1],
+    nr: usize,
+    /// `pw[j]`: the powers of H taken by register `j` of a main step
+    /// (H^(S·B - B·j) down to H^(S·B - B·j - B + 1), B blocks per register).
+    pw: [W::V; S],
+    bs: W::V,
+    inc: W::V,
+    /// Byte-reversed counters of the next register of blocks.
+    c: W::V,
+    /// GHASH state, byte-reversed.
+    y: __m128i,
+}
+
+impl<W: Vector> Pass<W> {
+    /// # Safety
+    /// Only with the features of `w` enabled (from an entry point).
+    #[inline(always)]
+    unsafe fn new(w: W, k: &X86Aes, hk: &X86HKey, ctr: &Block, acc: &Block) -> Self {
+        let mut rk = [w.zero(); MAX_ROUNDS + 1];
+        for (d, s) in rk.iter_mut().zip(k.enc.iter()).take(k.rounds + 1) {
+            *d = w.broadcast(*s);
+        }
+        let mut pw = [w.zero(); S];
+        for (j, p) in pw.iter_mut().enumerate() {
+            // SAFETY: powers POWERS - S·B + B·j .. + B lie inside the key
+            // (S·B <= POWERS).
+            *p = unsafe { w.load(hk.ptr(POWERS - S * W::BLOCKS + W::BLOCKS * j)) };
+        }
+        // SAFETY: `ctr` and `acc` are 16 readable bytes each; SSSE3 is
+        // implied by every token.
+        let (c0, y) = unsafe {
+            let bs = bswap_mask();
+            (
+                _mm_shuffle_epi8(_mm_loadu_si128(ctr.as_ptr().cast()), bs),
+                _mm_shuffle_epi8(_mm_loadu_si128(acc.as_ptr().cast()), bs),
+            )
+        };
+        // SAFETY: SSE2 is implied by every token.
+        let bs = w.broadcast(unsafe { bswap_mask() });
+        Pass {
+            w,
+            rk,
+            nr: k.rounds,
+            pw,
+            bs,
+            inc: w.set_u64x2(0, W::BLOCKS as u64),
+            c: w.add32(w.broadcast(c0), w.lane_index()),
+            y,
+        }
+    }
+
+    /// The GHASH state in block byte order.
+    #[inline(always)]
+    fn state(&self) -> Block {
+        let mut out = [0u8; 16];
+        // SAFETY: a 16-byte store into a local; SSSE3 is implied by every
+        // token.
+        unsafe {
+            _mm_storeu_si128(
+                out.as_mut_ptr().cast(),
+                _mm_shuffle_epi8(self.y, bswap_mask()),
+            )
+        };
+        out
+    }
+
+    /// The next `R` registers of counter blocks.
+    #[inline(always)]
+    fn counters<const R: usize>(&mut self) -> [W::V; R] {
+        let w = self.w;
+        let mut b = [w.zero(); R];
+        for x in b.iter_mut() {
+            *x = w.shuffle_bytes(self.c, self.bs);
+            self.c = w.add32(self.c, self.inc);
+        }
+        b
+    }
+
+    /// Encrypts `R` registers of blocks, rounds interleaved across them.
+    #[inline(always)]
+    fn encrypt<const R: usize>(&self, b: &mut [W::V; R]) {
+        let w = self.w;
+        for x in b.iter_mut() {
+            *x = w.xor(*x, self.rk[0]);
+        }
+        for r in 1..self.nr {
+            let k = self.rk[r];
+            for x in b.iter_mut() {
+                *x = w.aesenc(*x, k);
+            }
+        }
+        let k = self.rk[self.nr];
+        for x in b.iter_mut() {
+            *x = w.aesenclast(*x, k);
+        }
+    }
+
+    /// AES on `S` registers with the GHASH of `S` other registers (`x`,
+    /// byte-reversed ciphertext) woven between the rounds: one product after
+    /// each of the first rounds, so the carry-less multiplies and the AES
+    /// rounds share the instruction stream instead of relying on the
+    /// out-of-order window alone.
+    // `r` is the round number; it also picks the product woven after it.
+    #[allow(clippy::needless_range_loop)]
+    #[inline(always)]
+    fn encrypt_ghash(&mut self, b: &mut [W::V; S], x: &[W::V; S]) {
+        let w = self.w;
+        let mut acc = Acc::zero(w);
+        for v in b.iter_mut() {
+            *v = w.xor(*v, self.rk[0]);
+        }
+        acc.mul_add(w, w.xor(x[0], w.zext(self.y)), self.pw[0]);
+        // AES-128 has 9 middle rounds, enough for the other S - 1 products.
+        for r in 1..self.nr {
+            let k = self.rk[r];
+            for v in b.iter_mut() {
+                *v = w.aesenc(*v, k);
+            }
+            if r < S {
+                acc.mul_add(w, x[r], self.pw[r]);
+            }
+        }
+        let k = self.rk[self.nr];
+        for v in b.iter_mut() {
+            *v = w.aesenclast(*v, k);
+        }
+        self.y = acc.reduce(w);
+    }
+
+    /// Hashes `R` registers of byte-reversed blocks (the last R·B blocks of
+    /// a group ending at H^1) into `y`, one reduction.
+    #[inline(always)]
+    fn ghash<const R: usize>(&mut self, x: &[W::V; R]) {
+        let w = self.w;
+        let mut acc = Acc::zero(w);
+        for (j, &xj) in x.iter().enumerate() {
+            let v = if j == 0 {
+                w.xor(xj, w.zext(self.y))
+            } else {
+                xj
+            };
+            acc.mul_add(w, v, self.pw[S - R + j]);
+        }
+        self.y = acc.reduce(w);
+    }
+
+    /// Hashes `m` (1..=T·B) byte-reversed blocks in `x` (zero past them):
+    /// block j times H^(m-j), the powers loaded masked so that no lane past
+    /// the end adds anything and nothing past the key is read.
+    #[inline(always)]
+    fn ghash_partial(&mut self, hk: &X86HKey, x: &[W::V; T], m: usize) {
+        let w = self.w;
+        let mut acc = Acc::zero(w);
+        let base = POWERS - m;
+        for (j, &xj) in x.iter().enumerate().take(m.div_ceil(W::BLOCKS)) {
+            let blocks = (m - W::BLOCKS * j).min(W::BLOCKS);
+            // SAFETY: powers base + B·j .. + blocks lie inside the key
+            // (base + m = POWERS); the masked load reads nothing beyond.
+            let pw = unsafe { w.load_blocks(hk.ptr(base + W::BLOCKS * j), blocks) };
+            let v = if j == 0 {
+                w.xor(xj, w.zext(self.y))
+            } else {
+                xj
+            };
+            acc.mul_add(w, v, pw);
+        }
+        self.y = acc.reduce(w);
+    }
+
+    /// GHASH of `len` bytes at `p`, the last partial block zero-padded.
+    ///
+    /// # Safety
+    /// `p` must be readable for `len` bytes.
+    #[inline(always)]
+    unsafe fn ghash_bytes(&mut self, hk: &X86HKey, p: *const u8, len: usize) {
+        let w = self.w;
+        let mut i = 0;
+        // SAFETY: full loads cover bytes i .. i + S·BYTES <= len; masked
+        // loads read only bytes below len.
+        unsafe {
+            while i + S * W::BYTES <= len {
+                let mut x = [w.zero(); S];
+                for (j, v) in x.iter_mut().enumerate() {
+                    *v = w.shuffle_bytes(w.load(p.add(i + W::BYTES * j)), self.bs);
+                }
+                self.ghash::<S>(&x);
+                i += S * W::BYTES;
+            }
+            while i < len {
+                let t = (len - i).min(T * W::BYTES);
+                let mut x = [w.zero(); T];
+                for (j, v) in x.iter_mut().enumerate().take(t.div_ceil(W::BYTES)) {
+                    let b = w.load_bytes(p.add(i + W::BYTES * j), t - W::BYTES * j);
+                    *v = w.shuffle_bytes(b, self.bs);
+                }
+                self.ghash_partial(hk, &x, t.div_ceil(16));
+                i += t;
+            }
+        }
+    }
+
+    /// Encrypts or decrypts `len` bytes from `src` to `dst`, hashing the
+    /// ciphertext; a partial last block is zero-padded for GHASH.
+    ///
+    /// # Safety
+    /// `src` readable and `dst` writable for `len` bytes, either equal or
+    /// not overlapping.
+    #[inline(always)]
+    unsafe fn crypt<const ENCRYPT: bool>(
+        &mut self,
+        hk: &X86HKey,
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+    ) {
+        let w = self.w;
+        let step = S * W::BYTES;
+        let mut i = 0;
+        // SAFETY: unmasked accesses cover whole registers below len, masked
+        // ones only bytes below len. Each register of input is loaded before
+        // the same bytes are stored (in-place safe).
+        unsafe {
+            if ENCRYPT && len >= step {
+                // Encryption hashes its own output: one step of ciphertext
+                // stays in flight so that AES and GHASH overlap.
+                let mut prev = [w.zero(); S];
+                let mut b = self.counters::<S>();
+                self.encrypt(&mut b);
+                for j in 0..S {
+                    let v = w.xor(b[j], w.load(src.add(W::BYTES * j)));
+                    w.store(dst.add(W::BYTES * j), v);
+                    prev[j] = w.shuffle_bytes(v, self.bs);
+                }
+                i = step;
+                while i + step <= len {
+                    let mut b = self.counters::<S>();
+                    self.encrypt_ghash(&mut b, &prev);
+                    for j in 0..S {
+                        let v = w.xor(b[j], w.load(src.add(i + W::BYTES * j)));
+                        w.store(dst.add(i + W::BYTES * j), v);
+                        prev[j] = w.shuffle_bytes(v, self.bs);
+                    }
+                    i += step;
+                }
+                self.ghash::<S>(&prev);
+            } else if !ENCRYPT {
+                while i + step <= len {
+                    let mut ct = [w.zero(); S];
+                    let mut x = [w.zero(); S];
+                    for j in 0..S {
+                        ct[j] = w.load(src.add(i + W::BYTES * j));
+                        x[j] = w.shuffle_bytes(ct[j], self.bs);
+                    }
+                    let mut b = self.counters::<S>();
+                    self.encrypt_ghash(&mut b, &x);
+                    for j in 0..S {
+                        w.store(dst.add(i + W::BYTES * j), w.xor(b[j], ct[j]));
+                    }
+                    i += step;
+                }
+            }
+            if len - i >= T * W::BYTES {
+                let mut data = [w.zero(); T];
+                for (j, v) in data.iter_mut().enumerate() {
+                    *v = w.load(src.add(i + W::BYTES * j));
+                }
+                let mut b = self.counters::<T>();
+                self.encrypt(&mut b);
+                let mut x = [w.zero(); T];
+                for j in 0..T {
+                    let out = w.xor(b[j], data[j]);
+                    w.store(dst.add(i + W::BYTES * j), out);
+                    x[j] = w.shuffle_bytes(if ENCRYPT { out } else { data[j] }, self.bs);
+                }
+                self.ghash::<T>(&x);
+                i += T * W::BYTES;
+            }
+            let t = len - i;
+            if t > 0 {
+                let regs = t.div_ceil(W::BYTES);
+                let mut data = [w.zero(); T];
+                for (j, v) in data.iter_mut().enumerate().take(regs) {
+                    *v = w.load_bytes(src.add(i + W::BYTES * j), t - W::BYTES * j);
+                }
+                let ks = self.keystream(regs);
+                let mut x = [w.zero(); T];
+                for j in 0..regs {
+                    let n = t - W::BYTES * j;
+                    // Zero the output past the end: GHASH pads with zeros.
+                    let out = w.keep_bytes(w.xor(ks[j], data[j]), n);
+                    w.store_bytes(dst.add(i + W::BYTES * j), out, n);
+                    x[j] = w.shuffle_bytes(if ENCRYPT { out } else { data[j] }, self.bs);
+                }
+                self.ghash_partial(hk, &x, t.div_ceil(16));
+            }
+        }
+    }
+
+    /// Keystream for `regs` (1..=T) registers, with the AES rounds unrolled
+    /// for the count actually needed.
+    #[inline(always)]
+    fn keystream(&mut self, regs: usize) -> [W::V; T] {
+        let mut ks = [self.w.zero(); T];
+        match regs {
+            1 => {
+                let mut b = self.counters::<1>();
+                self.encrypt(&mut b);
+                ks[0] = b[0];
+            }
+            2 => {
+                let mut b = self.counters::<2>();
+                self.encrypt(&mut b);
+                ks[..2].copy_from_slice(&b);
+            }
+            3 => {
+                let mut b = self.counters::<3>();
+                self.encrypt(&mut b);
+                ks[..3].copy_from_slice(&b);
+            }
+            _ => {
+                let mut b = self.counters::<T>();
+                self.encrypt(&mut b);
+                ks = b;
+            }
+        }
+        ks
+    }
+}
+
+/// GHASH over whole blocks (AAD).
+///
+/// # Safety
+/// Only from an entry point with the features of `w`.
+#[inline(always)]
+unsafe fn ghash_update_body<W: Vector>(
+    w: W,
+    k: &X86Aes,
+    hk: &X86HKey,
+    acc: &mut Block,
+    data: &[u8],
+) {
+    let whole = data.len() - data.len() % 16;
+    // SAFETY: `data` is readable for `whole` bytes.
+    unsafe {
+        let mut st = Pass::new(w, k, hk, &[0; 16], acc);
+        st.ghash_bytes(hk, data.as_ptr(), whole);
+        *acc = st.state();
+    }
+}
+
+/// CTR32 encryption or decryption of whole blocks stitched with GHASH of
+/// the ciphertext.
+///
+/// # Safety
+/// Only from an entry point with the features of `w`.
+#[inline(always)]
+unsafe fn gcm_crypt_body<W: Vector, const ENCRYPT: bool>(
+    w: W,
+    k: &X86Aes,
+    hk: &X86HKey,
+    ctr: &mut Block,
+    acc: &mut Block,
+    mut io: InOut<'_>,
+) {
+    trace::hit(if ENCRYPT { W::KERNELS.0 } else { W::KERNELS.1 });
+    let n = io.blocks();
+    if n == 0 {
+        return;
+    }
+    let src = io.src_ptr();
+    let dst = io.dst_ptr();
+    // SAFETY: both buffers hold 16 * n bytes, equal or disjoint (`InOut`).
+    unsafe {
+        let mut st = Pass::new(w, k, hk, ctr, acc);
+        st.crypt::<ENCRYPT>(hk, src, dst, 16 * n);
+        *acc = st.state();
+    }
+    inc32(ctr, n as u32);
+}
+
+/// E_K(J0) on one 128-bit chain (the core overlaps it with what follows).
+///
+/// # Safety
+/// AES-NI must be available (implied by every token).
+#[inline(always)]
+unsafe fn encrypt_j0(k: &X86Aes, j0: __m128i) -> __m128i {
+    // SAFETY: AES-NI and SSE2 as the caller guarantees.
+    unsafe {
+        let mut e = _mm_xor_si128(j0, k.enc[0]);
+        for r in 1..k.rounds {
+            e = _mm_aesenc_si128(e, k.enc[r]);
+        }
+        _mm_aesenclast_si128(e, k.enc[k.rounds])
+    }
+}
+
+/// The length block `[len(A)]_64 || [len(C)]_64` in bits, byte-reversed
+/// (the C length is the low half).
+#[inline(always)]
+fn length_block(aad: usize, data: usize) -> __m128i {
+    // SAFETY: SSE2 is baseline on x86_64.
+    unsafe { _mm_set_epi64x((aad as u64 * 8) as i64, (data as u64 * 8) as i64) }
+}
+
+/// A whole GCM message in one call: GHASH of the AAD, CTR32 from inc32(J0)
+/// stitched with GHASH of the ciphertext (a partial last block included),
+/// the length block, and the tag `E_K(J0) ^ S`. Returns the full 16-byte
+/// tag; the caller truncates and compares.
+///
+/// # Safety
+/// Only from an entry point with the features of `w`.
+#[inline(always)]
+unsafe fn gcm_oneshot_body<W: Vector, const ENCRYPT: bool>(
+    w: W,
+    k: &X86Aes,
+    hk: &X86HKey,
+    j0: &Block,
+    aad: &[u8],
+    mut io: InOut<'_>,
+) -> Block {
+    trace::hit(if ENCRYPT { W::KERNELS.0 } else { W::KERNELS.1 });
+    let len = io.len();
+    let src = io.src_ptr();
+    let dst = io.dst_ptr();
+    if len <= T * W::BYTES && aad.len() <= SMALL_AAD {
+        // SAFETY: the buffers hold `len` bytes, equal or disjoint.
+        return unsafe { oneshot_small::<W, ENCRYPT>(w, k, hk, j0, aad, src, dst, len) };
+    }
+    let mut ctr = *j0;
+    inc32(&mut ctr, 1);
+    // SAFETY: `aad` readable for its length, the buffers for `len` bytes;
+    // AES-NI, PCLMULQDQ and SSSE3 are implied by every token.
+    unsafe {
+        let ekj0 = encrypt_j0(k, _mm_loadu_si128(j0.as_ptr().cast()));
+        let mut st = Pass::new(w, k, hk, &ctr, &[0; 16]);
+        st.ghash_bytes(hk, aad.as_ptr(), aad.len());
+        st.crypt::<ENCRYPT>(hk, src, dst, len);
+        let mut last = Wide::zero();
+        last.mul_add(
+            _mm_xor_si128(st.y, length_block(aad.len(), len)),
+            _mm_loadu_si128(hk.ptr(POWERS - 1).cast()),
+        );
+        let tag = _mm_xor_si128(_mm_shuffle_epi8(last.reduce(), bswap_mask()), ekj0);
+        let mut out = [0u8; 16];
+        _mm_storeu_si128(out.as_mut_ptr().cast(), tag);
+        out
+    }
+}
+
+/// A short message with a single GHASH reduction: the AAD blocks, the
+/// ciphertext blocks and the length block are multiplied by H^t..H^1 and
+/// summed, so the only serial work is AES, one round of products and one
+/// reduction. E_K(J0) rides along the keystream rounds.
+///
+/// # Safety
+/// Only from an entry point with the features of `w`; `src`/`dst` valid for
+/// `len <= T·BYTES` bytes (equal or disjoint), `aad.len() <= SMALL_AAD`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn oneshot_small<W: Vector, const ENCRYPT: bool>(
+    w: W,
+    k: &X86Aes,
+    hk: &X86HKey,
+    j0: &Block,
+    aad: &[u8],
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+) -> Block {
+    let ab = aad.len().div_ceil(16);
+    let db = len.div_ceil(16);
+    let base = POWERS - (ab + db + 1);
+    let regs = len.div_ceil(W::BYTES);
+    // SAFETY: j0/aad/key/buffer accesses are in bounds: masked loads and
+    // stores touch only the first `aad.len()` / `len` bytes, power loads
+    // only powers base..POWERS; AES-NI, PCLMULQDQ and SSSE3 are implied by
+    // every token.
+    unsafe {
+        let bs128 = bswap_mask();
+        let bs = w.broadcast(bs128);
+        let jv = _mm_loadu_si128(j0.as_ptr().cast());
+        // Counters inc32(J0) + l for lane l of register q.
+        let one = w.set_u64x2(0, 1);
+        let mut c = w.add32(
+            w.add32(w.broadcast(_mm_shuffle_epi8(jv, bs128)), w.lane_index()),
+            one,
+        );
+        let inc = w.set_u64x2(0, W::BLOCKS as u64);
+        let rk0 = w.broadcast(k.enc[0]);
+        let mut b = [w.zero(); T];
+        for v in b.iter_mut() {
+            *v = w.xor(w.shuffle_bytes(c, bs), rk0);
+            c = w.add32(c, inc);
+        }
+        let mut e = _mm_xor_si128(jv, k.enc[0]);
+        for r in 1..k.rounds {
+            let rk = w.broadcast(k.enc[r]);
+            for v in b.iter_mut().take(regs) {
+                *v = w.aesenc(*v, rk);
+            }
+            e = _mm_aesenc_si128(e, k.enc[r]);
+        }
+        let rk = w.broadcast(k.enc[k.rounds]);
+        for v in b.iter_mut().take(regs) {
+            *v = w.aesenclast(*v, rk);
+        }
+        e = _mm_aesenclast_si128(e, k.enc[k.rounds]);
+
+        let mut acc = Acc::zero(w);
+        for q in 0..ab.div_ceil(W::BLOCKS) {
+            let n = (aad.len() - W::BYTES * q).min(W::BYTES);
+            let x = w.load_bytes(aad.as_ptr().add(W::BYTES * q), n);
+            let blocks = (ab - W::BLOCKS * q).min(W::BLOCKS);
+            let pw = w.load_blocks(hk.ptr(base + W::BLOCKS * q), blocks);
+            acc.mul_add(w, w.shuffle_bytes(x, bs), pw);
+        }
+        for (q, ks) in b.iter().enumerate().take(regs) {
+            let n = (len - W::BYTES * q).min(W::BYTES);
+            let data = w.load_bytes(src.add(W::BYTES * q), n);
+            let out = w.keep_bytes(w.xor(*ks, data), n);
+            w.store_bytes(dst.add(W::BYTES * q), out, n);
+            let x = w.shuffle_bytes(if ENCRYPT { out } else { data }, bs);
+            let blocks = (db - W::BLOCKS * q).min(W::BLOCKS);
+            let pw = w.load_blocks(hk.ptr(base + ab + W::BLOCKS * q), blocks);
+            acc.mul_add(w, x, pw);
+        }
+        let h1 = _mm_loadu_si128(hk.ptr(POWERS - 1).cast());
+        acc.mul_add(w, w.zext(length_block(aad.len(), len)), w.zext(h1));
+        let tag = _mm_xor_si128(_mm_shuffle_epi8(acc.reduce(w), bs128), e);
+        let mut out = [0u8; 16];
+        _mm_storeu_si128(out.as_mut_ptr().cast(), tag);
+        out
+    }
+}
+
+/// Defines the ymm and zmm `#[target_feature]` entry points of one generic
+/// body: `$n256` instantiates it for `Vaes256`, `$n512` for `Vaes512`, each
+/// with its tier's features; the token is the first argument of both.
+macro_rules! gcm_entries {
+    (
+        $(#[$doc:meta])*
+        fn $n256:ident / $n512:ident
+        < $(const $c:ident : $ct:ty),* >
+        ( $($a:ident : $t:ty),* $(,)? ) $(-> $r:ty)? = $body:ident;
+    ) => {
+        $(#[$doc])*
+        ///
+        /// # Safety
+        /// As the body's contract; the token proves the CPU features.
+        #[target_feature(enable = "aes,sse4.1,pclmulqdq,avx,avx2,vaes,vpclmulqdq")]
+        pub(super) unsafe fn $n256<$(const $c: $ct),*>(w: Vaes256, $($a: $t),*) $(-> $r)? {
+            // SAFETY: the features of `w` are enabled here.
+            unsafe { $body::<Vaes256, $($c),*>(w, $($a),*) }
+        }
+
+        $(#[$doc])*
+        ///
+        /// # Safety
+        /// As the body's contract; the token proves the CPU features.
+        #[target_feature(
+            enable = "aes,sse4.1,pclmulqdq,avx,avx2,vaes,vpclmulqdq,avx512f,avx512bw,avx512vl"
+        )]
+        pub(super) unsafe fn $n512<$(const $c: $ct),*>(w: Vaes512, $($a: $t),*) $(-> $r)? {
+            // SAFETY: the features of `w` are enabled here.
+            unsafe { $body::<Vaes512, $($c),*>(w, $($a),*) }
+        }
+    };
+}
+
+gcm_entries! {
+    /// GHASH over the whole blocks of `data` into `acc`.
+    fn ghash_update_256 / ghash_update_512 <>
+        (k: &X86Aes, hk: &X86HKey, acc: &mut Block, data: &[u8]) = ghash_update_body;
+}
+
+gcm_entries! {
+    /// CTR32 over whole blocks stitched with GHASH of the ciphertext.
+    fn gcm_crypt_256 / gcm_crypt_512 <const ENCRYPT: bool>
+        (k: &X86Aes, hk: &X86HKey, ctr: &mut Block, acc: &mut Block, io: InOut<'_>)
+        = gcm_crypt_body;
+}
+
+gcm_entries! {
+    /// A whole message: the full 16-byte tag.
+    fn gcm_oneshot_256 / gcm_oneshot_512 <const ENCRYPT: bool>
+        (k: &X86Aes, hk: &X86HKey, j0: &Block, aad: &[u8], io: InOut<'_>) -> Block
+        = gcm_oneshot_body;
+}
