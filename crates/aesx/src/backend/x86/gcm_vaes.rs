@@ -125,6 +125,64 @@ pub(crate) trait Vector: Copy {
     fn zext(self, x: __m128i) -> Self::V;
     /// `v` with the bytes from `len` (0..=BYTES) on zeroed.
     fn keep_bytes(self, v: Self::V, len: usize) -> Self::V;
+    /// Keeps the registers of `b` (up to twelve) where they are in the
+    /// instruction stream: an empty `asm!` that takes and returns them,
+    /// which the compiler cannot move computations across. Costs no
+    /// instruction.
+    fn order<const N: usize>(self, b: &mut [Self::V; N]);
+}
+
+/// Runs `$body` for each middle round `$r` = 1..=13 below `$nr`, written
+/// out: LLVM does not unroll a round loop that holds `order` barriers, and
+/// a rolled loop costs an index, a branch and a key load per round.
+macro_rules! middle_rounds {
+    ($r:ident < $nr:expr => $body:block) => {
+        middle_rounds!(@ $r $nr $body 1 2 3 4 5 6 7 8 9 10 11 12 13)
+    };
+    (@ $r:ident $nr:tt $body:block $($n:literal)*) => {
+        $({
+            let $r: usize = $n;
+            if $r < $nr $body
+        })*
+    };
+}
+
+/// An empty `asm!` that takes registers `$b[$i]..` of class `$class` in
+/// and out (see [`Vector::order`]); to be used inside `unsafe`.
+macro_rules! barrier {
+    ($class:ident, $b:expr, $($i:tt)*) => {
+        core::arch::asm!(
+            concat!("/*", $(" {", stringify!($i), "}",)* " */"),
+            $(inout($class) $b[$i],)*
+            options(pure, nomem, nostack, preserves_flags)
+        )
+    };
+}
+
+/// [`Vector::order`] for one register class.
+macro_rules! order_impl {
+    ($b:expr, $class:ident) => {{
+        let b = $b;
+        // SAFETY: an empty template: no instruction, no memory access; the
+        // registers pass through unchanged.
+        unsafe {
+            match b.len() {
+                0 => {}
+                1 => barrier!($class, b, 0),
+                2 => barrier!($class, b, 0 1),
+                3 => barrier!($class, b, 0 1 2),
+                4 => barrier!($class, b, 0 1 2 3),
+                5 => barrier!($class, b, 0 1 2 3 4),
+                6 => barrier!($class, b, 0 1 2 3 4 5),
+                7 => barrier!($class, b, 0 1 2 3 4 5 6),
+                8 => barrier!($class, b, 0 1 2 3 4 5 6 7),
+                9 => barrier!($class, b, 0 1 2 3 4 5 6 7 8),
+                10 => barrier!($class, b, 0 1 2 3 4 5 6 7 8 9),
+                11 => barrier!($class, b, 0 1 2 3 4 5 6 7 8 9 10),
+                _ => barrier!($class, b, 0 1 2 3 4 5 6 7 8 9 10 11),
+            }
+        }
+    }};
 }
 
 /// 32 bytes of ones then 32 of zeros: the ymm byte masks are windows of it.
@@ -267,6 +325,18 @@ impl Vector for Vaes256 {
             _mm256_and_si256(v, m)
         }
     }
+    #[inline(always)]
+    fn order<const N: usize>(self, b: &mut [__m256i; N]) {
+        // The register class needs the feature in the function that names
+        // it; inlined into a caller with the features, this is no call.
+        #[inline]
+        #[target_feature(enable = "avx")]
+        fn go<const N: usize>(b: &mut [__m256i; N]) {
+            order_impl!(b, ymm_reg);
+        }
+        // SAFETY: see the impl's comment.
+        unsafe { go(b) }
+    }
 }
 
 /// Byte mask of the first `bytes` bytes of a zmm register.
@@ -386,6 +456,18 @@ impl Vector for Vaes512 {
         // SAFETY: see the impl's comment.
         unsafe { _mm512_maskz_mov_epi8(byte_mask(len), v) }
     }
+    #[inline(always)]
+    fn order<const N: usize>(self, b: &mut [__m512i; N]) {
+        // The register class needs the feature in the function that names
+        // it; inlined into a caller with the features, this is no call.
+        #[inline]
+        #[target_feature(enable = "avx512f")]
+        fn go<const N: usize>(b: &mut [__m512i; N]) {
+            order_impl!(b, zmm_reg);
+        }
+        // SAFETY: see the impl's comment.
+        unsafe { go(b) }
+    }
 }
 
 /// Unreduced lane-wise products, schoolbook parts.
@@ -412,6 +494,21 @@ impl<W: Vector> Acc<W> {
         self.mid = w.xor3(self.mid, w.clmul::<0x01>(a, b), w.clmul::<0x10>(a, b));
     }
 
+    /// Pins the products so far and the AES states `b` at this point of
+    /// the instruction stream (see [`Vector::order`]): without it LLVM
+    /// hoists every product of a step to its start and then runs each
+    /// register through all its rounds in turn, one dependent chain at a
+    /// time.
+    #[inline(always)]
+    fn order_with(&mut self, w: W, b: &mut [W::V; S]) {
+        let mut all = [
+            b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], self.lo, self.mid, self.hi,
+        ];
+        w.order(&mut all);
+        b.copy_from_slice(&all[..S]);
+        [self.lo, self.mid, self.hi] = [all[S], all[S + 1], all[S + 2]];
+    }
+
     /// Sums the lanes and reduces: the new GHASH state.
     #[inline(always)]
     fn reduce(&self, w: W) -> __m128i {
@@ -427,10 +524,9 @@ impl<W: Vector> Acc<W> {
 
 /// Everything one pass keeps in registers: round keys, the step's powers of
 /// H, the counter and the GHASH state.
-struct Pass<W: Vector> {
+struct Pass<W: Vector, const NR: usize> {
     w: W,
     rk: [W::V; MAX_ROUNDS + 1],
-    nr: usize,
     /// `pw[j]`: the powers of H taken by register `j` of a main step
     /// (H^(S·B - B·j) down to H^(S·B - B·j - B + 1), B blocks per register).
     pw: [W::V; S],
@@ -442,13 +538,14 @@ struct Pass<W: Vector> {
     y: __m128i,
 }
 
-impl<W: Vector> Pass<W> {
+impl<W: Vector, const NR: usize> Pass<W, NR> {
     /// # Safety
     /// Only with the features of `w` enabled (from an entry point).
     #[inline(always)]
     unsafe fn new(w: W, k: &X86Aes, hk: &X86HKey, ctr: &Block, acc: &Block) -> Self {
+        debug_assert!(NR == 0 || NR == k.rounds);
         let mut rk = [w.zero(); MAX_ROUNDS + 1];
-        for (d, s) in rk.iter_mut().zip(k.enc.iter()).take(k.rounds + 1) {
+        for (d, s) in rk.iter_mut().zip(k.enc.iter()).take(NR + 1) {
             *d = w.broadcast(*s);
         }
         let mut pw = [w.zero(); S];
@@ -471,7 +568,6 @@ impl<W: Vector> Pass<W> {
         Pass {
             w,
             rk,
-            nr: k.rounds,
             pw,
             bs,
             inc: w.set_u64x2(0, W::BLOCKS as u64),
@@ -514,13 +610,14 @@ impl<W: Vector> Pass<W> {
         for x in b.iter_mut() {
             *x = w.xor(*x, self.rk[0]);
         }
-        for r in 1..self.nr {
+        middle_rounds!(r < NR => {
             let k = self.rk[r];
             for x in b.iter_mut() {
                 *x = w.aesenc(*x, k);
             }
-        }
-        let k = self.rk[self.nr];
+            w.order(b);
+        });
+        let k = self.rk[NR];
         for x in b.iter_mut() {
             *x = w.aesenclast(*x, k);
         }
@@ -531,8 +628,6 @@ impl<W: Vector> Pass<W> {
     /// each of the first rounds, so the carry-less multiplies and the AES
     /// rounds share the instruction stream instead of relying on the
     /// out-of-order window alone.
-    // `r` is the round number; it also picks the product woven after it.
-    #[allow(clippy::needless_range_loop)]
     #[inline(always)]
     fn encrypt_ghash(&mut self, b: &mut [W::V; S], x: &[W::V; S]) {
         let w = self.w;
@@ -542,7 +637,7 @@ impl<W: Vector> Pass<W> {
         }
         acc.mul_add(w, w.xor(x[0], w.zext(self.y)), self.pw[0]);
         // AES-128 has 9 middle rounds, enough for the other S - 1 products.
-        for r in 1..self.nr {
+        middle_rounds!(r < NR => {
             let k = self.rk[r];
             for v in b.iter_mut() {
                 *v = w.aesenc(*v, k);
@@ -550,8 +645,9 @@ impl<W: Vector> Pass<W> {
             if r < S {
                 acc.mul_add(w, x[r], self.pw[r]);
             }
-        }
-        let k = self.rk[self.nr];
+            acc.order_with(w, b);
+        });
+        let k = self.rk[NR];
         for v in b.iter_mut() {
             *v = w.aesenclast(*v, k);
         }
@@ -773,7 +869,7 @@ unsafe fn ghash_update_body<W: Vector>(
     let whole = data.len() - data.len() % 16;
     // SAFETY: `data` is readable for `whole` bytes.
     unsafe {
-        let mut st = Pass::new(w, k, hk, &[0; 16], acc);
+        let mut st = Pass::<W, 0>::new(w, k, hk, &[0; 16], acc);
         st.ghash_bytes(hk, data.as_ptr(), whole);
         *acc = st.state();
     }
@@ -802,11 +898,38 @@ unsafe fn gcm_crypt_body<W: Vector, const ENCRYPT: bool>(
     let dst = io.dst_ptr();
     // SAFETY: both buffers hold 16 * n bytes, equal or disjoint (`InOut`).
     unsafe {
-        let mut st = Pass::new(w, k, hk, ctr, acc);
-        st.crypt::<ENCRYPT>(hk, src, dst, 16 * n);
-        *acc = st.state();
+        *acc = match k.rounds {
+            10 => crypt_blocks::<W, ENCRYPT, 10>(w, k, hk, ctr, acc, src, dst, 16 * n),
+            12 => crypt_blocks::<W, ENCRYPT, 12>(w, k, hk, ctr, acc, src, dst, 16 * n),
+            _ => crypt_blocks::<W, ENCRYPT, 14>(w, k, hk, ctr, acc, src, dst, 16 * n),
+        };
     }
     inc32(ctr, n as u32);
+}
+
+/// [`gcm_crypt_body`] for `NR` rounds (unrolled): returns the new GHASH
+/// state.
+///
+/// # Safety
+/// As [`Pass::crypt`]; `k.rounds == NR`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn crypt_blocks<W: Vector, const ENCRYPT: bool, const NR: usize>(
+    w: W,
+    k: &X86Aes,
+    hk: &X86HKey,
+    ctr: &Block,
+    acc: &Block,
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+) -> Block {
+    // SAFETY: as the caller guarantees.
+    unsafe {
+        let mut st = Pass::<W, NR>::new(w, k, hk, ctr, acc);
+        st.crypt::<ENCRYPT>(hk, src, dst, len);
+        st.state()
+    }
 }
 
 /// E_K(J0) on one 128-bit chain (the core overlaps it with what follows).
@@ -814,14 +937,14 @@ unsafe fn gcm_crypt_body<W: Vector, const ENCRYPT: bool>(
 /// # Safety
 /// AES-NI must be available (implied by every token).
 #[inline(always)]
-unsafe fn encrypt_j0(k: &X86Aes, j0: __m128i) -> __m128i {
+unsafe fn encrypt_j0<const NR: usize>(k: &X86Aes, j0: __m128i) -> __m128i {
     // SAFETY: AES-NI and SSE2 as the caller guarantees.
     unsafe {
         let mut e = _mm_xor_si128(j0, k.enc[0]);
-        for r in 1..k.rounds {
+        for r in 1..NR {
             e = _mm_aesenc_si128(e, k.enc[r]);
         }
-        _mm_aesenclast_si128(e, k.enc[k.rounds])
+        _mm_aesenclast_si128(e, k.enc[NR])
     }
 }
 
@@ -853,17 +976,44 @@ unsafe fn gcm_oneshot_body<W: Vector, const ENCRYPT: bool>(
     let len = io.len();
     let src = io.src_ptr();
     let dst = io.dst_ptr();
+    // SAFETY: the buffers hold `len` bytes, equal or disjoint (`InOut`).
+    unsafe {
+        match k.rounds {
+            10 => oneshot_nr::<W, ENCRYPT, 10>(w, k, hk, j0, aad, src, dst, len),
+            12 => oneshot_nr::<W, ENCRYPT, 12>(w, k, hk, j0, aad, src, dst, len),
+            _ => oneshot_nr::<W, ENCRYPT, 14>(w, k, hk, j0, aad, src, dst, len),
+        }
+    }
+}
+
+/// [`gcm_oneshot_body`] for `NR` rounds (unrolled).
+///
+/// # Safety
+/// `src`/`dst` valid for `len` bytes (equal or disjoint); `k.rounds == NR`;
+/// only from an entry point with the features of `w`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn oneshot_nr<W: Vector, const ENCRYPT: bool, const NR: usize>(
+    w: W,
+    k: &X86Aes,
+    hk: &X86HKey,
+    j0: &Block,
+    aad: &[u8],
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+) -> Block {
     if len <= T * W::BYTES && aad.len() <= SMALL_AAD {
-        // SAFETY: the buffers hold `len` bytes, equal or disjoint.
-        return unsafe { oneshot_small::<W, ENCRYPT>(w, k, hk, j0, aad, src, dst, len) };
+        // SAFETY: as the caller guarantees.
+        return unsafe { oneshot_small::<W, ENCRYPT, NR>(w, k, hk, j0, aad, src, dst, len) };
     }
     let mut ctr = *j0;
     inc32(&mut ctr, 1);
     // SAFETY: `aad` readable for its length, the buffers for `len` bytes;
     // AES-NI, PCLMULQDQ and SSSE3 are implied by every token.
     unsafe {
-        let ekj0 = encrypt_j0(k, _mm_loadu_si128(j0.as_ptr().cast()));
-        let mut st = Pass::new(w, k, hk, &ctr, &[0; 16]);
+        let ekj0 = encrypt_j0::<NR>(k, _mm_loadu_si128(j0.as_ptr().cast()));
+        let mut st = Pass::<W, NR>::new(w, k, hk, &ctr, &[0; 16]);
         st.ghash_bytes(hk, aad.as_ptr(), aad.len());
         st.crypt::<ENCRYPT>(hk, src, dst, len);
         let mut last = Wide::zero();
@@ -888,7 +1038,7 @@ unsafe fn gcm_oneshot_body<W: Vector, const ENCRYPT: bool>(
 /// `len <= T·BYTES` bytes (equal or disjoint), `aad.len() <= SMALL_AAD`.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn oneshot_small<W: Vector, const ENCRYPT: bool>(
+unsafe fn oneshot_small<W: Vector, const ENCRYPT: bool, const NR: usize>(
     w: W,
     k: &X86Aes,
     hk: &X86HKey,
@@ -924,18 +1074,18 @@ unsafe fn oneshot_small<W: Vector, const ENCRYPT: bool>(
             c = w.add32(c, inc);
         }
         let mut e = _mm_xor_si128(jv, k.enc[0]);
-        for r in 1..k.rounds {
+        for r in 1..NR {
             let rk = w.broadcast(k.enc[r]);
             for v in b.iter_mut().take(regs) {
                 *v = w.aesenc(*v, rk);
             }
             e = _mm_aesenc_si128(e, k.enc[r]);
         }
-        let rk = w.broadcast(k.enc[k.rounds]);
+        let rk = w.broadcast(k.enc[NR]);
         for v in b.iter_mut().take(regs) {
             *v = w.aesenclast(*v, rk);
         }
-        e = _mm_aesenclast_si128(e, k.enc[k.rounds]);
+        e = _mm_aesenclast_si128(e, k.enc[NR]);
 
         let mut acc = Acc::zero(w);
         for q in 0..ab.div_ceil(W::BLOCKS) {
