@@ -44,8 +44,8 @@ mod gcm;
 mod gcm_aesni;
 mod gcm_vaes;
 mod ghash_clmul;
-mod vaes256;
-mod vaes512;
+mod vaes;
+pub(crate) mod vector;
 mod xts;
 mod xts_aesni;
 mod xts_vaes256;
@@ -182,15 +182,22 @@ fn ctr_segments(ctr: &mut Block, io: InOut<'_>, mut seg: impl FnMut(u128, InOut<
     let mut c = u128::from_be_bytes(*ctr);
     let mut rest = io;
     while rest.blocks() > 0 {
-        // Blocks left before the low half wraps: 2^64 - low (never zero).
-        let room = (u64::MAX - c as u64) as u128 + 1;
-        let m = (rest.blocks() as u128).min(room) as usize;
+        let m = ctr_run(c, rest.blocks());
         let (now, later) = rest.split_at(m * 16);
         seg(c, now);
         c = c.wrapping_add(m as u128);
         rest = later;
     }
     *ctr = c.to_be_bytes();
+}
+
+/// How many of `blocks` blocks from counter `c` run before the low 64 bits
+/// of the counter wrap (at least one).
+#[inline(always)]
+fn ctr_run(c: u128, blocks: usize) -> usize {
+    // Blocks left before the low half wraps: 2^64 - low (never zero).
+    let room = (u64::MAX - c as u64) as u128 + 1;
+    (blocks as u128).min(room) as usize
 }
 
 // One `match` on the level per call; each arm calls the `#[target_feature]`
@@ -204,8 +211,8 @@ impl BlockKernels for X86Aes {
         unsafe {
             match self.level {
                 Level::Aesni(_) => aesni::encrypt_blocks(self, io),
-                Level::Vaes256(_) => vaes256::encrypt_blocks(self, io),
-                Level::Vaes512(_) => vaes512::encrypt_blocks(self, io),
+                Level::Vaes256(t) => vaes::encrypt_blocks_256(t, self, io),
+                Level::Vaes512(t) => vaes::encrypt_blocks_512(t, self, io),
             }
         }
     }
@@ -216,8 +223,8 @@ impl BlockKernels for X86Aes {
         unsafe {
             match self.level {
                 Level::Aesni(_) => aesni::decrypt_blocks(self, io),
-                Level::Vaes256(_) => vaes256::decrypt_blocks(self, io),
-                Level::Vaes512(_) => vaes512::decrypt_blocks(self, io),
+                Level::Vaes256(t) => vaes::decrypt_blocks_256(t, self, io),
+                Level::Vaes512(t) => vaes::decrypt_blocks_512(t, self, io),
             }
         }
     }
@@ -228,8 +235,8 @@ impl BlockKernels for X86Aes {
         unsafe {
             match self.level {
                 Level::Aesni(_) => aesni::cbc_encrypt(self, iv, io),
-                Level::Vaes256(_) => vaes256::cbc_encrypt(self, iv, io),
-                Level::Vaes512(_) => vaes512::cbc_encrypt(self, iv, io),
+                Level::Vaes256(t) => vaes::cbc_encrypt_256(t, self, iv, io),
+                Level::Vaes512(t) => vaes::cbc_encrypt_512(t, self, iv, io),
             }
         }
     }
@@ -240,8 +247,8 @@ impl BlockKernels for X86Aes {
         unsafe {
             match self.level {
                 Level::Aesni(_) => aesni::cbc_decrypt(self, iv, io),
-                Level::Vaes256(_) => vaes256::cbc_decrypt(self, iv, io),
-                Level::Vaes512(_) => vaes512::cbc_decrypt(self, iv, io),
+                Level::Vaes256(t) => vaes::cbc_decrypt_256(t, self, iv, io),
+                Level::Vaes512(t) => vaes::cbc_decrypt_512(t, self, iv, io),
             }
         }
     }
@@ -252,8 +259,8 @@ impl BlockKernels for X86Aes {
         unsafe {
             match self.level {
                 Level::Aesni(_) => aesni::ctr_apply(self, ctr, io),
-                Level::Vaes256(_) => vaes256::ctr_apply(self, ctr, io),
-                Level::Vaes512(_) => vaes512::ctr_apply(self, ctr, io),
+                Level::Vaes256(t) => vaes::ctr_apply_256(t, self, ctr, io),
+                Level::Vaes512(t) => vaes::ctr_apply_512(t, self, ctr, io),
             }
         }
     }

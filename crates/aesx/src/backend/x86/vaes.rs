@@ -1,0 +1,339 @@
+//! VAES kernels for ECB, CBC and CTR, one source for both widths: ymm
+//! (two blocks per register, AVX2) and zmm (four blocks, AVX-512), through
+//! [`Vector`].
+//!
+//! Schedule: the bulk loops keep eight registers in flight (16 blocks on
+//! ymm, 32 on zmm) in round-major order ([`Vector::order`]), all round keys
+//! broadcast once per call. On AVX-512 the keys and eight states fit the 32
+//! registers; with AVX2's 16, LLVM re-reads most keys as memory operands of
+//! VAESENC, which costs nothing here (the loads are not the bottleneck).
+//! Tails run one register at a time, the last one masked, so no scalar loop.
+//!
+//! Where the cycles go (Zen 4/5): two VAES instructions issue per cycle
+//! with a latency of four, so eight registers cover the latency; the port
+//! bound is `R / (2 BLOCKS)` cycles per block (AES-128: 2.5 on ymm, 1.25 on
+//! zmm), and ECB, CTR and CBC decryption run within a few per cent of it.
+//! CBC encryption is one latency-bound chain whatever the width: it is the
+//! 128-bit chain of `aesni.rs`; many messages go through `cbc_multi.rs`.
+
+use core::arch::x86_64::*;
+
+use super::aesni::{cbc_enc, ecb_small};
+use super::vector::{vaes_entries, Vector};
+use super::X86Aes;
+use crate::backend::inout::InOut;
+use crate::backend::trace::{self, Kernel};
+use crate::key::Block;
+
+/// Registers in flight in the bulk loops.
+const WIDE: usize = 8;
+
+/// Calls below this many blocks take the 128-bit kernel: for up to 15
+/// blocks, broadcasting the schedule into wide registers costs more than the
+/// wider rounds save (measured at 64 bytes: 0.75-0.81x RustCrypto through the
+/// wide path, 1.0x through the 128-bit one; at 128 bytes 0.82-0.86x and
+/// 1.0x).
+const SMALL_ECB: usize = 16;
+
+/// The trace counter of this width: `narrow` for ymm, `wide` for zmm.
+#[inline(always)]
+fn kernel<V: Vector>(narrow: Kernel, wide: Kernel) -> Kernel {
+    if V::BLOCKS == 2 {
+        narrow
+    } else {
+        wide
+    }
+}
+
+vaes_entries! {
+    pub(super) fn encrypt_blocks_256 / encrypt_blocks_512 <> (k: &X86Aes, io: InOut<'_>)
+        = encrypt_blocks;
+}
+vaes_entries! {
+    pub(super) fn decrypt_blocks_256 / decrypt_blocks_512 <> (k: &X86Aes, io: InOut<'_>)
+        = decrypt_blocks;
+}
+vaes_entries! {
+    pub(super) fn cbc_encrypt_256 / cbc_encrypt_512 <>
+        (k: &X86Aes, iv: &mut Block, io: InOut<'_>) = cbc_encrypt;
+}
+vaes_entries! {
+    pub(super) fn cbc_decrypt_256 / cbc_decrypt_512 <>
+        (k: &X86Aes, iv: &mut Block, io: InOut<'_>) = cbc_decrypt;
+}
+vaes_entries! {
+    pub(super) fn ctr_apply_256 / ctr_apply_512 <>
+        (k: &X86Aes, ctr: &mut Block, io: InOut<'_>) = ctr_apply;
+}
+
+/// ECB-encrypts whole blocks.
+///
+/// # Safety
+/// Only through the `#[target_feature]` entry points above (the token
+/// proves the features; this is `unsafe` because it calls the 128-bit
+/// kernel).
+#[inline(always)]
+unsafe fn encrypt_blocks<V: Vector>(v: V, k: &X86Aes, io: InOut<'_>) {
+    trace::hit(kernel::<V>(Kernel::Vaes256EcbEnc, Kernel::Vaes512EcbEnc));
+    if io.blocks() < SMALL_ECB {
+        // SAFETY: the VAES tiers include AES-NI and SSE4.1.
+        return unsafe { ecb_small::<false>(k, io) };
+    }
+    by_rounds!(k, ecb::<V, false>(v, &k.enc, io))
+}
+
+/// ECB-decrypts whole blocks.
+///
+/// # Safety
+/// As [`encrypt_blocks`].
+#[inline(always)]
+unsafe fn decrypt_blocks<V: Vector>(v: V, k: &X86Aes, io: InOut<'_>) {
+    trace::hit(kernel::<V>(Kernel::Vaes256EcbDec, Kernel::Vaes512EcbDec));
+    if io.blocks() < SMALL_ECB {
+        // SAFETY: the VAES tiers include AES-NI and SSE4.1.
+        return unsafe { ecb_small::<true>(k, io) };
+    }
+    by_rounds!(k, ecb::<V, true>(v, &k.dec, io))
+}
+
+#[inline(always)]
+fn ecb<const R: usize, V: Vector, const DEC: bool>(v: V, keys: &[__m128i; 15], mut io: InOut<'_>) {
+    let rk = v.broadcast_keys::<R>(keys);
+    let n = io.blocks();
+    let (src, dst) = (io.src_ptr(), io.dst_ptr());
+    let step = V::BLOCKS * WIDE;
+    let mut i = 0;
+    while n - i >= step {
+        let mut b = [v.zero(); WIDE];
+        for (j, x) in b.iter_mut().enumerate() {
+            // SAFETY: blocks i..i + step lie inside the input.
+            *x = v.xor(unsafe { v.load(src.add(16 * (i + V::BLOCKS * j))) }, rk[0]);
+        }
+        for key in &rk[1..R] {
+            for x in b.iter_mut() {
+                *x = v.round::<DEC>(*x, *key);
+            }
+            v.order(&mut b);
+        }
+        for (j, x) in b.iter().enumerate() {
+            // SAFETY: inside the output; every block was read above.
+            unsafe { v.store(dst.add(16 * (i + V::BLOCKS * j)), v.last::<DEC>(*x, rk[R])) };
+        }
+        i += step;
+    }
+    // Fewer than `step` blocks: one register at a time (independent, so they
+    // overlap in the out-of-order window), the last one masked.
+    while i < n {
+        let m = (n - i).min(V::BLOCKS);
+        // SAFETY: blocks i..i + m lie inside the input.
+        let mut x = v.xor(unsafe { v.load_blocks(src.add(16 * i), m) }, rk[0]);
+        for key in &rk[1..R] {
+            x = v.round::<DEC>(x, *key);
+        }
+        // SAFETY: blocks i..i + m lie inside the output and were read above.
+        unsafe { v.store_blocks(dst.add(16 * i), v.last::<DEC>(x, rk[R]), m) };
+        i += m;
+    }
+}
+
+/// CBC-encrypts whole blocks; `iv` becomes the last ciphertext block.
+///
+/// One chain is latency-bound, and a wider register cannot shorten it, so
+/// this is the 128-bit chain of `aesni.rs` compiled with this tier's (VEX)
+/// encoding.
+///
+/// # Safety
+/// As [`encrypt_blocks`].
+#[inline(always)]
+unsafe fn cbc_encrypt<V: Vector>(_: V, k: &X86Aes, iv: &mut Block, io: InOut<'_>) {
+    trace::hit(kernel::<V>(Kernel::Vaes256CbcEnc, Kernel::Vaes512CbcEnc));
+    // SAFETY: the VAES tiers include AES-NI and SSE4.1.
+    unsafe { by_rounds!(k, cbc_enc(&k.enc, iv, io)) }
+}
+
+/// CBC-decrypts whole blocks; `iv` becomes the last ciphertext block.
+///
+/// # Safety
+/// As [`encrypt_blocks`].
+#[inline(always)]
+unsafe fn cbc_decrypt<V: Vector>(v: V, k: &X86Aes, iv: &mut Block, io: InOut<'_>) {
+    trace::hit(kernel::<V>(Kernel::Vaes256CbcDec, Kernel::Vaes512CbcDec));
+    by_rounds!(k, cbc_dec::<V>(v, &k.dec, iv, io))
+}
+
+#[inline(always)]
+fn cbc_dec<const R: usize, V: Vector>(
+    v: V,
+    keys: &[__m128i; 15],
+    iv: &mut Block,
+    mut io: InOut<'_>,
+) {
+    let rk = v.broadcast_keys::<R>(keys);
+    let n = io.blocks();
+    if n == 0 {
+        return;
+    }
+    let (src, dst) = (io.src_ptr(), io.dst_ptr());
+    let bl = V::BLOCKS;
+    let step = bl * WIDE;
+    // SAFETY: n >= 1 blocks of input, read before anything is written.
+    let last_ct = unsafe { _mm_loadu_si128(src.add(16 * (n - 1)).cast()) };
+    // Only the last lane of `prev` is ever used: the block before the next
+    // register's first.
+    // SAFETY: `iv` is 16 readable bytes.
+    let mut prev = v.broadcast(unsafe { _mm_loadu_si128(iv.as_ptr().cast()) });
+    let mut i = 0;
+    while n - i >= step {
+        let mut b = [v.zero(); WIDE];
+        if V::REGS >= 32 {
+            // Enough registers to keep every register's preceding blocks
+            // (with the chaining XOR riding in the last round key) from the
+            // loads to AESDECLAST.
+            let mut x = [v.zero(); WIDE];
+            for j in 0..WIDE {
+                // SAFETY: blocks i..i + step lie inside the input.
+                let c = unsafe { v.load(src.add(16 * (i + bl * j))) };
+                b[j] = v.xor(c, rk[0]);
+                x[j] = v.xor(v.shift_in(c, prev), rk[R]);
+                prev = c;
+            }
+            for key in &rk[1..R] {
+                for s in b.iter_mut() {
+                    *s = v.aesdec(*s, *key);
+                }
+                v.order(&mut b);
+            }
+            for j in 0..WIDE {
+                // SAFETY: inside the output; the whole batch was read above.
+                unsafe { v.store(dst.add(16 * (i + bl * j)), v.aesdeclast(b[j], x[j])) };
+            }
+        } else {
+            // With 16 registers, keeping the preceding blocks would spill.
+            // Instead the ciphertext is read again after the rounds, storing
+            // the registers last to first: the preceding blocks of register
+            // j are still intact in memory when it is stored, even in place.
+            for (j, s) in b.iter_mut().enumerate() {
+                // SAFETY: blocks i..i + step lie inside the input.
+                *s = v.xor(unsafe { v.load(src.add(16 * (i + bl * j))) }, rk[0]);
+            }
+            for key in &rk[1..R] {
+                for s in b.iter_mut() {
+                    *s = v.aesdec(*s, *key);
+                }
+                v.order(&mut b);
+            }
+            // SAFETY: (this load and those below) all inside the batch's blocks
+            // i..i + step of input and output; every load reads blocks that
+            // no store of this batch has yet written (the stores go down).
+            // This one reads the batch's last register, not yet stored.
+            let next_prev = unsafe { v.load(src.add(16 * (i + step - bl))) };
+            for j in (1..WIDE).rev() {
+                // SAFETY: see above.
+                let p = unsafe { v.load(src.add(16 * (i + bl * j) - 16)) };
+                let out = v.aesdeclast(b[j], v.xor(p, rk[R]));
+                // SAFETY: see above.
+                unsafe { v.store(dst.add(16 * (i + bl * j)), out) };
+            }
+            // SAFETY: see above.
+            let p0 = v.shift_in(unsafe { v.load(src.add(16 * i)) }, prev);
+            let out = v.aesdeclast(b[0], v.xor(p0, rk[R]));
+            // SAFETY: see above.
+            unsafe { v.store(dst.add(16 * i), out) };
+            prev = next_prev;
+        }
+        i += step;
+    }
+    while i < n {
+        let m = (n - i).min(bl);
+        // SAFETY: blocks i..i + m lie inside the input.
+        let c = unsafe { v.load_blocks(src.add(16 * i), m) };
+        let x = v.xor(v.shift_in(c, prev), rk[R]);
+        prev = c;
+        let mut b = v.xor(c, rk[0]);
+        for key in &rk[1..R] {
+            b = v.aesdec(b, *key);
+        }
+        // SAFETY: blocks i..i + m lie inside the output and were read above.
+        unsafe { v.store_blocks(dst.add(16 * i), v.aesdeclast(b, x), m) };
+        i += m;
+    }
+    // SAFETY: `iv` is 16 writable bytes.
+    unsafe { _mm_storeu_si128(iv.as_mut_ptr().cast(), last_ct) };
+}
+
+/// CTR over whole blocks with a 128-bit big-endian counter.
+///
+/// # Safety
+/// As [`encrypt_blocks`].
+#[inline(always)]
+unsafe fn ctr_apply<V: Vector>(v: V, k: &X86Aes, ctr: &mut Block, io: InOut<'_>) {
+    trace::hit(kernel::<V>(Kernel::Vaes256Ctr, Kernel::Vaes512Ctr));
+    // Not `ctr_segments`: its closure would be compiled without this
+    // tier's features, and the kernel inlined into it would make calls.
+    let mut c = u128::from_be_bytes(*ctr);
+    let mut rest = io;
+    while rest.blocks() > 0 {
+        let m = super::ctr_run(c, rest.blocks());
+        let (now, later) = rest.split_at(m * 16);
+        by_rounds!(k, ctr_seg::<V>(v, &k.enc, c, now));
+        c = c.wrapping_add(m as u128);
+        rest = later;
+    }
+    *ctr = c.to_be_bytes();
+}
+
+/// CTR over a segment in which the low 64 bits of the counter do not wrap
+/// (lanes past the end of a masked tail may wrap; they are never stored).
+#[inline(always)]
+fn ctr_seg<const R: usize, V: Vector>(v: V, keys: &[__m128i; 15], c0: u128, mut io: InOut<'_>) {
+    let rk = v.broadcast_keys::<R>(keys);
+    let n = io.blocks();
+    let (src, dst) = (io.src_ptr(), io.dst_ptr());
+    // The counter is kept little-endian in each lane (the low qword where
+    // the 64-bit add works) and byte-reversed to the big-endian block per use.
+    let bswap = v.set_u64x2(0x0001_0203_0405_0607, 0x0809_0a0b_0c0d_0e0f);
+    // Lane l counts c0 + l; every register step adds BLOCKS to each lane.
+    let c0_le = v.set_u64x2((c0 >> 64) as u64, c0 as u64);
+    let mut ctr = v.add64(c0_le, v.lane_index());
+    let inc = v.set_u64x2(0, V::BLOCKS as u64);
+    let step = V::BLOCKS * WIDE;
+    let mut i = 0;
+    while n - i >= step {
+        let mut b = [v.zero(); WIDE];
+        for x in b.iter_mut() {
+            *x = v.xor(v.shuffle_bytes(ctr, bswap), rk[0]);
+            ctr = v.add64(ctr, inc);
+        }
+        for key in &rk[1..R] {
+            for x in b.iter_mut() {
+                *x = v.aesenc(*x, *key);
+            }
+            v.order(&mut b);
+        }
+        for (j, x) in b.iter().enumerate() {
+            let p = 16 * (i + V::BLOCKS * j);
+            // SAFETY: blocks i..i + step lie inside both regions; each
+            // register is read just before the same position is written. The
+            // data XOR rides in the last round key.
+            unsafe {
+                let d = v.xor(v.load(src.add(p)), rk[R]);
+                v.store(dst.add(p), v.aesenclast(*x, d));
+            }
+        }
+        i += step;
+    }
+    while i < n {
+        let m = (n - i).min(V::BLOCKS);
+        let mut x = v.xor(v.shuffle_bytes(ctr, bswap), rk[0]);
+        ctr = v.add64(ctr, inc);
+        for key in &rk[1..R] {
+            x = v.aesenc(x, *key);
+        }
+        // SAFETY: blocks i..i + m lie inside both regions; read before written.
+        unsafe {
+            let d = v.xor(v.load_blocks(src.add(16 * i), m), rk[R]);
+            v.store_blocks(dst.add(16 * i), v.aesenclast(x, d), m);
+        }
+        i += m;
+    }
+}

@@ -1,0 +1,1122 @@
+//! One vector API over the two VAES widths, so that each kernel family is
+//! written once and compiled for ymm (AVX2, 16 registers) and zmm (AVX-512,
+//! 32 registers), as Linux's `aes-xts-avx` and `aes-gcm-avx10` do with
+//! assembler macros.
+//!
+//! [`Vector`] is implemented by the CPU tokens [`cpu::Vaes256`] and
+//! [`cpu::Vaes512`] themselves: a method takes the token as `self`, so
+//! holding the value that names a width is the proof that its instructions
+//! exist, and the arithmetic methods are safe. Every method is
+//! `#[inline(always)]` and has no `#[target_feature]` of its own; a kernel is
+//! a generic `#[inline(always)]` function over `V: Vector`, instantiated by
+//! two thin `#[target_feature]` entry points ([`vaes_entries!`]), inside
+//! which the intrinsics inline to single instructions. Called from code
+//! without the features the methods stay correct (the token still proves
+//! the CPU has them) but become calls: check new kernels with `objdump -d`.
+//!
+//! Lanes are 128-bit blocks: lane `l` of a register holds bytes
+//! `16 l .. 16 l + 16` of a load. Shifts, shuffles and the carry-less
+//! multiply act within each lane, as the instructions do.
+
+use core::arch::x86_64::*;
+
+use crate::backend::cpu::{Vaes256, Vaes512};
+
+/// Defines two `#[target_feature]` entry points for a generic kernel body:
+/// `$n256` instantiates `$body::<Vaes256, ..>` with the ymm tier's features,
+/// `$n512` instantiates `$body::<Vaes512, ..>` with the zmm tier's. The
+/// token is the first argument of both the entry point and the body.
+///
+/// ```ignore
+/// vaes_entries! {
+///     pub(super) fn ecb_256 / ecb_512 <const R: usize, const DEC: bool>
+///         (keys: &[__m128i; 15], io: InOut<'_>) = ecb;
+/// }
+/// ```
+macro_rules! vaes_entries {
+    (
+        $vis:vis fn $n256:ident / $n512:ident
+        < $(const $c:ident : $ct:ty),* >
+        ( $($a:ident : $t:ty),* $(,)? ) $(-> $r:ty)? = $body:ident;
+    ) => {
+        /// The ymm instance (see `vaes_entries!`).
+        ///
+        /// # Safety
+        /// The arguments must satisfy the body's contract; the token proves
+        /// the CPU features.
+        #[target_feature(enable = "aes,sse4.1,pclmulqdq,avx,avx2,vaes,vpclmulqdq")]
+        $vis unsafe fn $n256<$(const $c: $ct),*>(
+            v: $crate::backend::cpu::Vaes256,
+            $($a: $t),*
+        ) $(-> $r)? {
+            // SAFETY: the caller upholds the body's contract.
+            unsafe { $body::<$crate::backend::cpu::Vaes256, $($c),*>(v, $($a),*) }
+        }
+
+        /// The zmm instance (see `vaes_entries!`).
+        ///
+        /// # Safety
+        /// As the ymm instance.
+        #[target_feature(
+            enable = "aes,sse4.1,pclmulqdq,avx,avx2,vaes,vpclmulqdq,avx512f,avx512bw,avx512vl"
+        )]
+        $vis unsafe fn $n512<$(const $c: $ct),*>(
+            v: $crate::backend::cpu::Vaes512,
+            $($a: $t),*
+        ) $(-> $r)? {
+            // SAFETY: the caller upholds the body's contract.
+            unsafe { $body::<$crate::backend::cpu::Vaes512, $($c),*>(v, $($a),*) }
+        }
+    };
+}
+
+pub(crate) use vaes_entries;
+
+/// A VAES register width; implemented by the tier tokens (see the module
+/// notes). `Self::V` is the register type.
+///
+/// The set covers the ECB/CBC/CTR, XTS, GHASH and POLYVAL kernels; a method
+/// that no kernel of a build uses yet is still tested below, hence the
+/// `allow` (the GCM and POLYVAL kernels come in other branches).
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) trait Vector: Copy {
+    /// `__m256i` or `__m512i`.
+    type V: Copy;
+    /// 16-byte blocks (lanes) per register.
+    const BLOCKS: usize;
+    /// Bytes per register.
+    const BYTES: usize = 16 * Self::BLOCKS;
+    /// Vector registers of the ISA (16 with AVX2, 32 with AVX-512): loops
+    /// size their state so that keys and states fit.
+    const REGS: usize;
+
+    /// All zero.
+    fn zero(self) -> Self::V;
+    /// Reads `BYTES` bytes.
+    ///
+    /// # Safety
+    /// `p` must be readable for `BYTES` bytes (no alignment needed).
+    unsafe fn load(self, p: *const u8) -> Self::V;
+    /// Writes `BYTES` bytes.
+    ///
+    /// # Safety
+    /// `p` must be writable for `BYTES` bytes (no alignment needed).
+    unsafe fn store(self, p: *mut u8, v: Self::V);
+    /// Reads the first `blocks` blocks (1..=BLOCKS), zero in the others;
+    /// the memory past them is not accessed.
+    ///
+    /// # Safety
+    /// `p` must be readable for `16 * blocks` bytes.
+    unsafe fn load_blocks(self, p: *const u8, blocks: usize) -> Self::V;
+    /// Writes the first `blocks` blocks (1..=BLOCKS) of `v`; the memory
+    /// past them is not touched.
+    ///
+    /// # Safety
+    /// `p` must be writable for `16 * blocks` bytes.
+    unsafe fn store_blocks(self, p: *mut u8, v: Self::V, blocks: usize);
+    /// Reads the first `len` bytes (0..=BYTES), zero in the others; the
+    /// memory past them is not accessed.
+    ///
+    /// # Safety
+    /// `p` must be readable for `len` bytes.
+    unsafe fn load_bytes(self, p: *const u8, len: usize) -> Self::V;
+    /// Writes the first `len` bytes (0..=BYTES) of `v`; the memory past
+    /// them is not touched.
+    ///
+    /// # Safety
+    /// `p` must be writable for `len` bytes.
+    unsafe fn store_bytes(self, p: *mut u8, v: Self::V, len: usize);
+    /// Reads `BLOCKS` blocks from `b` (which must hold at least that many).
+    #[inline(always)]
+    fn load_lanes(self, b: &[__m128i]) -> Self::V {
+        assert!(b.len() >= Self::BLOCKS);
+        // SAFETY: `b` holds at least `BYTES` readable bytes.
+        unsafe { self.load(b.as_ptr().cast()) }
+    }
+
+    /// `k` in every lane.
+    fn broadcast(self, k: __m128i) -> Self::V;
+    /// Round keys `0..=R` of `keys`, each in every lane (the others zero).
+    #[inline(always)]
+    fn broadcast_keys<const R: usize>(self, keys: &[__m128i; 15]) -> [Self::V; 15] {
+        let mut out = [self.zero(); 15];
+        for (o, k) in out.iter_mut().zip(keys.iter()).take(R + 1) {
+            *o = self.broadcast(*k);
+        }
+        out
+    }
+    /// The 128-bit value `(hi << 64) | lo` in every lane.
+    fn set_u64x2(self, hi: u64, lo: u64) -> Self::V;
+    /// Lane `l` holds the integer `l` (low qword `l`, high qword 0): with
+    /// [`Self::add64`], per-lane counters and shift amounts.
+    fn lane_index(self) -> Self::V;
+    /// Lane 0 of `v`.
+    fn low_block(self, v: Self::V) -> __m128i;
+    /// Lane `i` (< BLOCKS, may vary at run time) of `v`.
+    fn block(self, v: Self::V, i: usize) -> __m128i;
+    /// The XOR of all lanes of `v`.
+    fn xor_lanes(self, v: Self::V) -> __m128i;
+    /// Lanes moved up by one: lane `l` of the result is lane `l - 1` of
+    /// `cur`, and lane 0 is the last lane of `prev` (the blocks preceding
+    /// `cur`'s in a stream, for CBC decryption).
+    fn shift_in(self, cur: Self::V, prev: Self::V) -> Self::V;
+
+    /// `a ^ b`.
+    fn xor(self, a: Self::V, b: Self::V) -> Self::V;
+    /// `a ^ b ^ c` (one instruction on AVX-512).
+    fn xor3(self, a: Self::V, b: Self::V, c: Self::V) -> Self::V;
+    /// `a & b`.
+    fn and(self, a: Self::V, b: Self::V) -> Self::V;
+    /// `a | b`.
+    fn or(self, a: Self::V, b: Self::V) -> Self::V;
+
+    /// One AES encryption round per lane (AESENC).
+    fn aesenc(self, b: Self::V, k: Self::V) -> Self::V;
+    /// The last AES encryption round per lane (AESENCLAST).
+    fn aesenclast(self, b: Self::V, k: Self::V) -> Self::V;
+    /// One AES decryption round per lane (AESDEC, equivalent inverse
+    /// cipher).
+    fn aesdec(self, b: Self::V, k: Self::V) -> Self::V;
+    /// The last AES decryption round per lane (AESDECLAST).
+    fn aesdeclast(self, b: Self::V, k: Self::V) -> Self::V;
+    /// [`Self::aesdec`] if `DEC`, else [`Self::aesenc`].
+    #[inline(always)]
+    fn round<const DEC: bool>(self, b: Self::V, k: Self::V) -> Self::V {
+        if DEC {
+            self.aesdec(b, k)
+        } else {
+            self.aesenc(b, k)
+        }
+    }
+    /// [`Self::aesdeclast`] if `DEC`, else [`Self::aesenclast`].
+    #[inline(always)]
+    fn last<const DEC: bool>(self, b: Self::V, k: Self::V) -> Self::V {
+        if DEC {
+            self.aesdeclast(b, k)
+        } else {
+            self.aesenclast(b, k)
+        }
+    }
+
+    /// PSHUFB: byte `i` of each lane is byte `idx[i] & 15` of that lane of
+    /// `v`, or zero if bit 7 of `idx[i]` is set.
+    fn shuffle_bytes(self, v: Self::V, idx: Self::V) -> Self::V;
+    /// PSHUFD with immediate `IMM` in each lane.
+    fn shuffle32<const IMM: i32>(self, v: Self::V) -> Self::V;
+    /// Per lane: the low qwords of `a` and `b` (PUNPCKLQDQ).
+    fn unpacklo64(self, a: Self::V, b: Self::V) -> Self::V;
+    /// Per lane: the high qwords of `a` and `b` (PUNPCKHQDQ).
+    fn unpackhi64(self, a: Self::V, b: Self::V) -> Self::V;
+    /// Per lane: bytes `N..N + 16` of the 32-byte `hi:lo` (PALIGNR).
+    fn alignr<const N: i32>(self, hi: Self::V, lo: Self::V) -> Self::V;
+    /// 32-bit lane additions (wrapping).
+    fn add32(self, a: Self::V, b: Self::V) -> Self::V;
+    /// 64-bit lane additions (wrapping).
+    fn add64(self, a: Self::V, b: Self::V) -> Self::V;
+    /// 64-bit lane subtractions (wrapping).
+    fn sub64(self, a: Self::V, b: Self::V) -> Self::V;
+    /// Each 128-bit lane shifted left by `N` bytes (0..=15), zeros in.
+    fn bslli<const N: i32>(self, v: Self::V) -> Self::V;
+    /// Each 128-bit lane shifted right by `N` bytes (0..=15), zeros in.
+    fn bsrli<const N: i32>(self, v: Self::V) -> Self::V;
+    /// Each qword shifted left by `N` bits (0..=63).
+    fn slli64<const N: u32>(self, v: Self::V) -> Self::V;
+    /// Each qword shifted right by `N` bits (0..=63).
+    fn srli64<const N: u32>(self, v: Self::V) -> Self::V;
+    /// Each qword of `v` shifted left by the matching qword of `n` (64 or
+    /// more gives 0).
+    fn sllv64(self, v: Self::V, n: Self::V) -> Self::V;
+    /// Each qword of `v` shifted right by the matching qword of `n` (64 or
+    /// more gives 0).
+    fn srlv64(self, v: Self::V, n: Self::V) -> Self::V;
+    /// Carry-less multiply per lane (VPCLMULQDQ): bit 0 of `IMM` picks the
+    /// qword of `a`, bit 4 that of `b`.
+    fn clmul<const IMM: i32>(self, a: Self::V, b: Self::V) -> Self::V;
+
+    /// Keeps the registers of `b` in round-major order: an empty `asm!`
+    /// over all of them (up to eight) that the compiler cannot move
+    /// computations across. Without it LLVM sometimes runs a few registers
+    /// through all their rounds first and the dependent chains clog the AES
+    /// scheduler. Costs no instruction.
+    fn order<const N: usize>(self, b: &mut [Self::V; N]);
+}
+
+/// An empty `asm!` that takes registers `$b[$i]..` of class `$class` in
+/// and out (see [`Vector::order`]); to be used inside `unsafe`.
+macro_rules! barrier {
+    ($class:ident, $b:expr, $($i:tt)*) => {
+        core::arch::asm!(
+            concat!("/*", $(" {", stringify!($i), "}",)* " */"),
+            $(inout($class) $b[$i],)*
+            options(pure, nomem, nostack, preserves_flags)
+        )
+    };
+}
+
+/// [`Vector::order`] for a register class: one barrier over up to eight
+/// registers, in groups of eight beyond.
+macro_rules! order_impl {
+    ($b:expr, $class:ident) => {{
+        let b = $b;
+        // SAFETY: an empty template: no instruction, no memory access; the
+        // registers pass through unchanged.
+        unsafe {
+            match b.len() {
+                0 => {}
+                1 => barrier!($class, b, 0),
+                2 => barrier!($class, b, 0 1),
+                3 => barrier!($class, b, 0 1 2),
+                4 => barrier!($class, b, 0 1 2 3),
+                5 => barrier!($class, b, 0 1 2 3 4),
+                6 => barrier!($class, b, 0 1 2 3 4 5),
+                7 => barrier!($class, b, 0 1 2 3 4 5 6),
+                _ => {
+                    for c in b.chunks_mut(8) {
+                        if c.len() == 8 {
+                            barrier!($class, c, 0 1 2 3 4 5 6 7);
+                        }
+                    }
+                }
+            }
+        }
+    }};
+}
+
+// Every method below calls intrinsics of the ymm tier (AVX2, VAES,
+// VPCLMULQDQ); `self` is the token that detection makes only when the CPU
+// has them, which is the SAFETY argument of each `unsafe` block that has no
+// comment of its own.
+impl Vector for Vaes256 {
+    type V = __m256i;
+    const BLOCKS: usize = 2;
+    const REGS: usize = 16;
+
+    #[inline(always)]
+    fn zero(self) -> __m256i {
+        // SAFETY: `self` proves AVX (module notes).
+        unsafe { _mm256_setzero_si256() }
+    }
+    #[inline(always)]
+    unsafe fn load(self, p: *const u8) -> __m256i {
+        // SAFETY: `self` proves AVX; the caller passes 32 readable bytes.
+        unsafe { _mm256_loadu_si256(p.cast()) }
+    }
+    #[inline(always)]
+    unsafe fn store(self, p: *mut u8, v: __m256i) {
+        // SAFETY: `self` proves AVX; the caller passes 32 writable bytes.
+        unsafe { _mm256_storeu_si256(p.cast(), v) }
+    }
+    #[inline(always)]
+    unsafe fn load_blocks(self, p: *const u8, blocks: usize) -> __m256i {
+        let hi = if blocks > 1 { -1 } else { 0 };
+        // SAFETY: `self` proves AVX2; VPMASKMOVQ does not access the
+        // masked-off qwords (nor fault on them), and the caller passes the
+        // unmasked `16 * blocks` bytes.
+        unsafe { _mm256_maskload_epi64(p.cast(), _mm256_set_epi64x(hi, hi, -1, -1)) }
+    }
+    #[inline(always)]
+    unsafe fn store_blocks(self, p: *mut u8, v: __m256i, blocks: usize) {
+        let hi = if blocks > 1 { -1 } else { 0 };
+        // SAFETY: as `load_blocks`, for writing.
+        unsafe { _mm256_maskstore_epi64(p.cast(), _mm256_set_epi64x(hi, hi, -1, -1), v) }
+    }
+    #[inline(always)]
+    unsafe fn load_bytes(self, p: *const u8, len: usize) -> __m256i {
+        // AVX2 has no byte-masked load: go through a zeroed buffer.
+        let mut buf = [0u8; 32];
+        // SAFETY: the caller passes `len` (<= 32) readable bytes; `buf` is a
+        // distinct local of 32 bytes.
+        unsafe { core::ptr::copy_nonoverlapping(p, buf.as_mut_ptr(), len.min(32)) };
+        // SAFETY: `buf` is 32 readable bytes.
+        unsafe { self.load(buf.as_ptr()) }
+    }
+    #[inline(always)]
+    unsafe fn store_bytes(self, p: *mut u8, v: __m256i, len: usize) {
+        let mut buf = [0u8; 32];
+        // SAFETY: `buf` is 32 writable bytes.
+        unsafe { self.store(buf.as_mut_ptr(), v) };
+        // SAFETY: the caller passes `len` (<= 32) writable bytes.
+        unsafe { core::ptr::copy_nonoverlapping(buf.as_ptr(), p, len.min(32)) };
+    }
+    #[inline(always)]
+    fn broadcast(self, k: __m128i) -> __m256i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm256_broadcastsi128_si256(k) }
+    }
+    #[inline(always)]
+    fn set_u64x2(self, hi: u64, lo: u64) -> __m256i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm256_set_epi64x(hi as i64, lo as i64, hi as i64, lo as i64) }
+    }
+    #[inline(always)]
+    fn lane_index(self) -> __m256i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm256_set_epi64x(0, 1, 0, 0) }
+    }
+    #[inline(always)]
+    fn low_block(self, v: __m256i) -> __m128i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm256_castsi256_si128(v) }
+    }
+    #[inline(always)]
+    fn block(self, v: __m256i, i: usize) -> __m128i {
+        // SAFETY: see the impl's comment.
+        unsafe {
+            if i == 0 {
+                _mm256_castsi256_si128(v)
+            } else {
+                _mm256_extracti128_si256::<1>(v)
+            }
+        }
+    }
+    #[inline(always)]
+    fn xor_lanes(self, v: __m256i) -> __m128i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm_xor_si128(_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v)) }
+    }
+    #[inline(always)]
+    fn shift_in(self, cur: __m256i, prev: __m256i) -> __m256i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm256_permute2x128_si256::<0x21>(prev, cur) }
+    }
+    #[inline(always)]
+    fn xor(self, a: __m256i, b: __m256i) -> __m256i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm256_xor_si256(a, b) }
+    }
+    #[inline(always)]
+    fn xor3(self, a: __m256i, b: __m256i, c: __m256i) -> __m256i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm256_xor_si256(_mm256_xor_si256(a, b), c) }
+    }
+    #[inline(always)]
+    fn and(self, a: __m256i, b: __m256i) -> __m256i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm256_and_si256(a, b) }
+    }
+    #[inline(always)]
+    fn or(self, a: __m256i, b: __m256i) -> __m256i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm256_or_si256(a, b) }
+    }
+    #[inline(always)]
+    fn aesenc(self, b: __m256i, k: __m256i) -> __m256i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm256_aesenc_epi128(b, k) }
+    }
+    #[inline(always)]
+    fn aesenclast(self, b: __m256i, k: __m256i) -> __m256i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm256_aesenclast_epi128(b, k) }
+    }
+    #[inline(always)]
+    fn aesdec(self, b: __m256i, k: __m256i) -> __m256i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm256_aesdec_epi128(b, k) }
+    }
+    #[inline(always)]
+    fn aesdeclast(self, b: __m256i, k: __m256i) -> __m256i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm256_aesdeclast_epi128(b, k) }
+    }
+    #[inline(always)]
+    fn shuffle_bytes(self, v: __m256i, idx: __m256i) -> __m256i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm256_shuffle_epi8(v, idx) }
+    }
+    #[inline(always)]
+    fn shuffle32<const IMM: i32>(self, v: __m256i) -> __m256i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm256_shuffle_epi32::<IMM>(v) }
+    }
+    #[inline(always)]
+    fn unpacklo64(self, a: __m256i, b: __m256i) -> __m256i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm256_unpacklo_epi64(a, b) }
+    }
+    #[inline(always)]
+    fn unpackhi64(self, a: __m256i, b: __m256i) -> __m256i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm256_unpackhi_epi64(a, b) }
+    }
+    #[inline(always)]
+    fn alignr<const N: i32>(self, hi: __m256i, lo: __m256i) -> __m256i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm256_alignr_epi8::<N>(hi, lo) }
+    }
+    #[inline(always)]
+    fn add32(self, a: __m256i, b: __m256i) -> __m256i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm256_add_epi32(a, b) }
+    }
+    #[inline(always)]
+    fn add64(self, a: __m256i, b: __m256i) -> __m256i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm256_add_epi64(a, b) }
+    }
+    #[inline(always)]
+    fn sub64(self, a: __m256i, b: __m256i) -> __m256i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm256_sub_epi64(a, b) }
+    }
+    #[inline(always)]
+    fn bslli<const N: i32>(self, v: __m256i) -> __m256i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm256_bslli_epi128::<N>(v) }
+    }
+    #[inline(always)]
+    fn bsrli<const N: i32>(self, v: __m256i) -> __m256i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm256_bsrli_epi128::<N>(v) }
+    }
+    #[inline(always)]
+    fn slli64<const N: u32>(self, v: __m256i) -> __m256i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm256_sll_epi64(v, _mm_cvtsi32_si128(N as i32)) }
+    }
+    #[inline(always)]
+    fn srli64<const N: u32>(self, v: __m256i) -> __m256i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm256_srl_epi64(v, _mm_cvtsi32_si128(N as i32)) }
+    }
+    #[inline(always)]
+    fn sllv64(self, v: __m256i, n: __m256i) -> __m256i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm256_sllv_epi64(v, n) }
+    }
+    #[inline(always)]
+    fn srlv64(self, v: __m256i, n: __m256i) -> __m256i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm256_srlv_epi64(v, n) }
+    }
+    #[inline(always)]
+    fn clmul<const IMM: i32>(self, a: __m256i, b: __m256i) -> __m256i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm256_clmulepi64_epi128::<IMM>(a, b) }
+    }
+    #[inline(always)]
+    fn order<const N: usize>(self, b: &mut [__m256i; N]) {
+        // The register class needs the feature in the function that names
+        // it; inlined into a caller with the features, this is no call.
+        #[inline]
+        #[target_feature(enable = "avx")]
+        fn go<const N: usize>(b: &mut [__m256i; N]) {
+            order_impl!(b, ymm_reg);
+        }
+        // SAFETY: see the impl's comment.
+        unsafe { go(b) }
+    }
+}
+
+// As for `Vaes256`: `self` proves AVX-512 F/BW/VL, VAES and VPCLMULQDQ.
+impl Vector for Vaes512 {
+    type V = __m512i;
+    const BLOCKS: usize = 4;
+    const REGS: usize = 32;
+
+    #[inline(always)]
+    fn zero(self) -> __m512i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm512_setzero_si512() }
+    }
+    #[inline(always)]
+    unsafe fn load(self, p: *const u8) -> __m512i {
+        // SAFETY: `self` proves AVX-512F; the caller passes 64 readable
+        // bytes.
+        unsafe { _mm512_loadu_si512(p.cast()) }
+    }
+    #[inline(always)]
+    unsafe fn store(self, p: *mut u8, v: __m512i) {
+        // SAFETY: `self` proves AVX-512F; the caller passes 64 writable
+        // bytes.
+        unsafe { _mm512_storeu_si512(p.cast(), v) }
+    }
+    #[inline(always)]
+    unsafe fn load_blocks(self, p: *const u8, blocks: usize) -> __m512i {
+        // SAFETY: the caller passes `16 * blocks` readable bytes, which
+        // `load_bytes` then reads.
+        unsafe { self.load_bytes(p, 16 * blocks) }
+    }
+    #[inline(always)]
+    unsafe fn store_blocks(self, p: *mut u8, v: __m512i, blocks: usize) {
+        // SAFETY: the caller passes `16 * blocks` writable bytes.
+        unsafe { self.store_bytes(p, v, 16 * blocks) }
+    }
+    #[inline(always)]
+    unsafe fn load_bytes(self, p: *const u8, len: usize) -> __m512i {
+        let mask = byte_mask(len);
+        // SAFETY: `self` proves AVX-512BW; masked-off bytes are neither
+        // accessed nor faulted on, and the caller passes the `len` unmasked
+        // bytes.
+        unsafe { _mm512_maskz_loadu_epi8(mask, p.cast()) }
+    }
+    #[inline(always)]
+    unsafe fn store_bytes(self, p: *mut u8, v: __m512i, len: usize) {
+        let mask = byte_mask(len);
+        // SAFETY: as `load_bytes`, for writing.
+        unsafe { _mm512_mask_storeu_epi8(p.cast(), mask, v) }
+    }
+    #[inline(always)]
+    fn broadcast(self, k: __m128i) -> __m512i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm512_broadcast_i32x4(k) }
+    }
+    #[inline(always)]
+    fn set_u64x2(self, hi: u64, lo: u64) -> __m512i {
+        let (h, l) = (hi as i64, lo as i64);
+        // SAFETY: see the impl's comment.
+        unsafe { _mm512_set_epi64(h, l, h, l, h, l, h, l) }
+    }
+    #[inline(always)]
+    fn lane_index(self) -> __m512i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm512_set_epi64(0, 3, 0, 2, 0, 1, 0, 0) }
+    }
+    #[inline(always)]
+    fn low_block(self, v: __m512i) -> __m128i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm512_castsi512_si128(v) }
+    }
+    #[inline(always)]
+    fn block(self, v: __m512i, i: usize) -> __m128i {
+        // SAFETY: see the impl's comment.
+        unsafe {
+            let idx = _mm512_add_epi64(
+                _mm512_set1_epi64(2 * i as i64),
+                _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0),
+            );
+            _mm512_castsi512_si128(_mm512_permutexvar_epi64(idx, v))
+        }
+    }
+    #[inline(always)]
+    fn xor_lanes(self, v: __m512i) -> __m128i {
+        // SAFETY: see the impl's comment.
+        unsafe {
+            let y = _mm256_xor_si256(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64::<1>(v));
+            _mm_xor_si128(_mm256_castsi256_si128(y), _mm256_extracti128_si256::<1>(y))
+        }
+    }
+    #[inline(always)]
+    fn shift_in(self, cur: __m512i, prev: __m512i) -> __m512i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm512_alignr_epi64::<6>(cur, prev) }
+    }
+    #[inline(always)]
+    fn xor(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm512_xor_si512(a, b) }
+    }
+    #[inline(always)]
+    fn xor3(self, a: __m512i, b: __m512i, c: __m512i) -> __m512i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm512_ternarylogic_epi64::<0x96>(a, b, c) }
+    }
+    #[inline(always)]
+    fn and(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm512_and_si512(a, b) }
+    }
+    #[inline(always)]
+    fn or(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm512_or_si512(a, b) }
+    }
+    #[inline(always)]
+    fn aesenc(self, b: __m512i, k: __m512i) -> __m512i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm512_aesenc_epi128(b, k) }
+    }
+    #[inline(always)]
+    fn aesenclast(self, b: __m512i, k: __m512i) -> __m512i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm512_aesenclast_epi128(b, k) }
+    }
+    #[inline(always)]
+    fn aesdec(self, b: __m512i, k: __m512i) -> __m512i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm512_aesdec_epi128(b, k) }
+    }
+    #[inline(always)]
+    fn aesdeclast(self, b: __m512i, k: __m512i) -> __m512i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm512_aesdeclast_epi128(b, k) }
+    }
+    #[inline(always)]
+    fn shuffle_bytes(self, v: __m512i, idx: __m512i) -> __m512i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm512_shuffle_epi8(v, idx) }
+    }
+    #[inline(always)]
+    fn shuffle32<const IMM: i32>(self, v: __m512i) -> __m512i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm512_shuffle_epi32::<IMM>(v) }
+    }
+    #[inline(always)]
+    fn unpacklo64(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm512_unpacklo_epi64(a, b) }
+    }
+    #[inline(always)]
+    fn unpackhi64(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm512_unpackhi_epi64(a, b) }
+    }
+    #[inline(always)]
+    fn alignr<const N: i32>(self, hi: __m512i, lo: __m512i) -> __m512i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm512_alignr_epi8::<N>(hi, lo) }
+    }
+    #[inline(always)]
+    fn add32(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm512_add_epi32(a, b) }
+    }
+    #[inline(always)]
+    fn add64(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm512_add_epi64(a, b) }
+    }
+    #[inline(always)]
+    fn sub64(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm512_sub_epi64(a, b) }
+    }
+    #[inline(always)]
+    fn bslli<const N: i32>(self, v: __m512i) -> __m512i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm512_bslli_epi128::<N>(v) }
+    }
+    #[inline(always)]
+    fn bsrli<const N: i32>(self, v: __m512i) -> __m512i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm512_bsrli_epi128::<N>(v) }
+    }
+    #[inline(always)]
+    fn slli64<const N: u32>(self, v: __m512i) -> __m512i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm512_slli_epi64::<N>(v) }
+    }
+    #[inline(always)]
+    fn srli64<const N: u32>(self, v: __m512i) -> __m512i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm512_srli_epi64::<N>(v) }
+    }
+    #[inline(always)]
+    fn sllv64(self, v: __m512i, n: __m512i) -> __m512i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm512_sllv_epi64(v, n) }
+    }
+    #[inline(always)]
+    fn srlv64(self, v: __m512i, n: __m512i) -> __m512i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm512_srlv_epi64(v, n) }
+    }
+    #[inline(always)]
+    fn clmul<const IMM: i32>(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm512_clmulepi64_epi128::<IMM>(a, b) }
+    }
+    #[inline(always)]
+    fn order<const N: usize>(self, b: &mut [__m512i; N]) {
+        // The register class needs the feature in the function that names
+        // it; inlined into a caller with the features, this is no call.
+        #[inline]
+        #[target_feature(enable = "avx512f")]
+        fn go<const N: usize>(b: &mut [__m512i; N]) {
+            order_impl!(b, zmm_reg);
+        }
+        // SAFETY: see the impl's comment.
+        unsafe { go(b) }
+    }
+}
+
+/// The byte mask of the first `len` (0..=64) bytes.
+#[inline(always)]
+fn byte_mask(len: usize) -> __mmask64 {
+    if len >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << len) - 1
+    }
+}
+
+#[cfg(all(test, feature = "std"))]
+mod tests {
+    //! Every method against the 128-bit instruction on each lane (or a
+    //! byte-level model), on each width the CPU has.
+
+    use super::*;
+    use crate::backend::cpu;
+
+    fn bytes<V: Vector>(v: V, x: V::V) -> Vec<u8> {
+        let mut out = vec![0u8; V::BYTES];
+        // SAFETY: `out` is `BYTES` writable bytes.
+        unsafe { v.store(out.as_mut_ptr(), x) };
+        out
+    }
+
+    fn lanes<V: Vector>(v: V, x: V::V) -> Vec<__m128i> {
+        let b = bytes(v, x);
+        // SAFETY: each chunk is 16 readable bytes.
+        b.chunks_exact(16)
+            .map(|c| unsafe { _mm_loadu_si128(c.as_ptr().cast()) })
+            .collect()
+    }
+
+    fn bits(x: __m128i) -> u128 {
+        let mut b = [0u8; 16];
+        // SAFETY: `b` is 16 writable bytes; SSE2 is baseline on x86-64.
+        unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), x) };
+        u128::from_le_bytes(b)
+    }
+
+    /// A register of pseudo-random bytes.
+    fn random<V: Vector>(v: V, seed: u64) -> V::V {
+        let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        let b: Vec<u8> = (0..V::BYTES)
+            .map(|_| {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                (s >> 24) as u8
+            })
+            .collect();
+        // SAFETY: `b` is `BYTES` readable bytes.
+        unsafe { v.load(b.as_ptr()) }
+    }
+
+    /// `got` equals `f` applied lane by lane to the lanes of `a` and `b`.
+    fn lanewise<V: Vector>(
+        v: V,
+        got: V::V,
+        a: V::V,
+        b: V::V,
+        f: impl Fn(__m128i, __m128i) -> __m128i,
+        what: &str,
+    ) {
+        let (g, a, b) = (lanes(v, got), lanes(v, a), lanes(v, b));
+        for l in 0..V::BLOCKS {
+            assert_eq!(bits(g[l]), bits(f(a[l], b[l])), "{what}, lane {l}");
+        }
+    }
+
+    // SAFETY (every `unsafe` block in the reference closures below): the
+    // test runs only with a VAES token, which implies AES-NI, PCLMULQDQ and
+    // SSE4.1 (with SSSE3), all that the 128-bit instructions need.
+    #[allow(clippy::undocumented_unsafe_blocks)]
+    fn check<V: Vector>(v: V) {
+        for seed in 0..8 {
+            let (a, b, c) = (
+                random(v, seed),
+                random(v, seed + 100),
+                random(v, seed + 200),
+            );
+            lanewise(
+                v,
+                v.xor(a, b),
+                a,
+                b,
+                |x, y| unsafe { _mm_xor_si128(x, y) },
+                "xor",
+            );
+            lanewise(
+                v,
+                v.and(a, b),
+                a,
+                b,
+                |x, y| unsafe { _mm_and_si128(x, y) },
+                "and",
+            );
+            lanewise(
+                v,
+                v.or(a, b),
+                a,
+                b,
+                |x, y| unsafe { _mm_or_si128(x, y) },
+                "or",
+            );
+            assert_eq!(bytes(v, v.xor3(a, b, c)), bytes(v, v.xor(v.xor(a, b), c)));
+            lanewise(
+                v,
+                v.aesenc(a, b),
+                a,
+                b,
+                |x, y| unsafe { _mm_aesenc_si128(x, y) },
+                "enc",
+            );
+            lanewise(
+                v,
+                v.aesenclast(a, b),
+                a,
+                b,
+                |x, y| unsafe { _mm_aesenclast_si128(x, y) },
+                "enclast",
+            );
+            lanewise(
+                v,
+                v.aesdec(a, b),
+                a,
+                b,
+                |x, y| unsafe { _mm_aesdec_si128(x, y) },
+                "dec",
+            );
+            lanewise(
+                v,
+                v.aesdeclast(a, b),
+                a,
+                b,
+                |x, y| unsafe { _mm_aesdeclast_si128(x, y) },
+                "declast",
+            );
+            assert_eq!(bytes(v, v.round::<false>(a, b)), bytes(v, v.aesenc(a, b)));
+            assert_eq!(bytes(v, v.round::<true>(a, b)), bytes(v, v.aesdec(a, b)));
+            assert_eq!(
+                bytes(v, v.last::<false>(a, b)),
+                bytes(v, v.aesenclast(a, b))
+            );
+            assert_eq!(bytes(v, v.last::<true>(a, b)), bytes(v, v.aesdeclast(a, b)));
+            lanewise(
+                v,
+                v.shuffle_bytes(a, b),
+                a,
+                b,
+                |x, y| unsafe { _mm_shuffle_epi8(x, y) },
+                "pshufb",
+            );
+            lanewise(
+                v,
+                v.shuffle32::<0x4e>(a),
+                a,
+                b,
+                |x, _| unsafe { _mm_shuffle_epi32::<0x4e>(x) },
+                "pshufd",
+            );
+            lanewise(
+                v,
+                v.unpacklo64(a, b),
+                a,
+                b,
+                |x, y| unsafe { _mm_unpacklo_epi64(x, y) },
+                "unpacklo",
+            );
+            lanewise(
+                v,
+                v.unpackhi64(a, b),
+                a,
+                b,
+                |x, y| unsafe { _mm_unpackhi_epi64(x, y) },
+                "unpackhi",
+            );
+            lanewise(
+                v,
+                v.alignr::<8>(a, b),
+                a,
+                b,
+                |x, y| unsafe { _mm_alignr_epi8::<8>(x, y) },
+                "alignr",
+            );
+            lanewise(
+                v,
+                v.add32(a, b),
+                a,
+                b,
+                |x, y| unsafe { _mm_add_epi32(x, y) },
+                "add32",
+            );
+            lanewise(
+                v,
+                v.add64(a, b),
+                a,
+                b,
+                |x, y| unsafe { _mm_add_epi64(x, y) },
+                "add64",
+            );
+            lanewise(
+                v,
+                v.sub64(a, b),
+                a,
+                b,
+                |x, y| unsafe { _mm_sub_epi64(x, y) },
+                "sub64",
+            );
+            lanewise(
+                v,
+                v.bslli::<3>(a),
+                a,
+                b,
+                |x, _| unsafe { _mm_bslli_si128::<3>(x) },
+                "bslli",
+            );
+            lanewise(
+                v,
+                v.bsrli::<15>(a),
+                a,
+                b,
+                |x, _| unsafe { _mm_bsrli_si128::<15>(x) },
+                "bsrli",
+            );
+            lanewise(
+                v,
+                v.slli64::<5>(a),
+                a,
+                b,
+                |x, _| unsafe { _mm_slli_epi64::<5>(x) },
+                "slli64",
+            );
+            lanewise(
+                v,
+                v.srli64::<59>(a),
+                a,
+                b,
+                |x, _| unsafe { _mm_srli_epi64::<59>(x) },
+                "srli64",
+            );
+            // Shift counts 0..=70 per qword, some past 63.
+            let n = v.and(b, v.set_u64x2(0x7f, 0x3f));
+            let sllv = |x: __m128i, s: __m128i| {
+                let (x, s) = (bits(x), bits(s));
+                let q = |x: u128, s: u128| {
+                    (x as u64)
+                        .checked_shl(s as u64 as u32)
+                        .filter(|_| (s as u64) < 64)
+                        .unwrap_or(0) as u128
+                };
+                let r = q(x, s) | (q(x >> 64, s >> 64) << 64);
+                unsafe { _mm_set_epi64x((r >> 64) as i64, r as i64) }
+            };
+            let srlv = |x: __m128i, s: __m128i| {
+                let (x, s) = (bits(x), bits(s));
+                let q = |x: u128, s: u128| {
+                    (x as u64)
+                        .checked_shr(s as u64 as u32)
+                        .filter(|_| (s as u64) < 64)
+                        .unwrap_or(0) as u128
+                };
+                let r = q(x, s) | (q(x >> 64, s >> 64) << 64);
+                unsafe { _mm_set_epi64x((r >> 64) as i64, r as i64) }
+            };
+            lanewise(v, v.sllv64(a, n), a, n, sllv, "sllv64");
+            lanewise(v, v.srlv64(a, n), a, n, srlv, "srlv64");
+            lanewise(
+                v,
+                v.clmul::<0x00>(a, b),
+                a,
+                b,
+                |x, y| unsafe { _mm_clmulepi64_si128::<0x00>(x, y) },
+                "clmul00",
+            );
+            lanewise(
+                v,
+                v.clmul::<0x11>(a, b),
+                a,
+                b,
+                |x, y| unsafe { _mm_clmulepi64_si128::<0x11>(x, y) },
+                "clmul11",
+            );
+            lanewise(
+                v,
+                v.clmul::<0x01>(a, b),
+                a,
+                b,
+                |x, y| unsafe { _mm_clmulepi64_si128::<0x01>(x, y) },
+                "clmul01",
+            );
+            lanewise(
+                v,
+                v.clmul::<0x10>(a, b),
+                a,
+                b,
+                |x, y| unsafe { _mm_clmulepi64_si128::<0x10>(x, y) },
+                "clmul10",
+            );
+
+            // Lane moves.
+            let la = lanes(v, a);
+            assert_eq!(bits(v.low_block(a)), bits(la[0]));
+            for (i, l) in la.iter().enumerate() {
+                assert_eq!(bits(v.block(a, i)), bits(*l));
+            }
+            let x = la.iter().fold(0, |acc, l| acc ^ bits(*l));
+            assert_eq!(bits(v.xor_lanes(a)), x);
+            let s = lanes(v, v.shift_in(a, b));
+            let lb = lanes(v, b);
+            assert_eq!(bits(s[0]), bits(lb[V::BLOCKS - 1]));
+            for i in 1..V::BLOCKS {
+                assert_eq!(bits(s[i]), bits(la[i - 1]));
+            }
+            assert_eq!(bytes(v, v.load_lanes(&la)), bytes(v, a));
+            for l in lanes(v, v.broadcast(la[1])) {
+                assert_eq!(bits(l), bits(la[1]));
+            }
+            let mut keys = [unsafe { _mm_setzero_si128() }; 15];
+            for (i, k) in keys.iter_mut().enumerate() {
+                *k = unsafe { _mm_set_epi64x(i as i64, 7) };
+            }
+            let rk = v.broadcast_keys::<10>(&keys);
+            for (i, k) in rk.iter().enumerate() {
+                let want = if i <= 10 { bits(keys[i]) } else { 0 };
+                assert!(lanes(v, *k).iter().all(|l| bits(*l) == want));
+            }
+            for l in lanes(v, v.set_u64x2(5, 9)) {
+                assert_eq!(bits(l), (5 << 64) | 9);
+            }
+            for (i, l) in lanes(v, v.lane_index()).iter().enumerate() {
+                assert_eq!(bits(*l), i as u128);
+            }
+            assert!(bytes(v, v.zero()).iter().all(|&b| b == 0));
+            let mut regs = [a, b, c, a, b, c, a, b, c];
+            let before: Vec<_> = regs.iter().map(|r| bytes(v, *r)).collect();
+            v.order(&mut regs);
+            let mut four = [a, b, c, a];
+            v.order(&mut four);
+            assert_eq!(
+                regs.iter().map(|r| bytes(v, *r)).collect::<Vec<_>>(),
+                before
+            );
+            assert_eq!(bytes(v, four[3]), bytes(v, a));
+        }
+
+        // Partial loads and stores touch only their bytes.
+        let src: Vec<u8> = (1..=V::BYTES as u8).collect();
+        for len in 0..=V::BYTES {
+            // SAFETY: `src` has `BYTES` >= `len` readable bytes.
+            let x = unsafe { v.load_bytes(src.as_ptr(), len) };
+            let got = bytes(v, x);
+            assert_eq!(&got[..len], &src[..len]);
+            assert!(got[len..].iter().all(|&b| b == 0));
+            let mut dst = vec![0xeeu8; V::BYTES + 16];
+            // SAFETY: `dst` has more than `len` writable bytes.
+            unsafe { v.store_bytes(dst.as_mut_ptr(), random(v, 3), len) };
+            assert_eq!(&dst[..len], &bytes(v, random(v, 3))[..len]);
+            assert!(dst[len..].iter().all(|&b| b == 0xee));
+        }
+        for blocks in 1..=V::BLOCKS {
+            // SAFETY: `src` has `BYTES` >= `16 * blocks` readable bytes.
+            let x = unsafe { v.load_blocks(src.as_ptr(), blocks) };
+            let got = bytes(v, x);
+            assert_eq!(&got[..16 * blocks], &src[..16 * blocks]);
+            assert!(got[16 * blocks..].iter().all(|&b| b == 0));
+            let mut dst = vec![0xeeu8; V::BYTES + 16];
+            // SAFETY: `dst` has more than `16 * blocks` writable bytes.
+            unsafe { v.store_blocks(dst.as_mut_ptr(), x, blocks) };
+            assert_eq!(&dst[..16 * blocks], &src[..16 * blocks]);
+            assert!(dst[16 * blocks..].iter().all(|&b| b == 0xee));
+        }
+    }
+
+    #[test]
+    fn ymm_methods_match_the_128_bit_instructions() {
+        match cpu::features().vaes256 {
+            Some(t) => check(t),
+            None => eprintln!("skipped: no VAES/AVX2 on this CPU"),
+        }
+    }
+
+    #[test]
+    fn zmm_methods_match_the_128_bit_instructions() {
+        match cpu::features().vaes512 {
+            Some(t) => check(t),
+            None => eprintln!("skipped: no VAES/AVX-512 on this CPU"),
+        }
+    }
+}
