@@ -2,8 +2,10 @@
 //! (AVX2, two blocks per register, the `vaes256` tier) and zmm (AVX-512,
 //! four blocks per register, the `vaes512` tier), as Linux's
 //! `aes-gcm-avx10` serves both from one text. The kernels are generic
-//! `#[inline(always)]` bodies over a [`Vector`] width, instantiated by thin
-//! `#[target_feature]` entry points (`gcm_entries!`).
+//! `#[inline(always)]` bodies over a [`Vector`] width (the shared width API
+//! of `vector.rs`, plus [`GcmVector`] here), instantiated by thin
+//! `#[target_feature]` entry points (`vaes_entries!`); `objdump -d` shows
+//! no calls in the loops.
 //!
 //! Schedule. Main loop: `S` = 8 registers per step (16 blocks on ymm, 32 on
 //! zmm). The eight registers of counter blocks go through the AES rounds
@@ -44,6 +46,7 @@
 use core::arch::x86_64::*;
 
 use super::ghash_clmul::{bswap_mask, Wide, X86HKey, POWERS};
+use super::vector::{vaes_entries, Vector};
 use super::X86Aes;
 use crate::backend::cpu::{Vaes256, Vaes512};
 use crate::backend::gcm_kernels::inc32;
@@ -58,79 +61,6 @@ const T: usize = 4;
 /// AAD bytes the single-reduction path takes (with at most `T` registers of
 /// data and the length block: 8 + 16 + 1 <= POWERS blocks).
 const SMALL_AAD: usize = 128;
-
-/// A VAES register width, implemented by the tier tokens: a method takes
-/// the token as `self`, so holding the value is the proof that the width's
-/// instructions exist and the arithmetic methods are safe. Every method is
-/// `#[inline(always)]` without a `#[target_feature]` of its own; inside the
-/// `#[target_feature]` entry points the intrinsics inline to single
-/// instructions (checked with `objdump -d`: no calls in the loops).
-///
-/// The names and contracts follow `vector::Vector` (helper `vxts`); this
-/// file keeps its own copy until that one lands, plus the two GCM-only
-/// operations (`zext`, `keep_bytes`).
-pub(crate) trait Vector: Copy {
-    /// `__m256i` or `__m512i`.
-    type V: Copy;
-    /// 16-byte blocks (lanes) per register.
-    const BLOCKS: usize;
-    /// Bytes per register.
-    const BYTES: usize = 16 * Self::BLOCKS;
-    /// The trace counters of this width's GCM kernels (encrypt, decrypt).
-    const KERNELS: (Kernel, Kernel);
-
-    fn zero(self) -> Self::V;
-    /// # Safety
-    /// `p` must be readable for `BYTES` bytes.
-    unsafe fn load(self, p: *const u8) -> Self::V;
-    /// # Safety
-    /// `p` must be writable for `BYTES` bytes.
-    unsafe fn store(self, p: *mut u8, v: Self::V);
-    /// The first `blocks` (1..=BLOCKS) blocks, zero in the others; nothing
-    /// past them is read.
-    ///
-    /// # Safety
-    /// `p` must be readable for `16 * blocks` bytes.
-    unsafe fn load_blocks(self, p: *const u8, blocks: usize) -> Self::V;
-    /// The first `len` bytes (1..=BYTES), zero in the others; nothing past
-    /// them is read.
-    ///
-    /// # Safety
-    /// `p` must be readable for `len` bytes.
-    unsafe fn load_bytes(self, p: *const u8, len: usize) -> Self::V;
-    /// Writes the first `len` bytes (1..=BYTES) of `v`, nothing past them.
-    ///
-    /// # Safety
-    /// `p` must be writable for `len` bytes.
-    unsafe fn store_bytes(self, p: *mut u8, v: Self::V, len: usize);
-    /// `k` in every lane.
-    fn broadcast(self, k: __m128i) -> Self::V;
-    /// Lane `l` holds the 64-bit integer `l`.
-    fn lane_index(self) -> Self::V;
-    /// Every lane holds `hi:lo`.
-    fn set_u64x2(self, hi: u64, lo: u64) -> Self::V;
-    /// XOR of all lanes.
-    fn xor_lanes(self, v: Self::V) -> __m128i;
-    fn xor(self, a: Self::V, b: Self::V) -> Self::V;
-    fn xor3(self, a: Self::V, b: Self::V, c: Self::V) -> Self::V;
-    fn aesenc(self, b: Self::V, k: Self::V) -> Self::V;
-    fn aesenclast(self, b: Self::V, k: Self::V) -> Self::V;
-    /// Byte shuffle within each lane.
-    fn shuffle_bytes(self, v: Self::V, idx: Self::V) -> Self::V;
-    fn add32(self, a: Self::V, b: Self::V) -> Self::V;
-    /// Carry-less multiply of one 64-bit half of each lane of `a` by one of
-    /// `b` (`IMM` as VPCLMULQDQ).
-    fn clmul<const IMM: i32>(self, a: Self::V, b: Self::V) -> Self::V;
-    /// `x` in lane 0, zero elsewhere.
-    fn zext(self, x: __m128i) -> Self::V;
-    /// `v` with the bytes from `len` (0..=BYTES) on zeroed.
-    fn keep_bytes(self, v: Self::V, len: usize) -> Self::V;
-    /// Keeps the registers of `b` (up to twelve) where they are in the
-    /// instruction stream: an empty `asm!` that takes and returns them,
-    /// which the compiler cannot move computations across. Costs no
-    /// instruction.
-    fn order<const N: usize>(self, b: &mut [Self::V; N]);
-}
 
 /// Runs `$body` for each middle round `$r` = 1..=13 below `$nr`, written
 /// out: LLVM does not unroll a round loop that holds `order` barriers, and
@@ -147,40 +77,45 @@ macro_rules! middle_rounds {
     };
 }
 
-/// An empty `asm!` that takes registers `$b[$i]..` of class `$class` in
-/// and out (see [`Vector::order`]); to be used inside `unsafe`.
-macro_rules! barrier {
-    ($class:ident, $b:expr, $($i:tt)*) => {
-        core::arch::asm!(
-            concat!("/*", $(" {", stringify!($i), "}",)* " */"),
-            $(inout($class) $b[$i],)*
-            options(pure, nomem, nostack, preserves_flags)
-        )
-    };
+/// What GCM needs beyond [`Vector`] (helper `vxts`'s shared width API):
+/// its trace counters, a block into lane 0, byte-masking a register, and
+/// one barrier over the AES states and the GHASH accumulators together.
+pub(crate) trait GcmVector: Vector {
+    /// The trace counters of this width's GCM kernels (encrypt, decrypt).
+    const KERNELS: (Kernel, Kernel);
+    /// `x` in lane 0, zero elsewhere.
+    fn zext(self, x: __m128i) -> Self::V;
+    /// `v` with the bytes from `len` (0..=BYTES) on zeroed.
+    fn keep_bytes(self, v: Self::V, len: usize) -> Self::V;
+    /// [`Vector::order`] over the `S` AES states and the three product
+    /// accumulators in one `asm!`, so that a product issued between two
+    /// rounds stays there (two barriers would not tie them together).
+    fn order_ghash(self, b: &mut [Self::V; S], acc: &mut [Self::V; 3]);
 }
 
-/// [`Vector::order`] for one register class.
-macro_rules! order_impl {
-    ($b:expr, $class:ident) => {{
-        let b = $b;
+/// One empty `asm!` over eight AES states and three accumulators of
+/// register class `$class` (see [`GcmVector::order_ghash`]).
+macro_rules! order_ghash_impl {
+    ($class:ident, $b:expr, $acc:expr) => {{
+        let (b, acc) = ($b, $acc);
         // SAFETY: an empty template: no instruction, no memory access; the
         // registers pass through unchanged.
         unsafe {
-            match b.len() {
-                0 => {}
-                1 => barrier!($class, b, 0),
-                2 => barrier!($class, b, 0 1),
-                3 => barrier!($class, b, 0 1 2),
-                4 => barrier!($class, b, 0 1 2 3),
-                5 => barrier!($class, b, 0 1 2 3 4),
-                6 => barrier!($class, b, 0 1 2 3 4 5),
-                7 => barrier!($class, b, 0 1 2 3 4 5 6),
-                8 => barrier!($class, b, 0 1 2 3 4 5 6 7),
-                9 => barrier!($class, b, 0 1 2 3 4 5 6 7 8),
-                10 => barrier!($class, b, 0 1 2 3 4 5 6 7 8 9),
-                11 => barrier!($class, b, 0 1 2 3 4 5 6 7 8 9 10),
-                _ => barrier!($class, b, 0 1 2 3 4 5 6 7 8 9 10 11),
-            }
+            core::arch::asm!(
+                "/* {0} {1} {2} {3} {4} {5} {6} {7} {8} {9} {10} */",
+                inout($class) b[0],
+                inout($class) b[1],
+                inout($class) b[2],
+                inout($class) b[3],
+                inout($class) b[4],
+                inout($class) b[5],
+                inout($class) b[6],
+                inout($class) b[7],
+                inout($class) acc[0],
+                inout($class) acc[1],
+                inout($class) acc[2],
+                options(pure, nomem, nostack, preserves_flags)
+            )
         }
     }};
 }
@@ -199,118 +134,9 @@ static ONES_THEN_ZEROS: [u8; 64] = {
 // SAFETY (every intrinsic call in this impl): `self` is a `Vaes256` token,
 // made only by detection after it found AES-NI, SSE4.1, PCLMULQDQ, AVX,
 // AVX2, VAES and VPCLMULQDQ (and the OS saving ymm state).
-impl Vector for Vaes256 {
-    type V = __m256i;
-    const BLOCKS: usize = 2;
+impl GcmVector for Vaes256 {
     const KERNELS: (Kernel, Kernel) = (Kernel::Vaes256GcmEnc, Kernel::Vaes256GcmDec);
 
-    #[inline(always)]
-    fn zero(self) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_setzero_si256() }
-    }
-    #[inline(always)]
-    unsafe fn load(self, p: *const u8) -> __m256i {
-        // SAFETY: the caller passes 32 readable bytes; features as above.
-        unsafe { _mm256_loadu_si256(p.cast()) }
-    }
-    #[inline(always)]
-    unsafe fn store(self, p: *mut u8, v: __m256i) {
-        // SAFETY: the caller passes 32 writable bytes; features as above.
-        unsafe { _mm256_storeu_si256(p.cast(), v) }
-    }
-    #[inline(always)]
-    unsafe fn load_blocks(self, p: *const u8, blocks: usize) -> __m256i {
-        // SAFETY: the caller passes 16 * blocks readable bytes; the masked
-        // load reads only the qwords of those blocks.
-        unsafe {
-            if blocks >= 2 {
-                _mm256_loadu_si256(p.cast())
-            } else {
-                _mm256_maskload_epi64(p.cast(), _mm256_set_epi64x(0, 0, -1, -1))
-            }
-        }
-    }
-    #[inline(always)]
-    unsafe fn load_bytes(self, p: *const u8, len: usize) -> __m256i {
-        if len >= 32 {
-            // SAFETY: the caller passes at least 32 readable bytes.
-            return unsafe { self.load(p) };
-        }
-        // AVX2 has no byte-masked load: go through a zeroed buffer.
-        let mut buf = [0u8; 32];
-        // SAFETY: `len` (< 32) readable bytes at `p`, a distinct local buffer.
-        unsafe { core::ptr::copy_nonoverlapping(p, buf.as_mut_ptr(), len) };
-        // SAFETY: `buf` is 32 readable bytes.
-        unsafe { self.load(buf.as_ptr()) }
-    }
-    #[inline(always)]
-    unsafe fn store_bytes(self, p: *mut u8, v: __m256i, len: usize) {
-        if len >= 32 {
-            // SAFETY: the caller passes at least 32 writable bytes.
-            return unsafe { self.store(p, v) };
-        }
-        let mut buf = [0u8; 32];
-        // SAFETY: `buf` is 32 writable bytes.
-        unsafe { self.store(buf.as_mut_ptr(), v) };
-        // SAFETY: the caller passes `len` (< 32) writable bytes.
-        unsafe { core::ptr::copy_nonoverlapping(buf.as_ptr(), p, len) };
-    }
-    #[inline(always)]
-    fn broadcast(self, k: __m128i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_broadcastsi128_si256(k) }
-    }
-    #[inline(always)]
-    fn lane_index(self) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_set_epi64x(0, 1, 0, 0) }
-    }
-    #[inline(always)]
-    fn set_u64x2(self, hi: u64, lo: u64) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_set_epi64x(hi as i64, lo as i64, hi as i64, lo as i64) }
-    }
-    #[inline(always)]
-    fn xor_lanes(self, v: __m256i) -> __m128i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm_xor_si128(_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v)) }
-    }
-    #[inline(always)]
-    fn xor(self, a: __m256i, b: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_xor_si256(a, b) }
-    }
-    #[inline(always)]
-    fn xor3(self, a: __m256i, b: __m256i, c: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_xor_si256(_mm256_xor_si256(a, b), c) }
-    }
-    #[inline(always)]
-    fn aesenc(self, b: __m256i, k: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_aesenc_epi128(b, k) }
-    }
-    #[inline(always)]
-    fn aesenclast(self, b: __m256i, k: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_aesenclast_epi128(b, k) }
-    }
-    #[inline(always)]
-    fn shuffle_bytes(self, v: __m256i, idx: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_shuffle_epi8(v, idx) }
-    }
-    #[inline(always)]
-    fn add32(self, a: __m256i, b: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_add_epi32(a, b) }
-    }
-    #[inline(always)]
-    fn clmul<const IMM: i32>(self, a: __m256i, b: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_clmulepi64_epi128::<IMM>(a, b) }
-    }
     #[inline(always)]
     fn zext(self, x: __m128i) -> __m256i {
         // SAFETY: see the impl's comment.
@@ -326,16 +152,16 @@ impl Vector for Vaes256 {
         }
     }
     #[inline(always)]
-    fn order<const N: usize>(self, b: &mut [__m256i; N]) {
+    fn order_ghash(self, b: &mut [__m256i; S], acc: &mut [__m256i; 3]) {
         // The register class needs the feature in the function that names
         // it; inlined into a caller with the features, this is no call.
         #[inline]
         #[target_feature(enable = "avx")]
-        fn go<const N: usize>(b: &mut [__m256i; N]) {
-            order_impl!(b, ymm_reg);
+        fn go(b: &mut [__m256i; S], acc: &mut [__m256i; 3]) {
+            order_ghash_impl!(ymm_reg, b, acc);
         }
         // SAFETY: see the impl's comment.
-        unsafe { go(b) }
+        unsafe { go(b, acc) }
     }
 }
 
@@ -352,100 +178,9 @@ fn byte_mask(bytes: usize) -> u64 {
 // SAFETY (every intrinsic call in this impl): `self` is a `Vaes512` token,
 // made only by detection after it found everything `Vaes256` needs plus
 // AVX-512 F, BW and VL (and the OS saving zmm state).
-impl Vector for Vaes512 {
-    type V = __m512i;
-    const BLOCKS: usize = 4;
+impl GcmVector for Vaes512 {
     const KERNELS: (Kernel, Kernel) = (Kernel::Vaes512GcmEnc, Kernel::Vaes512GcmDec);
 
-    #[inline(always)]
-    fn zero(self) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_setzero_si512() }
-    }
-    #[inline(always)]
-    unsafe fn load(self, p: *const u8) -> __m512i {
-        // SAFETY: the caller passes 64 readable bytes; features as above.
-        unsafe { _mm512_loadu_si512(p.cast()) }
-    }
-    #[inline(always)]
-    unsafe fn store(self, p: *mut u8, v: __m512i) {
-        // SAFETY: the caller passes 64 writable bytes; features as above.
-        unsafe { _mm512_storeu_si512(p.cast(), v) }
-    }
-    #[inline(always)]
-    unsafe fn load_blocks(self, p: *const u8, blocks: usize) -> __m512i {
-        // SAFETY: the masked load reads only the caller's 16 * blocks bytes.
-        unsafe { self.load_bytes(p, 16 * blocks) }
-    }
-    #[inline(always)]
-    unsafe fn load_bytes(self, p: *const u8, len: usize) -> __m512i {
-        // SAFETY: the masked load reads only the caller's `len` bytes
-        // (masked-off bytes are not accessed and cannot fault).
-        unsafe { _mm512_maskz_loadu_epi8(byte_mask(len), p.cast()) }
-    }
-    #[inline(always)]
-    unsafe fn store_bytes(self, p: *mut u8, v: __m512i, len: usize) {
-        // SAFETY: the masked store writes only the caller's `len` bytes.
-        unsafe { _mm512_mask_storeu_epi8(p.cast(), byte_mask(len), v) }
-    }
-    #[inline(always)]
-    fn broadcast(self, k: __m128i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_broadcast_i32x4(k) }
-    }
-    #[inline(always)]
-    fn lane_index(self) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_set_epi64(0, 3, 0, 2, 0, 1, 0, 0) }
-    }
-    #[inline(always)]
-    fn set_u64x2(self, hi: u64, lo: u64) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_broadcast_i32x4(_mm_set_epi64x(hi as i64, lo as i64)) }
-    }
-    #[inline(always)]
-    fn xor_lanes(self, v: __m512i) -> __m128i {
-        // SAFETY: see the impl's comment.
-        unsafe {
-            let a = _mm256_xor_si256(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64::<1>(v));
-            _mm_xor_si128(_mm256_castsi256_si128(a), _mm256_extracti128_si256::<1>(a))
-        }
-    }
-    #[inline(always)]
-    fn xor(self, a: __m512i, b: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_xor_si512(a, b) }
-    }
-    #[inline(always)]
-    fn xor3(self, a: __m512i, b: __m512i, c: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_ternarylogic_epi64::<0x96>(a, b, c) }
-    }
-    #[inline(always)]
-    fn aesenc(self, b: __m512i, k: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_aesenc_epi128(b, k) }
-    }
-    #[inline(always)]
-    fn aesenclast(self, b: __m512i, k: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_aesenclast_epi128(b, k) }
-    }
-    #[inline(always)]
-    fn shuffle_bytes(self, v: __m512i, idx: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_shuffle_epi8(v, idx) }
-    }
-    #[inline(always)]
-    fn add32(self, a: __m512i, b: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_add_epi32(a, b) }
-    }
-    #[inline(always)]
-    fn clmul<const IMM: i32>(self, a: __m512i, b: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_clmulepi64_epi128::<IMM>(a, b) }
-    }
     #[inline(always)]
     fn zext(self, x: __m128i) -> __m512i {
         // SAFETY: see the impl's comment.
@@ -457,27 +192,65 @@ impl Vector for Vaes512 {
         unsafe { _mm512_maskz_mov_epi8(byte_mask(len), v) }
     }
     #[inline(always)]
-    fn order<const N: usize>(self, b: &mut [__m512i; N]) {
+    fn order_ghash(self, b: &mut [__m512i; S], acc: &mut [__m512i; 3]) {
         // The register class needs the feature in the function that names
         // it; inlined into a caller with the features, this is no call.
         #[inline]
         #[target_feature(enable = "avx512f")]
-        fn go<const N: usize>(b: &mut [__m512i; N]) {
-            order_impl!(b, zmm_reg);
+        fn go(b: &mut [__m512i; S], acc: &mut [__m512i; 3]) {
+            order_ghash_impl!(zmm_reg, b, acc);
         }
         // SAFETY: see the impl's comment.
-        unsafe { go(b) }
+        unsafe { go(b, acc) }
+    }
+}
+
+/// The first `len` bytes at `p`: whole registers without a mask, whole
+/// blocks with a block mask (the ymm byte-masked load goes through a buffer
+/// and a `memcpy`).
+///
+/// # Safety
+/// `p` must be readable for `min(len, BYTES)` bytes.
+#[inline(always)]
+unsafe fn load_part<W: Vector>(w: W, p: *const u8, len: usize) -> W::V {
+    // SAFETY: as the caller guarantees.
+    unsafe {
+        if len >= W::BYTES {
+            w.load(p)
+        } else if len % 16 == 0 {
+            w.load_blocks(p, len / 16)
+        } else {
+            w.load_bytes(p, len)
+        }
+    }
+}
+
+/// Writes the first `len` bytes of `v` at `p` (see [`load_part`]).
+///
+/// # Safety
+/// `p` must be writable for `min(len, BYTES)` bytes.
+#[inline(always)]
+unsafe fn store_part<W: Vector>(w: W, p: *mut u8, v: W::V, len: usize) {
+    // SAFETY: as the caller guarantees.
+    unsafe {
+        if len >= W::BYTES {
+            w.store(p, v)
+        } else if len % 16 == 0 {
+            w.store_blocks(p, v, len / 16)
+        } else {
+            w.store_bytes(p, v, len)
+        }
     }
 }
 
 /// Unreduced lane-wise products, schoolbook parts.
-struct Acc<W: Vector> {
+struct Acc<W: GcmVector> {
     lo: W::V,
     mid: W::V,
     hi: W::V,
 }
 
-impl<W: Vector> Acc<W> {
+impl<W: GcmVector> Acc<W> {
     #[inline(always)]
     fn zero(w: W) -> Self {
         Acc {
@@ -501,12 +274,9 @@ impl<W: Vector> Acc<W> {
     /// time.
     #[inline(always)]
     fn order_with(&mut self, w: W, b: &mut [W::V; S]) {
-        let mut all = [
-            b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], self.lo, self.mid, self.hi,
-        ];
-        w.order(&mut all);
-        b.copy_from_slice(&all[..S]);
-        [self.lo, self.mid, self.hi] = [all[S], all[S + 1], all[S + 2]];
+        let mut acc = [self.lo, self.mid, self.hi];
+        w.order_ghash(b, &mut acc);
+        [self.lo, self.mid, self.hi] = acc;
     }
 
     /// Sums the lanes and reduces: the new GHASH state.
@@ -524,7 +294,7 @@ impl<W: Vector> Acc<W> {
 
 /// Everything one pass keeps in registers: round keys, the step's powers of
 /// H, the counter and the GHASH state.
-struct Pass<W: Vector, const NR: usize> {
+struct Pass<W: GcmVector, const NR: usize> {
     w: W,
     rk: [W::V; MAX_ROUNDS + 1],
     /// `pw[j]`: the powers of H taken by register `j` of a main step
@@ -538,7 +308,7 @@ struct Pass<W: Vector, const NR: usize> {
     y: __m128i,
 }
 
-impl<W: Vector, const NR: usize> Pass<W, NR> {
+impl<W: GcmVector, const NR: usize> Pass<W, NR> {
     /// # Safety
     /// Only with the features of `w` enabled (from an entry point).
     #[inline(always)]
@@ -717,7 +487,7 @@ impl<W: Vector, const NR: usize> Pass<W, NR> {
                 let t = (len - i).min(T * W::BYTES);
                 let mut x = [w.zero(); T];
                 for (j, v) in x.iter_mut().enumerate().take(t.div_ceil(W::BYTES)) {
-                    let b = w.load_bytes(p.add(i + W::BYTES * j), t - W::BYTES * j);
+                    let b = load_part(w, p.add(i + W::BYTES * j), t - W::BYTES * j);
                     *v = w.shuffle_bytes(b, self.bs);
                 }
                 self.ghash_partial(hk, &x, t.div_ceil(16));
@@ -807,7 +577,7 @@ impl<W: Vector, const NR: usize> Pass<W, NR> {
                 let regs = t.div_ceil(W::BYTES);
                 let mut data = [w.zero(); T];
                 for (j, v) in data.iter_mut().enumerate().take(regs) {
-                    *v = w.load_bytes(src.add(i + W::BYTES * j), t - W::BYTES * j);
+                    *v = load_part(w, src.add(i + W::BYTES * j), t - W::BYTES * j);
                 }
                 let ks = self.keystream(regs);
                 let mut x = [w.zero(); T];
@@ -815,7 +585,7 @@ impl<W: Vector, const NR: usize> Pass<W, NR> {
                     let n = t - W::BYTES * j;
                     // Zero the output past the end: GHASH pads with zeros.
                     let out = w.keep_bytes(w.xor(ks[j], data[j]), n);
-                    w.store_bytes(dst.add(i + W::BYTES * j), out, n);
+                    store_part(w, dst.add(i + W::BYTES * j), out, n);
                     x[j] = w.shuffle_bytes(if ENCRYPT { out } else { data[j] }, self.bs);
                 }
                 self.ghash_partial(hk, &x, t.div_ceil(16));
@@ -859,7 +629,7 @@ impl<W: Vector, const NR: usize> Pass<W, NR> {
 /// # Safety
 /// Only from an entry point with the features of `w`.
 #[inline(always)]
-unsafe fn ghash_update_body<W: Vector>(
+unsafe fn ghash_update_body<W: GcmVector>(
     w: W,
     k: &X86Aes,
     hk: &X86HKey,
@@ -881,7 +651,7 @@ unsafe fn ghash_update_body<W: Vector>(
 /// # Safety
 /// Only from an entry point with the features of `w`.
 #[inline(always)]
-unsafe fn gcm_crypt_body<W: Vector, const ENCRYPT: bool>(
+unsafe fn gcm_crypt_body<W: GcmVector, const ENCRYPT: bool>(
     w: W,
     k: &X86Aes,
     hk: &X86HKey,
@@ -914,7 +684,7 @@ unsafe fn gcm_crypt_body<W: Vector, const ENCRYPT: bool>(
 /// As [`Pass::crypt`]; `k.rounds == NR`.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn crypt_blocks<W: Vector, const ENCRYPT: bool, const NR: usize>(
+unsafe fn crypt_blocks<W: GcmVector, const ENCRYPT: bool, const NR: usize>(
     w: W,
     k: &X86Aes,
     hk: &X86HKey,
@@ -964,7 +734,7 @@ fn length_block(aad: usize, data: usize) -> __m128i {
 /// # Safety
 /// Only from an entry point with the features of `w`.
 #[inline(always)]
-unsafe fn gcm_oneshot_body<W: Vector, const ENCRYPT: bool>(
+unsafe fn gcm_oneshot_body<W: GcmVector, const ENCRYPT: bool>(
     w: W,
     k: &X86Aes,
     hk: &X86HKey,
@@ -993,7 +763,7 @@ unsafe fn gcm_oneshot_body<W: Vector, const ENCRYPT: bool>(
 /// only from an entry point with the features of `w`.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn oneshot_nr<W: Vector, const ENCRYPT: bool, const NR: usize>(
+unsafe fn oneshot_nr<W: GcmVector, const ENCRYPT: bool, const NR: usize>(
     w: W,
     k: &X86Aes,
     hk: &X86HKey,
@@ -1038,7 +808,7 @@ unsafe fn oneshot_nr<W: Vector, const ENCRYPT: bool, const NR: usize>(
 /// `len <= T·BYTES` bytes (equal or disjoint), `aad.len() <= SMALL_AAD`.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn oneshot_small<W: Vector, const ENCRYPT: bool, const NR: usize>(
+unsafe fn oneshot_small<W: GcmVector, const ENCRYPT: bool, const NR: usize>(
     w: W,
     k: &X86Aes,
     hk: &X86HKey,
@@ -1090,16 +860,16 @@ unsafe fn oneshot_small<W: Vector, const ENCRYPT: bool, const NR: usize>(
         let mut acc = Acc::zero(w);
         for q in 0..ab.div_ceil(W::BLOCKS) {
             let n = (aad.len() - W::BYTES * q).min(W::BYTES);
-            let x = w.load_bytes(aad.as_ptr().add(W::BYTES * q), n);
+            let x = load_part(w, aad.as_ptr().add(W::BYTES * q), n);
             let blocks = (ab - W::BLOCKS * q).min(W::BLOCKS);
             let pw = w.load_blocks(hk.ptr(base + W::BLOCKS * q), blocks);
             acc.mul_add(w, w.shuffle_bytes(x, bs), pw);
         }
         for (q, ks) in b.iter().enumerate().take(regs) {
             let n = (len - W::BYTES * q).min(W::BYTES);
-            let data = w.load_bytes(src.add(W::BYTES * q), n);
+            let data = load_part(w, src.add(W::BYTES * q), n);
             let out = w.keep_bytes(w.xor(*ks, data), n);
-            w.store_bytes(dst.add(W::BYTES * q), out, n);
+            store_part(w, dst.add(W::BYTES * q), out, n);
             let x = w.shuffle_bytes(if ENCRYPT { out } else { data }, bs);
             let blocks = (db - W::BLOCKS * q).min(W::BLOCKS);
             let pw = w.load_blocks(hk.ptr(base + ab + W::BLOCKS * q), blocks);
@@ -1114,56 +884,19 @@ unsafe fn oneshot_small<W: Vector, const ENCRYPT: bool, const NR: usize>(
     }
 }
 
-/// Defines the ymm and zmm `#[target_feature]` entry points of one generic
-/// body: `$n256` instantiates it for `Vaes256`, `$n512` for `Vaes512`, each
-/// with its tier's features; the token is the first argument of both.
-macro_rules! gcm_entries {
-    (
-        $(#[$doc:meta])*
-        fn $n256:ident / $n512:ident
-        < $(const $c:ident : $ct:ty),* >
-        ( $($a:ident : $t:ty),* $(,)? ) $(-> $r:ty)? = $body:ident;
-    ) => {
-        $(#[$doc])*
-        ///
-        /// # Safety
-        /// As the body's contract; the token proves the CPU features.
-        #[target_feature(enable = "aes,sse4.1,pclmulqdq,avx,avx2,vaes,vpclmulqdq")]
-        pub(super) unsafe fn $n256<$(const $c: $ct),*>(w: Vaes256, $($a: $t),*) $(-> $r)? {
-            // SAFETY: the features of `w` are enabled here.
-            unsafe { $body::<Vaes256, $($c),*>(w, $($a),*) }
-        }
-
-        $(#[$doc])*
-        ///
-        /// # Safety
-        /// As the body's contract; the token proves the CPU features.
-        #[target_feature(
-            enable = "aes,sse4.1,pclmulqdq,avx,avx2,vaes,vpclmulqdq,avx512f,avx512bw,avx512vl"
-        )]
-        pub(super) unsafe fn $n512<$(const $c: $ct),*>(w: Vaes512, $($a: $t),*) $(-> $r)? {
-            // SAFETY: the features of `w` are enabled here.
-            unsafe { $body::<Vaes512, $($c),*>(w, $($a),*) }
-        }
-    };
-}
-
-gcm_entries! {
-    /// GHASH over the whole blocks of `data` into `acc`.
-    fn ghash_update_256 / ghash_update_512 <>
+vaes_entries! {
+    pub(super) fn ghash_update_256 / ghash_update_512 <>
         (k: &X86Aes, hk: &X86HKey, acc: &mut Block, data: &[u8]) = ghash_update_body;
 }
 
-gcm_entries! {
-    /// CTR32 over whole blocks stitched with GHASH of the ciphertext.
-    fn gcm_crypt_256 / gcm_crypt_512 <const ENCRYPT: bool>
+vaes_entries! {
+    pub(super) fn gcm_crypt_256 / gcm_crypt_512 <const ENCRYPT: bool>
         (k: &X86Aes, hk: &X86HKey, ctr: &mut Block, acc: &mut Block, io: InOut<'_>)
         = gcm_crypt_body;
 }
 
-gcm_entries! {
-    /// A whole message: the full 16-byte tag.
-    fn gcm_oneshot_256 / gcm_oneshot_512 <const ENCRYPT: bool>
+vaes_entries! {
+    pub(super) fn gcm_oneshot_256 / gcm_oneshot_512 <const ENCRYPT: bool>
         (k: &X86Aes, hk: &X86HKey, j0: &Block, aad: &[u8], io: InOut<'_>) -> Block
         = gcm_oneshot_body;
 }
