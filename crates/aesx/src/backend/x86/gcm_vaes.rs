@@ -217,7 +217,7 @@ unsafe fn load_part<W: Vector>(w: W, p: *const u8, len: usize) -> W::V {
     unsafe {
         if len >= W::BYTES {
             w.load(p)
-        } else if len % 16 == 0 {
+        } else if len.is_multiple_of(16) {
             w.load_blocks(p, len / 16)
         } else {
             w.load_bytes(p, len)
@@ -235,7 +235,7 @@ unsafe fn store_part<W: Vector>(w: W, p: *mut u8, v: W::V, len: usize) {
     unsafe {
         if len >= W::BYTES {
             w.store(p, v)
-        } else if len % 16 == 0 {
+        } else if len.is_multiple_of(16) {
             w.store_blocks(p, v, len / 16)
         } else {
             w.store_bytes(p, v, len)
