@@ -27,21 +27,36 @@
 //! big-endian counter in its lowest dword: `vpaddd` then is inc32 exactly
 //! (it wraps modulo 2^32 and never carries into the IV).
 //!
-//! Registers. zmm (32): eight AES states, the round keys (11 to 15), the
-//! three accumulators and the eight powers of the step fit only in part, so
-//! LLVM keeps the later round keys and powers as memory operands (one load
-//! each per use; the load ports have room, the two AES/CLMUL pipes do not).
-//! ymm (16): the states, accumulators and a temporary in registers, round
-//! keys, powers and the step's ciphertext from the stack.
+//! The round count is a const parameter (10, 12, 14, picked once per call)
+//! and the middle rounds are written out (`middle_rounds!`), each followed
+//! by one empty `asm!` over the eight AES states and the three accumulators
+//! (`GcmVector::order_ghash`). Without the barrier LLVM hoisted all the
+//! products of a step to its start and then ran each register through all
+//! of its rounds in turn, one dependent chain at a time (16 KiB 5-10%
+//! slower); with a rolled round loop it kept an index, a branch and a key
+//! load per round (1500 B about 20% slower).
 //!
-//! Where the cycles go (this Zen 4, AES and carry-less multiply on the same
-//! two pipes, a zmm op taking a pipe for two cycles): AES-128 is 10 AES ops
-//! per register and GHASH 4 + 2/S products, about 0.073 TSC cycles/byte at
-//! the port bound on zmm and the same on ymm; measured figures are in the
-//! `gcm` section of the issue-13 note (about 0.10-0.12 cycles/byte at
-//! 16 KiB). A Karatsuba form saves one product in four but costs two
-//! shuffles and an XOR per register on the same vector pipes; it measured no
-//! better on ymm and was not kept.
+//! Registers. zmm (32): in the main loop the AES states, the accumulators,
+//! the round keys and most powers stay in registers (two or three stack
+//! reloads per step, `objdump -d`). ymm (16): the states, accumulators and
+//! a temporary in registers; round keys, powers and the step's ciphertext
+//! are memory operands.
+//!
+//! Where the cycles go (this machine: AMD EPYC family 25 model 17, Zen 4;
+//! TSC about 2.6 GHz; AES and carry-less multiply on the same two 256-bit
+//! pipes, so a zmm VAESENC or VPCLMULQDQ takes a pipe pair for a cycle).
+//! AES-128 per 64 bytes: 10 AES ops plus 4 + 2/8 products, 14.25 pipe-pair
+//! cycles, about 0.22 core cycles/byte, i.e. about 16-17 GB/s at the boost
+//! clock: the port bound (an estimate from the op counts, not measured).
+//! Measured (2026-11-23, shared 2-core machine, medians of runs interleaved
+//! with the peers): zmm 11.3-12.5 GB/s at 16 KiB (about 70-75% of the
+//! bound; aws-lc-rs 10.4-11.4), 6.9-8.1 GB/s at 1500 B; ymm 9.0-9.9 GB/s
+//! at 16 KiB (ring 6.8-9.1). The rest of the gap: the byte reversals
+//! (counters and ciphertext, 16 VPSHUFB per step on the vector pipes), the
+//! serial fold-and-reduce per step, and the loads and stores. A Karatsuba
+//! form saves one product in four but costs a shuffle and an XOR per
+//! register on the same pipes; it measured no better on ymm earlier and was
+//! not tried here.
 
 use core::arch::x86_64::*;
 
@@ -93,31 +108,41 @@ pub(crate) trait GcmVector: Vector {
     fn order_ghash(self, b: &mut [Self::V; S], acc: &mut [Self::V; 3]);
 }
 
-/// One empty `asm!` over eight AES states and three accumulators of
-/// register class `$class` (see [`GcmVector::order_ghash`]).
-macro_rules! order_ghash_impl {
-    ($class:ident, $b:expr, $acc:expr) => {{
-        let (b, acc) = ($b, $acc);
-        // SAFETY: an empty template: no instruction, no memory access; the
-        // registers pass through unchanged.
-        unsafe {
-            core::arch::asm!(
-                "/* {0} {1} {2} {3} {4} {5} {6} {7} {8} {9} {10} */",
-                inout($class) b[0],
-                inout($class) b[1],
-                inout($class) b[2],
-                inout($class) b[3],
-                inout($class) b[4],
-                inout($class) b[5],
-                inout($class) b[6],
-                inout($class) b[7],
-                inout($class) acc[0],
-                inout($class) acc[1],
-                inout($class) acc[2],
-                options(pure, nomem, nostack, preserves_flags)
-            )
+/// [`GcmVector::order_ghash`] for register type `$ty` of class `$class`
+/// (which needs `$feat` in the function that names it; inlined into a
+/// caller with the features, the inner function is no call): one empty
+/// `asm!` over the eight AES states and the three accumulators.
+macro_rules! order_ghash_method {
+    ($ty:ty, $feat:literal, $class:ident) => {
+        #[inline(always)]
+        fn order_ghash(self, b: &mut [$ty; S], acc: &mut [$ty; 3]) {
+            #[inline]
+            #[target_feature(enable = $feat)]
+            fn go(b: &mut [$ty; S], acc: &mut [$ty; 3]) {
+                // SAFETY: an empty template: no instruction, no memory
+                // access; the registers pass through unchanged.
+                unsafe {
+                    core::arch::asm!(
+                        "/* {0} {1} {2} {3} {4} {5} {6} {7} {8} {9} {10} */",
+                        inout($class) b[0],
+                        inout($class) b[1],
+                        inout($class) b[2],
+                        inout($class) b[3],
+                        inout($class) b[4],
+                        inout($class) b[5],
+                        inout($class) b[6],
+                        inout($class) b[7],
+                        inout($class) acc[0],
+                        inout($class) acc[1],
+                        inout($class) acc[2],
+                        options(pure, nomem, nostack, preserves_flags)
+                    )
+                }
+            }
+            // SAFETY: `self` proves the feature (see the impl's comment).
+            unsafe { go(b, acc) }
         }
-    }};
+    };
 }
 
 /// 32 bytes of ones then 32 of zeros: the ymm byte masks are windows of it.
@@ -151,18 +176,7 @@ impl GcmVector for Vaes256 {
             _mm256_and_si256(v, m)
         }
     }
-    #[inline(always)]
-    fn order_ghash(self, b: &mut [__m256i; S], acc: &mut [__m256i; 3]) {
-        // The register class needs the feature in the function that names
-        // it; inlined into a caller with the features, this is no call.
-        #[inline]
-        #[target_feature(enable = "avx")]
-        fn go(b: &mut [__m256i; S], acc: &mut [__m256i; 3]) {
-            order_ghash_impl!(ymm_reg, b, acc);
-        }
-        // SAFETY: see the impl's comment.
-        unsafe { go(b, acc) }
-    }
+    order_ghash_method!(__m256i, "avx", ymm_reg);
 }
 
 /// Byte mask of the first `bytes` bytes of a zmm register.
@@ -191,18 +205,7 @@ impl GcmVector for Vaes512 {
         // SAFETY: see the impl's comment.
         unsafe { _mm512_maskz_mov_epi8(byte_mask(len), v) }
     }
-    #[inline(always)]
-    fn order_ghash(self, b: &mut [__m512i; S], acc: &mut [__m512i; 3]) {
-        // The register class needs the feature in the function that names
-        // it; inlined into a caller with the features, this is no call.
-        #[inline]
-        #[target_feature(enable = "avx512f")]
-        fn go(b: &mut [__m512i; S], acc: &mut [__m512i; 3]) {
-            order_ghash_impl!(zmm_reg, b, acc);
-        }
-        // SAFETY: see the impl's comment.
-        unsafe { go(b, acc) }
-    }
+    order_ghash_method!(__m512i, "avx512f", zmm_reg);
 }
 
 /// The first `len` bytes at `p`: whole registers without a mask, whole
