@@ -4,7 +4,7 @@
 use core::arch::x86_64::*;
 
 use super::ghash_clmul::{self, X86HKey};
-use super::{gcm_aesni, gcm_vaes256, gcm_vaes512, Level, X86Aes};
+use super::{gcm_aesni, gcm_vaes, Level, X86Aes};
 use crate::backend::gcm_kernels::{oneshot_generic, word_sum, GcmKernels};
 use crate::backend::inout::InOut;
 use crate::key::Block;
@@ -26,9 +26,9 @@ impl GcmKernels for X86Aes {
     fn ghash_update(&self, hk: &X86HKey, acc: &mut Block, data: &[u8]) {
         match self.level {
             // SAFETY: see above.
-            Level::Vaes512(_) => unsafe { gcm_vaes512::ghash_update(self, hk, acc, data) },
+            Level::Vaes512(t) => unsafe { gcm_vaes::ghash_update_512(t, self, hk, acc, data) },
             // SAFETY: see above.
-            Level::Vaes256(_) => unsafe { gcm_vaes256::ghash_update(hk, acc, data) },
+            Level::Vaes256(t) => unsafe { gcm_vaes::ghash_update_256(t, self, hk, acc, data) },
             // SAFETY: see above.
             Level::Aesni(_) => unsafe { ghash_clmul::ghash_update(hk, acc, data) },
         }
@@ -37,9 +37,13 @@ impl GcmKernels for X86Aes {
     fn gcm_encrypt(&self, hk: &X86HKey, ctr: &mut Block, acc: &mut Block, io: InOut<'_>) {
         match self.level {
             // SAFETY: see above.
-            Level::Vaes512(_) => unsafe { gcm_vaes512::gcm_crypt::<true>(self, hk, ctr, acc, io) },
+            Level::Vaes512(t) => unsafe {
+                gcm_vaes::gcm_crypt_512::<true>(t, self, hk, ctr, acc, io)
+            },
             // SAFETY: see above.
-            Level::Vaes256(_) => unsafe { gcm_vaes256::gcm_crypt::<true>(self, hk, ctr, acc, io) },
+            Level::Vaes256(t) => unsafe {
+                gcm_vaes::gcm_crypt_256::<true>(t, self, hk, ctr, acc, io)
+            },
             // SAFETY: see above.
             Level::Aesni(_) => unsafe { gcm_aesni::gcm_crypt::<true>(self, hk, ctr, acc, io) },
         }
@@ -48,9 +52,13 @@ impl GcmKernels for X86Aes {
     fn gcm_decrypt(&self, hk: &X86HKey, ctr: &mut Block, acc: &mut Block, io: InOut<'_>) {
         match self.level {
             // SAFETY: see above.
-            Level::Vaes512(_) => unsafe { gcm_vaes512::gcm_crypt::<false>(self, hk, ctr, acc, io) },
+            Level::Vaes512(t) => unsafe {
+                gcm_vaes::gcm_crypt_512::<false>(t, self, hk, ctr, acc, io)
+            },
             // SAFETY: see above.
-            Level::Vaes256(_) => unsafe { gcm_vaes256::gcm_crypt::<false>(self, hk, ctr, acc, io) },
+            Level::Vaes256(t) => unsafe {
+                gcm_vaes::gcm_crypt_256::<false>(t, self, hk, ctr, acc, io)
+            },
             // SAFETY: see above.
             Level::Aesni(_) => unsafe { gcm_aesni::gcm_crypt::<false>(self, hk, ctr, acc, io) },
         }
@@ -66,14 +74,22 @@ impl GcmKernels for X86Aes {
     ) -> Block {
         match (self.level, encrypt) {
             // SAFETY: see above.
-            (Level::Vaes512(_), true) => unsafe {
-                gcm_vaes512::gcm_oneshot::<true>(self, hk, j0, aad, io)
+            (Level::Vaes512(t), true) => unsafe {
+                gcm_vaes::gcm_oneshot_512::<true>(t, self, hk, j0, aad, io)
             },
             // SAFETY: see above.
-            (Level::Vaes512(_), false) => unsafe {
-                gcm_vaes512::gcm_oneshot::<false>(self, hk, j0, aad, io)
+            (Level::Vaes512(t), false) => unsafe {
+                gcm_vaes::gcm_oneshot_512::<false>(t, self, hk, j0, aad, io)
             },
-            _ => oneshot_generic(self, hk, encrypt, j0, aad, io),
+            // SAFETY: see above.
+            (Level::Vaes256(t), true) => unsafe {
+                gcm_vaes::gcm_oneshot_256::<true>(t, self, hk, j0, aad, io)
+            },
+            // SAFETY: see above.
+            (Level::Vaes256(t), false) => unsafe {
+                gcm_vaes::gcm_oneshot_256::<false>(t, self, hk, j0, aad, io)
+            },
+            (Level::Aesni(_), _) => oneshot_generic(self, hk, encrypt, j0, aad, io),
         }
     }
 

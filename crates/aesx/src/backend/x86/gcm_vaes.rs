@@ -1,0 +1,905 @@
+//! GCM with VAES and VPCLMULQDQ: one source for both vector widths, ymm
+//! (AVX2, two blocks per register, the `vaes256` tier) and zmm (AVX-512,
+//! four blocks per register, the `vaes512` tier), as Linux's
+//! `aes-gcm-avx10` serves both from one text. The kernels are generic
+//! `#[inline(always)]` bodies over a [`Vector`] width (the shared width API
+//! of `vector.rs`, plus [`GcmVector`] here), instantiated by thin
+//! `#[target_feature]` entry points (`vaes_entries!`); `objdump -d` shows
+//! no calls in the loops.
+//!
+//! Schedule. Main loop: `S` = 8 registers per step (16 blocks on ymm, 32 on
+//! zmm). The eight registers of counter blocks go through the AES rounds
+//! (eight independent chains hide the VAESENC latency) while the eight
+//! registers of ciphertext of the step before (encryption: one step in
+//! flight) or of this step (decryption) are multiplied by the step's powers
+//! of H, one schoolbook product (four VPCLMULQDQ) woven after each AES
+//! round, summed unreduced per lane, folded across lanes and reduced once
+//! per step (two PCLMULQDQ). A 4-register step and a masked tail finish the
+//! message. Tails use byte-masked loads and stores (zmm: AVX-512BW masks;
+//! ymm: a 32-byte bounce buffer), so the one-shot path ([`gcm_oneshot`])
+//! takes partial blocks of AAD and data in registers: a masked load
+//! zero-pads exactly as GHASH pads, lanes past the end meet a zero power of
+//! H and drop out, and nothing outside the buffers is read or written.
+//! Messages of at most four registers of data and 128 bytes of AAD hash
+//! everything (AAD, data, length block) with a single reduction.
+//!
+//! Counter blocks are kept byte-reversed, which puts each lane's 32-bit
+//! big-endian counter in its lowest dword: `vpaddd` then is inc32 exactly
+//! (it wraps modulo 2^32 and never carries into the IV).
+//!
+//! The round count is a const parameter (10, 12, 14, picked once per call)
+//! and the middle rounds are written out (`middle_rounds!`), each followed
+//! by one empty `asm!` over the eight AES states and the three accumulators
+//! (`GcmVector::order_ghash`). Without the barrier LLVM hoisted all the
+//! products of a step to its start and then ran each register through all
+//! of its rounds in turn, one dependent chain at a time (16 KiB 5-10%
+//! slower); with a rolled round loop it kept an index, a branch and a key
+//! load per round (1500 B about 20% slower).
+//!
+//! Registers. zmm (32): in the main loop the AES states, the accumulators,
+//! the round keys and most powers stay in registers (two or three stack
+//! reloads per step, `objdump -d`). ymm (16): the states, accumulators and
+//! a temporary in registers; round keys, powers and the step's ciphertext
+//! are memory operands.
+//!
+//! Where the cycles go (this machine: AMD EPYC family 25 model 17, Zen 4;
+//! TSC about 2.6 GHz; AES and carry-less multiply on the same two 256-bit
+//! pipes, so a zmm VAESENC or VPCLMULQDQ takes a pipe pair for a cycle).
+//! AES-128 per 64 bytes: 10 AES ops plus 4 + 2/8 products, 14.25 pipe-pair
+//! cycles, about 0.22 core cycles/byte, i.e. about 16-17 GB/s at the boost
+//! clock: the port bound (an estimate from the op counts, not measured).
+//! Measured (2026-11-23, shared 2-core machine, medians of runs interleaved
+//! with the peers): zmm 11.3-12.5 GB/s at 16 KiB (about 70-75% of the
+//! bound; aws-lc-rs 10.4-11.4), 6.9-8.1 GB/s at 1500 B; ymm 9.0-9.9 GB/s
+//! at 16 KiB (ring 6.8-9.1). The rest of the gap: the byte reversals
+//! (counters and ciphertext, 16 VPSHUFB per step on the vector pipes), the
+//! serial fold-and-reduce per step, and the loads and stores. A Karatsuba
+//! form saves one product in four but costs a shuffle and an XOR per
+//! register on the same pipes; it measured no better on ymm earlier and was
+//! not tried here.
+
+use core::arch::x86_64::*;
+
+use super::ghash_clmul::{bswap_mask, Wide, X86HKey, POWERS};
+use super::vector::{vaes_entries, Vector};
+use super::X86Aes;
+use crate::backend::cpu::{Vaes256, Vaes512};
+use crate::backend::gcm_kernels::inc32;
+use crate::backend::inout::InOut;
+use crate::backend::trace::{self, Kernel};
+use crate::key::{Block, MAX_ROUNDS};
+
+/// Registers per main-loop step.
+const S: usize = 8;
+/// Registers per tail step.
+const T: usize = 4;
+/// AAD bytes the single-reduction path takes (with at most `T` registers of
+/// data and the length block: 8 + 16 + 1 <= POWERS blocks).
+const SMALL_AAD: usize = 128;
+
+/// Runs `$body` for each middle round `$r` = 1..=13 below `$nr`, written
+/// out: LLVM does not unroll a round loop that holds `order` barriers, and
+/// a rolled loop costs an index, a branch and a key load per round.
+macro_rules! middle_rounds {
+    ($r:ident < $nr:expr => $body:block) => {
+        middle_rounds!(@ $r $nr $body 1 2 3 4 5 6 7 8 9 10 11 12 13)
+    };
+    (@ $r:ident $nr:tt $body:block $($n:literal)*) => {
+        $({
+            let $r: usize = $n;
+            if $r < $nr $body
+        })*
+    };
+}
+
+/// What GCM needs beyond [`Vector`] (helper `vxts`'s shared width API):
+/// its trace counters, a block into lane 0, byte-masking a register, and
+/// one barrier over the AES states and the GHASH accumulators together.
+pub(crate) trait GcmVector: Vector {
+    /// The trace counters of this width's GCM kernels (encrypt, decrypt).
+    const KERNELS: (Kernel, Kernel);
+    /// `x` in lane 0, zero elsewhere.
+    fn zext(self, x: __m128i) -> Self::V;
+    /// `v` with the bytes from `len` (0..=BYTES) on zeroed.
+    fn keep_bytes(self, v: Self::V, len: usize) -> Self::V;
+    /// [`Vector::order`] over the `S` AES states and the three product
+    /// accumulators in one `asm!`, so that a product issued between two
+    /// rounds stays there (two barriers would not tie them together).
+    fn order_ghash(self, b: &mut [Self::V; S], acc: &mut [Self::V; 3]);
+}
+
+/// [`GcmVector::order_ghash`] for register type `$ty` of class `$class`
+/// (which needs `$feat` in the function that names it; inlined into a
+/// caller with the features, the inner function is no call): one empty
+/// `asm!` over the eight AES states and the three accumulators.
+macro_rules! order_ghash_method {
+    ($ty:ty, $feat:literal, $class:ident) => {
+        #[inline(always)]
+        fn order_ghash(self, b: &mut [$ty; S], acc: &mut [$ty; 3]) {
+            #[inline]
+            #[target_feature(enable = $feat)]
+            fn go(b: &mut [$ty; S], acc: &mut [$ty; 3]) {
+                // SAFETY: an empty template: no instruction, no memory
+                // access; the registers pass through unchanged.
+                unsafe {
+                    core::arch::asm!(
+                        "/* {0} {1} {2} {3} {4} {5} {6} {7} {8} {9} {10} */",
+                        inout($class) b[0],
+                        inout($class) b[1],
+                        inout($class) b[2],
+                        inout($class) b[3],
+                        inout($class) b[4],
+                        inout($class) b[5],
+                        inout($class) b[6],
+                        inout($class) b[7],
+                        inout($class) acc[0],
+                        inout($class) acc[1],
+                        inout($class) acc[2],
+                        options(pure, nomem, nostack, preserves_flags)
+                    )
+                }
+            }
+            // SAFETY: `self` proves the feature (see the impl's comment).
+            unsafe { go(b, acc) }
+        }
+    };
+}
+
+/// 32 bytes of ones then 32 of zeros: the ymm byte masks are windows of it.
+static ONES_THEN_ZEROS: [u8; 64] = {
+    let mut t = [0u8; 64];
+    let mut i = 0;
+    while i < 32 {
+        t[i] = 0xff;
+        i += 1;
+    }
+    t
+};
+
+// SAFETY (every intrinsic call in this impl): `self` is a `Vaes256` token,
+// made only by detection after it found AES-NI, SSE4.1, PCLMULQDQ, AVX,
+// AVX2, VAES and VPCLMULQDQ (and the OS saving ymm state).
+impl GcmVector for Vaes256 {
+    const KERNELS: (Kernel, Kernel) = (Kernel::Vaes256GcmEnc, Kernel::Vaes256GcmDec);
+
+    #[inline(always)]
+    fn zext(self, x: __m128i) -> __m256i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm256_zextsi128_si256(x) }
+    }
+    #[inline(always)]
+    fn keep_bytes(self, v: __m256i, len: usize) -> __m256i {
+        let off = 32 - len.min(32);
+        // SAFETY: `off + 32 <= 64`, inside the table; features as above.
+        unsafe {
+            let m = _mm256_loadu_si256(ONES_THEN_ZEROS.as_ptr().add(off).cast());
+            _mm256_and_si256(v, m)
+        }
+    }
+    order_ghash_method!(__m256i, "avx", ymm_reg);
+}
+
+/// Byte mask of the first `bytes` bytes of a zmm register.
+#[inline(always)]
+fn byte_mask(bytes: usize) -> u64 {
+    if bytes >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bytes) - 1
+    }
+}
+
+// SAFETY (every intrinsic call in this impl): `self` is a `Vaes512` token,
+// made only by detection after it found everything `Vaes256` needs plus
+// AVX-512 F, BW and VL (and the OS saving zmm state).
+impl GcmVector for Vaes512 {
+    const KERNELS: (Kernel, Kernel) = (Kernel::Vaes512GcmEnc, Kernel::Vaes512GcmDec);
+
+    #[inline(always)]
+    fn zext(self, x: __m128i) -> __m512i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm512_zextsi128_si512(x) }
+    }
+    #[inline(always)]
+    fn keep_bytes(self, v: __m512i, len: usize) -> __m512i {
+        // SAFETY: see the impl's comment.
+        unsafe { _mm512_maskz_mov_epi8(byte_mask(len), v) }
+    }
+    order_ghash_method!(__m512i, "avx512f", zmm_reg);
+}
+
+/// The first `len` bytes at `p`: whole registers without a mask, whole
+/// blocks with a block mask (the ymm byte-masked load goes through a buffer
+/// and a `memcpy`).
+///
+/// # Safety
+/// `p` must be readable for `min(len, BYTES)` bytes.
+#[inline(always)]
+unsafe fn load_part<W: Vector>(w: W, p: *const u8, len: usize) -> W::V {
+    // SAFETY: as the caller guarantees.
+    unsafe {
+        if len >= W::BYTES {
+            w.load(p)
+        } else if len.is_multiple_of(16) {
+            w.load_blocks(p, len / 16)
+        } else {
+            w.load_bytes(p, len)
+        }
+    }
+}
+
+/// Writes the first `len` bytes of `v` at `p` (see [`load_part`]).
+///
+/// # Safety
+/// `p` must be writable for `min(len, BYTES)` bytes.
+#[inline(always)]
+unsafe fn store_part<W: Vector>(w: W, p: *mut u8, v: W::V, len: usize) {
+    // SAFETY: as the caller guarantees.
+    unsafe {
+        if len >= W::BYTES {
+            w.store(p, v)
+        } else if len.is_multiple_of(16) {
+            w.store_blocks(p, v, len / 16)
+        } else {
+            w.store_bytes(p, v, len)
+        }
+    }
+}
+
+/// Unreduced lane-wise products, schoolbook parts.
+struct Acc<W: GcmVector> {
+    lo: W::V,
+    mid: W::V,
+    hi: W::V,
+}
+
+impl<W: GcmVector> Acc<W> {
+    #[inline(always)]
+    fn zero(w: W) -> Self {
+        Acc {
+            lo: w.zero(),
+            mid: w.zero(),
+            hi: w.zero(),
+        }
+    }
+
+    #[inline(always)]
+    fn mul_add(&mut self, w: W, a: W::V, b: W::V) {
+        self.lo = w.xor(self.lo, w.clmul::<0x00>(a, b));
+        self.hi = w.xor(self.hi, w.clmul::<0x11>(a, b));
+        self.mid = w.xor3(self.mid, w.clmul::<0x01>(a, b), w.clmul::<0x10>(a, b));
+    }
+
+    /// Pins the products so far and the AES states `b` at this point of
+    /// the instruction stream (see [`Vector::order`]): without it LLVM
+    /// hoists every product of a step to its start and then runs each
+    /// register through all its rounds in turn, one dependent chain at a
+    /// time.
+    #[inline(always)]
+    fn order_with(&mut self, w: W, b: &mut [W::V; S]) {
+        let mut acc = [self.lo, self.mid, self.hi];
+        w.order_ghash(b, &mut acc);
+        [self.lo, self.mid, self.hi] = acc;
+    }
+
+    /// Sums the lanes and reduces: the new GHASH state.
+    #[inline(always)]
+    fn reduce(&self, w: W) -> __m128i {
+        let wide = Wide::from_parts(
+            w.xor_lanes(self.lo),
+            w.xor_lanes(self.mid),
+            w.xor_lanes(self.hi),
+        );
+        // SAFETY: every `Vector` token implies PCLMULQDQ and SSE2.
+        unsafe { wide.reduce() }
+    }
+}
+
+/// Everything one pass keeps in registers: round keys, the step's powers of
+/// H, the counter and the GHASH state.
+struct Pass<W: GcmVector, const NR: usize> {
+    w: W,
+    rk: [W::V; MAX_ROUNDS + 1],
+    /// `pw[j]`: the powers of H taken by register `j` of a main step
+    /// (H^(S·B - B·j) down to H^(S·B - B·j - B + 1), B blocks per register).
+    pw: [W::V; S],
+    bs: W::V,
+    inc: W::V,
+    /// Byte-reversed counters of the next register of blocks.
+    c: W::V,
+    /// GHASH state, byte-reversed.
+    y: __m128i,
+}
+
+impl<W: GcmVector, const NR: usize> Pass<W, NR> {
+    /// # Safety
+    /// Only with the features of `w` enabled (from an entry point).
+    #[inline(always)]
+    unsafe fn new(w: W, k: &X86Aes, hk: &X86HKey, ctr: &Block, acc: &Block) -> Self {
+        debug_assert!(NR == 0 || NR == k.rounds);
+        let mut rk = [w.zero(); MAX_ROUNDS + 1];
+        for (d, s) in rk.iter_mut().zip(k.enc.iter()).take(NR + 1) {
+            *d = w.broadcast(*s);
+        }
+        let mut pw = [w.zero(); S];
+        for (j, p) in pw.iter_mut().enumerate() {
+            // SAFETY: powers POWERS - S·B + B·j .. + B lie inside the key
+            // (S·B <= POWERS).
+            *p = unsafe { w.load(hk.ptr(POWERS - S * W::BLOCKS + W::BLOCKS * j)) };
+        }
+        // SAFETY: `ctr` and `acc` are 16 readable bytes each; SSSE3 is
+        // implied by every token.
+        let (c0, y) = unsafe {
+            let bs = bswap_mask();
+            (
+                _mm_shuffle_epi8(_mm_loadu_si128(ctr.as_ptr().cast()), bs),
+                _mm_shuffle_epi8(_mm_loadu_si128(acc.as_ptr().cast()), bs),
+            )
+        };
+        // SAFETY: SSE2 is implied by every token.
+        let bs = w.broadcast(unsafe { bswap_mask() });
+        Pass {
+            w,
+            rk,
+            pw,
+            bs,
+            inc: w.set_u64x2(0, W::BLOCKS as u64),
+            c: w.add32(w.broadcast(c0), w.lane_index()),
+            y,
+        }
+    }
+
+    /// The GHASH state in block byte order.
+    #[inline(always)]
+    fn state(&self) -> Block {
+        let mut out = [0u8; 16];
+        // SAFETY: a 16-byte store into a local; SSSE3 is implied by every
+        // token.
+        unsafe {
+            _mm_storeu_si128(
+                out.as_mut_ptr().cast(),
+                _mm_shuffle_epi8(self.y, bswap_mask()),
+            )
+        };
+        out
+    }
+
+    /// The next `R` registers of counter blocks.
+    #[inline(always)]
+    fn counters<const R: usize>(&mut self) -> [W::V; R] {
+        let w = self.w;
+        let mut b = [w.zero(); R];
+        for x in b.iter_mut() {
+            *x = w.shuffle_bytes(self.c, self.bs);
+            self.c = w.add32(self.c, self.inc);
+        }
+        b
+    }
+
+    /// Encrypts `R` registers of blocks, rounds interleaved across them.
+    #[inline(always)]
+    fn encrypt<const R: usize>(&self, b: &mut [W::V; R]) {
+        let w = self.w;
+        for x in b.iter_mut() {
+            *x = w.xor(*x, self.rk[0]);
+        }
+        middle_rounds!(r < NR => {
+            let k = self.rk[r];
+            for x in b.iter_mut() {
+                *x = w.aesenc(*x, k);
+            }
+            w.order(b);
+        });
+        let k = self.rk[NR];
+        for x in b.iter_mut() {
+            *x = w.aesenclast(*x, k);
+        }
+    }
+
+    /// AES on `S` registers with the GHASH of `S` other registers (`x`,
+    /// byte-reversed ciphertext) woven between the rounds: one product after
+    /// each of the first rounds, so the carry-less multiplies and the AES
+    /// rounds share the instruction stream instead of relying on the
+    /// out-of-order window alone.
+    #[inline(always)]
+    fn encrypt_ghash(&mut self, b: &mut [W::V; S], x: &[W::V; S]) {
+        let w = self.w;
+        let mut acc = Acc::zero(w);
+        for v in b.iter_mut() {
+            *v = w.xor(*v, self.rk[0]);
+        }
+        acc.mul_add(w, w.xor(x[0], w.zext(self.y)), self.pw[0]);
+        // AES-128 has 9 middle rounds, enough for the other S - 1 products.
+        middle_rounds!(r < NR => {
+            let k = self.rk[r];
+            for v in b.iter_mut() {
+                *v = w.aesenc(*v, k);
+            }
+            if r < S {
+                acc.mul_add(w, x[r], self.pw[r]);
+            }
+            acc.order_with(w, b);
+        });
+        let k = self.rk[NR];
+        for v in b.iter_mut() {
+            *v = w.aesenclast(*v, k);
+        }
+        self.y = acc.reduce(w);
+    }
+
+    /// Hashes `R` registers of byte-reversed blocks (the last R·B blocks of
+    /// a group ending at H^1) into `y`, one reduction.
+    #[inline(always)]
+    fn ghash<const R: usize>(&mut self, x: &[W::V; R]) {
+        let w = self.w;
+        let mut acc = Acc::zero(w);
+        for (j, &xj) in x.iter().enumerate() {
+            let v = if j == 0 {
+                w.xor(xj, w.zext(self.y))
+            } else {
+                xj
+            };
+            acc.mul_add(w, v, self.pw[S - R + j]);
+        }
+        self.y = acc.reduce(w);
+    }
+
+    /// Hashes `m` (1..=T·B) byte-reversed blocks in `x` (zero past them):
+    /// block j times H^(m-j), the powers loaded masked so that no lane past
+    /// the end adds anything and nothing past the key is read.
+    #[inline(always)]
+    fn ghash_partial(&mut self, hk: &X86HKey, x: &[W::V; T], m: usize) {
+        let w = self.w;
+        let mut acc = Acc::zero(w);
+        let base = POWERS - m;
+        for (j, &xj) in x.iter().enumerate().take(m.div_ceil(W::BLOCKS)) {
+            let blocks = (m - W::BLOCKS * j).min(W::BLOCKS);
+            // SAFETY: powers base + B·j .. + blocks lie inside the key
+            // (base + m = POWERS); the masked load reads nothing beyond.
+            let pw = unsafe { w.load_blocks(hk.ptr(base + W::BLOCKS * j), blocks) };
+            let v = if j == 0 {
+                w.xor(xj, w.zext(self.y))
+            } else {
+                xj
+            };
+            acc.mul_add(w, v, pw);
+        }
+        self.y = acc.reduce(w);
+    }
+
+    /// GHASH of `len` bytes at `p`, the last partial block zero-padded.
+    ///
+    /// # Safety
+    /// `p` must be readable for `len` bytes.
+    #[inline(always)]
+    unsafe fn ghash_bytes(&mut self, hk: &X86HKey, p: *const u8, len: usize) {
+        let w = self.w;
+        let mut i = 0;
+        // SAFETY: full loads cover bytes i .. i + S·BYTES <= len; masked
+        // loads read only bytes below len.
+        unsafe {
+            while i + S * W::BYTES <= len {
+                let mut x = [w.zero(); S];
+                for (j, v) in x.iter_mut().enumerate() {
+                    *v = w.shuffle_bytes(w.load(p.add(i + W::BYTES * j)), self.bs);
+                }
+                self.ghash::<S>(&x);
+                i += S * W::BYTES;
+            }
+            while i < len {
+                let t = (len - i).min(T * W::BYTES);
+                let mut x = [w.zero(); T];
+                for (j, v) in x.iter_mut().enumerate().take(t.div_ceil(W::BYTES)) {
+                    let b = load_part(w, p.add(i + W::BYTES * j), t - W::BYTES * j);
+                    *v = w.shuffle_bytes(b, self.bs);
+                }
+                self.ghash_partial(hk, &x, t.div_ceil(16));
+                i += t;
+            }
+        }
+    }
+
+    /// Encrypts or decrypts `len` bytes from `src` to `dst`, hashing the
+    /// ciphertext; a partial last block is zero-padded for GHASH.
+    ///
+    /// # Safety
+    /// `src` readable and `dst` writable for `len` bytes, either equal or
+    /// not overlapping.
+    #[inline(always)]
+    unsafe fn crypt<const ENCRYPT: bool>(
+        &mut self,
+        hk: &X86HKey,
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+    ) {
+        let w = self.w;
+        let step = S * W::BYTES;
+        let mut i = 0;
+        // SAFETY: unmasked accesses cover whole registers below len, masked
+        // ones only bytes below len. Each register of input is loaded before
+        // the same bytes are stored (in-place safe).
+        unsafe {
+            if ENCRYPT && len >= step {
+                // Encryption hashes its own output: one step of ciphertext
+                // stays in flight so that AES and GHASH overlap.
+                let mut prev = [w.zero(); S];
+                let mut b = self.counters::<S>();
+                self.encrypt(&mut b);
+                for j in 0..S {
+                    let v = w.xor(b[j], w.load(src.add(W::BYTES * j)));
+                    w.store(dst.add(W::BYTES * j), v);
+                    prev[j] = w.shuffle_bytes(v, self.bs);
+                }
+                i = step;
+                while i + step <= len {
+                    let mut b = self.counters::<S>();
+                    self.encrypt_ghash(&mut b, &prev);
+                    for j in 0..S {
+                        let v = w.xor(b[j], w.load(src.add(i + W::BYTES * j)));
+                        w.store(dst.add(i + W::BYTES * j), v);
+                        prev[j] = w.shuffle_bytes(v, self.bs);
+                    }
+                    i += step;
+                }
+                self.ghash::<S>(&prev);
+            } else if !ENCRYPT {
+                while i + step <= len {
+                    let mut ct = [w.zero(); S];
+                    let mut x = [w.zero(); S];
+                    for j in 0..S {
+                        ct[j] = w.load(src.add(i + W::BYTES * j));
+                        x[j] = w.shuffle_bytes(ct[j], self.bs);
+                    }
+                    let mut b = self.counters::<S>();
+                    self.encrypt_ghash(&mut b, &x);
+                    for j in 0..S {
+                        w.store(dst.add(i + W::BYTES * j), w.xor(b[j], ct[j]));
+                    }
+                    i += step;
+                }
+            }
+            if len - i >= T * W::BYTES {
+                let mut data = [w.zero(); T];
+                for (j, v) in data.iter_mut().enumerate() {
+                    *v = w.load(src.add(i + W::BYTES * j));
+                }
+                let mut b = self.counters::<T>();
+                self.encrypt(&mut b);
+                let mut x = [w.zero(); T];
+                for j in 0..T {
+                    let out = w.xor(b[j], data[j]);
+                    w.store(dst.add(i + W::BYTES * j), out);
+                    x[j] = w.shuffle_bytes(if ENCRYPT { out } else { data[j] }, self.bs);
+                }
+                self.ghash::<T>(&x);
+                i += T * W::BYTES;
+            }
+            let t = len - i;
+            if t > 0 {
+                let regs = t.div_ceil(W::BYTES);
+                let mut data = [w.zero(); T];
+                for (j, v) in data.iter_mut().enumerate().take(regs) {
+                    *v = load_part(w, src.add(i + W::BYTES * j), t - W::BYTES * j);
+                }
+                let ks = self.keystream(regs);
+                let mut x = [w.zero(); T];
+                for j in 0..regs {
+                    let n = t - W::BYTES * j;
+                    // Zero the output past the end: GHASH pads with zeros.
+                    let out = w.keep_bytes(w.xor(ks[j], data[j]), n);
+                    store_part(w, dst.add(i + W::BYTES * j), out, n);
+                    x[j] = w.shuffle_bytes(if ENCRYPT { out } else { data[j] }, self.bs);
+                }
+                self.ghash_partial(hk, &x, t.div_ceil(16));
+            }
+        }
+    }
+
+    /// Keystream for `regs` (1..=T) registers, with the AES rounds unrolled
+    /// for the count actually needed.
+    #[inline(always)]
+    fn keystream(&mut self, regs: usize) -> [W::V; T] {
+        let mut ks = [self.w.zero(); T];
+        match regs {
+            1 => {
+                let mut b = self.counters::<1>();
+                self.encrypt(&mut b);
+                ks[0] = b[0];
+            }
+            2 => {
+                let mut b = self.counters::<2>();
+                self.encrypt(&mut b);
+                ks[..2].copy_from_slice(&b);
+            }
+            3 => {
+                let mut b = self.counters::<3>();
+                self.encrypt(&mut b);
+                ks[..3].copy_from_slice(&b);
+            }
+            _ => {
+                let mut b = self.counters::<T>();
+                self.encrypt(&mut b);
+                ks = b;
+            }
+        }
+        ks
+    }
+}
+
+/// GHASH over whole blocks (AAD).
+///
+/// # Safety
+/// Only from an entry point with the features of `w`.
+#[inline(always)]
+unsafe fn ghash_update_body<W: GcmVector>(
+    w: W,
+    k: &X86Aes,
+    hk: &X86HKey,
+    acc: &mut Block,
+    data: &[u8],
+) {
+    let whole = data.len() - data.len() % 16;
+    // SAFETY: `data` is readable for `whole` bytes.
+    unsafe {
+        let mut st = Pass::<W, 0>::new(w, k, hk, &[0; 16], acc);
+        st.ghash_bytes(hk, data.as_ptr(), whole);
+        *acc = st.state();
+    }
+}
+
+/// CTR32 encryption or decryption of whole blocks stitched with GHASH of
+/// the ciphertext.
+///
+/// # Safety
+/// Only from an entry point with the features of `w`.
+#[inline(always)]
+unsafe fn gcm_crypt_body<W: GcmVector, const ENCRYPT: bool>(
+    w: W,
+    k: &X86Aes,
+    hk: &X86HKey,
+    ctr: &mut Block,
+    acc: &mut Block,
+    mut io: InOut<'_>,
+) {
+    trace::hit(if ENCRYPT { W::KERNELS.0 } else { W::KERNELS.1 });
+    let n = io.blocks();
+    if n == 0 {
+        return;
+    }
+    let src = io.src_ptr();
+    let dst = io.dst_ptr();
+    // SAFETY: both buffers hold 16 * n bytes, equal or disjoint (`InOut`).
+    unsafe {
+        *acc = match k.rounds {
+            10 => crypt_blocks::<W, ENCRYPT, 10>(w, k, hk, ctr, acc, src, dst, 16 * n),
+            12 => crypt_blocks::<W, ENCRYPT, 12>(w, k, hk, ctr, acc, src, dst, 16 * n),
+            _ => crypt_blocks::<W, ENCRYPT, 14>(w, k, hk, ctr, acc, src, dst, 16 * n),
+        };
+    }
+    inc32(ctr, n as u32);
+}
+
+/// [`gcm_crypt_body`] for `NR` rounds (unrolled): returns the new GHASH
+/// state.
+///
+/// # Safety
+/// As [`Pass::crypt`]; `k.rounds == NR`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn crypt_blocks<W: GcmVector, const ENCRYPT: bool, const NR: usize>(
+    w: W,
+    k: &X86Aes,
+    hk: &X86HKey,
+    ctr: &Block,
+    acc: &Block,
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+) -> Block {
+    // SAFETY: as the caller guarantees.
+    unsafe {
+        let mut st = Pass::<W, NR>::new(w, k, hk, ctr, acc);
+        st.crypt::<ENCRYPT>(hk, src, dst, len);
+        st.state()
+    }
+}
+
+/// E_K(J0) on one 128-bit chain (the core overlaps it with what follows).
+///
+/// # Safety
+/// AES-NI must be available (implied by every token).
+#[inline(always)]
+unsafe fn encrypt_j0<const NR: usize>(k: &X86Aes, j0: __m128i) -> __m128i {
+    // SAFETY: AES-NI and SSE2 as the caller guarantees.
+    unsafe {
+        let mut e = _mm_xor_si128(j0, k.enc[0]);
+        for r in 1..NR {
+            e = _mm_aesenc_si128(e, k.enc[r]);
+        }
+        _mm_aesenclast_si128(e, k.enc[NR])
+    }
+}
+
+/// The length block `[len(A)]_64 || [len(C)]_64` in bits, byte-reversed
+/// (the C length is the low half).
+#[inline(always)]
+fn length_block(aad: usize, data: usize) -> __m128i {
+    // SAFETY: SSE2 is baseline on x86_64.
+    unsafe { _mm_set_epi64x((aad as u64 * 8) as i64, (data as u64 * 8) as i64) }
+}
+
+/// A whole GCM message in one call: GHASH of the AAD, CTR32 from inc32(J0)
+/// stitched with GHASH of the ciphertext (a partial last block included),
+/// the length block, and the tag `E_K(J0) ^ S`. Returns the full 16-byte
+/// tag; the caller truncates and compares.
+///
+/// # Safety
+/// Only from an entry point with the features of `w`.
+#[inline(always)]
+unsafe fn gcm_oneshot_body<W: GcmVector, const ENCRYPT: bool>(
+    w: W,
+    k: &X86Aes,
+    hk: &X86HKey,
+    j0: &Block,
+    aad: &[u8],
+    mut io: InOut<'_>,
+) -> Block {
+    trace::hit(if ENCRYPT { W::KERNELS.0 } else { W::KERNELS.1 });
+    let len = io.len();
+    let src = io.src_ptr();
+    let dst = io.dst_ptr();
+    // SAFETY: the buffers hold `len` bytes, equal or disjoint (`InOut`).
+    unsafe {
+        match k.rounds {
+            10 => oneshot_nr::<W, ENCRYPT, 10>(w, k, hk, j0, aad, src, dst, len),
+            12 => oneshot_nr::<W, ENCRYPT, 12>(w, k, hk, j0, aad, src, dst, len),
+            _ => oneshot_nr::<W, ENCRYPT, 14>(w, k, hk, j0, aad, src, dst, len),
+        }
+    }
+}
+
+/// [`gcm_oneshot_body`] for `NR` rounds (unrolled).
+///
+/// # Safety
+/// `src`/`dst` valid for `len` bytes (equal or disjoint); `k.rounds == NR`;
+/// only from an entry point with the features of `w`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn oneshot_nr<W: GcmVector, const ENCRYPT: bool, const NR: usize>(
+    w: W,
+    k: &X86Aes,
+    hk: &X86HKey,
+    j0: &Block,
+    aad: &[u8],
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+) -> Block {
+    if len <= T * W::BYTES && aad.len() <= SMALL_AAD {
+        // SAFETY: as the caller guarantees.
+        return unsafe { oneshot_small::<W, ENCRYPT, NR>(w, k, hk, j0, aad, src, dst, len) };
+    }
+    let mut ctr = *j0;
+    inc32(&mut ctr, 1);
+    // SAFETY: `aad` readable for its length, the buffers for `len` bytes;
+    // AES-NI, PCLMULQDQ and SSSE3 are implied by every token.
+    unsafe {
+        let ekj0 = encrypt_j0::<NR>(k, _mm_loadu_si128(j0.as_ptr().cast()));
+        let mut st = Pass::<W, NR>::new(w, k, hk, &ctr, &[0; 16]);
+        st.ghash_bytes(hk, aad.as_ptr(), aad.len());
+        st.crypt::<ENCRYPT>(hk, src, dst, len);
+        let mut last = Wide::zero();
+        last.mul_add(
+            _mm_xor_si128(st.y, length_block(aad.len(), len)),
+            _mm_loadu_si128(hk.ptr(POWERS - 1).cast()),
+        );
+        let tag = _mm_xor_si128(_mm_shuffle_epi8(last.reduce(), bswap_mask()), ekj0);
+        let mut out = [0u8; 16];
+        _mm_storeu_si128(out.as_mut_ptr().cast(), tag);
+        out
+    }
+}
+
+/// A short message with a single GHASH reduction: the AAD blocks, the
+/// ciphertext blocks and the length block are multiplied by H^t..H^1 and
+/// summed, so the only serial work is AES, one round of products and one
+/// reduction. E_K(J0) rides along the keystream rounds.
+///
+/// # Safety
+/// Only from an entry point with the features of `w`; `src`/`dst` valid for
+/// `len <= T·BYTES` bytes (equal or disjoint), `aad.len() <= SMALL_AAD`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn oneshot_small<W: GcmVector, const ENCRYPT: bool, const NR: usize>(
+    w: W,
+    k: &X86Aes,
+    hk: &X86HKey,
+    j0: &Block,
+    aad: &[u8],
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+) -> Block {
+    let ab = aad.len().div_ceil(16);
+    let db = len.div_ceil(16);
+    let base = POWERS - (ab + db + 1);
+    let regs = len.div_ceil(W::BYTES);
+    // SAFETY: j0/aad/key/buffer accesses are in bounds: masked loads and
+    // stores touch only the first `aad.len()` / `len` bytes, power loads
+    // only powers base..POWERS; AES-NI, PCLMULQDQ and SSSE3 are implied by
+    // every token.
+    unsafe {
+        let bs128 = bswap_mask();
+        let bs = w.broadcast(bs128);
+        let jv = _mm_loadu_si128(j0.as_ptr().cast());
+        // Counters inc32(J0) + l for lane l of register q.
+        let one = w.set_u64x2(0, 1);
+        let mut c = w.add32(
+            w.add32(w.broadcast(_mm_shuffle_epi8(jv, bs128)), w.lane_index()),
+            one,
+        );
+        let inc = w.set_u64x2(0, W::BLOCKS as u64);
+        let rk0 = w.broadcast(k.enc[0]);
+        let mut b = [w.zero(); T];
+        for v in b.iter_mut() {
+            *v = w.xor(w.shuffle_bytes(c, bs), rk0);
+            c = w.add32(c, inc);
+        }
+        let mut e = _mm_xor_si128(jv, k.enc[0]);
+        for r in 1..NR {
+            let rk = w.broadcast(k.enc[r]);
+            for v in b.iter_mut().take(regs) {
+                *v = w.aesenc(*v, rk);
+            }
+            e = _mm_aesenc_si128(e, k.enc[r]);
+        }
+        let rk = w.broadcast(k.enc[NR]);
+        for v in b.iter_mut().take(regs) {
+            *v = w.aesenclast(*v, rk);
+        }
+        e = _mm_aesenclast_si128(e, k.enc[NR]);
+
+        let mut acc = Acc::zero(w);
+        for q in 0..ab.div_ceil(W::BLOCKS) {
+            let n = (aad.len() - W::BYTES * q).min(W::BYTES);
+            let x = load_part(w, aad.as_ptr().add(W::BYTES * q), n);
+            let blocks = (ab - W::BLOCKS * q).min(W::BLOCKS);
+            let pw = w.load_blocks(hk.ptr(base + W::BLOCKS * q), blocks);
+            acc.mul_add(w, w.shuffle_bytes(x, bs), pw);
+        }
+        for (q, ks) in b.iter().enumerate().take(regs) {
+            let n = (len - W::BYTES * q).min(W::BYTES);
+            let data = load_part(w, src.add(W::BYTES * q), n);
+            let out = w.keep_bytes(w.xor(*ks, data), n);
+            store_part(w, dst.add(W::BYTES * q), out, n);
+            let x = w.shuffle_bytes(if ENCRYPT { out } else { data }, bs);
+            let blocks = (db - W::BLOCKS * q).min(W::BLOCKS);
+            let pw = w.load_blocks(hk.ptr(base + ab + W::BLOCKS * q), blocks);
+            acc.mul_add(w, x, pw);
+        }
+        let h1 = _mm_loadu_si128(hk.ptr(POWERS - 1).cast());
+        acc.mul_add(w, w.zext(length_block(aad.len(), len)), w.zext(h1));
+        let tag = _mm_xor_si128(_mm_shuffle_epi8(acc.reduce(w), bs128), e);
+        let mut out = [0u8; 16];
+        _mm_storeu_si128(out.as_mut_ptr().cast(), tag);
+        out
+    }
+}
+
+vaes_entries! {
+    pub(super) fn ghash_update_256 / ghash_update_512 <>
+        (k: &X86Aes, hk: &X86HKey, acc: &mut Block, data: &[u8]) = ghash_update_body;
+}
+
+vaes_entries! {
+    pub(super) fn gcm_crypt_256 / gcm_crypt_512 <const ENCRYPT: bool>
+        (k: &X86Aes, hk: &X86HKey, ctr: &mut Block, acc: &mut Block, io: InOut<'_>)
+        = gcm_crypt_body;
+}
+
+vaes_entries! {
+    pub(super) fn gcm_oneshot_256 / gcm_oneshot_512 <const ENCRYPT: bool>
+        (k: &X86Aes, hk: &X86HKey, j0: &Block, aad: &[u8], io: InOut<'_>) -> Block
+        = gcm_oneshot_body;
+}
