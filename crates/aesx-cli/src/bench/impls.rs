@@ -1,34 +1,13 @@
-//! The implementations under test, behind one small trait.
-//!
-//! A [`Runner`] holds an expanded key and the mode's running state (CBC
-//! chain, CTR counter). One call processes one message of the case's size
-//! in place and continues that state, so that consecutive calls are one
-//! long stream, as `openssl speed` and ARM's speed test measure it; the key
-//! schedule is outside the timed loop for every implementation alike.
+//! The implementations under test, by name: which exist on this machine
+//! and build, what each supports, and a fresh [`Runner`] for a case.
 
 use std::fmt;
 
 use aesx::Backend;
 
 use super::cases::{Mode, Setup};
+use super::runner::Runner;
 use super::{aesx_impl, awslc, cuda_impl, peers};
-
-/// Spare bytes after the message in every buffer handed to a runner:
-/// OpenSSL's `EVP_CipherUpdate` wrapper insists on room for one more block
-/// even when padding is off, and the slack costs the others nothing.
-pub const TAIL: usize = 16;
-
-/// One implementation, keyed and ready for one case.
-pub trait Runner: Send {
-    /// Processes `buf[..len]` in place, continuing the mode's state.
-    /// `buf.len() >= len + TAIL`.
-    fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String>;
-
-    /// The tag of the last call, for the AEAD modes.
-    fn tag(&self) -> Option<[u8; 16]> {
-        None
-    }
-}
 
 /// An implementation the benchmark can run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
