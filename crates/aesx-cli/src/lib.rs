@@ -6,7 +6,12 @@
 use std::io::Write;
 
 pub mod backend_arg;
+#[cfg(feature = "peers")]
 pub mod bench;
+#[cfg(not(feature = "peers"))]
+pub mod no_bench;
+#[cfg(not(feature = "peers"))]
+pub use no_bench as bench;
 pub mod cavp;
 pub mod cipher;
 pub mod error;
