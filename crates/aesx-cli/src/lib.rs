@@ -3,6 +3,8 @@
 //! exit code. The module tree is a library so that the fuzz targets
 //! (`fuzz/`) can reach the vector-file parsers and key-file readers.
 
+#![forbid(unsafe_code)]
+
 use std::io::Write;
 
 pub mod backend_arg;
