@@ -111,16 +111,11 @@ pub const DEFAULT_CHUNK_LEN: usize = 32 << 20;
 
 impl Gpu {
     /// Opens device `ordinal`, compiles (or takes from the cache) the
-    /// kernels for its compute capability, loads them and checks every mode
-    /// against aesx on the CPU (a few milliseconds; a mismatch is
-    /// [`CudaError::Mismatch`]).
-    pub fn new(ordinal: usize) -> Result<Gpu> {
-        Self::with_chunk_len(ordinal, DEFAULT_CHUNK_LEN)
-    }
-
-    /// As [`Gpu::new`] with a chosen chunk size for host data (rounded down
-    /// to a multiple of 4096 bytes, at least 4096).
-    pub fn with_chunk_len(ordinal: usize, chunk_len: usize) -> Result<Gpu> {
+    /// kernels for its compute capability and loads them, with `chunk_len`
+    /// (rounded down to a multiple of 4096 bytes, at least 4096) bytes per
+    /// chunk of host data. Not yet checked: `open.rs` runs the self-test
+    /// before handing it out.
+    pub(crate) fn load(ordinal: usize, chunk_len: usize) -> Result<Gpu> {
         let count = device_count()?;
         if ordinal >= count {
             return Err(CudaError::NoDevice(format!(
@@ -184,7 +179,6 @@ impl Gpu {
                 staging: Staging::new(chunk_len),
             }),
         };
-        crate::selftest::run(&gpu)?;
         Ok(gpu)
     }
 
