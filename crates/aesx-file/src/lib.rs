@@ -8,4 +8,3 @@
 pub mod header;
 pub mod kdf;
 pub mod payload;
-

@@ -7,5 +7,6 @@ pub(crate) mod ctr;
 pub(crate) mod ecb;
 pub(crate) mod esp;
 pub(crate) mod gcm;
+pub(crate) mod gcm_stream;
 pub(crate) mod padding;
 pub(crate) mod xts;
