@@ -46,6 +46,21 @@ pub(crate) fn same_context(gpu: &Gpu, ctx: &Arc<cudarc::driver::CudaContext>) ->
     }
 }
 
+/// Checks an out-of-place pair of device buffers: both of this GPU's
+/// context, of the same length.
+fn same_pair(gpu: &Gpu, src: &CudaSlice<u8>, dst: &CudaSlice<u8>) -> Result<()> {
+    same_context(gpu, src.context())?;
+    same_context(gpu, dst.context())?;
+    if src.len() != dst.len() {
+        return Err(aesx::Error::LengthMismatch {
+            input: src.len(),
+            output: dst.len(),
+        }
+        .into());
+    }
+    Ok(())
+}
+
 fn whole_blocks(len: usize) -> Result<u64> {
     if !len.is_multiple_of(16) {
         return Err(aesx::Error::NotBlockAligned { len }.into());
@@ -125,15 +140,7 @@ impl CudaAes {
         src: &CudaSlice<u8>,
         dst: &mut CudaSlice<u8>,
     ) -> Result<()> {
-        same_context(&self.gpu, src.context())?;
-        same_context(&self.gpu, dst.context())?;
-        if src.len() != dst.len() {
-            return Err(aesx::Error::LengthMismatch {
-                input: src.len(),
-                output: dst.len(),
-            }
-            .into());
-        }
+        same_pair(&self.gpu, src, dst)?;
         let g = &self.gpu.inner;
         let (s, _r1) = src.device_ptr(&g.stream);
         let (d, _r2) = dst.device_ptr_mut(&g.stream);
@@ -162,15 +169,7 @@ impl CudaAes {
         src: &CudaSlice<u8>,
         dst: &mut CudaSlice<u8>,
     ) -> Result<()> {
-        same_context(&self.gpu, src.context())?;
-        same_context(&self.gpu, dst.context())?;
-        if src.len() != dst.len() {
-            return Err(aesx::Error::LengthMismatch {
-                input: src.len(),
-                output: dst.len(),
-            }
-            .into());
-        }
+        same_pair(&self.gpu, src, dst)?;
         let n = whole_blocks(src.len())?;
         let g = &self.gpu.inner;
         let (s, _r1) = src.device_ptr(&g.stream);

@@ -218,6 +218,24 @@ fn cfg(d: LaunchDims) -> LaunchConfig {
     }
 }
 
+/// The arguments of one `aesx_encrypt`/`aesx_decrypt` launch; a mode
+/// leaves the ones it does not use at zero.
+#[derive(Default)]
+struct CipherLaunch {
+    decrypt: bool,
+    mode: i32,
+    src: u64,
+    dst: u64,
+    n: u64,
+    nblocks: u64,
+    rk: u64,
+    nr: i32,
+    a: u64,
+    b: u64,
+    tweaks: u64,
+    spb: u64,
+}
+
 /// Kernel launches on raw device addresses (`u64`). Each is an `unsafe fn`
 /// with one contract, the launch's `# Safety`: every address is of a live
 /// allocation of this context, 16-byte aligned, holding at least the bytes
@@ -233,23 +251,21 @@ impl GpuInner {
     ///
     /// The addresses satisfy the contract above (live, aligned, large enough
     /// for the sizes given, untouched until `stream` is synchronised).
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn cipher(
-        &self,
-        stream: &Arc<CudaStream>,
-        decrypt: bool,
-        mode: i32,
-        src: u64,
-        dst: u64,
-        n: u64,
-        nblocks: u64,
-        rk: u64,
-        nr: i32,
-        a: u64,
-        b: u64,
-        tweaks: u64,
-        spb: u64,
-    ) -> Result<()> {
+    unsafe fn cipher(&self, stream: &Arc<CudaStream>, l: CipherLaunch) -> Result<()> {
+        let CipherLaunch {
+            decrypt,
+            mode,
+            src,
+            dst,
+            n,
+            nblocks,
+            rk,
+            nr,
+            a,
+            b,
+            tweaks,
+            spb,
+        } = l;
         if nblocks == 0 {
             return Ok(());
         }
@@ -299,18 +315,17 @@ impl GpuInner {
         unsafe {
             self.cipher(
                 stream,
-                decrypt,
-                kernels::MODE_ECB,
-                src,
-                dst,
-                nblocks,
-                nblocks,
-                rk,
-                nr,
-                0,
-                0,
-                0,
-                0,
+                CipherLaunch {
+                    decrypt,
+                    mode: kernels::MODE_ECB,
+                    src,
+                    dst,
+                    n: nblocks,
+                    nblocks,
+                    rk,
+                    nr,
+                    ..CipherLaunch::default()
+                },
             )
         }
     }
@@ -337,18 +352,19 @@ impl GpuInner {
         unsafe {
             self.cipher(
                 stream,
-                true,
-                kernels::MODE_CBC,
-                src,
-                dst,
-                nblocks,
-                nblocks,
-                rk,
-                nr,
-                lo,
-                hi,
-                0,
-                0,
+                CipherLaunch {
+                    decrypt: true,
+                    mode: kernels::MODE_CBC,
+                    src,
+                    dst,
+                    n: nblocks,
+                    nblocks,
+                    rk,
+                    nr,
+                    a: lo,
+                    b: hi,
+                    ..CipherLaunch::default()
+                },
             )
         }
     }
@@ -381,18 +397,18 @@ impl GpuInner {
         unsafe {
             self.cipher(
                 stream,
-                false,
-                mode,
-                src,
-                dst,
-                nbytes,
-                nbytes.div_ceil(16),
-                rk,
-                nr,
-                hi,
-                lo,
-                0,
-                0,
+                CipherLaunch {
+                    mode,
+                    src,
+                    dst,
+                    n: nbytes,
+                    nblocks: nbytes.div_ceil(16),
+                    rk,
+                    nr,
+                    a: hi,
+                    b: lo,
+                    ..CipherLaunch::default()
+                },
             )
         }
     }
@@ -418,18 +434,17 @@ impl GpuInner {
         unsafe {
             self.cipher(
                 stream,
-                false,
-                kernels::MODE_XTS_TWEAKS,
-                0,
-                out,
-                nsectors,
-                nsectors,
-                rk2,
-                nr,
-                lo,
-                hi,
-                0,
-                0,
+                CipherLaunch {
+                    mode: kernels::MODE_XTS_TWEAKS,
+                    dst: out,
+                    n: nsectors,
+                    nblocks: nsectors,
+                    rk: rk2,
+                    nr,
+                    a: lo,
+                    b: hi,
+                    ..CipherLaunch::default()
+                },
             )
         }
     }
@@ -457,18 +472,19 @@ impl GpuInner {
         unsafe {
             self.cipher(
                 stream,
-                decrypt,
-                kernels::MODE_XTS,
-                src,
-                dst,
-                nblocks,
-                nblocks,
-                rk1,
-                nr,
-                0,
-                0,
-                tweaks,
-                spb,
+                CipherLaunch {
+                    decrypt,
+                    mode: kernels::MODE_XTS,
+                    src,
+                    dst,
+                    n: nblocks,
+                    nblocks,
+                    rk: rk1,
+                    nr,
+                    tweaks,
+                    spb,
+                    ..CipherLaunch::default()
+                },
             )
         }
     }
@@ -533,18 +549,18 @@ impl GpuInner {
         unsafe {
             self.cipher(
                 stream,
-                false,
-                kernels::MODE_CTR_MSGS,
-                src,
-                dst,
-                nbytes,
-                nbytes.div_ceil(16),
-                rk,
-                nr,
-                0,
-                0,
-                ctrs,
-                spb,
+                CipherLaunch {
+                    mode: kernels::MODE_CTR_MSGS,
+                    src,
+                    dst,
+                    n: nbytes,
+                    nblocks: nbytes.div_ceil(16),
+                    rk,
+                    nr,
+                    tweaks: ctrs,
+                    spb,
+                    ..CipherLaunch::default()
+                },
             )
         }
     }

@@ -167,6 +167,32 @@ impl CudaGcm {
         Ok(self.finish_tree(&rest, &bytes))
     }
 
+    /// GCM's CTR (from J0 + 1) in place over `len` bytes at `p` on the
+    /// device-memory stream.
+    ///
+    /// # Safety
+    ///
+    /// `p` is a device address of this key's context holding `len` bytes,
+    /// alive until the stream is synchronised.
+    unsafe fn ctr_device(&self, p: u64, len: usize, j0: &[u8; 16]) -> Result<()> {
+        let g = &self.aes.gpu.inner;
+        let c = plan::ctr32_add(j0, 1);
+        // SAFETY: p holds len bytes (this function's contract); rk_ptr is
+        // this key's live schedule.
+        unsafe {
+            g.ctr(
+                &g.stream,
+                p,
+                p,
+                len as u64,
+                self.aes.rk_ptr,
+                self.aes.nr,
+                &c,
+                true,
+            )
+        }
+    }
+
     /// Encrypts `buf` in place in device memory and returns the 16-byte tag
     /// (truncate it for shorter tags).
     pub fn seal_device(
@@ -181,20 +207,9 @@ impl CudaGcm {
         let j0 = gcm_math::j0(self.h, nonce);
         let len = buf.len();
         let (p, _rb) = buf.device_ptr_mut(&g.stream);
-        // SAFETY: p is `buf`'s address (checked to be of this context, `len` bytes),
-        // borrowed until the work on g.stream is done; rk_ptr is this key's.
-        unsafe {
-            g.ctr(
-                &g.stream,
-                p,
-                p,
-                len as u64,
-                self.aes.rk_ptr,
-                self.aes.nr,
-                &plan::ctr32_add(&j0, 1),
-                true,
-            )
-        }?;
+        // SAFETY: p is `buf`'s address (checked to be of this context, `len`
+        // bytes), borrowed until the work on g.stream is done.
+        unsafe { self.ctr_device(p, len, &j0) }?;
         // SAFETY: p is `buf`'s address (of this context, `len` bytes), borrowed for
         // the whole call, which synchronises g.stream before returning.
         let digest = unsafe { self.digest_device(p, len) }?;
@@ -228,20 +243,9 @@ impl CudaGcm {
             g.stream.synchronize()?;
             return Err(aesx::Error::AuthenticationFailed.into());
         }
-        // SAFETY: p is `buf`'s address (checked to be of this context, `len` bytes),
-        // borrowed until the work on g.stream is done; rk_ptr is this key's.
-        unsafe {
-            g.ctr(
-                &g.stream,
-                p,
-                p,
-                len as u64,
-                self.aes.rk_ptr,
-                self.aes.nr,
-                &plan::ctr32_add(&j0, 1),
-                true,
-            )
-        }
+        // SAFETY: p is `buf`'s address (checked to be of this context, `len`
+        // bytes), borrowed until the work on g.stream is done.
+        unsafe { self.ctr_device(p, len, &j0) }
     }
 
     /// Runs host data through the pipeline: CTR, and GHASH over the

@@ -62,22 +62,14 @@ impl CudaGcm {
             let (l1, _r1) = lvl1.device_ptr(s);
             let (l2, _r2) = lvl2.device_ptr(s);
             let len = buf.len() as u64;
+            let spb = (stride / 16) as u64;
+            // SAFETY: data and ctrs were allocated above for exactly these
+            // sizes (the layout checked by check_layout) and outlive the
+            // work, which their records order on s and which is
+            // synchronised before they drop.
+            let ctr = || unsafe { g.ctr_msgs(s, d, d, len, self.aes.rk_ptr, self.aes.nr, c, spb) };
             if sealing {
-                // SAFETY: data, ctrs, lvl1 and lvl2 were allocated above for exactly these
-                // sizes (the layout checked by check_layout) and outlive the work, which
-                // their records order on s and which is synchronised before they drop.
-                unsafe {
-                    g.ctr_msgs(
-                        s,
-                        d,
-                        d,
-                        len,
-                        self.aes.rk_ptr,
-                        self.aes.nr,
-                        c,
-                        (stride / 16) as u64,
-                    )
-                }?;
+                ctr()?;
             }
             // SAFETY: data, ctrs, lvl1 and lvl2 were allocated above for exactly these
             // sizes (the layout checked by check_layout) and outlive the work, which
@@ -112,21 +104,7 @@ impl CudaGcm {
                 )
             }?;
             if !sealing {
-                // SAFETY: data, ctrs, lvl1 and lvl2 were allocated above for exactly these
-                // sizes (the layout checked by check_layout) and outlive the work, which
-                // their records order on s and which is synchronised before they drop.
-                unsafe {
-                    g.ctr_msgs(
-                        s,
-                        d,
-                        d,
-                        len,
-                        self.aes.rk_ptr,
-                        self.aes.nr,
-                        c,
-                        (stride / 16) as u64,
-                    )
-                }?;
+                ctr()?;
             }
         }
         s.memcpy_dtoh(&lvl2, &mut digests)?;

@@ -37,7 +37,7 @@ use aesx_file::payload::{
 };
 pub use args::{CommonArgs, DecryptArgs, EncryptArgs, KeygenArgs};
 use chunks::{Device, BATCH_CHUNKS};
-use input::{check_secrets_not_input, input_source, open_input, secret_files};
+use input::{check_secrets_not_input, input_source, open_input, secret_files, Input};
 use output::{Output, OutputOpts};
 use pipeline::{pipeline, progress};
 
@@ -142,28 +142,63 @@ fn decryption_key(
     }
 }
 
-/// Runs `aesx encrypt`.
-pub fn run_encrypt(a: EncryptArgs) -> Result<ExitCode, CliError> {
-    let c = &a.common;
+/// What encrypt and decrypt set up alike before reading anything.
+struct Start {
+    /// The GPU, if `--backend cuda` asked for it.
+    device: Device,
+    /// The CPU backend (key setup, and the chunks unless on the GPU).
+    backend: aesx::Backend,
+    threads: usize,
+    input: Input,
+}
+
+fn start(c: &CommonArgs) -> Result<Start, CliError> {
     output::install_signal_cleanup();
     let choice = backend_arg::choose(c.backend.as_deref())?;
     let device = Device::open(choice)?;
-    let backend = choice.cpu();
     let threads = threads(c.threads)?;
     check_secrets_not_input(c)?;
     let input = open_input(c.input.as_deref())?;
-    // Check the destination before the (slow) passphrase stretching.
+    Ok(Start {
+        device,
+        backend: choice.cpu(),
+        threads,
+        input,
+    })
+}
+
+/// The output (invisible until committed), never the input or a key or
+/// passphrase file by another name.
+fn open_output(
+    c: &CommonArgs,
+    input: &Input,
+    refuse_terminal: bool,
+    mode: u32,
+) -> Result<Output, CliError> {
     let protect = secret_files(c);
-    let mut out = Output::open(OutputOpts {
+    Output::open(OutputOpts {
         path: out_path(&c.output),
         force: c.force,
-        refuse_terminal: true,
+        refuse_terminal,
         input: input.id,
-        mode: 0o666,
+        mode,
         protect: &protect,
         hold_back: false,
         private: false,
-    })?;
+    })
+}
+
+/// Runs `aesx encrypt`.
+pub fn run_encrypt(a: EncryptArgs) -> Result<ExitCode, CliError> {
+    let c = &a.common;
+    let Start {
+        device,
+        backend,
+        threads,
+        input,
+    } = start(c)?;
+    // Check the destination before the (slow) passphrase stretching.
+    let mut out = open_output(c, &input, true, 0o666)?;
     let (key, source) = encryption_key(c, a.insecure_kdf_cost.as_deref())?;
     let header = Header::new(source);
     let mut salt = [0u8; SALT_LEN];
@@ -196,13 +231,12 @@ pub fn run_encrypt(a: EncryptArgs) -> Result<ExitCode, CliError> {
 /// Runs `aesx decrypt`.
 pub fn run_decrypt(a: DecryptArgs) -> Result<ExitCode, CliError> {
     let c = &a.common;
-    output::install_signal_cleanup();
-    let choice = backend_arg::choose(c.backend.as_deref())?;
-    let device = Device::open(choice)?;
-    let backend = choice.cpu();
-    let threads = threads(c.threads)?;
-    check_secrets_not_input(c)?;
-    let mut input = open_input(c.input.as_deref())?;
+    let Start {
+        device,
+        backend,
+        threads,
+        mut input,
+    } = start(c)?;
     let ranged = a.offset.is_some() || a.length.is_some();
     if ranged && input.len.is_none() {
         return Err(CliError::usage(
@@ -212,17 +246,7 @@ pub fn run_decrypt(a: DecryptArgs) -> Result<ExitCode, CliError> {
     let header = Header::read(&mut input.reader).map_err(|e| CliError::failure(e.to_string()))?;
     // Every cheap check comes before the (slow) key derivation: the output
     // is opened (invisibly) first, so a bad -o fails at once.
-    let protect = secret_files(c);
-    let mut out = Output::open(OutputOpts {
-        path: out_path(&c.output),
-        force: c.force,
-        refuse_terminal: false,
-        input: input.id,
-        mode: 0o600,
-        protect: &protect,
-        hold_back: false,
-        private: false,
-    })?;
+    let mut out = open_output(c, &input, false, 0o600)?;
     let limits = kdf::Limits {
         memory_mib: a.max_kdf_memory,
         work_mib: a.max_kdf_work,
