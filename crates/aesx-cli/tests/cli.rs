@@ -35,21 +35,7 @@ fn pattern(len: usize) -> Vec<u8> {
 fn cipher_sp800_38a_known_answer_cbc() {
     // SP 800-38A F.2.1: CBC-AES128 first block, without padding.
     let pt = hex::decode("6bc1bee22e409f96e93d7e117393172a").unwrap();
-    let o = aesx_in(
-        &[
-            "cipher",
-            "encrypt",
-            "--mode",
-            "cbc",
-            "--key",
-            K128,
-            "--iv",
-            IV,
-            "--padding",
-            "none",
-        ],
-        &pt,
-    );
+    let o = aesx_in(&cbc128("encrypt", &["--padding", "none"]), &pt);
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert_eq!(hex::encode(&o.stdout), "7649abac8119b246cee98e9b12e9197d");
 }
@@ -181,6 +167,13 @@ fn cipher_interoperates_with_openssl_enc() {
             }
         }
     }
+}
+
+/// `cipher OP --mode cbc` with the AES-128 key and IV, then `extra`.
+fn cbc128<'a>(op: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut v = vec!["cipher", op, "--mode", "cbc", "--key", K128, "--iv", IV];
+    v.extend_from_slice(extra);
+    v
 }
 
 fn enc_args<'a>(mode: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
@@ -321,41 +314,22 @@ fn cipher_never_leaves_half_written_output() {
     // byte 0): the error comes after hundreds of kilobytes were decrypted.
     let mut pt = pattern(400_000);
     pt[399_999] = 0;
-    let o = aesx_in(
-        &[
-            "cipher",
-            "encrypt",
-            "--mode",
-            "cbc",
-            "--key",
-            K128,
-            "--iv",
-            IV,
-            "--padding",
-            "none",
-        ],
-        &pt,
-    );
+    let o = aesx_in(&cbc128("encrypt", &["--padding", "none"]), &pt);
     assert_eq!(o.code, 0);
     let ct = o.stdout;
     let ct_path = d.join("ct.bin");
     std::fs::write(&ct_path, &ct).unwrap();
     let dec = |out: &Path| {
-        aesx(&[
-            "cipher",
+        aesx(&cbc128(
             "decrypt",
-            "--mode",
-            "cbc",
-            "--key",
-            K128,
-            "--iv",
-            IV,
-            "-i",
-            ct_path.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-            "--force",
-        ])
+            &[
+                "-i",
+                ct_path.to_str().unwrap(),
+                "-o",
+                out.to_str().unwrap(),
+                "--force",
+            ],
+        ))
     };
     // New output: not created.
     let fresh = d.join("fresh.bin");
@@ -388,23 +362,18 @@ fn cipher_never_leaves_half_written_output() {
         Vec::<String>::new()
     );
     // Success replaces the file, and no temporary file stays behind.
-    let o = aesx(&[
-        "cipher",
+    let o = aesx(&cbc128(
         "decrypt",
-        "--mode",
-        "cbc",
-        "--key",
-        K128,
-        "--iv",
-        IV,
-        "--padding",
-        "none",
-        "-i",
-        ct_path.to_str().unwrap(),
-        "-o",
-        existing.to_str().unwrap(),
-        "--force",
-    ]);
+        &[
+            "--padding",
+            "none",
+            "-i",
+            ct_path.to_str().unwrap(),
+            "-o",
+            existing.to_str().unwrap(),
+            "--force",
+        ],
+    ));
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert!(std::fs::read(&existing).unwrap() == pt);
     assert_eq!(
