@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
+use crate::device::CipherLaunch;
 use crate::device::Gpu;
 use crate::error::{CudaError, Result};
 use crate::key_schedule;
@@ -107,7 +108,12 @@ impl CudaAes {
         // SAFETY: the addresses come from the CudaSlices borrowed above (checked to be
         // of this context and of the lengths passed) and from this key's schedule;
         // their records order the work on g.stream, and neither is freed before it.
-        unsafe { g.ecb(&g.stream, decrypt, p, p, n, self.rk_ptr, self.nr) }
+        unsafe {
+            g.cipher(
+                &g.stream,
+                CipherLaunch::ecb(decrypt, p, p, n, self.rk_ptr, self.nr),
+            )
+        }
     }
 
     /// ECB encryption in place of whole blocks in device memory.
@@ -130,7 +136,12 @@ impl CudaAes {
         // SAFETY: the addresses come from the CudaSlices borrowed above (checked to be
         // of this context and of the lengths passed) and from this key's schedule;
         // their records order the work on g.stream, and neither is freed before it.
-        unsafe { g.ctr(&g.stream, p, p, len, self.rk_ptr, self.nr, counter, false) }
+        unsafe {
+            g.cipher(
+                &g.stream,
+                CipherLaunch::ctr(p, p, len, self.rk_ptr, self.nr, counter, false),
+            )
+        }
     }
 
     /// CTR from `src` into `dst` (same length) in device memory.
@@ -148,15 +159,9 @@ impl CudaAes {
         // of this context and of the lengths passed) and from this key's schedule;
         // their records order the work on g.stream, and neither is freed before it.
         unsafe {
-            g.ctr(
+            g.cipher(
                 &g.stream,
-                s,
-                d,
-                src.len() as u64,
-                self.rk_ptr,
-                self.nr,
-                counter,
-                false,
+                CipherLaunch::ctr(s, d, src.len() as u64, self.rk_ptr, self.nr, counter, false),
             )
         }
     }
@@ -177,7 +182,12 @@ impl CudaAes {
         // SAFETY: the addresses come from the CudaSlices borrowed above (checked to be
         // of this context and of the lengths passed) and from this key's schedule;
         // their records order the work on g.stream, and neither is freed before it.
-        unsafe { g.cbc_decrypt(&g.stream, s, d, n, self.rk_ptr, self.nr, iv) }
+        unsafe {
+            g.cipher(
+                &g.stream,
+                CipherLaunch::cbc_decrypt(s, d, n, self.rk_ptr, self.nr, iv),
+            )
+        }
     }
 
     // ---- data in host memory (pipelined, synchronous) ----
@@ -190,18 +200,21 @@ impl CudaAes {
             buf,
             0,
             |slot, chunk| {
-                // SAFETY: the slot's device buffers hold capacity >= chunk.len bytes and live
-                // as long as the staging; the pipeline synchronises the slot's stream
-                // before it reuses or frees them; rk_ptr is this key's live schedule.
+                // SAFETY: the slot's device buffers hold capacity >= chunk.len
+                // bytes and live as long as the staging; the pipeline synchronises
+                // the slot's stream before it reuses or frees them; rk_ptr is this
+                // key's live schedule.
                 unsafe {
-                    g.ecb(
+                    g.cipher(
                         &slot.stream,
-                        decrypt,
-                        slot.d_in,
-                        slot.d_out,
-                        (chunk.len / 16) as u64,
-                        self.rk_ptr,
-                        self.nr,
+                        CipherLaunch::ecb(
+                            decrypt,
+                            slot.d_in,
+                            slot.d_out,
+                            (chunk.len / 16) as u64,
+                            self.rk_ptr,
+                            self.nr,
+                        ),
                     )
                 }
             },
@@ -232,19 +245,22 @@ impl CudaAes {
             0,
             |slot, chunk| {
                 let c = plan::chunk_counter(counter, chunk, ctr32);
-                // SAFETY: the slot's device buffers hold capacity >= chunk.len bytes and live
-                // as long as the staging; the pipeline synchronises the slot's stream
-                // before it reuses or frees them; rk_ptr is this key's live schedule.
+                // SAFETY: the slot's device buffers hold capacity >= chunk.len
+                // bytes and live as long as the staging; the pipeline synchronises
+                // the slot's stream before it reuses or frees them; rk_ptr is this
+                // key's live schedule.
                 unsafe {
-                    g.ctr(
+                    g.cipher(
                         &slot.stream,
-                        slot.d_in,
-                        slot.d_out,
-                        chunk.len as u64,
-                        self.rk_ptr,
-                        self.nr,
-                        &c,
-                        ctr32,
+                        CipherLaunch::ctr(
+                            slot.d_in,
+                            slot.d_out,
+                            chunk.len as u64,
+                            self.rk_ptr,
+                            self.nr,
+                            &c,
+                            ctr32,
+                        ),
                     )
                 }
             },
@@ -276,18 +292,21 @@ impl CudaAes {
             buf,
             chunk_len,
             |slot, chunk| {
-                // SAFETY: the slot's device buffers hold capacity >= chunk.len bytes and live
-                // as long as the staging; the pipeline synchronises the slot's stream
-                // before it reuses or frees them; rk_ptr is this key's live schedule.
+                // SAFETY: the slot's device buffers hold capacity >= chunk.len
+                // bytes and live as long as the staging; the pipeline synchronises
+                // the slot's stream before it reuses or frees them; rk_ptr is this
+                // key's live schedule.
                 unsafe {
-                    g.cbc_decrypt(
+                    g.cipher(
                         &slot.stream,
-                        slot.d_in,
-                        slot.d_out,
-                        (chunk.len / 16) as u64,
-                        self.rk_ptr,
-                        self.nr,
-                        &ivs[chunk.index],
+                        CipherLaunch::cbc_decrypt(
+                            slot.d_in,
+                            slot.d_out,
+                            (chunk.len / 16) as u64,
+                            self.rk_ptr,
+                            self.nr,
+                            &ivs[chunk.index],
+                        ),
                     )
                 }
             },

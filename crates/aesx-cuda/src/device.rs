@@ -218,10 +218,13 @@ fn cfg(d: LaunchDims) -> LaunchConfig {
     }
 }
 
-/// The arguments of one `aesx_encrypt`/`aesx_decrypt` launch; a mode
-/// leaves the ones it does not use at zero.
+/// One `aesx_encrypt`/`aesx_decrypt` launch: the mode and its arguments
+/// (see aes_bitsliced.cu for what `n`, `a` and `b` mean in each mode; a mode
+/// leaves the ones it does not use at zero). Building one is safe, launching
+/// it ([`GpuInner::cipher`]) is not. `rk`/`nr`: a key schedule in device
+/// memory and its round count.
 #[derive(Default)]
-struct CipherLaunch {
+pub(crate) struct CipherLaunch {
     decrypt: bool,
     mode: i32,
     src: u64,
@@ -236,6 +239,164 @@ struct CipherLaunch {
     spb: u64,
 }
 
+impl CipherLaunch {
+    /// ECB over `nblocks` whole blocks from `src` to `dst` (may be equal).
+    pub(crate) fn ecb(decrypt: bool, src: u64, dst: u64, nblocks: u64, rk: u64, nr: i32) -> Self {
+        let mode = kernels::MODE_ECB;
+        let n = nblocks;
+        CipherLaunch {
+            decrypt,
+            mode,
+            src,
+            dst,
+            n,
+            nblocks,
+            rk,
+            nr,
+            ..Self::default()
+        }
+    }
+
+    /// CBC decryption of whole blocks; `src` and `dst` must not overlap.
+    pub(crate) fn cbc_decrypt(
+        src: u64,
+        dst: u64,
+        nblocks: u64,
+        rk: u64,
+        nr: i32,
+        iv: &[u8; 16],
+    ) -> Self {
+        let (a, b) = plan::block_le_halves(iv);
+        let mode = kernels::MODE_CBC;
+        CipherLaunch {
+            decrypt: true,
+            mode,
+            src,
+            dst,
+            n: nblocks,
+            nblocks,
+            rk,
+            nr,
+            a,
+            b,
+            ..Self::default()
+        }
+    }
+
+    /// CTR keystream XOR over `nbytes` bytes (any length); `ctr32`: GCM's
+    /// 32-bit counter.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn ctr(
+        src: u64,
+        dst: u64,
+        nbytes: u64,
+        rk: u64,
+        nr: i32,
+        counter: &[u8; 16],
+        ctr32: bool,
+    ) -> Self {
+        let (a, b) = plan::counter_halves(counter);
+        let mode = if ctr32 {
+            kernels::MODE_CTR32
+        } else {
+            kernels::MODE_CTR
+        };
+        let nblocks = nbytes.div_ceil(16);
+        CipherLaunch {
+            mode,
+            src,
+            dst,
+            n: nbytes,
+            nblocks,
+            rk,
+            nr,
+            a,
+            b,
+            ..Self::default()
+        }
+    }
+
+    /// Sector tweaks E_K2(first + s) into `out` for s < nsectors.
+    pub(crate) fn xts_tweaks(
+        out: u64,
+        nsectors: u64,
+        rk: u64,
+        nr: i32,
+        first_sector: u128,
+    ) -> Self {
+        let (a, b) = (first_sector as u64, (first_sector >> 64) as u64);
+        let mode = kernels::MODE_XTS_TWEAKS;
+        CipherLaunch {
+            mode,
+            dst: out,
+            n: nsectors,
+            nblocks: nsectors,
+            rk,
+            nr,
+            a,
+            b,
+            ..Self::default()
+        }
+    }
+
+    /// XTS over whole sectors of `spb` blocks with tweaks from
+    /// [`CipherLaunch::xts_tweaks`].
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn xts(
+        decrypt: bool,
+        src: u64,
+        dst: u64,
+        nblocks: u64,
+        rk: u64,
+        nr: i32,
+        tweaks: u64,
+        spb: u64,
+    ) -> Self {
+        let mode = kernels::MODE_XTS;
+        CipherLaunch {
+            decrypt,
+            mode,
+            src,
+            dst,
+            n: nblocks,
+            nblocks,
+            rk,
+            nr,
+            tweaks,
+            spb,
+            ..Self::default()
+        }
+    }
+
+    /// GCM's CTR over `nbytes` bytes of back-to-back messages of `spb`
+    /// blocks each (the last may be shorter); message m starts at the
+    /// counter block `ctrs[m]` (16 bytes each, device memory).
+    pub(crate) fn ctr_msgs(
+        src: u64,
+        dst: u64,
+        nbytes: u64,
+        rk: u64,
+        nr: i32,
+        ctrs: u64,
+        spb: u64,
+    ) -> Self {
+        let mode = kernels::MODE_CTR_MSGS;
+        let nblocks = nbytes.div_ceil(16);
+        CipherLaunch {
+            mode,
+            src,
+            dst,
+            n: nbytes,
+            nblocks,
+            rk,
+            nr,
+            tweaks: ctrs,
+            spb,
+            ..Self::default()
+        }
+    }
+}
+
 /// Kernel launches on raw device addresses (`u64`). Each is an `unsafe fn`
 /// with one contract, the launch's `# Safety`: every address is of a live
 /// allocation of this context, 16-byte aligned, holding at least the bytes
@@ -244,14 +405,13 @@ struct CipherLaunch {
 /// gcm_msgs.rs, the pipeline's slots) take them from `CudaSlice`s that they
 /// hold across the launch and synchronise before freeing.
 impl GpuInner {
-    /// Launches `aesx_encrypt` or `aesx_decrypt` (see aes_bitsliced.cu for
-    /// what `n`, `a` and `b` mean in each mode) over `nblocks` blocks.
+    /// Launches `aesx_encrypt` or `aesx_decrypt` over `l.nblocks` blocks.
     ///
     /// # Safety
     ///
-    /// The addresses satisfy the contract above (live, aligned, large enough
-    /// for the sizes given, untouched until `stream` is synchronised).
-    unsafe fn cipher(&self, stream: &Arc<CudaStream>, l: CipherLaunch) -> Result<()> {
+    /// The addresses in `l` satisfy the contract above (live, aligned, large
+    /// enough for the sizes given, untouched until `stream` is synchronised).
+    pub(crate) unsafe fn cipher(&self, stream: &Arc<CudaStream>, l: CipherLaunch) -> Result<()> {
         let CipherLaunch {
             decrypt,
             mode,
@@ -294,201 +454,6 @@ impl GpuInner {
         Ok(())
     }
 
-    /// ECB over `nblocks` whole blocks from `src` to `dst` (may be equal).
-    ///
-    /// # Safety
-    ///
-    /// The addresses satisfy the contract above (live, aligned, large enough
-    /// for the sizes given, untouched until `stream` is synchronised).
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) unsafe fn ecb(
-        &self,
-        stream: &Arc<CudaStream>,
-        decrypt: bool,
-        src: u64,
-        dst: u64,
-        nblocks: u64,
-        rk: u64,
-        nr: i32,
-    ) -> Result<()> {
-        // SAFETY: the addresses are passed on under the same contract.
-        unsafe {
-            self.cipher(
-                stream,
-                CipherLaunch {
-                    decrypt,
-                    mode: kernels::MODE_ECB,
-                    src,
-                    dst,
-                    n: nblocks,
-                    nblocks,
-                    rk,
-                    nr,
-                    ..CipherLaunch::default()
-                },
-            )
-        }
-    }
-
-    /// CBC decryption of whole blocks; `src` and `dst` must not overlap.
-    ///
-    /// # Safety
-    ///
-    /// The addresses satisfy the contract above (live, aligned, large enough
-    /// for the sizes given, untouched until `stream` is synchronised).
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) unsafe fn cbc_decrypt(
-        &self,
-        stream: &Arc<CudaStream>,
-        src: u64,
-        dst: u64,
-        nblocks: u64,
-        rk: u64,
-        nr: i32,
-        iv: &[u8; 16],
-    ) -> Result<()> {
-        let (lo, hi) = plan::block_le_halves(iv);
-        // SAFETY: the addresses are passed on under the same contract.
-        unsafe {
-            self.cipher(
-                stream,
-                CipherLaunch {
-                    decrypt: true,
-                    mode: kernels::MODE_CBC,
-                    src,
-                    dst,
-                    n: nblocks,
-                    nblocks,
-                    rk,
-                    nr,
-                    a: lo,
-                    b: hi,
-                    ..CipherLaunch::default()
-                },
-            )
-        }
-    }
-
-    /// CTR keystream XOR over `nbytes` bytes (any length).
-    ///
-    /// # Safety
-    ///
-    /// The addresses satisfy the contract above (live, aligned, large enough
-    /// for the sizes given, untouched until `stream` is synchronised).
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) unsafe fn ctr(
-        &self,
-        stream: &Arc<CudaStream>,
-        src: u64,
-        dst: u64,
-        nbytes: u64,
-        rk: u64,
-        nr: i32,
-        counter: &[u8; 16],
-        ctr32: bool,
-    ) -> Result<()> {
-        let (hi, lo) = plan::counter_halves(counter);
-        let mode = if ctr32 {
-            kernels::MODE_CTR32
-        } else {
-            kernels::MODE_CTR
-        };
-        // SAFETY: the addresses are passed on under the same contract.
-        unsafe {
-            self.cipher(
-                stream,
-                CipherLaunch {
-                    mode,
-                    src,
-                    dst,
-                    n: nbytes,
-                    nblocks: nbytes.div_ceil(16),
-                    rk,
-                    nr,
-                    a: hi,
-                    b: lo,
-                    ..CipherLaunch::default()
-                },
-            )
-        }
-    }
-
-    /// Sector tweaks E_K2(first + s) into `out` for s < nsectors.
-    ///
-    /// # Safety
-    ///
-    /// The addresses satisfy the contract above (live, aligned, large enough
-    /// for the sizes given, untouched until `stream` is synchronised).
-    pub(crate) unsafe fn xts_tweaks(
-        &self,
-        stream: &Arc<CudaStream>,
-        out: u64,
-        nsectors: u64,
-        rk2: u64,
-        nr: i32,
-        first_sector: u128,
-    ) -> Result<()> {
-        let lo = first_sector as u64;
-        let hi = (first_sector >> 64) as u64;
-        // SAFETY: the addresses are passed on under the same contract.
-        unsafe {
-            self.cipher(
-                stream,
-                CipherLaunch {
-                    mode: kernels::MODE_XTS_TWEAKS,
-                    dst: out,
-                    n: nsectors,
-                    nblocks: nsectors,
-                    rk: rk2,
-                    nr,
-                    a: lo,
-                    b: hi,
-                    ..CipherLaunch::default()
-                },
-            )
-        }
-    }
-
-    /// XTS over whole sectors of `spb` blocks with tweaks from xts_tweaks.
-    ///
-    /// # Safety
-    ///
-    /// The addresses satisfy the contract above (live, aligned, large enough
-    /// for the sizes given, untouched until `stream` is synchronised).
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) unsafe fn xts(
-        &self,
-        stream: &Arc<CudaStream>,
-        decrypt: bool,
-        src: u64,
-        dst: u64,
-        nblocks: u64,
-        rk1: u64,
-        nr: i32,
-        tweaks: u64,
-        spb: u64,
-    ) -> Result<()> {
-        // SAFETY: the addresses are passed on under the same contract.
-        unsafe {
-            self.cipher(
-                stream,
-                CipherLaunch {
-                    decrypt,
-                    mode: kernels::MODE_XTS,
-                    src,
-                    dst,
-                    n: nblocks,
-                    nblocks,
-                    rk: rk1,
-                    nr,
-                    tweaks,
-                    spb,
-                    ..CipherLaunch::default()
-                },
-            )
-        }
-    }
-
     /// One level of the GHASH tree.
     ///
     /// # Safety
@@ -523,46 +488,6 @@ impl GpuInner {
         // u64, u64, u64, u64); `src` holds nbytes, `out` holds runs blocks.
         unsafe { b.launch(cfg(dims)) }?;
         Ok(())
-    }
-
-    /// GCM's CTR over `nbytes` bytes of back-to-back messages of `spb`
-    /// blocks each (the last may be shorter); message m starts at the
-    /// counter block `ctrs[m]` (16 bytes each, device memory).
-    ///
-    /// # Safety
-    ///
-    /// The addresses satisfy the contract above (live, aligned, large enough
-    /// for the sizes given, untouched until `stream` is synchronised).
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) unsafe fn ctr_msgs(
-        &self,
-        stream: &Arc<CudaStream>,
-        src: u64,
-        dst: u64,
-        nbytes: u64,
-        rk: u64,
-        nr: i32,
-        ctrs: u64,
-        spb: u64,
-    ) -> Result<()> {
-        // SAFETY: the addresses are passed on under the same contract.
-        unsafe {
-            self.cipher(
-                stream,
-                CipherLaunch {
-                    mode: kernels::MODE_CTR_MSGS,
-                    src,
-                    dst,
-                    n: nbytes,
-                    nblocks: nbytes.div_ceil(16),
-                    rk,
-                    nr,
-                    tweaks: ctrs,
-                    spb,
-                    ..CipherLaunch::default()
-                },
-            )
-        }
     }
 
     /// One level of the per-message GHASH trees (see ghash.cu).

@@ -5,6 +5,7 @@
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
 use crate::aes::{same_context, CudaAes};
+use crate::device::CipherLaunch;
 use crate::device::{Gpu, GpuInner};
 use crate::error::{CudaError, Result};
 use crate::gcm_math;
@@ -85,8 +86,9 @@ impl CudaGcm {
             if (level.runs as usize) * 16 > half {
                 return Err(CudaError::Driver("GHASH scratch too small".into()));
             }
-            // SAFETY: cur.src holds cur.nbytes bytes and each level's output fits its half of
-            // the scratch (checked above); both satisfy this function's contract.
+            // SAFETY: cur.src holds cur.nbytes bytes and each level's output fits
+            // its half of the scratch (checked above); both satisfy this
+            // function's contract.
             unsafe {
                 g.ghash_runs(
                     stream,
@@ -180,15 +182,9 @@ impl CudaGcm {
         // SAFETY: p holds len bytes (this function's contract); rk_ptr is
         // this key's live schedule.
         unsafe {
-            g.ctr(
+            g.cipher(
                 &g.stream,
-                p,
-                p,
-                len as u64,
-                self.aes.rk_ptr,
-                self.aes.nr,
-                &c,
-                true,
+                CipherLaunch::ctr(p, p, len as u64, self.aes.rk_ptr, self.aes.nr, &c, true),
             )
         }
     }
@@ -265,36 +261,44 @@ impl CudaGcm {
         // Filled by the enqueue step, emptied by the completion step.
         let rests: std::cell::RefCell<Vec<Option<TreeRest>>> = Default::default();
         let len = buf.len();
-        g.staging.run(&g.ctx,
+        g.staging.run(
+            &g.ctx,
             buf,
             0,
             |slot, chunk| {
                 let c = plan::chunk_counter(&ctr1, chunk, true);
-                // SAFETY: the slot's buffers hold capacity >= chunk.len bytes and live as long
-                // as the staging, whose stream is synchronised before reuse; rk_ptr is
-                // this key's live schedule.
-                unsafe { g.ctr(
-                    &slot.stream,
-                    slot.d_in,
-                    slot.d_out,
-                    chunk.len as u64,
-                    self.aes.rk_ptr,
-                    self.aes.nr,
-                    &c,
-                    true,
-                ) }?;
+                // SAFETY: the slot's buffers hold capacity >= chunk.len bytes and
+                // live as long as the staging, whose stream is synchronised before
+                // reuse; rk_ptr is this key's live schedule.
+                unsafe {
+                    g.cipher(
+                        &slot.stream,
+                        CipherLaunch::ctr(
+                            slot.d_in,
+                            slot.d_out,
+                            chunk.len as u64,
+                            self.aes.rk_ptr,
+                            self.aes.nr,
+                            &c,
+                            true,
+                        ),
+                    )
+                }?;
                 let ct = if sealing { slot.d_out } else { slot.d_in };
-                let rest =
-                    // SAFETY: ct (d_out or d_in) holds chunk.len bytes and d_aux the slot's
-                    // capacity; the pipeline synchronises the slot's stream before reuse.
-                    unsafe { self.enqueue_tree(g, &slot.stream, ct, chunk.len, slot.d_aux, slot.capacity) }?;
+                // SAFETY: ct (d_out or d_in) holds chunk.len bytes and d_aux
+                // the slot's capacity; the pipeline synchronises the slot's
+                // stream before reuse.
+                let rest = unsafe {
+                    self.enqueue_tree(g, &slot.stream, ct, chunk.len, slot.d_aux, slot.capacity)
+                }?;
                 if rest.nbytes > SMALL_LEN {
                     return Err(CudaError::Driver(
                         "GHASH tree left too many elements".into(),
                     ));
                 }
-                // SAFETY: rest.src lies in the slot's buffers (d_in, d_out or d_aux), which
-                // hold rest.nbytes bytes and live until the stream is synchronised.
+                // SAFETY: rest.src lies in the slot's buffers (d_in, d_out or
+                // d_aux), which hold rest.nbytes bytes and live until the stream
+                // is synchronised.
                 unsafe { slot.fetch_small(rest.src, rest.nbytes) }?;
                 let mut rests = rests.borrow_mut();
                 if rests.len() <= chunk.index {

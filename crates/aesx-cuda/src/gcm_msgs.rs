@@ -10,6 +10,7 @@
 
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
+use crate::device::CipherLaunch;
 use crate::error::Result;
 use crate::gcm::CudaGcm;
 use crate::gcm_batch;
@@ -67,7 +68,12 @@ impl CudaGcm {
             // sizes (the layout checked by check_layout) and outlive the
             // work, which their records order on s and which is
             // synchronised before they drop.
-            let ctr = || unsafe { g.ctr_msgs(s, d, d, len, self.aes.rk_ptr, self.aes.nr, c, spb) };
+            let ctr = || unsafe {
+                g.cipher(
+                    s,
+                    CipherLaunch::ctr_msgs(d, d, len, self.aes.rk_ptr, self.aes.nr, c, spb),
+                )
+            };
             if sealing {
                 ctr()?;
             }

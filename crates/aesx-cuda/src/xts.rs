@@ -9,6 +9,7 @@
 use cudarc::driver::{CudaSlice, DevicePtrMut};
 
 use crate::aes::{same_context, CudaAes};
+use crate::device::CipherLaunch;
 use crate::device::Gpu;
 use crate::error::Result;
 use crate::plan;
@@ -78,13 +79,15 @@ impl CudaXts {
         // context, whole sectors) nblocks blocks; both outlive the queued work,
         // ordered on g.stream by their records; the rk_ptrs are this key's.
         unsafe {
-            g.xts_tweaks(
+            g.cipher(
                 &g.stream,
-                t,
-                nsectors as u64,
-                self.tweak.rk_ptr,
-                self.tweak.nr,
-                first_sector,
+                CipherLaunch::xts_tweaks(
+                    t,
+                    nsectors as u64,
+                    self.tweak.rk_ptr,
+                    self.tweak.nr,
+                    first_sector,
+                ),
             )
         }?;
         let nblocks = (buf.len() / 16) as u64;
@@ -93,16 +96,18 @@ impl CudaXts {
         // context, whole sectors) nblocks blocks; both outlive the queued work,
         // ordered on g.stream by their records; the rk_ptrs are this key's.
         unsafe {
-            g.xts(
+            g.cipher(
                 &g.stream,
-                decrypt,
-                p,
-                p,
-                nblocks,
-                self.data.rk_ptr,
-                self.data.nr,
-                t,
-                (sector_size / 16) as u64,
+                CipherLaunch::xts(
+                    decrypt,
+                    p,
+                    p,
+                    nblocks,
+                    self.data.rk_ptr,
+                    self.data.nr,
+                    t,
+                    (sector_size / 16) as u64,
+                ),
             )
         }
     }
@@ -155,33 +160,39 @@ impl CudaXts {
                 let nsectors = (chunk.len / sector_size) as u64;
                 // The tweaks take 16 bytes per sector, at most the chunk's
                 // size: they fit the auxiliary area.
-                // SAFETY: the slot's buffers hold capacity >= chunk.len bytes (the tweaks, 16
-                // per sector, fit d_aux) and live as long as the staging, whose stream
-                // is synchronised before reuse; the rk_ptrs are this key's.
+                // SAFETY: the slot's buffers hold capacity >= chunk.len bytes (the
+                // tweaks, 16 per sector, fit d_aux) and live as long as the
+                // staging, whose stream is synchronised before reuse; the rk_ptrs
+                // are this key's.
                 unsafe {
-                    g.xts_tweaks(
+                    g.cipher(
                         &slot.stream,
-                        slot.d_aux,
-                        nsectors,
-                        self.tweak.rk_ptr,
-                        self.tweak.nr,
-                        first,
+                        CipherLaunch::xts_tweaks(
+                            slot.d_aux,
+                            nsectors,
+                            self.tweak.rk_ptr,
+                            self.tweak.nr,
+                            first,
+                        ),
                     )
                 }?;
-                // SAFETY: the slot's buffers hold capacity >= chunk.len bytes (the tweaks, 16
-                // per sector, fit d_aux) and live as long as the staging, whose stream
-                // is synchronised before reuse; the rk_ptrs are this key's.
+                // SAFETY: the slot's buffers hold capacity >= chunk.len bytes (the
+                // tweaks, 16 per sector, fit d_aux) and live as long as the
+                // staging, whose stream is synchronised before reuse; the rk_ptrs
+                // are this key's.
                 unsafe {
-                    g.xts(
+                    g.cipher(
                         &slot.stream,
-                        decrypt,
-                        slot.d_in,
-                        slot.d_out,
-                        (chunk.len / 16) as u64,
-                        self.data.rk_ptr,
-                        self.data.nr,
-                        slot.d_aux,
-                        (sector_size / 16) as u64,
+                        CipherLaunch::xts(
+                            decrypt,
+                            slot.d_in,
+                            slot.d_out,
+                            (chunk.len / 16) as u64,
+                            self.data.rk_ptr,
+                            self.data.nr,
+                            slot.d_aux,
+                            (sector_size / 16) as u64,
+                        ),
                     )
                 }
             },
