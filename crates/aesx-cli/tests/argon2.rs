@@ -5,9 +5,7 @@
 mod common;
 use std::time::{Duration, Instant};
 
-use common::{aesx, ok, one_line, sh};
-
-const CHEAP_KDF: &str = "64,1,1";
+use common::{aesx, ok, one_line, passphrase_sealed, sh};
 
 /// A passphrase file's header with its Argon2id cost replaced.
 fn with_cost(ct: &[u8], mem_kib: u32, passes: u32) -> Vec<u8> {
@@ -21,18 +19,7 @@ fn with_cost(ct: &[u8], mem_kib: u32, passes: u32) -> Vec<u8> {
 fn argon2_ceiling_is_laptop_sized_and_can_be_raised() {
     let d = tempfile::tempdir().unwrap();
     let p = d.path();
-    std::fs::write(p.join("pw"), "pw\n").unwrap();
-    let ct = ok(
-        p,
-        &[
-            "encrypt",
-            "--passphrase-file",
-            "pw",
-            "--insecure-kdf-cost",
-            CHEAP_KDF,
-        ],
-        b"x",
-    );
+    let ct = passphrase_sealed(p, b"x");
     let dec = ["decrypt", "--passphrase-file", "pw"];
     // 2 GiB: under the old 4 GiB cap, now refused at once.
     let t = Instant::now();
@@ -63,18 +50,7 @@ fn argon2_ceiling_is_laptop_sized_and_can_be_raised() {
 fn decrypt_checks_the_output_before_argon2() {
     let d = tempfile::tempdir().unwrap();
     let p = d.path();
-    std::fs::write(p.join("pw"), "pw\n").unwrap();
-    let ct = ok(
-        p,
-        &[
-            "encrypt",
-            "--passphrase-file",
-            "pw",
-            "--insecure-kdf-cost",
-            CHEAP_KDF,
-        ],
-        b"x",
-    );
+    let ct = passphrase_sealed(p, b"x");
     // 1 GiB, 3 passes: allowed, and seconds of work, never started.
     std::fs::write(p.join("ct"), with_cost(&ct, 1 << 20, 3)).unwrap();
     std::fs::write(p.join("exists"), b"").unwrap();
@@ -107,18 +83,7 @@ fn decrypt_checks_the_output_before_argon2() {
 fn argon2_allocation_failure_is_one_line() {
     let d = tempfile::tempdir().unwrap();
     let p = d.path();
-    std::fs::write(p.join("pw"), "pw\n").unwrap();
-    let ct = ok(
-        p,
-        &[
-            "encrypt",
-            "--passphrase-file",
-            "pw",
-            "--insecure-kdf-cost",
-            CHEAP_KDF,
-        ],
-        b"x",
-    );
+    let ct = passphrase_sealed(p, b"x");
     // 512 MiB of Argon2id memory in a process allowed 256 MiB.
     std::fs::write(p.join("ct"), with_cost(&ct, 512 << 10, 1)).unwrap();
     let o = sh(

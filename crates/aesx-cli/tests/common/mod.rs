@@ -153,3 +153,20 @@ pub fn fault_setup() -> tempfile::TempDir {
     std::fs::write(p.join("gct"), g).unwrap();
     d
 }
+
+/// A fast Argon2id cost for tests (64 KiB, 1 pass, 1 lane).
+pub const CHEAP_KDF: &str = "64,1,1";
+
+/// Writes the passphrase file `pw` in `dir` and returns `pt` encrypted
+/// under it at [`CHEAP_KDF`].
+pub fn passphrase_sealed(dir: &Path, pt: &[u8]) -> Vec<u8> {
+    std::fs::write(dir.join("pw"), "pw\n").unwrap();
+    let args = [
+        "encrypt",
+        "--passphrase-file",
+        "pw",
+        "--insecure-kdf-cost",
+        CHEAP_KDF,
+    ];
+    ok(dir, &args, pt)
+}
