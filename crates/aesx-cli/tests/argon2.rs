@@ -2,9 +2,9 @@
 //! decryption ceilings, their flags, and the order of the checks (output
 //! and caps before any memory is spent).
 
-mod common;
 use std::time::{Duration, Instant};
 
+mod common;
 use common::{aesx, ok, one_line, passphrase_sealed, sh};
 
 /// A passphrase file's header with its Argon2id cost replaced.

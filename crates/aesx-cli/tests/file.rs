@@ -8,8 +8,6 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Cheap Argon2id for tests only (the default takes about half a second).
-
 /// Bytes before the first chunk of a key-file encryption: the aesx header
 /// (6) then salt (24) and commitment (32).
 const PRE: usize = 6 + 24 + 32;

@@ -245,6 +245,8 @@ fn run_on(
             // SAFETY: h_out has capacity bytes, not read by the host until
             // the stream is synchronised.
             let dst = unsafe { std::slice::from_raw_parts_mut(slot.h_out_ptr, chunk.len) };
+            // SAFETY: d_out holds chunk.len bytes of the kernels' output,
+            // copied in stream order after them.
             unsafe {
                 cudarc::driver::result::memcpy_dtoh_async(dst, slot.d_out, slot.stream.cu_stream())
             }?;
