@@ -43,8 +43,8 @@ check "aesx: InOut, soft backend, mode glue, padding, key schedule" \
   -p aesx --lib -- miri_tests padding:: key::tests soft::gcm soft_polyval soft::sbox soft::bitslice \
   soft::tests::lanes_are_independent soft::tests::portable_words_agree
 check "aesx-file: header and layout parsers" \
-  -p aesx-file --lib -- header:: payload::tests::layout_lengths \
-  payload::tests::nonce_xors_big_endian_index payload::tests::hkdf_expand
+  -p aesx-file --lib -- header:: payload::layout::tests::layout_lengths \
+  payload::chunk::tests::nonce_xors_big_endian_index payload::derive::tests::hkdf_expand
 check "aesx-cli: the .rsp reader" \
   -p aesx-cli --lib -- cavp::rsp::tests::sections_headers_records \
   cavp::rsp::tests::malformed_lines_are_errors cavp::rsp::tests::hex_bits_trusts_the_header \

@@ -1,19 +1,17 @@
 //! The file decryptor on arbitrary bytes (header, salt, commitment, chunks),
-//! seeded with real files from `aesx encrypt -k seeds/file.key`. The streaming
-//! reader and the batch opener must agree, and whatever plaintext they
+//! seeded with real files from `aesx encrypt -k seeds/file.key`. Opening one
+//! chunk at a time (as a stream) and all chunks at once must agree, and whatever plaintext they
 //! release must re-seal to exactly the input bytes it came from: nothing
 //! unverified ever leaves the decryptor.
 #![no_main]
 
-use std::io::Read;
-
 use aesx::Backend;
 use aesx_file::header::Header;
 use aesx_file::payload::{
-    open_header, DecryptReader, Opener, PayloadError, Sealer, Suite, CHUNK_LEN, ENC_CHUNK_LEN,
+    open_header, Opener, PayloadError, Sealer, Suite, CHUNK_LEN, ENC_CHUNK_LEN,
     PAYLOAD_HEADER_LEN,
 };
-use aesx_fuzz::FILE_KEY;
+use aesx_fuzz::{open_chunkwise, FILE_KEY};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -26,7 +24,7 @@ fuzz_target!(|data: &[u8]| {
     let suite = Suite::Aes256Gcm;
 
     // Streaming, one chunk at a time.
-    let stream = DecryptReader::new(payload, suite, &FILE_KEY, &header.bytes, backend);
+    let (streamed, stream_res) = open_chunkwise(&FILE_KEY, &header.bytes, payload);
     let batch = open_header(
         suite,
         &FILE_KEY,
@@ -34,24 +32,20 @@ fuzz_target!(|data: &[u8]| {
         &payload[..payload.len().min(PAYLOAD_HEADER_LEN)],
         backend,
     );
-    let (mut rd, cipher) = match (stream, batch) {
-        (Ok(rd), Ok(c)) => (rd, c),
+    let cipher = match (&stream_res, batch) {
+        (_, Ok(c)) => c,
         (Err(a), Err(b)) => {
-            assert_eq!(a, b, "header errors agree");
+            assert_eq!(*a, b, "header errors agree");
+            assert!(streamed.is_empty());
             assert!(matches!(
-                a,
+                b,
                 PayloadError::HeaderTruncated | PayloadError::CommitmentMismatch
             ));
             return;
         }
-        (a, b) => panic!(
-            "stream and batch disagree on the header: {:?} {:?}",
-            a.err(),
-            b.err()
-        ),
+        (Ok(()), Err(b)) => panic!("the stream opened a payload whose header fails: {b:?}"),
     };
-    let mut streamed = Vec::new();
-    let stream_err = rd.read_to_end(&mut streamed).err();
+    let stream_err = stream_res.err();
 
     // Batch, all chunks at once on two threads.
     let chunks = &payload[PAYLOAD_HEADER_LEN..];

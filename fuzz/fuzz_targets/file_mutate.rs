@@ -4,12 +4,9 @@
 //! most a prefix of the true plaintext (whole verified chunks) released.
 #![no_main]
 
-use std::io::Read;
-
-use aesx::Backend;
 use aesx_file::header::{Argon2Params, Header, KeySource};
-use aesx_file::payload::{DecryptReader, Suite, CHUNK_LEN, ENC_CHUNK_LEN};
-use aesx_fuzz::{apply_edits, plaintext, seal_file, Bytes, FILE_KEY};
+use aesx_file::payload::{CHUNK_LEN, ENC_CHUNK_LEN};
+use aesx_fuzz::{apply_edits, open_chunkwise, plaintext, seal_file, Bytes, FILE_KEY};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -40,10 +37,7 @@ fuzz_target!(|data: &[u8]| {
         assert_ne!(file, original);
         return;
     };
-    let mut out = Vec::new();
-    let res = DecryptReader::new(r, Suite::Aes256Gcm, &FILE_KEY, &h.bytes, Backend::fastest())
-        .map_err(|e| e.to_string())
-        .and_then(|mut rd| rd.read_to_end(&mut out).map_err(|e| e.to_string()));
+    let (out, res) = open_chunkwise(&FILE_KEY, &h.bytes, r);
     if file == original {
         assert!(res.is_ok(), "an unedited file must open: {res:?}");
         assert_eq!(out, pt);

@@ -146,6 +146,45 @@ pub fn seal_file(header: &[u8], salt: &[u8; 24], pt: &[u8]) -> Vec<u8> {
     out
 }
 
+/// Opens a payload (salt, commitment, then chunks) one chunk per batch, as
+/// a streaming reader would, peeking past a full chunk to tell whether it
+/// is the last: the verified plaintext, and the first error. The batch
+/// path (all chunks at once, on threads) must agree with it.
+pub fn open_chunkwise(
+    input_key: &[u8],
+    context: &[u8],
+    payload: &[u8],
+) -> (Vec<u8>, Result<(), aesx_file::payload::PayloadError>) {
+    use aesx_file::payload::{open_header, Opener, Suite, ENC_CHUNK_LEN, PAYLOAD_HEADER_LEN};
+    let n = payload.len().min(PAYLOAD_HEADER_LEN);
+    let cipher = match open_header(
+        Suite::Aes256Gcm,
+        input_key,
+        context,
+        &payload[..n],
+        Backend::fastest(),
+    ) {
+        Ok(c) => c,
+        Err(e) => return (Vec::new(), Err(e)),
+    };
+    let mut opener = Opener::new(cipher);
+    let (mut out, mut pt) = (Vec::new(), Vec::new());
+    let mut rest = &payload[n..];
+    loop {
+        let at_eof = rest.len() <= ENC_CHUNK_LEN;
+        let (chunk, tail) = rest.split_at(rest.len().min(ENC_CHUNK_LEN));
+        if let Err(e) = opener.open_batch(chunk, at_eof, &mut pt, 1) {
+            out.extend_from_slice(&pt[..e.valid]);
+            return (out, Err(e.error));
+        }
+        out.extend_from_slice(&pt);
+        if at_eof {
+            return (out, Ok(()));
+        }
+        rest = tail;
+    }
+}
+
 /// A plaintext of `len` bytes from a seed byte (not all-equal, so that
 /// chunks differ).
 pub fn plaintext(len: usize, seed: u8) -> Vec<u8> {

@@ -1,267 +1,23 @@
-//! The `aesx` binary end to end: `cavp` over the vendored vectors and over
-//! corrupted ones, `cipher` against `openssl enc` in both directions, and
-//! every kind of bad input giving one `aesx: ...` line and the right exit
-//! code, never a panic and never a half-written output file.
+//! The `aesx` binary end to end: `cipher` against `openssl enc` in both
+//! directions, `info`, and every kind of bad input giving one `aesx: ...`
+//! line and the right exit code, never a panic and never a half-written
+//! output file. `cavp`: `tests/cavp_cli.rs`.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::Path;
+use std::process::Command;
 
 use aesx::Backend;
 
-struct Out {
-    code: i32,
-    stdout: Vec<u8>,
-    stderr: String,
-}
+mod common;
 
-impl Out {
-    fn stdout_str(&self) -> String {
-        String::from_utf8_lossy(&self.stdout).into_owned()
-    }
-}
+use common::{at_repo as aesx_in, cmd, one_line as assert_error, repo, run as run_cmd, Out};
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+fn aesx(args: &[&str]) -> Out {
+    aesx_in(args, b"")
 }
 
 fn aesx_cmd(args: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_aesx"));
-    c.args(args).current_dir(repo());
-    c
-}
-
-fn run_cmd(mut c: Command, stdin: &[u8]) -> Out {
-    c.stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = c.spawn().expect("spawn");
-    let mut pipe = child.stdin.take().unwrap();
-    let input = stdin.to_vec();
-    // Feed stdin from a thread so a large input cannot deadlock on a full
-    // stdout pipe; a closed pipe (the program exited early) is fine.
-    let feeder = std::thread::spawn(move || {
-        let _ = pipe.write_all(&input);
-    });
-    let o = child.wait_with_output().expect("wait");
-    feeder.join().unwrap();
-    Out {
-        code: o.status.code().unwrap_or(-1),
-        stdout: o.stdout,
-        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-    }
-}
-
-fn aesx(args: &[&str]) -> Out {
-    run_cmd(aesx_cmd(args), b"")
-}
-
-fn aesx_in(args: &[&str], stdin: &[u8]) -> Out {
-    run_cmd(aesx_cmd(args), stdin)
-}
-
-/// One line on stderr, `aesx: ...` containing `needle`, exit `code`.
-#[track_caller]
-fn assert_error(o: &Out, code: i32, needle: &str) {
-    assert!(!o.stderr.contains("panicked"), "panic: {}", o.stderr);
-    assert_eq!(o.code, code, "exit code; stderr: {}", o.stderr);
-    let lines: Vec<&str> = o.stderr.lines().collect();
-    assert_eq!(lines.len(), 1, "want one stderr line, got: {:?}", o.stderr);
-    assert!(lines[0].starts_with("aesx: "), "stderr: {:?}", o.stderr);
-    assert!(
-        lines[0].to_lowercase().contains(&needle.to_lowercase()),
-        "stderr {:?} lacks {needle:?}",
-        o.stderr
-    );
-}
-
-fn last_line(o: &Out) -> String {
-    o.stdout_str().lines().last().unwrap_or("").to_string()
-}
-
-/// `(passed, failed)` from the final `N passed, N failed` line.
-fn tally(o: &Out) -> (u64, u64) {
-    let last = last_line(o);
-    let parts: Vec<&str> = last.split(' ').collect();
-    assert_eq!(parts.len(), 4, "final line {last:?}");
-    assert_eq!(
-        (parts[1], parts[3]),
-        ("passed,", "failed"),
-        "final line {last:?}"
-    );
-    (parts[0].parse().unwrap(), parts[2].parse().unwrap())
-}
-
-fn vector_files() -> Vec<String> {
-    let mut files = Vec::new();
-    for dir in ["ECB", "CBC", "CTR"] {
-        let d = repo().join("vectors/nist").join(dir);
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            files.push(p.to_string_lossy().into_owned());
-        }
-    }
-    files.sort();
-    files
-}
-
-// ---------------------------------------------------------------- cavp
-
-#[test]
-fn cavp_all_vendored_ecb_cbc_ctr_pass() {
-    let files = vector_files();
-    assert_eq!(files.len(), 15 + 18 + 3);
-    let mut args = vec!["cavp"];
-    args.extend(files.iter().map(String::as_str));
-    let o = aesx(&args);
-    assert_eq!(
-        o.code,
-        0,
-        "stdout: {}\nstderr: {}",
-        o.stdout_str(),
-        o.stderr
-    );
-    let (passed, failed) = tally(&o);
-    assert_eq!(failed, 0);
-    // 4885 records (CTR 9, CBC MCT 600, ECB and CBC KAT/MMT 2138 each), each
-    // checked on every backend.
-    let backends = match std::env::var("AESX_BACKEND") {
-        Ok(v) if !v.trim().is_empty() => 1,
-        _ => Backend::available().len() as u64,
-    };
-    assert_eq!(passed, 4885 * backends, "{}", o.stdout_str());
-    assert_eq!(o.stdout_str().lines().count(), files.len() + 1);
-    for line in o.stdout_str().lines().take(files.len()) {
-        assert!(line.contains(" 0 failed"), "{line}");
-    }
-}
-
-#[test]
-fn cavp_corrupted_vectors_fail() {
-    let dir = tempfile::tempdir().unwrap();
-    // One flipped ciphertext bit in a KAT file, in the DECRYPT section.
-    let text = std::fs::read_to_string(repo().join("vectors/nist/CBC/CBCGFSbox128.rsp")).unwrap();
-    let dec = text.find("[DECRYPT]").unwrap();
-    let at = dec + text[dec..].find("CIPHERTEXT = ").unwrap() + "CIPHERTEXT = ".len();
-    let mut bad = text.clone().into_bytes();
-    bad[at] = if bad[at] == b'0' { b'1' } else { b'0' };
-    let kat = dir.path().join("CBCGFSbox128.rsp");
-    std::fs::write(&kat, &bad).unwrap();
-    // A Monte Carlo file whose second record's key differs in one digit:
-    // the first record's derived key no longer matches, nor does the
-    // second record's output.
-    let text = std::fs::read_to_string(repo().join("vectors/nist/CBC/CBCMCT192.rsp")).unwrap();
-    let second = text.find("COUNT = 1").unwrap();
-    let at = second + text[second..].find("KEY = ").unwrap() + "KEY = ".len();
-    let mut bad = text.into_bytes();
-    bad[at] = if bad[at] == b'0' { b'1' } else { b'0' };
-    let mct = dir.path().join("CBCMCT192.rsp");
-    std::fs::write(&mct, &bad).unwrap();
-
-    let o = aesx(&[
-        "cavp",
-        "--backend",
-        Backend::fastest().name(),
-        kat.to_str().unwrap(),
-        mct.to_str().unwrap(),
-    ]);
-    assert_eq!(o.code, 1, "{}{}", o.stdout_str(), o.stderr);
-    let (passed, failed) = tally(&o);
-    assert_eq!(failed, 1 + 2, "{}", o.stdout_str());
-    assert_eq!(passed, 13 + 198);
-    assert!(o.stdout_str().contains("FAIL"));
-}
-
-#[test]
-fn cavp_unreadable_files_are_errors_not_skips() {
-    let dir = tempfile::tempdir().unwrap();
-    let bad_hex = dir.path().join("ECBMMT128.rsp");
-    std::fs::write(
-        &bad_hex,
-        "[ENCRYPT]\n\nCOUNT = 0\nKEY = 000102030405060708090a0b0c0d0e0f\nPLAINTEXT = 00112233445566778899aabbccddeexx\nCIPHERTEXT = 00112233445566778899aabbccddeeff\n",
-    )
-    .unwrap();
-    let unknown = dir.path().join("notes.txt");
-    std::fs::write(&unknown, "[ENCRYPT]\nKEY = 00\n").unwrap();
-    let empty = dir.path().join("CBCMMT256.rsp");
-    std::fs::write(&empty, "# nothing here\n").unwrap();
-    let short_key = dir.path().join("aes-128-ctr.txt");
-    std::fs::write(
-        &short_key,
-        "[ENCRYPT]\nCOUNT = 0\nKEY = 0001\nIV = 00000000000000000000000000000000\nPLAINTEXT = 00\nCIPHERTEXT = 00\n",
-    )
-    .unwrap();
-    let malformed = dir.path().join("CBCVarTxt128.rsp");
-    std::fs::write(&malformed, "[ENCRYPT]\nCOUNT 0\n").unwrap();
-    for (path, needle) in [
-        (&bad_hex, "line 3: PLAINTEXT: bad hex"),
-        (&unknown, "cannot tell"),
-        (&empty, "no test records"),
-        (&short_key, "KEY is 2 bytes"),
-        (&malformed, "line 2"),
-        (&dir.path().join("missing.rsp"), "cannot read"),
-    ] {
-        let o = aesx(&["cavp", path.to_str().unwrap()]);
-        assert_error(&o, 2, needle);
-        assert!(o.stderr.contains(path.to_str().unwrap()), "{}", o.stderr);
-        assert_eq!(tally(&o), (0, 1));
-    }
-    // A good file beside a bad one still runs, and the bad one still fails
-    // the run.
-    let good = repo().join("vectors/nist/ECB/ECBGFSbox128.rsp");
-    let o = aesx(&[
-        "cavp",
-        "--backend",
-        "soft",
-        good.to_str().unwrap(),
-        bad_hex.to_str().unwrap(),
-    ]);
-    assert_error(&o, 2, "bad hex");
-    assert_eq!(tally(&o), (14, 1));
-}
-
-#[test]
-fn cavp_usage_errors() {
-    let good = "vectors/nist/CTR/aes-128-ctr.txt";
-    assert_error(
-        &aesx(&["cavp", "--backend", "nonesuch", good]),
-        2,
-        "unknown backend",
-    );
-    if let Some(missing) = Backend::ALL.into_iter().find(|b| !b.is_available()) {
-        assert_error(
-            &aesx(&["cavp", "--backend", missing.name(), good]),
-            1,
-            "not available",
-        );
-        let o = run_cmd(
-            {
-                let mut c = aesx_cmd(&["cavp", good]);
-                c.env("AESX_BACKEND", missing.name());
-                c
-            },
-            b"",
-        );
-        assert_error(&o, 1, "AESX_BACKEND");
-    }
-    let o = aesx(&["cavp"]);
-    assert_eq!(o.code, 2);
-    assert!(!o.stderr.contains("panicked"));
-}
-
-#[test]
-fn cavp_each_backend_by_name() {
-    for b in Backend::available() {
-        let o = aesx(&[
-            "cavp",
-            "--backend",
-            b.name(),
-            "vectors/nist/ECB/ECBGFSbox256.rsp",
-        ]);
-        assert_eq!(o.code, 0, "{}", o.stderr);
-        assert_eq!(last_line(&o), "10 passed, 0 failed");
-        assert!(o.stdout_str().contains(&format!("[{}]", b.name())));
-    }
+    cmd(&repo(), args)
 }
 
 // ---------------------------------------------------------------- cipher
@@ -279,21 +35,7 @@ fn pattern(len: usize) -> Vec<u8> {
 fn cipher_sp800_38a_known_answer_cbc() {
     // SP 800-38A F.2.1: CBC-AES128 first block, without padding.
     let pt = hex::decode("6bc1bee22e409f96e93d7e117393172a").unwrap();
-    let o = aesx_in(
-        &[
-            "cipher",
-            "encrypt",
-            "--mode",
-            "cbc",
-            "--key",
-            K128,
-            "--iv",
-            IV,
-            "--padding",
-            "none",
-        ],
-        &pt,
-    );
+    let o = aesx_in(&cbc128("encrypt", &["--padding", "none"]), &pt);
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert_eq!(hex::encode(&o.stdout), "7649abac8119b246cee98e9b12e9197d");
 }
@@ -425,6 +167,13 @@ fn cipher_interoperates_with_openssl_enc() {
             }
         }
     }
+}
+
+/// `cipher OP --mode cbc` with the AES-128 key and IV, then `extra`.
+fn cbc128<'a>(op: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut v = vec!["cipher", op, "--mode", "cbc", "--key", K128, "--iv", IV];
+    v.extend_from_slice(extra);
+    v
 }
 
 fn enc_args<'a>(mode: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
@@ -565,41 +314,22 @@ fn cipher_never_leaves_half_written_output() {
     // byte 0): the error comes after hundreds of kilobytes were decrypted.
     let mut pt = pattern(400_000);
     pt[399_999] = 0;
-    let o = aesx_in(
-        &[
-            "cipher",
-            "encrypt",
-            "--mode",
-            "cbc",
-            "--key",
-            K128,
-            "--iv",
-            IV,
-            "--padding",
-            "none",
-        ],
-        &pt,
-    );
+    let o = aesx_in(&cbc128("encrypt", &["--padding", "none"]), &pt);
     assert_eq!(o.code, 0);
     let ct = o.stdout;
     let ct_path = d.join("ct.bin");
     std::fs::write(&ct_path, &ct).unwrap();
     let dec = |out: &Path| {
-        aesx(&[
-            "cipher",
+        aesx(&cbc128(
             "decrypt",
-            "--mode",
-            "cbc",
-            "--key",
-            K128,
-            "--iv",
-            IV,
-            "-i",
-            ct_path.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-            "--force",
-        ])
+            &[
+                "-i",
+                ct_path.to_str().unwrap(),
+                "-o",
+                out.to_str().unwrap(),
+                "--force",
+            ],
+        ))
     };
     // New output: not created.
     let fresh = d.join("fresh.bin");
@@ -632,23 +362,18 @@ fn cipher_never_leaves_half_written_output() {
         Vec::<String>::new()
     );
     // Success replaces the file, and no temporary file stays behind.
-    let o = aesx(&[
-        "cipher",
+    let o = aesx(&cbc128(
         "decrypt",
-        "--mode",
-        "cbc",
-        "--key",
-        K128,
-        "--iv",
-        IV,
-        "--padding",
-        "none",
-        "-i",
-        ct_path.to_str().unwrap(),
-        "-o",
-        existing.to_str().unwrap(),
-        "--force",
-    ]);
+        &[
+            "--padding",
+            "none",
+            "-i",
+            ct_path.to_str().unwrap(),
+            "-o",
+            existing.to_str().unwrap(),
+            "--force",
+        ],
+    ));
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert!(std::fs::read(&existing).unwrap() == pt);
     assert_eq!(

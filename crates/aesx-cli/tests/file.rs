@@ -8,8 +8,6 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Cheap Argon2id for tests only (the default takes about half a second).
-const CHEAP_KDF: &str = "64,1,1";
 /// Bytes before the first chunk of a key-file encryption: the aesx header
 /// (6) then salt (24) and commitment (32).
 const PRE: usize = 6 + 24 + 32;
@@ -17,7 +15,7 @@ const CHUNK: usize = 16384;
 const ENC: usize = CHUNK + 16;
 
 mod common;
-use common::{aesx, data, ok};
+use common::{aesx, data, ok, passphrase_sealed, CHEAP_KDF};
 
 fn setup() -> tempfile::TempDir {
     let d = tempfile::tempdir().unwrap();
@@ -206,18 +204,7 @@ fn passphrases_round_trip_and_a_wrong_one_is_refused() {
 fn hostile_kdf_costs_are_refused_before_any_work() {
     let d = setup();
     let p = d.path();
-    std::fs::write(p.join("pw"), "pw\n").unwrap();
-    let ct = ok(
-        p,
-        &[
-            "encrypt",
-            "--passphrase-file",
-            "pw",
-            "--insecure-kdf-cost",
-            CHEAP_KDF,
-        ],
-        b"x",
-    );
+    let ct = passphrase_sealed(p, b"x");
     let mut bad = ct.clone();
     bad[6..10].copy_from_slice(&u32::MAX.to_be_bytes()); // 4 TiB of memory
     let t = Instant::now();

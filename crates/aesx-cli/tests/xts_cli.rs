@@ -1,54 +1,9 @@
 //! `aesx cipher --mode xts` and `aesx cavp` on XTS vectors, end to end.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+mod common;
 
 use aesx::{Backend, Xts};
-
-struct Out {
-    code: i32,
-    stdout: Vec<u8>,
-    stderr: String,
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn aesx_in(args: &[&str], stdin: &[u8]) -> Out {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_aesx"));
-    c.args(args)
-        .current_dir(repo())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = c.spawn().expect("spawn");
-    let mut pipe = child.stdin.take().unwrap();
-    let input = stdin.to_vec();
-    let feeder = std::thread::spawn(move || {
-        let _ = pipe.write_all(&input);
-    });
-    let o = child.wait_with_output().expect("wait");
-    feeder.join().unwrap();
-    Out {
-        code: o.status.code().unwrap_or(-1),
-        stdout: o.stdout,
-        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-    }
-}
-
-#[track_caller]
-fn assert_error(o: &Out, code: i32, needle: &str) {
-    assert!(!o.stderr.contains("panicked"), "panic: {}", o.stderr);
-    assert_eq!(o.code, code, "exit code; stderr: {}", o.stderr);
-    assert_eq!(o.stderr.lines().count(), 1, "stderr: {:?}", o.stderr);
-    assert!(
-        o.stderr.starts_with("aesx: ") && o.stderr.contains(needle),
-        "stderr: {:?}",
-        o.stderr
-    );
-}
+use common::{at_repo as aesx_in, one_line as assert_error, repo};
 
 const KEY: &str = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
 

@@ -11,7 +11,7 @@ use cudarc::nvrtc::Ptx;
 
 use crate::error::{CudaError, Result};
 use crate::kernels;
-use crate::pipeline::Slots;
+use crate::pipeline::Staging;
 use crate::plan::{self, LaunchDims};
 
 /// What [`Gpu::info`] reports.
@@ -87,8 +87,7 @@ pub(crate) struct GpuInner {
     _module: Arc<CudaModule>,
     info: DeviceInfo,
     /// Staging slots of the host-memory API, created on first use.
-    pub(crate) slots: Mutex<Option<Slots>>,
-    pub(crate) chunk_len: usize,
+    pub(crate) staging: Staging,
 }
 
 /// One GPU with the aesx kernels loaded. Cheap to clone.
@@ -112,16 +111,11 @@ pub const DEFAULT_CHUNK_LEN: usize = 32 << 20;
 
 impl Gpu {
     /// Opens device `ordinal`, compiles (or takes from the cache) the
-    /// kernels for its compute capability, loads them and checks every mode
-    /// against aesx on the CPU (a few milliseconds; a mismatch is
-    /// [`CudaError::Mismatch`]).
-    pub fn new(ordinal: usize) -> Result<Gpu> {
-        Self::with_chunk_len(ordinal, DEFAULT_CHUNK_LEN)
-    }
-
-    /// As [`Gpu::new`] with a chosen chunk size for host data (rounded down
-    /// to a multiple of 4096 bytes, at least 4096).
-    pub fn with_chunk_len(ordinal: usize, chunk_len: usize) -> Result<Gpu> {
+    /// kernels for its compute capability and loads them, with `chunk_len`
+    /// (rounded down to a multiple of 4096 bytes, at least 4096) bytes per
+    /// chunk of host data. Not yet checked: `open.rs` runs the self-test
+    /// before handing it out.
+    pub(crate) fn load(ordinal: usize, chunk_len: usize) -> Result<Gpu> {
         let count = device_count()?;
         if ordinal >= count {
             return Err(CudaError::NoDevice(format!(
@@ -182,11 +176,9 @@ impl Gpu {
                     total_memory,
                     arch,
                 },
-                slots: Mutex::new(None),
-                chunk_len,
+                staging: Staging::new(chunk_len),
             }),
         };
-        crate::selftest::run(&gpu)?;
         Ok(gpu)
     }
 
@@ -214,7 +206,7 @@ impl Gpu {
 
     /// Bytes per chunk of the host-memory API.
     pub fn chunk_len(&self) -> usize {
-        self.inner.chunk_len
+        self.inner.staging.chunk_len
     }
 }
 
@@ -226,31 +218,214 @@ fn cfg(d: LaunchDims) -> LaunchConfig {
     }
 }
 
-/// Raw device pointers and sizes for one launch. Every pointer is to a live
-/// allocation of the context, 16-byte aligned, large enough for the sizes
-/// given: the callers (aes.rs, xts.rs, gcm.rs, pipeline.rs) derive them from
-/// `CudaSlice`s that they hold across the launch and synchronise before
-/// freeing.
-impl GpuInner {
-    /// Launches `aesx_encrypt` or `aesx_decrypt` (see aes_bitsliced.cu for
-    /// what `n`, `a` and `b` mean in each mode) over `nblocks` blocks.
-    #[allow(clippy::too_many_arguments)]
-    fn cipher(
-        &self,
-        stream: &Arc<CudaStream>,
-        decrypt: bool,
-        mode: i32,
+/// One `aesx_encrypt`/`aesx_decrypt` launch: the mode and its arguments
+/// (see aes_bitsliced.cu for what `n`, `a` and `b` mean in each mode; a mode
+/// leaves the ones it does not use at zero). Building one is safe, launching
+/// it ([`GpuInner::cipher`]) is not. `rk`/`nr`: a key schedule in device
+/// memory and its round count.
+#[derive(Default)]
+pub(crate) struct CipherLaunch {
+    decrypt: bool,
+    mode: i32,
+    src: u64,
+    dst: u64,
+    n: u64,
+    nblocks: u64,
+    rk: u64,
+    nr: i32,
+    a: u64,
+    b: u64,
+    tweaks: u64,
+    spb: u64,
+}
+
+impl CipherLaunch {
+    /// ECB over `nblocks` whole blocks from `src` to `dst` (may be equal).
+    pub(crate) fn ecb(decrypt: bool, src: u64, dst: u64, nblocks: u64, rk: u64, nr: i32) -> Self {
+        let mode = kernels::MODE_ECB;
+        let n = nblocks;
+        CipherLaunch {
+            decrypt,
+            mode,
+            src,
+            dst,
+            n,
+            nblocks,
+            rk,
+            nr,
+            ..Self::default()
+        }
+    }
+
+    /// CBC decryption of whole blocks; `src` and `dst` must not overlap.
+    pub(crate) fn cbc_decrypt(
         src: u64,
         dst: u64,
-        n: u64,
         nblocks: u64,
         rk: u64,
         nr: i32,
-        a: u64,
-        b: u64,
+        iv: &[u8; 16],
+    ) -> Self {
+        let (a, b) = plan::block_le_halves(iv);
+        let mode = kernels::MODE_CBC;
+        CipherLaunch {
+            decrypt: true,
+            mode,
+            src,
+            dst,
+            n: nblocks,
+            nblocks,
+            rk,
+            nr,
+            a,
+            b,
+            ..Self::default()
+        }
+    }
+
+    /// CTR keystream XOR over `nbytes` bytes (any length); `ctr32`: GCM's
+    /// 32-bit counter.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn ctr(
+        src: u64,
+        dst: u64,
+        nbytes: u64,
+        rk: u64,
+        nr: i32,
+        counter: &[u8; 16],
+        ctr32: bool,
+    ) -> Self {
+        let (a, b) = plan::counter_halves(counter);
+        let mode = if ctr32 {
+            kernels::MODE_CTR32
+        } else {
+            kernels::MODE_CTR
+        };
+        let nblocks = nbytes.div_ceil(16);
+        CipherLaunch {
+            mode,
+            src,
+            dst,
+            n: nbytes,
+            nblocks,
+            rk,
+            nr,
+            a,
+            b,
+            ..Self::default()
+        }
+    }
+
+    /// Sector tweaks E_K2(first + s) into `out` for s < nsectors.
+    pub(crate) fn xts_tweaks(
+        out: u64,
+        nsectors: u64,
+        rk: u64,
+        nr: i32,
+        first_sector: u128,
+    ) -> Self {
+        let (a, b) = (first_sector as u64, (first_sector >> 64) as u64);
+        let mode = kernels::MODE_XTS_TWEAKS;
+        CipherLaunch {
+            mode,
+            dst: out,
+            n: nsectors,
+            nblocks: nsectors,
+            rk,
+            nr,
+            a,
+            b,
+            ..Self::default()
+        }
+    }
+
+    /// XTS over whole sectors of `spb` blocks with tweaks from
+    /// [`CipherLaunch::xts_tweaks`].
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn xts(
+        decrypt: bool,
+        src: u64,
+        dst: u64,
+        nblocks: u64,
+        rk: u64,
+        nr: i32,
         tweaks: u64,
         spb: u64,
-    ) -> Result<()> {
+    ) -> Self {
+        let mode = kernels::MODE_XTS;
+        CipherLaunch {
+            decrypt,
+            mode,
+            src,
+            dst,
+            n: nblocks,
+            nblocks,
+            rk,
+            nr,
+            tweaks,
+            spb,
+            ..Self::default()
+        }
+    }
+
+    /// GCM's CTR over `nbytes` bytes of back-to-back messages of `spb`
+    /// blocks each (the last may be shorter); message m starts at the
+    /// counter block `ctrs[m]` (16 bytes each, device memory).
+    pub(crate) fn ctr_msgs(
+        src: u64,
+        dst: u64,
+        nbytes: u64,
+        rk: u64,
+        nr: i32,
+        ctrs: u64,
+        spb: u64,
+    ) -> Self {
+        let mode = kernels::MODE_CTR_MSGS;
+        let nblocks = nbytes.div_ceil(16);
+        CipherLaunch {
+            mode,
+            src,
+            dst,
+            n: nbytes,
+            nblocks,
+            rk,
+            nr,
+            tweaks: ctrs,
+            spb,
+            ..Self::default()
+        }
+    }
+}
+
+/// Kernel launches on raw device addresses (`u64`). Each is an `unsafe fn`
+/// with one contract, the launch's `# Safety`: every address is of a live
+/// allocation of this context, 16-byte aligned, holding at least the bytes
+/// the sizes given imply, and it stays alive (and the host does not touch
+/// it) until `stream` is synchronised. The callers (aes.rs, xts.rs, gcm.rs,
+/// gcm_msgs.rs, the pipeline's slots) take them from `CudaSlice`s that they
+/// hold across the launch and synchronise before freeing.
+impl GpuInner {
+    /// Launches `aesx_encrypt` or `aesx_decrypt` over `l.nblocks` blocks.
+    ///
+    /// # Safety
+    ///
+    /// The addresses in `l` satisfy the contract above (live, aligned, large
+    /// enough for the sizes given, untouched until `stream` is synchronised).
+    pub(crate) unsafe fn cipher(&self, stream: &Arc<CudaStream>, l: CipherLaunch) -> Result<()> {
+        let CipherLaunch {
+            decrypt,
+            mode,
+            src,
+            dst,
+            n,
+            nblocks,
+            rk,
+            nr,
+            a,
+            b,
+            tweaks,
+            spb,
+        } = l;
         if nblocks == 0 {
             return Ok(());
         }
@@ -279,164 +454,14 @@ impl GpuInner {
         Ok(())
     }
 
-    /// ECB over `nblocks` whole blocks from `src` to `dst` (may be equal).
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn ecb(
-        &self,
-        stream: &Arc<CudaStream>,
-        decrypt: bool,
-        src: u64,
-        dst: u64,
-        nblocks: u64,
-        rk: u64,
-        nr: i32,
-    ) -> Result<()> {
-        self.cipher(
-            stream,
-            decrypt,
-            kernels::MODE_ECB,
-            src,
-            dst,
-            nblocks,
-            nblocks,
-            rk,
-            nr,
-            0,
-            0,
-            0,
-            0,
-        )
-    }
-
-    /// CBC decryption of whole blocks; `src` and `dst` must not overlap.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn cbc_decrypt(
-        &self,
-        stream: &Arc<CudaStream>,
-        src: u64,
-        dst: u64,
-        nblocks: u64,
-        rk: u64,
-        nr: i32,
-        iv: &[u8; 16],
-    ) -> Result<()> {
-        let (lo, hi) = plan::block_le_halves(iv);
-        self.cipher(
-            stream,
-            true,
-            kernels::MODE_CBC,
-            src,
-            dst,
-            nblocks,
-            nblocks,
-            rk,
-            nr,
-            lo,
-            hi,
-            0,
-            0,
-        )
-    }
-
-    /// CTR keystream XOR over `nbytes` bytes (any length).
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn ctr(
-        &self,
-        stream: &Arc<CudaStream>,
-        src: u64,
-        dst: u64,
-        nbytes: u64,
-        rk: u64,
-        nr: i32,
-        counter: &[u8; 16],
-        ctr32: bool,
-    ) -> Result<()> {
-        let (hi, lo) = plan::counter_halves(counter);
-        let mode = if ctr32 {
-            kernels::MODE_CTR32
-        } else {
-            kernels::MODE_CTR
-        };
-        self.cipher(
-            stream,
-            false,
-            mode,
-            src,
-            dst,
-            nbytes,
-            nbytes.div_ceil(16),
-            rk,
-            nr,
-            hi,
-            lo,
-            0,
-            0,
-        )
-    }
-
-    /// Sector tweaks E_K2(first + s) into `out` for s < nsectors.
-    pub(crate) fn xts_tweaks(
-        &self,
-        stream: &Arc<CudaStream>,
-        out: u64,
-        nsectors: u64,
-        rk2: u64,
-        nr: i32,
-        first_sector: u128,
-    ) -> Result<()> {
-        let lo = first_sector as u64;
-        let hi = (first_sector >> 64) as u64;
-        self.cipher(
-            stream,
-            false,
-            kernels::MODE_XTS_TWEAKS,
-            0,
-            out,
-            nsectors,
-            nsectors,
-            rk2,
-            nr,
-            lo,
-            hi,
-            0,
-            0,
-        )
-    }
-
-    /// XTS over whole sectors of `spb` blocks with tweaks from xts_tweaks.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn xts(
-        &self,
-        stream: &Arc<CudaStream>,
-        decrypt: bool,
-        src: u64,
-        dst: u64,
-        nblocks: u64,
-        rk1: u64,
-        nr: i32,
-        tweaks: u64,
-        spb: u64,
-    ) -> Result<()> {
-        self.cipher(
-            stream,
-            decrypt,
-            kernels::MODE_XTS,
-            src,
-            dst,
-            nblocks,
-            nblocks,
-            rk1,
-            nr,
-            0,
-            0,
-            tweaks,
-            spb,
-        )
-    }
-
     /// One level of the GHASH tree.
+    ///
+    /// # Safety
+    ///
+    /// The addresses satisfy the contract above (live, aligned, large enough
+    /// for the sizes given, untouched until `stream` is synchronised).
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn ghash_runs(
+    pub(crate) unsafe fn ghash_runs(
         &self,
         stream: &Arc<CudaStream>,
         src: u64,
@@ -465,41 +490,14 @@ impl GpuInner {
         Ok(())
     }
 
-    /// GCM's CTR over `nbytes` bytes of back-to-back messages of `spb`
-    /// blocks each (the last may be shorter); message m starts at the
-    /// counter block `ctrs[m]` (16 bytes each, device memory).
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn ctr_msgs(
-        &self,
-        stream: &Arc<CudaStream>,
-        src: u64,
-        dst: u64,
-        nbytes: u64,
-        rk: u64,
-        nr: i32,
-        ctrs: u64,
-        spb: u64,
-    ) -> Result<()> {
-        self.cipher(
-            stream,
-            false,
-            kernels::MODE_CTR_MSGS,
-            src,
-            dst,
-            nbytes,
-            nbytes.div_ceil(16),
-            rk,
-            nr,
-            0,
-            0,
-            ctrs,
-            spb,
-        )
-    }
-
     /// One level of the per-message GHASH trees (see ghash.cu).
+    ///
+    /// # Safety
+    ///
+    /// The addresses satisfy the contract above (live, aligned, large enough
+    /// for the sizes given, untouched until `stream` is synchronised).
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn ghash_msgs(
+    pub(crate) unsafe fn ghash_msgs(
         &self,
         stream: &Arc<CudaStream>,
         src: u64,

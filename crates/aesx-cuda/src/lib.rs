@@ -25,6 +25,7 @@ mod gcm_msgs;
 mod gf;
 pub mod kernels;
 mod key_schedule;
+mod open;
 mod pipeline;
 pub mod plan;
 mod selftest;

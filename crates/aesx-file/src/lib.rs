@@ -8,6 +8,3 @@
 pub mod header;
 pub mod kdf;
 pub mod payload;
-
-#[cfg(test)]
-mod c2sp_vectors;

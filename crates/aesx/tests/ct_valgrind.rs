@@ -20,7 +20,6 @@ use aesx::{Aes, Backend, Cbc, Ctr, Ecb, Padding};
 
 /// Valgrind client requests; the `unsafe` inline assembly lives in the
 /// library's `backend/` with the rest of the unsafe code.
-#[path = "common/valgrind.rs"]
 mod valgrind;
 
 /// Printed by a probe that really ran under Valgrind; the driver insists on

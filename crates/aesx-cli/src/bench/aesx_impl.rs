@@ -3,7 +3,7 @@
 use aesx::{Aes, Backend, Block, Cbc, Ctr, Gcm, Xts};
 
 use super::cases::{Mode, Setup};
-use super::impls::Runner;
+use super::runner::Runner;
 
 /// aesx has every mode in [`Mode`] with every key size the mode defines.
 pub fn supports(mode: Mode, key_bits: u32) -> bool {

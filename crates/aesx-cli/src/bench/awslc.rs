@@ -18,7 +18,7 @@ use aws_lc_rs::cipher::{
 use aws_lc_rs::iv::FixedLength;
 
 use super::cases::{Mode, Setup};
-use super::impls::Runner;
+use super::runner::Runner;
 
 /// GCM, ECB (and one block per call), CBC and CTR, every AES key size.
 pub fn supports(mode: Mode, key_bits: u32) -> bool {

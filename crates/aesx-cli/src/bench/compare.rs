@@ -6,12 +6,14 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use super::args::Options;
 use super::cases::{Case, Mode};
+use super::check::honesty_check;
 use super::impls::Impl;
 use super::measure::{self, Plan, Subject};
+use super::plan::{setup_for, threads_for};
 use super::stats::{welch, Summary};
 use super::timing::ClockInfo;
-use super::{honesty_check, setup_for, threads_for, Options};
 use crate::CliError;
 
 /// Length of one iteration aimed for unless `--iters` fixes the count:

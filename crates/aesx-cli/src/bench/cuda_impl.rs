@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 use aesx_cuda::{CudaAes, CudaGcm, CudaXts, Gpu};
 
 use super::cases::{Mode, Setup};
-use super::impls::Runner;
+use super::runner::Runner;
 
 /// Whether a GPU is visible (without compiling any kernel).
 pub fn available() -> bool {

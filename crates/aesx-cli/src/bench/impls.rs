@@ -1,34 +1,15 @@
-//! The implementations under test, behind one small trait.
-//!
-//! A [`Runner`] holds an expanded key and the mode's running state (CBC
-//! chain, CTR counter). One call processes one message of the case's size
-//! in place and continues that state, so that consecutive calls are one
-//! long stream, as `openssl speed` and ARM's speed test measure it; the key
-//! schedule is outside the timed loop for every implementation alike.
+//! The implementations under test, by name: which exist on this machine
+//! and build, what each supports, and a fresh [`Runner`] for a case.
 
 use std::fmt;
 
 use aesx::Backend;
 
 use super::cases::{Mode, Setup};
-use super::{aesx_impl, awslc, cuda_impl, peers};
-
-/// Spare bytes after the message in every buffer handed to a runner:
-/// OpenSSL's `EVP_CipherUpdate` wrapper insists on room for one more block
-/// even when padding is off, and the slack costs the others nothing.
-pub const TAIL: usize = 16;
-
-/// One implementation, keyed and ready for one case.
-pub trait Runner: Send {
-    /// Processes `buf[..len]` in place, continuing the mode's state.
-    /// `buf.len() >= len + TAIL`.
-    fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String>;
-
-    /// The tag of the last call, for the AEAD modes.
-    fn tag(&self) -> Option<[u8; 16]> {
-        None
-    }
-}
+#[cfg(feature = "cuda")]
+use super::cuda_impl;
+use super::runner::Runner;
+use super::{aesx_impl, awslc, peers};
 
 /// An implementation the benchmark can run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -36,6 +17,7 @@ pub enum Impl {
     /// aesx on one backend.
     Aesx(Backend),
     /// aesx-cuda, the GPU backend (host memory in and out).
+    #[cfg(feature = "cuda")]
     Cuda,
     /// OpenSSL (vendored, through EVP).
     OpenSsl,
@@ -52,6 +34,7 @@ impl Impl {
     /// aesx backends, slowest first, then the peers.
     pub fn all_available() -> Vec<Impl> {
         let mut v: Vec<Impl> = Backend::available().iter().map(Impl::Aesx).collect();
+        #[cfg(feature = "cuda")]
         if cuda_impl::available() {
             v.push(Impl::Cuda);
         }
@@ -71,6 +54,11 @@ impl Impl {
             _ => {}
         }
         let bare = s.strip_prefix("aesx-").unwrap_or(&s);
+        #[cfg(not(feature = "cuda"))]
+        if bare == "cuda" {
+            return Err("aesx-cuda: this aesx was built without the `cuda` feature".into());
+        }
+        #[cfg(feature = "cuda")]
         if bare == "cuda" {
             // Opened here (kernels loaded and self-checked), so that a
             // missing driver, device or NVRTC is one line up front.
@@ -94,7 +82,12 @@ impl Impl {
 
     /// True for the other libraries.
     pub fn is_peer(self) -> bool {
-        !matches!(self, Impl::Aesx(_) | Impl::Cuda)
+        match self {
+            Impl::Aesx(_) => false,
+            #[cfg(feature = "cuda")]
+            Impl::Cuda => false,
+            Impl::OpenSsl | Impl::AwsLc | Impl::Ring | Impl::RustCrypto => true,
+        }
     }
 
     /// Whether this implementation has the mode and key size.
@@ -104,6 +97,7 @@ impl Impl {
         }
         match self {
             Impl::Aesx(_) => aesx_impl::supports(mode, key_bits),
+            #[cfg(feature = "cuda")]
             Impl::Cuda => cuda_impl::supports(mode, key_bits),
             Impl::OpenSsl => peers::openssl_supports(mode, key_bits),
             Impl::AwsLc => awslc::supports(mode, key_bits),
@@ -116,6 +110,7 @@ impl Impl {
     pub fn runner(self, mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, String> {
         match self {
             Impl::Aesx(b) => aesx_impl::runner(b, mode, setup),
+            #[cfg(feature = "cuda")]
             Impl::Cuda => cuda_impl::runner(mode, setup),
             Impl::OpenSsl => peers::openssl_runner(mode, setup),
             Impl::AwsLc => awslc::runner(mode, setup),
@@ -129,6 +124,7 @@ impl fmt::Display for Impl {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Impl::Aesx(b) => write!(f, "aesx-{}", b.name()),
+            #[cfg(feature = "cuda")]
             Impl::Cuda => f.write_str("aesx-cuda"),
             Impl::OpenSsl => f.write_str("openssl"),
             Impl::AwsLc => f.write_str("aws-lc-rs"),

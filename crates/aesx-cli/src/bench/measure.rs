@@ -10,7 +10,8 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use super::cases::{split_sizes, Case, Setup};
-use super::impls::{Impl, Runner, TAIL};
+use super::impls::Impl;
+use super::runner::{Runner, TAIL};
 
 /// One independent stream: a runner and the buffer it works on in place.
 /// Each call's output is the next call's input, so no call can be skipped

@@ -18,7 +18,7 @@ use openssl::cipher::{Cipher, CipherRef};
 use openssl::cipher_ctx::CipherCtx;
 
 use super::cases::{Mode, Setup};
-use super::impls::Runner;
+use super::runner::Runner;
 
 // ---------------------------------------------------------------- OpenSSL
 

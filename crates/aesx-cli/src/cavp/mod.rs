@@ -16,6 +16,7 @@ use crate::backend_arg;
 use crate::{outln, CliError};
 
 mod ctr;
+#[cfg(feature = "cuda")]
 mod cuda;
 mod ecb_cbc;
 mod gcm;
@@ -265,6 +266,7 @@ impl Report {
 
 /// Runs `aesx cavp`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    #[cfg(feature = "cuda")]
     if backend_arg::choose(args.backend.as_deref())? == backend_arg::Choice::Cuda {
         return cuda::run(&args.files);
     }

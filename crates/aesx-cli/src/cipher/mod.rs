@@ -25,6 +25,7 @@ use crate::CliError;
 mod blockwise;
 mod cbc;
 mod ctr;
+#[cfg(feature = "cuda")]
 mod cuda;
 mod ecb;
 mod gcm;
@@ -273,10 +274,13 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         }),
         backend: choice.cpu(),
     };
-    let mut job = build(args.mode, &params)?;
-    if choice == backend_arg::Choice::Cuda {
-        job = cuda::job(args.mode, &params, job)?;
-    }
+    let job = build(args.mode, &params)?;
+    #[cfg(feature = "cuda")]
+    let job = if choice == backend_arg::Choice::Cuda {
+        cuda::job(args.mode, &params, job)?
+    } else {
+        job
+    };
 
     let input = args.input.as_deref().filter(|p| *p != Path::new("-"));
     let (mut reader, input_id): (Box<dyn Read>, _) = match input {

@@ -4,7 +4,7 @@
 #![allow(dead_code)] // each test binary uses a different part
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
 /// The binary under test: this build's, or `AESX_TEST_BIN` (to rerun the
@@ -17,6 +17,31 @@ pub struct Out {
     pub code: i32,
     pub stdout: Vec<u8>,
     pub stderr: String,
+}
+
+impl Out {
+    pub fn stdout_str(&self) -> String {
+        String::from_utf8_lossy(&self.stdout).into_owned()
+    }
+}
+
+/// The repository root, where `vectors/` lies.
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// `aesx ARGS` run in the repository root, `stdin` fed from a thread.
+pub fn at_repo(args: &[&str], stdin: &[u8]) -> Out {
+    aesx(&repo(), args, stdin)
+}
+
+/// Runs any command (one made by [`cmd`] and adjusted, or another tool)
+/// with `stdin` fed from a thread and its output captured.
+pub fn run(mut c: Command, stdin: &[u8]) -> Out {
+    c.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    finish(c.spawn().unwrap(), stdin)
 }
 
 pub fn finish(mut child: Child, stdin: &[u8]) -> Out {
@@ -55,6 +80,7 @@ pub fn ok(dir: &Path, args: &[&str], stdin: &[u8]) -> Vec<u8> {
 }
 
 /// One `aesx: ` line on stderr, exit `code`, containing `needle`.
+#[track_caller]
 pub fn one_line(o: &Out, code: i32, needle: &str) {
     assert!(!o.stderr.contains("panicked"), "panic: {}", o.stderr);
     assert_eq!(o.code, code, "exit code; stderr: {}", o.stderr);
@@ -79,4 +105,68 @@ pub fn data(len: usize, seed: u8) -> Vec<u8> {
             x as u8
         })
         .collect()
+}
+
+/// Runs a bash script (for redirections, ulimit, namespaces) with `$AESX`.
+pub fn sh(dir: &Path, script: &str) -> Out {
+    let child = Command::new("bash")
+        .args(["-c", script])
+        .env("AESX", bin())
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    finish(child, b"")
+}
+
+/// The names in `dir`, sorted.
+pub fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// An AES-128 key and an IV, in hex.
+pub const K: &str = "000102030405060708090a0b0c0d0e0f";
+pub const IV: &str = "f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+
+/// A directory for the fault tests: `key`, a 3 MiB plaintext `pt`, its
+/// file encryption `ct` and its raw GCM encryption `gct` (under [`K`],
+/// [`IV`]).
+pub fn fault_setup() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    ok(p, &["keygen", "-o", "key"], b"");
+    let pt = data(3 << 20, 8);
+    std::fs::write(p.join("pt"), &pt).unwrap();
+    ok(p, &["encrypt", "-k", "key", "-o", "ct", "pt"], b"");
+    let g = ok(
+        p,
+        &["cipher", "encrypt", "--mode", "gcm", "--key", K, "--iv", IV],
+        &pt,
+    );
+    std::fs::write(p.join("gct"), g).unwrap();
+    d
+}
+
+/// A fast Argon2id cost for tests (64 KiB, 1 pass, 1 lane).
+pub const CHEAP_KDF: &str = "64,1,1";
+
+/// Writes the passphrase file `pw` in `dir` and returns `pt` encrypted
+/// under it at [`CHEAP_KDF`].
+pub fn passphrase_sealed(dir: &Path, pt: &[u8]) -> Vec<u8> {
+    std::fs::write(dir.join("pw"), "pw\n").unwrap();
+    let args = [
+        "encrypt",
+        "--passphrase-file",
+        "pw",
+        "--insecure-kdf-cost",
+        CHEAP_KDF,
+    ];
+    ok(dir, &args, pt)
 }

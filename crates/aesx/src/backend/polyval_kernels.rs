@@ -7,7 +7,7 @@
 
 use zeroize::Zeroize;
 
-use super::soft_polyval::SoftPolyvalKey;
+use super::soft::polyval::SoftPolyvalKey;
 use super::Backend;
 use crate::key::{Block, BLOCK_LEN};
 

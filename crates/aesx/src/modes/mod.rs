@@ -11,6 +11,7 @@ pub(crate) mod esp;
 pub(crate) mod gcm;
 pub(crate) mod gcm_siv;
 pub(crate) mod keywrap;
+pub(crate) mod gcm_stream;
 pub(crate) mod padding;
 pub(crate) mod xaes;
 pub(crate) mod xts;

@@ -9,7 +9,10 @@ use aesx::Backend;
 use serde_json::Value;
 use sha2::{Digest, Sha512};
 
-use crate::payload::*;
+use aesx_file::payload::*;
+
+mod common;
+use common::reader::DecryptReader;
 
 fn vectors(name: &str) -> Value {
     let path = format!(

@@ -1,0 +1,104 @@
+//! Running the grid: every case in turn, every implementation on it checked
+//! then measured together, then the table and the report files.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use super::args::Options;
+use super::cases::{Case, Setup};
+use super::check::honesty_check;
+#[cfg(feature = "cuda")]
+use super::cuda_impl;
+
+use super::measure::{self, Plan, Subject};
+#[cfg(feature = "plot")]
+use super::plot;
+use super::progress::Progress;
+use super::report::{self, Row};
+use super::timing::{self, ClockInfo};
+use super::{csv, header, json, plan};
+use crate::CliError;
+
+/// Runs the suite (or the `--rsp` case) and writes every report.
+pub(super) fn run(mut opts: Options, clock: &ClockInfo) -> Result<ExitCode, CliError> {
+    let grid = plan::cases(&mut opts)?;
+    let measurements = plan::measurements(&opts, &grid.cases);
+    let budget = plan::budget(&opts, measurements);
+
+    let mut out = std::io::stdout().lock();
+    let w = |e: std::io::Error| CliError::failure(format!("writing the report: {e}"));
+    header::print(
+        &mut out,
+        &opts,
+        clock,
+        grid.note.as_ref(),
+        grid.cases.len(),
+        measurements,
+        budget,
+    )
+    .map_err(w)?;
+
+    let plan = plan::measure_plan(&opts, budget);
+    let mut progress = Progress::new(grid.cases.len());
+    let mut rows = Vec::new();
+    for (case, (setup, vector)) in grid.cases.iter().zip(&grid.setups) {
+        progress.step(case);
+        let expect = vector.as_ref().map(|v| v.expected.as_slice());
+        let mut case_rows = run_case(&opts, case, setup, expect, &plan, clock)?;
+        rows.append(&mut case_rows);
+    }
+    progress.finish();
+    report::add_ratios(&mut rows);
+    report::print(&mut out, &rows, opts.mb).map_err(w)?;
+    report::print_summary(&mut out, &rows).map_err(w)?;
+    #[cfg(feature = "cuda")]
+    if opts.impls.contains(&super::impls::Impl::Cuda) {
+        cuda_impl::print_device_figures(&mut out, 256 << 20).map_err(CliError::failure)?;
+    }
+    writeln!(
+        out,
+        "x peer: median over the best peer's median for the same case; x soft: over aesx-soft's. \
+         Shared machine: compare within one run."
+    )
+    .map_err(w)?;
+    let meta = report::Meta {
+        cpu: timing::cpu_name(),
+        date: timing::utc_now(),
+        clock: clock.describe(),
+    };
+    if let Some(p) = &opts.json {
+        json::write(p, &meta, &rows)?;
+    }
+    if let Some(p) = &opts.csv {
+        csv::write(p, &rows)?;
+    }
+    #[cfg(feature = "plot")]
+    if let Some(p) = &opts.plot {
+        plot::write(p, &meta, &rows)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Checks every implementation against aesx-soft (and the file's
+/// expectation), then measures them together.
+fn run_case(
+    opts: &Options,
+    case: &Case,
+    setup: &Setup,
+    expect: Option<&[u8]>,
+    plan: &Plan,
+    clock: &ClockInfo,
+) -> Result<Vec<Row>, CliError> {
+    let impls = plan::impls_for(opts, case);
+    honesty_check(&impls, case, setup, expect)?;
+    let mut subjects = impls
+        .iter()
+        .map(|&i| Subject::new(i, case, setup, plan::threads_for(opts, case.mode)))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(CliError::failure)?;
+    measure::measure(&mut subjects, plan).map_err(CliError::failure)?;
+    Ok(subjects
+        .iter()
+        .filter_map(|s| Row::from_subject(s, case, clock))
+        .collect())
+}

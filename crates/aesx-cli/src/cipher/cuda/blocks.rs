@@ -1,0 +1,112 @@
+//! ECB, CBC decryption and CTR on the GPU: whole blocks in bulk, the last
+//! (padded) block and the partial CTR block on the host.
+
+use aesx::{Block, Cbc, Ecb, Padding};
+
+use super::super::blockwise::BlockOp;
+use super::super::{Op, Stream};
+use super::BulkAes;
+use crate::backend_arg::gpu_error;
+use crate::CliError;
+
+fn aes_err(e: aesx_cuda::CudaError) -> aesx::Error {
+    match e {
+        aesx_cuda::CudaError::Aes(e) => e,
+        // BlockOp speaks aesx::Error; a GPU failure has no variant of its
+        // own there, so it is reported as the state error, after the
+        // device's own message.
+        other => {
+            crate::write_stderr(format_args!("aesx: GPU: {other}"));
+            aesx::Error::InvalidState
+        }
+    }
+}
+
+pub(super) struct GpuEcb {
+    pub(super) aes: Box<dyn BulkAes>,
+    pub(super) cpu: Ecb,
+}
+
+impl BlockOp for GpuEcb {
+    fn blocks(&mut self, op: Op, buf: &mut [u8]) -> aesx::Result<()> {
+        self.aes.ecb(op == Op::Decrypt, buf).map_err(aes_err)
+    }
+
+    fn last(&mut self, op: Op, piece: &[u8], out: &mut [u8], pad: Padding) -> aesx::Result<usize> {
+        match op {
+            Op::Encrypt => self.cpu.encrypt(piece, out, pad),
+            Op::Decrypt => self.cpu.decrypt(piece, out, pad),
+        }
+    }
+}
+
+pub(super) struct GpuCbcDec {
+    pub(super) aes: Box<dyn BulkAes>,
+    pub(super) cpu: Cbc,
+    pub(super) chain: Block,
+}
+
+impl BlockOp for GpuCbcDec {
+    fn blocks(&mut self, _op: Op, buf: &mut [u8]) -> aesx::Result<()> {
+        if buf.len() < 16 {
+            return Ok(());
+        }
+        let mut next = [0u8; 16];
+        next.copy_from_slice(&buf[buf.len() - 16..]);
+        self.aes.cbc_decrypt(&self.chain, buf).map_err(aes_err)?;
+        self.chain = next;
+        Ok(())
+    }
+
+    fn last(&mut self, _op: Op, piece: &[u8], out: &mut [u8], pad: Padding) -> aesx::Result<usize> {
+        self.cpu.decrypt(&self.chain, piece, out, pad)
+    }
+}
+
+/// CTR as one stream: whole blocks on the GPU from the running counter; a
+/// partial block keeps the rest of its keystream for the next call.
+pub(super) struct GpuCtr {
+    pub(super) aes: Box<dyn BulkAes>,
+    pub(super) next: u128,
+    pub(super) ks: [u8; 16],
+    pub(super) used: usize,
+}
+
+impl Stream for GpuCtr {
+    fn update(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<(), CliError> {
+        let start = out.len();
+        out.extend_from_slice(input);
+        let buf = &mut out[start..];
+        let head = (16 - self.used).min(buf.len());
+        for (b, k) in buf[..head].iter_mut().zip(&self.ks[self.used..]) {
+            *b ^= k;
+        }
+        self.used += head;
+        let rest = &mut buf[head..];
+        let whole = rest.len() / 16 * 16;
+        if whole > 0 {
+            self.aes
+                .ctr(&self.next.to_be_bytes(), &mut rest[..whole])
+                .map_err(gpu_error)?;
+            self.next = self.next.wrapping_add((whole / 16) as u128);
+        }
+        let tail = &mut rest[whole..];
+        if !tail.is_empty() {
+            self.ks = [0; 16];
+            self.aes
+                .ctr(&self.next.to_be_bytes(), &mut self.ks)
+                .map_err(gpu_error)?;
+            self.next = self.next.wrapping_add(1);
+            for (b, k) in tail.iter_mut().zip(&self.ks) {
+                *b ^= k;
+            }
+            self.used = tail.len();
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, _out: &mut Vec<u8>) -> Result<(), CliError> {
+        self.ks = [0; 16];
+        Ok(())
+    }
+}

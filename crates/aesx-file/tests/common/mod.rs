@@ -1,0 +1,3 @@
+//! Shared by aesx-file's integration tests.
+
+pub mod reader;
