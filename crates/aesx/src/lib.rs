@@ -238,7 +238,9 @@ pub use modes::ctr::Ctr;
 pub use modes::ecb::Ecb;
 pub use modes::esp::{ones_complement_checksum, Esp};
 pub use modes::gcm::{Gcm, GcmEncryptor, Tag};
+pub use modes::gcm_siv::GcmSiv;
 pub use modes::padding::Padding;
+pub use modes::xaes::Xaes256Gcm;
 pub use modes::xts::Xts;
 
 #[cfg(feature = "rustcrypto")]

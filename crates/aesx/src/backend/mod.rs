@@ -21,6 +21,7 @@ pub(crate) mod cpu;
 pub(crate) mod gcm_kernels;
 pub(crate) mod inout;
 pub(crate) mod kernels;
+pub(crate) mod polyval_kernels;
 pub(crate) mod soft;
 pub(crate) mod trace;
 // The soft GHASH lives beside the soft AES but is declared here, so that
@@ -31,6 +32,8 @@ mod soft_gcm;
 pub(crate) mod x86;
 pub(crate) mod xts_kernels;
 // Kept beside soft/mod.rs but registered here so that file stays untouched.
+#[path = "soft/polyval.rs"]
+mod soft_polyval;
 #[path = "soft/xts.rs"]
 mod soft_xts;
 

@@ -36,6 +36,14 @@ pub struct Tag {
 }
 
 impl Tag {
+    /// A full 16-byte tag (for the other AEADs of the crate).
+    pub(crate) fn full(bytes: [u8; TAG_LEN]) -> Tag {
+        Tag {
+            bytes,
+            len: TAG_LEN as u8,
+        }
+    }
+
     /// The tag bytes.
     pub fn as_bytes(&self) -> &[u8] {
         &self.bytes[..self.len as usize]

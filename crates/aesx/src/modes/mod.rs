@@ -7,5 +7,7 @@ pub(crate) mod ctr;
 pub(crate) mod ecb;
 pub(crate) mod esp;
 pub(crate) mod gcm;
+pub(crate) mod gcm_siv;
 pub(crate) mod padding;
+pub(crate) mod xaes;
 pub(crate) mod xts;

@@ -1,0 +1,303 @@
+//! AES-GCM-SIV (RFC 8452); the notes are on [`GcmSiv`].
+
+use core::fmt;
+
+use zeroize::Zeroize;
+
+use crate::backend::polyval_kernels::PolyvalKey;
+use crate::backend::{with_engine, Backend, BlockKernels, Engine, InOut};
+use crate::error::{Error, Result};
+use crate::key::{Block, KeySize, RoundKeys, BLOCK_LEN};
+use crate::modes::gcm::{ct_eq, Tag};
+
+#[cfg(feature = "std")]
+use alloc::vec::Vec;
+
+/// Nonce length of AES-GCM-SIV.
+const NONCE_LEN: usize = 12;
+/// Tag length of AES-GCM-SIV.
+const TAG_LEN: usize = 16;
+/// RFC 8452's limit on plaintext and on associated data: 2^36 bytes.
+const MAX_LEN: u64 = 1 << 36;
+/// Keystream blocks per batch (1 KiB on the stack).
+const BATCH: usize = 64;
+
+/// AES-GCM-SIV with one key (RFC 8452): nonce-misuse-resistant AEAD.
+///
+/// Each message derives its own POLYVAL key and AES key from the
+/// key-generating key and the 12-byte nonce; the tag is the AES encryption
+/// of POLYVAL over the associated data, the plaintext and their lengths,
+/// and it doubles as the initial counter of the CTR pass. Repeating a nonce
+/// reveals only whether two messages (with their associated data) were
+/// equal.
+///
+/// Keys are 16 or 32 bytes; nonces 12 bytes; tags 16 bytes. Plaintext and
+/// associated data are each at most 2^36 bytes ([`Error::MessageTooLong`],
+/// [`Error::AadTooLong`]). `open` compares tags in constant time and zeroes
+/// its output before returning [`Error::AuthenticationFailed`].
+///
+/// ```
+/// use aesx::GcmSiv;
+///
+/// let siv = GcmSiv::new(&[7u8; 16]).unwrap();
+/// let nonce = [1u8; 12];
+/// let sealed = siv.seal(&nonce, b"header", b"secret").unwrap();
+/// assert_eq!(siv.open(&nonce, b"header", &sealed).unwrap(), b"secret");
+/// let mut forged = sealed.clone();
+/// forged[0] ^= 1;
+/// assert!(siv.open(&nonce, b"header", &forged).is_err());
+/// ```
+#[derive(Clone)]
+pub struct GcmSiv {
+    engine: Engine,
+    backend: Backend,
+    size: KeySize,
+}
+
+impl fmt::Debug for GcmSiv {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("GcmSiv")
+            .field("backend", &self.backend)
+            .field("key_size", &self.size)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The per-message keys.
+struct MessageKeys {
+    polyval: PolyvalKey,
+    aes: Engine,
+}
+
+impl GcmSiv {
+    /// The nonce length in bytes.
+    pub const NONCE_LEN: usize = NONCE_LEN;
+    /// The tag length in bytes.
+    pub const TAG_LEN: usize = TAG_LEN;
+    /// The longest plaintext (and the longest associated data): 2^36 bytes.
+    pub const MAX_LEN: u64 = MAX_LEN;
+
+    /// AES-GCM-SIV with `key` (16 or 32 bytes) on the fastest backend.
+    pub fn new(key: &[u8]) -> Result<Self> {
+        Self::with_backend(key, Backend::preferred()?)
+    }
+
+    /// AES-GCM-SIV with `key` on the named backend; an error if it is
+    /// unavailable.
+    pub fn with_backend(key: &[u8], backend: Backend) -> Result<Self> {
+        if key.len() != 16 && key.len() != 32 {
+            return Err(Error::InvalidKeyLength { len: key.len() });
+        }
+        let rk = RoundKeys::expand(key)?;
+        let engine = Engine::new(backend, &rk)?;
+        Ok(GcmSiv {
+            engine,
+            backend,
+            size: rk.size,
+        })
+    }
+
+    /// The backend this key runs on.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// The key size (128 or 256 bits).
+    pub fn key_size(&self) -> KeySize {
+        self.size
+    }
+
+    /// Encrypts `buf` in place and returns the tag.
+    pub fn seal_in_place_detached(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> Result<Tag> {
+        let (keys, tag) = self.seal_keys(nonce, aad, buf)?;
+        keys.ctr(&tag, InOut::in_place(buf));
+        Ok(Tag::full(tag))
+    }
+
+    /// Returns ciphertext followed by the 16-byte tag.
+    #[cfg(feature = "std")]
+    pub fn seal(&self, nonce: &[u8], aad: &[u8], pt: &[u8]) -> Result<Vec<u8>> {
+        let (keys, tag) = self.seal_keys(nonce, aad, pt)?;
+        let mut out = alloc::vec![0u8; pt.len() + TAG_LEN];
+        let (ct, tag_out) = out.split_at_mut(pt.len());
+        keys.ctr(&tag, InOut::new(pt, ct)?);
+        tag_out.copy_from_slice(&tag);
+        Ok(out)
+    }
+
+    /// Verifies `tag` and decrypts `buf` in place. On failure `buf` is zeroed
+    /// and [`Error::AuthenticationFailed`] returned.
+    pub fn open_in_place_detached(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        buf: &mut [u8],
+        tag: &[u8],
+    ) -> Result<()> {
+        let (keys, want) = self.open_keys(nonce, aad, buf.len(), tag)?;
+        keys.ctr(&want, InOut::in_place(buf));
+        let r = keys.check(nonce, aad, buf, &want);
+        if r.is_err() {
+            buf.zeroize();
+        }
+        r
+    }
+
+    /// Opens ciphertext followed by the tag and returns the plaintext.
+    #[cfg(feature = "std")]
+    pub fn open(&self, nonce: &[u8], aad: &[u8], ct_and_tag: &[u8]) -> Result<Vec<u8>> {
+        if ct_and_tag.len() < TAG_LEN {
+            check_nonce(nonce)?;
+            return Err(Error::AuthenticationFailed);
+        }
+        let (ct, tag) = ct_and_tag.split_at(ct_and_tag.len() - TAG_LEN);
+        let (keys, want) = self.open_keys(nonce, aad, ct.len(), tag)?;
+        let mut out = alloc::vec![0u8; ct.len()];
+        keys.ctr(&want, InOut::new(ct, &mut out)?);
+        match keys.check(nonce, aad, &out, &want) {
+            Ok(()) => Ok(out),
+            Err(e) => {
+                out.zeroize();
+                Err(e)
+            }
+        }
+    }
+
+    /// Checks the inputs of a seal, derives the message keys and computes
+    /// the tag over the plaintext `pt`.
+    fn seal_keys(&self, nonce: &[u8], aad: &[u8], pt: &[u8]) -> Result<(MessageKeys, Block)> {
+        let nonce = check_nonce(nonce)?;
+        check_lengths(aad.len(), pt.len())?;
+        let keys = self.derive(nonce)?;
+        let tag = keys.tag(nonce, aad, pt);
+        Ok((keys, tag))
+    }
+
+    /// Checks the inputs of an open (`len` bytes of ciphertext) and derives
+    /// the message keys; returns them with the received tag.
+    fn open_keys(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        len: usize,
+        tag: &[u8],
+    ) -> Result<(MessageKeys, Block)> {
+        let nonce = check_nonce(nonce)?;
+        let want: Block = tag
+            .try_into()
+            .map_err(|_| Error::InvalidTagLength { len: tag.len() })?;
+        check_lengths(aad.len(), len)?;
+        Ok((self.derive(nonce)?, want))
+    }
+
+    /// Derives the message's POLYVAL and AES keys (RFC 8452 section 4):
+    /// block i is AES(K, le32(i) || nonce), of which the first 8 bytes count;
+    /// all blocks go through the backend in one call.
+    fn derive(&self, nonce: &[u8; NONCE_LEN]) -> Result<MessageKeys> {
+        let count = if self.size == KeySize::Aes128 { 4 } else { 6 };
+        let mut blocks = [0u8; 6 * BLOCK_LEN];
+        for (i, b) in blocks.chunks_exact_mut(BLOCK_LEN).enumerate() {
+            b[..4].copy_from_slice(&(i as u32).to_le_bytes());
+            b[4..].copy_from_slice(nonce);
+        }
+        let blocks = &mut blocks[..count * BLOCK_LEN];
+        with_engine!(&self.engine, k => k.encrypt_blocks(InOut::in_place(blocks)));
+        let mut halves = [0u8; 6 * 8];
+        for (h, b) in halves
+            .chunks_exact_mut(8)
+            .zip(blocks.chunks_exact(BLOCK_LEN))
+        {
+            h.copy_from_slice(&b[..8]);
+        }
+        blocks.zeroize();
+        let mut auth = [0u8; BLOCK_LEN];
+        auth.copy_from_slice(&halves[..BLOCK_LEN]);
+        let rk = RoundKeys::expand(&halves[BLOCK_LEN..count * 8]);
+        halves.zeroize();
+        let keys = MessageKeys {
+            polyval: PolyvalKey::new(self.backend, &auth),
+            aes: Engine::new(self.backend, &rk?)?,
+        };
+        auth.zeroize();
+        Ok(keys)
+    }
+}
+
+impl MessageKeys {
+    /// The tag (RFC 8452 section 4): AES of POLYVAL(aad, pt, lengths) with
+    /// the nonce XORed in and the top bit cleared.
+    fn tag(&self, nonce: &[u8; NONCE_LEN], aad: &[u8], pt: &[u8]) -> Block {
+        let mut s = [0u8; BLOCK_LEN];
+        self.polyval.update_padded(&mut s, aad);
+        self.polyval.update_padded(&mut s, pt);
+        let len = pt.len();
+        let mut lens = [0u8; BLOCK_LEN];
+        lens[..8].copy_from_slice(&(aad.len() as u64 * 8).to_le_bytes());
+        lens[8..].copy_from_slice(&(len as u64 * 8).to_le_bytes());
+        self.polyval.update_blocks(&mut s, &lens);
+        for (x, n) in s.iter_mut().zip(nonce) {
+            *x ^= n;
+        }
+        s[15] &= 0x7f;
+        with_engine!(&self.aes, k => k.encrypt_blocks(InOut::in_place(&mut s)));
+        s
+    }
+
+    /// XORs the keystream of counter blocks tag | 0x80.. (the first 32 bits
+    /// a little-endian counter, wrapping mod 2^32) into `io`.
+    fn ctr(&self, tag: &Block, mut io: InOut<'_>) {
+        let mut ctr = *tag;
+        ctr[15] |= 0x80;
+        let mut c = u32::from_le_bytes([ctr[0], ctr[1], ctr[2], ctr[3]]);
+        let mut ks = [0u8; BATCH * BLOCK_LEN];
+        let mut done = 0;
+        while done < io.len() {
+            let n = (io.len() - done).min(BATCH * BLOCK_LEN);
+            let m = n.div_ceil(BLOCK_LEN);
+            for b in ks[..m * BLOCK_LEN].chunks_exact_mut(BLOCK_LEN) {
+                b.copy_from_slice(&ctr);
+                b[..4].copy_from_slice(&c.to_le_bytes());
+                c = c.wrapping_add(1);
+            }
+            with_engine!(&self.aes, k => k.encrypt_blocks(InOut::in_place(&mut ks[..m * BLOCK_LEN])));
+            let (_, rest) = io.reborrow().split_at(done);
+            let (mut part, _) = rest.split_at(n);
+            part.xor_from(&ks[..n]);
+            done += n;
+        }
+        ks.zeroize();
+    }
+}
+
+impl MessageKeys {
+    /// Recomputes the tag over the decrypted `pt` and compares it with
+    /// `want` in constant time.
+    fn check(&self, nonce: &[u8], aad: &[u8], pt: &[u8], want: &Block) -> Result<()> {
+        let nonce = check_nonce(nonce)?;
+        let mut got = self.tag(nonce, aad, pt);
+        let ok = ct_eq(&got, want);
+        got.zeroize();
+        if ok {
+            Ok(())
+        } else {
+            Err(Error::AuthenticationFailed)
+        }
+    }
+}
+
+fn check_nonce(nonce: &[u8]) -> Result<&[u8; NONCE_LEN]> {
+    nonce.try_into().map_err(|_| Error::InvalidIvLength {
+        expected: NONCE_LEN,
+        got: nonce.len(),
+    })
+}
+
+fn check_lengths(aad: usize, data: usize) -> Result<()> {
+    if data as u64 > MAX_LEN {
+        return Err(Error::MessageTooLong);
+    }
+    if aad as u64 > MAX_LEN {
+        return Err(Error::AadTooLong);
+    }
+    Ok(())
+}

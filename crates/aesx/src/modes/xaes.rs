@@ -1,0 +1,159 @@
+//! XAES-256-GCM (c2sp.org/XAES-256-GCM); the notes are on [`Xaes256Gcm`].
+
+use core::fmt;
+
+use zeroize::Zeroize;
+
+use crate::backend::{with_engine, Backend, BlockKernels, Engine, InOut};
+use crate::error::{Error, Result};
+use crate::key::{Block, KeySize, RoundKeys, BLOCK_LEN};
+use crate::modes::gcm::{Gcm, Tag};
+
+#[cfg(feature = "std")]
+use alloc::vec::Vec;
+
+/// Nonce length of XAES-256-GCM.
+const NONCE_LEN: usize = 24;
+/// Tag length.
+const TAG_LEN: usize = 16;
+
+/// XAES-256-GCM with one key: AES-256-GCM with 192-bit nonces, safe to draw
+/// at random for practically unlimited messages under one key.
+///
+/// Each message derives a fresh AES-256 key from the first 12 bytes of the
+/// nonce (SP 800-108 counter-mode KDF with CMAC; both derived blocks come
+/// from one AES call), then runs AES-256-GCM with the last 12 bytes as the
+/// nonce. The key is 32 bytes, the nonce 24, the tag 16. Limits and
+/// failure behaviour are those of [`Gcm`](crate::Gcm): `open` compares in
+/// constant time and zeroes its output on failure.
+///
+/// ```
+/// use aesx::Xaes256Gcm;
+///
+/// let xaes = Xaes256Gcm::new(&[7u8; 32]).unwrap();
+/// let nonce = [1u8; 24]; // random is fine
+/// let sealed = xaes.seal(&nonce, b"header", b"secret").unwrap();
+/// assert_eq!(xaes.open(&nonce, b"header", &sealed).unwrap(), b"secret");
+/// ```
+#[derive(Clone)]
+pub struct Xaes256Gcm {
+    engine: Engine,
+    /// The CMAC subkey K1 = dbl(AES(K, 0^128)).
+    k1: Block,
+    backend: Backend,
+}
+
+impl Drop for Xaes256Gcm {
+    fn drop(&mut self) {
+        self.k1.zeroize();
+    }
+}
+
+impl fmt::Debug for Xaes256Gcm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Xaes256Gcm")
+            .field("backend", &self.backend)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Doubling in GF(2^128) as CMAC defines it (big-endian, x^128 + x^7 + x^2 +
+/// x + 1), without a branch on the secret top bit.
+pub(crate) fn dbl(b: &Block) -> Block {
+    let v = u128::from_be_bytes(*b);
+    let carry = 0u128.wrapping_sub(v >> 127);
+    ((v << 1) ^ (carry & 0x87)).to_be_bytes()
+}
+
+impl Xaes256Gcm {
+    /// The nonce length in bytes.
+    pub const NONCE_LEN: usize = NONCE_LEN;
+    /// The tag length in bytes.
+    pub const TAG_LEN: usize = TAG_LEN;
+
+    /// XAES-256-GCM with a 32-byte `key` on the fastest backend.
+    pub fn new(key: &[u8]) -> Result<Self> {
+        Self::with_backend(key, Backend::preferred()?)
+    }
+
+    /// XAES-256-GCM with `key` on the named backend; an error if it is
+    /// unavailable.
+    pub fn with_backend(key: &[u8], backend: Backend) -> Result<Self> {
+        if key.len() != KeySize::Aes256.bytes() {
+            return Err(Error::InvalidKeyLength { len: key.len() });
+        }
+        let rk = RoundKeys::expand(key)?;
+        let engine = Engine::new(backend, &rk)?;
+        let mut l = [0u8; BLOCK_LEN];
+        with_engine!(&engine, k => k.encrypt_blocks(InOut::in_place(&mut l)));
+        let k1 = dbl(&l);
+        l.zeroize();
+        Ok(Xaes256Gcm {
+            engine,
+            k1,
+            backend,
+        })
+    }
+
+    /// The backend this key runs on.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// Encrypts `buf` in place and returns the tag.
+    pub fn seal_in_place_detached(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> Result<Tag> {
+        let (gcm, n) = self.derive(nonce)?;
+        gcm.seal_in_place_detached(n, aad, buf)
+    }
+
+    /// Returns ciphertext followed by the 16-byte tag.
+    #[cfg(feature = "std")]
+    pub fn seal(&self, nonce: &[u8], aad: &[u8], pt: &[u8]) -> Result<Vec<u8>> {
+        let (gcm, n) = self.derive(nonce)?;
+        gcm.seal(n, aad, pt)
+    }
+
+    /// Verifies `tag` and decrypts `buf` in place. On failure `buf` is zeroed
+    /// and [`Error::AuthenticationFailed`] returned.
+    pub fn open_in_place_detached(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        buf: &mut [u8],
+        tag: &[u8],
+    ) -> Result<()> {
+        let (gcm, n) = self.derive(nonce)?;
+        gcm.open_in_place_detached(n, aad, buf, tag)
+    }
+
+    /// Opens ciphertext followed by the tag and returns the plaintext.
+    #[cfg(feature = "std")]
+    pub fn open(&self, nonce: &[u8], aad: &[u8], ct_and_tag: &[u8]) -> Result<Vec<u8>> {
+        let (gcm, n) = self.derive(nonce)?;
+        gcm.open(n, aad, ct_and_tag)
+    }
+
+    /// The message's AES-256-GCM key and its 12-byte GCM nonce:
+    /// Kx = AES(K, M1 ^ K1) || AES(K, M2 ^ K1) with Mi = 00 0i 'X' 00 ||
+    /// N[..12], in one two-block call.
+    pub(crate) fn derive<'n>(&self, nonce: &'n [u8]) -> Result<(Gcm, &'n [u8])> {
+        if nonce.len() != NONCE_LEN {
+            return Err(Error::InvalidIvLength {
+                expected: NONCE_LEN,
+                got: nonce.len(),
+            });
+        }
+        let mut kx = [0u8; 2 * BLOCK_LEN];
+        for (i, m) in kx.chunks_exact_mut(BLOCK_LEN).enumerate() {
+            m[..4].copy_from_slice(&[0, i as u8 + 1, b'X', 0]);
+            m[4..].copy_from_slice(&nonce[..12]);
+            for (x, k) in m.iter_mut().zip(&self.k1) {
+                *x ^= k;
+            }
+        }
+        with_engine!(&self.engine, k => k.encrypt_blocks(InOut::in_place(&mut kx)));
+        let gcm = Gcm::with_backend(&kx, self.backend);
+        kx.zeroize();
+        Ok((gcm?, &nonce[12..]))
+    }
+}

@@ -1,0 +1,265 @@
+//! AES-GCM-SIV (RFC 8452): Wycheproof (its "RFC 8452" entries are the
+//! Appendix C vectors, counter-wrap cases included) on every available
+//! backend; random differential tests against OpenSSL's AES-GCM-SIV (lengths
+//! 0..=300 and around kernel batch sizes, in place and out of place,
+//! unaligned); forgeries rejected with zeroed output; API errors.
+
+mod common;
+
+use aesx::{Error, GcmSiv};
+use openssl::cipher::{Cipher, CipherRef};
+use openssl::cipher_ctx::CipherCtx;
+use rand::{Rng, RngCore, SeedableRng};
+
+fn h(s: &str) -> Vec<u8> {
+    hex::decode(s).unwrap()
+}
+
+fn js(v: &serde_json::Value, k: &str) -> Vec<u8> {
+    h(v[k].as_str().unwrap_or(""))
+}
+
+#[test]
+fn wycheproof_aes_gcm_siv() {
+    let path = common::vectors_dir().join("wycheproof/aes_gcm_siv_test.json");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut checked = 0;
+    for b in common::backends() {
+        for g in doc["testGroups"].as_array().unwrap() {
+            for t in g["tests"].as_array().unwrap() {
+                let id = &t["tcId"];
+                let valid = t["result"] != "invalid";
+                let (key, iv, aad, msg, ct, tag) = (
+                    js(t, "key"),
+                    js(t, "iv"),
+                    js(t, "aad"),
+                    js(t, "msg"),
+                    js(t, "ct"),
+                    js(t, "tag"),
+                );
+                let siv = GcmSiv::with_backend(&key, b).unwrap();
+                assert_eq!(siv.backend(), b);
+                if valid {
+                    let sealed = siv.seal(&iv, &aad, &msg).unwrap();
+                    assert_eq!(&sealed[..msg.len()], &ct[..], "{b} tc {id}");
+                    assert_eq!(&sealed[msg.len()..], &tag[..], "{b} tc {id}");
+                    let mut buf = msg.clone();
+                    let t2 = siv.seal_in_place_detached(&iv, &aad, &mut buf).unwrap();
+                    assert_eq!((buf, t2.as_bytes()), (ct.clone(), &tag[..]), "{b} tc {id}");
+                }
+                let mut buf = ct.clone();
+                let r = siv.open_in_place_detached(&iv, &aad, &mut buf, &tag);
+                let mut joined = ct.clone();
+                joined.extend_from_slice(&tag);
+                let r2 = siv.open(&iv, &aad, &joined);
+                if valid {
+                    r.unwrap();
+                    assert_eq!(buf, msg, "{b} tc {id}");
+                    assert_eq!(r2.unwrap(), msg, "{b} tc {id}");
+                } else {
+                    assert_eq!(r, Err(Error::AuthenticationFailed), "{b} tc {id}");
+                    assert_eq!(r2, Err(Error::AuthenticationFailed), "{b} tc {id}");
+                    assert!(buf.iter().all(|&x| x == 0), "{b} tc {id}: output kept");
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 202, "only {checked} cases");
+}
+
+/// RFC 8452 Appendix C.1, one vector with a partial block and AAD, checked
+/// on its own so a failure names the construction, not a file.
+#[test]
+fn rfc8452_c1_with_aad() {
+    let key = h("01000000000000000000000000000000");
+    let nonce = h("030000000000000000000000");
+    let aad = h("01");
+    let pt = h("0200000000000000");
+    let want = h("1e6daba35669f4273b0a1a2560969cdf790d99759abd1508");
+    for b in common::backends() {
+        let siv = GcmSiv::with_backend(&key, b).unwrap();
+        assert_eq!(siv.seal(&nonce, &aad, &pt).unwrap(), want, "{b}");
+    }
+}
+
+fn ossl(key_len: usize) -> openssl::cipher::Cipher {
+    let name = if key_len == 16 {
+        "AES-128-GCM-SIV"
+    } else {
+        "AES-256-GCM-SIV"
+    };
+    Cipher::fetch(None, name, None).unwrap()
+}
+
+fn ossl_seal(c: &CipherRef, key: &[u8], nonce: &[u8], aad: &[u8], pt: &[u8]) -> Vec<u8> {
+    let mut ctx = CipherCtx::new().unwrap();
+    ctx.encrypt_init(Some(c), Some(key), Some(nonce)).unwrap();
+    ctx.cipher_update(aad, None).unwrap();
+    let mut out = vec![0u8; pt.len() + 16];
+    let n = ctx.cipher_update(pt, Some(&mut out)).unwrap();
+    let m = ctx.cipher_final(&mut out[n..]).unwrap();
+    assert_eq!(n + m, pt.len());
+    ctx.tag(&mut out[pt.len()..]).unwrap();
+    out
+}
+
+/// Lengths 0..=300, then around 64-block and larger kernel batches.
+fn lengths() -> Vec<usize> {
+    let mut v: Vec<usize> = (0..=300).collect();
+    for base in [512, 1024, 2048, 4096, 8192, 16384] {
+        v.extend(base - 17..=base + 17);
+    }
+    v.push(100_000);
+    v
+}
+
+#[test]
+fn random_differential_vs_openssl() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(0x5117_8452);
+    for b in common::backends() {
+        for (i, len) in lengths().into_iter().enumerate() {
+            let key_len = if i % 2 == 0 { 16 } else { 32 };
+            let mut key = vec![0u8; key_len];
+            rng.fill_bytes(&mut key);
+            let mut nonce = [0u8; 12];
+            rng.fill_bytes(&mut nonce);
+            let aad_len = match i % 4 {
+                0 => 0,
+                1 => rng.gen_range(0..40),
+                _ => rng.gen_range(0..300),
+            };
+            let mut aad = vec![0u8; aad_len];
+            rng.fill_bytes(&mut aad);
+            // An odd offset makes both buffers unaligned.
+            let off = rng.gen_range(0..16);
+            let mut pt_store = vec![0u8; len + off];
+            rng.fill_bytes(&mut pt_store);
+            let pt = &pt_store[off..];
+            let want = ossl_seal(&ossl(key_len), &key, &nonce, &aad, pt);
+            let siv = GcmSiv::with_backend(&key, b).unwrap();
+            assert_eq!(
+                siv.seal(&nonce, &aad, pt).unwrap(),
+                want,
+                "{b} len {len} aad {aad_len}"
+            );
+            let mut store = vec![0u8; len + off + 1];
+            let buf = &mut store[off + 1..];
+            buf.copy_from_slice(pt);
+            let tag = siv.seal_in_place_detached(&nonce, &aad, buf).unwrap();
+            assert_eq!(&buf[..], &want[..len], "{b} len {len} in place");
+            assert_eq!(tag.as_bytes(), &want[len..]);
+            siv.open_in_place_detached(&nonce, &aad, buf, &want[len..])
+                .unwrap();
+            assert_eq!(&buf[..], pt, "{b} len {len}");
+            assert_eq!(siv.open(&nonce, &aad, &want).unwrap(), pt);
+            // One flipped bit anywhere (ciphertext, tag or AAD) is refused
+            // and releases nothing.
+            let mut bad = want.clone();
+            let bit = rng.gen_range(0..bad.len() * 8);
+            bad[bit / 8] ^= 1 << (bit % 8);
+            assert_eq!(
+                siv.open(&nonce, &aad, &bad),
+                Err(Error::AuthenticationFailed)
+            );
+            let (bct, btag) = bad.split_at_mut(len);
+            let r = siv.open_in_place_detached(&nonce, &aad, bct, btag);
+            assert_eq!(r, Err(Error::AuthenticationFailed));
+            assert!(bct.iter().all(|&x| x == 0));
+            if !aad.is_empty() {
+                aad[0] ^= 0x80;
+                assert_eq!(
+                    siv.open(&nonce, &aad, &want),
+                    Err(Error::AuthenticationFailed)
+                );
+            }
+        }
+    }
+}
+
+/// All backends give the same bytes as the soft one (long messages too).
+#[test]
+fn backends_agree() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+    let mut data = vec![0u8; 70_000];
+    rng.fill_bytes(&mut data);
+    for key_len in [16, 32] {
+        let key = &data[..key_len];
+        let soft = GcmSiv::with_backend(key, aesx::Backend::Soft).unwrap();
+        for len in [
+            0, 1, 15, 16, 17, 63, 64, 65, 127, 128, 129, 1000, 4097, 70_000,
+        ] {
+            let want = soft.seal(&data[..12], &data[..33], &data[..len]).unwrap();
+            for b in common::backends() {
+                let siv = GcmSiv::with_backend(key, b).unwrap();
+                assert_eq!(
+                    siv.seal(&data[..12], &data[..33], &data[..len]).unwrap(),
+                    want,
+                    "{b} {len}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn api_errors() {
+    for len in [0, 15, 24, 33] {
+        assert_eq!(
+            GcmSiv::new(&vec![0u8; len]).unwrap_err(),
+            Error::InvalidKeyLength { len }
+        );
+    }
+    let siv = GcmSiv::with_backend(&[1u8; 32], common::backend()).unwrap();
+    for n in [0, 8, 11, 13, 16, 24] {
+        let nonce = vec![0u8; n];
+        let want = Err(Error::InvalidIvLength {
+            expected: 12,
+            got: n,
+        });
+        assert_eq!(siv.seal(&nonce, b"", b"x").map(|_| ()), want);
+        assert_eq!(
+            siv.seal_in_place_detached(&nonce, b"", &mut [0u8; 3])
+                .map(|_| ()),
+            want
+        );
+        assert_eq!(siv.open(&nonce, b"", &[0u8; 20]).map(|_| ()), want);
+        assert_eq!(
+            siv.open_in_place_detached(&nonce, b"", &mut [0u8; 3], &[0u8; 16]),
+            want
+        );
+    }
+    let nonce = [0u8; 12];
+    for t in [0, 12, 15, 17] {
+        assert_eq!(
+            siv.open_in_place_detached(&nonce, b"", &mut [0u8; 3], &vec![0u8; t]),
+            Err(Error::InvalidTagLength { len: t })
+        );
+    }
+    for short in 0..16 {
+        assert_eq!(
+            siv.open(&nonce, b"", &vec![0u8; short]),
+            Err(Error::AuthenticationFailed)
+        );
+    }
+    assert_eq!(GcmSiv::TAG_LEN, 16);
+    assert_eq!(GcmSiv::NONCE_LEN, 12);
+    assert_eq!(GcmSiv::MAX_LEN, 1 << 36);
+    let dbg = format!("{siv:?}");
+    assert!(dbg.contains("GcmSiv") && !dbg.contains("01, 01"));
+}
+
+/// A repeated nonce leaks only equality: equal inputs give equal outputs,
+/// and any difference changes the whole ciphertext (the tag is the IV).
+#[test]
+fn nonce_reuse_is_deterministic_and_diffuse() {
+    let siv = GcmSiv::with_backend(&[9u8; 16], common::backend()).unwrap();
+    let n = [3u8; 12];
+    let a = siv.seal(&n, b"", &[0u8; 64]).unwrap();
+    assert_eq!(a, siv.seal(&n, b"", &[0u8; 64]).unwrap());
+    let mut p = [0u8; 64];
+    p[63] = 1;
+    let b = siv.seal(&n, b"", &p).unwrap();
+    assert!(a[..16].iter().zip(&b[..16]).any(|(x, y)| x != y));
+}
