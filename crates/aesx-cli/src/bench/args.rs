@@ -129,7 +129,7 @@ impl Options {
             && a.rsp.is_none();
         let chosen_modes = parse_modes(&a.modes)?;
         let modes = if chosen_modes.is_empty() {
-            MODES.iter().map(|m| m.mode).collect()
+            MODES.iter().filter(|m| m.default).map(|m| m.mode).collect()
         } else {
             chosen_modes.clone()
         };

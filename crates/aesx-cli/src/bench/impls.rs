@@ -6,6 +6,7 @@ use std::fmt;
 use aesx::Backend;
 
 use super::cases::{Mode, Setup};
+use super::peers_siv_ccm_kw as more;
 use super::runner::Runner;
 use super::{aesx_impl, awslc, cuda_impl, peers};
 
@@ -84,6 +85,8 @@ impl Impl {
         match self {
             Impl::Aesx(_) => aesx_impl::supports(mode, key_bits),
             Impl::Cuda => cuda_impl::supports(mode, key_bits),
+            Impl::OpenSsl if mode.cpu_only() => more::openssl_supports(mode, key_bits),
+            Impl::RustCrypto if mode.cpu_only() => more::rustcrypto_supports(mode, key_bits),
             Impl::OpenSsl => peers::openssl_supports(mode, key_bits),
             Impl::AwsLc => awslc::supports(mode, key_bits),
             Impl::Ring => peers::ring_supports(mode, key_bits),
@@ -96,6 +99,8 @@ impl Impl {
         match self {
             Impl::Aesx(b) => aesx_impl::runner(b, mode, setup),
             Impl::Cuda => cuda_impl::runner(mode, setup),
+            Impl::OpenSsl if mode.cpu_only() => more::openssl_runner(mode, setup),
+            Impl::RustCrypto if mode.cpu_only() => more::rustcrypto_runner(mode, setup),
             Impl::OpenSsl => peers::openssl_runner(mode, setup),
             Impl::AwsLc => awslc::runner(mode, setup),
             Impl::Ring => peers::ring_runner(mode, setup),

@@ -40,6 +40,7 @@ mod isa;
 mod json;
 mod measure;
 mod peers;
+mod peers_siv_ccm_kw;
 mod plan;
 mod plot;
 mod progress;
