@@ -64,10 +64,10 @@ pub fn openssl_runner(mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, Stri
     }
     let ccm = matches!(mode, Mode::CcmEnc | Mode::CcmDec);
     if ccm {
+        // Both before the key: OpenSSL's CCM fixes M and L when the key is
+        // set (a tag set later for decryption does not change M).
         ctx.set_iv_length(setup.iv.len()).map_err(ossl)?;
-        if !decrypt {
-            ctx.set_tag_length(16).map_err(ossl)?;
-        }
+        ctx.set_tag_length(16).map_err(ossl)?;
     }
     if decrypt {
         ctx.decrypt_init(None, Some(&setup.key), None)
@@ -144,7 +144,7 @@ impl Runner for OsslRunner {
                 if !self.aad.is_empty() {
                     self.ctx.cipher_update(&self.aad, None).map_err(ossl)?;
                 }
-                let bad = |_| format!("openssl: {} tag did not verify", self.mode);
+                let bad = |e| format!("openssl: {} tag did not verify ({e})", self.mode);
                 self.ctx
                     .cipher_update(&ct[..len], Some(&mut buf[..]))
                     .map_err(bad)?;
