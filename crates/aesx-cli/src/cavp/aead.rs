@@ -7,13 +7,11 @@
 use aesx::{Backend, Error};
 
 use super::rsp::ParseError;
-use super::wycheproof::{self, check_all, refused, Expect};
+use super::wycheproof::{self, refused, Expect, Test};
 use super::{hx, Report};
 use crate::cipher::aead::{Aead, Kind};
 
 struct Case {
-    id: u64,
-    expect: Expect,
     tag_len: usize,
     key: Vec<u8>,
     iv: Vec<u8>,
@@ -23,22 +21,34 @@ struct Case {
     tag: Vec<u8>,
 }
 
-fn check(kind: Kind, c: &Case, b: Backend) -> Result<(), String> {
+fn parse(t: &Test) -> Result<Case, ParseError> {
+    Ok(Case {
+        tag_len: t.tag_len(128)?,
+        key: t.hex("key")?,
+        iv: t.hex("iv")?,
+        aad: t.hex("aad")?,
+        msg: t.hex("msg")?,
+        ct: t.hex("ct")?,
+        tag: t.hex("tag")?,
+    })
+}
+
+fn check(kind: Kind, expect: Expect, c: &Case, b: Backend) -> Result<(), String> {
     let aead = match Aead::new(kind, &c.key, c.tag_len, b) {
         Ok(a) => a,
-        Err(e) => return refused(c.expect, "new", e),
+        Err(e) => return refused(expect, "new", e),
     };
     let sealed = [&c.ct[..], &c.tag[..]].concat();
-    if c.expect != Expect::Invalid {
+    if expect != Expect::Invalid {
         match aead.seal(&c.iv, &c.aad, &c.msg) {
             Ok(out) if out == sealed => {}
             Ok(out) => return Err(format!("sealed {} expected {}", hx(&out), hx(&sealed))),
-            Err(e) => return refused(c.expect, "seal", e),
+            Err(e) => return refused(expect, "seal", e),
         }
     }
     let mut buf = c.ct.clone();
     let detached = aead.open_detached(&c.iv, &c.aad, &mut buf, &c.tag);
-    match (aead.open(&c.iv, &c.aad, &sealed), detached, c.expect) {
+    match (aead.open(&c.iv, &c.aad, &sealed), detached, expect) {
         (Ok(pt), Ok(()), Expect::Valid | Expect::Acceptable) if pt == c.msg && buf == c.msg => {
             Ok(())
         }
@@ -65,22 +75,7 @@ pub fn run(
     backends: &[Backend],
     report: &mut Report,
 ) -> Result<(), ParseError> {
-    let cases = wycheproof::read(text)?
-        .iter()
-        .map(|t| {
-            Ok(Case {
-                id: t.id,
-                expect: t.expect,
-                tag_len: t.tag_len(128)?,
-                key: t.hex("key")?,
-                iv: t.hex("iv")?,
-                aad: t.hex("aad")?,
-                msg: t.hex("msg")?,
-                ct: t.hex("ct")?,
-                tag: t.hex("tag")?,
-            })
-        })
-        .collect::<Result<Vec<_>, ParseError>>()?;
-    check_all(&cases, backends, report, |c| c.id, |c, b| check(kind, c, b));
-    Ok(())
+    wycheproof::run(text, backends, report, parse, |t, c, b| {
+        check(kind, t.expect, c, b)
+    })
 }

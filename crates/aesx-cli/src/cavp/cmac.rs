@@ -6,37 +6,35 @@
 use aesx::{Backend, Cmac};
 
 use super::rsp::ParseError;
-use super::wycheproof::{self, check_all, refused, Expect};
+use super::wycheproof::{self, refused, Expect, Test};
 use super::{hx, Report};
 
-struct Case {
-    id: u64,
-    expect: Expect,
-    key: Vec<u8>,
-    msg: Vec<u8>,
-    tag: Vec<u8>,
+/// Key, message, tag.
+type Case = (Vec<u8>, Vec<u8>, Vec<u8>);
+
+fn parse(t: &Test) -> Result<Case, ParseError> {
+    Ok((t.hex("key")?, t.hex("msg")?, t.hex("tag")?))
 }
 
-fn check(c: &Case, b: Backend) -> Result<(), String> {
-    let cmac = match Cmac::with_backend(&c.key, b) {
+fn check(t: &Test, (key, msg, want): &Case, b: Backend) -> Result<(), String> {
+    let cmac = match Cmac::with_backend(key, b) {
         Ok(m) => m,
-        Err(e) => return refused(c.expect, "new", e),
+        Err(e) => return refused(t.expect, "new", e),
     };
-    let verified = cmac.verify(&c.msg, &c.tag);
-    if c.expect == Expect::Invalid {
+    let verified = cmac.verify(msg, want);
+    if t.expect == Expect::Invalid {
         return match verified {
             Ok(()) => Err("invalid tag accepted".into()),
             Err(_) => Ok(()),
         };
     }
-    let tag = cmac.mac(&c.msg);
+    let tag = cmac.mac(msg);
     let mut h = cmac.hasher();
-    let cut = c.msg.len() / 3;
-    h.update(&c.msg[..cut]);
-    h.update(&c.msg[cut..]);
+    let cut = msg.len() / 3;
+    h.update(&msg[..cut]);
+    h.update(&msg[cut..]);
     let streamed = h.finalize();
-    let want = &c.tag[..];
-    if &tag[..want.len().min(16)] != want || streamed != tag {
+    if tag[..want.len().min(16)] != want[..] || streamed != tag {
         return Err(format!(
             "mac {} streamed {} expected {}",
             hx(&tag),
@@ -49,18 +47,5 @@ fn check(c: &Case, b: Backend) -> Result<(), String> {
 
 /// Runs a CMAC file.
 pub fn run(text: &str, backends: &[Backend], report: &mut Report) -> Result<(), ParseError> {
-    let cases = wycheproof::read(text)?
-        .iter()
-        .map(|t| {
-            Ok(Case {
-                id: t.id,
-                expect: t.expect,
-                key: t.hex("key")?,
-                msg: t.hex("msg")?,
-                tag: t.hex("tag")?,
-            })
-        })
-        .collect::<Result<Vec<_>, ParseError>>()?;
-    check_all(&cases, backends, report, |c| c.id, check);
-    Ok(())
+    wycheproof::run(text, backends, report, parse, check)
 }

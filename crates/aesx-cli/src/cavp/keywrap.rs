@@ -7,35 +7,34 @@
 use aesx::{Backend, KeyWrap};
 
 use super::rsp::ParseError;
-use super::wycheproof::{self, check_all, refused, Expect};
+use super::wycheproof::{self, refused, Expect, Test};
 use super::{hx, Report};
 use crate::cipher::keywrap::Variant;
 
-struct Case {
-    id: u64,
-    expect: Expect,
-    key: Vec<u8>,
-    msg: Vec<u8>,
-    ct: Vec<u8>,
+/// Key, data to wrap, wrapped data.
+type Case = (Vec<u8>, Vec<u8>, Vec<u8>);
+
+fn parse(t: &Test) -> Result<Case, ParseError> {
+    Ok((t.hex("key")?, t.hex("msg")?, t.hex("ct")?))
 }
 
-fn check(v: Variant, c: &Case, b: Backend) -> Result<(), String> {
-    let kw = match KeyWrap::with_backend(&c.key, b) {
+fn check(v: Variant, expect: Expect, (key, msg, ct): &Case, b: Backend) -> Result<(), String> {
+    let kw = match KeyWrap::with_backend(key, b) {
         Ok(k) => k,
-        Err(e) => return refused(c.expect, "new", e),
+        Err(e) => return refused(expect, "new", e),
     };
     let (wrap, unwrap) = match v {
-        Variant::Kw => (kw.wrap(&c.msg), kw.unwrap(&c.ct)),
-        Variant::Kwp => (kw.wrap_pad(&c.msg), kw.unwrap_pad(&c.ct)),
+        Variant::Kw => (kw.wrap(msg), kw.unwrap(ct)),
+        Variant::Kwp => (kw.wrap_pad(msg), kw.unwrap_pad(ct)),
     };
-    match (wrap, unwrap, c.expect) {
+    match (wrap, unwrap, expect) {
         (_, Ok(_), Expect::Invalid) => Err("invalid wrapped key accepted".into()),
         (_, Err(_), Expect::Invalid) => Ok(()),
-        (Ok(w), Ok(u), _) if w == c.ct && u == c.msg => Ok(()),
-        (Ok(w), Ok(_), _) if w != c.ct => Err(format!("wrapped {} expected {}", hx(&w), hx(&c.ct))),
-        (Ok(_), Ok(u), _) => Err(format!("unwrapped {} expected {}", hx(&u), hx(&c.msg))),
+        (Ok(w), Ok(u), _) if w == *ct && u == *msg => Ok(()),
+        (Ok(w), Ok(_), _) if w != *ct => Err(format!("wrapped {} expected {}", hx(&w), hx(ct))),
+        (Ok(_), Ok(u), _) => Err(format!("unwrapped {} expected {}", hx(&u), hx(msg))),
         // Acceptable: refused both ways, consistently.
-        (Err(_), Err(e), Expect::Acceptable) => refused(c.expect, "unwrap", e),
+        (Err(_), Err(e), Expect::Acceptable) => refused(expect, "unwrap", e),
         (Err(e), _, _) => Err(format!("wrap: {e}")),
         (_, Err(e), _) => Err(format!("unwrap: {e}")),
     }
@@ -48,18 +47,7 @@ pub fn run(
     backends: &[Backend],
     report: &mut Report,
 ) -> Result<(), ParseError> {
-    let cases = wycheproof::read(text)?
-        .iter()
-        .map(|t| {
-            Ok(Case {
-                id: t.id,
-                expect: t.expect,
-                key: t.hex("key")?,
-                msg: t.hex("msg")?,
-                ct: t.hex("ct")?,
-            })
-        })
-        .collect::<Result<Vec<_>, ParseError>>()?;
-    check_all(&cases, backends, report, |c| c.id, |c, b| check(v, c, b));
-    Ok(())
+    wycheproof::run(text, backends, report, parse, |t, c, b| {
+        check(v, t.expect, c, b)
+    })
 }

@@ -94,24 +94,28 @@ pub fn read(text: &str) -> Result<Vec<Test>, ParseError> {
     Ok(out)
 }
 
-/// Runs `check` on every case and backend, one [`Report::check`] each;
-/// `id` labels a case in failure messages.
-pub fn check_all<C>(
-    cases: &[C],
+/// Reads every test of `text` into a typed case with `parse` (so that a
+/// malformed file is an error before anything runs), then runs `check` on
+/// every case and backend, one [`Report::check`] each.
+pub fn run<C>(
+    text: &str,
     backends: &[Backend],
     report: &mut Report,
-    id: impl Fn(&C) -> u64,
-    check: impl Fn(&C, Backend) -> Result<(), String>,
-) {
+    parse: impl Fn(&Test) -> Result<C, ParseError>,
+    check: impl Fn(&Test, &C, Backend) -> Result<(), String>,
+) -> Result<(), ParseError> {
+    let tests = read(text)?;
+    let cases = tests.iter().map(&parse).collect::<Result<Vec<_>, _>>()?;
     report.records = cases.len();
     for &b in backends {
-        for c in cases {
-            let r = check(c, b);
+        for (t, c) in tests.iter().zip(&cases) {
+            let r = check(t, c, b);
             report.check(r.is_ok(), || {
-                format!("tcId {} on {b}: {}", id(c), r.err().unwrap_or_default())
+                format!("tcId {} on {b}: {}", t.id, r.err().unwrap_or_default())
             });
         }
     }
+    Ok(())
 }
 
 /// A refusal is right for an invalid case (and allowed for an acceptable
