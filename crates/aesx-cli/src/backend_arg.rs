@@ -11,6 +11,9 @@ use crate::CliError;
 /// Parses a backend name and checks that this machine can run it. `source`
 /// names where it came from (`--backend`, `AESX_BACKEND`) for the message.
 pub fn parse_backend(name: &str, source: &str) -> Result<Backend, CliError> {
+    if cfg!(not(feature = "cuda")) && is_cuda_name(name) {
+        return Err(no_cuda(source));
+    }
     let b: Backend = name.trim().parse().map_err(|_| {
         CliError::usage(format!(
             "{source}: unknown backend {name:?} (expected one of {})",
@@ -74,6 +77,7 @@ pub enum Choice {
     /// A CPU backend of the library.
     Cpu(Backend),
     /// The GPU through aesx-cuda.
+    #[cfg(feature = "cuda")]
     Cuda,
 }
 
@@ -83,9 +87,17 @@ impl Choice {
     pub fn cpu(self) -> Backend {
         match self {
             Choice::Cpu(b) => b,
+            #[cfg(feature = "cuda")]
             Choice::Cuda => Backend::fastest(),
         }
     }
+}
+
+/// The answer to `cuda` in a build without the `cuda` feature.
+pub fn no_cuda(source: &str) -> CliError {
+    CliError::usage(format!(
+        "{source} cuda: this aesx was built without the `cuda` feature"
+    ))
 }
 
 /// Whether a backend name means the GPU (`cuda` or `aesx-cuda`).
@@ -97,14 +109,18 @@ pub fn is_cuda_name(name: &str) -> bool {
 /// `--backend`, else `AESX_BACKEND`, else the fastest CPU backend, where
 /// `cuda` is accepted too.
 pub fn choose(arg: Option<&str>) -> Result<Choice, CliError> {
-    let env = std::env::var("AESX_BACKEND").ok();
-    let named = arg.or(env.as_deref().filter(|v| !v.trim().is_empty()));
-    if named.is_some_and(is_cuda_name) {
-        return Ok(Choice::Cuda);
+    #[cfg(feature = "cuda")]
+    {
+        let env = std::env::var("AESX_BACKEND").ok();
+        let named = arg.or(env.as_deref().filter(|v| !v.trim().is_empty()));
+        if named.is_some_and(is_cuda_name) {
+            return Ok(Choice::Cuda);
+        }
     }
     selected_one(arg).map(Choice::Cpu)
 }
 
+#[cfg(feature = "cuda")]
 /// GPU 0 with the aesx kernels loaded (opened once per process). Without a
 /// driver, a device or NVRTC this is a usage error (exit 2) of one line
 /// that says which is missing, raised before any output is created.
@@ -116,6 +132,7 @@ pub fn open_gpu() -> Result<aesx_cuda::Gpu, CliError> {
         .map_err(CliError::usage)
 }
 
+#[cfg(feature = "cuda")]
 /// One line for "the GPU cannot be used", whatever aesx-cuda said (an
 /// NVRTC log can span many lines: only its first is kept).
 pub fn gpu_unavailable(e: &aesx_cuda::CudaError) -> String {
@@ -124,6 +141,7 @@ pub fn gpu_unavailable(e: &aesx_cuda::CudaError) -> String {
     format!("--backend cuda: {first}")
 }
 
+#[cfg(feature = "cuda")]
 /// An aesx-cuda error while working (after the GPU was opened): invalid
 /// requests read as the CPU library's errors do; the rest as GPU failures.
 pub fn gpu_error(e: aesx_cuda::CudaError) -> CliError {

@@ -3,10 +3,17 @@
 //! exit code. The module tree is a library so that the fuzz targets
 //! (`fuzz/`) can reach the vector-file parsers and key-file readers.
 
+#![forbid(unsafe_code)]
+
 use std::io::Write;
 
 pub mod backend_arg;
+#[cfg(feature = "peers")]
 pub mod bench;
+#[cfg(not(feature = "peers"))]
+pub mod no_bench;
+#[cfg(not(feature = "peers"))]
+pub use no_bench as bench;
 pub mod cavp;
 pub mod cipher;
 pub mod error;

@@ -51,15 +51,15 @@ pub enum MacMode {
 
 /// Runs `aesx mac`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    let backend = match backend_arg::choose(args.backend.as_deref())? {
-        backend_arg::Choice::Cpu(b) => b,
-        backend_arg::Choice::Cuda => {
-            return Err(CliError::usage(
-                "--backend cuda: cmac runs on the CPU only (choose soft, aesni, vaes256 or \
-                 vaes512, or leave --backend out)",
-            ))
-        }
-    };
+    let choice = backend_arg::choose(args.backend.as_deref())?;
+    #[cfg(feature = "cuda")]
+    if choice == backend_arg::Choice::Cuda {
+        return Err(CliError::usage(
+            "--backend cuda: cmac runs on the CPU only (choose soft, aesni, vaes256 or vaes512, \
+             or leave --backend out)",
+        ));
+    }
+    let backend = choice.cpu();
     let key = hex_arg("--key", &args.key)?;
     if !matches!(key.len(), 16 | 24 | 32) {
         return Err(CliError::usage(format!(

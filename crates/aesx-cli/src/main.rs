@@ -3,6 +3,8 @@
 //! Every subcommand lives in its own module; `main` maps their errors to one
 //! line on stderr and an exit code (1 for failures, 2 for usage errors).
 
+#![forbid(unsafe_code)]
+
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};

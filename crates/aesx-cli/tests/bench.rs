@@ -1,5 +1,7 @@
 //! `aesx bench` end to end: quick runs, their file outputs, `--compare`,
-//! `--rsp`, and the one-line usage errors.
+//! `--rsp`, and the one-line usage errors. `aesx bench` needs the `peers`
+//! feature (`tests/features.rs` checks the build without it).
+#![cfg(feature = "peers")]
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -27,6 +29,7 @@ fn vectors() -> PathBuf {
 }
 
 #[test]
+#[cfg(feature = "plot")]
 fn quick_run_writes_json_csv_and_svg() {
     let (json, csv, svg) = (scratch("q.json"), scratch("q.csv"), scratch("q.svg"));
     let out = aesx(&[

@@ -3,7 +3,9 @@
 //! that says what is missing, write no output file (nor leave a temporary
 //! one) and never panic. With a GPU the same commands must succeed and give
 //! the CPU's bytes, so the tests check that instead (AESX_REQUIRE_GPU=1
-//! makes a missing GPU a failure).
+//! makes a missing GPU a failure). A build without the `cuda` feature:
+//! `tests/features.rs`.
+#![cfg(feature = "cuda")]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -295,6 +297,7 @@ fn file_encryption_on_cuda_fails_cleanly_or_interoperates() {
 }
 
 #[test]
+#[cfg(all(feature = "peers", feature = "plot"))]
 fn cavp_and_bench_on_cuda_fail_cleanly_without_a_gpu() {
     let dir = tempfile::tempdir().unwrap();
     for args in [
@@ -344,8 +347,10 @@ fn cavp_and_bench_on_cuda_fail_cleanly_without_a_gpu() {
 
 #[test]
 fn gpu_table_is_in_the_help() {
-    let o = aesx(&["bench", "--help"], &[]);
-    assert!(String::from_utf8_lossy(&o.stdout).contains("--gpu-table"));
+    if cfg!(feature = "peers") {
+        let o = aesx(&["bench", "--help"], &[]);
+        assert!(String::from_utf8_lossy(&o.stdout).contains("--gpu-table"));
+    }
     let o = aesx(&["cipher", "--help"], &[]);
     assert!(String::from_utf8_lossy(&o.stdout)
         .contains("CBC encryption is serial and stays on the CPU"));

@@ -7,7 +7,6 @@ use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 use crate::device::Gpu;
 use crate::error::{CudaError, Result};
 use crate::key_schedule;
-use crate::pipeline;
 use crate::plan;
 
 /// An AES key on the GPU: the expanded schedule in device memory, zeroed
@@ -90,7 +89,10 @@ impl CudaAes {
         let n = whole_blocks(buf.len())?;
         let g = &self.gpu.inner;
         let (p, _record) = buf.device_ptr_mut(&g.stream);
-        g.ecb(&g.stream, decrypt, p, p, n, self.rk_ptr, self.nr)
+        // SAFETY: the addresses come from the CudaSlices borrowed above (checked to be
+        // of this context and of the lengths passed) and from this key's schedule;
+        // their records order the work on g.stream, and neither is freed before it.
+        unsafe { g.ecb(&g.stream, decrypt, p, p, n, self.rk_ptr, self.nr) }
     }
 
     /// ECB encryption in place of whole blocks in device memory.
@@ -110,7 +112,10 @@ impl CudaAes {
         let g = &self.gpu.inner;
         let len = buf.len() as u64;
         let (p, _record) = buf.device_ptr_mut(&g.stream);
-        g.ctr(&g.stream, p, p, len, self.rk_ptr, self.nr, counter, false)
+        // SAFETY: the addresses come from the CudaSlices borrowed above (checked to be
+        // of this context and of the lengths passed) and from this key's schedule;
+        // their records order the work on g.stream, and neither is freed before it.
+        unsafe { g.ctr(&g.stream, p, p, len, self.rk_ptr, self.nr, counter, false) }
     }
 
     /// CTR from `src` into `dst` (same length) in device memory.
@@ -132,16 +137,21 @@ impl CudaAes {
         let g = &self.gpu.inner;
         let (s, _r1) = src.device_ptr(&g.stream);
         let (d, _r2) = dst.device_ptr_mut(&g.stream);
-        g.ctr(
-            &g.stream,
-            s,
-            d,
-            src.len() as u64,
-            self.rk_ptr,
-            self.nr,
-            counter,
-            false,
-        )
+        // SAFETY: the addresses come from the CudaSlices borrowed above (checked to be
+        // of this context and of the lengths passed) and from this key's schedule;
+        // their records order the work on g.stream, and neither is freed before it.
+        unsafe {
+            g.ctr(
+                &g.stream,
+                s,
+                d,
+                src.len() as u64,
+                self.rk_ptr,
+                self.nr,
+                counter,
+                false,
+            )
+        }
     }
 
     /// CBC decryption from `src` into `dst` (distinct buffers of the same
@@ -165,7 +175,10 @@ impl CudaAes {
         let g = &self.gpu.inner;
         let (s, _r1) = src.device_ptr(&g.stream);
         let (d, _r2) = dst.device_ptr_mut(&g.stream);
-        g.cbc_decrypt(&g.stream, s, d, n, self.rk_ptr, self.nr, iv)
+        // SAFETY: the addresses come from the CudaSlices borrowed above (checked to be
+        // of this context and of the lengths passed) and from this key's schedule;
+        // their records order the work on g.stream, and neither is freed before it.
+        unsafe { g.cbc_decrypt(&g.stream, s, d, n, self.rk_ptr, self.nr, iv) }
     }
 
     // ---- data in host memory (pipelined, synchronous) ----
@@ -173,20 +186,25 @@ impl CudaAes {
     fn ecb_host(&self, decrypt: bool, buf: &mut [u8]) -> Result<()> {
         whole_blocks(buf.len())?;
         let g = &self.gpu.inner;
-        pipeline::run(
-            g,
+        g.staging.run(
+            &g.ctx,
             buf,
             0,
             |slot, chunk| {
-                g.ecb(
-                    &slot.stream,
-                    decrypt,
-                    slot.d_in,
-                    slot.d_out,
-                    (chunk.len / 16) as u64,
-                    self.rk_ptr,
-                    self.nr,
-                )
+                // SAFETY: the slot's device buffers hold capacity >= chunk.len bytes and live
+                // as long as the staging; the pipeline synchronises the slot's stream
+                // before it reuses or frees them; rk_ptr is this key's live schedule.
+                unsafe {
+                    g.ecb(
+                        &slot.stream,
+                        decrypt,
+                        slot.d_in,
+                        slot.d_out,
+                        (chunk.len / 16) as u64,
+                        self.rk_ptr,
+                        self.nr,
+                    )
+                }
             },
             |_, _| Ok(()),
         )
@@ -209,22 +227,27 @@ impl CudaAes {
 
     pub(crate) fn ctr_host(&self, counter: &[u8; 16], ctr32: bool, buf: &mut [u8]) -> Result<()> {
         let g = &self.gpu.inner;
-        pipeline::run(
-            g,
+        g.staging.run(
+            &g.ctx,
             buf,
             0,
             |slot, chunk| {
                 let c = plan::chunk_counter(counter, chunk, ctr32);
-                g.ctr(
-                    &slot.stream,
-                    slot.d_in,
-                    slot.d_out,
-                    chunk.len as u64,
-                    self.rk_ptr,
-                    self.nr,
-                    &c,
-                    ctr32,
-                )
+                // SAFETY: the slot's device buffers hold capacity >= chunk.len bytes and live
+                // as long as the staging; the pipeline synchronises the slot's stream
+                // before it reuses or frees them; rk_ptr is this key's live schedule.
+                unsafe {
+                    g.ctr(
+                        &slot.stream,
+                        slot.d_in,
+                        slot.d_out,
+                        chunk.len as u64,
+                        self.rk_ptr,
+                        self.nr,
+                        &c,
+                        ctr32,
+                    )
+                }
             },
             |_, _| Ok(()),
         )
@@ -236,7 +259,7 @@ impl CudaAes {
         let g = &self.gpu.inner;
         // Chunk k chains from the last ciphertext block of chunk k-1: take
         // them all before the buffer is overwritten.
-        let chunk_len = g.chunk_len;
+        let chunk_len = g.staging.chunk_len;
         let ivs: Vec<[u8; 16]> = plan::split_chunks(buf.len(), chunk_len)?
             .iter()
             .map(|c| {
@@ -249,20 +272,25 @@ impl CudaAes {
                 }
             })
             .collect();
-        pipeline::run(
-            g,
+        g.staging.run(
+            &g.ctx,
             buf,
             chunk_len,
             |slot, chunk| {
-                g.cbc_decrypt(
-                    &slot.stream,
-                    slot.d_in,
-                    slot.d_out,
-                    (chunk.len / 16) as u64,
-                    self.rk_ptr,
-                    self.nr,
-                    &ivs[chunk.index],
-                )
+                // SAFETY: the slot's device buffers hold capacity >= chunk.len bytes and live
+                // as long as the staging; the pipeline synchronises the slot's stream
+                // before it reuses or frees them; rk_ptr is this key's live schedule.
+                unsafe {
+                    g.cbc_decrypt(
+                        &slot.stream,
+                        slot.d_in,
+                        slot.d_out,
+                        (chunk.len / 16) as u64,
+                        self.rk_ptr,
+                        self.nr,
+                        &ivs[chunk.index],
+                    )
+                }
             },
             |_, _| Ok(()),
         )

@@ -11,7 +11,7 @@ use cudarc::nvrtc::Ptx;
 
 use crate::error::{CudaError, Result};
 use crate::kernels;
-use crate::pipeline::Slots;
+use crate::pipeline::Staging;
 use crate::plan::{self, LaunchDims};
 
 /// What [`Gpu::info`] reports.
@@ -87,8 +87,7 @@ pub(crate) struct GpuInner {
     _module: Arc<CudaModule>,
     info: DeviceInfo,
     /// Staging slots of the host-memory API, created on first use.
-    pub(crate) slots: Mutex<Option<Slots>>,
-    pub(crate) chunk_len: usize,
+    pub(crate) staging: Staging,
 }
 
 /// One GPU with the aesx kernels loaded. Cheap to clone.
@@ -182,8 +181,7 @@ impl Gpu {
                     total_memory,
                     arch,
                 },
-                slots: Mutex::new(None),
-                chunk_len,
+                staging: Staging::new(chunk_len),
             }),
         };
         crate::selftest::run(&gpu)?;
@@ -214,7 +212,7 @@ impl Gpu {
 
     /// Bytes per chunk of the host-memory API.
     pub fn chunk_len(&self) -> usize {
-        self.inner.chunk_len
+        self.inner.staging.chunk_len
     }
 }
 
@@ -226,16 +224,23 @@ fn cfg(d: LaunchDims) -> LaunchConfig {
     }
 }
 
-/// Raw device pointers and sizes for one launch. Every pointer is to a live
-/// allocation of the context, 16-byte aligned, large enough for the sizes
-/// given: the callers (aes.rs, xts.rs, gcm.rs, pipeline.rs) derive them from
-/// `CudaSlice`s that they hold across the launch and synchronise before
-/// freeing.
+/// Kernel launches on raw device addresses (`u64`). Each is an `unsafe fn`
+/// with one contract, the launch's `# Safety`: every address is of a live
+/// allocation of this context, 16-byte aligned, holding at least the bytes
+/// the sizes given imply, and it stays alive (and the host does not touch
+/// it) until `stream` is synchronised. The callers (aes.rs, xts.rs, gcm.rs,
+/// gcm_msgs.rs, the pipeline's slots) take them from `CudaSlice`s that they
+/// hold across the launch and synchronise before freeing.
 impl GpuInner {
     /// Launches `aesx_encrypt` or `aesx_decrypt` (see aes_bitsliced.cu for
     /// what `n`, `a` and `b` mean in each mode) over `nblocks` blocks.
+    ///
+    /// # Safety
+    ///
+    /// The addresses satisfy the contract above (live, aligned, large enough
+    /// for the sizes given, untouched until `stream` is synchronised).
     #[allow(clippy::too_many_arguments)]
-    fn cipher(
+    unsafe fn cipher(
         &self,
         stream: &Arc<CudaStream>,
         decrypt: bool,
@@ -280,8 +285,13 @@ impl GpuInner {
     }
 
     /// ECB over `nblocks` whole blocks from `src` to `dst` (may be equal).
+    ///
+    /// # Safety
+    ///
+    /// The addresses satisfy the contract above (live, aligned, large enough
+    /// for the sizes given, untouched until `stream` is synchronised).
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn ecb(
+    pub(crate) unsafe fn ecb(
         &self,
         stream: &Arc<CudaStream>,
         decrypt: bool,
@@ -291,26 +301,34 @@ impl GpuInner {
         rk: u64,
         nr: i32,
     ) -> Result<()> {
-        self.cipher(
-            stream,
-            decrypt,
-            kernels::MODE_ECB,
-            src,
-            dst,
-            nblocks,
-            nblocks,
-            rk,
-            nr,
-            0,
-            0,
-            0,
-            0,
-        )
+        // SAFETY: the addresses are passed on under the same contract.
+        unsafe {
+            self.cipher(
+                stream,
+                decrypt,
+                kernels::MODE_ECB,
+                src,
+                dst,
+                nblocks,
+                nblocks,
+                rk,
+                nr,
+                0,
+                0,
+                0,
+                0,
+            )
+        }
     }
 
     /// CBC decryption of whole blocks; `src` and `dst` must not overlap.
+    ///
+    /// # Safety
+    ///
+    /// The addresses satisfy the contract above (live, aligned, large enough
+    /// for the sizes given, untouched until `stream` is synchronised).
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn cbc_decrypt(
+    pub(crate) unsafe fn cbc_decrypt(
         &self,
         stream: &Arc<CudaStream>,
         src: u64,
@@ -321,26 +339,34 @@ impl GpuInner {
         iv: &[u8; 16],
     ) -> Result<()> {
         let (lo, hi) = plan::block_le_halves(iv);
-        self.cipher(
-            stream,
-            true,
-            kernels::MODE_CBC,
-            src,
-            dst,
-            nblocks,
-            nblocks,
-            rk,
-            nr,
-            lo,
-            hi,
-            0,
-            0,
-        )
+        // SAFETY: the addresses are passed on under the same contract.
+        unsafe {
+            self.cipher(
+                stream,
+                true,
+                kernels::MODE_CBC,
+                src,
+                dst,
+                nblocks,
+                nblocks,
+                rk,
+                nr,
+                lo,
+                hi,
+                0,
+                0,
+            )
+        }
     }
 
     /// CTR keystream XOR over `nbytes` bytes (any length).
+    ///
+    /// # Safety
+    ///
+    /// The addresses satisfy the contract above (live, aligned, large enough
+    /// for the sizes given, untouched until `stream` is synchronised).
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn ctr(
+    pub(crate) unsafe fn ctr(
         &self,
         stream: &Arc<CudaStream>,
         src: u64,
@@ -357,25 +383,33 @@ impl GpuInner {
         } else {
             kernels::MODE_CTR
         };
-        self.cipher(
-            stream,
-            false,
-            mode,
-            src,
-            dst,
-            nbytes,
-            nbytes.div_ceil(16),
-            rk,
-            nr,
-            hi,
-            lo,
-            0,
-            0,
-        )
+        // SAFETY: the addresses are passed on under the same contract.
+        unsafe {
+            self.cipher(
+                stream,
+                false,
+                mode,
+                src,
+                dst,
+                nbytes,
+                nbytes.div_ceil(16),
+                rk,
+                nr,
+                hi,
+                lo,
+                0,
+                0,
+            )
+        }
     }
 
     /// Sector tweaks E_K2(first + s) into `out` for s < nsectors.
-    pub(crate) fn xts_tweaks(
+    ///
+    /// # Safety
+    ///
+    /// The addresses satisfy the contract above (live, aligned, large enough
+    /// for the sizes given, untouched until `stream` is synchronised).
+    pub(crate) unsafe fn xts_tweaks(
         &self,
         stream: &Arc<CudaStream>,
         out: u64,
@@ -386,26 +420,34 @@ impl GpuInner {
     ) -> Result<()> {
         let lo = first_sector as u64;
         let hi = (first_sector >> 64) as u64;
-        self.cipher(
-            stream,
-            false,
-            kernels::MODE_XTS_TWEAKS,
-            0,
-            out,
-            nsectors,
-            nsectors,
-            rk2,
-            nr,
-            lo,
-            hi,
-            0,
-            0,
-        )
+        // SAFETY: the addresses are passed on under the same contract.
+        unsafe {
+            self.cipher(
+                stream,
+                false,
+                kernels::MODE_XTS_TWEAKS,
+                0,
+                out,
+                nsectors,
+                nsectors,
+                rk2,
+                nr,
+                lo,
+                hi,
+                0,
+                0,
+            )
+        }
     }
 
     /// XTS over whole sectors of `spb` blocks with tweaks from xts_tweaks.
+    ///
+    /// # Safety
+    ///
+    /// The addresses satisfy the contract above (live, aligned, large enough
+    /// for the sizes given, untouched until `stream` is synchronised).
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn xts(
+    pub(crate) unsafe fn xts(
         &self,
         stream: &Arc<CudaStream>,
         decrypt: bool,
@@ -417,26 +459,34 @@ impl GpuInner {
         tweaks: u64,
         spb: u64,
     ) -> Result<()> {
-        self.cipher(
-            stream,
-            decrypt,
-            kernels::MODE_XTS,
-            src,
-            dst,
-            nblocks,
-            nblocks,
-            rk1,
-            nr,
-            0,
-            0,
-            tweaks,
-            spb,
-        )
+        // SAFETY: the addresses are passed on under the same contract.
+        unsafe {
+            self.cipher(
+                stream,
+                decrypt,
+                kernels::MODE_XTS,
+                src,
+                dst,
+                nblocks,
+                nblocks,
+                rk1,
+                nr,
+                0,
+                0,
+                tweaks,
+                spb,
+            )
+        }
     }
 
     /// One level of the GHASH tree.
+    ///
+    /// # Safety
+    ///
+    /// The addresses satisfy the contract above (live, aligned, large enough
+    /// for the sizes given, untouched until `stream` is synchronised).
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn ghash_runs(
+    pub(crate) unsafe fn ghash_runs(
         &self,
         stream: &Arc<CudaStream>,
         src: u64,
@@ -468,8 +518,13 @@ impl GpuInner {
     /// GCM's CTR over `nbytes` bytes of back-to-back messages of `spb`
     /// blocks each (the last may be shorter); message m starts at the
     /// counter block `ctrs[m]` (16 bytes each, device memory).
+    ///
+    /// # Safety
+    ///
+    /// The addresses satisfy the contract above (live, aligned, large enough
+    /// for the sizes given, untouched until `stream` is synchronised).
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn ctr_msgs(
+    pub(crate) unsafe fn ctr_msgs(
         &self,
         stream: &Arc<CudaStream>,
         src: u64,
@@ -480,26 +535,34 @@ impl GpuInner {
         ctrs: u64,
         spb: u64,
     ) -> Result<()> {
-        self.cipher(
-            stream,
-            false,
-            kernels::MODE_CTR_MSGS,
-            src,
-            dst,
-            nbytes,
-            nbytes.div_ceil(16),
-            rk,
-            nr,
-            0,
-            0,
-            ctrs,
-            spb,
-        )
+        // SAFETY: the addresses are passed on under the same contract.
+        unsafe {
+            self.cipher(
+                stream,
+                false,
+                kernels::MODE_CTR_MSGS,
+                src,
+                dst,
+                nbytes,
+                nbytes.div_ceil(16),
+                rk,
+                nr,
+                0,
+                0,
+                ctrs,
+                spb,
+            )
+        }
     }
 
     /// One level of the per-message GHASH trees (see ghash.cu).
+    ///
+    /// # Safety
+    ///
+    /// The addresses satisfy the contract above (live, aligned, large enough
+    /// for the sizes given, untouched until `stream` is synchronised).
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn ghash_msgs(
+    pub(crate) unsafe fn ghash_msgs(
         &self,
         stream: &Arc<CudaStream>,
         src: u64,

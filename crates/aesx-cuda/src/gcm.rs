@@ -9,7 +9,7 @@ use crate::device::{Gpu, GpuInner};
 use crate::error::{CudaError, Result};
 use crate::gcm_math;
 use crate::gf;
-use crate::pipeline::{self, SMALL_LEN};
+use crate::pipeline::SMALL_LEN;
 use crate::plan;
 
 /// An AES-GCM key on the GPU.
@@ -57,7 +57,13 @@ impl CudaGcm {
     /// Queues the GHASH tree over `nbytes` bytes of ciphertext at `src`,
     /// using `scratch` (at least nbytes / 32 + 32 bytes, two halves) for
     /// the levels.
-    fn enqueue_tree(
+    ///
+    /// # Safety
+    ///
+    /// `src` holds `nbytes` bytes and `scratch` `scratch_len` bytes, both
+    /// device memory of `g`'s context that stays alive until `stream` is
+    /// synchronised.
+    unsafe fn enqueue_tree(
         &self,
         g: &GpuInner,
         stream: &std::sync::Arc<cudarc::driver::CudaStream>,
@@ -79,15 +85,19 @@ impl CudaGcm {
             if (level.runs as usize) * 16 > half {
                 return Err(CudaError::Driver("GHASH scratch too small".into()));
             }
-            g.ghash_runs(
-                stream,
-                cur.src,
-                cur.nbytes as u64,
-                cur.gcm_order,
-                out,
-                level,
-                gf::pow(self.h, level.runs),
-            )?;
+            // SAFETY: cur.src holds cur.nbytes bytes and each level's output fits its half of
+            // the scratch (checked above); both satisfy this function's contract.
+            unsafe {
+                g.ghash_runs(
+                    stream,
+                    cur.src,
+                    cur.nbytes as u64,
+                    cur.gcm_order,
+                    out,
+                    level,
+                    gf::pow(self.h, level.runs),
+                )
+            }?;
             cur = TreeRest {
                 src: out,
                 nbytes: level.runs as usize * 16,
@@ -126,12 +136,19 @@ impl CudaGcm {
     }
 
     /// P(C; H) over ciphertext already in device memory.
-    fn digest_device(&self, c: u64, len: usize) -> Result<u128> {
+    ///
+    /// # Safety
+    ///
+    /// `c` is a device address of this key's context holding `len` bytes,
+    /// alive for the call (which synchronises the stream before returning).
+    unsafe fn digest_device(&self, c: u64, len: usize) -> Result<u128> {
         let g = &self.aes.gpu.inner;
         let scratch_len = 2 * (len / 32 + 64);
         let scratch = g.stream.alloc_zeros::<u8>(scratch_len)?;
         let (sp, _rs) = scratch.device_ptr(&g.stream);
-        let rest = self.enqueue_tree(g, &g.stream, c, len, sp, scratch_len)?;
+        // SAFETY: c holds len bytes (this function's contract) and the scratch, held
+        // here until the stream is synchronised, has scratch_len bytes.
+        let rest = unsafe { self.enqueue_tree(g, &g.stream, c, len, sp, scratch_len) }?;
         let mut bytes = vec![0u8; rest.nbytes];
         if rest.nbytes > 0 {
             g.ctx.bind_to_thread()?;
@@ -164,17 +181,23 @@ impl CudaGcm {
         let j0 = gcm_math::j0(self.h, nonce);
         let len = buf.len();
         let (p, _rb) = buf.device_ptr_mut(&g.stream);
-        g.ctr(
-            &g.stream,
-            p,
-            p,
-            len as u64,
-            self.aes.rk_ptr,
-            self.aes.nr,
-            &plan::ctr32_add(&j0, 1),
-            true,
-        )?;
-        let digest = self.digest_device(p, len)?;
+        // SAFETY: p is `buf`'s address (checked to be of this context, `len` bytes),
+        // borrowed until the work on g.stream is done; rk_ptr is this key's.
+        unsafe {
+            g.ctr(
+                &g.stream,
+                p,
+                p,
+                len as u64,
+                self.aes.rk_ptr,
+                self.aes.nr,
+                &plan::ctr32_add(&j0, 1),
+                true,
+            )
+        }?;
+        // SAFETY: p is `buf`'s address (of this context, `len` bytes), borrowed for
+        // the whole call, which synchronises g.stream before returning.
+        let digest = unsafe { self.digest_device(p, len) }?;
         Ok(self.tag(&j0, aad, len, digest))
     }
 
@@ -195,24 +218,30 @@ impl CudaGcm {
         let j0 = gcm_math::j0(self.h, nonce);
         let len = buf.len();
         let (p, rb) = buf.device_ptr_mut(&g.stream);
-        let digest = self.digest_device(p, len)?;
+        // SAFETY: p is `buf`'s address (of this context, `len` bytes), borrowed for
+        // the whole call, which synchronises g.stream before returning.
+        let digest = unsafe { self.digest_device(p, len) }?;
         let want = self.tag(&j0, aad, len, digest);
-        if !gcm_math::tags_equal(&want[..tag.len()], tag) {
+        if !aesx::ct_eq(&want[..tag.len()], tag) {
             drop(rb);
             g.stream.memset_zeros(buf)?;
             g.stream.synchronize()?;
             return Err(aesx::Error::AuthenticationFailed.into());
         }
-        g.ctr(
-            &g.stream,
-            p,
-            p,
-            len as u64,
-            self.aes.rk_ptr,
-            self.aes.nr,
-            &plan::ctr32_add(&j0, 1),
-            true,
-        )
+        // SAFETY: p is `buf`'s address (checked to be of this context, `len` bytes),
+        // borrowed until the work on g.stream is done; rk_ptr is this key's.
+        unsafe {
+            g.ctr(
+                &g.stream,
+                p,
+                p,
+                len as u64,
+                self.aes.rk_ptr,
+                self.aes.nr,
+                &plan::ctr32_add(&j0, 1),
+                true,
+            )
+        }
     }
 
     /// Runs host data through the pipeline: CTR, and GHASH over the
@@ -232,13 +261,15 @@ impl CudaGcm {
         // Filled by the enqueue step, emptied by the completion step.
         let rests: std::cell::RefCell<Vec<Option<TreeRest>>> = Default::default();
         let len = buf.len();
-        pipeline::run(
-            g,
+        g.staging.run(&g.ctx,
             buf,
             0,
             |slot, chunk| {
                 let c = plan::chunk_counter(&ctr1, chunk, true);
-                g.ctr(
+                // SAFETY: the slot's buffers hold capacity >= chunk.len bytes and live as long
+                // as the staging, whose stream is synchronised before reuse; rk_ptr is
+                // this key's live schedule.
+                unsafe { g.ctr(
                     &slot.stream,
                     slot.d_in,
                     slot.d_out,
@@ -247,16 +278,20 @@ impl CudaGcm {
                     self.aes.nr,
                     &c,
                     true,
-                )?;
+                ) }?;
                 let ct = if sealing { slot.d_out } else { slot.d_in };
                 let rest =
-                    self.enqueue_tree(g, &slot.stream, ct, chunk.len, slot.d_aux, slot.capacity)?;
+                    // SAFETY: ct (d_out or d_in) holds chunk.len bytes and d_aux the slot's
+                    // capacity; the pipeline synchronises the slot's stream before reuse.
+                    unsafe { self.enqueue_tree(g, &slot.stream, ct, chunk.len, slot.d_aux, slot.capacity) }?;
                 if rest.nbytes > SMALL_LEN {
                     return Err(CudaError::Driver(
                         "GHASH tree left too many elements".into(),
                     ));
                 }
-                slot.fetch_small(rest.src, rest.nbytes)?;
+                // SAFETY: rest.src lies in the slot's buffers (d_in, d_out or d_aux), which
+                // hold rest.nbytes bytes and live until the stream is synchronised.
+                unsafe { slot.fetch_small(rest.src, rest.nbytes) }?;
                 let mut rests = rests.borrow_mut();
                 if rests.len() <= chunk.index {
                     rests.resize_with(chunk.index + 1, || None);
@@ -301,7 +336,7 @@ impl CudaGcm {
                 return Err(e);
             }
         };
-        if gcm_math::tags_equal(&want[..tag.len()], tag) {
+        if aesx::ct_eq(&want[..tag.len()], tag) {
             Ok(())
         } else {
             buf.fill(0);

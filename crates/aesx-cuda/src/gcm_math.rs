@@ -50,17 +50,6 @@ pub fn ghash_with_lengths(h: u128, aad: &[u8], ct_len: u64, ct_digest: u128) -> 
     gf::to_gcm_block(gf::mul(y ^ gf::from_gcm_block(&len_block), h))
 }
 
-/// Constant-time comparison of a computed tag with a received one of the
-/// same length.
-pub fn tags_equal(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let diff = a.iter().zip(b).fold(0u8, |d, (x, y)| d | (x ^ y));
-    // Read through black_box so the fold is not turned into an early exit.
-    core::hint::black_box(diff) == 0
-}
-
 /// Tag lengths SP 800-38D allows.
 pub fn check_tag_len(len: usize) -> Result<(), aesx::Error> {
     match len {

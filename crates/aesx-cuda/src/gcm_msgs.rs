@@ -63,50 +63,70 @@ impl CudaGcm {
             let (l2, _r2) = lvl2.device_ptr(s);
             let len = buf.len() as u64;
             if sealing {
-                g.ctr_msgs(
-                    s,
-                    d,
-                    d,
-                    len,
-                    self.aes.rk_ptr,
-                    self.aes.nr,
-                    c,
-                    (stride / 16) as u64,
-                )?;
+                // SAFETY: data, ctrs, lvl1 and lvl2 were allocated above for exactly these
+                // sizes (the layout checked by check_layout) and outlive the work, which
+                // their records order on s and which is synchronised before they drop.
+                unsafe {
+                    g.ctr_msgs(
+                        s,
+                        d,
+                        d,
+                        len,
+                        self.aes.rk_ptr,
+                        self.aes.nr,
+                        c,
+                        (stride / 16) as u64,
+                    )
+                }?;
             }
-            g.ghash_msgs(
-                s,
-                d,
-                len,
-                stride as u64,
-                true,
-                l1,
-                nmsgs,
-                nruns,
-                gf::pow(self.h, nruns),
-            )?;
-            g.ghash_msgs(
-                s,
-                l1,
-                16 * nmsgs * nruns,
-                16 * nruns,
-                false,
-                l2,
-                nmsgs,
-                1,
-                self.h,
-            )?;
-            if !sealing {
-                g.ctr_msgs(
+            // SAFETY: data, ctrs, lvl1 and lvl2 were allocated above for exactly these
+            // sizes (the layout checked by check_layout) and outlive the work, which
+            // their records order on s and which is synchronised before they drop.
+            unsafe {
+                g.ghash_msgs(
                     s,
                     d,
-                    d,
                     len,
-                    self.aes.rk_ptr,
-                    self.aes.nr,
-                    c,
-                    (stride / 16) as u64,
-                )?;
+                    stride as u64,
+                    true,
+                    l1,
+                    nmsgs,
+                    nruns,
+                    gf::pow(self.h, nruns),
+                )
+            }?;
+            // SAFETY: data, ctrs, lvl1 and lvl2 were allocated above for exactly these
+            // sizes (the layout checked by check_layout) and outlive the work, which
+            // their records order on s and which is synchronised before they drop.
+            unsafe {
+                g.ghash_msgs(
+                    s,
+                    l1,
+                    16 * nmsgs * nruns,
+                    16 * nruns,
+                    false,
+                    l2,
+                    nmsgs,
+                    1,
+                    self.h,
+                )
+            }?;
+            if !sealing {
+                // SAFETY: data, ctrs, lvl1 and lvl2 were allocated above for exactly these
+                // sizes (the layout checked by check_layout) and outlive the work, which
+                // their records order on s and which is synchronised before they drop.
+                unsafe {
+                    g.ctr_msgs(
+                        s,
+                        d,
+                        d,
+                        len,
+                        self.aes.rk_ptr,
+                        self.aes.nr,
+                        c,
+                        (stride / 16) as u64,
+                    )
+                }?;
             }
         }
         s.memcpy_dtoh(&lvl2, &mut digests)?;

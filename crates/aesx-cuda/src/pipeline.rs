@@ -7,12 +7,11 @@
 //! completion callback, which therefore sees chunks in order (GCM joins the
 //! chunk digests in order).
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use cudarc::driver::sys::CU_MEMHOSTALLOC_WRITECOMBINED;
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, PinnedHostSlice};
+use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtr, PinnedHostSlice};
 
-use crate::device::GpuInner;
 use crate::error::{CudaError, Result};
 use crate::plan::{self, Chunk};
 
@@ -42,29 +41,45 @@ pub(crate) struct Slot {
     pub(crate) capacity: usize,
 }
 
-pub(crate) struct Slots {
+struct Slots {
     slots: Vec<Slot>,
 }
 
 // SAFETY: the raw pointers point into the pinned allocations owned by the
-// same Slot; Slots is only used under GpuInner's mutex.
+// same Slot; Slots is only used under Staging's mutex.
 unsafe impl Send for Slots {}
 
+/// The staging slots of the host-memory API of one GPU, made on first use.
+pub(crate) struct Staging {
+    slots: Mutex<Option<Slots>>,
+    /// Bytes per chunk: the capacity of every slot's buffers.
+    pub(crate) chunk_len: usize,
+}
+
+/// A slot whose stream was synchronised after its chunk's work: what the
+/// DMA wrote into its pinned buffers may be read. Only [`Staging::run`]
+/// makes one, for the completion step.
+pub(crate) struct Finished<'a> {
+    slot: &'a Slot,
+}
+
 impl Slot {
-    fn new(gpu: &GpuInner, capacity: usize) -> Result<Slot> {
-        let stream = gpu.ctx.new_stream()?;
+    fn new(ctx: &Arc<CudaContext>, capacity: usize) -> Result<Slot> {
+        let stream = ctx.new_stream()?;
         // SAFETY: the pinned buffers are written (by a memcpy or a DMA)
         // before they are read; their contents start undefined.
         let (mut h_in, mut h_out, mut h_small) = unsafe {
             (
                 // Write-combined: the CPU only writes it, the GPU reads it.
-                gpu.ctx
-                    .alloc_pinned_with_flags::<u8>(capacity, CU_MEMHOSTALLOC_WRITECOMBINED)?,
+                ctx.alloc_pinned_with_flags::<u8>(capacity, CU_MEMHOSTALLOC_WRITECOMBINED)?,
                 // Cached: the CPU reads results from these.
-                gpu.ctx.alloc_pinned_with_flags::<u8>(capacity, 0)?,
-                gpu.ctx.alloc_pinned_with_flags::<u8>(SMALL_LEN, 0)?,
+                ctx.alloc_pinned_with_flags::<u8>(capacity, 0)?,
+                ctx.alloc_pinned_with_flags::<u8>(SMALL_LEN, 0)?,
             )
         };
+        // Read back by the host (`Finished::small`) even where a fetch
+        // filled less: never uninitialised.
+        h_small.as_mut_slice()?.fill(0);
         let h_in_ptr = h_in.as_mut_ptr()?;
         let h_out_ptr = h_out.as_mut_ptr()?;
         let h_small_ptr = h_small.as_mut_ptr()?;
@@ -94,8 +109,13 @@ impl Slot {
     }
 
     /// Queues a copy of `len` bytes from device address `src` into the small
-    /// pinned buffer.
-    pub(crate) fn fetch_small(&self, src: u64, len: usize) -> Result<()> {
+    /// pinned buffer, read in the completion step ([`Finished::small`]).
+    ///
+    /// # Safety
+    ///
+    /// `src` is a device address of this slot's context holding `len`
+    /// bytes, alive until the slot's stream is synchronised.
+    pub(crate) unsafe fn fetch_small(&self, src: u64, len: usize) -> Result<()> {
         if len == 0 {
             return Ok(());
         }
@@ -107,25 +127,29 @@ impl Slot {
         // SAFETY: h_small_ptr points to SMALL_LEN pinned bytes owned by this
         // slot; nothing reads them until the stream is synchronised.
         let dst = unsafe { std::slice::from_raw_parts_mut(self.h_small_ptr, len) };
-        // SAFETY: src holds len bytes (the caller's contract); the copy is
-        // ordered on this slot's stream.
+        // SAFETY: src holds len bytes (this function's contract); the copy
+        // is ordered on this slot's stream.
         unsafe { cudarc::driver::result::memcpy_dtoh_async(dst, src, self.stream.cu_stream()) }?;
         Ok(())
     }
+}
 
-    /// The small buffer after the stream was synchronised.
+impl Finished<'_> {
+    /// The first `len` bytes of the small buffer (at most [`SMALL_LEN`]),
+    /// as the last [`Slot::fetch_small`] left them.
     pub(crate) fn small(&self, len: usize) -> &[u8] {
         let len = len.min(SMALL_LEN);
-        // SAFETY: the stream was synchronised by the caller (finish), so no
-        // DMA writes the buffer now; it is SMALL_LEN bytes long.
-        unsafe { std::slice::from_raw_parts(self.h_small_ptr, len) }
+        // SAFETY: a Finished exists only after the slot's stream was
+        // synchronised (finish), so no DMA writes the buffer now; it is
+        // SMALL_LEN initialised bytes (zeroed when allocated).
+        unsafe { std::slice::from_raw_parts(self.slot.h_small_ptr, len) }
     }
 }
 
 impl Slots {
-    fn new(gpu: &GpuInner) -> Result<Slots> {
+    fn new(ctx: &Arc<CudaContext>, capacity: usize) -> Result<Slots> {
         let slots = (0..SLOTS)
-            .map(|_| Slot::new(gpu, gpu.chunk_len))
+            .map(|_| Slot::new(ctx, capacity))
             .collect::<Result<Vec<_>>>()?;
         Ok(Slots { slots })
     }
@@ -137,32 +161,54 @@ impl Slots {
     }
 }
 
-/// Runs `buf` through the GPU in place, in chunks of `chunk_len` bytes (a
-/// multiple of 16, at most the slots' capacity; 0 means the capacity).
-/// `enqueue` queues the work of one chunk on the slot's stream: it reads
-/// `slot.d_in` and must leave the result in `slot.d_out`. `complete` runs
-/// after the chunk's work finished, in chunk order, before its output is
-/// copied back.
-pub(crate) fn run(
-    gpu: &GpuInner,
+impl Staging {
+    /// No slots yet; each will hold `chunk_len` bytes.
+    pub(crate) fn new(chunk_len: usize) -> Staging {
+        Staging {
+            slots: Mutex::new(None),
+            chunk_len,
+        }
+    }
+
+    /// Runs `buf` through the GPU of `ctx` in place, in chunks of
+    /// `chunk_len` bytes (a multiple of 16, at most the slots' capacity; 0
+    /// means the capacity). `enqueue` queues the work of one chunk on the
+    /// slot's stream: it reads `slot.d_in` and must leave the result in
+    /// `slot.d_out`. `complete` runs after the chunk's work finished, in
+    /// chunk order, before its output is copied back.
+    pub(crate) fn run(
+        &self,
+        ctx: &Arc<CudaContext>,
+        buf: &mut [u8],
+        chunk_len: usize,
+        enqueue: impl FnMut(&Slot, &Chunk) -> Result<()>,
+        complete: impl FnMut(&Finished<'_>, &Chunk) -> Result<()>,
+    ) -> Result<()> {
+        if buf.is_empty() {
+            return Ok(());
+        }
+        let mut guard = self
+            .slots
+            .lock()
+            .map_err(|_| CudaError::Driver("staging slots poisoned".into()))?;
+        if guard.is_none() {
+            *guard = Some(Slots::new(ctx, self.chunk_len)?);
+        }
+        let slots = guard
+            .as_ref()
+            .ok_or_else(|| CudaError::Driver("no slots".into()))?;
+        run_on(ctx, slots, buf, chunk_len, enqueue, complete)
+    }
+}
+
+fn run_on(
+    ctx: &Arc<CudaContext>,
+    slots: &Slots,
     buf: &mut [u8],
     chunk_len: usize,
     mut enqueue: impl FnMut(&Slot, &Chunk) -> Result<()>,
-    mut complete: impl FnMut(&Slot, &Chunk) -> Result<()>,
+    mut complete: impl FnMut(&Finished<'_>, &Chunk) -> Result<()>,
 ) -> Result<()> {
-    if buf.is_empty() {
-        return Ok(());
-    }
-    let mut guard = gpu
-        .slots
-        .lock()
-        .map_err(|_| CudaError::Driver("staging slots poisoned".into()))?;
-    if guard.is_none() {
-        *guard = Some(Slots::new(gpu)?);
-    }
-    let slots = guard
-        .as_ref()
-        .ok_or_else(|| CudaError::Driver("no slots".into()))?;
     let capacity = slots.slots[0].capacity;
     let chunk_len = if chunk_len == 0 { capacity } else { chunk_len };
     if chunk_len > capacity {
@@ -172,7 +218,7 @@ pub(crate) fn run(
     }
     let chunks = plan::split_chunks(buf.len(), chunk_len)?;
     // The raw copies below act on the thread's current context.
-    gpu.ctx.bind_to_thread()?;
+    ctx.bind_to_thread()?;
     let mut pending: Vec<Option<Chunk>> = vec![None; slots.slots.len()];
     let result = (|| -> Result<()> {
         for chunk in &chunks {
@@ -190,6 +236,8 @@ pub(crate) fn run(
             // has capacity bytes; both stay alive (owned by the slot) and
             // untouched by the host until the stream is synchronised.
             let src = unsafe { std::slice::from_raw_parts(slot.h_in_ptr, chunk.len) };
+            // SAFETY: d_in is the slot's device buffer of capacity >=
+            // chunk.len bytes; the copy is ordered on the slot's stream.
             unsafe {
                 cudarc::driver::result::memcpy_htod_async(slot.d_in, src, slot.stream.cu_stream())
             }?;
@@ -221,10 +269,10 @@ fn finish(
     slot: &Slot,
     chunk: &Chunk,
     buf: &mut [u8],
-    complete: &mut impl FnMut(&Slot, &Chunk) -> Result<()>,
+    complete: &mut impl FnMut(&Finished<'_>, &Chunk) -> Result<()>,
 ) -> Result<()> {
     slot.stream.synchronize()?;
-    complete(slot, chunk)?;
+    complete(&Finished { slot }, chunk)?;
     // SAFETY: the stream is synchronised, so the DMA into h_out is done;
     // h_out holds at least chunk.len bytes.
     let out = unsafe { std::slice::from_raw_parts(slot.h_out_ptr, chunk.len) };

@@ -11,7 +11,6 @@ use cudarc::driver::{CudaSlice, DevicePtrMut};
 use crate::aes::{same_context, CudaAes};
 use crate::device::Gpu;
 use crate::error::Result;
-use crate::pipeline;
 use crate::plan;
 
 /// An XTS key (32 bytes for AES-128, 64 for AES-256) on the GPU.
@@ -75,27 +74,37 @@ impl CudaXts {
         let nsectors = buf.len() / sector_size;
         let tweaks = g.stream.alloc_zeros::<u8>(16 * nsectors)?;
         let (t, _rt) = cudarc::driver::DevicePtr::device_ptr(&tweaks, &g.stream);
-        g.xts_tweaks(
-            &g.stream,
-            t,
-            nsectors as u64,
-            self.tweak.rk_ptr,
-            self.tweak.nr,
-            first_sector,
-        )?;
+        // SAFETY: `tweaks` holds 16 bytes per sector and `buf` (checked to be of this
+        // context, whole sectors) nblocks blocks; both outlive the queued work,
+        // ordered on g.stream by their records; the rk_ptrs are this key's.
+        unsafe {
+            g.xts_tweaks(
+                &g.stream,
+                t,
+                nsectors as u64,
+                self.tweak.rk_ptr,
+                self.tweak.nr,
+                first_sector,
+            )
+        }?;
         let nblocks = (buf.len() / 16) as u64;
         let (p, _rb) = buf.device_ptr_mut(&g.stream);
-        g.xts(
-            &g.stream,
-            decrypt,
-            p,
-            p,
-            nblocks,
-            self.data.rk_ptr,
-            self.data.nr,
-            t,
-            (sector_size / 16) as u64,
-        )
+        // SAFETY: `tweaks` holds 16 bytes per sector and `buf` (checked to be of this
+        // context, whole sectors) nblocks blocks; both outlive the queued work,
+        // ordered on g.stream by their records; the rk_ptrs are this key's.
+        unsafe {
+            g.xts(
+                &g.stream,
+                decrypt,
+                p,
+                p,
+                nblocks,
+                self.data.rk_ptr,
+                self.data.nr,
+                t,
+                (sector_size / 16) as u64,
+            )
+        }
     }
 
     /// Encrypts whole sectors in place in device memory.
@@ -127,8 +136,8 @@ impl CudaXts {
     ) -> Result<()> {
         self.check(decrypt, buf.len(), sector_size)?;
         let g = &self.data.gpu.inner;
-        let chunk_len = plan::xts_chunk_len(g.chunk_len, sector_size);
-        if chunk_len > g.chunk_len {
+        let chunk_len = plan::xts_chunk_len(g.staging.chunk_len, sector_size);
+        if chunk_len > g.staging.chunk_len {
             // One sector larger than the staging buffers: go through device
             // memory in one piece.
             let mut dev = g.stream.clone_htod(&buf[..])?;
@@ -137,8 +146,8 @@ impl CudaXts {
             g.stream.synchronize()?;
             return Ok(());
         }
-        pipeline::run(
-            g,
+        g.staging.run(
+            &g.ctx,
             buf,
             chunk_len,
             |slot, chunk| {
@@ -146,25 +155,35 @@ impl CudaXts {
                 let nsectors = (chunk.len / sector_size) as u64;
                 // The tweaks take 16 bytes per sector, at most the chunk's
                 // size: they fit the auxiliary area.
-                g.xts_tweaks(
-                    &slot.stream,
-                    slot.d_aux,
-                    nsectors,
-                    self.tweak.rk_ptr,
-                    self.tweak.nr,
-                    first,
-                )?;
-                g.xts(
-                    &slot.stream,
-                    decrypt,
-                    slot.d_in,
-                    slot.d_out,
-                    (chunk.len / 16) as u64,
-                    self.data.rk_ptr,
-                    self.data.nr,
-                    slot.d_aux,
-                    (sector_size / 16) as u64,
-                )
+                // SAFETY: the slot's buffers hold capacity >= chunk.len bytes (the tweaks, 16
+                // per sector, fit d_aux) and live as long as the staging, whose stream
+                // is synchronised before reuse; the rk_ptrs are this key's.
+                unsafe {
+                    g.xts_tweaks(
+                        &slot.stream,
+                        slot.d_aux,
+                        nsectors,
+                        self.tweak.rk_ptr,
+                        self.tweak.nr,
+                        first,
+                    )
+                }?;
+                // SAFETY: the slot's buffers hold capacity >= chunk.len bytes (the tweaks, 16
+                // per sector, fit d_aux) and live as long as the staging, whose stream
+                // is synchronised before reuse; the rk_ptrs are this key's.
+                unsafe {
+                    g.xts(
+                        &slot.stream,
+                        decrypt,
+                        slot.d_in,
+                        slot.d_out,
+                        (chunk.len / 16) as u64,
+                        self.data.rk_ptr,
+                        self.data.nr,
+                        slot.d_aux,
+                        (sector_size / 16) as u64,
+                    )
+                }
             },
             |_, _| Ok(()),
         )

@@ -201,18 +201,6 @@ pub fn derive(
     })
 }
 
-/// Constant-time equality of two equal-length byte strings.
-fn ct_eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut d = 0u8;
-    for (x, y) in a.iter().zip(b) {
-        d |= x ^ y;
-    }
-    std::hint::black_box(d) == 0
-}
-
 /// The AEAD key and base nonce: seals and opens single chunks ("raw mode").
 #[derive(Clone)]
 pub struct ChunkCipher {
@@ -323,7 +311,7 @@ pub fn open_header(
     let mut salt = [0u8; SALT_LEN];
     salt.copy_from_slice(&header[..SALT_LEN]);
     let d = derive(suite, input_key, &salt, context)?;
-    if !ct_eq(&d.commitment, &header[SALT_LEN..PAYLOAD_HEADER_LEN]) {
+    if !aesx::ct_eq(&d.commitment, &header[SALT_LEN..PAYLOAD_HEADER_LEN]) {
         return Err(PayloadError::CommitmentMismatch);
     }
     ChunkCipher::new(&d.key, d.base_nonce, backend)

@@ -120,8 +120,12 @@ fn main() {
                     "rustcrypto".into(),
                     Box::new(move || {
                         std::hint::black_box(
-                            rc.encrypt_inout_detached(&nonce.into(), &aad, buf.as_mut_slice().into())
-                                .unwrap(),
+                            rc.encrypt_inout_detached(
+                                &nonce.into(),
+                                &aad,
+                                buf.as_mut_slice().into(),
+                            )
+                            .unwrap(),
                         );
                     }),
                 ));
@@ -131,8 +135,12 @@ fn main() {
                     "rustcrypto".into(),
                     Box::new(move || {
                         std::hint::black_box(
-                            rc.encrypt_inout_detached(&nonce.into(), &aad, buf.as_mut_slice().into())
-                                .unwrap(),
+                            rc.encrypt_inout_detached(
+                                &nonce.into(),
+                                &aad,
+                                buf.as_mut_slice().into(),
+                            )
+                            .unwrap(),
                         );
                     }),
                 ));
@@ -194,6 +202,12 @@ fn main() {
             ));
         }
         let ns = race(&mut jobs, rounds);
-        report("xaes-seal (peer: our AES-256-GCM, same backend)", n, &jobs, &ns, &["gcm256"]);
+        report(
+            "xaes-seal (peer: our AES-256-GCM, same backend)",
+            n,
+            &jobs,
+            &ns,
+            &["gcm256"],
+        );
     }
 }

@@ -238,6 +238,7 @@ extern crate std;
 extern crate alloc;
 
 mod backend;
+mod ct;
 #[cfg(test)]
 mod dispatch_tests;
 mod error;
@@ -250,6 +251,10 @@ mod rustcrypto;
 mod miri_tests;
 
 pub use backend::{Backend, BackendIter, BackendSet};
+/// Constant-time equality, for aesx-file and aesx-cuda (not part of the
+/// API).
+#[doc(hidden)]
+pub use ct::ct_eq;
 pub use error::{Error, Result};
 #[doc(hidden)]
 pub use key::ExpandedKey;

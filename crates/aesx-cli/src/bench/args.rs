@@ -170,6 +170,11 @@ impl Options {
             )),
             _ => return Err(CliError::usage("--compare takes two implementations")),
         };
+        if a.plot.is_some() && cfg!(not(feature = "plot")) {
+            return Err(CliError::usage(
+                "--plot needs the `plot` feature, which this build left out",
+            ));
+        }
         if compare.is_some() && a.rsp.is_some() {
             return Err(CliError::usage("--compare and --rsp do not go together"));
         }

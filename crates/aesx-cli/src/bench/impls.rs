@@ -6,9 +6,11 @@ use std::fmt;
 use aesx::Backend;
 
 use super::cases::{Mode, Setup};
+#[cfg(feature = "cuda")]
+use super::cuda_impl;
 use super::peers_siv_ccm_kw as more;
 use super::runner::Runner;
-use super::{aesx_impl, awslc, cuda_impl, peers};
+use super::{aesx_impl, awslc, peers};
 
 /// An implementation the benchmark can run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -16,6 +18,7 @@ pub enum Impl {
     /// aesx on one backend.
     Aesx(Backend),
     /// aesx-cuda, the GPU backend (host memory in and out).
+    #[cfg(feature = "cuda")]
     Cuda,
     /// OpenSSL (vendored, through EVP).
     OpenSsl,
@@ -32,6 +35,7 @@ impl Impl {
     /// aesx backends, slowest first, then the peers.
     pub fn all_available() -> Vec<Impl> {
         let mut v: Vec<Impl> = Backend::available().iter().map(Impl::Aesx).collect();
+        #[cfg(feature = "cuda")]
         if cuda_impl::available() {
             v.push(Impl::Cuda);
         }
@@ -51,6 +55,11 @@ impl Impl {
             _ => {}
         }
         let bare = s.strip_prefix("aesx-").unwrap_or(&s);
+        #[cfg(not(feature = "cuda"))]
+        if bare == "cuda" {
+            return Err("aesx-cuda: this aesx was built without the `cuda` feature".into());
+        }
+        #[cfg(feature = "cuda")]
         if bare == "cuda" {
             // Opened here (kernels loaded and self-checked), so that a
             // missing driver, device or NVRTC is one line up front.
@@ -74,7 +83,12 @@ impl Impl {
 
     /// True for the other libraries.
     pub fn is_peer(self) -> bool {
-        !matches!(self, Impl::Aesx(_) | Impl::Cuda)
+        match self {
+            Impl::Aesx(_) => false,
+            #[cfg(feature = "cuda")]
+            Impl::Cuda => false,
+            Impl::OpenSsl | Impl::AwsLc | Impl::Ring | Impl::RustCrypto => true,
+        }
     }
 
     /// Whether this implementation has the mode and key size.
@@ -84,6 +98,7 @@ impl Impl {
         }
         match self {
             Impl::Aesx(_) => aesx_impl::supports(mode, key_bits),
+            #[cfg(feature = "cuda")]
             Impl::Cuda => cuda_impl::supports(mode, key_bits),
             Impl::OpenSsl if mode.cpu_only() => more::openssl_supports(mode, key_bits),
             Impl::RustCrypto if mode.cpu_only() => more::rustcrypto_supports(mode, key_bits),
@@ -98,6 +113,7 @@ impl Impl {
     pub fn runner(self, mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, String> {
         match self {
             Impl::Aesx(b) => aesx_impl::runner(b, mode, setup),
+            #[cfg(feature = "cuda")]
             Impl::Cuda => cuda_impl::runner(mode, setup),
             Impl::OpenSsl if mode.cpu_only() => more::openssl_runner(mode, setup),
             Impl::RustCrypto if mode.cpu_only() => more::rustcrypto_runner(mode, setup),
@@ -113,6 +129,7 @@ impl fmt::Display for Impl {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Impl::Aesx(b) => write!(f, "aesx-{}", b.name()),
+            #[cfg(feature = "cuda")]
             Impl::Cuda => f.write_str("aesx-cuda"),
             Impl::OpenSsl => f.write_str("openssl"),
             Impl::AwsLc => f.write_str("aws-lc-rs"),

@@ -154,7 +154,7 @@ impl Tier {
             Impl::OpenSsl | Impl::AwsLc => true,
             Impl::Ring => self != Tier::Aesni,
             Impl::RustCrypto => self == Tier::Vaes512,
-            Impl::Aesx(_) | Impl::Cuda => false,
+            _ => false,
         }
     }
 

@@ -32,7 +32,9 @@ mod cases;
 mod check;
 mod compare;
 mod csv;
+#[cfg(feature = "cuda")]
 mod cuda_impl;
+#[cfg(all(feature = "cuda", feature = "plot"))]
 mod gpu_table;
 mod header;
 mod impls;
@@ -42,6 +44,7 @@ mod measure;
 mod peers;
 mod peers_siv_ccm_kw;
 mod plan;
+#[cfg(feature = "plot")]
 mod plot;
 mod progress;
 mod report;
@@ -58,13 +61,20 @@ use timing::ClockInfo;
 /// Runs `aesx bench`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     if args.inner.gpu_table {
-        let a = &args.inner;
-        let outputs = gpu_table::Outputs {
-            json: a.json.as_ref(),
-            csv: a.csv.as_ref(),
-            plot: a.plot.as_ref(),
-        };
-        return gpu_table::run(&a.sizes, outputs);
+        #[cfg(all(feature = "cuda", feature = "plot"))]
+        {
+            let a = &args.inner;
+            let outputs = gpu_table::Outputs {
+                json: a.json.as_ref(),
+                csv: a.csv.as_ref(),
+                plot: a.plot.as_ref(),
+            };
+            return gpu_table::run(&a.sizes, outputs);
+        }
+        #[cfg(not(all(feature = "cuda", feature = "plot")))]
+        return Err(CliError::usage(
+            "--gpu-table needs the `cuda` and `plot` features, which this build left out",
+        ));
     }
     let opts = Options::parse(*args.inner)?;
     // A report that cannot be written fails now, not after the whole run.

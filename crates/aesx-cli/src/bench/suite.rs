@@ -7,12 +7,16 @@ use std::process::ExitCode;
 use super::args::Options;
 use super::cases::{Case, Setup};
 use super::check::honesty_check;
-use super::impls::Impl;
+#[cfg(feature = "cuda")]
+use super::cuda_impl;
+
 use super::measure::{self, Plan, Subject};
+#[cfg(feature = "plot")]
+use super::plot;
 use super::progress::Progress;
 use super::report::{self, Row};
 use super::timing::{self, ClockInfo};
-use super::{csv, cuda_impl, header, json, plan, plot};
+use super::{csv, header, json, plan};
 use crate::CliError;
 
 /// Runs the suite (or the `--rsp` case) and writes every report.
@@ -47,7 +51,8 @@ pub(super) fn run(mut opts: Options, clock: &ClockInfo) -> Result<ExitCode, CliE
     report::add_ratios(&mut rows);
     report::print(&mut out, &rows, opts.mb).map_err(w)?;
     report::print_summary(&mut out, &rows).map_err(w)?;
-    if opts.impls.contains(&Impl::Cuda) {
+    #[cfg(feature = "cuda")]
+    if opts.impls.contains(&super::impls::Impl::Cuda) {
         cuda_impl::print_device_figures(&mut out, 256 << 20).map_err(CliError::failure)?;
     }
     writeln!(
@@ -67,6 +72,7 @@ pub(super) fn run(mut opts: Options, clock: &ClockInfo) -> Result<ExitCode, CliE
     if let Some(p) = &opts.csv {
         csv::write(p, &rows)?;
     }
+    #[cfg(feature = "plot")]
     if let Some(p) = &opts.plot {
         plot::write(p, &meta, &rows)?;
     }

@@ -20,6 +20,7 @@ use crate::{outln, CliError};
 mod aead;
 mod cmac;
 mod ctr;
+#[cfg(feature = "cuda")]
 mod cuda;
 mod ecb_cbc;
 mod gcm;
@@ -307,6 +308,7 @@ impl Report {
 
 /// Runs `aesx cavp`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    #[cfg(feature = "cuda")]
     if backend_arg::choose(args.backend.as_deref())? == backend_arg::Choice::Cuda {
         // Said before the GPU is opened, and for the files' names alone.
         if let Some(path) = args

@@ -145,17 +145,8 @@ pub fn job_on(engine: &dyn Engine, mode: Mode, p: &Params, cpu: Job) -> Result<J
             data: Vec::new(),
             cpu,
         })),
-        Job::Whole(_) => return Err(cpu_only(p)),
+        Job::Whole(_) => return Err(super::cpu_only(p)),
     })
-}
-
-/// "This mode runs on the CPU only", for issue 19's modes.
-pub fn cpu_only(p: &Params) -> CliError {
-    CliError::usage(format!(
-        "--backend cuda: {} runs on the CPU only (choose soft, aesni, vaes256 or vaes512, or \
-         leave --backend out)",
-        p.mode
-    ))
 }
 
 /// The stream for a non-GCM `mode` on `engine`.
@@ -225,7 +216,7 @@ fn stream_on(
         // GCM arrives as a Job::Gcm and is handled by job_on().
         (Mode::Gcm, _) => cpu,
         // Refused before any job is built (`cipher::run`); never streams.
-        (m, _) if m.cpu_only() => return Err(cpu_only(p)),
+        (m, _) if m.cpu_only() => return Err(super::cpu_only(p)),
         _ => cpu,
     })
 }

@@ -29,6 +29,7 @@ pub mod aead;
 mod blockwise;
 mod cbc;
 mod ctr;
+#[cfg(feature = "cuda")]
 mod cuda;
 mod ecb;
 mod gcm;
@@ -297,6 +298,16 @@ fn build(mode: Mode, p: &Params) -> Result<Job, CliError> {
     })
 }
 
+/// "This mode runs on the CPU only", for issue 19's modes with
+/// `--backend cuda`.
+pub fn cpu_only(p: &Params) -> CliError {
+    CliError::usage(format!(
+        "--backend cuda: {} runs on the CPU only (choose soft, aesni, vaes256 or vaes512, or \
+         leave --backend out)",
+        p.mode
+    ))
+}
+
 /// Decodes a hex option strictly (no spaces, even length).
 pub fn hex_arg(name: &str, s: &str) -> Result<Vec<u8>, CliError> {
     if !s.len().is_multiple_of(2) {
@@ -329,13 +340,17 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         backend: choice.cpu(),
     };
     // Said before the GPU is opened (and before the mode's own checks).
+    #[cfg(feature = "cuda")]
     if choice == backend_arg::Choice::Cuda && args.mode.cpu_only() {
-        return Err(cuda::cpu_only(&params));
+        return Err(cpu_only(&params));
     }
-    let mut job = build(args.mode, &params)?;
-    if choice == backend_arg::Choice::Cuda {
-        job = cuda::job(args.mode, &params, job)?;
-    }
+    let job = build(args.mode, &params)?;
+    #[cfg(feature = "cuda")]
+    let job = if choice == backend_arg::Choice::Cuda {
+        cuda::job(args.mode, &params, job)?
+    } else {
+        job
+    };
 
     let input = args.input.as_deref().filter(|p| *p != Path::new("-"));
     let (mut reader, input_id): (Box<dyn Read>, _) = match input {

@@ -16,20 +16,11 @@ use aesx_file::payload::{
     MAX_CHUNKS, NONCE_LEN, SALT_LEN, TAG_LEN,
 };
 
-use crate::backend_arg::{self, Choice};
+use crate::backend_arg;
 use crate::CliError;
 
 /// Chunks per GPU batch: 32 MiB of plaintext, enough to fill the GPU.
 pub const BATCH_CHUNKS: usize = 2048;
-
-/// The GPU when `--backend cuda` (or `AESX_BACKEND=cuda`) asked for it,
-/// opened before anything is read or written.
-pub fn open(choice: Choice) -> Result<Option<Gpu>, CliError> {
-    match choice {
-        Choice::Cuda => backend_arg::open_gpu().map(Some),
-        Choice::Cpu(_) => Ok(None),
-    }
-}
 
 fn gpu_failure(e: aesx_cuda::CudaError) -> PayloadError {
     PayloadError::Io(backend_arg::gpu_error(e).to_string())

@@ -23,6 +23,8 @@ use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+use nix::sys::signal::{SigSet, Signal};
+
 use crate::CliError;
 
 use super::io_msg;
@@ -47,13 +49,13 @@ fn deregister(p: &Path) {
 /// is harmless.
 pub fn install_signal_cleanup() {
     // Past RLIMIT_FSIZE a write fails with EFBIG, reported like a full disk,
-    // instead of SIGXFSZ killing the process without a word.
-    // SAFETY: setting a signal's disposition to SIG_IGN installs no handler
-    // code, so no async-signal-safety question arises; SIGXFSZ is a valid
-    // signal number and nothing else in aesx relies on its default action.
-    unsafe {
-        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
-    }
+    // instead of SIGXFSZ killing the process without a word. The kernel
+    // sends SIGXFSZ to the thread that wrote; blocked in this thread, and so
+    // in every thread it starts from now on (the writers), it stays pending
+    // and is never delivered.
+    let mut xfsz = SigSet::empty();
+    xfsz.add(Signal::SIGXFSZ);
+    let _ = xfsz.thread_block();
     let _ = ctrlc::set_handler(|| {
         for p in pending().drain(..) {
             let _ = std::fs::remove_file(p);

@@ -26,18 +26,12 @@ pub(crate) mod polyval_kernels;
 pub(crate) mod siv_kernels;
 pub(crate) mod soft;
 pub(crate) mod trace;
-// The soft GHASH lives beside the soft AES but is declared here, so that
-// `soft/mod.rs` (the AES rounds) and it can change independently.
-#[path = "soft/gcm.rs"]
-mod soft_gcm;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86;
 pub(crate) mod xts_kernels;
 // Kept beside soft/mod.rs but registered here so that file stays untouched.
 #[path = "soft/polyval.rs"]
 mod soft_polyval;
-#[path = "soft/xts.rs"]
-mod soft_xts;
 
 pub(crate) use inout::InOut;
 pub(crate) use kernels::BlockKernels;

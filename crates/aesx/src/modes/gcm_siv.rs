@@ -201,7 +201,10 @@ impl GcmSiv {
         let blocks = &mut blocks[..count * BLOCK_LEN];
         k.encrypt_blocks(InOut::in_place(blocks));
         let mut halves = [0u8; 6 * 8];
-        for (h, b) in halves.chunks_exact_mut(8).zip(blocks.chunks_exact(BLOCK_LEN)) {
+        for (h, b) in halves
+            .chunks_exact_mut(8)
+            .zip(blocks.chunks_exact(BLOCK_LEN))
+        {
             h.copy_from_slice(&b[..8]);
         }
         blocks.zeroize();

@@ -4,6 +4,7 @@ use zeroize::Zeroize;
 
 use crate::backend::xts_kernels::{mul_x, XtsEngine};
 use crate::backend::{Backend, InOut};
+use crate::ct::ct_eq;
 use crate::error::{Error, Result};
 use crate::key::{Block, KeySize, RoundKeys, BLOCK_LEN};
 
@@ -321,14 +322,4 @@ impl core::fmt::Debug for Xts {
             .field("key_size", &self.size)
             .finish_non_exhaustive()
     }
-}
-
-/// Constant-time equality of two equal-length byte strings: the OR of all
-/// byte differences, with the final test kept out of the loop.
-fn ct_eq(a: &[u8], b: &[u8]) -> bool {
-    let mut acc = 0u8;
-    for (x, y) in a.iter().zip(b) {
-        acc |= x ^ y;
-    }
-    core::hint::black_box(acc) == 0
 }

@@ -12,17 +12,16 @@
 //! twice on x86-64: for SSE2 (the baseline) and, chosen at key setup when the
 //! CPU has it, for AVX2. Elsewhere it runs on plain `u64`s.
 //!
-//! Other soft kernels (GHASH, XTS) live in sibling files as further `impl`
-//! blocks on [`SoftAes`] and reach the cipher through
-//! [`SoftAes::encrypt_batch`] / [`SoftAes::decrypt_batch`] (exactly [`PAR`]
-//! blocks), [`SoftAes::encrypt_blocks_par`] /
-//! [`SoftAes::decrypt_blocks_par`] (any number) or the [`BlockKernels`]
-//! methods.
+//! The soft GHASH ([`gcm`], constant-time carry-less multiplication) and
+//! XTS ([`xts`]) kernels are further `impl` blocks on [`SoftAes`] that reach
+//! the cipher through its [`BlockKernels`] methods.
 
 mod bitslice;
+mod gcm;
 mod round;
 mod rows;
 mod sbox;
+mod xts;
 
 use zeroize::Zeroize;
 
@@ -171,35 +170,6 @@ impl SoftAes {
     #[inline]
     fn keys(&self) -> &[RoundKey] {
         &self.rk[..=self.rounds]
-    }
-
-    /// Encrypts exactly one batch of [`PAR`] blocks in place: the cheapest
-    /// entry for kernels that build their own batches (GCM counters, XTS
-    /// tweaks).
-    #[allow(dead_code)] // for the GCM and XTS kernels in sibling files
-    #[inline]
-    pub(crate) fn encrypt_batch(&self, blocks: &mut [Block; PAR]) {
-        self.run(blocks, false);
-    }
-
-    /// Decrypts exactly one batch of [`PAR`] blocks in place.
-    #[allow(dead_code)] // for the XTS kernels in a sibling file
-    #[inline]
-    pub(crate) fn decrypt_batch(&self, blocks: &mut [Block; PAR]) {
-        self.run(blocks, true);
-    }
-
-    /// Encrypts any number of blocks in place, sixteen at a time (a short
-    /// last batch costs as much as a full one).
-    #[allow(dead_code)] // for the GCM and XTS kernels in sibling files
-    pub(crate) fn encrypt_blocks_par(&self, blocks: &mut [Block]) {
-        self.encrypt_blocks(InOut::in_place(blocks.as_flattened_mut()));
-    }
-
-    /// Decrypts any number of blocks in place, sixteen at a time.
-    #[allow(dead_code)] // for the XTS kernels in a sibling file
-    pub(crate) fn decrypt_blocks_par(&self, blocks: &mut [Block]) {
-        self.decrypt_blocks(InOut::in_place(blocks.as_flattened_mut()));
     }
 
     /// ECB in the direction `decrypt` says: batches of sixteen blocks.

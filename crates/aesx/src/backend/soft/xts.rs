@@ -10,7 +10,7 @@
 //! Included from `backend/mod.rs` by path so that `soft/mod.rs` stays
 //! untouched.
 
-use super::soft::SoftAes;
-use super::xts_kernels::XtsKernels;
+use super::SoftAes;
+use crate::backend::xts_kernels::XtsKernels;
 
 impl XtsKernels for SoftAes {}

@@ -213,10 +213,7 @@ impl Lanes for __m512i {
     unsafe fn fold(v: Self) -> __m128i {
         // SAFETY: the caller's kernel enables AVX-512 F and AVX2.
         unsafe {
-            let y = _mm256_xor_si256(
-                _mm512_castsi512_si256(v),
-                _mm512_extracti64x4_epi64::<1>(v),
-            );
+            let y = _mm256_xor_si256(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64::<1>(v));
             _mm_xor_si128(_mm256_castsi256_si128(y), _mm256_extracti128_si256::<1>(y))
         }
     }
