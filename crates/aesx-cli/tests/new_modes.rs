@@ -289,6 +289,17 @@ fn named_output_appears_only_on_success() {
     assert_eq!(o.stderr.lines().count(), 1, "{}", o.stderr);
 }
 
+/// (op, mode, key, extra arguments, stdin, exit code, needle in the line)
+type BadCase<'a> = (
+    &'a str,
+    &'a str,
+    &'a str,
+    Vec<&'a str>,
+    &'a [u8],
+    i32,
+    &'a str,
+);
+
 #[test]
 fn bad_inputs_are_one_line() {
     let k16 = "000102030405060708090a0b0c0d0e0f";
@@ -298,8 +309,7 @@ fn bad_inputs_are_one_line() {
     let k24 = &"00".repeat(24);
     let n13 = &"00".repeat(13);
     #[rustfmt::skip]
-    let cases: Vec<(&str, &str, &str, Vec<&str>, &[u8], i32, &str)> = vec![
-        // (op, mode, key, extra, stdin, exit, needle)
+    let cases: Vec<BadCase> = vec![
         ("encrypt", "gcm-siv", &k16[..30], vec!["--iv", n12], b"x", 2, "--key"),
         ("encrypt", "gcm-siv", k24, vec!["--iv", n12], b"x", 2, "16 or 32"),
         ("encrypt", "gcm-siv", k16, vec![], b"x", 2, "--iv"),

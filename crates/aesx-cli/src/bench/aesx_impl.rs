@@ -84,8 +84,11 @@ pub fn runner(backend: Backend, mode: Mode, setup: &Setup) -> Result<Box<dyn Run
     })
 }
 
+/// An authentic ciphertext and its tag.
+pub type Sealed = (Vec<u8>, [u8; 16]);
+
 /// The `*-dec` rows' authentic message, which every call opens.
-pub fn opened(mode: Mode, setup: &Setup) -> Result<Option<(Vec<u8>, [u8; 16])>, String> {
+pub fn opened(mode: Mode, setup: &Setup) -> Result<Option<Sealed>, String> {
     if !mode.opens() {
         return Ok(None);
     }
