@@ -3,11 +3,12 @@
 //! ciphertext followed by the tag, as `--mode gcm` and pyca/cryptography's
 //! `encrypt` do; decryption takes the tag from the end of its input.
 //!
-//! GCM-SIV derives its counter from a MAC over the whole message, and CCM
-//! MACs the whole message before its length-prefixed first block is known,
-//! so neither can stream: the input is read whole (into zeroized memory),
-//! sealed or opened in one call, and only then written. A decryption whose
-//! tag does not verify therefore writes nothing at all.
+//! GCM-SIV derives its counter from a MAC over the whole message, and CCM's
+//! first MAC block carries the message length, which a pipe does not tell
+//! in advance; XAES-256-GCM is GCM underneath, but the library offers it
+//! one-shot. So the input is read whole (into zeroized memory), sealed or
+//! opened in one call, and only then written: a decryption whose tag does
+//! not verify writes nothing at all.
 //!
 //! [`Aead`] is also what `aesx cavp` and `aesx bench` call, so the three
 //! types are driven by one code path everywhere in the CLI.
