@@ -19,6 +19,7 @@ pub mod cipher;
 pub mod error;
 pub mod file;
 pub mod info;
+pub mod mac;
 
 pub use error::CliError;
 

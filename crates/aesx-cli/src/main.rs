@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use aesx_cli::{bench, cavp, cipher, error, file, info, write_stderr};
+use aesx_cli::{bench, cavp, cipher, error, file, info, mac, write_stderr};
 
 /// AES, fast and constant-time where it matters.
 #[derive(Parser, Debug)]
@@ -25,8 +25,11 @@ enum Command {
     Cavp(cavp::Args),
     /// Benchmark every backend and the peer libraries side by side.
     Bench(bench::Args),
-    /// Raw block-cipher modes (ECB, CBC, CTR, ...) over files or pipes.
+    /// Raw cipher modes (ECB, CBC, CTR, XTS, GCM, GCM-SIV, XAES, CCM, KW,
+    /// KWP) over files or pipes.
     Cipher(cipher::Args),
+    /// Message authentication codes (AES-CMAC) of a file or a pipe.
+    Mac(mac::Args),
     /// What this machine offers: CPU, features, backends.
     Info(info::Args),
     /// Encrypt a file or stream (authenticated, docs/FORMAT.md).
@@ -54,6 +57,7 @@ fn main() -> ExitCode {
         Command::Cavp(a) => cavp::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Cipher(a) => cipher::run(a),
+        Command::Mac(a) => mac::run(a),
         Command::Info(a) => info::run(a),
         Command::Encrypt(a) => file::run_encrypt(a),
         Command::Decrypt(a) => file::run_decrypt(a),

@@ -1,9 +1,10 @@
 //! aesx itself, on a forced backend, through its public mode objects.
 
-use aesx::{Aes, Backend, Block, Cbc, Ctr, Gcm, Xts};
+use aesx::{Aes, Backend, Block, Cbc, Cmac, Ctr, Gcm, KeyWrap, Xts};
 
 use super::cases::{Mode, Setup};
 use super::runner::Runner;
+use crate::cipher::aead::Aead;
 
 /// aesx has every mode in [`Mode`] with every key size the mode defines.
 pub fn supports(mode: Mode, key_bits: u32) -> bool {
@@ -21,6 +22,17 @@ fn iv_block(setup: &Setup) -> Result<Block, String> {
 /// A keyed runner for `mode` on `backend`.
 pub fn runner(backend: Backend, mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, String> {
     let e = |e: aesx::Error| e.to_string();
+    if let Some(kind) = mode.aead_kind() {
+        let aead = Aead::new(kind, &setup.key, 16, backend).map_err(e)?;
+        return Ok(Box::new(AeadRunner {
+            aead,
+            mode,
+            nonce: setup.iv.clone(),
+            aad: setup.aad.clone(),
+            sealed: opened(mode, setup)?,
+            tag: None,
+        }));
+    }
     Ok(match mode {
         Mode::Block => Box::new(BlockRunner(
             Aes::with_backend(&setup.key, backend).map_err(e)?,
@@ -60,7 +72,118 @@ pub fn runner(backend: Backend, mode: Mode, setup: &Setup) -> Result<Box<dyn Run
                 tag,
             })
         }
+        Mode::Cmac => Box::new(CmacRunner {
+            cmac: Cmac::with_backend(&setup.key, backend).map_err(e)?,
+            tag: None,
+        }),
+        Mode::Kw => Box::new(KwRunner {
+            kw: KeyWrap::with_backend(&setup.key, backend).map_err(e)?,
+            tag: None,
+        }),
+        _ => return Err(format!("aesx: no {mode} runner")),
     })
+}
+
+/// An authentic ciphertext and its tag.
+pub type Sealed = (Vec<u8>, [u8; 16]);
+
+/// The `*-dec` rows' authentic message, which every call opens.
+pub fn opened(mode: Mode, setup: &Setup) -> Result<Option<Sealed>, String> {
+    if !mode.opens() {
+        return Ok(None);
+    }
+    setup
+        .sealed
+        .clone()
+        .map(Some)
+        .ok_or_else(|| format!("{mode} needs a sealed message"))
+}
+
+/// Key wrap's output as a row: the wrapped data's last `len` bytes in the
+/// buffer, its first 8 (the integrity block) as the first half of the
+/// "tag", so that the whole output is compared across implementations.
+pub fn kw_output(wrapped: &[u8], buf: &mut [u8], len: usize) -> Result<[u8; 16], String> {
+    if wrapped.len() != len + 8 {
+        return Err(format!("key wrap gave {} bytes for {len}", wrapped.len()));
+    }
+    buf[..len].copy_from_slice(&wrapped[8..]);
+    let mut tag = [0u8; 16];
+    tag[..8].copy_from_slice(&wrapped[..8]);
+    Ok(tag)
+}
+
+/// GCM-SIV, XAES-256-GCM or CCM: sealing under the next nonce per call, or
+/// opening the same message (copied into the buffer, then opened in place:
+/// these are the library's in-place calls).
+struct AeadRunner {
+    aead: Aead,
+    mode: Mode,
+    nonce: Vec<u8>,
+    aad: Vec<u8>,
+    sealed: Option<(Vec<u8>, [u8; 16])>,
+    tag: Option<[u8; 16]>,
+}
+
+impl Runner for AeadRunner {
+    fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
+        let e = |e: aesx::Error| e.to_string();
+        match &self.sealed {
+            None => {
+                let tag = self
+                    .aead
+                    .seal_detached(&self.nonce, &self.aad, &mut buf[..len])
+                    .map_err(e)?;
+                self.tag = tag.as_bytes().try_into().ok();
+                self.mode.next_iv(&mut self.nonce);
+            }
+            Some((ct, tag)) => {
+                buf[..len].copy_from_slice(&ct[..len]);
+                self.aead
+                    .open_detached(&self.nonce, &self.aad, &mut buf[..len], tag)
+                    .map_err(e)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn tag(&self) -> Option<[u8; 16]> {
+        self.tag
+    }
+}
+
+/// The CMAC of the buffer; the buffer is left as it is.
+struct CmacRunner {
+    cmac: Cmac,
+    tag: Option<[u8; 16]>,
+}
+
+impl Runner for CmacRunner {
+    fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
+        self.tag = Some(self.cmac.mac(&buf[..len]));
+        Ok(())
+    }
+
+    fn tag(&self) -> Option<[u8; 16]> {
+        self.tag
+    }
+}
+
+/// Wraps the buffer (see [`kw_output`] for where the output goes).
+struct KwRunner {
+    kw: KeyWrap,
+    tag: Option<[u8; 16]>,
+}
+
+impl Runner for KwRunner {
+    fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
+        let wrapped = self.kw.wrap(&buf[..len]).map_err(|e| e.to_string())?;
+        self.tag = Some(kw_output(&wrapped, buf, len)?);
+        Ok(())
+    }
+
+    fn tag(&self) -> Option<[u8; 16]> {
+        self.tag
+    }
 }
 
 /// One `encrypt_block` call per block.

@@ -10,7 +10,10 @@
 //! stream would: that costs one extra one-block call per message. ECB goes
 //! block by block inside aws-lc-rs (it calls `AES_ecb_encrypt` per block).
 
-use aws_lc_rs::aead::{Aad, LessSafeKey, Nonce, UnboundKey, AES_128_GCM, AES_192_GCM, AES_256_GCM};
+use aws_lc_rs::aead::{
+    Aad, LessSafeKey, Nonce, UnboundKey, AES_128_GCM, AES_128_GCM_SIV, AES_192_GCM, AES_256_GCM,
+    AES_256_GCM_SIV,
+};
 use aws_lc_rs::cipher::{
     DecryptingKey, DecryptionContext, EncryptingKey, EncryptionContext, UnboundCipherKey, AES_128,
     AES_192, AES_256,
@@ -22,6 +25,9 @@ use super::runner::Runner;
 
 /// GCM, ECB (and one block per call), CBC and CTR, every AES key size.
 pub fn supports(mode: Mode, key_bits: u32) -> bool {
+    if mode.cpu_only() {
+        return super::peers_siv_ccm_kw::awslc_supports(mode, key_bits);
+    }
     !matches!(mode, Mode::XtsEnc | Mode::XtsDec) && mode.has_key_bits(key_bits)
 }
 
@@ -32,7 +38,8 @@ fn err(what: &str) -> impl Fn(aws_lc_rs::error::Unspecified) -> String + '_ {
 /// An aws-lc-rs key for the case.
 pub fn runner(mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, String> {
     match mode {
-        Mode::GcmEnc | Mode::GcmDec => gcm_runner(mode, setup),
+        Mode::GcmEnc | Mode::GcmDec | Mode::GcmSivEnc | Mode::GcmSivDec => gcm_runner(mode, setup),
+        Mode::Kw | Mode::Cmac => super::peers_siv_ccm_kw::awslc_runner(mode, setup),
         Mode::XtsEnc | Mode::XtsDec => Err("aws-lc-rs has no XTS API".into()),
         _ => cipher_runner(mode, setup),
     }
@@ -187,11 +194,14 @@ impl Runner for AwsCtr {
 }
 
 fn gcm_runner(mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, String> {
-    let alg = match setup.key.len() {
-        16 => &AES_128_GCM,
-        24 => &AES_192_GCM,
-        32 => &AES_256_GCM,
-        n => return Err(format!("aws-lc-rs: no AES-GCM with a {n}-byte key")),
+    let siv = matches!(mode, Mode::GcmSivEnc | Mode::GcmSivDec);
+    let alg = match (siv, setup.key.len()) {
+        (false, 16) => &AES_128_GCM,
+        (false, 24) => &AES_192_GCM,
+        (false, 32) => &AES_256_GCM,
+        (true, 16) => &AES_128_GCM_SIV,
+        (true, 32) => &AES_256_GCM_SIV,
+        (_, n) => return Err(format!("aws-lc-rs: no {mode} with a {n}-byte key")),
     };
     let key = LessSafeKey::new(UnboundKey::new(alg, &setup.key).map_err(err("GCM key"))?);
     let nonce: [u8; 12] = setup
@@ -199,16 +209,7 @@ fn gcm_runner(mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, String> {
         .as_slice()
         .try_into()
         .map_err(|_| String::from("aws-lc-rs: nonces are 12 bytes"))?;
-    let sealed = if mode == Mode::GcmDec {
-        Some(
-            setup
-                .sealed
-                .clone()
-                .ok_or("gcm-dec needs a sealed message")?,
-        )
-    } else {
-        None
-    };
+    let sealed = super::aesx_impl::opened(mode, setup)?;
     Ok(Box::new(AwsGcm {
         key,
         nonce,
@@ -250,7 +251,7 @@ impl Runner for AwsGcm {
                         tag,
                         &mut buf[..len],
                     )
-                    .map_err(|_| String::from("aws-lc-rs: GCM tag did not verify"))?;
+                    .map_err(|_| String::from("aws-lc-rs: tag did not verify"))?;
             }
         }
         Ok(())

@@ -27,7 +27,9 @@ fn gpu() -> Result<Gpu, String> {
 /// The modes the GPU crate has for host memory (CBC encryption is serial:
 /// there is no GPU row for it, nor for single blocks).
 pub fn supports(mode: Mode, key_bits: u32) -> bool {
-    !matches!(mode, Mode::Block | Mode::CbcEnc) && matches!(key_bits, 128 | 192 | 256)
+    !matches!(mode, Mode::Block | Mode::CbcEnc)
+        && !mode.cpu_only()
+        && matches!(key_bits, 128 | 192 | 256)
 }
 
 /// A keyed GPU runner for the case.

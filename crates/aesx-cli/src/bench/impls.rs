@@ -8,6 +8,7 @@ use aesx::Backend;
 use super::cases::{Mode, Setup};
 #[cfg(feature = "cuda")]
 use super::cuda_impl;
+use super::peers_siv_ccm_kw as more;
 use super::runner::Runner;
 use super::{aesx_impl, awslc, peers};
 
@@ -99,6 +100,8 @@ impl Impl {
             Impl::Aesx(_) => aesx_impl::supports(mode, key_bits),
             #[cfg(feature = "cuda")]
             Impl::Cuda => cuda_impl::supports(mode, key_bits),
+            Impl::OpenSsl if mode.cpu_only() => more::openssl_supports(mode, key_bits),
+            Impl::RustCrypto if mode.cpu_only() => more::rustcrypto_supports(mode, key_bits),
             Impl::OpenSsl => peers::openssl_supports(mode, key_bits),
             Impl::AwsLc => awslc::supports(mode, key_bits),
             Impl::Ring => peers::ring_supports(mode, key_bits),
@@ -112,6 +115,8 @@ impl Impl {
             Impl::Aesx(b) => aesx_impl::runner(b, mode, setup),
             #[cfg(feature = "cuda")]
             Impl::Cuda => cuda_impl::runner(mode, setup),
+            Impl::OpenSsl if mode.cpu_only() => more::openssl_runner(mode, setup),
+            Impl::RustCrypto if mode.cpu_only() => more::rustcrypto_runner(mode, setup),
             Impl::OpenSsl => peers::openssl_runner(mode, setup),
             Impl::AwsLc => awslc::runner(mode, setup),
             Impl::Ring => peers::ring_runner(mode, setup),

@@ -42,6 +42,7 @@ mod isa;
 mod json;
 mod measure;
 mod peers;
+mod peers_siv_ccm_kw;
 mod plan;
 #[cfg(feature = "plot")]
 mod plot;

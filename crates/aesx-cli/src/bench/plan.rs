@@ -60,10 +60,16 @@ pub(super) fn trim_default_sizes(opts: &mut Options) -> Option<String> {
 /// open it and the run would stop).
 pub(super) fn setup_for(case: &Case) -> Result<Setup, CliError> {
     let mut setup = Setup::generate(case);
-    if case.mode == Mode::GcmDec {
-        let gcm = aesx::Gcm::with_backend(&setup.key, aesx::Backend::Soft)?;
+    if case.mode.opens() {
         let mut ct = setup.input.clone();
-        let tag = gcm.seal_in_place_detached(&setup.iv, &setup.aad, &mut ct)?;
+        let tag = match case.mode.aead_kind() {
+            Some(kind) => {
+                crate::cipher::aead::Aead::new(kind, &setup.key, 16, aesx::Backend::Soft)?
+                    .seal_detached(&setup.iv, &setup.aad, &mut ct)?
+            }
+            None => aesx::Gcm::with_backend(&setup.key, aesx::Backend::Soft)?
+                .seal_in_place_detached(&setup.iv, &setup.aad, &mut ct)?,
+        };
         let tag: [u8; 16] = tag
             .as_bytes()
             .try_into()

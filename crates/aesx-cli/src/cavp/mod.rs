@@ -13,15 +13,21 @@ use std::process::ExitCode;
 use aesx::Backend;
 
 use crate::backend_arg;
+use crate::cipher::aead::Kind;
+use crate::cipher::keywrap::Variant;
 use crate::{outln, CliError};
 
+mod aead;
+mod cmac;
 mod ctr;
 #[cfg(feature = "cuda")]
 mod cuda;
 mod ecb_cbc;
 mod gcm;
+mod keywrap;
 mod mct;
 pub mod rsp;
+mod wycheproof;
 mod xts;
 
 use rsp::ParseError;
@@ -37,7 +43,9 @@ pub struct Args {
     /// vectors (aes-*-ctr.txt), NIST XTSGenAES*.rsp, GCM
     /// gcmEncryptExtIV*/gcmDecrypt*.rsp, AArch64cryptolib
     /// SL_functional_tests.rsp (GCM/ESP with checksums), Wycheproof
-    /// aes_xts_test.json, aes_gcm_test.json and aes_gmac_test.json.
+    /// aes_xts_test.json, aes_gcm_test.json, aes_gmac_test.json,
+    /// aes_gcm_siv_test.json, aes_ccm_test.json, aes_wrap_test.json,
+    /// aes_kwp_test.json and aes_cmac_test.json (the last five CPU only).
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
 }
@@ -78,6 +86,12 @@ pub enum Suite {
     Gcm(gcm::GcmFile),
     /// Wycheproof `aes_gcm_test.json` (false) or `aes_gmac_test.json` (true).
     WycheproofGcm(bool),
+    /// Wycheproof `aes_gcm_siv_test.json` or `aes_ccm_test.json`.
+    WycheproofAead(crate::cipher::aead::Kind),
+    /// Wycheproof `aes_wrap_test.json` or `aes_kwp_test.json`.
+    WycheproofKeyWrap(crate::cipher::keywrap::Variant),
+    /// Wycheproof `aes_cmac_test.json`.
+    WycheproofCmac,
 }
 
 impl Suite {
@@ -92,7 +106,20 @@ impl Suite {
             Suite::Gcm(f) => f.describe().to_string(),
             Suite::WycheproofGcm(false) => "Wycheproof AES-GCM".to_string(),
             Suite::WycheproofGcm(true) => "Wycheproof AES-GMAC".to_string(),
+            Suite::WycheproofAead(Kind::Ccm) => "Wycheproof AES-CCM".to_string(),
+            Suite::WycheproofAead(_) => "Wycheproof AES-GCM-SIV".to_string(),
+            Suite::WycheproofKeyWrap(Variant::Kw) => "Wycheproof AES-KW".to_string(),
+            Suite::WycheproofKeyWrap(Variant::Kwp) => "Wycheproof AES-KWP".to_string(),
+            Suite::WycheproofCmac => "Wycheproof AES-CMAC".to_string(),
         }
+    }
+
+    /// Whether the suite runs on the CPU only (issue 19's modes).
+    pub fn cpu_only(self) -> bool {
+        matches!(
+            self,
+            Suite::WycheproofAead(_) | Suite::WycheproofKeyWrap(_) | Suite::WycheproofCmac
+        )
     }
 }
 
@@ -144,6 +171,18 @@ pub fn detect(path: &Path, text: &str) -> Result<Suite, String> {
     }
     if name.starts_with("aes_gmac_test") && name.ends_with(".json") {
         return Ok(Suite::WycheproofGcm(true));
+    }
+    let json = name.ends_with(".json");
+    for (prefix, suite) in [
+        ("aes_gcm_siv_test", Suite::WycheproofAead(Kind::GcmSiv)),
+        ("aes_ccm_test", Suite::WycheproofAead(Kind::Ccm)),
+        ("aes_wrap_test", Suite::WycheproofKeyWrap(Variant::Kw)),
+        ("aes_kwp_test", Suite::WycheproofKeyWrap(Variant::Kwp)),
+        ("aes_cmac_test", Suite::WycheproofCmac),
+    ] {
+        if json && name.starts_with(prefix) {
+            return Ok(suite);
+        }
     }
     if name.starts_with("sl_functional_tests") {
         return Ok(Suite::Gcm(gcm::GcmFile::Sl));
@@ -222,6 +261,9 @@ pub fn run_suite(
         Suite::WycheproofXts => xts::run_wycheproof(text, backends, report),
         Suite::Gcm(f) => gcm::run(f, &rsp::parse(text)?, backends, report),
         Suite::WycheproofGcm(gmac) => gcm::run_wycheproof(gmac, text, backends, report),
+        Suite::WycheproofAead(kind) => aead::run(kind, text, backends, report),
+        Suite::WycheproofKeyWrap(v) => keywrap::run(v, text, backends, report),
+        Suite::WycheproofCmac => cmac::run(text, backends, report),
     }
 }
 
@@ -268,6 +310,18 @@ impl Report {
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     #[cfg(feature = "cuda")]
     if backend_arg::choose(args.backend.as_deref())? == backend_arg::Choice::Cuda {
+        // Said before the GPU is opened, and for the files' names alone.
+        if let Some(path) = args
+            .files
+            .iter()
+            .find(|p| detect(p, "").is_ok_and(Suite::cpu_only))
+        {
+            return Err(CliError::usage(format!(
+                "--backend cuda: {} holds AES-GCM-SIV, CCM, KW/KWP or CMAC vectors, which \
+                 run on the CPU only (choose a CPU backend or leave --backend out)",
+                path.display()
+            )));
+        }
         return cuda::run(&args.files);
     }
     let backends = backend_arg::selected_all(args.backend.as_deref())?;
@@ -404,6 +458,21 @@ mod tests {
             d("SL_functional_tests.rsp"),
             Ok(Suite::Gcm(gcm::GcmFile::Sl))
         );
+        assert_eq!(
+            d("aes_gcm_siv_test.json"),
+            Ok(Suite::WycheproofAead(Kind::GcmSiv))
+        );
+        assert_eq!(d("aes_ccm_test.json"), Ok(Suite::WycheproofAead(Kind::Ccm)));
+        assert_eq!(
+            d("aes_wrap_test.json"),
+            Ok(Suite::WycheproofKeyWrap(Variant::Kw))
+        );
+        assert_eq!(
+            d("aes_kwp_test.json"),
+            Ok(Suite::WycheproofKeyWrap(Variant::Kwp))
+        );
+        assert_eq!(d("aes_cmac_test.json"), Ok(Suite::WycheproofCmac));
+        assert_eq!(d("aes_gcm_test.json"), Ok(Suite::WycheproofGcm(false)));
         assert!(d("ECBMCT128.rsp").is_err());
         assert!(d("notes.txt").is_err());
     }

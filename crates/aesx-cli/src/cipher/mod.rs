@@ -2,7 +2,9 @@
 //! file or a pipe, interoperable with `openssl enc -K ... -iv ...`.
 //!
 //! The input is streamed in chunks through a [`Stream`] (GCM through its own
-//! loop); nothing holds the whole input in memory. The output is the same
+//! loop); nothing holds the whole input in memory, except for the modes that
+//! cannot stream (GCM-SIV, XAES-256-GCM, CCM, KW, KWP: a [`Whole`] job reads
+//! the input, then transforms it in one call). The output is the same
 //! [`Output`] as `aesx encrypt`'s: an existing file is only replaced with
 //! `--force`, the input is never written over, and a named output appears
 //! only when everything succeeded (an error or a signal leaves nothing).
@@ -17,11 +19,13 @@ use std::process::ExitCode;
 
 use aesx::{Backend, Padding};
 use clap::ValueEnum;
+use zeroize::Zeroizing;
 
 use crate::backend_arg;
 use crate::file::output::{self, Output, OutputOpts};
 use crate::CliError;
 
+pub mod aead;
 mod blockwise;
 mod cbc;
 mod ctr;
@@ -29,6 +33,7 @@ mod ctr;
 mod cuda;
 mod ecb;
 mod gcm;
+pub mod keywrap;
 mod xts;
 
 /// Bytes read per chunk.
@@ -47,7 +52,8 @@ pub struct Args {
     #[arg(long, value_name = "HEX")]
     pub key: String,
     /// IV (CBC) or initial counter block (CTR) in hex, 16 bytes; for GCM
-    /// any non-zero length (12 bytes usual).
+    /// any non-zero length (12 bytes usual). The nonce of gcm-siv (12
+    /// bytes), xaes (24 bytes) and ccm (7 to 13 bytes).
     #[arg(long, value_name = "HEX")]
     pub iv: Option<String>,
     /// XTS: the 16-byte tweak of the one data unit, in hex.
@@ -60,10 +66,11 @@ pub struct Args {
     /// XTS: the input is a disk image of consecutive sectors of this size.
     #[arg(long, value_name = "BYTES")]
     pub sector_size: Option<usize>,
-    /// GCM: additional authenticated data in hex.
+    /// gcm, gcm-siv, xaes, ccm: additional authenticated data in hex.
     #[arg(long, value_name = "HEX")]
     pub aad: Option<String>,
-    /// GCM: tag length in bytes (16 by default; 15, 14, 13, 12, 8 or 4).
+    /// gcm: tag length in bytes (16 by default; 15, 14, 13, 12, 8 or 4);
+    /// ccm: 4, 6, 8, 10, 12, 14 or 16 (default 16).
     #[arg(long, value_name = "N")]
     pub tag_len: Option<usize>,
     /// Padding for ECB and CBC (default pkcs7, as `openssl enc`).
@@ -109,6 +116,33 @@ pub enum Mode {
     /// GCM: ciphertext followed by the tag; decryption writes nothing
     /// unless the tag verifies.
     Gcm,
+    /// AES-GCM-SIV (RFC 8452): key 16 or 32 bytes, --iv the 12-byte nonce;
+    /// output = ciphertext then the 16-byte tag; decryption writes nothing
+    /// unless the tag verifies.
+    GcmSiv,
+    /// XAES-256-GCM (c2sp.org): key 32 bytes, --iv the 24-byte nonce;
+    /// output = ciphertext then the 16-byte tag.
+    Xaes,
+    /// CCM (SP 800-38C): --iv the nonce, 7 to 13 bytes; --tag-len 4, 6,
+    /// ..., 16 (default 16); output = ciphertext then the tag.
+    Ccm,
+    /// AES key wrap (RFC 3394): encrypt wraps (input a multiple of 8
+    /// bytes, at least 16; output 8 bytes longer), decrypt unwraps and
+    /// writes nothing unless the integrity check passes.
+    Kw,
+    /// AES key wrap with padding (RFC 5649): wraps 1 byte or more; output
+    /// the next multiple of 8, plus 8.
+    Kwp,
+}
+
+impl Mode {
+    /// Whether the mode runs on the CPU only (no `--backend cuda`).
+    pub fn cpu_only(self) -> bool {
+        matches!(
+            self,
+            Mode::GcmSiv | Mode::Xaes | Mode::Ccm | Mode::Kw | Mode::Kwp
+        )
+    }
 }
 
 /// `--padding`.
@@ -202,11 +236,25 @@ pub trait Stream {
     fn finish(&mut self, out: &mut Vec<u8>) -> Result<(), CliError>;
 }
 
-/// What a mode runs: a [`Stream`], or GCM's own loop (which must hold back
-/// the tag at the end of the input and keeps the cipher borrowed).
+/// A transform of the whole input at once, for the modes that cannot
+/// stream; nothing is written before it returns.
+pub trait Whole {
+    /// Checks that an input of `len` bytes can succeed; called as the input
+    /// grows (and before anything is read when its length is known).
+    fn check_len(&self, len: u64) -> Result<(), CliError>;
+    /// The longest input that can succeed (reading stops past it).
+    fn max_input(&self) -> u64;
+    /// The output for the whole input.
+    fn run(&self, input: &[u8]) -> Result<Zeroizing<Vec<u8>>, CliError>;
+}
+
+/// What a mode runs: a [`Stream`], GCM's own loop (which must hold back
+/// the tag at the end of the input and keeps the cipher borrowed), or a
+/// [`Whole`] transform.
 pub enum Job {
     Stream(Box<dyn Stream>),
     Gcm(Box<gcm::GcmJob>),
+    Whole(Box<dyn Whole>),
 }
 
 impl Job {
@@ -214,6 +262,7 @@ impl Job {
         match self {
             Job::Stream(s) => s.check_len(len),
             Job::Gcm(g) => g.check_len(len),
+            Job::Whole(w) => w.check_len(len),
         }
     }
 }
@@ -228,9 +277,10 @@ fn build(mode: Mode, p: &Params) -> Result<Job, CliError> {
             p.mode
         )));
     }
-    if mode != Mode::Gcm && (p.args.aad.is_some() || p.args.tag_len.is_some()) {
+    let aead = matches!(mode, Mode::Gcm | Mode::GcmSiv | Mode::Xaes | Mode::Ccm);
+    if !aead && (p.args.aad.is_some() || p.args.tag_len.is_some()) {
         return Err(CliError::usage(format!(
-            "--aad and --tag-len are used by gcm only, not by {}",
+            "--aad and --tag-len are used by gcm, gcm-siv, xaes and ccm, not by {}",
             p.mode
         )));
     }
@@ -240,7 +290,22 @@ fn build(mode: Mode, p: &Params) -> Result<Job, CliError> {
         Mode::Cbc => Job::Stream(cbc::stream(p)?),
         Mode::Ctr => Job::Stream(ctr::stream(p)?),
         Mode::Gcm => Job::Gcm(Box::new(gcm::job(p)?)),
+        Mode::GcmSiv => Job::Whole(aead::job(aead::Kind::GcmSiv, p)?),
+        Mode::Xaes => Job::Whole(aead::job(aead::Kind::Xaes, p)?),
+        Mode::Ccm => Job::Whole(aead::job(aead::Kind::Ccm, p)?),
+        Mode::Kw => Job::Whole(keywrap::job(keywrap::Variant::Kw, p)?),
+        Mode::Kwp => Job::Whole(keywrap::job(keywrap::Variant::Kwp, p)?),
     })
+}
+
+/// "This mode runs on the CPU only", for issue 19's modes with
+/// `--backend cuda`.
+pub fn cpu_only(p: &Params) -> CliError {
+    CliError::usage(format!(
+        "--backend cuda: {} runs on the CPU only (choose soft, aesni, vaes256 or vaes512, or \
+         leave --backend out)",
+        p.mode
+    ))
 }
 
 /// Decodes a hex option strictly (no spaces, even length).
@@ -274,6 +339,11 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         }),
         backend: choice.cpu(),
     };
+    // Said before the GPU is opened (and before the mode's own checks).
+    #[cfg(feature = "cuda")]
+    if choice == backend_arg::Choice::Cuda && args.mode.cpu_only() {
+        return Err(cpu_only(&params));
+    }
     let job = build(args.mode, &params)?;
     #[cfg(feature = "cuda")]
     let job = if choice == backend_arg::Choice::Cuda {
@@ -322,6 +392,10 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     })?;
     match job {
         Job::Gcm(g) => g.run(&mut reader, &mut out)?,
+        Job::Whole(w) => {
+            let input = read_all(&mut reader, w.as_ref())?;
+            out.write_all(&w.run(&input)?)?;
+        }
         Job::Stream(mut stream) => {
             let mut buf = vec![0u8; CHUNK];
             let mut chunk = Vec::with_capacity(CHUNK + 64);
@@ -341,6 +415,34 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     }
     out.commit()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The whole input, checked against `w`'s length limit as it grows (so
+/// that an endless pipe ends in an error, not in exhausted memory).
+fn read_all(r: &mut dyn Read, w: &dyn Whole) -> Result<Zeroizing<Vec<u8>>, CliError> {
+    let mut all = Zeroizing::new(Vec::new());
+    let mut buf = Zeroizing::new(vec![0u8; CHUNK]);
+    loop {
+        let n = read_some(r, &mut buf)?;
+        if n == 0 {
+            return Ok(all);
+        }
+        if all.len() + n > all.capacity() {
+            // Grown by hand so that no unzeroized copy is left behind.
+            let mut bigger = Zeroizing::new(Vec::with_capacity((all.len() + n) * 2));
+            bigger.extend_from_slice(&all);
+            all = bigger;
+        }
+        all.extend_from_slice(&buf[..n]);
+        let len = all.len() as u64;
+        if len > w.max_input() {
+            w.check_len(len)?;
+            return Err(CliError::failure(format!(
+                "the input is longer than {} bytes, the most this mode takes; nothing written",
+                w.max_input()
+            )));
+        }
+    }
 }
 
 /// One `read`, retried on EINTR; 0 at the end of the input.

@@ -157,6 +157,7 @@ pub fn job_on(engine: &dyn Engine, mode: Mode, p: &Params, cpu: Job) -> Result<J
             data: Vec::new(),
             cpu,
         })),
+        Job::Whole(_) => return Err(super::cpu_only(p)),
     })
 }
 
@@ -223,6 +224,8 @@ fn stream_on(
                 cpu,
             })
         }
+        // Refused before any job is built (`cipher::run`); never streams.
+        (m, _) if m.cpu_only() => return Err(super::cpu_only(p)),
         // CBC encryption is serial: it stays on the CPU, as does any mode
         // without a GPU stream (GCM arrives as a Job::Gcm, see job_on).
         _ => cpu,

@@ -173,6 +173,7 @@ fn run_both(
                 gpu.map_err(|_| "GCM failed".to_string()),
             )
         }
+        Job::Whole(_) => panic!("job_on refuses the CPU-only modes"),
     }
 }
 
