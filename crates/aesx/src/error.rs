@@ -52,6 +52,12 @@ pub enum Error {
     InvalidState,
     /// A sector buffer whose length is not a whole number of sectors.
     PartialSector { len: usize, sector_size: usize },
+    /// A nonce outside the lengths the mode allows (CCM: 7 to 13 bytes).
+    InvalidNonceLength { min: usize, max: usize, got: usize },
+    /// Key-wrap input of a length the algorithm cannot take (KW: a multiple
+    /// of 8 bytes, at least 16 to wrap and 24 to unwrap; KWP: 1 to 2^32 - 1
+    /// bytes to wrap, a multiple of 8 and at least 16 to unwrap).
+    InvalidWrapLength { len: usize },
 }
 
 impl fmt::Display for Error {
@@ -106,6 +112,13 @@ impl fmt::Display for Error {
                 f,
                 "buffer of {len} bytes is not a whole number of {sector_size}-byte sectors"
             ),
+            Error::InvalidNonceLength { min, max, got } => write!(
+                f,
+                "invalid nonce length: {got} bytes (must be {min} to {max})"
+            ),
+            Error::InvalidWrapLength { len } => {
+                write!(f, "invalid length for key wrap: {len} bytes")
+            }
         }
     }
 }

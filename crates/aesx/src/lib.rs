@@ -100,6 +100,29 @@
 //! releases plaintext before the tag is checked, is
 //! [`hazmat::GcmDecryptorHazmat`].
 //!
+//! ## CCM, key wrap and CMAC
+//!
+//! ```
+//! use aesx::{Ccm, Cmac, KeyWrap};
+//!
+//! // CCM: nonce 7 to 13 bytes, tag length fixed per key object.
+//! let ccm = Ccm::new(&[1u8; 16], 16).unwrap();
+//! let sealed = ccm.seal(&[2u8; 13], b"header", b"payload").unwrap();
+//! assert_eq!(ccm.open(&[2u8; 13], b"header", &sealed).unwrap(), b"payload");
+//!
+//! // Key wrap: KW (RFC 3394) and KWP with padding (RFC 5649).
+//! let kek = KeyWrap::new(&[3u8; 32]).unwrap();
+//! let wrapped = kek.wrap_pad(&[4u8; 20]).unwrap();
+//! assert_eq!(kek.unwrap_pad(&wrapped).unwrap(), [4u8; 20]);
+//!
+//! // CMAC, one-shot or streamed.
+//! let cmac = Cmac::new(&[5u8; 16]).unwrap();
+//! let mut h = cmac.hasher();
+//! h.update(b"part one, ");
+//! h.update(b"part two");
+//! assert_eq!(h.finalize(), cmac.mac(b"part one, part two"));
+//! ```
+//!
 //! ## IPsec ESP (RFC 4106)
 //!
 //! ```
@@ -234,11 +257,14 @@ pub use key::{Block, KeySize, BLOCK_LEN};
 pub use modes::block::Aes;
 pub use modes::cbc::Cbc;
 pub use modes::cbc_multi::{cbc_encrypt_many, CbcJob};
+pub use modes::ccm::Ccm;
+pub use modes::cmac::{Cmac, CmacHasher};
 pub use modes::ctr::Ctr;
 pub use modes::ecb::Ecb;
 pub use modes::esp::{ones_complement_checksum, Esp};
 pub use modes::gcm::{Gcm, GcmEncryptor, Tag};
 pub use modes::gcm_siv::GcmSiv;
+pub use modes::keywrap::KeyWrap;
 pub use modes::padding::Padding;
 pub use modes::xaes::Xaes256Gcm;
 pub use modes::xts::Xts;

@@ -61,6 +61,18 @@ impl Tag {
     }
 }
 
+impl Tag {
+    /// The first `len` bytes of a full-length tag block (for the other AEAD
+    /// modes: CCM).
+    pub(crate) fn truncated(bytes: Block, len: usize) -> Tag {
+        debug_assert!(len <= TAG_LEN);
+        Tag {
+            bytes,
+            len: len as u8,
+        }
+    }
+}
+
 impl AsRef<[u8]> for Tag {
     fn as_ref(&self) -> &[u8] {
         self.as_bytes()

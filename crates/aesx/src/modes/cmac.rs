@@ -1,0 +1,246 @@
+//! CMAC (SP 800-38B, RFC 4493); the notes are on [`Cmac`].
+
+use zeroize::Zeroize;
+
+use super::block::Aes;
+use super::gcm::ct_eq;
+use crate::backend::mac_kernels::{xor_into, MacKernels};
+use crate::backend::{with_engine, Backend};
+use crate::error::{Error, Result};
+use crate::key::{Block, KeySize, BLOCK_LEN};
+
+/// A CBC-MAC chain that takes bytes in pieces of any size.
+///
+/// It always holds back the last 1 to 16 bytes it was given (CMAC must
+/// treat the final block differently, and only the next `update` says
+/// whether a full buffered block was the final one); the rest go through the
+/// backend's `cbc_mac` kernel straight from the caller's slice.
+#[derive(Clone)]
+pub(crate) struct CbcMacState {
+    pub(crate) state: Block,
+    buf: Block,
+    used: usize,
+}
+
+impl CbcMacState {
+    pub(crate) fn new(state: Block) -> Self {
+        CbcMacState {
+            state,
+            buf: [0; BLOCK_LEN],
+            used: 0,
+        }
+    }
+
+    /// Absorbs `data`, holding back its last 1 to 16 bytes.
+    pub(crate) fn update(&mut self, aes: &Aes, mut data: &[u8]) {
+        if data.is_empty() {
+            return;
+        }
+        let take = (BLOCK_LEN - self.used).min(data.len());
+        self.buf[self.used..self.used + take].copy_from_slice(&data[..take]);
+        self.used += take;
+        data = &data[take..];
+        if data.is_empty() {
+            return;
+        }
+        // The buffer is full and more follows: it was not the final block.
+        let keep = (data.len() - 1) % BLOCK_LEN + 1;
+        let (whole, tail) = data.split_at(data.len() - keep);
+        with_engine!(&aes.engine, k => {
+            k.cbc_mac(&mut self.state, &self.buf);
+            k.cbc_mac(&mut self.state, whole);
+        });
+        self.buf[..keep].copy_from_slice(tail);
+        self.used = keep;
+    }
+
+    /// Absorbs the held-back bytes zero-padded to a block (CCM's padding);
+    /// nothing if none are held.
+    pub(crate) fn pad_zero(&mut self, aes: &Aes) {
+        if self.used > 0 {
+            self.buf[self.used..].fill(0);
+            with_engine!(&aes.engine, k => k.cbc_mac(&mut self.state, &self.buf));
+            self.used = 0;
+        }
+    }
+
+    /// CMAC's last step: the final block, padded with 10* and masked with
+    /// K2 if partial (or absent), masked with K1 if full.
+    fn finish_cmac(mut self, aes: &Aes, k1: &Block, k2: &Block) -> Block {
+        if self.used == BLOCK_LEN {
+            xor_into(&mut self.buf, k1);
+        } else {
+            self.buf[self.used] = 0x80;
+            self.buf[self.used + 1..].fill(0);
+            xor_into(&mut self.buf, k2);
+        }
+        with_engine!(&aes.engine, k => k.cbc_mac(&mut self.state, &self.buf));
+        self.state
+    }
+}
+
+impl Drop for CbcMacState {
+    fn drop(&mut self) {
+        self.state.zeroize();
+        self.buf.zeroize();
+    }
+}
+
+/// Doubling in GF(2^128) with the SP 800-38B polynomial (big-endian bit
+/// order), without a branch on the secret top bit.
+fn dbl(b: &Block) -> Block {
+    let x = u128::from_be_bytes(*b);
+    let carry = x >> 127;
+    ((x << 1) ^ (0u128.wrapping_sub(carry) & 0x87)).to_be_bytes()
+}
+
+/// AES-CMAC with one key (SP 800-38B; RFC 4493 for AES-128).
+///
+/// The subkeys K1 and K2 are derived once per key and zeroized on drop with
+/// the round keys. [`Cmac::mac`] is one-shot; [`Cmac::hasher`] streams input
+/// in pieces of any size with the same result. Verification compares in
+/// constant time; a truncated tag (1 to 16 bytes) is compared on its own
+/// length, against the leading bytes of the full tag.
+///
+/// CMAC is a chain of AES calls, each waiting for the last: its speed is the
+/// latency of one AES block per 16 bytes.
+///
+/// ```
+/// use aesx::Cmac;
+///
+/// let cmac = Cmac::new(&[0x2bu8; 16]).unwrap();
+/// let tag = cmac.mac(b"message");
+/// let mut h = cmac.hasher();
+/// h.update(b"mess");
+/// h.update(b"age");
+/// assert_eq!(h.finalize(), tag);
+/// assert!(cmac.verify(b"message", &tag[..8]).is_ok());
+/// assert!(cmac.verify(b"massage", &tag).is_err());
+/// ```
+#[derive(Clone)]
+pub struct Cmac {
+    aes: Aes,
+    k1: Block,
+    k2: Block,
+}
+
+impl Drop for Cmac {
+    fn drop(&mut self) {
+        self.k1.zeroize();
+        self.k2.zeroize();
+    }
+}
+
+impl core::fmt::Debug for Cmac {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        // Never print key material (the subkeys are as secret as the key).
+        f.debug_struct("Cmac")
+            .field("aes", &self.aes)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Cmac {
+    /// The tag length, in bytes.
+    pub const TAG_LEN: usize = BLOCK_LEN;
+
+    /// CMAC with `key` (16, 24 or 32 bytes) on the preferred backend.
+    pub fn new(key: &[u8]) -> Result<Self> {
+        Self::from_aes(Aes::new(key)?)
+    }
+
+    /// CMAC with `key` on the named backend; an error if it is unavailable.
+    pub fn with_backend(key: &[u8], backend: Backend) -> Result<Self> {
+        Self::from_aes(Aes::with_backend(key, backend)?)
+    }
+
+    fn from_aes(aes: Aes) -> Result<Self> {
+        let mut l = [0u8; BLOCK_LEN];
+        aes.encrypt_block(&mut l);
+        let k1 = dbl(&l);
+        let k2 = dbl(&k1);
+        l.zeroize();
+        Ok(Cmac { aes, k1, k2 })
+    }
+
+    /// The backend this key runs on.
+    pub fn backend(&self) -> Backend {
+        self.aes.backend()
+    }
+
+    /// The AES key size.
+    pub fn key_size(&self) -> KeySize {
+        self.aes.key_size()
+    }
+
+    /// The 16-byte tag of `data`.
+    pub fn mac(&self, data: &[u8]) -> [u8; 16] {
+        let mut h = self.hasher();
+        h.update(data);
+        h.finalize()
+    }
+
+    /// Checks `tag` (1 to 16 bytes: a truncated tag is compared with as many
+    /// leading bytes of the full one) in constant time.
+    /// [`Error::InvalidTagLength`] for an empty or over-long tag,
+    /// [`Error::AuthenticationFailed`] for a wrong one.
+    pub fn verify(&self, data: &[u8], tag: &[u8]) -> Result<()> {
+        let mut h = self.hasher();
+        h.update(data);
+        h.verify(tag)
+    }
+
+    /// A streaming computation: `update` any number of times, then
+    /// `finalize` or `verify`.
+    pub fn hasher(&self) -> CmacHasher<'_> {
+        CmacHasher {
+            cmac: self,
+            chain: CbcMacState::new([0; BLOCK_LEN]),
+        }
+    }
+}
+
+/// Streaming CMAC over one [`Cmac`] key; any split of the input gives the
+/// tag of the whole.
+#[derive(Clone)]
+pub struct CmacHasher<'a> {
+    cmac: &'a Cmac,
+    chain: CbcMacState,
+}
+
+impl core::fmt::Debug for CmacHasher<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        // The chaining value is key-dependent and secret until finalised.
+        f.debug_struct("CmacHasher")
+            .field("cmac", self.cmac)
+            .finish_non_exhaustive()
+    }
+}
+
+impl CmacHasher<'_> {
+    /// Appends `data` to the message.
+    pub fn update(&mut self, data: &[u8]) {
+        self.chain.update(&self.cmac.aes, data);
+    }
+
+    /// The 16-byte tag of everything given to `update`.
+    pub fn finalize(self) -> [u8; 16] {
+        let c = self.cmac;
+        self.chain.finish_cmac(&c.aes, &c.k1, &c.k2)
+    }
+
+    /// Checks `tag` as [`Cmac::verify`] does.
+    pub fn verify(self, tag: &[u8]) -> Result<()> {
+        if tag.is_empty() || tag.len() > BLOCK_LEN {
+            return Err(Error::InvalidTagLength { len: tag.len() });
+        }
+        let mut full = self.finalize();
+        let ok = ct_eq(&full[..tag.len()], tag);
+        full.zeroize();
+        if ok {
+            Ok(())
+        } else {
+            Err(Error::AuthenticationFailed)
+        }
+    }
+}

@@ -1,0 +1,349 @@
+//! AES-CCM: the SP 800-38C and RFC 3610 examples, Wycheproof's
+//! `aes_ccm_test.json` (forged tags, bad nonce and tag sizes) on every
+//! backend; random differential tests against OpenSSL over every nonce and
+//! tag length, AAD and payload lengths across block and batch boundaries,
+//! in place on unaligned buffers and out of place; forgeries rejected with
+//! zeroed output; limits as typed errors.
+
+mod common;
+mod wycheproof;
+
+use aesx::{Ccm, Error};
+use openssl::cipher::{Cipher, CipherRef};
+use openssl::cipher_ctx::CipherCtx;
+use rand::{Rng, RngCore, SeedableRng};
+
+fn h(s: &str) -> Vec<u8> {
+    hex::decode(s.replace(' ', "")).unwrap()
+}
+
+/// Key, nonce, aad, payload, ciphertext || tag, tag length.
+type Example = (Vec<u8>, Vec<u8>, Vec<u8>, Vec<u8>, Vec<u8>, usize);
+
+fn known_answers() -> Vec<Example> {
+    let k38c = h("404142434445464748494a4b4c4d4e4f");
+    let mut v = vec![
+        // SP 800-38C appendix C, examples 1 to 3.
+        (
+            k38c.clone(),
+            h("10111213141516"),
+            h("0001020304050607"),
+            h("20212223"),
+            h("7162015b 4dac255d"),
+            4,
+        ),
+        (
+            k38c.clone(),
+            h("1011121314151617"),
+            h("000102030405060708090a0b0c0d0e0f"),
+            h("202122232425262728292a2b2c2d2e2f"),
+            h("d2a1f0e051ea5f62081a7792073d593d 1fc64fbfaccd"),
+            6,
+        ),
+        (
+            k38c,
+            h("101112131415161718191a1b"),
+            h("000102030405060708090a0b0c0d0e0f10111213"),
+            h("202122232425262728292a2b2c2d2e2f3031323334353637"),
+            h("e3b201a9f5b71a7a9b1ceaeccd97e70b6176aad9a4428aa5 484392fbc1b09951"),
+            8,
+        ),
+        // RFC 3610 section 8, packet vector #1.
+        (
+            h("c0c1c2c3c4c5c6c7c8c9cacbcccdcecf"),
+            h("00000003020100a0a1a2a3a4a5"),
+            h("0001020304050607"),
+            h("08090a0b0c0d0e0f101112131415161718191a1b1c1d1e"),
+            h("588c979a61c663d2f066d0c2c0f989806d5f6b61dac384 17e8d12cfdf926e0"),
+            8,
+        ),
+    ];
+    // SP 800-38C example 4: a 2^16-byte associated data (the 6-byte length
+    // encoding, 0xfffe || 32-bit length), bytes 0x00..0xff repeated.
+    let aad4: Vec<u8> = (0..65536u32).map(|i| i as u8).collect();
+    v.push((
+        h("404142434445464748494a4b4c4d4e4f"),
+        h("101112131415161718191a1b1c"),
+        aad4,
+        h("202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"),
+        h("69915dad1e84c6376a68c2967e4dab615ae0fd1faec44cc484828529463ccf72 b4ac6bec93e8598e7f0dadbcea5b"),
+        14,
+    ));
+    v
+}
+
+#[test]
+fn sp800_38c_and_rfc3610_examples() {
+    for b in common::backends() {
+        for (key, nonce, aad, pt, expect, t) in known_answers() {
+            let ccm = Ccm::with_backend(&key, t, b).unwrap();
+            assert_eq!(ccm.backend(), b);
+            let sealed = ccm.seal(&nonce, &aad, &pt).unwrap();
+            assert_eq!(hex::encode(&sealed), hex::encode(&expect), "{b}");
+            assert_eq!(ccm.open(&nonce, &aad, &sealed).unwrap(), pt, "{b}");
+        }
+    }
+}
+
+#[test]
+fn wycheproof_aes_ccm() {
+    let doc = wycheproof::load("aes_ccm_test.json");
+    let mut checked = 0;
+    for b in common::backends() {
+        for c in wycheproof::cases(&doc) {
+            let tag_len = c.group_bits("tagSize") / 8;
+            let (key, iv, aad, msg, ct, tag) = (
+                c.hex("key"),
+                c.hex("iv"),
+                c.hex("aad"),
+                c.hex("msg"),
+                c.hex("ct"),
+                c.hex("tag"),
+            );
+            let ccm = match Ccm::with_backend(&key, tag_len, b) {
+                Ok(x) => x,
+                Err(e) => {
+                    assert!(c.invalid(), "{b} tc {}: {e}", c.id());
+                    assert_eq!(e, Error::InvalidTagLength { len: tag_len });
+                    continue;
+                }
+            };
+            if !c.invalid() {
+                let sealed = ccm.seal(&iv, &aad, &msg).unwrap();
+                assert_eq!(&sealed[..msg.len()], &ct[..], "{b} tc {}", c.id());
+                assert_eq!(&sealed[msg.len()..], &tag[..], "{b} tc {}", c.id());
+            }
+            let mut buf = ct.clone();
+            let r = ccm.open_in_place_detached(&iv, &aad, &mut buf, &tag);
+            if c.invalid() {
+                assert!(r.is_err(), "{b} tc {} accepted", c.id());
+                if r == Err(Error::AuthenticationFailed) {
+                    assert!(buf.iter().all(|&x| x == 0), "{b} tc {}", c.id());
+                } else {
+                    assert!(
+                        matches!(r, Err(Error::InvalidNonceLength { .. })),
+                        "{b} tc {}: {r:?}",
+                        c.id()
+                    );
+                    assert_eq!(buf, ct, "refused before any work");
+                }
+            } else {
+                r.unwrap();
+                assert_eq!(buf, msg, "{b} tc {}", c.id());
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 500);
+}
+
+fn openssl_cipher(key_len: usize) -> &'static CipherRef {
+    match key_len {
+        16 => Cipher::aes_128_ccm(),
+        24 => Cipher::aes_192_ccm(),
+        _ => Cipher::aes_256_ccm(),
+    }
+}
+
+/// OpenSSL's CCM in the order its documentation gives: nonce and tag
+/// lengths before the key, then the payload length, the AAD, the payload.
+fn openssl_ctx(
+    key: &[u8],
+    nonce: &[u8],
+    tag: Option<&[u8]>,
+    tag_len: usize,
+    len: usize,
+) -> CipherCtx {
+    let mut c = CipherCtx::new().unwrap();
+    let cipher = openssl_cipher(key.len());
+    if tag.is_some() {
+        c.decrypt_init(Some(cipher), None, None).unwrap();
+    } else {
+        c.encrypt_init(Some(cipher), None, None).unwrap();
+    }
+    c.set_iv_length(nonce.len()).unwrap();
+    match tag {
+        Some(t) => c.set_tag(t).unwrap(),
+        None => c.set_tag_length(tag_len).unwrap(),
+    }
+    if tag.is_some() {
+        c.decrypt_init(None, Some(key), Some(nonce)).unwrap();
+    } else {
+        c.encrypt_init(None, Some(key), Some(nonce)).unwrap();
+    }
+    c.set_data_len(len).unwrap();
+    c
+}
+
+fn openssl_seal(
+    key: &[u8],
+    nonce: &[u8],
+    aad: &[u8],
+    pt: &[u8],
+    tag_len: usize,
+) -> (Vec<u8>, Vec<u8>) {
+    let mut c = openssl_ctx(key, nonce, None, tag_len, pt.len());
+    if !aad.is_empty() {
+        c.cipher_update(aad, None).unwrap();
+    }
+    let mut ct = vec![0u8; pt.len() + 16];
+    let n = c.cipher_update(pt, Some(&mut ct)).unwrap();
+    let m = c.cipher_final(&mut ct[n..]).unwrap();
+    ct.truncate(n + m);
+    let mut tag = vec![0u8; tag_len];
+    c.tag(&mut tag).unwrap();
+    (ct, tag)
+}
+
+fn openssl_open(
+    key: &[u8],
+    nonce: &[u8],
+    aad: &[u8],
+    sealed: &[u8],
+    tag_len: usize,
+) -> Option<Vec<u8>> {
+    let (ct, tag) = sealed.split_at(sealed.len() - tag_len);
+    let mut c = openssl_ctx(key, nonce, Some(tag), tag_len, ct.len());
+    if !aad.is_empty() {
+        c.cipher_update(aad, None).unwrap();
+    }
+    let mut pt = vec![0u8; ct.len() + 16];
+    let n = c.cipher_update(ct, Some(&mut pt)).ok()?;
+    pt.truncate(n);
+    Some(pt)
+}
+
+/// Lengths around the one-block, the batch (128 blocks) and the typical
+/// kernel-width boundaries.
+fn interesting_len(rng: &mut impl Rng) -> usize {
+    match rng.gen_range(0..4) {
+        0 => rng.gen_range(0..=300),
+        1 => {
+            let base = [16usize, 64, 128, 256, 2048, 4096][rng.gen_range(0..6)];
+            (base + rng.gen_range(0..=32)).saturating_sub(16)
+        }
+        _ => rng.gen_range(0..=48),
+    }
+}
+
+#[test]
+fn random_against_openssl() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(0xcc3);
+    for b in common::backends() {
+        for round in 0..600 {
+            let key_len = [16, 24, 32][round % 3];
+            let tag_len = 4 + 2 * (round / 3 % 7);
+            let nonce_len = 7 + round % 7;
+            let mut key = vec![0u8; key_len];
+            let mut nonce = vec![0u8; nonce_len];
+            rng.fill_bytes(&mut key);
+            rng.fill_bytes(&mut nonce);
+            let mut aad = vec![0u8; interesting_len(&mut rng)];
+            let mut pt = vec![0u8; interesting_len(&mut rng)];
+            rng.fill_bytes(&mut aad);
+            rng.fill_bytes(&mut pt);
+
+            let (ct, tag) = openssl_seal(&key, &nonce, &aad, &pt, tag_len);
+            let ccm = Ccm::with_backend(&key, tag_len, b).unwrap();
+
+            // Out of place (Vec).
+            let sealed = ccm.seal(&nonce, &aad, &pt).unwrap();
+            assert_eq!(&sealed[..pt.len()], &ct[..], "{b} round {round}");
+            assert_eq!(&sealed[pt.len()..], &tag[..], "{b} round {round}");
+            assert_eq!(ccm.open(&nonce, &aad, &sealed).unwrap(), pt);
+
+            // In place, at an unaligned offset.
+            let off = rng.gen_range(0..16);
+            let mut store = vec![0u8; off + pt.len()];
+            store[off..].copy_from_slice(&pt);
+            let t = ccm
+                .seal_in_place_detached(&nonce, &aad, &mut store[off..])
+                .unwrap();
+            assert_eq!(&store[off..], &ct[..]);
+            assert_eq!(t.as_bytes(), &tag[..]);
+            ccm.open_in_place_detached(&nonce, &aad, &mut store[off..], &tag)
+                .unwrap();
+            assert_eq!(&store[off..], &pt[..]);
+
+            // OpenSSL opens ours.
+            let back = openssl_open(&key, &nonce, &aad, &sealed, tag_len).unwrap();
+            assert_eq!(back, pt);
+
+            // A flipped bit anywhere is refused and nothing is released.
+            if !sealed.is_empty() {
+                let mut forged = sealed.clone();
+                let i = rng.gen_range(0..forged.len());
+                forged[i] ^= 1 << rng.gen_range(0..8);
+                assert_eq!(
+                    ccm.open(&nonce, &aad, &forged),
+                    Err(Error::AuthenticationFailed)
+                );
+                let (c, tg) = forged.split_at_mut(pt.len());
+                let r = ccm.open_in_place_detached(&nonce, &aad, c, tg);
+                assert_eq!(r, Err(Error::AuthenticationFailed));
+                assert!(c.iter().all(|&x| x == 0));
+            }
+        }
+    }
+}
+
+#[test]
+fn wrong_aad_or_nonce_fails() {
+    let ccm = Ccm::with_backend(&[1u8; 16], 16, common::backend()).unwrap();
+    let sealed = ccm.seal(&[2u8; 12], b"aad", b"payload").unwrap();
+    assert!(ccm.open(&[2u8; 12], b"aaD", &sealed).is_err());
+    assert!(ccm.open(&[2u8; 12], b"", &sealed).is_err());
+    assert!(ccm.open(&[3u8; 12], b"aad", &sealed).is_err());
+    // The same bytes under a shorter nonce are a different message.
+    assert!(ccm.open(&[2u8; 11], b"aad", &sealed).is_err());
+}
+
+#[test]
+fn limits_are_typed_errors() {
+    let b = common::backend();
+    for t in [0, 1, 2, 3, 5, 7, 15, 17, 32] {
+        assert_eq!(
+            Ccm::with_backend(&[0u8; 16], t, b).unwrap_err(),
+            Error::InvalidTagLength { len: t }
+        );
+    }
+    assert_eq!(
+        Ccm::with_backend(&[0u8; 15], 16, b).unwrap_err(),
+        Error::InvalidKeyLength { len: 15 }
+    );
+    let ccm = Ccm::with_backend(&[0u8; 32], 8, b).unwrap();
+    for n in [0, 1, 6, 14, 16, 24] {
+        assert_eq!(
+            ccm.seal(&vec![0u8; n], b"", b"x").unwrap_err(),
+            Error::InvalidNonceLength {
+                min: 7,
+                max: 13,
+                got: n
+            }
+        );
+    }
+    // A 13-byte nonce leaves 2 bytes of length: 65535 bytes at most.
+    let big = vec![0u8; 65536];
+    assert_eq!(
+        ccm.seal(&[0u8; 13], b"", &big).unwrap_err(),
+        Error::MessageTooLong
+    );
+    let ok = ccm.seal(&[0u8; 13], b"", &big[..65535]).unwrap();
+    assert_eq!(ccm.open(&[0u8; 13], b"", &ok).unwrap().len(), 65535);
+    // A 12-byte nonce takes it.
+    assert!(ccm.seal(&[0u8; 12], b"", &big).is_ok());
+    // Short input and wrong tag lengths on open.
+    assert!(ccm.open(&[0u8; 12], b"", &[0u8; 7]).is_err());
+    let mut buf = [0u8; 4];
+    assert_eq!(
+        ccm.open_in_place_detached(&[0u8; 12], b"", &mut buf, &[0u8; 16]),
+        Err(Error::InvalidTagLength { len: 16 })
+    );
+}
+
+#[test]
+fn debug_shows_no_key() {
+    let ccm = Ccm::with_backend(&[0xabu8; 16], 8, common::backend()).unwrap();
+    let s = format!("{ccm:?}");
+    assert!(!s.contains("ab") && !s.contains("171"), "{s}");
+}
