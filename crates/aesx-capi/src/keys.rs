@@ -109,7 +109,7 @@ const _: () = {
 /// failed call leaves NULL behind.
 ///
 /// Requires: `out` NULL or valid for a pointer write.
-unsafe fn create<T>(out: *mut *mut T, make: impl FnOnce() -> Status<T>) -> c_int {
+pub(crate) unsafe fn create<T>(out: *mut *mut T, make: impl FnOnce() -> Status<T>) -> c_int {
     guard(|| {
         if out.is_null() {
             return Err(AESX_ERR_NULL_POINTER);
@@ -127,7 +127,7 @@ unsafe fn create<T>(out: *mut *mut T, make: impl FnOnce() -> Status<T>) -> c_int
 /// zeroize their round keys (and GCM's H powers) when dropped.
 ///
 /// Requires: `handle` NULL or a live handle from `create`, used by no other thread.
-unsafe fn destroy<T>(handle: *mut T) {
+pub(crate) unsafe fn destroy<T>(handle: *mut T) {
     if handle.is_null() {
         return;
     }
