@@ -8,8 +8,8 @@ use pyo3::exceptions::{PyOverflowError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use crate::buf::{maybe_detached, Buf};
-use crate::gcm::random_bytes;
+use crate::buf::{maybe_detached, AeadArgs, Buf};
+use crate::gcm::generate;
 use crate::{err, pick_backend, InvalidTag};
 
 /// pyca refuses data or associated data longer than this.
@@ -103,10 +103,6 @@ struct Sealed {
     tag_len: usize,
 }
 
-fn read_opt(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Buf>> {
-    obj.map(Buf::read).transpose()
-}
-
 impl Sealed {
     fn new(kind: aesx::Result<Kind>, tag_len: usize) -> PyResult<Self> {
         Ok(Sealed {
@@ -122,9 +118,8 @@ impl Sealed {
         data: &Bound<'py, PyAny>,
         aad: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let (nonce, data, aad) = (Buf::read(nonce)?, Buf::read(data)?, read_opt(aad)?);
-        let a = aad.as_ref().map_or(&[][..], Buf::as_slice);
-        let (n, d) = (nonce.as_slice(), data.as_slice());
+        let args = AeadArgs::read(nonce, data, aad)?;
+        let (n, a, d) = (args.nonce.as_slice(), args.aad(), args.data.as_slice());
         self.kind.check(n.len(), d.len(), a.len(), d.len(), true)?;
         let (kind, tl) = (&self.kind, self.tag_len);
         PyBytes::new_with(py, d.len() + tl, |out| {
@@ -143,9 +138,9 @@ impl Sealed {
         data: &Bound<'py, PyAny>,
         aad: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let (nonce, data, aad) = (Buf::read(nonce)?, Buf::read(data)?, read_opt(aad)?);
-        let a = aad.as_ref().map_or(&[][..], Buf::as_slice);
-        let (n, d, tl) = (nonce.as_slice(), data.as_slice(), self.tag_len);
+        let args = AeadArgs::read(nonce, data, aad)?;
+        let (n, a, d) = (args.nonce.as_slice(), args.aad(), args.data.as_slice());
+        let tl = self.tag_len;
         let len = d.len().saturating_sub(tl);
         self.kind.check(n.len(), d.len(), a.len(), len, false)?;
         if d.len() < tl {
@@ -166,20 +161,6 @@ impl Sealed {
     fn backend(&self) -> &'static str {
         self.kind.backend().name()
     }
-}
-
-/// A fresh random key of `bit_length` bits (one of `allowed`) from the OS.
-fn generate<'py>(
-    py: Python<'py>,
-    bit_length: &Bound<'py, PyAny>,
-    allowed: &[i64],
-    msg: &'static str,
-) -> PyResult<Bound<'py, PyBytes>> {
-    let bits: i64 = bit_length.extract()?;
-    if !allowed.contains(&bits) {
-        return Err(PyValueError::new_err(msg));
-    }
-    random_bytes(py, bits as usize / 8)
 }
 
 /// Defines a pyclass around [`Sealed`]: its constructor (`$make` builds the

@@ -7,8 +7,7 @@ use core::ffi::c_int;
 use aesx::{Backend, Ccm, Error, GcmSiv, Tag, Xaes256Gcm};
 
 use crate::block_modes::handle;
-use crate::buffers::input;
-use crate::keys::{backend_of, create, destroy, id_of};
+use crate::keys::{backend_id, destroy, keyed};
 use crate::sealing::{self, Aead, Params};
 use crate::status::{guard, OrCode, Status, AESX_ERR_INVALID_ARGUMENT, AESX_ERR_TAG_LENGTH};
 
@@ -106,11 +105,7 @@ impl AesxAead {
         }
     }
 
-    fn make(alg: c_int, key: &[u8], tag_len: usize, backend: Option<Backend>) -> Status<Self> {
-        let b = match backend {
-            Some(b) => b,
-            None => Backend::preferred().or_code()?,
-        };
+    fn make(alg: c_int, key: &[u8], tag_len: usize, b: Backend) -> Status<Self> {
         let kind = match alg {
             AESX_AEAD_GCM_SIV | AESX_AEAD_XAES_256_GCM if tag_len != 16 => {
                 return Err(AESX_ERR_TAG_LENGTH)
@@ -148,8 +143,8 @@ pub unsafe extern "C" fn aesx_aead_new(
 ) -> c_int {
     // SAFETY: forwarded caller contract.
     unsafe {
-        create(out, || {
-            AesxAead::make(alg, input(key, key_len)?, tag_len, backend_of(backend)?)
+        keyed(key, key_len, backend, out, |key, b| {
+            AesxAead::make(alg, key, tag_len, b)
         })
     }
 }
@@ -170,7 +165,7 @@ pub unsafe extern "C" fn aesx_aead_free(aead: *mut AesxAead) {
 #[no_mangle]
 pub unsafe extern "C" fn aesx_aead_backend(aead: *const AesxAead) -> c_int {
     // SAFETY: forwarded caller contract.
-    unsafe { handle(aead) }.map_or_else(|e| e, |a| id_of(a.backend()))
+    unsafe { backend_id(aead, AesxAead::backend) }
 }
 
 /// The tag length of an AEAD context in bytes (what `tag_len` must be in

@@ -7,7 +7,7 @@ use aesx::{Cmac, CmacHasher};
 
 use crate::block_modes::handle;
 use crate::buffers::{input, write, Region};
-use crate::keys::{backend_of, create, destroy, id_of};
+use crate::keys::{backend_id, create, destroy, keyed};
 use crate::status::{guard, OrCode, Status, AESX_ERR_NULL_POINTER};
 
 /// A CMAC key (16, 24 or 32 bytes). Create with aesx_cmac_key_new, free with
@@ -66,16 +66,9 @@ pub unsafe extern "C" fn aesx_cmac_key_new(
 ) -> c_int {
     // SAFETY: forwarded caller contract.
     unsafe {
-        create(out, || {
-            let key = input(key, key_len)?;
-            let cmac = match backend_of(backend)? {
-                Some(b) => Cmac::with_backend(key, b),
-                None => Cmac::new(key),
-            }
-            .or_code()?;
-            Ok(AesxCmacKey {
-                cmac: Arc::new(cmac),
-            })
+        keyed(key, key_len, backend, out, |key, b| {
+            let cmac = Arc::new(Cmac::with_backend(key, b).or_code()?);
+            Ok(AesxCmacKey { cmac })
         })
     }
 }
@@ -96,7 +89,7 @@ pub unsafe extern "C" fn aesx_cmac_key_free(key: *mut AesxCmacKey) {
 #[no_mangle]
 pub unsafe extern "C" fn aesx_cmac_key_backend(key: *const AesxCmacKey) -> c_int {
     // SAFETY: forwarded caller contract.
-    unsafe { handle(key) }.map_or_else(|e| e, |k| id_of(k.cmac.backend()))
+    unsafe { backend_id(key, |k| k.cmac.backend()) }
 }
 
 /// The 16-byte CMAC tag of `data` (`len` bytes), written to `tag`.

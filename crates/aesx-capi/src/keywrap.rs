@@ -6,8 +6,8 @@ use aesx::{Error, KeyWrap};
 use zeroize::{Zeroize, Zeroizing};
 
 use crate::block_modes::handle;
-use crate::buffers::{in_out, input, store, Io};
-use crate::keys::{backend_of, create, destroy, id_of};
+use crate::buffers::{in_out, store, Io};
+use crate::keys::{backend_id, destroy, keyed};
 use crate::status::{code, guard, OrCode, Status, AESX_ERR_AUTH_FAILED, AESX_ERR_INVALID_ARGUMENT};
 
 /// RFC 3394 key wrap (KW): the key to wrap is 16 bytes or more and a
@@ -42,14 +42,10 @@ pub unsafe extern "C" fn aesx_keywrap_new(
 ) -> c_int {
     // SAFETY: forwarded caller contract.
     unsafe {
-        create(out, || {
-            let key = input(key, key_len)?;
-            let kw = match backend_of(backend)? {
-                Some(b) => KeyWrap::with_backend(key, b),
-                None => KeyWrap::new(key),
-            }
-            .or_code()?;
-            Ok(AesxKeywrap { kw })
+        keyed(key, key_len, backend, out, |key, b| {
+            KeyWrap::with_backend(key, b)
+                .or_code()
+                .map(|kw| AesxKeywrap { kw })
         })
     }
 }
@@ -70,7 +66,7 @@ pub unsafe extern "C" fn aesx_keywrap_free(kek: *mut AesxKeywrap) {
 #[no_mangle]
 pub unsafe extern "C" fn aesx_keywrap_backend(kek: *const AesxKeywrap) -> c_int {
     // SAFETY: forwarded caller contract.
-    unsafe { handle(kek) }.map_or_else(|e| e, |k| id_of(k.kw.backend()))
+    unsafe { backend_id(kek, |k| k.kw.backend()) }
 }
 
 /// Runs one wrap or unwrap and copies the result to `out`. On a failed
