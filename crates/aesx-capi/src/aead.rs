@@ -6,7 +6,7 @@ use core::ffi::c_int;
 use zeroize::Zeroize;
 
 use crate::block_modes::handle;
-use crate::buffers::{disjoint, in_out, input, store, write, Io, Region};
+use crate::buffers::{disjoint, in_out, input, store, write, Io, Region, Resized};
 use crate::keys::{AesxEspKey, AesxKey};
 use crate::sealing::{self, tag_copy, Params};
 use crate::status::{
@@ -120,7 +120,17 @@ pub unsafe extern "C" fn aesx_gcm_seal_append(
                 handle(key)?.gcm(tag_len)?,
                 Params::new(iv, iv_len, aad, aad_len)?,
             );
-            sealing::seal_append(gcm, &p, r#in, in_len, out, out_cap, out_len)
+            sealing::seal_append(
+                gcm,
+                &p,
+                Resized {
+                    inp: r#in,
+                    in_len,
+                    out,
+                    out_cap,
+                    out_len,
+                },
+            )
         }
     })
 }
@@ -157,7 +167,17 @@ pub unsafe extern "C" fn aesx_gcm_open_append(
                 handle(key)?.gcm(tag_len)?,
                 Params::new(iv, iv_len, aad, aad_len)?,
             );
-            sealing::open_append(gcm, &p, r#in, in_len, out, out_cap, out_len)
+            sealing::open_append(
+                gcm,
+                &p,
+                Resized {
+                    inp: r#in,
+                    in_len,
+                    out,
+                    out_cap,
+                    out_len,
+                },
+            )
         }
     })
 }

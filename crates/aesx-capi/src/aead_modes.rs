@@ -7,6 +7,7 @@ use core::ffi::c_int;
 use aesx::{Backend, Ccm, Error, GcmSiv, Tag, Xaes256Gcm};
 
 use crate::block_modes::handle;
+use crate::buffers::Resized;
 use crate::keys::{backend_id, destroy, keyed};
 use crate::sealing::{self, Aead, Params};
 use crate::status::{guard, OrCode, Status, AESX_ERR_INVALID_ARGUMENT, AESX_ERR_TAG_LENGTH};
@@ -263,7 +264,17 @@ pub unsafe extern "C" fn aesx_aead_seal_append(
         // SAFETY: forwarded caller contract (each pointer for its length).
         unsafe {
             let (a, p) = (handle(aead)?, Params::new(nonce, nonce_len, aad, aad_len)?);
-            sealing::seal_append(a, &p, r#in, in_len, out, out_cap, out_len)
+            sealing::seal_append(
+                a,
+                &p,
+                Resized {
+                    inp: r#in,
+                    in_len,
+                    out,
+                    out_cap,
+                    out_len,
+                },
+            )
         }
     })
 }
@@ -293,7 +304,17 @@ pub unsafe extern "C" fn aesx_aead_open_append(
         // SAFETY: forwarded caller contract (each pointer for its length).
         unsafe {
             let (a, p) = (handle(aead)?, Params::new(nonce, nonce_len, aad, aad_len)?);
-            sealing::open_append(a, &p, r#in, in_len, out, out_cap, out_len)
+            sealing::open_append(
+                a,
+                &p,
+                Resized {
+                    inp: r#in,
+                    in_len,
+                    out,
+                    out_cap,
+                    out_len,
+                },
+            )
         }
     })
 }

@@ -6,7 +6,7 @@ use aesx::{Error, KeyWrap};
 use zeroize::{Zeroize, Zeroizing};
 
 use crate::block_modes::handle;
-use crate::buffers::{in_out, store, Io};
+use crate::buffers::{Io, Resized};
 use crate::keys::{backend_id, destroy, keyed};
 use crate::status::{code, guard, OrCode, Status, AESX_ERR_AUTH_FAILED, AESX_ERR_INVALID_ARGUMENT};
 
@@ -69,34 +69,24 @@ pub unsafe extern "C" fn aesx_keywrap_backend(kek: *const AesxKeywrap) -> c_int 
     unsafe { backend_id(kek, |k| k.kw.backend()) }
 }
 
-/// Runs one wrap or unwrap and copies the result to `out`. On a failed
-/// unwrap (AESX_ERR_AUTH_FAILED) all `out_cap` bytes of `out` are zeroed.
+/// Runs one wrap or unwrap into `b.out`. On a failed unwrap
+/// (AESX_ERR_AUTH_FAILED) all `out_cap` bytes of `out` are zeroed.
 ///
-/// Requires: `inp` readable for `in_len` bytes, `out` writable for
-/// `out_cap` bytes, `out_len` NULL or writable.
-unsafe fn run(
-    kek: *const AesxKeywrap,
-    op: Op,
-    inp: *const u8,
-    in_len: usize,
-    out: *mut u8,
-    out_cap: usize,
-    out_len: *mut usize,
-) -> Status {
+/// Requires: `kek` NULL or a live handle; as [`Resized::run`].
+unsafe fn run(kek: *const AesxKeywrap, op: Op, b: Resized) -> Status {
     // SAFETY: forwarded caller contract.
-    let (kw, io) = unsafe { (&handle(kek)?.kw, in_out(inp, in_len, out, out_cap, &[])?) };
-    let (src, dst): (&[u8], &mut [u8]) = match io {
-        Io::Split(s, d) => (s, d),
-        // In place: the input is read whole before the output is written.
-        Io::InPlace(b) => {
-            // Zeroizing: the input may be an unwrapped key.
-            let copy = Zeroizing::new(b[..in_len].to_vec());
-            // SAFETY: forwarded caller contract.
-            return unsafe { finish(kw, op, &copy, &mut b[..out_cap], out_len) };
+    let kw = unsafe { &handle(kek)?.kw };
+    let body = |io: Io<'_>| match io {
+        Io::Split(s, d) => finish(kw, op, s, d),
+        // In place: the input is read whole before the output is written
+        // (Zeroizing: it may be an unwrapped key).
+        Io::InPlace(buf) => {
+            let copy = Zeroizing::new(buf[..b.in_len].to_vec());
+            finish(kw, op, &copy, &mut buf[..b.out_cap])
         }
     };
     // SAFETY: forwarded caller contract.
-    unsafe { finish(kw, op, src, dst, out_len) }
+    unsafe { b.run(&[], body) }
 }
 
 /// One of the library's four calls into a caller's buffer.
@@ -112,20 +102,16 @@ fn op(variant: c_int, wrap: bool) -> Status<Op> {
     })
 }
 
-/// Requires: `out_len` NULL or writable.
-unsafe fn finish(kw: &KeyWrap, op: Op, src: &[u8], dst: &mut [u8], out_len: *mut usize) -> Status {
-    let n = match op(kw, src, dst) {
-        Ok(n) => n,
+fn finish(kw: &KeyWrap, op: Op, src: &[u8], dst: &mut [u8]) -> Status<usize> {
+    match op(kw, src, dst) {
+        Ok(n) => Ok(n),
         Err(Error::AuthenticationFailed) => {
             // The library zeroes what it wrote; the rule here is all of `out`.
             dst.zeroize();
-            return Err(AESX_ERR_AUTH_FAILED);
+            Err(AESX_ERR_AUTH_FAILED)
         }
-        Err(e) => return Err(code(e)),
-    };
-    // SAFETY: forwarded caller contract (`out_len` NULL or writable).
-    unsafe { store(out_len, n) };
-    Ok(())
+        Err(e) => Err(code(e)),
+    }
 }
 
 /// Wraps the key `in` (`in_len` bytes) under `kek` with `variant` (AESX_KW
@@ -148,7 +134,15 @@ pub unsafe extern "C" fn aesx_key_wrap(
     out_len: *mut usize,
 ) -> c_int {
     // SAFETY: forwarded caller contract.
-    guard(|| unsafe { run(kek, op(variant, true)?, r#in, in_len, out, out_cap, out_len) })
+    let b = Resized {
+        inp: r#in,
+        in_len,
+        out,
+        out_cap,
+        out_len,
+    };
+    // SAFETY: forwarded caller contract.
+    guard(|| unsafe { run(kek, op(variant, true)?, b) })
 }
 
 /// Unwraps `in` (`in_len` bytes, a wrapped key from aesx_key_wrap with the
@@ -169,16 +163,13 @@ pub unsafe extern "C" fn aesx_key_unwrap(
     out_cap: usize,
     out_len: *mut usize,
 ) -> c_int {
+    let b = Resized {
+        inp: r#in,
+        in_len,
+        out,
+        out_cap,
+        out_len,
+    };
     // SAFETY: forwarded caller contract.
-    guard(|| unsafe {
-        run(
-            kek,
-            op(variant, false)?,
-            r#in,
-            in_len,
-            out,
-            out_cap,
-            out_len,
-        )
-    })
+    guard(|| unsafe { run(kek, op(variant, false)?, b) })
 }

@@ -6,10 +6,8 @@
 use aesx::{Error, Gcm, Tag};
 use zeroize::Zeroize;
 
-use crate::buffers::{disjoint, in_out, input, store, write, Io, Region};
-use crate::status::{
-    code, OrCode, Status, AESX_ERR_AUTH_FAILED, AESX_ERR_OUTPUT_TOO_SMALL, AESX_ERR_TAG_LENGTH,
-};
+use crate::buffers::{disjoint, in_out, input, write, Io, Region, Resized};
+use crate::status::{code, OrCode, Status, AESX_ERR_OUTPUT_TOO_SMALL, AESX_ERR_TAG_LENGTH};
 
 /// The longest tag any mode here produces.
 pub(crate) const MAX_TAG: usize = 16;
@@ -198,95 +196,79 @@ pub(crate) unsafe fn open_detached(
     .or_code()
 }
 
-/// Seal with the tag after the ciphertext, into `out_cap` bytes at `out`
-/// (`out == inp` works in place); stores the length written in `*out_len`.
+/// Seal with the tag after the ciphertext, into `b.out_cap` bytes at
+/// `b.out` (`out == inp` works in place); stores the length written.
 ///
-/// Requires: `inp` readable for `in_len`, `out` writable for `out_cap`,
-/// `out_len` NULL or writable.
-pub(crate) unsafe fn seal_append(
-    a: &dyn Aead,
-    p: &Params<'_>,
-    inp: *const u8,
-    in_len: usize,
-    out: *mut u8,
-    out_cap: usize,
-    out_len: *mut usize,
-) -> Status {
+/// Requires: as [`Resized::run`].
+pub(crate) unsafe fn seal_append(a: &dyn Aead, p: &Params<'_>, b: Resized) -> Status {
     let tl = a.tag_len();
-    // SAFETY: forwarded caller contract.
-    let io = unsafe { in_out(inp, in_len, out, out_cap, &p.regions)? };
-    let total = in_len.checked_add(tl).ok_or(AESX_ERR_OUTPUT_TOO_SMALL)?;
-    if out_cap < total {
-        return Err(AESX_ERR_OUTPUT_TOO_SMALL);
-    }
-    let (t, rest) = match io {
-        Io::Split(s, d) => {
-            let (body, rest) = d.split_at_mut(in_len);
-            (a.seal_to(p.nonce, p.aad, s, body), rest)
+    let body = |io: Io<'_>| {
+        let total = b.in_len.checked_add(tl).ok_or(AESX_ERR_OUTPUT_TOO_SMALL)?;
+        if b.out_cap < total {
+            return Err(AESX_ERR_OUTPUT_TOO_SMALL);
         }
-        Io::InPlace(buf) => {
-            let (body, rest) = buf.split_at_mut(in_len);
-            (a.seal_in_place(p.nonce, p.aad, body), rest)
-        }
+        let (t, rest) = match io {
+            Io::Split(s, d) => {
+                let (body, rest) = d.split_at_mut(b.in_len);
+                (a.seal_to(p.nonce, p.aad, s, body), rest)
+            }
+            Io::InPlace(buf) => {
+                let (body, rest) = buf.split_at_mut(b.in_len);
+                (a.seal_in_place(p.nonce, p.aad, body), rest)
+            }
+        };
+        rest[..tl].copy_from_slice(t.or_code()?.as_bytes());
+        Ok(total)
     };
-    rest[..tl].copy_from_slice(t.or_code()?.as_bytes());
     // SAFETY: forwarded caller contract.
-    unsafe { store(out_len, total) };
-    Ok(())
+    unsafe { b.run(&p.regions, body) }
 }
 
-/// Open ciphertext followed by its tag (`in_len` bytes) into `out_cap` bytes
-/// at `out`; stores the plaintext length in `*out_len`. On a failed tag
-/// (also for input shorter than the tag) nothing is released: out of place
-/// all `out_cap` bytes of `out` are zeroed, in place all `in_len` bytes.
+/// Open ciphertext followed by its tag (`b.in_len` bytes) into
+/// `b.out_cap` bytes at `b.out`; stores the plaintext length. On a failed
+/// tag (also for input shorter than the tag) nothing is released: out of
+/// place all `out_cap` bytes of `out` are zeroed, in place all `in_len`
+/// bytes.
 ///
-/// Requires: as [`seal_append`].
-pub(crate) unsafe fn open_append(
-    a: &dyn Aead,
-    p: &Params<'_>,
-    inp: *const u8,
-    in_len: usize,
-    out: *mut u8,
-    out_cap: usize,
-    out_len: *mut usize,
-) -> Status {
-    let tl = a.tag_len();
-    // SAFETY: forwarded caller contract.
-    let io = unsafe { in_out(inp, in_len, out, out_cap, &p.regions)? };
+/// Requires: as [`Resized::run`].
+pub(crate) unsafe fn open_append(a: &dyn Aead, p: &Params<'_>, b: Resized) -> Status {
+    let (tl, in_len) = (a.tag_len(), b.in_len);
     let ct_len = in_len.checked_sub(tl);
-    if ct_len.is_some_and(|n| out_cap < n) {
-        return Err(AESX_ERR_OUTPUT_TOO_SMALL);
-    }
-    let r = match (io, ct_len) {
-        (Io::Split(_, d), None) => {
-            d.zeroize();
-            Err(AESX_ERR_AUTH_FAILED)
+    let body = |io: Io<'_>| {
+        if ct_len.is_some_and(|n| b.out_cap < n) {
+            return Err(AESX_ERR_OUTPUT_TOO_SMALL);
         }
-        (Io::InPlace(b), None) => {
-            b[..in_len].zeroize();
-            Err(AESX_ERR_AUTH_FAILED)
-        }
-        (Io::Split(s, d), Some(n)) => {
-            let (ct, tag) = s.split_at(n);
-            let r = a.open_to(p.nonce, p.aad, ct, tag, &mut d[..n]);
-            if r == Err(Error::AuthenticationFailed) {
+        let r = match (io, ct_len) {
+            (Io::Split(_, d), None) => {
                 d.zeroize();
+                Err(Error::AuthenticationFailed)
             }
-            r.map_err(code)
-        }
-        (Io::InPlace(b), Some(n)) => {
-            let (ct, tag) = b[..in_len].split_at_mut(n);
-            let mut t = [0u8; MAX_TAG];
-            t[..tl].copy_from_slice(tag);
-            let r = a.open_in_place(p.nonce, p.aad, ct, &t[..tl]);
-            if r == Err(Error::AuthenticationFailed) {
-                tag.zeroize();
+            (Io::InPlace(buf), None) => {
+                buf[..in_len].zeroize();
+                Err(Error::AuthenticationFailed)
             }
-            r.map_err(code)
-        }
+            (Io::Split(s, d), Some(n)) => {
+                let (ct, tag) = s.split_at(n);
+                let r = a.open_to(p.nonce, p.aad, ct, tag, &mut d[..n]);
+                if r == Err(Error::AuthenticationFailed) {
+                    d.zeroize();
+                }
+                r
+            }
+            (Io::InPlace(buf), Some(n)) => {
+                let (ct, tag) = buf[..in_len].split_at_mut(n);
+                let mut t = [0u8; MAX_TAG];
+                t[..tl].copy_from_slice(tag);
+                let r = a.open_in_place(p.nonce, p.aad, ct, &t[..tl]);
+                if r == Err(Error::AuthenticationFailed) {
+                    tag.zeroize();
+                }
+                r
+            }
+        };
+        r.map_err(code)?;
+        Ok(ct_len.unwrap_or(0))
     };
-    r?;
     // SAFETY: forwarded caller contract.
-    unsafe { store(out_len, ct_len.unwrap_or(0)) };
-    Ok(())
+    unsafe { b.run(&p.regions, body) }
 }
