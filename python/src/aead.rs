@@ -111,46 +111,40 @@ impl Sealed {
         })
     }
 
-    fn encrypt<'py>(
+    /// pyca's `encrypt` (`sealing`) or `decrypt`.
+    fn call<'py>(
         &self,
         py: Python<'py>,
         nonce: &Bound<'py, PyAny>,
         data: &Bound<'py, PyAny>,
         aad: Option<&Bound<'py, PyAny>>,
+        sealing: bool,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let args = AeadArgs::read(nonce, data, aad)?;
         let (n, a, d) = (args.nonce.as_slice(), args.aad(), args.data.as_slice());
-        self.kind.check(n.len(), d.len(), a.len(), d.len(), true)?;
         let (kind, tl) = (&self.kind, self.tag_len);
-        PyBytes::new_with(py, d.len() + tl, |out| {
-            let (body, tag) = out.split_at_mut(d.len());
-            body.copy_from_slice(d);
-            let t = maybe_detached(py, d.len(), || kind.seal(n, a, body)).map_err(err)?;
-            tag.copy_from_slice(t.as_bytes());
-            Ok(())
-        })
-    }
-
-    fn decrypt<'py>(
-        &self,
-        py: Python<'py>,
-        nonce: &Bound<'py, PyAny>,
-        data: &Bound<'py, PyAny>,
-        aad: Option<&Bound<'py, PyAny>>,
-    ) -> PyResult<Bound<'py, PyBytes>> {
-        let args = AeadArgs::read(nonce, data, aad)?;
-        let (n, a, d) = (args.nonce.as_slice(), args.aad(), args.data.as_slice());
-        let tl = self.tag_len;
-        let len = d.len().saturating_sub(tl);
-        self.kind.check(n.len(), d.len(), a.len(), len, false)?;
+        let len = if sealing {
+            d.len()
+        } else {
+            d.len().saturating_sub(tl)
+        };
+        kind.check(n.len(), d.len(), a.len(), len, sealing)?;
+        if sealing {
+            return PyBytes::new_with(py, d.len() + tl, |out| {
+                let (body, tag) = out.split_at_mut(d.len());
+                body.copy_from_slice(d);
+                let t = maybe_detached(py, d.len(), || kind.seal(n, a, body)).map_err(err)?;
+                tag.copy_from_slice(t.as_bytes());
+                Ok(())
+            });
+        }
         if d.len() < tl {
             return Err(InvalidTag::new_err(()));
         }
-        let (ct, tag) = d.split_at(d.len() - tl);
-        let kind = &self.kind;
-        PyBytes::new_with(py, ct.len(), |out| {
+        let (ct, tag) = d.split_at(len);
+        PyBytes::new_with(py, len, |out| {
             out.copy_from_slice(ct);
-            maybe_detached(py, ct.len(), || kind.open(n, a, out, tag)).map_err(|e| match e {
+            maybe_detached(py, len, || kind.open(n, a, out, tag)).map_err(|e| match e {
                 // A ciphertext just at CCM's length limit: pyca's InvalidTag.
                 aesx::Error::MessageTooLong => InvalidTag::new_err(()),
                 e => err(e),
@@ -214,7 +208,7 @@ macro_rules! aead_class {
                 data: &Bound<'py, PyAny>,
                 associated_data: Option<&Bound<'py, PyAny>>,
             ) -> PyResult<Bound<'py, PyBytes>> {
-                self.0.encrypt(py, nonce, data, associated_data)
+                self.0.call(py, nonce, data, associated_data, true)
             }
 
             /// Verifies the tag at the end of `data` and returns the
@@ -227,7 +221,7 @@ macro_rules! aead_class {
                 data: &Bound<'py, PyAny>,
                 associated_data: Option<&Bound<'py, PyAny>>,
             ) -> PyResult<Bound<'py, PyBytes>> {
-                self.0.decrypt(py, nonce, data, associated_data)
+                self.0.call(py, nonce, data, associated_data, false)
             }
         }
     };
