@@ -151,3 +151,58 @@ fn forced_backends_run_their_own_kernels() {
     assert_eq!(before, snapshot(), "an x86 kernel ran for a soft key");
     eprintln!("checked {checked} forced (backend, kernel, key size) cases");
 }
+
+/// GCM-SIV's kernels (POLYVAL, the little-endian CTR32) and XAES's GCM on a
+/// derived key run on the forced level, and nowhere else.
+#[test]
+fn gcm_siv_and_xaes_run_their_levels_kernels() {
+    if !trace::enabled() {
+        return;
+    }
+    const SIV_OPS: [&str; 2] = ["polyval", "ctr32le"];
+    let counts = || -> Vec<(String, u64)> {
+        let mut v = Vec::new();
+        for b in LEVELS {
+            for op in SIV_OPS.iter().chain(["gcm_encrypt", "gcm_decrypt"].iter()) {
+                let name = format!("{}::{op}", b.name());
+                v.push((name.clone(), trace::count(&name).unwrap()));
+            }
+        }
+        v
+    };
+    let run_all = |b: Backend| {
+        let mut buf = vec![0x3cu8; 16 * 37 + 5];
+        for key in [&[9u8; 16][..], &[9u8; 32]] {
+            let siv = crate::GcmSiv::with_backend(key, b).unwrap();
+            let tag = siv
+                .seal_in_place_detached(&[1; 12], b"aad", &mut buf)
+                .unwrap();
+            siv.open_in_place_detached(&[1; 12], b"aad", &mut buf, tag.as_bytes())
+                .unwrap();
+        }
+        let x = crate::Xaes256Gcm::with_backend(&[9u8; 32], b).unwrap();
+        let tag = x
+            .seal_in_place_detached(&[1; 24], b"aad", &mut buf)
+            .unwrap();
+        x.open_in_place_detached(&[1; 24], b"aad", &mut buf, tag.as_bytes())
+            .unwrap();
+    };
+    for b in LEVELS {
+        if !b.is_available() {
+            continue;
+        }
+        let before = counts();
+        run_all(b);
+        let after = counts();
+        for ((name, n0), (_, n1)) in before.iter().zip(after.iter()) {
+            if name.starts_with(&format!("{}::", b.name())) {
+                assert!(n1 > n0, "{name} did not run for a {b} key");
+            } else {
+                assert_eq!(n0, n1, "{name} ran for a {b} key");
+            }
+        }
+    }
+    let before = counts();
+    run_all(Backend::Soft);
+    assert_eq!(before, counts(), "an x86 kernel ran for a soft key");
+}

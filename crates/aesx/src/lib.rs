@@ -276,7 +276,9 @@ pub use aead::{AeadCore, AeadInOut, KeyInit, KeySizeUser};
 #[cfg(feature = "rustcrypto")]
 pub use cipher;
 #[cfg(feature = "rustcrypto")]
-pub use rustcrypto::{Aes128, Aes128Gcm, Aes192, Aes192Gcm, Aes256, Aes256Gcm, Key, Nonce};
+pub use rustcrypto::{
+    Aes128, Aes128Gcm, Aes128GcmSiv, Aes192, Aes192Gcm, Aes256, Aes256Gcm, Aes256GcmSiv, Key, Nonce,
+};
 
 /// Hazardous interfaces: correct to use only with care their docs spell out.
 pub mod hazmat {

@@ -266,3 +266,30 @@ fn xts_glue() {
         Err(Error::XtsEqualKeyHalves)
     );
 }
+
+#[test]
+fn gcm_siv_and_xaes_glue() {
+    // RFC 8452 Appendix C.1: one AAD byte, eight plaintext bytes.
+    let siv = crate::GcmSiv::with_backend(&h("01000000000000000000000000000000"), SOFT).unwrap();
+    let nonce = h("030000000000000000000000");
+    let mut buf = h("0200000000000000");
+    let tag = siv.seal_in_place_detached(&nonce, &[1], &mut buf).unwrap();
+    assert_eq!(buf, h("1e6daba35669f427"));
+    assert_eq!(tag.as_bytes(), &h("3b0a1a2560969cdf790d99759abd1508")[..]);
+    let mut forged = tag.as_bytes().to_vec();
+    forged[0] ^= 1;
+    assert_eq!(
+        siv.open_in_place_detached(&nonce, &[1], &mut buf, &forged),
+        Err(Error::AuthenticationFailed)
+    );
+    assert_eq!(buf, [0u8; 8]);
+    // c2sp.org/XAES-256-GCM, the first worked example.
+    let x = crate::Xaes256Gcm::with_backend(&[1u8; 32], SOFT).unwrap();
+    let mut buf = *b"XAES-256-GCM";
+    let tag = x
+        .seal_in_place_detached(b"ABCDEFGHIJKLMNOPQRSTUVWX", b"", &mut buf)
+        .unwrap();
+    let want = h("ce546ef63c9cc60765923609b33a9a1974e96e52daf2fcf7075e2271");
+    assert_eq!(&buf[..], &want[..12]);
+    assert_eq!(tag.as_bytes(), &want[12..]);
+}

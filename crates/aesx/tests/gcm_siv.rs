@@ -263,3 +263,80 @@ fn nonce_reuse_is_deterministic_and_diffuse() {
     let b = siv.seal(&n, b"", &p).unwrap();
     assert!(a[..16].iter().zip(&b[..16]).any(|(x, y)| x != y));
 }
+
+/// The `aead` 0.6 types against RustCrypto's `aes-gcm-siv` (the types they
+/// replace): `Aead`, in place, out of place through `InOutBuf`, forgery.
+#[test]
+fn rustcrypto_traits_match_aes_gcm_siv() {
+    use aead::inout::InOutBuf;
+    use aesx::aead::{Aead, AeadInOut, KeyInit};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(99);
+    for len in [0usize, 1, 16, 17, 64, 255, 1000] {
+        let mut pt = vec![0u8; len];
+        rng.fill_bytes(&mut pt);
+        let aad = b"associated";
+        let nonce = [5u8; 12];
+        let k16 = [3u8; 16];
+        let k32 = [4u8; 32];
+        let ours = aesx::Aes128GcmSiv::new(&k16.into());
+        let theirs = aes_gcm_siv::Aes128GcmSiv::new(&k16.into());
+        let want = aes_gcm_siv::aead::Aead::encrypt(
+            &theirs,
+            &nonce.into(),
+            aes_gcm_siv::aead::Payload { msg: &pt, aad },
+        )
+        .unwrap();
+        let got = ours
+            .encrypt(&nonce.into(), aead::Payload { msg: &pt, aad })
+            .unwrap();
+        assert_eq!(got, want, "128 len {len}");
+        assert_eq!(
+            ours.decrypt(&nonce.into(), aead::Payload { msg: &got, aad })
+                .unwrap(),
+            pt
+        );
+        let ours = aesx::Aes256GcmSiv::new(&k32.into());
+        let theirs = aes_gcm_siv::Aes256GcmSiv::new(&k32.into());
+        let want = aes_gcm_siv::aead::Aead::encrypt(&theirs, &nonce.into(), pt.as_slice()).unwrap();
+        assert_eq!(ours.encrypt(&nonce.into(), pt.as_slice()).unwrap(), want);
+        // Out of place through InOutBuf.
+        let mut out = vec![0u8; len];
+        let tag = ours
+            .encrypt_inout_detached(&nonce.into(), b"", InOutBuf::new(&pt, &mut out).unwrap())
+            .unwrap();
+        assert_eq!(&out[..], &want[..len]);
+        assert_eq!(tag.as_slice(), &want[len..]);
+        let mut back = vec![0u8; len];
+        ours.decrypt_inout_detached(
+            &nonce.into(),
+            b"",
+            InOutBuf::new(&out, &mut back).unwrap(),
+            &tag,
+        )
+        .unwrap();
+        assert_eq!(back, pt);
+        // A forged tag: an error and a zeroed output.
+        let mut bad = tag;
+        bad[0] ^= 1;
+        let mut back = vec![0xffu8; len];
+        assert!(ours
+            .decrypt_inout_detached(
+                &nonce.into(),
+                b"",
+                InOutBuf::new(&out, &mut back).unwrap(),
+                &bad
+            )
+            .is_err());
+        assert!(back.iter().all(|&x| x == 0));
+        for b in common::backends() {
+            let k = aesx::Aes128GcmSiv::with_backend(&k16, b).unwrap();
+            assert_eq!(k.backend(), b);
+            let inherent = GcmSiv::with_backend(&k16, b).unwrap();
+            assert_eq!(
+                k.encrypt(&nonce.into(), pt.as_slice()).unwrap(),
+                inherent.seal(&nonce, b"", &pt).unwrap()
+            );
+        }
+    }
+    assert!(format!("{:?}", aesx::Aes128GcmSiv::new(&[1u8; 16].into())).contains("backend"));
+}

@@ -23,6 +23,7 @@ pub(crate) mod inout;
 pub(crate) mod kernels;
 pub(crate) mod mac_kernels;
 pub(crate) mod polyval_kernels;
+pub(crate) mod siv_kernels;
 pub(crate) mod soft;
 pub(crate) mod trace;
 // The soft GHASH lives beside the soft AES but is declared here, so that

@@ -2,7 +2,8 @@
 //! kernel per backend family.
 //!
 //! Unlike GHASH, the POLYVAL key changes with every nonce, so its powers are
-//! computed per message and a kernel choice is a per-message `match`.
+//! computed per message (only as many as the message can use) and the
+//! kernel choice is a per-message `match`.
 
 use zeroize::Zeroize;
 
@@ -13,11 +14,19 @@ use crate::key::{Block, BLOCK_LEN};
 /// A POLYVAL key (H and the powers the chosen kernel uses).
 pub(crate) enum PolyvalKey {
     Soft(SoftPolyvalKey),
+    #[cfg(target_arch = "x86_64")]
+    X86(super::x86::polyval::X86PolyvalKey),
 }
 
 impl PolyvalKey {
-    /// The key `h` for the kernel of `backend` (which must be available).
-    pub(crate) fn new(_backend: Backend, h: &Block) -> Self {
+    /// The key `h` for the kernel of `backend` (which must be available),
+    /// for calls of at most about `blocks` blocks each (more still work).
+    pub(crate) fn new(backend: Backend, h: &Block, blocks: usize) -> Self {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(level) = super::x86::Level::detect(backend) {
+            return PolyvalKey::X86(super::x86::polyval::X86PolyvalKey::new(level, h, blocks));
+        }
+        let _ = (backend, blocks);
         PolyvalKey::Soft(SoftPolyvalKey::new(h))
     }
 
@@ -26,6 +35,8 @@ impl PolyvalKey {
     pub(crate) fn update_blocks(&self, acc: &mut Block, data: &[u8]) {
         match self {
             PolyvalKey::Soft(k) => k.update(acc, data),
+            #[cfg(target_arch = "x86_64")]
+            PolyvalKey::X86(k) => k.update(acc, data),
         }
     }
 

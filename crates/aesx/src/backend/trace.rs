@@ -46,6 +46,12 @@ pub(crate) const NAMES: &[&str] = &[
     "armv8::cbc_encrypt",
     "armv8::cbc_decrypt",
     "armv8::ctr_apply",
+    "aesni::polyval",
+    "vaes256::polyval",
+    "vaes512::polyval",
+    "aesni::ctr32le",
+    "vaes256::ctr32le",
+    "vaes512::ctr32le",
 ];
 
 /// Index of a kernel in `NAMES`; kernels name themselves with these.
@@ -87,6 +93,12 @@ pub(crate) enum Kernel {
     Armv8CbcEnc,
     Armv8CbcDec,
     Armv8Ctr,
+    AesniPolyval,
+    Vaes256Polyval,
+    Vaes512Polyval,
+    AesniCtr32le,
+    Vaes256Ctr32le,
+    Vaes512Ctr32le,
 }
 
 /// Records one entry into `k` (test builds only).

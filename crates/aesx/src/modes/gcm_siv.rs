@@ -5,7 +5,8 @@ use core::fmt;
 use zeroize::Zeroize;
 
 use crate::backend::polyval_kernels::PolyvalKey;
-use crate::backend::{with_engine, Backend, BlockKernels, Engine, InOut};
+use crate::backend::siv_kernels::SivKernels;
+use crate::backend::{with_engine, Backend, Engine, InOut};
 use crate::error::{Error, Result};
 use crate::key::{Block, KeySize, RoundKeys, BLOCK_LEN};
 use crate::modes::gcm::{ct_eq, Tag};
@@ -19,8 +20,6 @@ const NONCE_LEN: usize = 12;
 const TAG_LEN: usize = 16;
 /// RFC 8452's limit on plaintext and on associated data: 2^36 bytes.
 const MAX_LEN: u64 = 1 << 36;
-/// Keystream blocks per batch (1 KiB on the stack).
-const BATCH: usize = 64;
 
 /// AES-GCM-SIV with one key (RFC 8452): nonce-misuse-resistant AEAD.
 ///
@@ -63,10 +62,10 @@ impl fmt::Debug for GcmSiv {
     }
 }
 
-/// The per-message keys.
-struct MessageKeys {
+/// The per-message keys, on the backend's own key type.
+struct Message<K> {
     polyval: PolyvalKey,
-    aes: Engine,
+    aes: K,
 }
 
 impl GcmSiv {
@@ -109,19 +108,29 @@ impl GcmSiv {
 
     /// Encrypts `buf` in place and returns the tag.
     pub fn seal_in_place_detached(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> Result<Tag> {
-        let (keys, tag) = self.seal_keys(nonce, aad, buf)?;
-        keys.ctr(&tag, InOut::in_place(buf));
-        Ok(Tag::full(tag))
+        let nonce = check_nonce(nonce)?;
+        check_lengths(aad.len(), buf.len())?;
+        with_engine!(&self.engine, k => {
+            let m = self.derive(k, nonce, aad.len().max(buf.len()))?;
+            let tag = m.tag(nonce, aad, buf);
+            m.aes.ctr32le(&tag, InOut::in_place(buf));
+            Ok(Tag::full(tag))
+        })
     }
 
     /// Returns ciphertext followed by the 16-byte tag.
     #[cfg(feature = "std")]
     pub fn seal(&self, nonce: &[u8], aad: &[u8], pt: &[u8]) -> Result<Vec<u8>> {
-        let (keys, tag) = self.seal_keys(nonce, aad, pt)?;
+        let nonce = check_nonce(nonce)?;
+        check_lengths(aad.len(), pt.len())?;
         let mut out = alloc::vec![0u8; pt.len() + TAG_LEN];
         let (ct, tag_out) = out.split_at_mut(pt.len());
-        keys.ctr(&tag, InOut::new(pt, ct)?);
-        tag_out.copy_from_slice(&tag);
+        with_engine!(&self.engine, k => {
+            let m = self.derive(k, nonce, aad.len().max(pt.len()))?;
+            let tag = m.tag(nonce, aad, pt);
+            m.aes.ctr32le(&tag, InOut::new(pt, ct)?);
+            tag_out.copy_from_slice(&tag);
+        });
         Ok(out)
     }
 
@@ -134,9 +143,14 @@ impl GcmSiv {
         buf: &mut [u8],
         tag: &[u8],
     ) -> Result<()> {
-        let (keys, want) = self.open_keys(nonce, aad, buf.len(), tag)?;
-        keys.ctr(&want, InOut::in_place(buf));
-        let r = keys.check(nonce, aad, buf, &want);
+        let nonce = check_nonce(nonce)?;
+        let want = check_tag(tag)?;
+        check_lengths(aad.len(), buf.len())?;
+        let r = with_engine!(&self.engine, k => {
+            let m = self.derive(k, nonce, aad.len().max(buf.len()))?;
+            m.aes.ctr32le(&want, InOut::in_place(buf));
+            m.check(nonce, aad, buf, &want)
+        });
         if r.is_err() {
             buf.zeroize();
         }
@@ -146,15 +160,20 @@ impl GcmSiv {
     /// Opens ciphertext followed by the tag and returns the plaintext.
     #[cfg(feature = "std")]
     pub fn open(&self, nonce: &[u8], aad: &[u8], ct_and_tag: &[u8]) -> Result<Vec<u8>> {
+        let nonce = check_nonce(nonce)?;
         if ct_and_tag.len() < TAG_LEN {
-            check_nonce(nonce)?;
             return Err(Error::AuthenticationFailed);
         }
         let (ct, tag) = ct_and_tag.split_at(ct_and_tag.len() - TAG_LEN);
-        let (keys, want) = self.open_keys(nonce, aad, ct.len(), tag)?;
+        let want = check_tag(tag)?;
+        check_lengths(aad.len(), ct.len())?;
         let mut out = alloc::vec![0u8; ct.len()];
-        keys.ctr(&want, InOut::new(ct, &mut out)?);
-        match keys.check(nonce, aad, &out, &want) {
+        let r = with_engine!(&self.engine, k => {
+            let m = self.derive(k, nonce, aad.len().max(ct.len()))?;
+            m.aes.ctr32le(&want, InOut::new(ct, &mut out)?);
+            m.check(nonce, aad, &out, &want)
+        });
+        match r {
             Ok(()) => Ok(out),
             Err(e) => {
                 out.zeroize();
@@ -163,37 +182,16 @@ impl GcmSiv {
         }
     }
 
-    /// Checks the inputs of a seal, derives the message keys and computes
-    /// the tag over the plaintext `pt`.
-    fn seal_keys(&self, nonce: &[u8], aad: &[u8], pt: &[u8]) -> Result<(MessageKeys, Block)> {
-        let nonce = check_nonce(nonce)?;
-        check_lengths(aad.len(), pt.len())?;
-        let keys = self.derive(nonce)?;
-        let tag = keys.tag(nonce, aad, pt);
-        Ok((keys, tag))
-    }
-
-    /// Checks the inputs of an open (`len` bytes of ciphertext) and derives
-    /// the message keys; returns them with the received tag.
-    fn open_keys(
-        &self,
-        nonce: &[u8],
-        aad: &[u8],
-        len: usize,
-        tag: &[u8],
-    ) -> Result<(MessageKeys, Block)> {
-        let nonce = check_nonce(nonce)?;
-        let want: Block = tag
-            .try_into()
-            .map_err(|_| Error::InvalidTagLength { len: tag.len() })?;
-        check_lengths(aad.len(), len)?;
-        Ok((self.derive(nonce)?, want))
-    }
-
     /// Derives the message's POLYVAL and AES keys (RFC 8452 section 4):
     /// block i is AES(K, le32(i) || nonce), of which the first 8 bytes count;
-    /// all blocks go through the backend in one call.
-    fn derive(&self, nonce: &[u8; NONCE_LEN]) -> Result<MessageKeys> {
+    /// all blocks go through the backend in one call. `longest` (the longer
+    /// of AAD and text) sizes the POLYVAL key's table.
+    fn derive<K: SivKernels>(
+        &self,
+        k: &K,
+        nonce: &[u8; NONCE_LEN],
+        longest: usize,
+    ) -> Result<Message<K>> {
         let count = if self.size == KeySize::Aes128 { 4 } else { 6 };
         let mut blocks = [0u8; 6 * BLOCK_LEN];
         for (i, b) in blocks.chunks_exact_mut(BLOCK_LEN).enumerate() {
@@ -201,7 +199,7 @@ impl GcmSiv {
             b[4..].copy_from_slice(nonce);
         }
         let blocks = &mut blocks[..count * BLOCK_LEN];
-        with_engine!(&self.engine, k => k.encrypt_blocks(InOut::in_place(blocks)));
+        k.encrypt_blocks(InOut::in_place(blocks));
         let mut halves = [0u8; 6 * 8];
         for (h, b) in halves
             .chunks_exact_mut(8)
@@ -212,68 +210,36 @@ impl GcmSiv {
         blocks.zeroize();
         let mut auth = [0u8; BLOCK_LEN];
         auth.copy_from_slice(&halves[..BLOCK_LEN]);
-        let rk = RoundKeys::expand(&halves[BLOCK_LEN..count * 8]);
+        let aes = k.message_key(&halves[BLOCK_LEN..count * 8]);
         halves.zeroize();
-        let keys = MessageKeys {
-            polyval: PolyvalKey::new(self.backend, &auth),
-            aes: Engine::new(self.backend, &rk?)?,
-        };
+        let polyval = k.polyval_key(self.backend, &auth, longest.div_ceil(BLOCK_LEN));
         auth.zeroize();
-        Ok(keys)
+        Ok(Message { polyval, aes: aes? })
     }
 }
 
-impl MessageKeys {
+impl<K: SivKernels> Message<K> {
     /// The tag (RFC 8452 section 4): AES of POLYVAL(aad, pt, lengths) with
     /// the nonce XORed in and the top bit cleared.
     fn tag(&self, nonce: &[u8; NONCE_LEN], aad: &[u8], pt: &[u8]) -> Block {
         let mut s = [0u8; BLOCK_LEN];
         self.polyval.update_padded(&mut s, aad);
         self.polyval.update_padded(&mut s, pt);
-        let len = pt.len();
         let mut lens = [0u8; BLOCK_LEN];
         lens[..8].copy_from_slice(&(aad.len() as u64 * 8).to_le_bytes());
-        lens[8..].copy_from_slice(&(len as u64 * 8).to_le_bytes());
+        lens[8..].copy_from_slice(&(pt.len() as u64 * 8).to_le_bytes());
         self.polyval.update_blocks(&mut s, &lens);
         for (x, n) in s.iter_mut().zip(nonce) {
             *x ^= n;
         }
         s[15] &= 0x7f;
-        with_engine!(&self.aes, k => k.encrypt_blocks(InOut::in_place(&mut s)));
+        self.aes.encrypt_blocks(InOut::in_place(&mut s));
         s
     }
 
-    /// XORs the keystream of counter blocks tag | 0x80.. (the first 32 bits
-    /// a little-endian counter, wrapping mod 2^32) into `io`.
-    fn ctr(&self, tag: &Block, mut io: InOut<'_>) {
-        let mut ctr = *tag;
-        ctr[15] |= 0x80;
-        let mut c = u32::from_le_bytes([ctr[0], ctr[1], ctr[2], ctr[3]]);
-        let mut ks = [0u8; BATCH * BLOCK_LEN];
-        let mut done = 0;
-        while done < io.len() {
-            let n = (io.len() - done).min(BATCH * BLOCK_LEN);
-            let m = n.div_ceil(BLOCK_LEN);
-            for b in ks[..m * BLOCK_LEN].chunks_exact_mut(BLOCK_LEN) {
-                b.copy_from_slice(&ctr);
-                b[..4].copy_from_slice(&c.to_le_bytes());
-                c = c.wrapping_add(1);
-            }
-            with_engine!(&self.aes, k => k.encrypt_blocks(InOut::in_place(&mut ks[..m * BLOCK_LEN])));
-            let (_, rest) = io.reborrow().split_at(done);
-            let (mut part, _) = rest.split_at(n);
-            part.xor_from(&ks[..n]);
-            done += n;
-        }
-        ks.zeroize();
-    }
-}
-
-impl MessageKeys {
     /// Recomputes the tag over the decrypted `pt` and compares it with
     /// `want` in constant time.
-    fn check(&self, nonce: &[u8], aad: &[u8], pt: &[u8], want: &Block) -> Result<()> {
-        let nonce = check_nonce(nonce)?;
+    fn check(&self, nonce: &[u8; NONCE_LEN], aad: &[u8], pt: &[u8], want: &Block) -> Result<()> {
         let mut got = self.tag(nonce, aad, pt);
         let ok = ct_eq(&got, want);
         got.zeroize();
@@ -290,6 +256,11 @@ fn check_nonce(nonce: &[u8]) -> Result<&[u8; NONCE_LEN]> {
         expected: NONCE_LEN,
         got: nonce.len(),
     })
+}
+
+fn check_tag(tag: &[u8]) -> Result<Block> {
+    tag.try_into()
+        .map_err(|_| Error::InvalidTagLength { len: tag.len() })
 }
 
 fn check_lengths(aad: usize, data: usize) -> Result<()> {

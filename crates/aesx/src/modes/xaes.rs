@@ -4,10 +4,12 @@ use core::fmt;
 
 use zeroize::Zeroize;
 
+use crate::backend::gcm_kernels::{GcmKernels, GcmKey};
+use crate::backend::siv_kernels::SivKernels;
 use crate::backend::{with_engine, Backend, BlockKernels, Engine, InOut};
 use crate::error::{Error, Result};
 use crate::key::{Block, KeySize, RoundKeys, BLOCK_LEN};
-use crate::modes::gcm::{Gcm, Tag};
+use crate::modes::gcm::{ct_eq, Gcm, Tag};
 
 #[cfg(feature = "std")]
 use alloc::vec::Vec;
@@ -26,6 +28,8 @@ const TAG_LEN: usize = 16;
 /// nonce. The key is 32 bytes, the nonce 24, the tag 16. Limits and
 /// failure behaviour are those of [`Gcm`](crate::Gcm): `open` compares in
 /// constant time and zeroes its output on failure.
+///
+/// [`Gcm`]: crate::Gcm
 ///
 /// ```
 /// use aesx::Xaes256Gcm;
@@ -102,15 +106,24 @@ impl Xaes256Gcm {
 
     /// Encrypts `buf` in place and returns the tag.
     pub fn seal_in_place_detached(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> Result<Tag> {
-        let (gcm, n) = self.derive(nonce)?;
-        gcm.seal_in_place_detached(n, aad, buf)
+        let (n, j0) = check(nonce, aad.len(), buf.len())?;
+        with_engine!(&self.engine, k => {
+            let g = self.derive(k, n)?;
+            Ok(Tag::full(g.aes.gcm_oneshot(&g.h, true, &j0, aad, InOut::in_place(buf))))
+        })
     }
 
     /// Returns ciphertext followed by the 16-byte tag.
     #[cfg(feature = "std")]
     pub fn seal(&self, nonce: &[u8], aad: &[u8], pt: &[u8]) -> Result<Vec<u8>> {
-        let (gcm, n) = self.derive(nonce)?;
-        gcm.seal(n, aad, pt)
+        let (n, j0) = check(nonce, aad.len(), pt.len())?;
+        let mut out = alloc::vec![0u8; pt.len() + TAG_LEN];
+        let (ct, tag) = out.split_at_mut(pt.len());
+        with_engine!(&self.engine, k => {
+            let g = self.derive(k, n)?;
+            tag.copy_from_slice(&g.aes.gcm_oneshot(&g.h, true, &j0, aad, InOut::new(pt, ct)?));
+        });
+        Ok(out)
     }
 
     /// Verifies `tag` and decrypts `buf` in place. On failure `buf` is zeroed
@@ -122,38 +135,91 @@ impl Xaes256Gcm {
         buf: &mut [u8],
         tag: &[u8],
     ) -> Result<()> {
-        let (gcm, n) = self.derive(nonce)?;
-        gcm.open_in_place_detached(n, aad, buf, tag)
+        let (n, j0) = check(nonce, aad.len(), buf.len())?;
+        if tag.len() != TAG_LEN {
+            return Err(Error::InvalidTagLength { len: tag.len() });
+        }
+        let r = with_engine!(&self.engine, k => {
+            let g = self.derive(k, n)?;
+            verify(&g.aes.gcm_oneshot(&g.h, false, &j0, aad, InOut::in_place(buf)), tag)
+        });
+        if r.is_err() {
+            buf.zeroize();
+        }
+        r
     }
 
     /// Opens ciphertext followed by the tag and returns the plaintext.
     #[cfg(feature = "std")]
     pub fn open(&self, nonce: &[u8], aad: &[u8], ct_and_tag: &[u8]) -> Result<Vec<u8>> {
-        let (gcm, n) = self.derive(nonce)?;
-        gcm.open(n, aad, ct_and_tag)
+        let len = ct_and_tag.len().saturating_sub(TAG_LEN);
+        let (n, j0) = check(nonce, aad.len(), len)?;
+        if ct_and_tag.len() < TAG_LEN {
+            return Err(Error::AuthenticationFailed);
+        }
+        let (ct, tag) = ct_and_tag.split_at(len);
+        let mut out = alloc::vec![0u8; len];
+        let r = with_engine!(&self.engine, k => {
+            let g = self.derive(k, n)?;
+            verify(&g.aes.gcm_oneshot(&g.h, false, &j0, aad, InOut::new(ct, &mut out)?), tag)
+        });
+        match r {
+            Ok(()) => Ok(out),
+            Err(e) => {
+                out.zeroize();
+                Err(e)
+            }
+        }
     }
 
-    /// The message's AES-256-GCM key and its 12-byte GCM nonce:
-    /// Kx = AES(K, M1 ^ K1) || AES(K, M2 ^ K1) with Mi = 00 0i 'X' 00 ||
-    /// N[..12], in one two-block call.
-    pub(crate) fn derive<'n>(&self, nonce: &'n [u8]) -> Result<(Gcm, &'n [u8])> {
-        if nonce.len() != NONCE_LEN {
-            return Err(Error::InvalidIvLength {
-                expected: NONCE_LEN,
-                got: nonce.len(),
-            });
-        }
+    /// The message's AES-256-GCM key: Kx = AES(K, M1 ^ K1) || AES(K, M2 ^
+    /// K1) with Mi = 00 0i 'X' 00 || N[..12], in one two-block call, then
+    /// its GHASH key.
+    fn derive<K: SivKernels>(&self, k: &K, n: &[u8; 12]) -> Result<GcmKey<K>> {
         let mut kx = [0u8; 2 * BLOCK_LEN];
         for (i, m) in kx.chunks_exact_mut(BLOCK_LEN).enumerate() {
             m[..4].copy_from_slice(&[0, i as u8 + 1, b'X', 0]);
-            m[4..].copy_from_slice(&nonce[..12]);
+            m[4..].copy_from_slice(n);
             for (x, k) in m.iter_mut().zip(&self.k1) {
                 *x ^= k;
             }
         }
-        with_engine!(&self.engine, k => k.encrypt_blocks(InOut::in_place(&mut kx)));
-        let gcm = Gcm::with_backend(&kx, self.backend);
+        k.encrypt_blocks(InOut::in_place(&mut kx));
+        let aes = k.message_key(&kx);
         kx.zeroize();
-        Ok((gcm?, &nonce[12..]))
+        let aes = aes?;
+        let h = aes.message_ghash_key();
+        Ok(GcmKey { aes, h })
+    }
+}
+
+/// Checks the nonce and the GCM limits; returns the KDF half of the nonce
+/// and the GCM pre-counter block J0 = N[12..] || 0^31 || 1.
+fn check(nonce: &[u8], aad: usize, data: usize) -> Result<(&[u8; 12], Block)> {
+    if nonce.len() != NONCE_LEN {
+        return Err(Error::InvalidIvLength {
+            expected: NONCE_LEN,
+            got: nonce.len(),
+        });
+    }
+    if data as u64 > Gcm::MAX_PLAINTEXT_LEN {
+        return Err(Error::MessageTooLong);
+    }
+    if aad as u64 > Gcm::MAX_AAD_LEN {
+        return Err(Error::AadTooLong);
+    }
+    let (n, rest) = nonce.split_at(12);
+    let mut j0 = [0u8; BLOCK_LEN];
+    j0[..12].copy_from_slice(rest);
+    j0[15] = 1;
+    Ok((n.try_into().map_err(|_| Error::InvalidState)?, j0))
+}
+
+/// Compares the computed tag with the received one in constant time.
+fn verify(got: &Block, tag: &[u8]) -> Result<()> {
+    if ct_eq(got, tag) {
+        Ok(())
+    } else {
+        Err(Error::AuthenticationFailed)
     }
 }

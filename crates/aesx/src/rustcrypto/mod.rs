@@ -10,9 +10,11 @@
 
 mod block;
 mod gcm;
+mod siv;
 
 pub use block::{Aes128, Aes192, Aes256};
 pub use gcm::{Aes128Gcm, Aes192Gcm, Aes256Gcm, Key, Nonce};
+pub use siv::{Aes128GcmSiv, Aes256GcmSiv};
 
 /// Blocks a mode crate (`ctr`, `cbc`) hands the cipher at once through
 /// `encrypt_par_blocks`: 512 bytes, enough to fill every backend's widest

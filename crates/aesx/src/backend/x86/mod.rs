@@ -45,6 +45,9 @@ mod gcm_aesni;
 mod gcm_vaes256;
 mod gcm_vaes512;
 mod ghash_clmul;
+mod lanes;
+pub(crate) mod polyval;
+pub(crate) mod siv;
 mod vaes256;
 mod vaes512;
 mod xts;
@@ -85,7 +88,7 @@ impl Level {
     }
 
     /// The level for `backend`, if the CPU has it.
-    fn detect(backend: Backend) -> Option<Level> {
+    pub(crate) fn detect(backend: Backend) -> Option<Level> {
         let f = cpu::features();
         match backend {
             Backend::Aesni => f.aesni.map(Level::Aesni),
