@@ -242,7 +242,10 @@ fn slice_apis_match_and_check_room() {
     let mut out = [0u8; 40];
     assert_eq!(
         kw.wrap_to(&data, &mut out[..31]),
-        Err(Error::OutputTooSmall { needed: 32, got: 31 })
+        Err(Error::OutputTooSmall {
+            needed: 32,
+            got: 31
+        })
     );
     assert_eq!(kw.wrap_to(&data, &mut out), Ok(32));
     assert_eq!(&out[..32], &kw.wrap(&data).unwrap()[..]);
@@ -264,6 +267,9 @@ fn slice_apis_match_and_check_room() {
     assert_eq!(&back[..9], b"ninebytes");
     assert_eq!(
         kw.unwrap_pad_to(&out, &mut back[..15]),
-        Err(Error::OutputTooSmall { needed: 16, got: 15 })
+        Err(Error::OutputTooSmall {
+            needed: 16,
+            got: 15
+        })
     );
 }

@@ -129,8 +129,5 @@ fn ccm_generic<K: MacKernels + ?Sized>(
 
 impl MacKernels for super::soft::SoftAes {}
 
-#[cfg(target_arch = "x86_64")]
-impl MacKernels for super::x86::X86Aes {}
-
 #[cfg(target_arch = "aarch64")]
 impl MacKernels for super::aarch64::ArmAes {}

@@ -52,6 +52,16 @@ pub(crate) const NAMES: &[&str] = &[
     "aesni::ctr32le",
     "vaes256::ctr32le",
     "vaes512::ctr32le",
+    "aesni::cbc_mac",
+    "aesni::ccm_encrypt",
+    "aesni::ccm_decrypt",
+    "aesni::kw_wrap",
+    "aesni::kw_unwrap",
+    "armv8::cbc_mac",
+    "armv8::ccm_encrypt",
+    "armv8::ccm_decrypt",
+    "armv8::kw_wrap",
+    "armv8::kw_unwrap",
 ];
 
 /// Index of a kernel in `NAMES`; kernels name themselves with these.
@@ -99,6 +109,16 @@ pub(crate) enum Kernel {
     AesniCtr32le,
     Vaes256Ctr32le,
     Vaes512Ctr32le,
+    AesniCbcMac,
+    AesniCcmEnc,
+    AesniCcmDec,
+    AesniKwWrap,
+    AesniKwUnwrap,
+    Armv8CbcMac,
+    Armv8CcmEnc,
+    Armv8CcmDec,
+    Armv8KwWrap,
+    Armv8KwUnwrap,
 }
 
 /// Records one entry into `k` (test builds only).

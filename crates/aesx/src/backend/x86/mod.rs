@@ -39,6 +39,7 @@ macro_rules! by_rounds {
 }
 
 mod aesni;
+mod cbc_mac;
 pub(crate) mod cbc_multi;
 mod gcm;
 mod gcm_aesni;
