@@ -5,9 +5,13 @@ Change one import and go faster::
     from aesx import AESGCM          # was: from cryptography...aead import AESGCM
     from aesx import Cipher, algorithms, modes
 
-- :class:`AESGCM` behaves as ``cryptography``'s (same arguments, same
+- :class:`AESGCM`, :class:`AESGCMSIV` and :class:`AESCCM` behave as
+  ``cryptography``'s (same arguments, same
   ``ValueError``/``TypeError``/``OverflowError``, :class:`InvalidTag`), plus
-  ``backend=`` and a ``backend`` attribute.
+  ``backend=`` and a ``backend`` attribute; :class:`XAES256GCM` (24-byte
+  random nonces, not in ``cryptography``) has the same interface.
+- :mod:`aesx.keywrap` (RFC 3394/5649) and :mod:`aesx.cmac` as
+  ``cryptography``'s modules of those names.
 - :class:`Cipher` with :mod:`aesx.algorithms` and :mod:`aesx.modes` gives
   streaming ECB, CBC (optionally with PKCS#7), CTR and XTS contexts with
   ``update``/``update_into``/``finalize``; :class:`XTS` is the sector API,
@@ -20,36 +24,50 @@ Change one import and go faster::
 """
 
 from ._aesx import (
+    AESCCM,
     AESGCM,
+    AESGCMSIV,
     ESP,
+    XAES256GCM,
     XTS,
     AlreadyFinalized,
     CipherContext,
     DecryptionError,
+    InvalidSignature,
     InvalidTag,
+    InvalidUnwrap,
+    UnsupportedAlgorithm,
     backends,
     decrypt_file,
     default_backend,
     encrypt_file,
     use_backend,
 )
-from . import algorithms, modes
+from . import algorithms, cmac, keywrap, modes
 from .ciphers import Cipher
 from ._files import EncryptedFile, open_encrypted
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "AESCCM",
     "AESGCM",
+    "AESGCMSIV",
     "ESP",
+    "XAES256GCM",
     "XTS",
     "AlreadyFinalized",
     "Cipher",
     "CipherContext",
     "DecryptionError",
     "EncryptedFile",
+    "InvalidSignature",
     "InvalidTag",
+    "InvalidUnwrap",
+    "UnsupportedAlgorithm",
     "algorithms",
+    "cmac",
+    "keywrap",
     "backends",
     "decrypt_file",
     "default_backend",

@@ -164,6 +164,32 @@ impl Drop for Buf {
     }
 }
 
+/// The `(nonce, data, associated_data)` arguments of an AEAD call, read in
+/// pyca's order; `None` associated data is empty.
+pub struct AeadArgs {
+    pub nonce: Buf,
+    pub data: Buf,
+    aad: Option<Buf>,
+}
+
+impl AeadArgs {
+    pub fn read(
+        nonce: &Bound<'_, PyAny>,
+        data: &Bound<'_, PyAny>,
+        aad: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<AeadArgs> {
+        Ok(AeadArgs {
+            nonce: Buf::read(nonce)?,
+            data: Buf::read(data)?,
+            aad: aad.map(Buf::read).transpose()?,
+        })
+    }
+
+    pub fn aad(&self) -> &[u8] {
+        self.aad.as_ref().map_or(&[], Buf::as_slice)
+    }
+}
+
 /// How an input relates to an output buffer.
 #[derive(PartialEq, Eq, Clone, Copy)]
 pub enum Alias {

@@ -4,7 +4,7 @@ use pyo3::exceptions::{PyOverflowError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use crate::buf::{alias, maybe_detached, Alias, Buf};
+use crate::buf::{alias, maybe_detached, AeadArgs, Alias, Buf};
 use crate::{err, pick_backend, InvalidTag};
 
 const TAG: usize = 16;
@@ -22,26 +22,29 @@ pub struct AesGcm {
     gcm: Box<aesx::Gcm>,
 }
 
-fn check(nonce: &Buf, data: &Buf, aad: Option<&Buf>) -> PyResult<()> {
-    if data.len() > MAX_LEN || aad.is_some_and(|a| a.len() > MAX_LEN) {
+/// Reads the arguments and makes pyca's checks.
+fn read_args(
+    nonce: &Bound<'_, PyAny>,
+    data: &Bound<'_, PyAny>,
+    aad: Option<&Bound<'_, PyAny>>,
+) -> PyResult<AeadArgs> {
+    let args = AeadArgs::read(nonce, data, aad)?;
+    check(args.nonce.len(), args.data.len(), args.aad().len())?;
+    Ok(args)
+}
+
+fn check(nonce: usize, data: usize, aad: usize) -> PyResult<()> {
+    if data > MAX_LEN || aad > MAX_LEN {
         return Err(PyOverflowError::new_err(
             "Data or associated data too long. Max 2**31 - 1 bytes",
         ));
     }
-    if !(8..=128).contains(&nonce.len()) {
+    if !(8..=128).contains(&nonce) {
         return Err(PyValueError::new_err(
             "Nonce must be between 8 and 128 bytes",
         ));
     }
     Ok(())
-}
-
-fn read_opt(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Buf>> {
-    obj.map(Buf::read).transpose()
-}
-
-fn slice(b: &Option<Buf>) -> &[u8] {
-    b.as_ref().map(|b| b.as_slice()).unwrap_or(&[])
 }
 
 #[pymethods]
@@ -65,11 +68,12 @@ impl AesGcm {
         py: Python<'py>,
         bit_length: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let bits: i64 = bit_length.extract()?;
-        if !matches!(bits, 128 | 192 | 256) {
-            return Err(PyValueError::new_err("bit_length must be 128, 192, or 256"));
-        }
-        random_bytes(py, bits as usize / 8)
+        generate(
+            py,
+            bit_length,
+            &[128, 192, 256],
+            "bit_length must be 128, 192, or 256",
+        )
     }
 
     /// The backend this key runs on.
@@ -88,11 +92,9 @@ impl AesGcm {
         data: &Bound<'py, PyAny>,
         associated_data: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let nonce = Buf::read(nonce)?;
-        let data = Buf::read(data)?;
-        let aad = read_opt(associated_data)?;
-        check(&nonce, &data, aad.as_ref())?;
-        let (n, a, d) = (nonce.as_slice(), slice(&aad), data.as_slice());
+        let args = read_args(nonce, data, associated_data)?;
+        let (nonce, data) = (&args.nonce, &args.data);
+        let (n, a, d) = (nonce.as_slice(), args.aad(), data.as_slice());
         let gcm = &self.gcm;
         PyBytes::new_with(py, d.len() + TAG, |out| {
             maybe_detached(py, d.len(), || gcm.seal_to(n, a, d, out))
@@ -111,14 +113,12 @@ impl AesGcm {
         data: &Bound<'py, PyAny>,
         associated_data: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let nonce = Buf::read(nonce)?;
-        let data = Buf::read(data)?;
-        let aad = read_opt(associated_data)?;
-        check(&nonce, &data, aad.as_ref())?;
+        let args = read_args(nonce, data, associated_data)?;
+        let (nonce, data) = (&args.nonce, &args.data);
         if data.len() < TAG {
             return Err(InvalidTag::new_err(()));
         }
-        let (n, a, d) = (nonce.as_slice(), slice(&aad), data.as_slice());
+        let (n, a, d) = (nonce.as_slice(), args.aad(), data.as_slice());
         let gcm = &self.gcm;
         PyBytes::new_with(py, d.len() - TAG, |out| {
             maybe_detached(py, d.len(), || gcm.open_to(n, a, d, out))
@@ -139,10 +139,8 @@ impl AesGcm {
         associated_data: Option<&Bound<'_, PyAny>>,
         buf: &Bound<'_, PyAny>,
     ) -> PyResult<usize> {
-        let nonce = Buf::read(nonce)?;
-        let data = Buf::read(data)?;
-        let aad = read_opt(associated_data)?;
-        check(&nonce, &data, aad.as_ref())?;
+        let args = read_args(nonce, data, associated_data)?;
+        let (nonce, data) = (&args.nonce, &args.data);
         let mut out = Buf::write(buf)?;
         let len = data.len();
         if out.len() != len + TAG {
@@ -151,9 +149,9 @@ impl AesGcm {
                 len + TAG
             )));
         }
-        let (n, a) = (nonce.as_slice(), slice(&aad));
+        let (n, a) = (nonce.as_slice(), args.aad());
         let gcm = &self.gcm;
-        let how = alias(&data, &out);
+        let how = alias(data, &out);
         let copy = (how == Alias::Partial).then(|| data.as_slice().to_vec());
         let src = if how == Alias::Same {
             None
@@ -186,10 +184,8 @@ impl AesGcm {
         associated_data: Option<&Bound<'_, PyAny>>,
         buf: &Bound<'_, PyAny>,
     ) -> PyResult<usize> {
-        let nonce = Buf::read(nonce)?;
-        let data = Buf::read(data)?;
-        let aad = read_opt(associated_data)?;
-        check(&nonce, &data, aad.as_ref())?;
+        let args = read_args(nonce, data, associated_data)?;
+        let (nonce, data) = (&args.nonce, &args.data);
         if data.len() < TAG {
             return Err(InvalidTag::new_err(()));
         }
@@ -198,9 +194,9 @@ impl AesGcm {
         if out.len() != len {
             return Err(PyValueError::new_err(format!("buffer must be {len} bytes")));
         }
-        let (n, a) = (nonce.as_slice(), slice(&aad));
+        let (n, a) = (nonce.as_slice(), args.aad());
         let gcm = &self.gcm;
-        let how = alias(&data, &out);
+        let how = alias(data, &out);
         let mut tag = [0u8; TAG];
         tag.copy_from_slice(&data.as_slice()[len..]);
         let copy = (how == Alias::Partial).then(|| data.as_slice()[..len].to_vec());
@@ -217,6 +213,20 @@ impl AesGcm {
         .map_err(err)?;
         Ok(len)
     }
+}
+
+/// A fresh random key of `bit_length` bits (one of `allowed`) from the OS.
+pub fn generate<'py>(
+    py: Python<'py>,
+    bit_length: &Bound<'py, PyAny>,
+    allowed: &[i64],
+    msg: &'static str,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let bits: i64 = bit_length.extract()?;
+    if !allowed.contains(&bits) {
+        return Err(PyValueError::new_err(msg));
+    }
+    random_bytes(py, bits as usize / 8)
 }
 
 pub fn random_bytes(py: Python<'_>, n: usize) -> PyResult<Bound<'_, PyBytes>> {

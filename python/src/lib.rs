@@ -8,10 +8,13 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
 
+mod aead;
 mod buf;
 mod cipher;
+mod cmac;
 mod file;
 mod gcm;
+mod keywrap;
 
 /// Calls that process at least this many bytes release the GIL. Below it,
 /// releasing and re-taking the GIL costs more than other threads gain.
@@ -106,6 +109,9 @@ fn _aesx(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(use_backend, m)?)?;
     m.add("RELEASE_GIL_AT", RELEASE_GIL_AT)?;
     gcm::register(m)?;
+    aead::register(m)?;
+    keywrap::register(m)?;
+    cmac::register(m)?;
     cipher::register(m)?;
     file::register(m)?;
     Ok(())

@@ -9,12 +9,14 @@
  *    negative AESX_ERR_* code; aesx_strerror() gives its message. No call
  *    aborts or unwinds into C on bad input.
  *  - Keys are opaque handles: aesx_key (ECB, CBC, CTR, GCM, multi-buffer
- *    CBC), aesx_xts_key and aesx_esp_key. aesx_*_new() copies the key bytes
- *    and returns the handle through its last argument; aesx_*_free()
- *    zeroizes the expanded key and frees it (NULL is a no-op).
- *  - Threads: a handle is immutable once made; any number of threads may
- *    use one handle at the same time for these one-shot calls. Only
- *    aesx_*_free() needs the handle to be idle.
+ *    CBC), aesx_xts_key, aesx_esp_key, aesx_aead (GCM-SIV, XAES-256-GCM,
+ *    CCM), aesx_keywrap (KW, KWP) and aesx_cmac_key. aesx_*_new() copies the
+ *    key bytes and returns the handle through its last argument;
+ *    aesx_*_free() zeroizes the expanded key and frees it (NULL is a no-op).
+ *  - Threads: a key handle is immutable once made; any number of threads
+ *    may use one handle at the same time for these one-shot calls. Only
+ *    aesx_*_free() needs the handle to be idle. A streaming aesx_cmac_ctx
+ *    is one thread's at a time.
  *  - Buffers are (pointer, length) pairs in bytes. A pointer may be NULL only
  *    with length 0 (AESX_ERR_NULL_POINTER otherwise). A length over
  *    PTRDIFF_MAX, or one that runs past the end of memory, is
@@ -116,6 +118,11 @@
 // of the C interface does not name. Please report it.
 #define AESX_ERR_INTERNAL -23
 
+// Key-wrap input of a length the variant cannot take (KW: a multiple of 8,
+// at least 16 bytes to wrap and 24 to unwrap; KWP: 1 to 2^32 - 1 bytes to
+// wrap, a multiple of 8 and at least 16 to unwrap).
+#define AESX_ERR_WRAP_LENGTH -24
+
 // Let aesx choose: the fastest backend this CPU has (the library reads no
 // environment variable; force a backend by passing its number).
 #define AESX_BACKEND_AUTO 0
@@ -142,6 +149,42 @@
 // and removes them (in constant time) or fails with AESX_ERR_BAD_PADDING.
 #define AESX_PADDING_PKCS7 1
 
+// AES-GCM-SIV (RFC 8452): 16- or 32-byte keys, 12-byte nonces, 16-byte
+// tags, at most 2^36 bytes of plaintext and of AAD. Misuse-resistant: a
+// repeated nonce reveals only whether two messages were equal.
+#define AESX_AEAD_GCM_SIV 1
+
+// XAES-256-GCM (c2sp.org/XAES-256-GCM): 32-byte keys, 24-byte nonces
+// (random nonces are safe for about 2^80 messages), 16-byte tags.
+#define AESX_AEAD_XAES_256_GCM 2
+
+// AES-CCM (SP 800-38C, RFC 3610): 16-, 24- or 32-byte keys, tags of 4, 6,
+// 8, 10, 12, 14 or 16 bytes, nonces of 7 to 13 bytes; a message is shorter
+// than 2^(8 * (15 - nonce_len)) bytes (64 KiB with a 13-byte nonce).
+#define AESX_AEAD_CCM 3
+
+// RFC 3394 key wrap (KW): the key to wrap is 16 bytes or more and a
+// multiple of 8; the wrapped key is 8 bytes longer.
+#define AESX_KW 1
+
+// RFC 5649 key wrap with padding (KWP): a key to wrap of 1 to 2^32 - 1
+// bytes; the wrapped key is its length rounded up to a multiple of 8, plus 8.
+#define AESX_KWP 2
+
+// A keyed AEAD of one of the AESX_AEAD_* algorithms with a fixed tag
+// length. Create with aesx_aead_new, free with aesx_aead_free.
+typedef struct aesx_aead aesx_aead;
+
+// A CMAC computation in progress: aesx_cmac_update any number of times,
+// then aesx_cmac_final or aesx_cmac_final_verify. It holds its own
+// reference to the key, so the key handle may be freed first. Create with
+// aesx_cmac_ctx_new, free with aesx_cmac_ctx_free.
+typedef struct aesx_cmac_ctx aesx_cmac_ctx;
+
+// A CMAC key (16, 24 or 32 bytes). Create with aesx_cmac_key_new, free with
+// aesx_cmac_key_free.
+typedef struct aesx_cmac_key aesx_cmac_key;
+
 // An RFC 4106 (AES-GCM for IPsec ESP) context: AES key, 4-byte salt and ICV
 // length. Create with aesx_esp_key_new, free with aesx_esp_key_free.
 typedef struct aesx_esp_key aesx_esp_key;
@@ -149,6 +192,10 @@ typedef struct aesx_esp_key aesx_esp_key;
 // An AES key (16, 24 or 32 bytes) for ECB, CBC, CTR, GCM and multi-buffer
 // CBC. Create with aesx_key_new, free with aesx_key_free.
 typedef struct aesx_key aesx_key;
+
+// A key-encryption key (16, 24 or 32 bytes) for KW and KWP. Create with
+// aesx_keywrap_new, free with aesx_keywrap_free.
+typedef struct aesx_keywrap aesx_keywrap;
 
 // An XTS key (32 bytes for XTS-AES-128, 64 for XTS-AES-256: the data key
 // followed by the tweak key). Create with aesx_xts_key_new, free with
@@ -552,6 +599,241 @@ int aesx_esp_open(const struct aesx_esp_key *key,
 //
 // Requires: `data` readable for `len` bytes; `sum` writable.
 int aesx_ones_complement_checksum(const uint8_t *data, size_t len, uint64_t *sum);
+
+// Makes an AEAD context.
+//
+// - `alg`: AESX_AEAD_GCM_SIV, AESX_AEAD_XAES_256_GCM or AESX_AEAD_CCM (else
+//   AESX_ERR_INVALID_ARGUMENT);
+// - `key`, `key_len`: the key (lengths as the algorithm says, else
+//   AESX_ERR_KEY_LENGTH); copied;
+// - `tag_len`: the tag length, 16 for GCM-SIV and XAES-256-GCM, 4 to 16
+//   and even for CCM (else AESX_ERR_TAG_LENGTH);
+// - `backend`, `out` as for aesx_key_new.
+//
+// Free with aesx_aead_free.
+//
+// Requires: `key` readable for `key_len` bytes; `out` writable.
+int aesx_aead_new(int alg,
+                  const uint8_t *key,
+                  size_t key_len,
+                  size_t tag_len,
+                  int backend,
+                  struct aesx_aead **out);
+
+// Zeroizes and frees an AEAD context. NULL is a no-op.
+//
+// Requires: `aead` NULL or a live handle, not used afterwards.
+void aesx_aead_free(struct aesx_aead *aead);
+
+// The AESX_BACKEND_* value an AEAD context runs on, or
+// AESX_ERR_NULL_POINTER.
+//
+// Requires: `aead` NULL or a live handle.
+int aesx_aead_backend(const struct aesx_aead *aead);
+
+// The tag length of an AEAD context in bytes (what `tag_len` must be in
+// its calls), or AESX_ERR_NULL_POINTER.
+//
+// Requires: `aead` NULL or a live handle.
+int aesx_aead_tag_len(const struct aesx_aead *aead);
+
+// Encrypts `len` bytes from `in` to `out` (`out` may equal `in`, otherwise
+// no overlap) and writes the tag (`tag_len` bytes, the context's) to
+// `tag`. `nonce` is the algorithm's length (AESX_ERR_IV_LENGTH otherwise);
+// never reuse a nonce under one key (GCM-SIV forgives it, only revealing
+// equal messages). `aad` may be NULL with length 0. `out` and `tag` must not
+// overlap the nonce, the AAD or each other. Errors about the arguments
+// (lengths, limits, overlap) come before anything is written.
+//
+// Requires: `aead` a live handle; every pointer valid for its length (reads
+// for inputs, writes for `out` and `tag`).
+int aesx_aead_seal(const struct aesx_aead *aead,
+                   const uint8_t *nonce,
+                   size_t nonce_len,
+                   const uint8_t *aad,
+                   size_t aad_len,
+                   const uint8_t *in,
+                   uint8_t *out,
+                   size_t len,
+                   uint8_t *tag,
+                   size_t tag_len);
+
+// Checks `tag` (`tag_len` bytes, the context's) in constant time and
+// decrypts `len` bytes from `in` to `out`. On AESX_ERR_AUTH_FAILED no
+// plaintext is released: the `len` bytes of `out` are zeroed. Arguments as
+// for aesx_aead_seal.
+//
+// Requires: As aesx_aead_seal (`tag` is read, not written).
+int aesx_aead_open(const struct aesx_aead *aead,
+                   const uint8_t *nonce,
+                   size_t nonce_len,
+                   const uint8_t *aad,
+                   size_t aad_len,
+                   const uint8_t *in,
+                   uint8_t *out,
+                   size_t len,
+                   const uint8_t *tag,
+                   size_t tag_len);
+
+// Encryption with the tag appended: writes the ciphertext and the tag
+// (`in_len` + the context's tag length bytes) to `out`, which holds
+// `out_cap` bytes, and stores that length in `*out_len` (may be NULL). In
+// place: `out == in` with room for the tag. As aesx_gcm_seal_append.
+//
+// Requires: `aead` a live handle; `in` readable for `in_len` bytes, `out`
+// writable for `out_cap` bytes; `nonce`, `aad` readable for their lengths;
+// `out_len` NULL or writable.
+int aesx_aead_seal_append(const struct aesx_aead *aead,
+                          const uint8_t *nonce,
+                          size_t nonce_len,
+                          const uint8_t *aad,
+                          size_t aad_len,
+                          const uint8_t *in,
+                          size_t in_len,
+                          uint8_t *out,
+                          size_t out_cap,
+                          size_t *out_len);
+
+// Decryption of ciphertext followed by its tag (`in_len` bytes): checks
+// the tag in constant time, writes the plaintext to `out` (`out_cap`
+// bytes) and stores its length in `*out_len` (may be NULL). On
+// AESX_ERR_AUTH_FAILED (also for input shorter than the tag) nothing is
+// released: out of place all `out_cap` bytes of `out` are zeroed, in place
+// all `in_len` bytes. As aesx_gcm_open_append.
+//
+// Requires: As aesx_aead_seal_append.
+int aesx_aead_open_append(const struct aesx_aead *aead,
+                          const uint8_t *nonce,
+                          size_t nonce_len,
+                          const uint8_t *aad,
+                          size_t aad_len,
+                          const uint8_t *in,
+                          size_t in_len,
+                          uint8_t *out,
+                          size_t out_cap,
+                          size_t *out_len);
+
+// Expands a key-encryption key of 16, 24 or 32 bytes for aesx_key_wrap and
+// aesx_key_unwrap. `backend` and `out` as for aesx_key_new. Free with
+// aesx_keywrap_free.
+//
+// Requires: `key` readable for `key_len` bytes; `out` writable.
+int aesx_keywrap_new(const uint8_t *key, size_t key_len, int backend, struct aesx_keywrap **out);
+
+// Zeroizes and frees a key-encryption key. NULL is a no-op.
+//
+// Requires: `kek` NULL or a live handle, not used afterwards.
+void aesx_keywrap_free(struct aesx_keywrap *kek);
+
+// The AESX_BACKEND_* value a key-encryption key runs on, or
+// AESX_ERR_NULL_POINTER.
+//
+// Requires: `kek` NULL or a live handle.
+int aesx_keywrap_backend(const struct aesx_keywrap *kek);
+
+// Wraps the key `in` (`in_len` bytes) under `kek` with `variant` (AESX_KW
+// or AESX_KWP, else AESX_ERR_INVALID_ARGUMENT), writing the wrapped key to
+// `out` (`out_cap` bytes: `in_len` + 8 for KW, `in_len` rounded up to 8,
+// plus 8, for KWP) and its length to `*out_len` (may be NULL). `out` may
+// equal `in` (with room for the result); otherwise they must not overlap.
+// A key of a length the variant cannot wrap is refused with an error.
+//
+// Requires: `kek` a live handle; `in` readable for `in_len` bytes, `out`
+// writable for `out_cap` bytes; `out_len` NULL or writable.
+int aesx_key_wrap(const struct aesx_keywrap *kek,
+                  int variant,
+                  const uint8_t *in,
+                  size_t in_len,
+                  uint8_t *out,
+                  size_t out_cap,
+                  size_t *out_len);
+
+// Unwraps `in` (`in_len` bytes, a wrapped key from aesx_key_wrap with the
+// same variant), checking its integrity value in constant time, and writes
+// the key to `out` (`out_cap` bytes; `in_len` - 8 always suffice) and its
+// length to `*out_len` (may be NULL). On AESX_ERR_AUTH_FAILED (wrong key,
+// modified data, bad KWP padding) nothing is released: all `out_cap` bytes
+// of `out` are zeroed. `out` may equal `in`; otherwise no overlap.
+//
+// Requires: As aesx_key_wrap.
+int aesx_key_unwrap(const struct aesx_keywrap *kek,
+                    int variant,
+                    const uint8_t *in,
+                    size_t in_len,
+                    uint8_t *out,
+                    size_t out_cap,
+                    size_t *out_len);
+
+// Expands a CMAC key of 16, 24 or 32 bytes. `backend` and `out` as for
+// aesx_key_new. Free with aesx_cmac_key_free.
+//
+// Requires: `key` readable for `key_len` bytes; `out` writable.
+int aesx_cmac_key_new(const uint8_t *key, size_t key_len, int backend, struct aesx_cmac_key **out);
+
+// Frees a CMAC key (zeroized once no context made from it is left). NULL is
+// a no-op.
+//
+// Requires: `key` NULL or a live handle, not used afterwards.
+void aesx_cmac_key_free(struct aesx_cmac_key *key);
+
+// The AESX_BACKEND_* value a CMAC key runs on, or AESX_ERR_NULL_POINTER.
+//
+// Requires: `key` NULL or a live handle.
+int aesx_cmac_key_backend(const struct aesx_cmac_key *key);
+
+// The 16-byte CMAC tag of `data` (`len` bytes), written to `tag`.
+//
+// Requires: `key` a live handle; `data` readable for `len` bytes; `tag`
+// writable for 16 bytes.
+int aesx_cmac(const struct aesx_cmac_key *key, const uint8_t *data, size_t len, uint8_t *tag);
+
+// Checks `tag` (`tag_len` bytes, 1 to 16: a truncated tag is compared with
+// as many leading bytes of the full one) against the CMAC of `data` in
+// constant time: AESX_OK, AESX_ERR_AUTH_FAILED, or AESX_ERR_TAG_LENGTH.
+//
+// Requires: `key` a live handle; `data` and `tag` readable for their lengths.
+int aesx_cmac_verify(const struct aesx_cmac_key *key,
+                     const uint8_t *data,
+                     size_t len,
+                     const uint8_t *tag,
+                     size_t tag_len);
+
+// Starts a streaming CMAC under `key`, stored in `*out` (NULL on failure).
+// The context keeps the key alive by itself. Free with aesx_cmac_ctx_free.
+//
+// Requires: `key` a live handle; `out` writable.
+int aesx_cmac_ctx_new(const struct aesx_cmac_key *key, struct aesx_cmac_ctx **out);
+
+// A copy of a context, with the message so far (to finish two messages that
+// share a prefix), stored in `*out` (NULL on failure).
+//
+// Requires: `ctx` a live context; `out` writable.
+int aesx_cmac_ctx_copy(const struct aesx_cmac_ctx *ctx, struct aesx_cmac_ctx **out);
+
+// Zeroizes and frees a context. NULL is a no-op.
+//
+// Requires: `ctx` NULL or a live context, not used afterwards.
+void aesx_cmac_ctx_free(struct aesx_cmac_ctx *ctx);
+
+// Appends `data` (`len` bytes) to the message.
+//
+// Requires: `ctx` a live context, used by no other thread during the call;
+// `data` readable for `len` bytes.
+int aesx_cmac_update(struct aesx_cmac_ctx *ctx, const uint8_t *data, size_t len);
+
+// Writes the 16-byte tag of the message to `tag`; the context then starts
+// over on an empty message under the same key.
+//
+// Requires: `ctx` a live context, used by no other thread during the call;
+// `tag` writable for 16 bytes.
+int aesx_cmac_final(struct aesx_cmac_ctx *ctx, uint8_t *tag);
+
+// Checks `tag` (1 to 16 bytes, as aesx_cmac_verify) against the message in
+// constant time; the context then starts over on an empty message.
+//
+// Requires: `ctx` a live context, used by no other thread during the call;
+// `tag` readable for `tag_len` bytes.
+int aesx_cmac_final_verify(struct aesx_cmac_ctx *ctx, const uint8_t *tag, size_t tag_len);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -6,29 +6,13 @@ use core::ffi::c_int;
 use zeroize::Zeroize;
 
 use crate::block_modes::handle;
-use crate::buffers::{disjoint, in_out, input, store, write, Io, Region};
+use crate::buffers::{disjoint, in_out, input, store, write, Io, Region, Resized};
 use crate::keys::{AesxEspKey, AesxKey};
+use crate::sealing::{self, tag_copy, Params};
 use crate::status::{
-    code, guard, OrCode, Status, AESX_ERR_AAD_LENGTH, AESX_ERR_IV_LENGTH,
-    AESX_ERR_MESSAGE_TOO_LONG, AESX_ERR_OUTPUT_TOO_SMALL, AESX_ERR_TAG_LENGTH,
+    code, guard, Status, AESX_ERR_AAD_LENGTH, AESX_ERR_IV_LENGTH, AESX_ERR_MESSAGE_TOO_LONG,
+    AESX_ERR_TAG_LENGTH,
 };
-
-/// The longest tag any mode here produces.
-const MAX_TAG: usize = 16;
-
-/// Copies a tag to read out of C memory, so that it cannot alias the output.
-///
-/// Requires: `tag` readable for `len` bytes (NULL only if `len` is 0).
-unsafe fn tag_copy(tag: *const u8, len: usize) -> Status<[u8; MAX_TAG]> {
-    if len > MAX_TAG {
-        return Err(AESX_ERR_TAG_LENGTH);
-    }
-    // SAFETY: forwarded caller contract.
-    let t = unsafe { input(tag, len)? };
-    let mut a = [0u8; MAX_TAG];
-    a[..len].copy_from_slice(t);
-    Ok(a)
-}
 
 /// AES-GCM encryption with a detached tag.
 ///
@@ -62,17 +46,11 @@ pub unsafe extern "C" fn aesx_gcm_seal(
     guard(|| {
         // SAFETY: forwarded caller contract (each pointer for its length).
         unsafe {
-            let gcm = handle(key)?.gcm(tag_len)?;
-            let (ri, ra) = (Region::new(iv, iv_len)?, Region::new(aad, aad_len)?);
-            let rt = Region::new(tag, tag_len)?;
-            disjoint(rt, &[ri, ra, Region::new(out, len)?])?;
-            let (nonce, aad) = (input(iv, iv_len)?, input(aad, aad_len)?);
-            let t = match in_out(r#in, len, out, len, &[ri, ra])? {
-                Io::InPlace(b) => gcm.seal_in_place_detached(nonce, aad, b),
-                Io::Split(s, d) => gcm.seal_to_detached(nonce, aad, s, d),
-            }
-            .or_code()?;
-            write(tag, t.as_bytes())
+            let (gcm, p) = (
+                handle(key)?.gcm(tag_len)?,
+                Params::new(iv, iv_len, aad, aad_len)?,
+            );
+            sealing::seal_detached(gcm, &p, r#in, out, len, tag, tag_len)
         }
     })
 }
@@ -102,15 +80,11 @@ pub unsafe extern "C" fn aesx_gcm_open(
     guard(|| {
         // SAFETY: forwarded caller contract (each pointer for its length).
         unsafe {
-            let gcm = handle(key)?.gcm(tag_len)?;
-            let t = tag_copy(tag, tag_len)?;
-            let (ri, ra) = (Region::new(iv, iv_len)?, Region::new(aad, aad_len)?);
-            let (nonce, aad) = (input(iv, iv_len)?, input(aad, aad_len)?);
-            match in_out(r#in, len, out, len, &[ri, ra])? {
-                Io::InPlace(b) => gcm.open_in_place_detached(nonce, aad, b, &t[..tag_len]),
-                Io::Split(s, d) => gcm.open_to_detached(nonce, aad, s, &t[..tag_len], d),
-            }
-            .or_code()
+            let (gcm, p) = (
+                handle(key)?.gcm(tag_len)?,
+                Params::new(iv, iv_len, aad, aad_len)?,
+            );
+            sealing::open_detached(gcm, &p, r#in, out, len, tag, tag_len)
         }
     })
 }
@@ -142,26 +116,21 @@ pub unsafe extern "C" fn aesx_gcm_seal_append(
     guard(|| {
         // SAFETY: forwarded caller contract (each pointer for its length).
         unsafe {
-            let gcm = handle(key)?.gcm(tag_len)?;
-            let (ri, ra) = (Region::new(iv, iv_len)?, Region::new(aad, aad_len)?);
-            let (nonce, aad) = (input(iv, iv_len)?, input(aad, aad_len)?);
-            let n = match in_out(r#in, in_len, out, out_cap, &[ri, ra])? {
-                Io::Split(s, d) => gcm.seal_to(nonce, aad, s, d).or_code()?,
-                Io::InPlace(buf) => {
-                    let total = in_len
-                        .checked_add(tag_len)
-                        .ok_or(AESX_ERR_OUTPUT_TOO_SMALL)?;
-                    if out_cap < total {
-                        return Err(AESX_ERR_OUTPUT_TOO_SMALL);
-                    }
-                    let (msg, rest) = buf.split_at_mut(in_len);
-                    let t = gcm.seal_in_place_detached(nonce, aad, msg).or_code()?;
-                    rest[..tag_len].copy_from_slice(t.as_bytes());
-                    total
-                }
-            };
-            store(out_len, n);
-            Ok(())
+            let (gcm, p) = (
+                handle(key)?.gcm(tag_len)?,
+                Params::new(iv, iv_len, aad, aad_len)?,
+            );
+            sealing::seal_append(
+                gcm,
+                &p,
+                Resized {
+                    inp: r#in,
+                    in_len,
+                    out,
+                    out_cap,
+                    out_len,
+                },
+            )
         }
     })
 }
@@ -194,22 +163,21 @@ pub unsafe extern "C" fn aesx_gcm_open_append(
     guard(|| {
         // SAFETY: forwarded caller contract (each pointer for its length).
         unsafe {
-            let gcm = handle(key)?.gcm(tag_len)?;
-            let (ri, ra) = (Region::new(iv, iv_len)?, Region::new(aad, aad_len)?);
-            let (nonce, aad) = (input(iv, iv_len)?, input(aad, aad_len)?);
-            let n = match in_out(r#in, in_len, out, out_cap, &[ri, ra])? {
-                Io::Split(s, d) => gcm.open_to(nonce, aad, s, d).or_code()?,
-                Io::InPlace(buf) => {
-                    if in_len >= tag_len && out_cap < in_len - tag_len {
-                        return Err(AESX_ERR_OUTPUT_TOO_SMALL);
-                    }
-                    gcm.open_in_place(nonce, aad, &mut buf[..in_len])
-                        .or_code()?
-                        .len()
-                }
-            };
-            store(out_len, n);
-            Ok(())
+            let (gcm, p) = (
+                handle(key)?.gcm(tag_len)?,
+                Params::new(iv, iv_len, aad, aad_len)?,
+            );
+            sealing::open_append(
+                gcm,
+                &p,
+                Resized {
+                    inp: r#in,
+                    in_len,
+                    out,
+                    out_cap,
+                    out_len,
+                },
+            )
         }
     })
 }

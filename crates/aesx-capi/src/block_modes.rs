@@ -5,7 +5,7 @@ use core::ffi::c_int;
 use aesx::{cbc_encrypt_many, Cbc, CbcJob, Ctr, Padding};
 use zeroize::Zeroize;
 
-use crate::buffers::{array, in_out, store, Io, Region};
+use crate::buffers::{array, in_out, Io, Region, Resized};
 use crate::keys::AesxKey;
 use crate::status::{
     guard, OrCode, Status, AESX_ERR_INVALID_ARGUMENT, AESX_ERR_INVALID_LENGTH,
@@ -108,18 +108,19 @@ pub unsafe extern "C" fn aesx_cbc_encrypt(
     guard(|| {
         // SAFETY: forwarded caller contract; the IV is copied before `out` is
         // borrowed, so it may be anywhere.
-        let (key, iv, pad, io) = unsafe {
-            (
-                handle(key)?,
-                array::<BLOCK>(iv)?,
-                padding_of(padding)?,
-                in_out(r#in, in_len, out, out_cap, &[])?,
-            )
-        };
-        let n = cbc_encrypt(&key.cbc, &iv, pad, io, in_len, out_cap)?;
-        // SAFETY: forwarded caller contract.
-        unsafe { store(out_len, n) };
-        Ok(())
+        unsafe {
+            let (key, iv, pad) = (handle(key)?, array::<BLOCK>(iv)?, padding_of(padding)?);
+            let b = Resized {
+                inp: r#in,
+                in_len,
+                out,
+                out_cap,
+                out_len,
+            };
+            b.run(&[], |io| {
+                cbc_encrypt(&key.cbc, &iv, pad, io, in_len, out_cap)
+            })
+        }
     })
 }
 
@@ -182,18 +183,19 @@ pub unsafe extern "C" fn aesx_cbc_decrypt(
 ) -> c_int {
     guard(|| {
         // SAFETY: forwarded caller contract; the IV is copied first.
-        let (key, iv, pad, io) = unsafe {
-            (
-                handle(key)?,
-                array::<BLOCK>(iv)?,
-                padding_of(padding)?,
-                in_out(r#in, in_len, out, out_cap, &[])?,
-            )
-        };
-        let n = cbc_decrypt(&key.cbc, &iv, pad, io, in_len, out_cap)?;
-        // SAFETY: forwarded caller contract.
-        unsafe { store(out_len, n) };
-        Ok(())
+        unsafe {
+            let (key, iv, pad) = (handle(key)?, array::<BLOCK>(iv)?, padding_of(padding)?);
+            let b = Resized {
+                inp: r#in,
+                in_len,
+                out,
+                out_cap,
+                out_len,
+            };
+            b.run(&[], |io| {
+                cbc_decrypt(&key.cbc, &iv, pad, io, in_len, out_cap)
+            })
+        }
     })
 }
 

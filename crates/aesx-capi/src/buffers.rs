@@ -137,6 +137,40 @@ pub(crate) unsafe fn in_out<'a>(
     }
 }
 
+/// The buffers of a call whose output length varies (padding, an appended
+/// tag, key wrap): `in_len` bytes at `inp`, room for `out_cap` bytes at
+/// `out`, and where to store the length written (`out_len`, NULL if not
+/// wanted).
+#[derive(Clone, Copy)]
+pub(crate) struct Resized {
+    pub(crate) inp: *const u8,
+    pub(crate) in_len: usize,
+    pub(crate) out: *mut u8,
+    pub(crate) out_cap: usize,
+    pub(crate) out_len: *mut usize,
+}
+
+impl Resized {
+    /// Pairs the buffers under the overlap rule (`out` must not overlap
+    /// `others` either), runs `f`, and stores the length it returns.
+    ///
+    /// # Safety
+    /// As for [`in_out`] with `out_len = out_cap`; `out_len` NULL or valid
+    /// for a write.
+    pub(crate) unsafe fn run(
+        self,
+        others: &[Region],
+        f: impl FnOnce(Io<'_>) -> Status<usize>,
+    ) -> Status {
+        // SAFETY: forwarded caller contract.
+        let io = unsafe { in_out(self.inp, self.in_len, self.out, self.out_cap, others)? };
+        let n = f(io)?;
+        // SAFETY: forwarded caller contract.
+        unsafe { store(self.out_len, n) };
+        Ok(())
+    }
+}
+
 /// Writes `bytes` to C memory at `out` (NULL only if `bytes` is empty).
 ///
 /// # Safety

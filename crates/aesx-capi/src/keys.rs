@@ -40,6 +40,15 @@ pub(crate) fn backend_of(id: c_int) -> Status<Option<Backend>> {
     }))
 }
 
+/// The backend a C number names, AESX_BACKEND_AUTO resolved to the fastest
+/// this CPU has.
+pub(crate) fn resolve(id: c_int) -> Status<Backend> {
+    match backend_of(id)? {
+        Some(b) => Ok(b),
+        None => Backend::preferred().or_code(),
+    }
+}
+
 /// The C number of a backend.
 pub(crate) fn id_of(b: Backend) -> c_int {
     match b {
@@ -109,7 +118,7 @@ const _: () = {
 /// failed call leaves NULL behind.
 ///
 /// Requires: `out` NULL or valid for a pointer write.
-unsafe fn create<T>(out: *mut *mut T, make: impl FnOnce() -> Status<T>) -> c_int {
+pub(crate) unsafe fn create<T>(out: *mut *mut T, make: impl FnOnce() -> Status<T>) -> c_int {
     guard(|| {
         if out.is_null() {
             return Err(AESX_ERR_NULL_POINTER);
@@ -123,11 +132,37 @@ unsafe fn create<T>(out: *mut *mut T, make: impl FnOnce() -> Status<T>) -> c_int
     })
 }
 
+/// Makes a handle from `key_len` key bytes at `key` and the backend numbered
+/// `backend` (see `create`).
+///
+/// Requires: `key` readable for `key_len` bytes; `out` NULL or writable.
+pub(crate) unsafe fn keyed<T>(
+    key: *const u8,
+    key_len: usize,
+    backend: c_int,
+    out: *mut *mut T,
+    make: impl FnOnce(&[u8], Backend) -> Status<T>,
+) -> c_int {
+    // SAFETY: forwarded caller contract.
+    unsafe { create(out, || make(input(key, key_len)?, resolve(backend)?)) }
+}
+
+/// The AESX_BACKEND_* value of the handle at `p`, or AESX_ERR_NULL_POINTER.
+///
+/// Requires: `p` NULL or a live handle.
+pub(crate) unsafe fn backend_id<T>(p: *const T, of: impl FnOnce(&T) -> Backend) -> c_int {
+    // SAFETY: NULL or live, by the caller's contract.
+    match unsafe { p.as_ref() } {
+        Some(k) => id_of(of(k)),
+        None => AESX_ERR_NULL_POINTER,
+    }
+}
+
 /// Frees a handle made by `create`; NULL is a no-op. The library's key types
 /// zeroize their round keys (and GCM's H powers) when dropped.
 ///
 /// Requires: `handle` NULL or a live handle from `create`, used by no other thread.
-unsafe fn destroy<T>(handle: *mut T) {
+pub(crate) unsafe fn destroy<T>(handle: *mut T) {
     if handle.is_null() {
         return;
     }
@@ -162,17 +197,10 @@ pub unsafe extern "C" fn aesx_key_new(
 ) -> c_int {
     // SAFETY: forwarded caller contract.
     unsafe {
-        create(out, || {
-            let key = input(key, key_len)?;
-            let cbc = match backend_of(backend)? {
-                Some(b) => Cbc::with_backend(key, b),
-                None => Cbc::new(key),
-            }
-            .or_code()?;
-            let gcm = Gcm::with_backend(key, cbc.aes().backend()).or_code()?;
+        keyed(key, key_len, backend, out, |key, b| {
             Ok(AesxKey {
-                cbc,
-                gcm,
+                cbc: Cbc::with_backend(key, b).or_code()?,
+                gcm: Gcm::with_backend(key, b).or_code()?,
                 short_tags: Default::default(),
             })
         })
@@ -204,14 +232,10 @@ pub unsafe extern "C" fn aesx_xts_key_new(
 ) -> c_int {
     // SAFETY: forwarded caller contract.
     unsafe {
-        create(out, || {
-            let key = input(key, key_len)?;
-            let xts = match backend_of(backend)? {
-                Some(b) => Xts::with_backend(key, b),
-                None => Xts::new(key),
-            }
-            .or_code()?;
-            Ok(AesxXtsKey { xts })
+        keyed(key, key_len, backend, out, |key, b| {
+            Xts::with_backend(key, b)
+                .or_code()
+                .map(|xts| AesxXtsKey { xts })
         })
     }
 }
@@ -248,14 +272,9 @@ pub unsafe extern "C" fn aesx_esp_key_new(
 ) -> c_int {
     // SAFETY: forwarded caller contract.
     unsafe {
-        create(out, || {
-            let key = input(key, key_len)?;
+        keyed(key, key_len, backend, out, |key, b| {
             let salt = input(salt, salt_len)?;
-            let esp = match backend_of(backend)? {
-                Some(b) => Esp::with_backend(key, salt, icv_len, b),
-                None => Esp::new(key, salt, icv_len),
-            }
-            .or_code()?;
+            let esp = Esp::with_backend(key, salt, icv_len, b).or_code()?;
             Ok(AesxEspKey { esp })
         })
     }
@@ -275,11 +294,8 @@ pub unsafe extern "C" fn aesx_esp_key_free(key: *mut AesxEspKey) {
 /// Requires: `key` NULL or a live handle.
 #[no_mangle]
 pub unsafe extern "C" fn aesx_key_backend(key: *const AesxKey) -> c_int {
-    // SAFETY: NULL or live, by the caller's contract.
-    match unsafe { key.as_ref() } {
-        Some(k) => id_of(k.cbc.aes().backend()),
-        None => AESX_ERR_NULL_POINTER,
-    }
+    // SAFETY: forwarded caller contract.
+    unsafe { backend_id(key, |k| k.cbc.aes().backend()) }
 }
 
 /// The AESX_BACKEND_* value an XTS key runs on, or AESX_ERR_NULL_POINTER.
@@ -287,11 +303,8 @@ pub unsafe extern "C" fn aesx_key_backend(key: *const AesxKey) -> c_int {
 /// Requires: `key` NULL or a live handle.
 #[no_mangle]
 pub unsafe extern "C" fn aesx_xts_key_backend(key: *const AesxXtsKey) -> c_int {
-    // SAFETY: NULL or live, by the caller's contract.
-    match unsafe { key.as_ref() } {
-        Some(k) => id_of(k.xts.backend()),
-        None => AESX_ERR_NULL_POINTER,
-    }
+    // SAFETY: forwarded caller contract.
+    unsafe { backend_id(key, |k| k.xts.backend()) }
 }
 
 /// The AESX_BACKEND_* value an ESP context runs on, or AESX_ERR_NULL_POINTER.
@@ -299,11 +312,8 @@ pub unsafe extern "C" fn aesx_xts_key_backend(key: *const AesxXtsKey) -> c_int {
 /// Requires: `key` NULL or a live handle.
 #[no_mangle]
 pub unsafe extern "C" fn aesx_esp_key_backend(key: *const AesxEspKey) -> c_int {
-    // SAFETY: NULL or live, by the caller's contract.
-    match unsafe { key.as_ref() } {
-        Some(k) => id_of(k.esp.backend()),
-        None => AESX_ERR_NULL_POINTER,
-    }
+    // SAFETY: forwarded caller contract.
+    unsafe { backend_id(key, |k| k.esp.backend()) }
 }
 
 /// The name of a backend: "soft", "aesni", "vaes256", "vaes512" or "armv8"

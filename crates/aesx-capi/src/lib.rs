@@ -28,11 +28,21 @@ mod xts;
 
 mod aead;
 
+mod aead_modes;
+
+mod keywrap;
+
+mod cmac;
+
 mod buffers;
+mod sealing;
 
 pub use aead::*;
+pub use aead_modes::*;
 pub use block_modes::*;
+pub use cmac::*;
 pub use keys::*;
+pub use keywrap::*;
 pub use status::*;
 pub use xts::*;
 

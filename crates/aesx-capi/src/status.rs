@@ -59,6 +59,10 @@ pub const AESX_ERR_INVALID_ARGUMENT: c_int = -22;
 /// A bug in aesx (a panic, caught at the boundary) or an error this version
 /// of the C interface does not name. Please report it.
 pub const AESX_ERR_INTERNAL: c_int = -23;
+/// Key-wrap input of a length the variant cannot take (KW: a multiple of 8,
+/// at least 16 bytes to wrap and 24 to unwrap; KWP: 1 to 2^32 - 1 bytes to
+/// wrap, a multiple of 8 and at least 16 to unwrap).
+pub const AESX_ERR_WRAP_LENGTH: c_int = -24;
 
 /// A C string literal, NUL-terminated at compile time.
 macro_rules! cstr {
@@ -92,6 +96,8 @@ pub(crate) fn code(e: Error) -> c_int {
         Error::InvalidSectorSize { .. } => AESX_ERR_SECTOR_SIZE,
         Error::InvalidAadLength { .. } => AESX_ERR_AAD_LENGTH,
         Error::PartialSector { .. } => AESX_ERR_PARTIAL_SECTOR,
+        Error::InvalidNonceLength { .. } => AESX_ERR_IV_LENGTH,
+        Error::InvalidWrapLength { .. } => AESX_ERR_WRAP_LENGTH,
         // InvalidState (streaming misuse) cannot arise from one-shot calls;
         // variants added later are reported, not guessed at.
         _ => AESX_ERR_INTERNAL,
@@ -153,6 +159,7 @@ pub extern "C" fn aesx_strerror(status: c_int) -> *const c_char {
         AESX_ERR_PARTIAL_SECTOR => cstr!("buffer is not a whole number of sectors"),
         AESX_ERR_INVALID_ARGUMENT => cstr!("invalid argument"),
         AESX_ERR_INTERNAL => cstr!("internal error in aesx"),
+        AESX_ERR_WRAP_LENGTH => cstr!("invalid input length for key wrap"),
         _ => cstr!("unknown aesx status code"),
     }
 }

@@ -2,3 +2,4 @@
 
 mod abi;
 mod header;
+mod new_modes;

@@ -54,6 +54,7 @@ fn every_library_error_has_its_own_code_and_message() {
             len: 1,
             sector_size: 16,
         },
+        Error::InvalidWrapLength { len: 1 },
     ];
     let mut codes: Vec<c_int> = errors.iter().map(|&e| status::code(e)).collect();
     assert!(codes.iter().all(|&c| c < 0 && c != AESX_ERR_INTERNAL));
@@ -61,7 +62,7 @@ fn every_library_error_has_its_own_code_and_message() {
     codes.dedup();
     assert_eq!(codes.len(), errors.len());
     let unknown = unsafe { CStr::from_ptr(aesx_strerror(-1000)) };
-    for c in AESX_ERR_INTERNAL..=AESX_OK {
+    for c in AESX_ERR_WRAP_LENGTH..=AESX_OK {
         // SAFETY: aesx_strerror returns static NUL-terminated strings.
         let msg = unsafe { CStr::from_ptr(aesx_strerror(c)) };
         assert_ne!(msg, unknown, "code {c}");

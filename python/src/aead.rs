@@ -1,0 +1,289 @@
+//! The AEADs beside GCM: AES-GCM-SIV and AES-CCM with pyca's `AESGCMSIV`
+//! and `AESCCM` interfaces, and XAES-256-GCM (not in pyca) in the same shape.
+//!
+//! The three classes differ only in their keys, nonces and length rules; the
+//! sealing and opening around the library call is [`Sealed`], shared.
+
+use pyo3::exceptions::{PyOverflowError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+use crate::buf::{maybe_detached, AeadArgs, Buf};
+use crate::gcm::generate;
+use crate::{err, pick_backend, InvalidTag};
+
+/// pyca refuses data or associated data longer than this.
+const MAX_LEN: usize = (1 << 31) - 1;
+
+/// One keyed library AEAD.
+enum Kind {
+    Siv(aesx::GcmSiv),
+    Xaes(aesx::Xaes256Gcm),
+    Ccm(aesx::Ccm),
+}
+
+impl Kind {
+    fn seal(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> aesx::Result<aesx::Tag> {
+        match self {
+            Kind::Siv(a) => a.seal_in_place_detached(nonce, aad, buf),
+            Kind::Xaes(a) => a.seal_in_place_detached(nonce, aad, buf),
+            Kind::Ccm(a) => a.seal_in_place_detached(nonce, aad, buf),
+        }
+    }
+
+    fn open(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8], tag: &[u8]) -> aesx::Result<()> {
+        match self {
+            Kind::Siv(a) => a.open_in_place_detached(nonce, aad, buf, tag),
+            Kind::Xaes(a) => a.open_in_place_detached(nonce, aad, buf, tag),
+            Kind::Ccm(a) => a.open_in_place_detached(nonce, aad, buf, tag),
+        }
+    }
+
+    fn backend(&self) -> aesx::Backend {
+        match self {
+            Kind::Siv(a) => a.backend(),
+            Kind::Xaes(a) => a.backend(),
+            Kind::Ccm(a) => a.backend(),
+        }
+    }
+
+    /// pyca's checks, in pyca's order: the nonce, then the lengths. `len` is
+    /// the plaintext's (when opening, the ciphertext's without its tag).
+    fn check(
+        &self,
+        nonce: usize,
+        data: usize,
+        aad: usize,
+        len: usize,
+        sealing: bool,
+    ) -> PyResult<()> {
+        let fixed = |n: usize| {
+            if nonce == n {
+                Ok(())
+            } else {
+                Err(PyValueError::new_err(format!(
+                    "Nonce must be {n} bytes long"
+                )))
+            }
+        };
+        match self {
+            Kind::Siv(_) => fixed(12)?,
+            Kind::Xaes(_) => fixed(24)?,
+            Kind::Ccm(_) if !(7..=13).contains(&nonce) => {
+                return Err(PyValueError::new_err(
+                    "Nonce must be between 7 and 13 bytes",
+                ))
+            }
+            Kind::Ccm(_) => {}
+        }
+        if data > MAX_LEN || aad > MAX_LEN {
+            return Err(PyOverflowError::new_err(
+                "Data or associated data too long. Max 2**31 - 1 bytes",
+            ));
+        }
+        // RFC 3610: the length field has 15 - nonce bytes, so a payload of
+        // 2^(8L) bytes cannot be sealed; pyca lets a ciphertext of exactly
+        // that length through to a failed open (InvalidTag).
+        if let Kind::Ccm(_) = self {
+            let limit = 1u64 << (8 * (15 - nonce)).min(63);
+            let len = len as u64;
+            if len > limit || (sealing && len == limit) {
+                return Err(PyValueError::new_err("Data too long for nonce"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A keyed AEAD with pyca's `encrypt`/`decrypt` (ciphertext then tag).
+struct Sealed {
+    // Boxed: the key schedule may need more alignment (64 bytes for
+    // AVX-512 tables) than Python's allocator gives a pyclass object.
+    kind: Box<Kind>,
+    tag_len: usize,
+}
+
+impl Sealed {
+    fn new(kind: aesx::Result<Kind>, tag_len: usize) -> PyResult<Self> {
+        Ok(Sealed {
+            kind: Box::new(kind.map_err(err)?),
+            tag_len,
+        })
+    }
+
+    /// pyca's `encrypt` (`sealing`) or `decrypt`.
+    fn call<'py>(
+        &self,
+        py: Python<'py>,
+        nonce: &Bound<'py, PyAny>,
+        data: &Bound<'py, PyAny>,
+        aad: Option<&Bound<'py, PyAny>>,
+        sealing: bool,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let args = AeadArgs::read(nonce, data, aad)?;
+        let (n, a, d) = (args.nonce.as_slice(), args.aad(), args.data.as_slice());
+        let (kind, tl) = (&self.kind, self.tag_len);
+        let len = if sealing {
+            d.len()
+        } else {
+            d.len().saturating_sub(tl)
+        };
+        kind.check(n.len(), d.len(), a.len(), len, sealing)?;
+        if sealing {
+            return PyBytes::new_with(py, d.len() + tl, |out| {
+                let (body, tag) = out.split_at_mut(d.len());
+                body.copy_from_slice(d);
+                let t = maybe_detached(py, d.len(), || kind.seal(n, a, body)).map_err(err)?;
+                tag.copy_from_slice(t.as_bytes());
+                Ok(())
+            });
+        }
+        if d.len() < tl {
+            return Err(InvalidTag::new_err(()));
+        }
+        let (ct, tag) = d.split_at(len);
+        PyBytes::new_with(py, len, |out| {
+            out.copy_from_slice(ct);
+            maybe_detached(py, len, || kind.open(n, a, out, tag)).map_err(|e| match e {
+                // A ciphertext just at CCM's length limit: pyca's InvalidTag.
+                aesx::Error::MessageTooLong => InvalidTag::new_err(()),
+                e => err(e),
+            })
+        })
+    }
+
+    fn backend(&self) -> &'static str {
+        self.kind.backend().name()
+    }
+}
+
+/// Defines a pyclass around [`Sealed`]: its constructor (`$make` builds the
+/// library object from the key bytes `$k` and the backend `$b`), its
+/// `generate_key`, and the shared `backend`, `encrypt`, `decrypt`.
+macro_rules! aead_class {
+    (
+        $(#[$doc:meta])*
+        $ty:ident, $name:literal,
+        sig: ($($sig:tt)*), args: ($($arg:ident: $argty:ty),*),
+        keys: $bits:expr, $bits_msg:literal,
+        |$k:ident, $b:ident| $make:expr
+    ) => {
+        $(#[$doc])*
+        #[pyclass(frozen, module = "aesx", name = $name)]
+        pub struct $ty(Sealed);
+
+        #[pymethods]
+        impl $ty {
+            #[new]
+            #[pyo3(signature = ($($sig)*))]
+            fn new(key: &Bound<'_, PyAny>, $($arg: $argty,)* backend: Option<&str>) -> PyResult<Self> {
+                let $k = Buf::read(key)?;
+                let $k = $k.as_slice();
+                let $b = backend;
+                $make.map($ty)
+            }
+
+            /// A fresh random key from the OS CSPRNG.
+            #[staticmethod]
+            fn generate_key<'py>(
+                py: Python<'py>,
+                bit_length: &Bound<'py, PyAny>,
+            ) -> PyResult<Bound<'py, PyBytes>> {
+                generate(py, bit_length, &$bits, $bits_msg)
+            }
+
+            /// The backend this key runs on.
+            #[getter]
+            fn backend(&self) -> &'static str {
+                self.0.backend()
+            }
+
+            /// Encrypts and authenticates `data`; returns the ciphertext
+            /// followed by the tag. `associated_data` may be None.
+            #[pyo3(signature = (nonce, data, associated_data))]
+            fn encrypt<'py>(
+                &self,
+                py: Python<'py>,
+                nonce: &Bound<'py, PyAny>,
+                data: &Bound<'py, PyAny>,
+                associated_data: Option<&Bound<'py, PyAny>>,
+            ) -> PyResult<Bound<'py, PyBytes>> {
+                self.0.call(py, nonce, data, associated_data, true)
+            }
+
+            /// Verifies the tag at the end of `data` and returns the
+            /// plaintext; raises InvalidTag (releasing nothing) otherwise.
+            #[pyo3(signature = (nonce, data, associated_data))]
+            fn decrypt<'py>(
+                &self,
+                py: Python<'py>,
+                nonce: &Bound<'py, PyAny>,
+                data: &Bound<'py, PyAny>,
+                associated_data: Option<&Bound<'py, PyAny>>,
+            ) -> PyResult<Bound<'py, PyBytes>> {
+                self.0.call(py, nonce, data, associated_data, false)
+            }
+        }
+    };
+}
+
+fn key_len(key: &[u8], allowed: &[usize], msg: &'static str) -> PyResult<()> {
+    if allowed.contains(&key.len()) {
+        Ok(())
+    } else {
+        Err(PyValueError::new_err(msg))
+    }
+}
+
+aead_class! {
+    /// AES-GCM-SIV (RFC 8452), as `cryptography`'s AESGCMSIV: nonce-misuse
+    /// resistant, 12-byte nonces, 16-byte tags. Keys are 16 or 32 bytes
+    /// (pyca also takes 24: AES-192-GCM-SIV is not in RFC 8452).
+    AesGcmSiv, "AESGCMSIV",
+    sig: (key, *, backend = None), args: (),
+    keys: [128, 256], "bit_length must be 128 or 256",
+    |key, backend| {
+        key_len(key, &[16, 32], "AES-GCM-SIV key must be 128 or 256 bits.")?;
+        let b = pick_backend(backend)?;
+        Sealed::new(aesx::GcmSiv::with_backend(key, b).map(Kind::Siv), 16)
+    }
+}
+
+aead_class! {
+    /// XAES-256-GCM (c2sp.org/XAES-256-GCM): AES-256-GCM with 24-byte random
+    /// nonces, safe for about 2^80 messages per key. Not in `cryptography`;
+    /// the interface is its AESGCM's. Keys are 32 bytes.
+    Xaes256Gcm, "XAES256GCM",
+    sig: (key, *, backend = None), args: (),
+    keys: [256], "bit_length must be 256",
+    |key, backend| {
+        key_len(key, &[32], "XAES256GCM key must be 256 bits.")?;
+        let b = pick_backend(backend)?;
+        Sealed::new(aesx::Xaes256Gcm::with_backend(key, b).map(Kind::Xaes), 16)
+    }
+}
+
+aead_class! {
+    /// AES-CCM (SP 800-38C, RFC 3610), as `cryptography`'s AESCCM: 16, 24
+    /// or 32-byte keys, tags of 4, 6, ..., 16 bytes, nonces of 7 to 13 bytes
+    /// (a 13-byte nonce allows 64 KiB messages; 15 - len(nonce) bytes hold
+    /// the length).
+    AesCcm, "AESCCM",
+    sig: (key, tag_length = 16, *, backend = None), args: (tag_length: usize),
+    keys: [128, 192, 256], "bit_length must be 128, 192, or 256",
+    |key, backend| {
+        key_len(key, &[16, 24, 32], "AESCCM key must be 128, 192, or 256 bits.")?;
+        if !matches!(tag_length, 4 | 6 | 8 | 10 | 12 | 14 | 16) {
+            return Err(PyValueError::new_err("Invalid tag_length"));
+        }
+        let b = pick_backend(backend)?;
+        Sealed::new(aesx::Ccm::with_backend(key, tag_length, b).map(Kind::Ccm), tag_length)
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<AesGcmSiv>()?;
+    m.add_class::<Xaes256Gcm>()?;
+    m.add_class::<AesCcm>()?;
+    Ok(())
+}
