@@ -21,9 +21,9 @@ pub(crate) mod cpu;
 pub(crate) mod gcm_kernels;
 pub(crate) mod inout;
 pub(crate) mod kernels;
+pub(crate) mod mac_kernels;
 pub(crate) mod polyval_kernels;
 pub(crate) mod siv_kernels;
-pub(crate) mod mac_kernels;
 pub(crate) mod soft;
 pub(crate) mod trace;
 #[cfg(target_arch = "x86_64")]
