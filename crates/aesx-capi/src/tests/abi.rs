@@ -61,6 +61,7 @@ fn every_library_error_has_its_own_code_and_message() {
     codes.sort_unstable();
     codes.dedup();
     assert_eq!(codes.len(), errors.len());
+    // SAFETY: aesx_strerror returns a static NUL-terminated string for any code.
     let unknown = unsafe { CStr::from_ptr(aesx_strerror(-1000)) };
     for c in AESX_ERR_WRAP_LENGTH..=AESX_OK {
         // SAFETY: aesx_strerror returns static NUL-terminated strings.

@@ -254,10 +254,8 @@ fn aead_arguments_are_refused_before_writing() {
 fn kek(key: &[u8], backend: c_int) -> *mut AesxKeywrap {
     let mut k = null_mut();
     // SAFETY: valid pointers for their lengths.
-    assert_eq!(
-        unsafe { aesx_keywrap_new(key.as_ptr(), key.len(), backend, &mut k) },
-        AESX_OK
-    );
+    let rc = unsafe { aesx_keywrap_new(key.as_ptr(), key.len(), backend, &mut k) };
+    assert_eq!(rc, AESX_OK);
     k
 }
 
