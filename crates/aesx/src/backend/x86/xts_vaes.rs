@@ -36,7 +36,7 @@ use core::arch::x86_64::*;
 use zeroize::Zeroize;
 
 use super::vector::{vaes_entries, Vector};
-use super::X86Aes;
+use super::{xts_aesni, X86Aes};
 use crate::backend::inout::InOut;
 use crate::backend::trace::{self, Kernel};
 use crate::key::Block;
@@ -236,15 +236,31 @@ fn run<const R: usize, V: Vector, const ENC: bool>(
     tweak: &mut Block,
     mut io: InOut<'_>,
 ) {
+    let n = io.blocks();
+    // On ymm, short calls (the stolen blocks of ciphertext stealing, short
+    // messages) and the odd last block go to the 128-bit kernel: setting up
+    // the wide tweaks costs more than it saves for a few blocks, and AMD's
+    // VPMASKMOVQ store is slow. zmm has cheap byte-masked stores.
+    let narrow = V::REGS < 32;
+    if narrow && n < V::BLOCKS * width::<V>() {
+        // SAFETY: the VAES tiers include AES-NI, SSE4.1 and PCLMULQDQ.
+        return unsafe { xts_aesni::blocks::<ENC>(k, tweak, io) };
+    }
     let rk = v.broadcast_keys::<R>(if ENC { &k.enc } else { &k.dec });
     // SAFETY: `tweak` is 16 readable bytes.
     let t = unsafe { _mm_loadu_si128(tweak.as_ptr().cast()) };
-    let n = io.blocks();
+    let wide = if narrow { n - n % V::BLOCKS } else { n };
     let (src, dst) = (io.src_ptr(), io.dst_ptr());
-    // SAFETY: the InOut holds 16 n bytes in each region, equal or disjoint.
-    let next = unsafe { unit::<V, R, ENC>(v, &rk, t, src, dst, n) };
+    // SAFETY: the InOut holds 16 n >= 16 wide bytes in each region, equal
+    // or disjoint.
+    let next = unsafe { unit::<V, R, ENC>(v, &rk, t, src, dst, wide) };
     // SAFETY: `tweak` is 16 writable bytes.
     unsafe { _mm_storeu_si128(tweak.as_mut_ptr().cast(), next) };
+    if wide < n {
+        let (_, rest) = io.split_at(16 * wide);
+        // SAFETY: as above.
+        unsafe { xts_aesni::blocks::<ENC>(k, tweak, rest) };
+    }
 }
 
 /// Sectors of `size` bytes (a non-zero multiple of 16 dividing `io.len()`)
