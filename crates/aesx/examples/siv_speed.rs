@@ -1,7 +1,7 @@
 //! AES-GCM-SIV and XAES-256-GCM seal throughput, peers interleaved in one
 //! process: aesx (every available backend, or `AESX_BACKEND`), RustCrypto
-//! `aes-gcm-siv`, OpenSSL EVP (vendored) for GCM-SIV; aesx AES-256-GCM
-//! (one expanded key) for XAES.
+//! `aes-gcm-siv`, OpenSSL EVP (vendored) for GCM-SIV; RustCrypto
+//! `xaes-256-gcm` and aesx AES-256-GCM (one expanded key) for XAES.
 //!
 //! `cargo run --release -p aesx --example siv_speed [ROUNDS]`
 //!
@@ -193,13 +193,25 @@ fn main() {
                 }),
             ));
         }
+        let rc = xaes_256_gcm::Xaes256Gcm::new_from_slice(&key).unwrap();
+        let buf = it.next().unwrap();
+        let xn = xaes_256_gcm::Nonce::from(xnonce);
+        jobs.push((
+            "rustcrypto-xaes".into(),
+            Box::new(move || {
+                std::hint::black_box(
+                    rc.encrypt_inout_detached(&xn, &aad, buf.as_mut_slice().into())
+                        .unwrap(),
+                );
+            }),
+        ));
         let ns = race(&mut jobs, rounds);
         report(
-            "xaes-seal (peer: our AES-256-GCM, same backend)",
+            "xaes-seal (peer: RustCrypto xaes-256-gcm; target: gcm256 on the same backend)",
             n,
             &jobs,
             &ns,
-            &["gcm256"],
+            &["rustcrypto"],
         );
     }
 }

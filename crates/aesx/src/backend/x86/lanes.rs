@@ -26,6 +26,8 @@ pub(super) trait Lanes: Copy {
     /// Carry-less products per lane; `IMM` picks the 64-bit halves as
     /// PCLMULQDQ does.
     unsafe fn clmul<const IMM: i32>(a: Self, b: Self) -> Self;
+    /// Swaps the 64-bit halves of each lane.
+    unsafe fn swap64(a: Self) -> Self;
     /// Per-lane shifts by eight bytes (up, down).
     unsafe fn shl64(a: Self) -> Self;
     unsafe fn shr64(a: Self) -> Self;
@@ -75,6 +77,11 @@ impl Lanes for __m128i {
     unsafe fn clmul<const IMM: i32>(a: Self, b: Self) -> Self {
         // SAFETY: the caller's kernel enables PCLMULQDQ.
         unsafe { _mm_clmulepi64_si128::<IMM>(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn swap64(a: Self) -> Self {
+        // SAFETY: SSE2 is baseline on x86-64.
+        unsafe { _mm_shuffle_epi32::<0x4e>(a) }
     }
     #[inline(always)]
     unsafe fn shl64(a: Self) -> Self {
@@ -149,6 +156,11 @@ impl Lanes for __m256i {
     unsafe fn clmul<const IMM: i32>(a: Self, b: Self) -> Self {
         // SAFETY: the caller's kernel enables VPCLMULQDQ and AVX2.
         unsafe { _mm256_clmulepi64_epi128::<IMM>(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn swap64(a: Self) -> Self {
+        // SAFETY: the caller's kernel enables AVX2.
+        unsafe { _mm256_shuffle_epi32::<0x4e>(a) }
     }
     #[inline(always)]
     unsafe fn shl64(a: Self) -> Self {
@@ -226,6 +238,11 @@ impl Lanes for __m512i {
     unsafe fn clmul<const IMM: i32>(a: Self, b: Self) -> Self {
         // SAFETY: the caller's kernel enables VPCLMULQDQ and AVX-512 F.
         unsafe { _mm512_clmulepi64_epi128::<IMM>(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn swap64(a: Self) -> Self {
+        // SAFETY: the caller's kernel enables AVX-512 F.
+        unsafe { _mm512_shuffle_epi32::<0x4e>(a) }
     }
     #[inline(always)]
     unsafe fn shl64(a: Self) -> Self {

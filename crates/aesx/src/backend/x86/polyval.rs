@@ -45,8 +45,7 @@ impl X86PolyvalKey {
         // SAFETY: `h` is 16 readable bytes; loadu has no alignment need
         // (SSE2, baseline).
         let h = unsafe { _mm_loadu_si128(h.as_ptr().cast()) };
-        // SAFETY: every level's token proves PCLMULQDQ (the aesni tier).
-        let tab = unsafe { powers::<MAX>(level.aesni(), h, have) };
+        let tab = powers::<MAX>(level, h, have);
         X86PolyvalKey { tab, have, level }
     }
 
@@ -155,42 +154,88 @@ unsafe fn reduce(lo: __m128i, hi: __m128i) -> __m128i {
     }
 }
 
+/// dot(a, b) in every lane.
 #[inline(always)]
-unsafe fn dot(a: __m128i, b: __m128i) -> __m128i {
-    // SAFETY: the caller is a kernel with PCLMULQDQ.
+unsafe fn dot_lanes<V: Lanes>(a: V, b: V) -> V {
+    // SAFETY: the caller is a kernel with V's features and PCLMULQDQ.
     unsafe {
-        let mut s = Sum::<__m128i>::new();
+        let mut s = Sum::<V>::new();
         s.add(a, b);
-        let (lo, hi) = s.fold();
-        reduce(lo, hi)
+        let lo = V::xor(s.lo, V::shl64(s.mid));
+        let hi = V::xor(s.hi, V::shr64(s.mid));
+        let c = V::splat(_mm_set_epi64x(0xc200_0000_0000_0000u64 as i64, 0));
+        let lo = V::xor(V::swap64(lo), V::clmul::<0x10>(lo, c));
+        let lo = V::xor(V::swap64(lo), V::clmul::<0x10>(lo, c));
+        V::xor(hi, lo)
     }
 }
 
-/// H^1..H^have in `tab`'s layout (`tab[N - 1 - t]` = H^(t+1)·x^(-128·t)),
-/// by doubling: pow[a]·pow[b] = pow[a+b+1], so each round multiplies the
-/// newest power by all earlier ones at once (four dependent products for
-/// sixteen powers, five for thirty-two). The same Montgomery product serves
-/// GHASH's powers of H·y (see `gcm_kernels`), hence the `N` parameter.
-#[target_feature(enable = "sse2,ssse3,sse4.1,pclmulqdq")]
-pub(super) fn powers<const N: usize>(
-    _: super::cpu::Aesni,
-    h: __m128i,
-    have: usize,
-) -> [__m128i; N] {
-    let mut tab = [_mm_setzero_si128(); N];
-    tab[N - 1] = h;
-    let mut done = 1;
-    while done < have {
-        let top = tab[N - done];
-        let upto = (2 * done).min(have);
-        for j in done..upto {
-            // pow[j] = pow[done - 1]·pow[j - done]
-            // SAFETY: this function enables PCLMULQDQ.
-            tab[N - 1 - j] = unsafe { dot(top, tab[N - 1 - (j - done)]) };
+/// H^1..H^have for the tier of `level`, in `tab`'s layout (`tab[N - 1 - t]`
+/// = H^(t+1)·x^(-128·t)). The same Montgomery product serves GHASH's powers
+/// of H·y (see `gcm_kernels`), hence the `N` parameter.
+pub(super) fn powers<const N: usize>(level: Level, h: __m128i, have: usize) -> [__m128i; N] {
+    // SAFETY: the matched level's token proves the features its function
+    // enables.
+    unsafe {
+        match level {
+            Level::Aesni(_) => powers_aesni::<N>(h, have),
+            Level::Vaes256(_) => powers_vaes256::<N>(h, have),
+            Level::Vaes512(_) => powers_vaes512::<N>(h, have),
         }
-        done = upto;
     }
-    tab
+}
+
+#[target_feature(enable = "sse2,ssse3,sse4.1,pclmulqdq")]
+unsafe fn powers_aesni<const N: usize>(h: __m128i, have: usize) -> [__m128i; N] {
+    // SAFETY: this function enables what __m128i needs.
+    unsafe { powers_in::<__m128i, N>(h, have) }
+}
+
+#[target_feature(enable = "avx2,vpclmulqdq,pclmulqdq")]
+unsafe fn powers_vaes256<const N: usize>(h: __m128i, have: usize) -> [__m128i; N] {
+    // SAFETY: this function enables what __m256i needs.
+    unsafe { powers_in::<__m256i, N>(h, have) }
+}
+
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2,vpclmulqdq,pclmulqdq")]
+unsafe fn powers_vaes512<const N: usize>(h: __m128i, have: usize) -> [__m128i; N] {
+    // SAFETY: this function enables what __m512i needs.
+    unsafe { powers_in::<__m512i, N>(h, have) }
+}
+
+/// Powers by doubling: pow[a]·pow[b] = pow[a+b+1], so each round multiplies
+/// the newest power by all earlier ones at once, `V::BLOCKS` products per
+/// instruction where the round is whole (five dependent rounds for 32).
+#[inline(always)]
+unsafe fn powers_in<V: Lanes, const N: usize>(h: __m128i, have: usize) -> [__m128i; N] {
+    let l = V::BLOCKS;
+    // SAFETY: the caller enables V's features and PCLMULQDQ; every access to
+    // `tab` stays within its N entries (indices N - 2·done .. N, with
+    // 2·done <= have <= N).
+    unsafe {
+        let mut tab = [_mm_setzero_si128(); N];
+        tab[N - 1] = h;
+        let p = tab.as_mut_ptr().cast::<u8>();
+        let mut done = 1;
+        while done < have {
+            let top = tab[N - done];
+            let upto = (2 * done).min(have);
+            if l > 1 && done % l == 0 && upto == 2 * done {
+                let t = V::splat(top);
+                for c in (0..done).step_by(l) {
+                    let x = V::load(p.add(16 * (N - done + c)));
+                    V::store(p.add(16 * (N - 2 * done + c)), dot_lanes(t, x));
+                }
+            } else {
+                for j in done..upto {
+                    // pow[j] = pow[done - 1]·pow[j - done]
+                    tab[N - 1 - j] = dot_lanes(top, tab[N - 1 - (j - done)]);
+                }
+            }
+            done = upto;
+        }
+        tab
+    }
 }
 
 /// The kernel: groups of `R` registers (`R * V::BLOCKS` blocks, at most 16)

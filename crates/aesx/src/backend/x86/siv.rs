@@ -123,7 +123,7 @@ pub(crate) fn ghash_key(k: &X86Aes) -> X86HKey {
     // bytes, which is how X86HKey stores it.
     unsafe {
         let tab = powers::<POWERS>(
-            k.level.aesni(),
+            k.level,
             _mm_loadu_si128((&k1 as *const u128).cast()),
             POWERS,
         );
