@@ -64,9 +64,10 @@ impl CbcMacState {
         }
     }
 
-    /// CMAC's last step: the final block, padded with 10* and masked with
-    /// K2 if partial (or absent), masked with K1 if full.
-    fn finish_cmac(mut self, aes: &Aes, k1: &Block, k2: &Block) -> Block {
+    /// CMAC's last step: whole blocks `body` that come before the held-back
+    /// bytes (empty when streaming), then the final block, padded with 10*
+    /// and masked with K2 if partial (or absent), masked with K1 if full.
+    fn finish_cmac(mut self, aes: &Aes, body: &[u8], k1: &Block, k2: &Block) -> Block {
         if self.used == BLOCK_LEN {
             xor_into(&mut self.buf, k1);
         } else {
@@ -74,7 +75,10 @@ impl CbcMacState {
             self.buf[self.used + 1..].fill(0);
             xor_into(&mut self.buf, k2);
         }
-        with_engine!(&aes.engine, k => k.cbc_mac(&mut self.state, &self.buf));
+        with_engine!(&aes.engine, k => {
+            k.cbc_mac(&mut self.state, body);
+            k.cbc_mac(&mut self.state, &self.buf);
+        });
         self.state
     }
 }
@@ -175,9 +179,18 @@ impl Cmac {
 
     /// The 16-byte tag of `data`.
     pub fn mac(&self, data: &[u8]) -> [u8; 16] {
-        let mut h = self.hasher();
-        h.update(data);
-        h.finalize()
+        // One pass without the streaming buffer: every block but the last
+        // 1 to 16 bytes straight from `data`, then the masked final block.
+        let keep = if data.is_empty() {
+            0
+        } else {
+            (data.len() - 1) % BLOCK_LEN + 1
+        };
+        let (body, tail) = data.split_at(data.len() - keep);
+        let mut chain = CbcMacState::new([0; BLOCK_LEN]);
+        chain.buf[..keep].copy_from_slice(tail);
+        chain.used = keep;
+        chain.finish_cmac(&self.aes, body, &self.k1, &self.k2)
     }
 
     /// Checks `tag` (1 to 16 bytes: a truncated tag is compared with as many
@@ -185,9 +198,7 @@ impl Cmac {
     /// [`Error::InvalidTagLength`] for an empty or over-long tag,
     /// [`Error::AuthenticationFailed`] for a wrong one.
     pub fn verify(&self, data: &[u8], tag: &[u8]) -> Result<()> {
-        let mut h = self.hasher();
-        h.update(data);
-        h.verify(tag)
+        check_tag(tag, || self.mac(data))
     }
 
     /// A streaming computation: `update` any number of times, then
@@ -226,21 +237,27 @@ impl CmacHasher<'_> {
     /// The 16-byte tag of everything given to `update`.
     pub fn finalize(self) -> [u8; 16] {
         let c = self.cmac;
-        self.chain.finish_cmac(&c.aes, &c.k1, &c.k2)
+        self.chain.finish_cmac(&c.aes, &[], &c.k1, &c.k2)
     }
 
     /// Checks `tag` as [`Cmac::verify`] does.
     pub fn verify(self, tag: &[u8]) -> Result<()> {
-        if tag.is_empty() || tag.len() > BLOCK_LEN {
-            return Err(Error::InvalidTagLength { len: tag.len() });
-        }
-        let mut full = self.finalize();
-        let ok = ct_eq(&full[..tag.len()], tag);
-        full.zeroize();
-        if ok {
-            Ok(())
-        } else {
-            Err(Error::AuthenticationFailed)
-        }
+        check_tag(tag, || self.finalize())
+    }
+}
+
+/// Compares `tag` (1 to 16 bytes) with the leading bytes of the full tag
+/// `full()` computes, in constant time; the length is checked first.
+fn check_tag(tag: &[u8], full: impl FnOnce() -> [u8; 16]) -> Result<()> {
+    if tag.is_empty() || tag.len() > BLOCK_LEN {
+        return Err(Error::InvalidTagLength { len: tag.len() });
+    }
+    let mut full = full();
+    let ok = ct_eq(&full[..tag.len()], tag);
+    full.zeroize();
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::AuthenticationFailed)
     }
 }
