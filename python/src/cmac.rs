@@ -2,8 +2,6 @@
 //! `cryptography.hazmat.primitives.cmac.CMAC`: `update`, `finalize`,
 //! `verify`, `copy`, and `AlreadyFinalized` after `finalize` or `verify`.
 
-use std::sync::Arc;
-
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyTypeError};
 use pyo3::prelude::*;
@@ -25,36 +23,23 @@ create_exception!(
     "The algorithm is not supported here (aesx's CMAC is AES-128/192/256 only)."
 );
 
-/// A CMAC computation in progress. The library's hasher borrows its key;
-/// a Python object cannot hold a borrow, so the key sits in an `Arc` held
-/// here beside it (and shared by copies).
+/// A CMAC computation in progress. The hasher owns its copy of the key: a
+/// Python object cannot hold a borrow.
 #[derive(Clone)]
 struct Running {
-    // Declared before `key`, so dropped before it: it points into it.
     hasher: aesx::CmacHasher<'static>,
-    key: Arc<aesx::Cmac>,
 }
 
 impl Running {
-    fn start(key: Arc<aesx::Cmac>) -> Self {
-        // SAFETY: the Cmac lives on the heap behind `key`, which this struct
-        // (and every clone of the hasher, through the cloned Arc) holds for
-        // as long as the hasher exists; an Arc neither moves nor mutates its
-        // value, and the hasher only reads it. The 'static reference never
-        // leaves this struct: the hasher returns plain arrays.
-        let cmac: &'static aesx::Cmac = unsafe { &*Arc::as_ptr(&key) };
+    fn start(key: aesx::Cmac) -> Self {
         Running {
-            hasher: cmac.hasher(),
-            key,
+            hasher: key.into_hasher(),
         }
     }
 
-    /// Ends the computation with `end`, the key kept alive until it returns.
+    /// Ends the computation with `end`.
     fn finish<T>(self, end: impl FnOnce(aesx::CmacHasher<'_>) -> T) -> T {
-        let Running { hasher, key } = self;
-        let out = end(hasher);
-        drop(key);
-        out
+        end(self.hasher)
     }
 }
 
@@ -105,7 +90,7 @@ impl Cmac {
         let b = pick_backend(backend.as_deref())?;
         let cmac = aesx::Cmac::with_backend(key.as_slice(), b).map_err(err)?;
         Ok(Cmac {
-            run: Some(Running::start(Arc::new(cmac))),
+            run: Some(Running::start(cmac)),
         })
     }
 

@@ -21,21 +21,16 @@ pub struct AesxCmacKey {
 /// reference to the key, so the key handle may be freed first. Create with
 /// aesx_cmac_ctx_new, free with aesx_cmac_ctx_free.
 pub struct AesxCmacCtx {
-    // Declared before `key`, so dropped first: the library's hasher borrows
-    // the key, and a C handle cannot hold a borrow, so the key is held here.
+    // The hasher owns a copy of the key (a C handle cannot hold a borrow);
+    // `key` is kept to start over after a final call.
     hasher: CmacHasher<'static>,
     key: Arc<Cmac>,
 }
 
 impl AesxCmacCtx {
     fn start(key: Arc<Cmac>) -> Self {
-        // SAFETY: the Cmac lives on the heap behind `key`, which this context
-        // holds (and never replaces without replacing the hasher) for as
-        // long as the hasher exists; an Arc neither moves nor mutates its
-        // value. The 'static reference never leaves the context.
-        let cmac: &'static Cmac = unsafe { &*Arc::as_ptr(&key) };
         AesxCmacCtx {
-            hasher: cmac.hasher(),
+            hasher: Cmac::clone(&key).into_hasher(),
             key,
         }
     }

@@ -205,8 +205,37 @@ impl Cmac {
     /// `finalize` or `verify`.
     pub fn hasher(&self) -> CmacHasher<'_> {
         CmacHasher {
-            cmac: self,
+            cmac: Held::Borrowed(self),
             chain: CbcMacState::new([0; BLOCK_LEN]),
+        }
+    }
+
+    /// A streaming computation that owns its key: for holders that cannot
+    /// keep a borrow alive (a Python object, a C handle).
+    #[cfg(feature = "std")]
+    pub fn into_hasher(self) -> CmacHasher<'static> {
+        CmacHasher {
+            cmac: Held::Owned(alloc::boxed::Box::new(self)),
+            chain: CbcMacState::new([0; BLOCK_LEN]),
+        }
+    }
+}
+
+/// The key of a [`CmacHasher`]: borrowed from the caller's [`Cmac`], or its
+/// own.
+#[derive(Clone)]
+enum Held<'a> {
+    Borrowed(&'a Cmac),
+    #[cfg(feature = "std")]
+    Owned(alloc::boxed::Box<Cmac>),
+}
+
+impl Held<'_> {
+    fn get(&self) -> &Cmac {
+        match self {
+            Held::Borrowed(c) => c,
+            #[cfg(feature = "std")]
+            Held::Owned(c) => c,
         }
     }
 }
@@ -215,7 +244,7 @@ impl Cmac {
 /// tag of the whole.
 #[derive(Clone)]
 pub struct CmacHasher<'a> {
-    cmac: &'a Cmac,
+    cmac: Held<'a>,
     chain: CbcMacState,
 }
 
@@ -223,7 +252,7 @@ impl core::fmt::Debug for CmacHasher<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         // The chaining value is key-dependent and secret until finalised.
         f.debug_struct("CmacHasher")
-            .field("cmac", self.cmac)
+            .field("cmac", self.cmac.get())
             .finish_non_exhaustive()
     }
 }
@@ -231,12 +260,12 @@ impl core::fmt::Debug for CmacHasher<'_> {
 impl CmacHasher<'_> {
     /// Appends `data` to the message.
     pub fn update(&mut self, data: &[u8]) {
-        self.chain.update(&self.cmac.aes, data);
+        self.chain.update(&self.cmac.get().aes, data);
     }
 
     /// The 16-byte tag of everything given to `update`.
     pub fn finalize(self) -> [u8; 16] {
-        let c = self.cmac;
+        let c = self.cmac.get();
         self.chain.finish_cmac(&c.aes, &[], &c.k1, &c.k2)
     }
 
