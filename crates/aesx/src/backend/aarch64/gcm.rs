@@ -138,6 +138,7 @@ macro_rules! gcm_kernels {
             let last = key[R];
             // SAFETY: `ctr` and `acc` are 16 readable bytes.
             let mut base = vreinterpretq_u32_u8(vrev32q_u8(unsafe { vld1q_u8(ctr.as_ptr()) }));
+            // SAFETY: `acc` is 16 readable bytes.
             let mut y = swapped_from_bytes(unsafe { vld1q_u8(acc.as_ptr()) });
             let one = vsetq_lane_u32::<3>(1, vdupq_n_u32(0));
             let mut i = 0;
@@ -150,14 +151,8 @@ macro_rules! gcm_kernels {
                 if i > 0 {
                     // The previous batch's ciphertext, stored last iteration.
                     // SAFETY: blocks i-8..i of the output were written.
-                    ghash8!(
-                        hk,
-                        y,
-                        unsafe { dst.add(16 * (i - LANES)) },
-                        $mul,
-                        $mul_acc,
-                        $reduce
-                    );
+                    let prev = unsafe { dst.add(16 * (i - LANES)) };
+                    ghash8!(hk, y, prev, $mul, $mul_acc, $reduce);
                 }
                 encrypt_lanes_open!(key, R, b);
                 for (j, x) in b.iter().enumerate() {
@@ -172,14 +167,8 @@ macro_rules! gcm_kernels {
             }
             if whole > 0 {
                 // SAFETY: blocks whole-8..whole of the output were written.
-                ghash8!(
-                    hk,
-                    y,
-                    unsafe { dst.add(16 * (whole - LANES)) },
-                    $mul,
-                    $mul_acc,
-                    $reduce
-                );
+                let prev = unsafe { dst.add(16 * (whole - LANES)) };
+                ghash8!(hk, y, prev, $mul, $mul_acc, $reduce);
             }
             // SAFETY: `ctr` and `acc` are 16 writable bytes.
             unsafe {
@@ -220,6 +209,7 @@ macro_rules! gcm_kernels {
             let last = key[R];
             // SAFETY: `ctr` and `acc` are 16 readable bytes.
             let mut base = vreinterpretq_u32_u8(vrev32q_u8(unsafe { vld1q_u8(ctr.as_ptr()) }));
+            // SAFETY: `acc` is 16 readable bytes.
             let mut y = swapped_from_bytes(unsafe { vld1q_u8(acc.as_ptr()) });
             let one = vsetq_lane_u32::<3>(1, vdupq_n_u32(0));
             let mut i = 0;
