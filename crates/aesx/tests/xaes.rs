@@ -285,7 +285,7 @@ fn rustcrypto_traits() {
 /// around the same boundaries, seal and open exactly as the reference.
 #[test]
 fn per_message_powers_every_length() {
-    let mut rng = rand::rngs::StdRng::seed_from_u64(0x9057_E55);
+    let mut rng = rand::rngs::StdRng::seed_from_u64(0x0905_7E55);
     let aads = [0usize, 1, 15, 16, 17, 100, 255, 256, 257, 511, 512, 513];
     let mut cases: Vec<(usize, usize)> = (0..=600).map(|n| (n, aads[n % aads.len()])).collect();
     for blocks in [15usize, 16, 17, 31, 32, 33, 63, 64, 65] {
