@@ -21,7 +21,8 @@ use crate::key::{Block, RoundKeys, BLOCK_LEN};
 const BATCH: usize = 64;
 
 pub(crate) trait SivKernels: GcmKernels + Sized {
-    /// A key on the same backend from 16 or 32 raw bytes.
+    /// A key on the same backend from 16 or 32 raw bytes, for encryption
+    /// only: a backend may leave out its decryption round keys.
     fn message_key(&self, key: &[u8]) -> Result<Self>;
 
     /// The POLYVAL key `h` for calls of about `blocks` blocks.
@@ -29,8 +30,12 @@ pub(crate) trait SivKernels: GcmKernels + Sized {
         PolyvalKey::new(backend, h, blocks)
     }
 
-    /// The GHASH key of a key derived per message (XAES).
-    fn message_ghash_key(&self) -> Self::HKey {
+    /// The GHASH key of a key derived per message (XAES), for one message
+    /// that hashes `blocks` blocks in all (AAD, text and the length block).
+    /// A backend may compute only the powers H^1..H^blocks: a correct GHASH
+    /// of that many blocks never multiplies data by a higher one.
+    fn message_ghash_key(&self, blocks: usize) -> Self::HKey {
+        let _ = blocks;
         self.ghash_key()
     }
 
@@ -64,8 +69,8 @@ impl SivKernels for super::x86::X86Aes {
         super::x86::siv::expand_key(self, key)
     }
 
-    fn message_ghash_key(&self) -> Self::HKey {
-        super::x86::siv::ghash_key(self)
+    fn message_ghash_key(&self, blocks: usize) -> Self::HKey {
+        super::x86::siv::ghash_key(self, blocks)
     }
 
     fn ctr32le(&self, tag: &Block, io: InOut<'_>) {

@@ -198,8 +198,7 @@ impl GcmSiv {
             b[..4].copy_from_slice(&(i as u32).to_le_bytes());
             b[4..].copy_from_slice(nonce);
         }
-        let blocks = &mut blocks[..count * BLOCK_LEN];
-        k.encrypt_blocks(InOut::in_place(blocks));
+        k.encrypt_blocks(InOut::in_place(&mut blocks[..count * BLOCK_LEN]));
         let mut halves = [0u8; 6 * 8];
         for (h, b) in halves
             .chunks_exact_mut(8)
@@ -207,13 +206,13 @@ impl GcmSiv {
         {
             h.copy_from_slice(&b[..8]);
         }
-        blocks.zeroize();
+        wipe(&mut blocks);
         let mut auth = [0u8; BLOCK_LEN];
         auth.copy_from_slice(&halves[..BLOCK_LEN]);
         let aes = k.message_key(&halves[BLOCK_LEN..count * 8]);
-        halves.zeroize();
+        wipe(&mut halves);
         let polyval = k.polyval_key(self.backend, &auth, longest.div_ceil(BLOCK_LEN));
-        auth.zeroize();
+        wipe(&mut auth);
         Ok(Message { polyval, aes: aes? })
     }
 }
@@ -242,13 +241,21 @@ impl<K: SivKernels> Message<K> {
     fn check(&self, nonce: &[u8; NONCE_LEN], aad: &[u8], pt: &[u8], want: &Block) -> Result<()> {
         let mut got = self.tag(nonce, aad, pt);
         let ok = ct_eq(&got, want);
-        got.zeroize();
+        wipe(&mut got);
         if ok {
             Ok(())
         } else {
             Err(Error::AuthenticationFailed)
         }
     }
+}
+
+/// Zeroes a secret stack array with whole-array volatile stores: the
+/// `zeroize` crate's byte-at-a-time loop costs as much as a short message.
+pub(crate) fn wipe<const N: usize>(b: &mut [u8; N]) {
+    // SAFETY: `b` is a valid, aligned, exclusive reference to N bytes.
+    unsafe { core::ptr::write_volatile(b, [0u8; N]) };
+    core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
 }
 
 fn check_nonce(nonce: &[u8]) -> Result<&[u8; NONCE_LEN]> {

@@ -108,7 +108,7 @@ impl Xaes256Gcm {
     pub fn seal_in_place_detached(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> Result<Tag> {
         let (n, j0) = check(nonce, aad.len(), buf.len())?;
         with_engine!(&self.engine, k => {
-            let g = self.derive(k, n)?;
+            let g = self.derive(k, n, aad.len(), buf.len())?;
             Ok(Tag::full(g.aes.gcm_oneshot(&g.h, true, &j0, aad, InOut::in_place(buf))))
         })
     }
@@ -120,7 +120,7 @@ impl Xaes256Gcm {
         let mut out = alloc::vec![0u8; pt.len() + TAG_LEN];
         let (ct, tag) = out.split_at_mut(pt.len());
         with_engine!(&self.engine, k => {
-            let g = self.derive(k, n)?;
+            let g = self.derive(k, n, aad.len(), pt.len())?;
             tag.copy_from_slice(&g.aes.gcm_oneshot(&g.h, true, &j0, aad, InOut::new(pt, ct)?));
         });
         Ok(out)
@@ -140,7 +140,7 @@ impl Xaes256Gcm {
             return Err(Error::InvalidTagLength { len: tag.len() });
         }
         let r = with_engine!(&self.engine, k => {
-            let g = self.derive(k, n)?;
+            let g = self.derive(k, n, aad.len(), buf.len())?;
             verify(&g.aes.gcm_oneshot(&g.h, false, &j0, aad, InOut::in_place(buf)), tag)
         });
         if r.is_err() {
@@ -160,7 +160,7 @@ impl Xaes256Gcm {
         let (ct, tag) = ct_and_tag.split_at(len);
         let mut out = alloc::vec![0u8; len];
         let r = with_engine!(&self.engine, k => {
-            let g = self.derive(k, n)?;
+            let g = self.derive(k, n, aad.len(), ct.len())?;
             verify(&g.aes.gcm_oneshot(&g.h, false, &j0, aad, InOut::new(ct, &mut out)?), tag)
         });
         match r {
@@ -174,8 +174,14 @@ impl Xaes256Gcm {
 
     /// The message's AES-256-GCM key: Kx = AES(K, M1 ^ K1) || AES(K, M2 ^
     /// K1) with Mi = 00 0i 'X' 00 || N[..12], in one two-block call, then
-    /// its GHASH key.
-    fn derive<K: SivKernels>(&self, k: &K, n: &[u8; 12]) -> Result<GcmKey<K>> {
+    /// its GHASH key with the powers a message of `aad` and `len` bytes uses.
+    fn derive<K: SivKernels>(
+        &self,
+        k: &K,
+        n: &[u8; 12],
+        aad: usize,
+        len: usize,
+    ) -> Result<GcmKey<K>> {
         let mut kx = [0u8; 2 * BLOCK_LEN];
         for (i, m) in kx.chunks_exact_mut(BLOCK_LEN).enumerate() {
             m[..4].copy_from_slice(&[0, i as u8 + 1, b'X', 0]);
@@ -186,9 +192,13 @@ impl Xaes256Gcm {
         }
         k.encrypt_blocks(InOut::in_place(&mut kx));
         let aes = k.message_key(&kx);
-        kx.zeroize();
+        crate::modes::gcm_siv::wipe(&mut kx);
         let aes = aes?;
-        let h = aes.message_ghash_key();
+        let blocks = aad
+            .div_ceil(BLOCK_LEN)
+            .saturating_add(len.div_ceil(BLOCK_LEN))
+            .saturating_add(1);
+        let h = aes.message_ghash_key(blocks);
         Ok(GcmKey { aes, h })
     }
 }

@@ -103,13 +103,24 @@ unsafe fn schedule(_: super::cpu::Aesni, key: &[u8], size: KeySize, level: Level
             );
         }
     }
-    X86Aes::from_enc(enc, size.rounds(), level)
+    // Derived keys only ever encrypt (GCM-SIV's CTR and tag, XAES's GCM),
+    // so the 13 AESIMC and the 240-byte table of decryption keys are
+    // skipped; `SivKernels::message_key` says so to its callers.
+    X86Aes {
+        enc,
+        dec: [_mm_setzero_si128(); MAX_ROUNDS + 1],
+        rounds: size.rounds(),
+        level,
+    }
 }
 
 /// The GHASH key of `k` (H = E_K(0), kept as H·y, and its powers; see
 /// `ghash_clmul`), with the powers computed by doubling: a key derived per
-/// message (XAES) cannot wait for thirty-one dependent products.
-pub(crate) fn ghash_key(k: &X86Aes) -> X86HKey {
+/// message (XAES) cannot wait for thirty-one dependent products. Only
+/// H^1..H^`blocks` are computed (the rest stay zero): a message hashing
+/// `blocks` blocks in all never uses more, and a 64-byte one then needs two
+/// doubling rounds instead of five.
+pub(crate) fn ghash_key(k: &X86Aes, blocks: usize) -> X86HKey {
     let mut h = [0u8; 16];
     k.encrypt_blocks(InOut::in_place(&mut h));
     let hv = u128::from_be_bytes(h);
@@ -125,7 +136,7 @@ pub(crate) fn ghash_key(k: &X86Aes) -> X86HKey {
         let tab = powers::<POWERS>(
             k.level,
             _mm_loadu_si128((&k1 as *const u128).cast()),
-            POWERS,
+            blocks.clamp(1, POWERS),
         );
         for (p, t) in key.pow.iter_mut().zip(tab.iter()) {
             _mm_storeu_si128((p as *mut u128).cast(), *t);
