@@ -49,7 +49,7 @@ macro_rules! ctr_kernel {
         ///
         /// # Safety
         /// The CPU must have the target features named above (FEAT_AES is
-        /// guaranteed by holding an `ArmAes`; FEAT_SHA3 by its `features`).
+        /// guaranteed by holding an `ArmAes`; FEAT_SHA3 by its `ArmSha3` token).
         #[target_feature(enable = $features)]
         pub(super) unsafe fn $name<const R: usize>(
             k: &ArmAes,

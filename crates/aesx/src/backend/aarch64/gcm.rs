@@ -136,8 +136,9 @@ macro_rules! gcm_kernels {
             let (src, dst) = (io.src_ptr(), io.dst_ptr());
             let key = &k.enc;
             let last = key[R];
-            // SAFETY: `ctr` and `acc` are 16 readable bytes.
+            // SAFETY: `ctr` is 16 readable bytes.
             let mut base = vreinterpretq_u32_u8(vrev32q_u8(unsafe { vld1q_u8(ctr.as_ptr()) }));
+            // SAFETY: `acc` is 16 readable bytes.
             let mut y = swapped_from_bytes(unsafe { vld1q_u8(acc.as_ptr()) });
             let one = vsetq_lane_u32::<3>(1, vdupq_n_u32(0));
             let mut i = 0;
@@ -150,14 +151,8 @@ macro_rules! gcm_kernels {
                 if i > 0 {
                     // The previous batch's ciphertext, stored last iteration.
                     // SAFETY: blocks i-8..i of the output were written.
-                    ghash8!(
-                        hk,
-                        y,
-                        unsafe { dst.add(16 * (i - LANES)) },
-                        $mul,
-                        $mul_acc,
-                        $reduce
-                    );
+                    let prev = unsafe { dst.add(16 * (i - LANES)) };
+                    ghash8!(hk, y, prev, $mul, $mul_acc, $reduce);
                 }
                 encrypt_lanes_open!(key, R, b);
                 for (j, x) in b.iter().enumerate() {
@@ -172,14 +167,8 @@ macro_rules! gcm_kernels {
             }
             if whole > 0 {
                 // SAFETY: blocks whole-8..whole of the output were written.
-                ghash8!(
-                    hk,
-                    y,
-                    unsafe { dst.add(16 * (whole - LANES)) },
-                    $mul,
-                    $mul_acc,
-                    $reduce
-                );
+                let prev = unsafe { dst.add(16 * (whole - LANES)) };
+                ghash8!(hk, y, prev, $mul, $mul_acc, $reduce);
             }
             // SAFETY: `ctr` and `acc` are 16 writable bytes.
             unsafe {
@@ -218,8 +207,9 @@ macro_rules! gcm_kernels {
             let (src, dst) = (io.src_ptr(), io.dst_ptr());
             let key = &k.enc;
             let last = key[R];
-            // SAFETY: `ctr` and `acc` are 16 readable bytes.
+            // SAFETY: `ctr` is 16 readable bytes.
             let mut base = vreinterpretq_u32_u8(vrev32q_u8(unsafe { vld1q_u8(ctr.as_ptr()) }));
+            // SAFETY: `acc` is 16 readable bytes.
             let mut y = swapped_from_bytes(unsafe { vld1q_u8(acc.as_ptr()) });
             let one = vsetq_lane_u32::<3>(1, vdupq_n_u32(0));
             let mut i = 0;
@@ -289,9 +279,9 @@ gcm_kernels!(
     gcm_decrypt_eor3
 );
 
-// SAFETY (all calls below): an ArmAes exists only if FEAT_AES and FEAT_PMULL
-// were detected; the EOR3 flavours run only when its `features.sha3` says
-// FEAT_SHA3 was detected too.
+// SAFETY (all calls below): `self` holds the `ArmCrypto` token (FEAT_AES and
+// FEAT_PMULL); the EOR3 flavours run only with its `ArmSha3` token in hand
+// (FEAT_SHA3).
 impl GcmKernels for ArmAes {
     type HKey = ArmHKey;
 
@@ -301,7 +291,7 @@ impl GcmKernels for ArmAes {
     }
 
     fn ghash_update(&self, hk: &ArmHKey, acc: &mut Block, data: &[u8]) {
-        if self.features.sha3 {
+        if let Some(_sha3) = self.sha3() {
             // SAFETY: see above.
             unsafe { super::ghash::ghash_update_eor3(hk, acc, data) }
         } else {
@@ -311,7 +301,7 @@ impl GcmKernels for ArmAes {
     }
 
     fn ctr32_apply(&self, ctr: &mut Block, io: InOut<'_>) {
-        if self.features.sha3 {
+        if let Some(_sha3) = self.sha3() {
             // SAFETY: see above.
             unsafe { by_rounds!(self, ctr32_apply_eor3, ctr, io) }
         } else {
@@ -321,7 +311,7 @@ impl GcmKernels for ArmAes {
     }
 
     fn gcm_encrypt(&self, hk: &ArmHKey, ctr: &mut Block, acc: &mut Block, io: InOut<'_>) {
-        if self.features.sha3 {
+        if let Some(_sha3) = self.sha3() {
             // SAFETY: see above.
             unsafe { by_rounds!(self, gcm_encrypt_eor3, hk, ctr, acc, io) }
         } else {
@@ -331,7 +321,7 @@ impl GcmKernels for ArmAes {
     }
 
     fn gcm_decrypt(&self, hk: &ArmHKey, ctr: &mut Block, acc: &mut Block, io: InOut<'_>) {
-        if self.features.sha3 {
+        if let Some(_sha3) = self.sha3() {
             // SAFETY: see above.
             unsafe { by_rounds!(self, gcm_decrypt_eor3, hk, ctr, acc, io) }
         } else {

@@ -205,10 +205,11 @@ macro_rules! ghash_core {
             // Whole chunks of 8 with constant key indices (kept in
             // registers across iterations), then one shorter chunk.
             while i + POWERS <= n {
-                // SAFETY (all loads): blocks i..i+8 lie inside `data`.
+                // SAFETY: blocks i..i+8 lie inside `data`.
                 let x0 = veorq_u64(y, unsafe { load_swapped(p, i) });
                 let mut acc_p = $mul(x0, hk.k[POWERS - 1], hk.kx[POWERS - 1]);
                 for j in 1..POWERS {
+                    // SAFETY: block i + j lies inside `data` (as above).
                     let x = unsafe { load_swapped(p, i + j) };
                     $mul_acc(&mut acc_p, x, hk.k[POWERS - 1 - j], hk.kx[POWERS - 1 - j]);
                 }
@@ -218,10 +219,11 @@ macro_rules! ghash_core {
             if i < n {
                 // Block j of the last m is multiplied by H^(m - j).
                 let m = n - i;
-                // SAFETY (all loads): blocks i..n lie inside `data`.
+                // SAFETY: blocks i..n lie inside `data`.
                 let x0 = veorq_u64(y, unsafe { load_swapped(p, i) });
                 let mut acc_p = $mul(x0, hk.k[m - 1], hk.kx[m - 1]);
                 for j in 1..m {
+                    // SAFETY: block i + j lies inside `data` (as above).
                     let x = unsafe { load_swapped(p, i + j) };
                     $mul_acc(&mut acc_p, x, hk.k[m - 1 - j], hk.kx[m - 1 - j]);
                 }

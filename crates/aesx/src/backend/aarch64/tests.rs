@@ -84,8 +84,7 @@ fn cbc_matches_generic() {
         let generic = Generic(&arm);
         // The EOR3 kernel where the CPU has FEAT_SHA3, and the baseline one
         // always.
-        let mut plain = arm.clone();
-        plain.features.sha3 = false;
+        let plain = arm.without_sha3();
         for n in 0..=40 {
             let pt = bytes(100 + n as u64, 16 * n);
             let iv0: Block = bytes(200 + n as u64, 16).try_into().unwrap();
@@ -141,8 +140,7 @@ fn ctr_matches_generic_across_carries() {
         let generic = Generic(&arm);
         // The EOR3 kernel where the CPU has FEAT_SHA3, and the baseline one
         // always.
-        let mut plain = arm.clone();
-        plain.features.sha3 = false;
+        let plain = arm.without_sha3();
         for &start in &starts {
             for n in 0..=40 {
                 let data = bytes(300 + n as u64, 16 * n);
@@ -172,11 +170,11 @@ fn detection_finds_expected_features() {
     let Ok(want) = std::env::var("AESX_EXPECT_ARM_FEATURES") else {
         return;
     };
-    let f = super::detect();
+    let f = crate::backend::cpu::features();
     for name in want.split(',').map(str::trim) {
         match name {
-            "aes" | "pmull" => assert!(f.aes, "FEAT_AES/PMULL not detected"),
-            "sha3" => assert!(f.sha3, "FEAT_SHA3 not detected"),
+            "aes" | "pmull" => assert!(f.crypto.is_some(), "FEAT_AES/PMULL not detected"),
+            "sha3" => assert!(f.sha3.is_some(), "FEAT_SHA3 not detected"),
             "" => {}
             other => panic!("unknown feature {other:?} in AESX_EXPECT_ARM_FEATURES"),
         }
@@ -216,8 +214,7 @@ fn instruction_count_workload() {
     }
     let rk = RoundKeys::expand(&bytes(1, 16)).unwrap();
     let arm = ArmAes::new(&rk).unwrap();
-    let mut plain = arm.clone();
-    plain.features.sha3 = false;
+    let plain = arm.without_sha3();
     let mut buf = bytes(2, 65536);
     let mut iv = [7u8; 16];
     arm.encrypt_blocks(InOut::in_place(&mut buf));
@@ -228,7 +225,7 @@ fn instruction_count_workload() {
     arm.ctr_apply(&mut iv, InOut::in_place(&mut buf));
     plain.ctr_apply(&mut iv, InOut::in_place(&mut buf));
     let mut acc = [0u8; 16];
-    // SAFETY: FEAT_AES/PMULL are present (an ArmAes exists); the EOR3
+    // SAFETY: FEAT_AES/PMULL are present (`arm` holds the `ArmCrypto` token); the EOR3
     // flavours run only where FEAT_SHA3 was detected.
     unsafe {
         use super::{gcm, ghash, xts};
@@ -238,7 +235,7 @@ fn instruction_count_workload() {
         gcm::gcm_decrypt::<10>(&arm, &hk, &mut iv, &mut acc, InOut::in_place(&mut buf));
         xts::xts_encrypt::<10>(&arm, &mut iv, InOut::in_place(&mut buf));
         xts::xts_decrypt::<10>(&arm, &mut iv, InOut::in_place(&mut buf));
-        if arm.features.sha3 {
+        if arm.sha3().is_some() {
             ghash::ghash_update_eor3(&hk, &mut acc, &buf);
             gcm::gcm_encrypt_eor3::<10>(&arm, &hk, &mut iv, &mut acc, InOut::in_place(&mut buf));
             gcm::gcm_decrypt_eor3::<10>(&arm, &hk, &mut iv, &mut acc, InOut::in_place(&mut buf));
@@ -282,7 +279,7 @@ fn ghash_matches_reference() {
     for (_, arm, soft) in keys() {
         let mut h = [0u8; 16];
         soft.encrypt_blocks(InOut::in_place(&mut h));
-        // SAFETY: FEAT_AES/PMULL are present (an ArmAes exists).
+        // SAFETY: FEAT_AES/PMULL are present (`arm` holds the `ArmCrypto` token).
         let hk = unsafe { super::ghash::hkey(&arm) };
         for n in 0..=40 {
             let data = bytes(400 + n as u64, 16 * n);
@@ -292,7 +289,7 @@ fn ghash_matches_reference() {
             // SAFETY: as above.
             unsafe { super::ghash::ghash_update(&hk, &mut acc, &data) };
             assert_eq!(acc, want, "GHASH, {n} blocks");
-            if arm.features.sha3 {
+            if arm.sha3().is_some() {
                 let mut acc = acc0;
                 // SAFETY: as above, and FEAT_SHA3 was detected.
                 unsafe { super::ghash::ghash_update_eor3(&hk, &mut acc, &data) };
@@ -324,7 +321,7 @@ fn ghash_known_answer() {
     ]);
     data[31] = 0x80;
     let want = ghash_reference(&h, &[0; 16], &data);
-    // SAFETY: FEAT_AES/PMULL are present (an ArmAes exists).
+    // SAFETY: FEAT_AES/PMULL are present (`arm` holds the `ArmCrypto` token).
     let hk = unsafe { super::ghash::hkey(&arm) };
     let mut acc = [0u8; 16];
     // SAFETY: as above.
@@ -367,7 +364,7 @@ fn gcm_kernels_match_reference() {
     for (_, arm, soft) in keys() {
         let mut h = [0u8; 16];
         soft.encrypt_blocks(InOut::in_place(&mut h));
-        // SAFETY: FEAT_AES/PMULL are present (an ArmAes exists).
+        // SAFETY: FEAT_AES/PMULL are present (`arm` holds the `ArmCrypto` token).
         let hk = unsafe { super::ghash::hkey(&arm) };
         let r = arm.rounds;
         for n in 0..=40 {
@@ -382,7 +379,7 @@ fn gcm_kernels_match_reference() {
                 ctr32_reference(&arm, &mut want_ctr, &mut want_ct);
                 let want_acc = ghash_reference(&h, &acc0, &want_ct);
 
-                let flavours: &[bool] = if arm.features.sha3 {
+                let flavours: &[bool] = if arm.sha3().is_some() {
                     &[false, true]
                 } else {
                     &[false]
@@ -475,7 +472,7 @@ fn xts_kernels_match_reference() {
     }
     for (_, arm, _) in keys() {
         let r = arm.rounds;
-        let flavours: &[bool] = if arm.features.sha3 {
+        let flavours: &[bool] = if arm.sha3().is_some() {
             &[false, true]
         } else {
             &[false]

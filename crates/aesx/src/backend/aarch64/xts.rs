@@ -72,7 +72,7 @@ macro_rules! xts_kernel {
         ///
         /// # Safety
         /// The CPU must have the target features named above (FEAT_AES is
-        /// guaranteed by holding an `ArmAes`; FEAT_SHA3 by its `features`).
+        /// guaranteed by holding an `ArmAes`; FEAT_SHA3 by its `ArmSha3` token).
         #[target_feature(enable = $features)]
         pub(super) unsafe fn $name<const R: usize>(
             k: &ArmAes,
@@ -142,13 +142,12 @@ xts_kernel!(
     xts_decrypt_eor3, "aes,sha3", xts_xor3_eor3, dec, vaesdq_u8, vaesimcq_u8, dec_round
 );
 
-// SAFETY (all calls below): an ArmAes exists only if FEAT_AES was detected;
-// the EOR3 flavours run only when its `features.sha3` says FEAT_SHA3 was
-// detected too. The sector kernels are the trait's: one tweak encryption
+// SAFETY (all calls below): `self` holds the `ArmCrypto` token (FEAT_AES);
+// the EOR3 flavours run only with its `ArmSha3` token in hand (FEAT_SHA3). The sector kernels are the trait's: one tweak encryption
 // batch per group of sectors, each sector through these kernels.
 impl XtsKernels for ArmAes {
     fn xts_encrypt(&self, tweak: &mut Block, io: InOut<'_>) {
-        if self.features.sha3 {
+        if let Some(_sha3) = self.sha3() {
             // SAFETY: see above.
             unsafe { by_rounds!(self, xts_encrypt_eor3, tweak, io) }
         } else {
@@ -158,7 +157,7 @@ impl XtsKernels for ArmAes {
     }
 
     fn xts_decrypt(&self, tweak: &mut Block, io: InOut<'_>) {
-        if self.features.sha3 {
+        if let Some(_sha3) = self.sha3() {
             // SAFETY: see above.
             unsafe { by_rounds!(self, xts_decrypt_eor3, tweak, io) }
         } else {
