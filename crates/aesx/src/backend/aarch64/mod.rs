@@ -6,8 +6,10 @@
 //! the CPU has FEAT_SHA3, a [`cpu::ArmSha3`] token. Its fields are private
 //! to this module and its children, which cannot make tokens either, so
 //! holding an `ArmAes` is the proof that calling the `"aes"` kernels is
-//! sound, and its `sha3` token (taken in hand at each call) is the proof for
-//! the `"aes,sha3"` (EOR3) ones, as holding an `X86Aes` is on x86.
+//! sound, as holding an `X86Aes` is on x86. The kernels generated in two
+//! flavours (`"aes"` and `"aes,sha3"`, EOR3) also take the token for their
+//! features as an argument, so the EOR3 ones cannot be called without an
+//! `ArmSha3` in hand.
 //!
 //! Kernels are monomorphised per round count (`R` = 10, 12, 14) so that the
 //! round loops unroll completely and the whole key schedule stays in
@@ -150,25 +152,25 @@ impl BlockKernels for ArmAes {
 
     fn cbc_decrypt(&self, iv: &mut Block, io: InOut<'_>) {
         trace::hit(Kernel::Armv8CbcDec);
-        if let Some(_sha3) = self.sha3 {
-            // SAFETY: as above, and the `ArmSha3` token in hand proves
+        if let Some(sha3) = self.sha3 {
+            // SAFETY: as above, and the `ArmSha3` token handed over proves
             // FEAT_SHA3.
-            unsafe { by_rounds!(self, blocks::cbc_decrypt_eor3, iv, io) }
+            unsafe { by_rounds!(self, blocks::cbc_decrypt_eor3, sha3, iv, io) }
         } else {
             // SAFETY: as above.
-            unsafe { by_rounds!(self, blocks::cbc_decrypt, iv, io) }
+            unsafe { by_rounds!(self, blocks::cbc_decrypt, self.crypto, iv, io) }
         }
     }
 
     fn ctr_apply(&self, ctr: &mut Block, io: InOut<'_>) {
         trace::hit(Kernel::Armv8Ctr);
-        if let Some(_sha3) = self.sha3 {
-            // SAFETY: as above, and the `ArmSha3` token in hand proves
+        if let Some(sha3) = self.sha3 {
+            // SAFETY: as above, and the `ArmSha3` token handed over proves
             // FEAT_SHA3.
-            unsafe { by_rounds!(self, ctr::ctr_apply_eor3, ctr, io) }
+            unsafe { by_rounds!(self, ctr::ctr_apply_eor3, sha3, ctr, io) }
         } else {
             // SAFETY: as above.
-            unsafe { by_rounds!(self, ctr::ctr_apply, ctr, io) }
+            unsafe { by_rounds!(self, ctr::ctr_apply, self.crypto, ctr, io) }
         }
     }
 }

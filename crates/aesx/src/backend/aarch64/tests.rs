@@ -4,6 +4,7 @@
 //! Every length from 0 to 40 blocks crosses the 8-block batch edges.
 
 use super::ArmAes;
+use crate::backend::cpu::ArmSha3;
 use crate::backend::inout::InOut;
 use crate::backend::kernels::BlockKernels;
 use crate::backend::soft::SoftAes;
@@ -163,6 +164,13 @@ fn ctr_matches_generic_across_carries() {
     }
 }
 
+/// The FEAT_SHA3 token of a key whose EOR3 flavours a test runs; those
+/// tests run them only where detection found FEAT_SHA3.
+fn sha3(arm: &ArmAes) -> ArmSha3 {
+    arm.sha3()
+        .expect("EOR3 kernels run only where FEAT_SHA3 was detected")
+}
+
 /// CI names the features its (emulated) CPU has, so that a detection bug
 /// cannot quietly skip the armv8 or EOR3 kernels there.
 #[test]
@@ -230,17 +238,45 @@ fn instruction_count_workload() {
     unsafe {
         use super::{gcm, ghash, xts};
         let hk = ghash::hkey(&arm);
-        ghash::ghash_update(&hk, &mut acc, &buf);
-        gcm::gcm_encrypt::<10>(&arm, &hk, &mut iv, &mut acc, InOut::in_place(&mut buf));
-        gcm::gcm_decrypt::<10>(&arm, &hk, &mut iv, &mut acc, InOut::in_place(&mut buf));
-        xts::xts_encrypt::<10>(&arm, &mut iv, InOut::in_place(&mut buf));
-        xts::xts_decrypt::<10>(&arm, &mut iv, InOut::in_place(&mut buf));
+        ghash::ghash_update(arm.crypto(), &hk, &mut acc, &buf);
+        gcm::gcm_encrypt::<10>(
+            &arm,
+            arm.crypto(),
+            &hk,
+            &mut iv,
+            &mut acc,
+            InOut::in_place(&mut buf),
+        );
+        gcm::gcm_decrypt::<10>(
+            &arm,
+            arm.crypto(),
+            &hk,
+            &mut iv,
+            &mut acc,
+            InOut::in_place(&mut buf),
+        );
+        xts::xts_encrypt::<10>(&arm, arm.crypto(), &mut iv, InOut::in_place(&mut buf));
+        xts::xts_decrypt::<10>(&arm, arm.crypto(), &mut iv, InOut::in_place(&mut buf));
         if arm.sha3().is_some() {
-            ghash::ghash_update_eor3(&hk, &mut acc, &buf);
-            gcm::gcm_encrypt_eor3::<10>(&arm, &hk, &mut iv, &mut acc, InOut::in_place(&mut buf));
-            gcm::gcm_decrypt_eor3::<10>(&arm, &hk, &mut iv, &mut acc, InOut::in_place(&mut buf));
-            xts::xts_encrypt_eor3::<10>(&arm, &mut iv, InOut::in_place(&mut buf));
-            xts::xts_decrypt_eor3::<10>(&arm, &mut iv, InOut::in_place(&mut buf));
+            ghash::ghash_update_eor3(sha3(&arm), &hk, &mut acc, &buf);
+            gcm::gcm_encrypt_eor3::<10>(
+                &arm,
+                sha3(&arm),
+                &hk,
+                &mut iv,
+                &mut acc,
+                InOut::in_place(&mut buf),
+            );
+            gcm::gcm_decrypt_eor3::<10>(
+                &arm,
+                sha3(&arm),
+                &hk,
+                &mut iv,
+                &mut acc,
+                InOut::in_place(&mut buf),
+            );
+            xts::xts_encrypt_eor3::<10>(&arm, sha3(&arm), &mut iv, InOut::in_place(&mut buf));
+            xts::xts_decrypt_eor3::<10>(&arm, sha3(&arm), &mut iv, InOut::in_place(&mut buf));
         }
     }
     assert!(core::hint::black_box(&buf).len() == 65536);
@@ -287,12 +323,12 @@ fn ghash_matches_reference() {
             let want = ghash_reference(&h, &acc0, &data);
             let mut acc = acc0;
             // SAFETY: as above.
-            unsafe { super::ghash::ghash_update(&hk, &mut acc, &data) };
+            unsafe { super::ghash::ghash_update(arm.crypto(), &hk, &mut acc, &data) };
             assert_eq!(acc, want, "GHASH, {n} blocks");
             if arm.sha3().is_some() {
                 let mut acc = acc0;
                 // SAFETY: as above, and FEAT_SHA3 was detected.
-                unsafe { super::ghash::ghash_update_eor3(&hk, &mut acc, &data) };
+                unsafe { super::ghash::ghash_update_eor3(sha3(&arm), &hk, &mut acc, &data) };
                 assert_eq!(acc, want, "GHASH with EOR3, {n} blocks");
             }
         }
@@ -325,7 +361,7 @@ fn ghash_known_answer() {
     let hk = unsafe { super::ghash::hkey(&arm) };
     let mut acc = [0u8; 16];
     // SAFETY: as above.
-    unsafe { super::ghash::ghash_update(&hk, &mut acc, &data) };
+    unsafe { super::ghash::ghash_update(arm.crypto(), &hk, &mut acc, &data) };
     assert_eq!(acc, want);
     // Tag = GHASH ^ E_K(J0), J0 = 0^96 || 1; the published tag is
     // ab6e47d42cec13bdf53a67b21257bddf.
@@ -391,12 +427,24 @@ fn gcm_kernels_match_reference() {
                         // SAFETY: FEAT_AES present; FEAT_SHA3 when eor3.
                         unsafe {
                             match (r, eor3) {
-                                (10, false) => gcm::ctr32_apply::<10>(&arm, &mut c, io),
-                                (12, false) => gcm::ctr32_apply::<12>(&arm, &mut c, io),
-                                (_, false) => gcm::ctr32_apply::<14>(&arm, &mut c, io),
-                                (10, true) => gcm::ctr32_apply_eor3::<10>(&arm, &mut c, io),
-                                (12, true) => gcm::ctr32_apply_eor3::<12>(&arm, &mut c, io),
-                                (_, true) => gcm::ctr32_apply_eor3::<14>(&arm, &mut c, io),
+                                (10, false) => {
+                                    gcm::ctr32_apply::<10>(&arm, arm.crypto(), &mut c, io)
+                                }
+                                (12, false) => {
+                                    gcm::ctr32_apply::<12>(&arm, arm.crypto(), &mut c, io)
+                                }
+                                (_, false) => {
+                                    gcm::ctr32_apply::<14>(&arm, arm.crypto(), &mut c, io)
+                                }
+                                (10, true) => {
+                                    gcm::ctr32_apply_eor3::<10>(&arm, sha3(&arm), &mut c, io)
+                                }
+                                (12, true) => {
+                                    gcm::ctr32_apply_eor3::<12>(&arm, sha3(&arm), &mut c, io)
+                                }
+                                (_, true) => {
+                                    gcm::ctr32_apply_eor3::<14>(&arm, sha3(&arm), &mut c, io)
+                                }
                             }
                         }
                         assert_eq!(c, want_ctr, "ctr32 counter, {n} blocks");
@@ -409,22 +457,54 @@ fn gcm_kernels_match_reference() {
                         // SAFETY: as above.
                         unsafe {
                             match (r, eor3) {
-                                (10, false) => {
-                                    gcm::gcm_encrypt::<10>(&arm, &hk, &mut c, &mut a, io)
-                                }
-                                (12, false) => {
-                                    gcm::gcm_encrypt::<12>(&arm, &hk, &mut c, &mut a, io)
-                                }
-                                (_, false) => gcm::gcm_encrypt::<14>(&arm, &hk, &mut c, &mut a, io),
-                                (10, true) => {
-                                    gcm::gcm_encrypt_eor3::<10>(&arm, &hk, &mut c, &mut a, io)
-                                }
-                                (12, true) => {
-                                    gcm::gcm_encrypt_eor3::<12>(&arm, &hk, &mut c, &mut a, io)
-                                }
-                                (_, true) => {
-                                    gcm::gcm_encrypt_eor3::<14>(&arm, &hk, &mut c, &mut a, io)
-                                }
+                                (10, false) => gcm::gcm_encrypt::<10>(
+                                    &arm,
+                                    arm.crypto(),
+                                    &hk,
+                                    &mut c,
+                                    &mut a,
+                                    io,
+                                ),
+                                (12, false) => gcm::gcm_encrypt::<12>(
+                                    &arm,
+                                    arm.crypto(),
+                                    &hk,
+                                    &mut c,
+                                    &mut a,
+                                    io,
+                                ),
+                                (_, false) => gcm::gcm_encrypt::<14>(
+                                    &arm,
+                                    arm.crypto(),
+                                    &hk,
+                                    &mut c,
+                                    &mut a,
+                                    io,
+                                ),
+                                (10, true) => gcm::gcm_encrypt_eor3::<10>(
+                                    &arm,
+                                    sha3(&arm),
+                                    &hk,
+                                    &mut c,
+                                    &mut a,
+                                    io,
+                                ),
+                                (12, true) => gcm::gcm_encrypt_eor3::<12>(
+                                    &arm,
+                                    sha3(&arm),
+                                    &hk,
+                                    &mut c,
+                                    &mut a,
+                                    io,
+                                ),
+                                (_, true) => gcm::gcm_encrypt_eor3::<14>(
+                                    &arm,
+                                    sha3(&arm),
+                                    &hk,
+                                    &mut c,
+                                    &mut a,
+                                    io,
+                                ),
                             }
                         }
                         assert_eq!(c, want_ctr, "encrypt counter, {n} blocks");
@@ -436,22 +516,54 @@ fn gcm_kernels_match_reference() {
                         // SAFETY: as above.
                         unsafe {
                             match (r, eor3) {
-                                (10, false) => {
-                                    gcm::gcm_decrypt::<10>(&arm, &hk, &mut c, &mut a, io)
-                                }
-                                (12, false) => {
-                                    gcm::gcm_decrypt::<12>(&arm, &hk, &mut c, &mut a, io)
-                                }
-                                (_, false) => gcm::gcm_decrypt::<14>(&arm, &hk, &mut c, &mut a, io),
-                                (10, true) => {
-                                    gcm::gcm_decrypt_eor3::<10>(&arm, &hk, &mut c, &mut a, io)
-                                }
-                                (12, true) => {
-                                    gcm::gcm_decrypt_eor3::<12>(&arm, &hk, &mut c, &mut a, io)
-                                }
-                                (_, true) => {
-                                    gcm::gcm_decrypt_eor3::<14>(&arm, &hk, &mut c, &mut a, io)
-                                }
+                                (10, false) => gcm::gcm_decrypt::<10>(
+                                    &arm,
+                                    arm.crypto(),
+                                    &hk,
+                                    &mut c,
+                                    &mut a,
+                                    io,
+                                ),
+                                (12, false) => gcm::gcm_decrypt::<12>(
+                                    &arm,
+                                    arm.crypto(),
+                                    &hk,
+                                    &mut c,
+                                    &mut a,
+                                    io,
+                                ),
+                                (_, false) => gcm::gcm_decrypt::<14>(
+                                    &arm,
+                                    arm.crypto(),
+                                    &hk,
+                                    &mut c,
+                                    &mut a,
+                                    io,
+                                ),
+                                (10, true) => gcm::gcm_decrypt_eor3::<10>(
+                                    &arm,
+                                    sha3(&arm),
+                                    &hk,
+                                    &mut c,
+                                    &mut a,
+                                    io,
+                                ),
+                                (12, true) => gcm::gcm_decrypt_eor3::<12>(
+                                    &arm,
+                                    sha3(&arm),
+                                    &hk,
+                                    &mut c,
+                                    &mut a,
+                                    io,
+                                ),
+                                (_, true) => gcm::gcm_decrypt_eor3::<14>(
+                                    &arm,
+                                    sha3(&arm),
+                                    &hk,
+                                    &mut c,
+                                    &mut a,
+                                    io,
+                                ),
                             }
                         }
                         assert_eq!(c, want_ctr, "decrypt counter, {n} blocks");
@@ -502,18 +614,42 @@ fn xts_kernels_match_reference() {
                         // SAFETY: FEAT_AES present; FEAT_SHA3 when eor3.
                         unsafe {
                             match (r, enc, eor3) {
-                                (10, true, false) => xts::xts_encrypt::<10>(&arm, &mut tw, io),
-                                (12, true, false) => xts::xts_encrypt::<12>(&arm, &mut tw, io),
-                                (_, true, false) => xts::xts_encrypt::<14>(&arm, &mut tw, io),
-                                (10, true, true) => xts::xts_encrypt_eor3::<10>(&arm, &mut tw, io),
-                                (12, true, true) => xts::xts_encrypt_eor3::<12>(&arm, &mut tw, io),
-                                (_, true, true) => xts::xts_encrypt_eor3::<14>(&arm, &mut tw, io),
-                                (10, false, false) => xts::xts_decrypt::<10>(&arm, &mut tw, io),
-                                (12, false, false) => xts::xts_decrypt::<12>(&arm, &mut tw, io),
-                                (_, false, false) => xts::xts_decrypt::<14>(&arm, &mut tw, io),
-                                (10, false, true) => xts::xts_decrypt_eor3::<10>(&arm, &mut tw, io),
-                                (12, false, true) => xts::xts_decrypt_eor3::<12>(&arm, &mut tw, io),
-                                (_, false, true) => xts::xts_decrypt_eor3::<14>(&arm, &mut tw, io),
+                                (10, true, false) => {
+                                    xts::xts_encrypt::<10>(&arm, arm.crypto(), &mut tw, io)
+                                }
+                                (12, true, false) => {
+                                    xts::xts_encrypt::<12>(&arm, arm.crypto(), &mut tw, io)
+                                }
+                                (_, true, false) => {
+                                    xts::xts_encrypt::<14>(&arm, arm.crypto(), &mut tw, io)
+                                }
+                                (10, true, true) => {
+                                    xts::xts_encrypt_eor3::<10>(&arm, sha3(&arm), &mut tw, io)
+                                }
+                                (12, true, true) => {
+                                    xts::xts_encrypt_eor3::<12>(&arm, sha3(&arm), &mut tw, io)
+                                }
+                                (_, true, true) => {
+                                    xts::xts_encrypt_eor3::<14>(&arm, sha3(&arm), &mut tw, io)
+                                }
+                                (10, false, false) => {
+                                    xts::xts_decrypt::<10>(&arm, arm.crypto(), &mut tw, io)
+                                }
+                                (12, false, false) => {
+                                    xts::xts_decrypt::<12>(&arm, arm.crypto(), &mut tw, io)
+                                }
+                                (_, false, false) => {
+                                    xts::xts_decrypt::<14>(&arm, arm.crypto(), &mut tw, io)
+                                }
+                                (10, false, true) => {
+                                    xts::xts_decrypt_eor3::<10>(&arm, sha3(&arm), &mut tw, io)
+                                }
+                                (12, false, true) => {
+                                    xts::xts_decrypt_eor3::<12>(&arm, sha3(&arm), &mut tw, io)
+                                }
+                                (_, false, true) => {
+                                    xts::xts_decrypt_eor3::<14>(&arm, sha3(&arm), &mut tw, io)
+                                }
                             }
                         }
                         assert_eq!(tw, want_t, "next tweak, {n} blocks");
