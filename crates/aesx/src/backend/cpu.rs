@@ -6,7 +6,9 @@
 //! operating system, for the wider registers) supports what the token
 //! names. Holding a token is therefore the proof that calling the matching
 //! `#[target_feature]` code is sound, in the manner of ring's `cpu` module.
-//! Detection runs once per process and is cached.
+//! Detection runs once per process and is cached. The x86 tokens and the
+//! AArch64 ones ([`ArmCrypto`], [`ArmSha3`]) follow the same pattern, each
+//! set compiled only for its architecture.
 //!
 //! Without std there is no run-time detection; the tokens then stand for
 //! what the build enables (`-C target-feature`), which the CPU must have
@@ -121,6 +123,91 @@ fn detect() -> u8 {
         }
     }
     bits
+}
+
+/// FEAT_AES and FEAT_PMULL (with Advanced SIMD): the `armv8` backend's
+/// baseline, what its `#[target_feature(enable = "aes")]` kernels need
+/// (Rust's `aes` target feature covers both instructions sets).
+#[cfg(target_arch = "aarch64")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ArmCrypto(());
+
+/// FEAT_SHA3 (EOR3), made only where [`ArmCrypto`] is made too: together
+/// they prove what the `"aes,sha3"` kernels need.
+#[cfg(target_arch = "aarch64")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ArmSha3(());
+
+/// What this CPU has, as tokens.
+#[cfg(target_arch = "aarch64")]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Features {
+    pub(crate) crypto: Option<ArmCrypto>,
+    pub(crate) sha3: Option<ArmSha3>,
+}
+
+#[cfg(target_arch = "aarch64")]
+const CRYPTO: u8 = 1;
+#[cfg(target_arch = "aarch64")]
+const SHA3: u8 = 2;
+/// Set once the cache holds a detection result.
+#[cfg(target_arch = "aarch64")]
+const DONE: u8 = 0x80;
+
+/// The CPU's features, detected on the first call and cached.
+#[cfg(target_arch = "aarch64")]
+pub(crate) fn features() -> Features {
+    use core::sync::atomic::{AtomicU8, Ordering};
+    static CACHE: AtomicU8 = AtomicU8::new(0);
+    let mut bits = CACHE.load(Ordering::Relaxed);
+    if bits & DONE == 0 {
+        // Two threads may both detect; they store the same value.
+        bits = detect() | DONE;
+        CACHE.store(bits, Ordering::Relaxed);
+    }
+    let has = |b: u8| bits & b != 0;
+    Features {
+        crypto: has(CRYPTO).then_some(ArmCrypto(())),
+        sha3: has(SHA3).then_some(ArmSha3(())),
+    }
+}
+
+/// The feature bits; `SHA3` is set only if `CRYPTO` is.
+#[cfg(target_arch = "aarch64")]
+fn detect() -> u8 {
+    #[cfg(feature = "std")]
+    macro_rules! has {
+        ($($f:tt),+) => { true $(&& std::arch::is_aarch64_feature_detected!($f))+ };
+    }
+    #[cfg(not(feature = "std"))]
+    macro_rules! has {
+        ($($f:tt),+) => { true $(&& cfg!(target_feature = $f))+ };
+    }
+    // Rust's "aes" covers FEAT_AES and FEAT_PMULL together; asking for
+    // "pmull" too keeps the requirement explicit (without std there is no
+    // separate "pmull" target feature to test, and "aes" implies it).
+    #[cfg(feature = "std")]
+    let crypto = has!("neon", "aes", "pmull");
+    #[cfg(not(feature = "std"))]
+    let crypto = has!("neon", "aes");
+    let sha3 = crypto && has!("sha3");
+    (if crypto { CRYPTO } else { 0 }) | (if sha3 { SHA3 } else { 0 })
+}
+
+#[cfg(all(test, target_arch = "aarch64", feature = "std"))]
+mod arm_tests {
+    use super::*;
+
+    #[test]
+    fn tokens_agree_with_std_detection_and_nest() {
+        use std::arch::is_aarch64_feature_detected as d;
+        let f = features();
+        assert_eq!(f.crypto.is_some(), d!("neon") && d!("aes") && d!("pmull"));
+        assert_eq!(f.sha3.is_some(), f.crypto.is_some() && d!("sha3"));
+        // The cached answer is the same answer.
+        let g = features();
+        assert_eq!((f.crypto, f.sha3), (g.crypto, g.sha3));
+    }
 }
 
 #[cfg(all(test, target_arch = "x86_64", feature = "std"))]

@@ -9,6 +9,7 @@
 use core::arch::aarch64::*;
 
 use super::ArmAes;
+use crate::backend::cpu::{ArmCrypto, ArmSha3};
 use crate::backend::inout::InOut;
 use crate::key::Block;
 
@@ -138,15 +139,16 @@ macro_rules! cbc_xor3_eor3 {
 /// Defines a CBC decryption kernel for `$features`: the last round key and
 /// the previous ciphertext block join the output in one `$xor3`.
 macro_rules! cbc_decrypt_kernel {
-    ($(#[$doc:meta])* $name:ident, $features:literal, $xor3:ident) => {
+    ($(#[$doc:meta])* $name:ident, $features:literal, $tok:ident, $xor3:ident) => {
         $(#[$doc])*
         ///
         /// # Safety
-        /// The CPU must have the target features named above (FEAT_AES is
-        /// guaranteed by holding an `ArmAes`; FEAT_SHA3 by its `features`).
+        /// The CPU must have the target features named above; the token
+        /// argument (`ArmCrypto` for "aes", `ArmSha3` for "aes,sha3") proves it.
         #[target_feature(enable = $features)]
         pub(super) unsafe fn $name<const R: usize>(
             k: &ArmAes,
+            _: $tok,
             iv: &mut Block,
             mut io: InOut<'_>,
         ) {
@@ -195,6 +197,7 @@ cbc_decrypt_kernel!(
     /// CBC-decrypts whole blocks; `iv` becomes the last ciphertext block.
     cbc_decrypt,
     "aes",
+    ArmCrypto,
     cbc_xor3_eor2
 );
 
@@ -203,5 +206,6 @@ cbc_decrypt_kernel!(
     /// block.
     cbc_decrypt_eor3,
     "aes,sha3",
+    ArmSha3,
     cbc_xor3_eor3
 );

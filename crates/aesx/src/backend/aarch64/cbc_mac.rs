@@ -16,12 +16,12 @@ use crate::backend::mac_kernels::MacKernels;
 use crate::backend::trace::{self, Kernel};
 use crate::key::Block;
 
-// Each entry records itself for the dispatch test; an ArmAes exists only if
-// FEAT_AES was detected, the SAFETY argument of every call below.
+// Each entry records itself for the dispatch test; `self` holds the
+// `ArmCrypto` token (FEAT_AES), the SAFETY argument of every call below.
 impl MacKernels for ArmAes {
     fn cbc_mac(&self, state: &mut Block, data: &[u8]) {
         trace::hit(Kernel::Armv8CbcMac);
-        // SAFETY: an ArmAes exists only if FEAT_AES was detected.
+        // SAFETY: `self` holds the `ArmCrypto` token, so FEAT_AES is present.
         unsafe { by_rounds!(self, cbc_mac, state, data) }
     }
 

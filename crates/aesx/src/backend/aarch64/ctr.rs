@@ -13,6 +13,7 @@ use core::arch::aarch64::*;
 
 use super::blocks::LANES;
 use super::ArmAes;
+use crate::backend::cpu::{ArmCrypto, ArmSha3};
 use crate::backend::inout::InOut;
 use crate::key::Block;
 
@@ -44,15 +45,16 @@ macro_rules! xor3_eor3 {
 /// is deferred (`encrypt_lanes_open!`) and merged with the data XOR: one
 /// EOR3, or two EORs of which the `data ^ k[R]` one is off the AES chain.
 macro_rules! ctr_kernel {
-    ($(#[$doc:meta])* $name:ident, $features:literal, $xor3:ident) => {
+    ($(#[$doc:meta])* $name:ident, $features:literal, $tok:ident, $xor3:ident) => {
         $(#[$doc])*
         ///
         /// # Safety
-        /// The CPU must have the target features named above (FEAT_AES is
-        /// guaranteed by holding an `ArmAes`; FEAT_SHA3 by its `features`).
+        /// The CPU must have the target features named above; the token
+        /// argument (`ArmCrypto` for "aes", `ArmSha3` for "aes,sha3") proves it.
         #[target_feature(enable = $features)]
         pub(super) unsafe fn $name<const R: usize>(
             k: &ArmAes,
+            _: $tok,
             ctr: &mut Block,
             mut io: InOut<'_>,
         ) {
@@ -113,6 +115,7 @@ ctr_kernel!(
     /// advances by the number of blocks.
     ctr_apply,
     "aes",
+    ArmCrypto,
     xor3_eor2
 );
 
@@ -120,5 +123,6 @@ ctr_kernel!(
     /// As [`ctr_apply`], with EOR3 merging keystream, last key and data.
     ctr_apply_eor3,
     "aes,sha3",
+    ArmSha3,
     xor3_eor3
 );

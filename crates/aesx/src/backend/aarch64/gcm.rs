@@ -24,6 +24,7 @@ use super::ghash::{
     swapped_from_bytes, ArmHKey, Partial, POWERS,
 };
 use super::ArmAes;
+use crate::backend::cpu::{ArmCrypto, ArmSha3};
 use crate::backend::gcm_kernels::GcmKernels;
 use crate::backend::inout::InOut;
 use crate::key::Block;
@@ -63,17 +64,19 @@ macro_rules! ghash8 {
 /// features and XOR3 flavour.
 macro_rules! gcm_kernels {
     (
-        $features:literal, $xor3:ident, $mul:ident, $mul_acc:ident, $reduce:ident,
+        $features:literal, $tok:ident, $xor3:ident, $mul:ident, $mul_acc:ident, $reduce:ident,
         $update:path, $ctr32:ident, $encrypt:ident, $decrypt:ident
     ) => {
         /// XORs the CTR32 keystream from `ctr` into whole blocks; `ctr`
         /// advances by the number of blocks (mod 2^32 in its last word).
         ///
         /// # Safety
-        /// The CPU must have the target features named above.
+        /// The CPU must have the target features named above; the token
+        /// argument (`ArmCrypto` for "aes", `ArmSha3` for "aes,sha3") proves it.
         #[target_feature(enable = $features)]
         pub(super) unsafe fn $ctr32<const R: usize>(
             k: &ArmAes,
+            _: $tok,
             ctr: &mut Block,
             mut io: InOut<'_>,
         ) {
@@ -122,10 +125,12 @@ macro_rules! gcm_kernels {
         /// ciphertext into `acc`.
         ///
         /// # Safety
-        /// The CPU must have the target features named above.
+        /// The CPU must have the target features named above; the token
+        /// argument (`ArmCrypto` for "aes", `ArmSha3` for "aes,sha3") proves it.
         #[target_feature(enable = $features)]
         pub(super) unsafe fn $encrypt<const R: usize>(
             k: &ArmAes,
+            tok: $tok,
             hk: &ArmHKey,
             ctr: &mut Block,
             acc: &mut Block,
@@ -136,7 +141,7 @@ macro_rules! gcm_kernels {
             let (src, dst) = (io.src_ptr(), io.dst_ptr());
             let key = &k.enc;
             let last = key[R];
-            // SAFETY: `ctr` and `acc` are 16 readable bytes.
+            // SAFETY: `ctr` is 16 readable bytes.
             let mut base = vreinterpretq_u32_u8(vrev32q_u8(unsafe { vld1q_u8(ctr.as_ptr()) }));
             // SAFETY: `acc` is 16 readable bytes.
             let mut y = swapped_from_bytes(unsafe { vld1q_u8(acc.as_ptr()) });
@@ -182,9 +187,9 @@ macro_rules! gcm_kernels {
                 // (the caller's buffer) that `$ctr32` just wrote; the shared
                 // slice over it is dropped before anything writes there again.
                 unsafe {
-                    $ctr32::<R>(k, ctr, rest.reborrow());
+                    $ctr32::<R>(k, tok, ctr, rest.reborrow());
                     let out = core::slice::from_raw_parts(rest.dst_ptr(), rest.len());
-                    $update(hk, acc, out);
+                    $update(tok, hk, acc, out);
                 }
             }
         }
@@ -193,10 +198,12 @@ macro_rules! gcm_kernels {
         /// CTR32 from `ctr`.
         ///
         /// # Safety
-        /// The CPU must have the target features named above.
+        /// The CPU must have the target features named above; the token
+        /// argument (`ArmCrypto` for "aes", `ArmSha3` for "aes,sha3") proves it.
         #[target_feature(enable = $features)]
         pub(super) unsafe fn $decrypt<const R: usize>(
             k: &ArmAes,
+            tok: $tok,
             hk: &ArmHKey,
             ctr: &mut Block,
             acc: &mut Block,
@@ -207,7 +214,7 @@ macro_rules! gcm_kernels {
             let (src, dst) = (io.src_ptr(), io.dst_ptr());
             let key = &k.enc;
             let last = key[R];
-            // SAFETY: `ctr` and `acc` are 16 readable bytes.
+            // SAFETY: `ctr` is 16 readable bytes.
             let mut base = vreinterpretq_u32_u8(vrev32q_u8(unsafe { vld1q_u8(ctr.as_ptr()) }));
             // SAFETY: `acc` is 16 readable bytes.
             let mut y = swapped_from_bytes(unsafe { vld1q_u8(acc.as_ptr()) });
@@ -247,8 +254,8 @@ macro_rules! gcm_kernels {
                 // memory.
                 unsafe {
                     let input = core::slice::from_raw_parts(rest.src_ptr(), rest.len());
-                    $update(hk, acc, input);
-                    $ctr32::<R>(k, ctr, rest.reborrow());
+                    $update(tok, hk, acc, input);
+                    $ctr32::<R>(k, tok, ctr, rest.reborrow());
                 }
             }
         }
@@ -257,6 +264,7 @@ macro_rules! gcm_kernels {
 
 gcm_kernels!(
     "aes",
+    ArmCrypto,
     xor3_bytes_eor2,
     mul,
     mul_acc,
@@ -269,6 +277,7 @@ gcm_kernels!(
 
 gcm_kernels!(
     "aes,sha3",
+    ArmSha3,
     xor3_bytes_eor3,
     mul_eor3,
     mul_acc_eor3,
@@ -279,9 +288,9 @@ gcm_kernels!(
     gcm_decrypt_eor3
 );
 
-// SAFETY (all calls below): an ArmAes exists only if FEAT_AES and FEAT_PMULL
-// were detected; the EOR3 flavours run only when its `features.sha3` says
-// FEAT_SHA3 was detected too.
+// SAFETY (all calls below): `self` holds the `ArmCrypto` token (FEAT_AES and
+// FEAT_PMULL), which the plain kernels are handed; the EOR3 flavours are
+// handed its `ArmSha3` token (FEAT_SHA3), taken from `self.sha3()`.
 impl GcmKernels for ArmAes {
     type HKey = ArmHKey;
 
@@ -291,42 +300,42 @@ impl GcmKernels for ArmAes {
     }
 
     fn ghash_update(&self, hk: &ArmHKey, acc: &mut Block, data: &[u8]) {
-        if self.features.sha3 {
+        if let Some(sha3) = self.sha3() {
             // SAFETY: see above.
-            unsafe { super::ghash::ghash_update_eor3(hk, acc, data) }
+            unsafe { super::ghash::ghash_update_eor3(sha3, hk, acc, data) }
         } else {
             // SAFETY: see above.
-            unsafe { super::ghash::ghash_update(hk, acc, data) }
+            unsafe { super::ghash::ghash_update(self.crypto(), hk, acc, data) }
         }
     }
 
     fn ctr32_apply(&self, ctr: &mut Block, io: InOut<'_>) {
-        if self.features.sha3 {
+        if let Some(sha3) = self.sha3() {
             // SAFETY: see above.
-            unsafe { by_rounds!(self, ctr32_apply_eor3, ctr, io) }
+            unsafe { by_rounds!(self, ctr32_apply_eor3, sha3, ctr, io) }
         } else {
             // SAFETY: see above.
-            unsafe { by_rounds!(self, ctr32_apply, ctr, io) }
+            unsafe { by_rounds!(self, ctr32_apply, self.crypto(), ctr, io) }
         }
     }
 
     fn gcm_encrypt(&self, hk: &ArmHKey, ctr: &mut Block, acc: &mut Block, io: InOut<'_>) {
-        if self.features.sha3 {
+        if let Some(sha3) = self.sha3() {
             // SAFETY: see above.
-            unsafe { by_rounds!(self, gcm_encrypt_eor3, hk, ctr, acc, io) }
+            unsafe { by_rounds!(self, gcm_encrypt_eor3, sha3, hk, ctr, acc, io) }
         } else {
             // SAFETY: see above.
-            unsafe { by_rounds!(self, gcm_encrypt, hk, ctr, acc, io) }
+            unsafe { by_rounds!(self, gcm_encrypt, self.crypto(), hk, ctr, acc, io) }
         }
     }
 
     fn gcm_decrypt(&self, hk: &ArmHKey, ctr: &mut Block, acc: &mut Block, io: InOut<'_>) {
-        if self.features.sha3 {
+        if let Some(sha3) = self.sha3() {
             // SAFETY: see above.
-            unsafe { by_rounds!(self, gcm_decrypt_eor3, hk, ctr, acc, io) }
+            unsafe { by_rounds!(self, gcm_decrypt_eor3, sha3, hk, ctr, acc, io) }
         } else {
             // SAFETY: see above.
-            unsafe { by_rounds!(self, gcm_decrypt, hk, ctr, acc, io) }
+            unsafe { by_rounds!(self, gcm_decrypt, self.crypto(), hk, ctr, acc, io) }
         }
     }
 }

@@ -33,6 +33,7 @@
 use core::arch::aarch64::*;
 
 use super::ArmAes;
+use crate::backend::cpu::{ArmCrypto, ArmSha3};
 use crate::key::Block;
 
 /// Key powers used per aggregated reduction.
@@ -157,7 +158,7 @@ pub(super) struct Partial {
 
 /// Defines the multiply-accumulate and reduction helpers for one XOR3 flavour.
 macro_rules! ghash_core {
-    ($features:literal, $xor3:ident, $mul:ident, $mul_acc:ident, $reduce:ident, $update:ident) => {
+    ($features:literal, $tok:ident, $xor3:ident, $mul:ident, $mul_acc:ident, $reduce:ident, $update:ident) => {
         /// The four partial products of `a` (swapped) times key power
         /// `k` (swapped) / `kx` (natural).
         #[inline]
@@ -194,9 +195,10 @@ macro_rules! ghash_core {
         /// GHASH over the whole blocks of `data` into `acc`.
         ///
         /// # Safety
-        /// The CPU must have the features named above.
+        /// The CPU must have the features named above; the token argument
+        /// (`ArmCrypto` for "aes", `ArmSha3` for "aes,sha3") proves it.
         #[target_feature(enable = $features)]
-        pub(super) unsafe fn $update(hk: &ArmHKey, acc: &mut Block, data: &[u8]) {
+        pub(super) unsafe fn $update(_: $tok, hk: &ArmHKey, acc: &mut Block, data: &[u8]) {
             let n = data.len() / 16;
             let p = data.as_ptr();
             // SAFETY: `acc` is 16 readable bytes.
@@ -209,7 +211,7 @@ macro_rules! ghash_core {
                 let x0 = veorq_u64(y, unsafe { load_swapped(p, i) });
                 let mut acc_p = $mul(x0, hk.k[POWERS - 1], hk.kx[POWERS - 1]);
                 for j in 1..POWERS {
-                    // SAFETY: as above, j < 8.
+                    // SAFETY: block i + j lies inside `data` (as above).
                     let x = unsafe { load_swapped(p, i + j) };
                     $mul_acc(&mut acc_p, x, hk.k[POWERS - 1 - j], hk.kx[POWERS - 1 - j]);
                 }
@@ -223,7 +225,7 @@ macro_rules! ghash_core {
                 let x0 = veorq_u64(y, unsafe { load_swapped(p, i) });
                 let mut acc_p = $mul(x0, hk.k[m - 1], hk.kx[m - 1]);
                 for j in 1..m {
-                    // SAFETY: as above, i + j < n.
+                    // SAFETY: block i + j lies inside `data` (as above).
                     let x = unsafe { load_swapped(p, i + j) };
                     $mul_acc(&mut acc_p, x, hk.k[m - 1 - j], hk.kx[m - 1 - j]);
                 }
@@ -235,9 +237,18 @@ macro_rules! ghash_core {
     };
 }
 
-ghash_core!("aes", xor3_eor2, mul, mul_acc, reduce, ghash_update);
+ghash_core!(
+    "aes",
+    ArmCrypto,
+    xor3_eor2,
+    mul,
+    mul_acc,
+    reduce,
+    ghash_update
+);
 ghash_core!(
     "aes,sha3",
+    ArmSha3,
     xor3_eor3,
     mul_eor3,
     mul_acc_eor3,

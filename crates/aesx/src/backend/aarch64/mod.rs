@@ -1,11 +1,15 @@
 //! AArch64 backend: the Armv8 Crypto Extensions (AESE/AESD/AESMC/AESIMC)
 //! and PMULL.
 //!
-//! An [`ArmAes`] is only built after run-time detection (or, without std,
-//! the build's target features) has confirmed FEAT_AES and FEAT_PMULL;
-//! holding one is the proof that makes calling the `#[target_feature]`
-//! kernels sound, as holding an `X86Aes` is on x86. Every `unsafe` call of a
-//! kernel below relies on that.
+//! An [`ArmAes`] holds a [`cpu::ArmCrypto`] token (FEAT_AES and FEAT_PMULL),
+//! which only the cached detection in `backend::cpu` can make, and, where
+//! the CPU has FEAT_SHA3, a [`cpu::ArmSha3`] token. Its fields are private
+//! to this module and its children, which cannot make tokens either, so
+//! holding an `ArmAes` is the proof that calling the `"aes"` kernels is
+//! sound, as holding an `X86Aes` is on x86. The kernels generated in two
+//! flavours (`"aes"` and `"aes,sha3"`, EOR3) also take the token for their
+//! features as an argument, so the EOR3 ones cannot be called without an
+//! `ArmSha3` in hand.
 //!
 //! Kernels are monomorphised per round count (`R` = 10, 12, 14) so that the
 //! round loops unroll completely and the whole key schedule stays in
@@ -14,6 +18,7 @@
 
 use core::arch::aarch64::*;
 
+use super::cpu::{self, ArmCrypto, ArmSha3};
 use super::inout::InOut;
 use super::kernels::BlockKernels;
 use super::trace::{self, Kernel};
@@ -38,37 +43,9 @@ pub(crate) mod xts;
 #[cfg(test)]
 mod tests;
 
-/// What this CPU offers beyond the baseline AES + PMULL.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Features {
-    /// FEAT_AES and FEAT_PMULL: the backend needs both.
-    pub(crate) aes: bool,
-    /// FEAT_SHA3, for EOR3 (three-way XOR in one instruction).
-    pub(crate) sha3: bool,
-}
-
-#[cfg(feature = "std")]
-pub(crate) fn detect() -> Features {
-    // Rust's "aes" feature covers FEAT_AES and FEAT_PMULL together; asking for
-    // "pmull" as well costs nothing (the result is cached by std) and keeps
-    // the requirement explicit.
-    let aes = std::arch::is_aarch64_feature_detected!("aes")
-        && std::arch::is_aarch64_feature_detected!("pmull");
-    let sha3 = aes && std::arch::is_aarch64_feature_detected!("sha3");
-    Features { aes, sha3 }
-}
-
-/// Without std there is no run-time detection: only what the build enables.
-#[cfg(not(feature = "std"))]
-pub(crate) fn detect() -> Features {
-    let aes = cfg!(target_feature = "aes");
-    let sha3 = aes && cfg!(target_feature = "sha3");
-    Features { aes, sha3 }
-}
-
 /// Whether the `armv8` backend can run here.
 pub(crate) fn available() -> bool {
-    detect().aes
+    cpu::features().crypto.is_some()
 }
 
 /// Round keys in vector registers for the Crypto Extensions.
@@ -79,25 +56,26 @@ pub(crate) fn available() -> bool {
 /// InvMixColumns(enc[rounds - i])`, `dec[rounds] = enc[0]`.
 #[derive(Clone)]
 pub(crate) struct ArmAes {
-    pub(crate) enc: [uint8x16_t; MAX_ROUNDS + 1],
-    pub(crate) dec: [uint8x16_t; MAX_ROUNDS + 1],
-    pub(crate) rounds: usize,
-    pub(crate) features: Features,
+    enc: [uint8x16_t; MAX_ROUNDS + 1],
+    dec: [uint8x16_t; MAX_ROUNDS + 1],
+    rounds: usize,
+    crypto: ArmCrypto,
+    /// `None` where the CPU lacks FEAT_SHA3 (or a test asked for the
+    /// two-EOR kernels): then only the `"aes"` flavours run.
+    sha3: Option<ArmSha3>,
 }
 
 impl ArmAes {
     /// Expands `rk`; fails unless the CPU has FEAT_AES and FEAT_PMULL.
     pub(crate) fn new(rk: &RoundKeys) -> Result<Self> {
-        let features = detect();
-        if !features.aes {
-            return Err(Error::BackendUnavailable(Backend::Armv8));
-        }
-        // SAFETY: FEAT_AES was detected just above.
-        Ok(unsafe { Self::expand(rk, features) })
+        let f = cpu::features();
+        let crypto = f.crypto.ok_or(Error::BackendUnavailable(Backend::Armv8))?;
+        // SAFETY: `crypto` proves FEAT_AES, which `expand` enables.
+        Ok(unsafe { Self::expand(crypto, f.sha3, rk) })
     }
 
     #[target_feature(enable = "aes")]
-    unsafe fn expand(rk: &RoundKeys, features: Features) -> Self {
+    unsafe fn expand(crypto: ArmCrypto, sha3: Option<ArmSha3>, rk: &RoundKeys) -> Self {
         let rounds = rk.rounds();
         let mut enc = [vdupq_n_u8(0); MAX_ROUNDS + 1];
         let mut dec = [vdupq_n_u8(0); MAX_ROUNDS + 1];
@@ -114,8 +92,28 @@ impl ArmAes {
             enc,
             dec,
             rounds,
-            features,
+            crypto,
+            sha3,
         }
+    }
+
+    /// The token this key was built with: FEAT_AES and FEAT_PMULL.
+    pub(crate) fn crypto(&self) -> ArmCrypto {
+        self.crypto
+    }
+
+    /// The FEAT_SHA3 token, where detection found it.
+    pub(crate) fn sha3(&self) -> Option<ArmSha3> {
+        self.sha3
+    }
+
+    /// The same key without its FEAT_SHA3 token, so that tests can run the
+    /// two-EOR kernels on a CPU that has EOR3 (dropping a token is sound).
+    #[cfg(test)]
+    pub(crate) fn without_sha3(&self) -> Self {
+        let mut k = self.clone();
+        k.sha3 = None;
+        k
     }
 }
 
@@ -136,7 +134,7 @@ impl Drop for ArmAes {
 impl BlockKernels for ArmAes {
     fn encrypt_blocks(&self, io: InOut<'_>) {
         trace::hit(Kernel::Armv8EcbEnc);
-        // SAFETY: an ArmAes exists only if FEAT_AES was detected.
+        // SAFETY: `self` holds the `ArmCrypto` token, so FEAT_AES is present.
         unsafe { by_rounds!(self, blocks::ecb_encrypt, io) }
     }
 
@@ -154,23 +152,25 @@ impl BlockKernels for ArmAes {
 
     fn cbc_decrypt(&self, iv: &mut Block, io: InOut<'_>) {
         trace::hit(Kernel::Armv8CbcDec);
-        if self.features.sha3 {
-            // SAFETY: as above, and FEAT_SHA3 was detected with the key.
-            unsafe { by_rounds!(self, blocks::cbc_decrypt_eor3, iv, io) }
+        if let Some(sha3) = self.sha3 {
+            // SAFETY: as above, and the `ArmSha3` token handed over proves
+            // FEAT_SHA3.
+            unsafe { by_rounds!(self, blocks::cbc_decrypt_eor3, sha3, iv, io) }
         } else {
             // SAFETY: as above.
-            unsafe { by_rounds!(self, blocks::cbc_decrypt, iv, io) }
+            unsafe { by_rounds!(self, blocks::cbc_decrypt, self.crypto, iv, io) }
         }
     }
 
     fn ctr_apply(&self, ctr: &mut Block, io: InOut<'_>) {
         trace::hit(Kernel::Armv8Ctr);
-        if self.features.sha3 {
-            // SAFETY: as above, and FEAT_SHA3 was detected with the key.
-            unsafe { by_rounds!(self, ctr::ctr_apply_eor3, ctr, io) }
+        if let Some(sha3) = self.sha3 {
+            // SAFETY: as above, and the `ArmSha3` token handed over proves
+            // FEAT_SHA3.
+            unsafe { by_rounds!(self, ctr::ctr_apply_eor3, sha3, ctr, io) }
         } else {
             // SAFETY: as above.
-            unsafe { by_rounds!(self, ctr::ctr_apply, ctr, io) }
+            unsafe { by_rounds!(self, ctr::ctr_apply, self.crypto, ctr, io) }
         }
     }
 }

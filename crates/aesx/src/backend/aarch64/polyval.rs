@@ -11,6 +11,7 @@ use core::arch::aarch64::*;
 
 use super::ghash::{pmull_hi, pmull_lo, swap_lanes};
 use super::ArmAes;
+use crate::backend::cpu::ArmCrypto;
 use crate::key::{Block, BLOCK_LEN};
 
 /// Most powers of H kept (blocks per reduction).
@@ -24,6 +25,8 @@ pub(crate) struct ArmPolyvalKey {
     tab: [uint64x2_t; MAX],
     swp: [uint64x2_t; MAX],
     have: usize,
+    /// The proof that `update` may run the PMULL code.
+    crypto: ArmCrypto,
 }
 
 impl Drop for ArmPolyvalKey {
@@ -38,19 +41,21 @@ impl Drop for ArmPolyvalKey {
 
 impl ArmPolyvalKey {
     /// The key `h` with as many powers as calls of `blocks` blocks use;
-    /// `_proof` (an existing key) shows that the CPU has FEAT_PMULL.
-    pub(crate) fn new(_proof: &ArmAes, h: &Block, blocks: usize) -> Self {
+    /// `aes` (an existing key) hands over its token, the proof that the
+    /// CPU has FEAT_PMULL.
+    pub(crate) fn new(aes: &ArmAes, h: &Block, blocks: usize) -> Self {
         let have = blocks.clamp(1, MAX);
-        // SAFETY: an ArmAes exists only where detection found FEAT_AES and
-        // FEAT_PMULL.
-        unsafe { powers(h, have) }
+        let crypto = aes.crypto();
+        // SAFETY: the `ArmCrypto` token proves FEAT_AES and FEAT_PMULL.
+        unsafe { powers(crypto, h, have) }
     }
 
     /// `acc = dot(acc ^ X, H)` over the whole blocks of `data`.
     pub(crate) fn update(&self, acc: &mut Block, data: &[u8]) {
         let n = data.len() / BLOCK_LEN;
-        // SAFETY: the key exists only where FEAT_PMULL was detected (see
-        // `new`); `data` holds `n` whole blocks.
+        let _proof: ArmCrypto = self.crypto;
+        // SAFETY: the key holds the `ArmCrypto` token (FEAT_AES and
+        // FEAT_PMULL); `data` holds `n` whole blocks.
         unsafe { update(self, acc, data.as_ptr(), n) }
     }
 }
@@ -114,7 +119,7 @@ unsafe fn load(p: *const u8) -> uint64x2_t {
 
 /// Powers by doubling: pow[a]·pow[b] = pow[a+b+1].
 #[target_feature(enable = "aes")]
-unsafe fn powers(h: &Block, have: usize) -> ArmPolyvalKey {
+unsafe fn powers(crypto: ArmCrypto, h: &Block, have: usize) -> ArmPolyvalKey {
     let mut tab = [vdupq_n_u64(0); MAX];
     // SAFETY: `h` is 16 readable bytes.
     tab[MAX - 1] = unsafe { load(h.as_ptr()) };
@@ -131,7 +136,12 @@ unsafe fn powers(h: &Block, have: usize) -> ArmPolyvalKey {
     for (s, t) in swp.iter_mut().zip(tab.iter()) {
         *s = swap_lanes(*t);
     }
-    ArmPolyvalKey { tab, swp, have }
+    ArmPolyvalKey {
+        tab,
+        swp,
+        have,
+        crypto,
+    }
 }
 
 /// Groups of `MAX` blocks with one reduction each, then the rest in pieces

@@ -4,6 +4,7 @@
 //! Every length from 0 to 40 blocks crosses the 8-block batch edges.
 
 use super::ArmAes;
+use crate::backend::cpu::ArmSha3;
 use crate::backend::inout::InOut;
 use crate::backend::kernels::BlockKernels;
 use crate::backend::soft::SoftAes;
@@ -84,8 +85,7 @@ fn cbc_matches_generic() {
         let generic = Generic(&arm);
         // The EOR3 kernel where the CPU has FEAT_SHA3, and the baseline one
         // always.
-        let mut plain = arm.clone();
-        plain.features.sha3 = false;
+        let plain = arm.without_sha3();
         for n in 0..=40 {
             let pt = bytes(100 + n as u64, 16 * n);
             let iv0: Block = bytes(200 + n as u64, 16).try_into().unwrap();
@@ -141,8 +141,7 @@ fn ctr_matches_generic_across_carries() {
         let generic = Generic(&arm);
         // The EOR3 kernel where the CPU has FEAT_SHA3, and the baseline one
         // always.
-        let mut plain = arm.clone();
-        plain.features.sha3 = false;
+        let plain = arm.without_sha3();
         for &start in &starts {
             for n in 0..=40 {
                 let data = bytes(300 + n as u64, 16 * n);
@@ -165,6 +164,13 @@ fn ctr_matches_generic_across_carries() {
     }
 }
 
+/// The FEAT_SHA3 token of a key whose EOR3 flavours a test runs; those
+/// tests run them only where detection found FEAT_SHA3.
+fn sha3(arm: &ArmAes) -> ArmSha3 {
+    arm.sha3()
+        .expect("EOR3 kernels run only where FEAT_SHA3 was detected")
+}
+
 /// CI names the features its (emulated) CPU has, so that a detection bug
 /// cannot quietly skip the armv8 or EOR3 kernels there.
 #[test]
@@ -172,11 +178,11 @@ fn detection_finds_expected_features() {
     let Ok(want) = std::env::var("AESX_EXPECT_ARM_FEATURES") else {
         return;
     };
-    let f = super::detect();
+    let f = crate::backend::cpu::features();
     for name in want.split(',').map(str::trim) {
         match name {
-            "aes" | "pmull" => assert!(f.aes, "FEAT_AES/PMULL not detected"),
-            "sha3" => assert!(f.sha3, "FEAT_SHA3 not detected"),
+            "aes" | "pmull" => assert!(f.crypto.is_some(), "FEAT_AES/PMULL not detected"),
+            "sha3" => assert!(f.sha3.is_some(), "FEAT_SHA3 not detected"),
             "" => {}
             other => panic!("unknown feature {other:?} in AESX_EXPECT_ARM_FEATURES"),
         }
@@ -216,8 +222,7 @@ fn instruction_count_workload() {
     }
     let rk = RoundKeys::expand(&bytes(1, 16)).unwrap();
     let arm = ArmAes::new(&rk).unwrap();
-    let mut plain = arm.clone();
-    plain.features.sha3 = false;
+    let plain = arm.without_sha3();
     let mut buf = bytes(2, 65536);
     let mut iv = [7u8; 16];
     arm.encrypt_blocks(InOut::in_place(&mut buf));
@@ -228,22 +233,50 @@ fn instruction_count_workload() {
     arm.ctr_apply(&mut iv, InOut::in_place(&mut buf));
     plain.ctr_apply(&mut iv, InOut::in_place(&mut buf));
     let mut acc = [0u8; 16];
-    // SAFETY: FEAT_AES/PMULL are present (an ArmAes exists); the EOR3
+    // SAFETY: FEAT_AES/PMULL are present (`arm` holds the `ArmCrypto` token); the EOR3
     // flavours run only where FEAT_SHA3 was detected.
     unsafe {
         use super::{gcm, ghash, xts};
         let hk = ghash::hkey(&arm);
-        ghash::ghash_update(&hk, &mut acc, &buf);
-        gcm::gcm_encrypt::<10>(&arm, &hk, &mut iv, &mut acc, InOut::in_place(&mut buf));
-        gcm::gcm_decrypt::<10>(&arm, &hk, &mut iv, &mut acc, InOut::in_place(&mut buf));
-        xts::xts_encrypt::<10>(&arm, &mut iv, InOut::in_place(&mut buf));
-        xts::xts_decrypt::<10>(&arm, &mut iv, InOut::in_place(&mut buf));
-        if arm.features.sha3 {
-            ghash::ghash_update_eor3(&hk, &mut acc, &buf);
-            gcm::gcm_encrypt_eor3::<10>(&arm, &hk, &mut iv, &mut acc, InOut::in_place(&mut buf));
-            gcm::gcm_decrypt_eor3::<10>(&arm, &hk, &mut iv, &mut acc, InOut::in_place(&mut buf));
-            xts::xts_encrypt_eor3::<10>(&arm, &mut iv, InOut::in_place(&mut buf));
-            xts::xts_decrypt_eor3::<10>(&arm, &mut iv, InOut::in_place(&mut buf));
+        ghash::ghash_update(arm.crypto(), &hk, &mut acc, &buf);
+        gcm::gcm_encrypt::<10>(
+            &arm,
+            arm.crypto(),
+            &hk,
+            &mut iv,
+            &mut acc,
+            InOut::in_place(&mut buf),
+        );
+        gcm::gcm_decrypt::<10>(
+            &arm,
+            arm.crypto(),
+            &hk,
+            &mut iv,
+            &mut acc,
+            InOut::in_place(&mut buf),
+        );
+        xts::xts_encrypt::<10>(&arm, arm.crypto(), &mut iv, InOut::in_place(&mut buf));
+        xts::xts_decrypt::<10>(&arm, arm.crypto(), &mut iv, InOut::in_place(&mut buf));
+        if arm.sha3().is_some() {
+            ghash::ghash_update_eor3(sha3(&arm), &hk, &mut acc, &buf);
+            gcm::gcm_encrypt_eor3::<10>(
+                &arm,
+                sha3(&arm),
+                &hk,
+                &mut iv,
+                &mut acc,
+                InOut::in_place(&mut buf),
+            );
+            gcm::gcm_decrypt_eor3::<10>(
+                &arm,
+                sha3(&arm),
+                &hk,
+                &mut iv,
+                &mut acc,
+                InOut::in_place(&mut buf),
+            );
+            xts::xts_encrypt_eor3::<10>(&arm, sha3(&arm), &mut iv, InOut::in_place(&mut buf));
+            xts::xts_decrypt_eor3::<10>(&arm, sha3(&arm), &mut iv, InOut::in_place(&mut buf));
         }
     }
     assert!(core::hint::black_box(&buf).len() == 65536);
@@ -282,7 +315,7 @@ fn ghash_matches_reference() {
     for (_, arm, soft) in keys() {
         let mut h = [0u8; 16];
         soft.encrypt_blocks(InOut::in_place(&mut h));
-        // SAFETY: FEAT_AES/PMULL are present (an ArmAes exists).
+        // SAFETY: FEAT_AES/PMULL are present (`arm` holds the `ArmCrypto` token).
         let hk = unsafe { super::ghash::hkey(&arm) };
         for n in 0..=40 {
             let data = bytes(400 + n as u64, 16 * n);
@@ -290,12 +323,12 @@ fn ghash_matches_reference() {
             let want = ghash_reference(&h, &acc0, &data);
             let mut acc = acc0;
             // SAFETY: as above.
-            unsafe { super::ghash::ghash_update(&hk, &mut acc, &data) };
+            unsafe { super::ghash::ghash_update(arm.crypto(), &hk, &mut acc, &data) };
             assert_eq!(acc, want, "GHASH, {n} blocks");
-            if arm.features.sha3 {
+            if arm.sha3().is_some() {
                 let mut acc = acc0;
                 // SAFETY: as above, and FEAT_SHA3 was detected.
-                unsafe { super::ghash::ghash_update_eor3(&hk, &mut acc, &data) };
+                unsafe { super::ghash::ghash_update_eor3(sha3(&arm), &hk, &mut acc, &data) };
                 assert_eq!(acc, want, "GHASH with EOR3, {n} blocks");
             }
         }
@@ -324,11 +357,11 @@ fn ghash_known_answer() {
     ]);
     data[31] = 0x80;
     let want = ghash_reference(&h, &[0; 16], &data);
-    // SAFETY: FEAT_AES/PMULL are present (an ArmAes exists).
+    // SAFETY: FEAT_AES/PMULL are present (`arm` holds the `ArmCrypto` token).
     let hk = unsafe { super::ghash::hkey(&arm) };
     let mut acc = [0u8; 16];
     // SAFETY: as above.
-    unsafe { super::ghash::ghash_update(&hk, &mut acc, &data) };
+    unsafe { super::ghash::ghash_update(arm.crypto(), &hk, &mut acc, &data) };
     assert_eq!(acc, want);
     // Tag = GHASH ^ E_K(J0), J0 = 0^96 || 1; the published tag is
     // ab6e47d42cec13bdf53a67b21257bddf.
@@ -367,7 +400,7 @@ fn gcm_kernels_match_reference() {
     for (_, arm, soft) in keys() {
         let mut h = [0u8; 16];
         soft.encrypt_blocks(InOut::in_place(&mut h));
-        // SAFETY: FEAT_AES/PMULL are present (an ArmAes exists).
+        // SAFETY: FEAT_AES/PMULL are present (`arm` holds the `ArmCrypto` token).
         let hk = unsafe { super::ghash::hkey(&arm) };
         let r = arm.rounds;
         for n in 0..=40 {
@@ -382,7 +415,7 @@ fn gcm_kernels_match_reference() {
                 ctr32_reference(&arm, &mut want_ctr, &mut want_ct);
                 let want_acc = ghash_reference(&h, &acc0, &want_ct);
 
-                let flavours: &[bool] = if arm.features.sha3 {
+                let flavours: &[bool] = if arm.sha3().is_some() {
                     &[false, true]
                 } else {
                     &[false]
@@ -394,12 +427,24 @@ fn gcm_kernels_match_reference() {
                         // SAFETY: FEAT_AES present; FEAT_SHA3 when eor3.
                         unsafe {
                             match (r, eor3) {
-                                (10, false) => gcm::ctr32_apply::<10>(&arm, &mut c, io),
-                                (12, false) => gcm::ctr32_apply::<12>(&arm, &mut c, io),
-                                (_, false) => gcm::ctr32_apply::<14>(&arm, &mut c, io),
-                                (10, true) => gcm::ctr32_apply_eor3::<10>(&arm, &mut c, io),
-                                (12, true) => gcm::ctr32_apply_eor3::<12>(&arm, &mut c, io),
-                                (_, true) => gcm::ctr32_apply_eor3::<14>(&arm, &mut c, io),
+                                (10, false) => {
+                                    gcm::ctr32_apply::<10>(&arm, arm.crypto(), &mut c, io)
+                                }
+                                (12, false) => {
+                                    gcm::ctr32_apply::<12>(&arm, arm.crypto(), &mut c, io)
+                                }
+                                (_, false) => {
+                                    gcm::ctr32_apply::<14>(&arm, arm.crypto(), &mut c, io)
+                                }
+                                (10, true) => {
+                                    gcm::ctr32_apply_eor3::<10>(&arm, sha3(&arm), &mut c, io)
+                                }
+                                (12, true) => {
+                                    gcm::ctr32_apply_eor3::<12>(&arm, sha3(&arm), &mut c, io)
+                                }
+                                (_, true) => {
+                                    gcm::ctr32_apply_eor3::<14>(&arm, sha3(&arm), &mut c, io)
+                                }
                             }
                         }
                         assert_eq!(c, want_ctr, "ctr32 counter, {n} blocks");
@@ -412,22 +457,54 @@ fn gcm_kernels_match_reference() {
                         // SAFETY: as above.
                         unsafe {
                             match (r, eor3) {
-                                (10, false) => {
-                                    gcm::gcm_encrypt::<10>(&arm, &hk, &mut c, &mut a, io)
-                                }
-                                (12, false) => {
-                                    gcm::gcm_encrypt::<12>(&arm, &hk, &mut c, &mut a, io)
-                                }
-                                (_, false) => gcm::gcm_encrypt::<14>(&arm, &hk, &mut c, &mut a, io),
-                                (10, true) => {
-                                    gcm::gcm_encrypt_eor3::<10>(&arm, &hk, &mut c, &mut a, io)
-                                }
-                                (12, true) => {
-                                    gcm::gcm_encrypt_eor3::<12>(&arm, &hk, &mut c, &mut a, io)
-                                }
-                                (_, true) => {
-                                    gcm::gcm_encrypt_eor3::<14>(&arm, &hk, &mut c, &mut a, io)
-                                }
+                                (10, false) => gcm::gcm_encrypt::<10>(
+                                    &arm,
+                                    arm.crypto(),
+                                    &hk,
+                                    &mut c,
+                                    &mut a,
+                                    io,
+                                ),
+                                (12, false) => gcm::gcm_encrypt::<12>(
+                                    &arm,
+                                    arm.crypto(),
+                                    &hk,
+                                    &mut c,
+                                    &mut a,
+                                    io,
+                                ),
+                                (_, false) => gcm::gcm_encrypt::<14>(
+                                    &arm,
+                                    arm.crypto(),
+                                    &hk,
+                                    &mut c,
+                                    &mut a,
+                                    io,
+                                ),
+                                (10, true) => gcm::gcm_encrypt_eor3::<10>(
+                                    &arm,
+                                    sha3(&arm),
+                                    &hk,
+                                    &mut c,
+                                    &mut a,
+                                    io,
+                                ),
+                                (12, true) => gcm::gcm_encrypt_eor3::<12>(
+                                    &arm,
+                                    sha3(&arm),
+                                    &hk,
+                                    &mut c,
+                                    &mut a,
+                                    io,
+                                ),
+                                (_, true) => gcm::gcm_encrypt_eor3::<14>(
+                                    &arm,
+                                    sha3(&arm),
+                                    &hk,
+                                    &mut c,
+                                    &mut a,
+                                    io,
+                                ),
                             }
                         }
                         assert_eq!(c, want_ctr, "encrypt counter, {n} blocks");
@@ -439,22 +516,54 @@ fn gcm_kernels_match_reference() {
                         // SAFETY: as above.
                         unsafe {
                             match (r, eor3) {
-                                (10, false) => {
-                                    gcm::gcm_decrypt::<10>(&arm, &hk, &mut c, &mut a, io)
-                                }
-                                (12, false) => {
-                                    gcm::gcm_decrypt::<12>(&arm, &hk, &mut c, &mut a, io)
-                                }
-                                (_, false) => gcm::gcm_decrypt::<14>(&arm, &hk, &mut c, &mut a, io),
-                                (10, true) => {
-                                    gcm::gcm_decrypt_eor3::<10>(&arm, &hk, &mut c, &mut a, io)
-                                }
-                                (12, true) => {
-                                    gcm::gcm_decrypt_eor3::<12>(&arm, &hk, &mut c, &mut a, io)
-                                }
-                                (_, true) => {
-                                    gcm::gcm_decrypt_eor3::<14>(&arm, &hk, &mut c, &mut a, io)
-                                }
+                                (10, false) => gcm::gcm_decrypt::<10>(
+                                    &arm,
+                                    arm.crypto(),
+                                    &hk,
+                                    &mut c,
+                                    &mut a,
+                                    io,
+                                ),
+                                (12, false) => gcm::gcm_decrypt::<12>(
+                                    &arm,
+                                    arm.crypto(),
+                                    &hk,
+                                    &mut c,
+                                    &mut a,
+                                    io,
+                                ),
+                                (_, false) => gcm::gcm_decrypt::<14>(
+                                    &arm,
+                                    arm.crypto(),
+                                    &hk,
+                                    &mut c,
+                                    &mut a,
+                                    io,
+                                ),
+                                (10, true) => gcm::gcm_decrypt_eor3::<10>(
+                                    &arm,
+                                    sha3(&arm),
+                                    &hk,
+                                    &mut c,
+                                    &mut a,
+                                    io,
+                                ),
+                                (12, true) => gcm::gcm_decrypt_eor3::<12>(
+                                    &arm,
+                                    sha3(&arm),
+                                    &hk,
+                                    &mut c,
+                                    &mut a,
+                                    io,
+                                ),
+                                (_, true) => gcm::gcm_decrypt_eor3::<14>(
+                                    &arm,
+                                    sha3(&arm),
+                                    &hk,
+                                    &mut c,
+                                    &mut a,
+                                    io,
+                                ),
                             }
                         }
                         assert_eq!(c, want_ctr, "decrypt counter, {n} blocks");
@@ -475,7 +584,7 @@ fn xts_kernels_match_reference() {
     }
     for (_, arm, _) in keys() {
         let r = arm.rounds;
-        let flavours: &[bool] = if arm.features.sha3 {
+        let flavours: &[bool] = if arm.sha3().is_some() {
             &[false, true]
         } else {
             &[false]
@@ -505,18 +614,42 @@ fn xts_kernels_match_reference() {
                         // SAFETY: FEAT_AES present; FEAT_SHA3 when eor3.
                         unsafe {
                             match (r, enc, eor3) {
-                                (10, true, false) => xts::xts_encrypt::<10>(&arm, &mut tw, io),
-                                (12, true, false) => xts::xts_encrypt::<12>(&arm, &mut tw, io),
-                                (_, true, false) => xts::xts_encrypt::<14>(&arm, &mut tw, io),
-                                (10, true, true) => xts::xts_encrypt_eor3::<10>(&arm, &mut tw, io),
-                                (12, true, true) => xts::xts_encrypt_eor3::<12>(&arm, &mut tw, io),
-                                (_, true, true) => xts::xts_encrypt_eor3::<14>(&arm, &mut tw, io),
-                                (10, false, false) => xts::xts_decrypt::<10>(&arm, &mut tw, io),
-                                (12, false, false) => xts::xts_decrypt::<12>(&arm, &mut tw, io),
-                                (_, false, false) => xts::xts_decrypt::<14>(&arm, &mut tw, io),
-                                (10, false, true) => xts::xts_decrypt_eor3::<10>(&arm, &mut tw, io),
-                                (12, false, true) => xts::xts_decrypt_eor3::<12>(&arm, &mut tw, io),
-                                (_, false, true) => xts::xts_decrypt_eor3::<14>(&arm, &mut tw, io),
+                                (10, true, false) => {
+                                    xts::xts_encrypt::<10>(&arm, arm.crypto(), &mut tw, io)
+                                }
+                                (12, true, false) => {
+                                    xts::xts_encrypt::<12>(&arm, arm.crypto(), &mut tw, io)
+                                }
+                                (_, true, false) => {
+                                    xts::xts_encrypt::<14>(&arm, arm.crypto(), &mut tw, io)
+                                }
+                                (10, true, true) => {
+                                    xts::xts_encrypt_eor3::<10>(&arm, sha3(&arm), &mut tw, io)
+                                }
+                                (12, true, true) => {
+                                    xts::xts_encrypt_eor3::<12>(&arm, sha3(&arm), &mut tw, io)
+                                }
+                                (_, true, true) => {
+                                    xts::xts_encrypt_eor3::<14>(&arm, sha3(&arm), &mut tw, io)
+                                }
+                                (10, false, false) => {
+                                    xts::xts_decrypt::<10>(&arm, arm.crypto(), &mut tw, io)
+                                }
+                                (12, false, false) => {
+                                    xts::xts_decrypt::<12>(&arm, arm.crypto(), &mut tw, io)
+                                }
+                                (_, false, false) => {
+                                    xts::xts_decrypt::<14>(&arm, arm.crypto(), &mut tw, io)
+                                }
+                                (10, false, true) => {
+                                    xts::xts_decrypt_eor3::<10>(&arm, sha3(&arm), &mut tw, io)
+                                }
+                                (12, false, true) => {
+                                    xts::xts_decrypt_eor3::<12>(&arm, sha3(&arm), &mut tw, io)
+                                }
+                                (_, false, true) => {
+                                    xts::xts_decrypt_eor3::<14>(&arm, sha3(&arm), &mut tw, io)
+                                }
                             }
                         }
                         assert_eq!(tw, want_t, "next tweak, {n} blocks");

@@ -13,6 +13,7 @@ use core::arch::aarch64::*;
 
 use super::blocks::LANES;
 use super::ArmAes;
+use crate::backend::cpu::{ArmCrypto, ArmSha3};
 use crate::backend::inout::InOut;
 use crate::backend::xts_kernels::XtsKernels;
 use crate::key::Block;
@@ -65,17 +66,18 @@ macro_rules! rounds_after_first {
 /// instructions, `$keys` the schedule field, `$round` the middle-round macro.
 macro_rules! xts_kernel {
     (
-        $(#[$doc:meta])* $name:ident, $features:literal, $xor3:ident,
+        $(#[$doc:meta])* $name:ident, $features:literal, $tok:ident, $xor3:ident,
         $keys:ident, $first:ident, $mix:ident, $round:ident
     ) => {
         $(#[$doc])*
         ///
         /// # Safety
-        /// The CPU must have the target features named above (FEAT_AES is
-        /// guaranteed by holding an `ArmAes`; FEAT_SHA3 by its `features`).
+        /// The CPU must have the target features named above; the token
+        /// argument (`ArmCrypto` for "aes", `ArmSha3` for "aes,sha3") proves it.
         #[target_feature(enable = $features)]
         pub(super) unsafe fn $name<const R: usize>(
             k: &ArmAes,
+            _: $tok,
             tweak: &mut Block,
             mut io: InOut<'_>,
         ) {
@@ -127,43 +129,44 @@ macro_rules! xts_kernel {
 xts_kernel!(
     /// XTS-encrypts whole blocks from the encrypted tweak `tweak`, which
     /// becomes the tweak of the next block.
-    xts_encrypt, "aes", xts_xor3_eor2, enc, vaeseq_u8, vaesmcq_u8, enc_round
+    xts_encrypt, "aes", ArmCrypto, xts_xor3_eor2, enc, vaeseq_u8, vaesmcq_u8, enc_round
 );
 xts_kernel!(
     /// As [`xts_encrypt`], with EOR3.
-    xts_encrypt_eor3, "aes,sha3", xts_xor3_eor3, enc, vaeseq_u8, vaesmcq_u8, enc_round
+    xts_encrypt_eor3, "aes,sha3", ArmSha3, xts_xor3_eor3, enc, vaeseq_u8, vaesmcq_u8, enc_round
 );
 xts_kernel!(
     /// XTS-decrypts whole blocks; `tweak` advances as in [`xts_encrypt`].
-    xts_decrypt, "aes", xts_xor3_eor2, dec, vaesdq_u8, vaesimcq_u8, dec_round
+    xts_decrypt, "aes", ArmCrypto, xts_xor3_eor2, dec, vaesdq_u8, vaesimcq_u8, dec_round
 );
 xts_kernel!(
     /// As [`xts_decrypt`], with EOR3.
-    xts_decrypt_eor3, "aes,sha3", xts_xor3_eor3, dec, vaesdq_u8, vaesimcq_u8, dec_round
+    xts_decrypt_eor3, "aes,sha3", ArmSha3, xts_xor3_eor3, dec, vaesdq_u8, vaesimcq_u8, dec_round
 );
 
-// SAFETY (all calls below): an ArmAes exists only if FEAT_AES was detected;
-// the EOR3 flavours run only when its `features.sha3` says FEAT_SHA3 was
-// detected too. The sector kernels are the trait's: one tweak encryption
-// batch per group of sectors, each sector through these kernels.
+// SAFETY (all calls below): `self` holds the `ArmCrypto` token (FEAT_AES),
+// which the plain kernels are handed; the EOR3 flavours are handed its
+// `ArmSha3` token (FEAT_SHA3), taken from `self.sha3()`. The sector kernels
+// are the trait's: one tweak encryption batch per group of sectors, each
+// sector through these kernels.
 impl XtsKernels for ArmAes {
     fn xts_encrypt(&self, tweak: &mut Block, io: InOut<'_>) {
-        if self.features.sha3 {
+        if let Some(sha3) = self.sha3() {
             // SAFETY: see above.
-            unsafe { by_rounds!(self, xts_encrypt_eor3, tweak, io) }
+            unsafe { by_rounds!(self, xts_encrypt_eor3, sha3, tweak, io) }
         } else {
             // SAFETY: see above.
-            unsafe { by_rounds!(self, xts_encrypt, tweak, io) }
+            unsafe { by_rounds!(self, xts_encrypt, self.crypto(), tweak, io) }
         }
     }
 
     fn xts_decrypt(&self, tweak: &mut Block, io: InOut<'_>) {
-        if self.features.sha3 {
+        if let Some(sha3) = self.sha3() {
             // SAFETY: see above.
-            unsafe { by_rounds!(self, xts_decrypt_eor3, tweak, io) }
+            unsafe { by_rounds!(self, xts_decrypt_eor3, sha3, tweak, io) }
         } else {
             // SAFETY: see above.
-            unsafe { by_rounds!(self, xts_decrypt, tweak, io) }
+            unsafe { by_rounds!(self, xts_decrypt, self.crypto(), tweak, io) }
         }
     }
 }
