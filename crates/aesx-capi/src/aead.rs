@@ -3,6 +3,7 @@
 
 use core::ffi::c_int;
 
+use aesx::Esp;
 use zeroize::Zeroize;
 
 use crate::block_modes::handle;
@@ -43,15 +44,11 @@ pub unsafe extern "C" fn aesx_gcm_seal(
     tag: *mut u8,
     tag_len: usize,
 ) -> c_int {
-    guard(|| {
-        // SAFETY: forwarded caller contract (each pointer for its length).
-        unsafe {
-            let (gcm, p) = (
-                handle(key)?.gcm(tag_len)?,
-                Params::new(iv, iv_len, aad, aad_len)?,
-            );
-            sealing::seal_detached(gcm, &p, r#in, out, len, tag, tag_len)
-        }
+    // SAFETY: forwarded caller contract (each pointer for its length).
+    guard(|| unsafe {
+        let gcm = handle(key)?.gcm(tag_len)?;
+        let p = Params::new(iv, iv_len, aad, aad_len)?;
+        sealing::seal_detached(gcm, &p, r#in, out, len, tag, tag_len)
     })
 }
 
@@ -77,15 +74,11 @@ pub unsafe extern "C" fn aesx_gcm_open(
     tag: *const u8,
     tag_len: usize,
 ) -> c_int {
-    guard(|| {
-        // SAFETY: forwarded caller contract (each pointer for its length).
-        unsafe {
-            let (gcm, p) = (
-                handle(key)?.gcm(tag_len)?,
-                Params::new(iv, iv_len, aad, aad_len)?,
-            );
-            sealing::open_detached(gcm, &p, r#in, out, len, tag, tag_len)
-        }
+    // SAFETY: forwarded caller contract (each pointer for its length).
+    guard(|| unsafe {
+        let gcm = handle(key)?.gcm(tag_len)?;
+        let p = Params::new(iv, iv_len, aad, aad_len)?;
+        sealing::open_detached(gcm, &p, r#in, out, len, tag, tag_len)
     })
 }
 
@@ -113,25 +106,11 @@ pub unsafe extern "C" fn aesx_gcm_seal_append(
     tag_len: usize,
     out_len: *mut usize,
 ) -> c_int {
-    guard(|| {
-        // SAFETY: forwarded caller contract (each pointer for its length).
-        unsafe {
-            let (gcm, p) = (
-                handle(key)?.gcm(tag_len)?,
-                Params::new(iv, iv_len, aad, aad_len)?,
-            );
-            sealing::seal_append(
-                gcm,
-                &p,
-                Resized {
-                    inp: r#in,
-                    in_len,
-                    out,
-                    out_cap,
-                    out_len,
-                },
-            )
-        }
+    // SAFETY: forwarded caller contract (each pointer for its length).
+    guard(|| unsafe {
+        let gcm = handle(key)?.gcm(tag_len)?;
+        let p = Params::new(iv, iv_len, aad, aad_len)?;
+        sealing::seal_append(gcm, &p, Resized::new(r#in, in_len, out, out_cap, out_len))
     })
 }
 
@@ -160,25 +139,11 @@ pub unsafe extern "C" fn aesx_gcm_open_append(
     tag_len: usize,
     out_len: *mut usize,
 ) -> c_int {
-    guard(|| {
-        // SAFETY: forwarded caller contract (each pointer for its length).
-        unsafe {
-            let (gcm, p) = (
-                handle(key)?.gcm(tag_len)?,
-                Params::new(iv, iv_len, aad, aad_len)?,
-            );
-            sealing::open_append(
-                gcm,
-                &p,
-                Resized {
-                    inp: r#in,
-                    in_len,
-                    out,
-                    out_cap,
-                    out_len,
-                },
-            )
-        }
+    // SAFETY: forwarded caller contract (each pointer for its length).
+    guard(|| unsafe {
+        let gcm = handle(key)?.gcm(tag_len)?;
+        let p = Params::new(iv, iv_len, aad, aad_len)?;
+        sealing::open_append(gcm, &p, Resized::new(r#in, in_len, out, out_cap, out_len))
     })
 }
 
@@ -206,6 +171,35 @@ fn packet<'a>(io: Io<'a>, iv: &[u8], aad: &[u8]) -> Status<(&'a mut [u8], bool)>
             Ok((d, true))
         }
     }
+}
+
+/// Runs one ESP operation over the packet buffer (see [`packet`]). On an
+/// error, a buffer that holds a copy of the input is zeroed, so that no
+/// plaintext copy is left behind (the library zeroes what it decrypted).
+fn in_packet<T>(
+    io: Io<'_>,
+    p: &Params<'_>,
+    op: impl FnOnce(&mut [u8]) -> aesx::Result<T>,
+) -> Status<T> {
+    let (buf, copied) = packet(io, p.nonce, p.aad)?;
+    op(&mut *buf).map_err(|e| {
+        if copied {
+            buf.zeroize();
+        }
+        code(e)
+    })
+}
+
+/// The ESP context of a call whose ICV is `tag_len` bytes (the context's).
+///
+/// Requires: `key` NULL or a live handle.
+unsafe fn esp_key<'a>(key: *const AesxEspKey, tag_len: usize) -> Status<&'a Esp> {
+    // SAFETY: forwarded caller contract.
+    let esp = unsafe { &handle(key)?.esp };
+    if tag_len != esp.tag_len() {
+        return Err(AESX_ERR_TAG_LENGTH);
+    }
+    Ok(esp)
 }
 
 /// RFC 4106 ESP encryption of one packet payload: GCM under nonce = salt ||
@@ -236,38 +230,22 @@ pub unsafe extern "C" fn aesx_esp_seal(
     tag_len: usize,
     checksum: *mut u64,
 ) -> c_int {
-    guard(|| {
-        // SAFETY: forwarded caller contract (each pointer for its length).
-        unsafe {
-            let esp = &handle(key)?.esp;
-            if tag_len != esp.tag_len() {
-                return Err(AESX_ERR_TAG_LENGTH);
-            }
-            let (ri, ra) = (Region::new(iv, iv_len)?, Region::new(aad, aad_len)?);
-            let rt = Region::new(tag, tag_len)?;
-            disjoint(rt, &[ri, ra, Region::new(out, len)?])?;
-            let (iv, aad) = (input(iv, iv_len)?, input(aad, aad_len)?);
-            let (buf, copied) = packet(in_out(r#in, len, out, len, &[ri, ra])?, iv, aad)?;
-            let r = if checksum.is_null() {
-                esp.seal_in_place(iv, aad, buf).map(|t| (t, 0))
+    // SAFETY: forwarded caller contract (each pointer for its length).
+    guard(|| unsafe {
+        let esp = esp_key(key, tag_len)?;
+        let p = Params::new(iv, iv_len, aad, aad_len)?;
+        disjoint(Region::new(tag, tag_len)?, &p.with(Region::new(out, len)?))?;
+        let io = in_out(r#in, len, out, len, &p.regions)?;
+        let (t, sum) = in_packet(io, &p, |buf| {
+            if checksum.is_null() {
+                esp.seal_in_place(p.nonce, p.aad, buf).map(|t| (t, 0))
             } else {
-                esp.seal_in_place_with_checksum(iv, aad, buf)
-            };
-            let (t, sum) = match r {
-                Ok(v) => v,
-                Err(e) => {
-                    if copied {
-                        // Not expected (the arguments were checked), but no
-                        // plaintext copy is left behind in `out`.
-                        buf.zeroize();
-                    }
-                    return Err(code(e));
-                }
-            };
-            write(tag, t.as_bytes())?;
-            store(checksum, sum);
-            Ok(())
-        }
+                esp.seal_in_place_with_checksum(p.nonce, p.aad, buf)
+            }
+        })?;
+        write(tag, t.as_bytes())?;
+        store(checksum, sum);
+        Ok(())
     })
 }
 
@@ -294,30 +272,17 @@ pub unsafe extern "C" fn aesx_esp_open(
     tag_len: usize,
     checksum: *mut u64,
 ) -> c_int {
-    guard(|| {
-        // SAFETY: forwarded caller contract (each pointer for its length).
-        unsafe {
-            let esp = &handle(key)?.esp;
-            if tag_len != esp.tag_len() {
-                return Err(AESX_ERR_TAG_LENGTH);
-            }
-            let t = tag_copy(tag, tag_len)?;
-            let (ri, ra) = (Region::new(iv, iv_len)?, Region::new(aad, aad_len)?);
-            let (iv, aad) = (input(iv, iv_len)?, input(aad, aad_len)?);
-            let (buf, copied) = packet(in_out(r#in, len, out, len, &[ri, ra])?, iv, aad)?;
-            match esp.open_in_place(iv, aad, buf, &t[..tag_len]) {
-                Ok(sum) => {
-                    store(checksum, sum);
-                    Ok(())
-                }
-                Err(e) => {
-                    if copied {
-                        buf.zeroize();
-                    }
-                    Err(code(e))
-                }
-            }
-        }
+    // SAFETY: forwarded caller contract (each pointer for its length).
+    guard(|| unsafe {
+        let esp = esp_key(key, tag_len)?;
+        let t = tag_copy(tag, tag_len)?;
+        let p = Params::new(iv, iv_len, aad, aad_len)?;
+        let io = in_out(r#in, len, out, len, &p.regions)?;
+        let sum = in_packet(io, &p, |buf| {
+            esp.open_in_place(p.nonce, p.aad, buf, &t[..tag_len])
+        })?;
+        store(checksum, sum);
+        Ok(())
     })
 }
 

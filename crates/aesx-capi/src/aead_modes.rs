@@ -47,7 +47,8 @@ impl Aead for AesxAead {
         self.tag_len
     }
 
-    fn check(&self, nonce: &[u8], aad: &[u8], len: usize) -> aesx::Result<()> {
+    fn check(&self, p: &Params<'_>, len: usize) -> aesx::Result<()> {
+        let nonce = p.nonce;
         let (ok, expected) = match self.kind {
             Kind::Siv(_) => (nonce.len() == 12, 12),
             Kind::Xaes(_) => (nonce.len() == 24, 24),
@@ -68,13 +69,14 @@ impl Aead for AesxAead {
         if len as u64 > max {
             return Err(Error::MessageTooLong);
         }
-        if matches!(self.kind, Kind::Siv(_)) && aad.len() as u64 > 1 << 36 {
+        if matches!(self.kind, Kind::Siv(_)) && p.aad.len() as u64 > 1 << 36 {
             return Err(Error::AadTooLong);
         }
         Ok(())
     }
 
-    fn seal_in_place(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> aesx::Result<Tag> {
+    fn seal_in_place(&self, p: &Params<'_>, buf: &mut [u8]) -> aesx::Result<Tag> {
+        let (nonce, aad) = (p.nonce, p.aad);
         match &self.kind {
             Kind::Siv(a) => a.seal_in_place_detached(nonce, aad, buf),
             Kind::Xaes(a) => a.seal_in_place_detached(nonce, aad, buf),
@@ -82,13 +84,8 @@ impl Aead for AesxAead {
         }
     }
 
-    fn open_in_place(
-        &self,
-        nonce: &[u8],
-        aad: &[u8],
-        buf: &mut [u8],
-        tag: &[u8],
-    ) -> aesx::Result<()> {
+    fn open_in_place(&self, p: &Params<'_>, buf: &mut [u8], tag: &[u8]) -> aesx::Result<()> {
+        let (nonce, aad) = (p.nonce, p.aad);
         match &self.kind {
             Kind::Siv(a) => a.open_in_place_detached(nonce, aad, buf, tag),
             Kind::Xaes(a) => a.open_in_place_detached(nonce, aad, buf, tag),
@@ -144,8 +141,8 @@ pub unsafe extern "C" fn aesx_aead_new(
 ) -> c_int {
     // SAFETY: forwarded caller contract.
     unsafe {
-        keyed(key, key_len, backend, out, |key, b| {
-            AesxAead::make(alg, key, tag_len, b)
+        keyed(key, key_len, backend, out, |k, b| {
+            AesxAead::make(alg, k, tag_len, b)
         })
     }
 }
@@ -202,12 +199,11 @@ pub unsafe extern "C" fn aesx_aead_seal(
     tag: *mut u8,
     tag_len: usize,
 ) -> c_int {
-    guard(|| {
-        // SAFETY: forwarded caller contract (each pointer for its length).
-        unsafe {
-            let (a, p) = (handle(aead)?, Params::new(nonce, nonce_len, aad, aad_len)?);
-            sealing::seal_detached(a, &p, r#in, out, len, tag, tag_len)
-        }
+    // SAFETY: forwarded caller contract (each pointer for its length).
+    guard(|| unsafe {
+        let a = handle(aead)?;
+        let p = Params::new(nonce, nonce_len, aad, aad_len)?;
+        sealing::seal_detached(a, &p, r#in, out, len, tag, tag_len)
     })
 }
 
@@ -230,12 +226,11 @@ pub unsafe extern "C" fn aesx_aead_open(
     tag: *const u8,
     tag_len: usize,
 ) -> c_int {
-    guard(|| {
-        // SAFETY: forwarded caller contract (each pointer for its length).
-        unsafe {
-            let (a, p) = (handle(aead)?, Params::new(nonce, nonce_len, aad, aad_len)?);
-            sealing::open_detached(a, &p, r#in, out, len, tag, tag_len)
-        }
+    // SAFETY: forwarded caller contract (each pointer for its length).
+    guard(|| unsafe {
+        let a = handle(aead)?;
+        let p = Params::new(nonce, nonce_len, aad, aad_len)?;
+        sealing::open_detached(a, &p, r#in, out, len, tag, tag_len)
     })
 }
 
@@ -260,22 +255,11 @@ pub unsafe extern "C" fn aesx_aead_seal_append(
     out_cap: usize,
     out_len: *mut usize,
 ) -> c_int {
-    guard(|| {
-        // SAFETY: forwarded caller contract (each pointer for its length).
-        unsafe {
-            let (a, p) = (handle(aead)?, Params::new(nonce, nonce_len, aad, aad_len)?);
-            sealing::seal_append(
-                a,
-                &p,
-                Resized {
-                    inp: r#in,
-                    in_len,
-                    out,
-                    out_cap,
-                    out_len,
-                },
-            )
-        }
+    // SAFETY: forwarded caller contract (each pointer for its length).
+    guard(|| unsafe {
+        let a = handle(aead)?;
+        let p = Params::new(nonce, nonce_len, aad, aad_len)?;
+        sealing::seal_append(a, &p, Resized::new(r#in, in_len, out, out_cap, out_len))
     })
 }
 
@@ -300,21 +284,10 @@ pub unsafe extern "C" fn aesx_aead_open_append(
     out_cap: usize,
     out_len: *mut usize,
 ) -> c_int {
-    guard(|| {
-        // SAFETY: forwarded caller contract (each pointer for its length).
-        unsafe {
-            let (a, p) = (handle(aead)?, Params::new(nonce, nonce_len, aad, aad_len)?);
-            sealing::open_append(
-                a,
-                &p,
-                Resized {
-                    inp: r#in,
-                    in_len,
-                    out,
-                    out_cap,
-                    out_len,
-                },
-            )
-        }
+    // SAFETY: forwarded caller contract (each pointer for its length).
+    guard(|| unsafe {
+        let a = handle(aead)?;
+        let p = Params::new(nonce, nonce_len, aad, aad_len)?;
+        sealing::open_append(a, &p, Resized::new(r#in, in_len, out, out_cap, out_len))
     })
 }

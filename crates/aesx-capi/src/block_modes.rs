@@ -105,59 +105,12 @@ pub unsafe extern "C" fn aesx_cbc_encrypt(
     out_cap: usize,
     out_len: *mut usize,
 ) -> c_int {
-    guard(|| {
-        // SAFETY: forwarded caller contract; the IV is copied before `out` is
-        // borrowed, so it may be anywhere.
-        unsafe {
-            let (key, iv, pad) = (handle(key)?, array::<BLOCK>(iv)?, padding_of(padding)?);
-            let b = Resized {
-                inp: r#in,
-                in_len,
-                out,
-                out_cap,
-                out_len,
-            };
-            b.run(&[], |io| {
-                cbc_encrypt(&key.cbc, &iv, pad, io, in_len, out_cap)
-            })
-        }
+    // SAFETY: forwarded caller contract; the IV is copied before `out` is
+    // borrowed, so it may be anywhere.
+    guard(|| unsafe {
+        let b = Resized::new(r#in, in_len, out, out_cap, out_len);
+        cbc(key, iv, padding, b, CbcCall::encrypt)
     })
-}
-
-fn cbc_encrypt(
-    cbc: &Cbc,
-    iv: &[u8; BLOCK],
-    pad: Padding,
-    io: Io<'_>,
-    in_len: usize,
-    out_cap: usize,
-) -> Status<usize> {
-    let buf = match io {
-        Io::Split(src, dst) => return cbc.encrypt(iv, src, dst, pad).or_code(),
-        Io::InPlace(buf) => buf,
-    };
-    if pad == Padding::None && !in_len.is_multiple_of(BLOCK) {
-        return Err(AESX_ERR_NOT_BLOCK_ALIGNED);
-    }
-    let total = pad.padded_len(in_len);
-    if out_cap < total {
-        return Err(AESX_ERR_OUTPUT_TOO_SMALL);
-    }
-    // Whole blocks in place, then the padded last block through the
-    // library's own padding (from a copy, since its input and output alias).
-    let whole = in_len - in_len % BLOCK;
-    let mut chain = *iv;
-    cbc.encrypt_chained(&mut chain, &mut buf[..whole])
-        .or_code()?;
-    if pad == Padding::Pkcs7 {
-        let mut tail = [0u8; BLOCK];
-        let rem = in_len - whole;
-        tail[..rem].copy_from_slice(&buf[whole..in_len]);
-        let r = cbc.encrypt(&chain, &tail[..rem], &mut buf[whole..total], pad);
-        tail.zeroize();
-        r.or_code()?;
-    }
-    Ok(total)
 }
 
 /// CBC-decrypts `in_len` bytes (a multiple of 16) from `in` into `out`,
@@ -181,65 +134,112 @@ pub unsafe extern "C" fn aesx_cbc_decrypt(
     out_cap: usize,
     out_len: *mut usize,
 ) -> c_int {
-    guard(|| {
-        // SAFETY: forwarded caller contract; the IV is copied first.
-        unsafe {
-            let (key, iv, pad) = (handle(key)?, array::<BLOCK>(iv)?, padding_of(padding)?);
-            let b = Resized {
-                inp: r#in,
-                in_len,
-                out,
-                out_cap,
-                out_len,
-            };
-            b.run(&[], |io| {
-                cbc_decrypt(&key.cbc, &iv, pad, io, in_len, out_cap)
-            })
-        }
+    // SAFETY: forwarded caller contract; the IV is copied first.
+    guard(|| unsafe {
+        let b = Resized::new(r#in, in_len, out, out_cap, out_len);
+        cbc(key, iv, padding, b, CbcCall::decrypt)
     })
 }
 
-fn cbc_decrypt(
-    cbc: &Cbc,
-    iv: &[u8; BLOCK],
+/// The key, IV and padding of one CBC call, checked before any buffer is
+/// touched.
+struct CbcCall<'a> {
+    cbc: &'a Cbc,
+    iv: [u8; BLOCK],
     pad: Padding,
-    io: Io<'_>,
-    in_len: usize,
-    out_cap: usize,
-) -> Status<usize> {
-    let buf = match io {
-        Io::Split(src, dst) => return cbc.decrypt(iv, src, dst, pad).or_code(),
-        Io::InPlace(buf) => buf,
+}
+
+/// Checks the key, IV and padding arguments, then runs `op` (encryption or
+/// decryption) over the buffers of `b`.
+///
+/// Requires: `key` NULL or a live handle; `iv` NULL or readable for 16
+/// bytes; as [`Resized::run`].
+unsafe fn cbc<'k>(
+    key: *const AesxKey,
+    iv: *const u8,
+    padding: c_int,
+    b: Resized,
+    op: fn(&CbcCall<'k>, Io<'_>, usize, usize) -> Status<usize>,
+) -> Status {
+    // SAFETY: forwarded caller contract; the IV is copied before `out` is
+    // borrowed.
+    let (key, iv, pad) = unsafe { (handle(key)?, array::<BLOCK>(iv)?, padding_of(padding)?) };
+    let call = CbcCall {
+        cbc: &key.cbc,
+        iv,
+        pad,
     };
-    if !in_len.is_multiple_of(BLOCK) {
-        return Err(AESX_ERR_NOT_BLOCK_ALIGNED);
+    // SAFETY: forwarded caller contract.
+    unsafe { b.run(&[], |io| op(&call, io, b.in_len, b.out_cap)) }
+}
+
+impl CbcCall<'_> {
+    fn encrypt(&self, io: Io<'_>, in_len: usize, out_cap: usize) -> Status<usize> {
+        let (cbc, iv, pad) = (self.cbc, &self.iv, self.pad);
+        let buf = match io {
+            Io::Split(src, dst) => return cbc.encrypt(iv, src, dst, pad).or_code(),
+            Io::InPlace(buf) => buf,
+        };
+        if pad == Padding::None && !in_len.is_multiple_of(BLOCK) {
+            return Err(AESX_ERR_NOT_BLOCK_ALIGNED);
+        }
+        let total = pad.padded_len(in_len);
+        if out_cap < total {
+            return Err(AESX_ERR_OUTPUT_TOO_SMALL);
+        }
+        // Whole blocks in place, then the padded last block through the
+        // library's own padding (from a copy, since its input and output alias).
+        let whole = in_len - in_len % BLOCK;
+        let mut chain = *iv;
+        cbc.encrypt_chained(&mut chain, &mut buf[..whole])
+            .or_code()?;
+        if pad == Padding::Pkcs7 {
+            let mut tail = [0u8; BLOCK];
+            let rem = in_len - whole;
+            tail[..rem].copy_from_slice(&buf[whole..in_len]);
+            let r = cbc.encrypt(&chain, &tail[..rem], &mut buf[whole..total], pad);
+            tail.zeroize();
+            r.or_code()?;
+        }
+        Ok(total)
     }
-    if out_cap < in_len {
-        return Err(AESX_ERR_OUTPUT_TOO_SMALL);
-    }
-    let buf = &mut buf[..in_len];
-    if pad == Padding::None {
-        cbc.decrypt_in_place(iv, buf).or_code()?;
-        return Ok(in_len);
-    }
-    if in_len == 0 {
-        // The library's answer for an empty padded message (bad padding).
-        return cbc.decrypt(iv, &[], &mut [], pad).or_code();
-    }
-    // All but the last block in place; the last one from a copy through the
-    // library's constant-time unpadding.
-    let last = in_len - BLOCK;
-    let mut ct = [0u8; BLOCK];
-    ct.copy_from_slice(&buf[last..]);
-    let mut chain = *iv;
-    cbc.decrypt_chained(&mut chain, &mut buf[..last])
-        .or_code()?;
-    let r = cbc.decrypt(&chain, &ct, &mut buf[last..], pad);
-    match r {
-        Ok(n) => Ok(last + n),
-        Err(e) => {
-            buf.zeroize();
-            Err(crate::status::code(e))
+
+    fn decrypt(&self, io: Io<'_>, in_len: usize, out_cap: usize) -> Status<usize> {
+        let (cbc, iv, pad) = (self.cbc, &self.iv, self.pad);
+        let buf = match io {
+            Io::Split(src, dst) => return cbc.decrypt(iv, src, dst, pad).or_code(),
+            Io::InPlace(buf) => buf,
+        };
+        if !in_len.is_multiple_of(BLOCK) {
+            return Err(AESX_ERR_NOT_BLOCK_ALIGNED);
+        }
+        if out_cap < in_len {
+            return Err(AESX_ERR_OUTPUT_TOO_SMALL);
+        }
+        let buf = &mut buf[..in_len];
+        if pad == Padding::None {
+            cbc.decrypt_in_place(iv, buf).or_code()?;
+            return Ok(in_len);
+        }
+        if in_len == 0 {
+            // The library's answer for an empty padded message (bad padding).
+            return cbc.decrypt(iv, &[], &mut [], pad).or_code();
+        }
+        // All but the last block in place; the last one from a copy through the
+        // library's constant-time unpadding.
+        let last = in_len - BLOCK;
+        let mut ct = [0u8; BLOCK];
+        ct.copy_from_slice(&buf[last..]);
+        let mut chain = *iv;
+        cbc.decrypt_chained(&mut chain, &mut buf[..last])
+            .or_code()?;
+        let r = cbc.decrypt(&chain, &ct, &mut buf[last..], pad);
+        match r {
+            Ok(n) => Ok(last + n),
+            Err(e) => {
+                buf.zeroize();
+                Err(crate::status::code(e))
+            }
         }
     }
 }

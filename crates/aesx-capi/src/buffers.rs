@@ -151,6 +151,23 @@ pub(crate) struct Resized {
 }
 
 impl Resized {
+    /// Names the buffers of a call; nothing is checked until [`Resized::run`].
+    pub(crate) fn new(
+        inp: *const u8,
+        in_len: usize,
+        out: *mut u8,
+        out_cap: usize,
+        out_len: *mut usize,
+    ) -> Resized {
+        Resized {
+            inp,
+            in_len,
+            out,
+            out_cap,
+            out_len,
+        }
+    }
+
     /// Pairs the buffers under the overlap rule (`out` must not overlap
     /// `others` either), runs `f`, and stores the length it returns.
     ///

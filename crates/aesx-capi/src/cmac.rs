@@ -3,7 +3,7 @@
 use core::ffi::c_int;
 use std::sync::Arc;
 
-use aesx::{Cmac, CmacHasher};
+use aesx::{Backend, Cmac, CmacHasher};
 
 use crate::block_modes::handle;
 use crate::buffers::{input, write, Region};
@@ -16,10 +16,22 @@ pub struct AesxCmacKey {
     cmac: Arc<Cmac>,
 }
 
+impl AesxCmacKey {
+    fn new(key: &[u8], b: Backend) -> Status<Self> {
+        let cmac = Cmac::with_backend(key, b).or_code()?;
+        Ok(AesxCmacKey {
+            cmac: Arc::new(cmac),
+        })
+    }
+}
+
 /// A CMAC computation in progress: aesx_cmac_update any number of times,
 /// then aesx_cmac_final or aesx_cmac_final_verify. It holds its own
 /// reference to the key, so the key handle may be freed first. Create with
 /// aesx_cmac_ctx_new, free with aesx_cmac_ctx_free.
+// Clone: the copy's hasher points into the same Cmac, which the cloned Arc
+// keeps alive for it.
+#[derive(Clone)]
 pub struct AesxCmacCtx {
     // The hasher owns a copy of the key (a C handle cannot hold a borrow);
     // `key` is kept to start over after a final call.
@@ -28,16 +40,16 @@ pub struct AesxCmacCtx {
 }
 
 impl AesxCmacCtx {
-    fn start(key: Arc<Cmac>) -> Self {
+    fn start(key: &Arc<Cmac>) -> Self {
         AesxCmacCtx {
-            hasher: Cmac::clone(&key).into_hasher(),
-            key,
+            hasher: Cmac::clone(key).into_hasher(),
+            key: Arc::clone(key),
         }
     }
 
     /// The hasher so far, the context starting over on an empty message.
     fn restart(&mut self) -> CmacHasher<'static> {
-        let fresh = AesxCmacCtx::start(Arc::clone(&self.key));
+        let fresh = AesxCmacCtx::start(&self.key);
         core::mem::replace(self, fresh).hasher
     }
 }
@@ -60,12 +72,7 @@ pub unsafe extern "C" fn aesx_cmac_key_new(
     out: *mut *mut AesxCmacKey,
 ) -> c_int {
     // SAFETY: forwarded caller contract.
-    unsafe {
-        keyed(key, key_len, backend, out, |key, b| {
-            let cmac = Arc::new(Cmac::with_backend(key, b).or_code()?);
-            Ok(AesxCmacKey { cmac })
-        })
-    }
+    unsafe { keyed(key, key_len, backend, out, AesxCmacKey::new) }
 }
 
 /// Frees a CMAC key (zeroized once no context made from it is left). NULL is
@@ -142,12 +149,7 @@ pub unsafe extern "C" fn aesx_cmac_ctx_new(
     out: *mut *mut AesxCmacCtx,
 ) -> c_int {
     // SAFETY: forwarded caller contract.
-    unsafe {
-        create(out, || {
-            let k = handle(key)?;
-            Ok(AesxCmacCtx::start(Arc::clone(&k.cmac)))
-        })
-    }
+    unsafe { create(out, || Ok(AesxCmacCtx::start(&handle(key)?.cmac))) }
 }
 
 /// A copy of a context, with the message so far (to finish two messages that
@@ -160,17 +162,7 @@ pub unsafe extern "C" fn aesx_cmac_ctx_copy(
     out: *mut *mut AesxCmacCtx,
 ) -> c_int {
     // SAFETY: forwarded caller contract.
-    unsafe {
-        create(out, || {
-            let c = handle(ctx)?;
-            // The copy's hasher points into the same Cmac, which the cloned
-            // Arc keeps alive for it.
-            Ok(AesxCmacCtx {
-                hasher: c.hasher.clone(),
-                key: Arc::clone(&c.key),
-            })
-        })
-    }
+    unsafe { create(out, || handle(ctx).map(AesxCmacCtx::clone)) }
 }
 
 /// Zeroizes and frees a context. NULL is a no-op.
@@ -190,6 +182,24 @@ unsafe fn context<'a>(ctx: *mut AesxCmacCtx) -> Status<&'a mut AesxCmacCtx> {
     unsafe { ctx.as_mut() }.ok_or(AESX_ERR_NULL_POINTER)
 }
 
+/// One streaming call: `len` bytes at `data`, checked before the context is
+/// touched (a refused buffer leaves the message as it was), then `f` on the
+/// context.
+///
+/// Requires: as [`context`]; `data` readable for `len` bytes.
+unsafe fn streaming(
+    ctx: *mut AesxCmacCtx,
+    data: *const u8,
+    len: usize,
+    f: impl FnOnce(&mut AesxCmacCtx, &[u8]) -> Status,
+) -> c_int {
+    guard(|| {
+        // SAFETY: forwarded caller contract.
+        let (data, ctx) = unsafe { (input(data, len)?, context(ctx)?) };
+        f(ctx, data)
+    })
+}
+
 /// Appends `data` (`len` bytes) to the message.
 ///
 /// Requires: `ctx` a live context, used by no other thread during the call;
@@ -200,14 +210,13 @@ pub unsafe extern "C" fn aesx_cmac_update(
     data: *const u8,
     len: usize,
 ) -> c_int {
-    guard(|| {
-        // SAFETY: forwarded caller contract.
-        unsafe {
-            let data = input(data, len)?;
-            context(ctx)?.hasher.update(data);
-        }
-        Ok(())
-    })
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        streaming(ctx, data, len, |c, data| {
+            c.hasher.update(data);
+            Ok(())
+        })
+    }
 }
 
 /// Writes the 16-byte tag of the message to `tag`; the context then starts
@@ -238,11 +247,10 @@ pub unsafe extern "C" fn aesx_cmac_final_verify(
     tag: *const u8,
     tag_len: usize,
 ) -> c_int {
-    guard(|| {
-        // SAFETY: forwarded caller contract.
-        unsafe {
-            let tag = input(tag, tag_len)?;
-            context(ctx)?.restart().verify(tag).or_code()
-        }
-    })
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        streaming(ctx, tag, tag_len, |c, tag| {
+            c.restart().verify(tag).or_code()
+        })
+    }
 }

@@ -74,6 +74,14 @@ pub struct AesxKey {
 }
 
 impl AesxKey {
+    fn new(key: &[u8], b: Backend) -> Status<Self> {
+        Ok(AesxKey {
+            cbc: Cbc::with_backend(key, b).or_code()?,
+            gcm: Gcm::with_backend(key, b).or_code()?,
+            short_tags: Default::default(),
+        })
+    }
+
     /// The GCM context for tags of `tag_len` bytes.
     pub(crate) fn gcm(&self, tag_len: usize) -> Status<&Gcm> {
         if tag_len == self.gcm.tag_len() {
@@ -98,6 +106,14 @@ impl AesxKey {
 /// aesx_xts_key_free.
 pub struct AesxXtsKey {
     pub(crate) xts: Xts,
+}
+
+impl AesxXtsKey {
+    fn new(key: &[u8], b: Backend) -> Status<Self> {
+        Ok(AesxXtsKey {
+            xts: Xts::with_backend(key, b).or_code()?,
+        })
+    }
 }
 
 /// An RFC 4106 (AES-GCM for IPsec ESP) context: AES key, 4-byte salt and ICV
@@ -196,15 +212,7 @@ pub unsafe extern "C" fn aesx_key_new(
     out: *mut *mut AesxKey,
 ) -> c_int {
     // SAFETY: forwarded caller contract.
-    unsafe {
-        keyed(key, key_len, backend, out, |key, b| {
-            Ok(AesxKey {
-                cbc: Cbc::with_backend(key, b).or_code()?,
-                gcm: Gcm::with_backend(key, b).or_code()?,
-                short_tags: Default::default(),
-            })
-        })
-    }
+    unsafe { keyed(key, key_len, backend, out, AesxKey::new) }
 }
 
 /// Zeroizes and frees a key from aesx_key_new. NULL is a no-op. No other
@@ -231,13 +239,7 @@ pub unsafe extern "C" fn aesx_xts_key_new(
     out: *mut *mut AesxXtsKey,
 ) -> c_int {
     // SAFETY: forwarded caller contract.
-    unsafe {
-        keyed(key, key_len, backend, out, |key, b| {
-            Xts::with_backend(key, b)
-                .or_code()
-                .map(|xts| AesxXtsKey { xts })
-        })
-    }
+    unsafe { keyed(key, key_len, backend, out, AesxXtsKey::new) }
 }
 
 /// Zeroizes and frees an XTS key. NULL is a no-op.
@@ -273,9 +275,10 @@ pub unsafe extern "C" fn aesx_esp_key_new(
     // SAFETY: forwarded caller contract.
     unsafe {
         keyed(key, key_len, backend, out, |key, b| {
-            let salt = input(salt, salt_len)?;
-            let esp = Esp::with_backend(key, salt, icv_len, b).or_code()?;
-            Ok(AesxEspKey { esp })
+            let esp = Esp::with_backend(key, input(salt, salt_len)?, icv_len, b);
+            Ok(AesxEspKey {
+                esp: esp.or_code()?,
+            })
         })
     }
 }

@@ -2,7 +2,7 @@
 
 use core::ffi::c_int;
 
-use aesx::{Error, KeyWrap};
+use aesx::{Backend, Error, KeyWrap};
 use zeroize::{Zeroize, Zeroizing};
 
 use crate::block_modes::handle;
@@ -23,6 +23,14 @@ pub struct AesxKeywrap {
     kw: KeyWrap,
 }
 
+impl AesxKeywrap {
+    fn new(key: &[u8], b: Backend) -> Status<Self> {
+        Ok(AesxKeywrap {
+            kw: KeyWrap::with_backend(key, b).or_code()?,
+        })
+    }
+}
+
 const _: () = {
     const fn shared_between_threads<T: Send + Sync>() {}
     shared_between_threads::<AesxKeywrap>();
@@ -41,13 +49,7 @@ pub unsafe extern "C" fn aesx_keywrap_new(
     out: *mut *mut AesxKeywrap,
 ) -> c_int {
     // SAFETY: forwarded caller contract.
-    unsafe {
-        keyed(key, key_len, backend, out, |key, b| {
-            KeyWrap::with_backend(key, b)
-                .or_code()
-                .map(|kw| AesxKeywrap { kw })
-        })
-    }
+    unsafe { keyed(key, key_len, backend, out, AesxKeywrap::new) }
 }
 
 /// Zeroizes and frees a key-encryption key. NULL is a no-op.
@@ -133,14 +135,7 @@ pub unsafe extern "C" fn aesx_key_wrap(
     out_cap: usize,
     out_len: *mut usize,
 ) -> c_int {
-    // SAFETY: forwarded caller contract.
-    let b = Resized {
-        inp: r#in,
-        in_len,
-        out,
-        out_cap,
-        out_len,
-    };
+    let b = Resized::new(r#in, in_len, out, out_cap, out_len);
     // SAFETY: forwarded caller contract.
     guard(|| unsafe { run(kek, op(variant, true)?, b) })
 }
@@ -163,13 +158,7 @@ pub unsafe extern "C" fn aesx_key_unwrap(
     out_cap: usize,
     out_len: *mut usize,
 ) -> c_int {
-    let b = Resized {
-        inp: r#in,
-        in_len,
-        out,
-        out_cap,
-        out_len,
-    };
+    let b = Resized::new(r#in, in_len, out, out_cap, out_len);
     // SAFETY: forwarded caller contract.
     guard(|| unsafe { run(kek, op(variant, false)?, b) })
 }

@@ -18,39 +18,25 @@ pub(crate) trait Aead {
 
     /// The argument checks (nonce length, limits) that the library would
     /// make, made before a byte of the output is written.
-    fn check(&self, nonce: &[u8], aad: &[u8], len: usize) -> aesx::Result<()>;
+    fn check(&self, p: &Params<'_>, len: usize) -> aesx::Result<()>;
 
-    fn seal_in_place(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> aesx::Result<Tag>;
+    fn seal_in_place(&self, p: &Params<'_>, buf: &mut [u8]) -> aesx::Result<Tag>;
 
-    fn open_in_place(
-        &self,
-        nonce: &[u8],
-        aad: &[u8],
-        buf: &mut [u8],
-        tag: &[u8],
-    ) -> aesx::Result<()>;
+    fn open_in_place(&self, p: &Params<'_>, buf: &mut [u8], tag: &[u8]) -> aesx::Result<()>;
 
     /// Out of place: a copy, then in place. `dst` is zeroed on failure, so
     /// that no plaintext copy is left behind.
-    fn seal_to(&self, nonce: &[u8], aad: &[u8], src: &[u8], dst: &mut [u8]) -> aesx::Result<Tag> {
-        self.check(nonce, aad, src.len())?;
+    fn seal_to(&self, p: &Params<'_>, src: &[u8], dst: &mut [u8]) -> aesx::Result<Tag> {
+        self.check(p, src.len())?;
         dst.copy_from_slice(src);
-        self.seal_in_place(nonce, aad, dst)
-            .inspect_err(|_| dst.zeroize())
+        self.seal_in_place(p, dst).inspect_err(|_| dst.zeroize())
     }
 
     /// As `seal_to`, opening.
-    fn open_to(
-        &self,
-        nonce: &[u8],
-        aad: &[u8],
-        src: &[u8],
-        tag: &[u8],
-        dst: &mut [u8],
-    ) -> aesx::Result<()> {
-        self.check(nonce, aad, src.len())?;
+    fn open_to(&self, p: &Params<'_>, src: &[u8], tag: &[u8], dst: &mut [u8]) -> aesx::Result<()> {
+        self.check(p, src.len())?;
         dst.copy_from_slice(src);
-        self.open_in_place(nonce, aad, dst, tag)
+        self.open_in_place(p, dst, tag)
             .inspect_err(|_| dst.zeroize())
     }
 }
@@ -60,47 +46,34 @@ impl Aead for Gcm {
         Gcm::tag_len(self)
     }
 
-    fn check(&self, _: &[u8], _: &[u8], _: usize) -> aesx::Result<()> {
+    fn check(&self, _: &Params<'_>, _: usize) -> aesx::Result<()> {
         // GCM's own out-of-place calls (below) check before writing.
         Ok(())
     }
 
-    fn seal_in_place(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> aesx::Result<Tag> {
-        self.seal_in_place_detached(nonce, aad, buf)
+    fn seal_in_place(&self, p: &Params<'_>, buf: &mut [u8]) -> aesx::Result<Tag> {
+        self.seal_in_place_detached(p.nonce, p.aad, buf)
     }
 
-    fn open_in_place(
-        &self,
-        nonce: &[u8],
-        aad: &[u8],
-        buf: &mut [u8],
-        tag: &[u8],
-    ) -> aesx::Result<()> {
-        self.open_in_place_detached(nonce, aad, buf, tag)
+    fn open_in_place(&self, p: &Params<'_>, buf: &mut [u8], tag: &[u8]) -> aesx::Result<()> {
+        self.open_in_place_detached(p.nonce, p.aad, buf, tag)
     }
 
-    fn seal_to(&self, nonce: &[u8], aad: &[u8], src: &[u8], dst: &mut [u8]) -> aesx::Result<Tag> {
-        self.seal_to_detached(nonce, aad, src, dst)
+    fn seal_to(&self, p: &Params<'_>, src: &[u8], dst: &mut [u8]) -> aesx::Result<Tag> {
+        self.seal_to_detached(p.nonce, p.aad, src, dst)
     }
 
-    fn open_to(
-        &self,
-        nonce: &[u8],
-        aad: &[u8],
-        src: &[u8],
-        tag: &[u8],
-        dst: &mut [u8],
-    ) -> aesx::Result<()> {
-        self.open_to_detached(nonce, aad, src, tag, dst)
+    fn open_to(&self, p: &Params<'_>, src: &[u8], tag: &[u8], dst: &mut [u8]) -> aesx::Result<()> {
+        self.open_to_detached(p.nonce, p.aad, src, tag, dst)
     }
 }
 
 /// The nonce and AAD arguments of one call: their slices and regions (which
 /// the output must not overlap).
 pub(crate) struct Params<'a> {
-    nonce: &'a [u8],
-    aad: &'a [u8],
-    regions: [Region; 2],
+    pub(crate) nonce: &'a [u8],
+    pub(crate) aad: &'a [u8],
+    pub(crate) regions: [Region; 2],
 }
 
 impl<'a> Params<'a> {
@@ -119,6 +92,12 @@ impl<'a> Params<'a> {
             aad,
             regions,
         })
+    }
+
+    /// The regions an output must not overlap: the nonce, the AAD and
+    /// `other`.
+    pub(crate) fn with(&self, other: Region) -> [Region; 3] {
+        [self.regions[0], self.regions[1], other]
     }
 }
 
@@ -153,12 +132,12 @@ pub(crate) unsafe fn seal_detached(
         return Err(AESX_ERR_TAG_LENGTH);
     }
     let rt = Region::new(tag, tag_len)?;
-    disjoint(rt, &[p.regions[0], p.regions[1], Region::new(out, len)?])?;
+    disjoint(rt, &p.with(Region::new(out, len)?))?;
     // SAFETY: forwarded caller contract.
     let io = unsafe { in_out(inp, len, out, len, &p.regions)? };
     let t = match io {
-        Io::InPlace(b) => a.seal_in_place(p.nonce, p.aad, b),
-        Io::Split(s, d) => a.seal_to(p.nonce, p.aad, s, d),
+        Io::InPlace(b) => a.seal_in_place(p, b),
+        Io::Split(s, d) => a.seal_to(p, s, d),
     }
     .or_code()?;
     // SAFETY: forwarded caller contract; `tag` overlaps nothing (checked).
@@ -190,8 +169,8 @@ pub(crate) unsafe fn open_detached(
     };
     let t = &t[..tag_len];
     match io {
-        Io::InPlace(b) => a.open_in_place(p.nonce, p.aad, b, t),
-        Io::Split(s, d) => a.open_to(p.nonce, p.aad, s, t, d),
+        Io::InPlace(b) => a.open_in_place(p, b, t),
+        Io::Split(s, d) => a.open_to(p, s, t, d),
     }
     .or_code()
 }
@@ -210,11 +189,11 @@ pub(crate) unsafe fn seal_append(a: &dyn Aead, p: &Params<'_>, b: Resized) -> St
         let (t, rest) = match io {
             Io::Split(s, d) => {
                 let (body, rest) = d.split_at_mut(b.in_len);
-                (a.seal_to(p.nonce, p.aad, s, body), rest)
+                (a.seal_to(p, s, body), rest)
             }
             Io::InPlace(buf) => {
                 let (body, rest) = buf.split_at_mut(b.in_len);
-                (a.seal_in_place(p.nonce, p.aad, body), rest)
+                (a.seal_in_place(p, body), rest)
             }
         };
         rest[..tl].copy_from_slice(t.or_code()?.as_bytes());
@@ -249,7 +228,7 @@ pub(crate) unsafe fn open_append(a: &dyn Aead, p: &Params<'_>, b: Resized) -> St
             }
             (Io::Split(s, d), Some(n)) => {
                 let (ct, tag) = s.split_at(n);
-                let r = a.open_to(p.nonce, p.aad, ct, tag, &mut d[..n]);
+                let r = a.open_to(p, ct, tag, &mut d[..n]);
                 if r == Err(Error::AuthenticationFailed) {
                     d.zeroize();
                 }
@@ -259,7 +238,7 @@ pub(crate) unsafe fn open_append(a: &dyn Aead, p: &Params<'_>, b: Resized) -> St
                 let (ct, tag) = buf[..in_len].split_at_mut(n);
                 let mut t = [0u8; MAX_TAG];
                 t[..tl].copy_from_slice(tag);
-                let r = a.open_in_place(p.nonce, p.aad, ct, &t[..tl]);
+                let r = a.open_in_place(p, ct, &t[..tl]);
                 if r == Err(Error::AuthenticationFailed) {
                     tag.zeroize();
                 }
