@@ -162,7 +162,7 @@ pub unsafe extern "C" fn aesx_cmac_ctx_copy(
     out: *mut *mut AesxCmacCtx,
 ) -> c_int {
     // SAFETY: forwarded caller contract.
-    unsafe { create(out, || handle(ctx).map(AesxCmacCtx::clone)) }
+    unsafe { create(out, || handle(ctx).cloned()) }
 }
 
 /// Zeroizes and frees a context. NULL is a no-op.
