@@ -206,33 +206,24 @@ def _local_whole(encrypt, spath, dpath, key):
     return {"size": size, "sha256": sha, "bytes_in": os.path.getsize(spath)}
 
 
-def _encrypt_whole_task(rel, fs_src, spath, fs_dst, dpath, key):
+def _whole_task(rel, encrypt, fs_src, spath, fs_dst, dpath, key):
+    """Encrypts or decrypts one whole file: through the Rust path for local
+    files, else read whole, transformed in memory and written atomically."""
     if _is_local(fs_src, fs_dst):
-        return _guard(rel, _local_whole, True, spath, dpath, key)
+        return _guard(rel, _local_whole, encrypt, spath, dpath, key)
 
     def body():
         with fs_src.open(spath, "rb") as f:
             data = f.read()
-        prefix = _aesx._new_prefix(key)
-        ct = _aesx._seal_chunks(key, prefix, 0, data, True)
-        size, sha = _write_atomic(fs_dst, dpath, [prefix, ct])
-        return {"size": size, "sha256": sha, "bytes_in": len(data)}
-
-    return _guard(rel, body)
-
-
-def _decrypt_whole_task(rel, fs_src, spath, fs_dst, dpath, key):
-    if _is_local(fs_src, fs_dst):
-        return _guard(rel, _local_whole, False, spath, dpath, key)
-
-    def body():
-        with fs_src.open(spath, "rb") as f:
-            data = f.read()
-        pl = _aesx._prefix_len(data[:96])
-        if len(data) < pl:
-            raise _aesx.DecryptionError("file too short: truncated inside the header")
-        pt = _aesx._open_chunks(key, data[:pl], 0, data[pl:], True)
-        size, sha = _write_atomic(fs_dst, dpath, [pt])
+        if encrypt:
+            prefix = _aesx._new_prefix(key)
+            parts = [prefix, _aesx._seal_chunks(key, prefix, 0, data, True)]
+        else:
+            pl = _aesx._prefix_len(data[:96])
+            if len(data) < pl:
+                raise _aesx.DecryptionError("file too short: truncated inside the header")
+            parts = [_aesx._open_chunks(key, data[:pl], 0, data[pl:], True)]
+        size, sha = _write_atomic(fs_dst, dpath, parts)
         return {"size": size, "sha256": sha, "bytes_in": len(data)}
 
     return _guard(rel, body)
@@ -417,8 +408,9 @@ def _run(operation, client, src, dst, key, range_size, storage_options):
             continue
         spath, dpath, size = info["path"], _join(dst_root, rel), info["size"]
         if size <= range_size:
-            fn = _encrypt_whole_task if encrypt else _decrypt_whole_task
-            finals[rel] = client.submit(fn, rel, fs_src, spath, fs_dst, dpath, key, pure=False)
+            finals[rel] = client.submit(
+                _whole_task, rel, encrypt, fs_src, spath, fs_dst, dpath, key, pure=False
+            )
             continue
         try:
             ranges, head, prefix = _plan_ranges(encrypt, fs_src, spath, size, key, range_size)

@@ -27,44 +27,51 @@ class ECB(Mode):
         self.pkcs7 = bool(pkcs7)
 
 
-class CBC(Mode):
+class _OneBlock(Mode):
+    """A mode with one value that must be a block long (CBC's IV, CTR's
+    nonce), checked against the algorithm as ``cryptography`` does."""
+
+    # What the value is called in the error message.
+    _what = ""
+
+    def __init__(self, arg: str, value):
+        check_byteslike(arg, value)
+        self._value = value
+
+    def validate_for_algorithm(self, algorithm) -> None:
+        n = nbytes(self._value)
+        if n * 8 != algorithm.block_size:
+            raise ValueError(f"Invalid {self._what} size ({n}) for {self.name}.")
+
+
+class CBC(_OneBlock):
     """Cipher block chaining with a 16-byte IV."""
 
     name = "CBC"
+    _what = "IV"
 
     def __init__(self, initialization_vector, *, pkcs7: bool = False):
-        check_byteslike("initialization_vector", initialization_vector)
-        self._iv = initialization_vector
+        super().__init__("initialization_vector", initialization_vector)
         self.pkcs7 = bool(pkcs7)
 
     @property
     def initialization_vector(self):
-        return self._iv
-
-    def validate_for_algorithm(self, algorithm) -> None:
-        n = nbytes(self._iv)
-        if n * 8 != algorithm.block_size:
-            raise ValueError(f"Invalid IV size ({n}) for {self.name}.")
+        return self._value
 
 
-class CTR(Mode):
+class CTR(_OneBlock):
     """Counter mode: `nonce` is the whole 16-byte initial counter block,
     incremented as a 128-bit big-endian integer."""
 
     name = "CTR"
+    _what = "nonce"
 
     def __init__(self, nonce):
-        check_byteslike("nonce", nonce)
-        self._nonce = nonce
+        super().__init__("nonce", nonce)
 
     @property
     def nonce(self):
-        return self._nonce
-
-    def validate_for_algorithm(self, algorithm) -> None:
-        n = nbytes(self._nonce)
-        if n * 8 != algorithm.block_size:
-            raise ValueError(f"Invalid nonce size ({n}) for {self.name}.")
+        return self._value
 
 
 class XTS(Mode):

@@ -86,25 +86,23 @@ def test_not_aesx_and_truncations(tmp_path):
         aesx.decrypt_file(write(tmp_path / "app", good + b"\x00"), tmp_path / "out", key=key)
 
 
-def test_hostile_kdf_cost_refused_before_any_work(tmp_path):
-    # A passphrase header asking for 4 TiB of memory and 2^32 - 1 passes.
-    hdr = b"aesx\x01\x02" + (2**32 - 1).to_bytes(4, "big") * 3 + os.urandom(16)
+@pytest.mark.parametrize(
+    "memory_kib, passes, lanes, refusal",
+    [
+        # A passphrase header asking for 4 TiB of memory and 2^32 - 1 passes.
+        (2**32 - 1, 2**32 - 1, 2**32 - 1, "refusing"),
+        # Within the hard caps (2 GiB, 3 passes, 4 lanes) but above the
+        # default decryption ceiling of 1 GiB that the CLI also applies.
+        (2 * 1024 * 1024, 3, 4, "above the limit"),
+    ],
+    ids=["above_the_hard_caps", "above_the_default_ceiling"],
+)
+def test_hostile_kdf_cost_refused_before_any_work(tmp_path, memory_kib, passes, lanes, refusal):
+    params = b"".join(v.to_bytes(4, "big") for v in (memory_kib, passes, lanes))
+    hdr = b"aesx\x01\x02" + params + os.urandom(16)
     src = write(tmp_path / "h", hdr + os.urandom(56 + 16))
     t0 = time.perf_counter()
-    with pytest.raises(aesx.DecryptionError, match="refusing"):
-        aesx.decrypt_file(src, tmp_path / "out", passphrase="x")
-    assert time.perf_counter() - t0 < 1
-    assert not (tmp_path / "out").exists()
-
-
-def test_kdf_cost_above_the_default_ceiling_refused(tmp_path):
-    # Within the hard caps (2 GiB, 3 passes, 4 lanes) but above the default
-    # decryption ceiling of 1 GiB that the CLI also applies.
-    params = (2 * 1024 * 1024).to_bytes(4, "big") + (3).to_bytes(4, "big") + (4).to_bytes(4, "big")
-    hdr = b"aesx\x01\x02" + params + os.urandom(16)
-    src = write(tmp_path / "h2", hdr + os.urandom(56 + 16))
-    t0 = time.perf_counter()
-    with pytest.raises(aesx.DecryptionError, match="above the limit"):
+    with pytest.raises(aesx.DecryptionError, match=refusal):
         aesx.decrypt_file(src, tmp_path / "out", passphrase="x")
     assert time.perf_counter() - t0 < 1
     assert not (tmp_path / "out").exists()
