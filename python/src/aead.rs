@@ -10,6 +10,7 @@ use pyo3::types::PyBytes;
 
 use crate::buf::{maybe_detached, AeadArgs, Buf};
 use crate::gcm::generate;
+use crate::methods::both_ways;
 use crate::{err, pick_backend, InvalidTag};
 
 /// pyca refuses data or associated data longer than this.
@@ -115,10 +116,10 @@ impl Sealed {
     fn call<'py>(
         &self,
         py: Python<'py>,
+        sealing: bool,
         nonce: &Bound<'py, PyAny>,
         data: &Bound<'py, PyAny>,
         aad: Option<&Bound<'py, PyAny>>,
-        sealing: bool,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let args = AeadArgs::read(nonce, data, aad)?;
         let (n, a, d) = (args.nonce.as_slice(), args.aad(), args.data.as_slice());
@@ -159,7 +160,8 @@ impl Sealed {
 
 /// Defines a pyclass around [`Sealed`]: its constructor (`$make` builds the
 /// library object from the key bytes `$k` and the backend `$b`), its
-/// `generate_key`, and the shared `backend`, `encrypt`, `decrypt`.
+/// `generate_key`, and the shared `backend`, `encrypt`, `decrypt` (the last
+/// two one [`both_ways!`] pair over [`Sealed::call`]).
 macro_rules! aead_class {
     (
         $(#[$doc:meta])*
@@ -172,57 +174,45 @@ macro_rules! aead_class {
         #[pyclass(frozen, module = "aesx", name = $name)]
         pub struct $ty(Sealed);
 
-        #[pymethods]
-        impl $ty {
-            #[new]
-            #[pyo3(signature = ($($sig)*))]
-            fn new(key: &Bound<'_, PyAny>, $($arg: $argty,)* backend: Option<&str>) -> PyResult<Self> {
-                let $k = Buf::read(key)?;
-                let $k = $k.as_slice();
-                let $b = backend;
-                $make.map($ty)
-            }
+        both_ways! {
+            impl $ty {
+                #[new]
+                #[pyo3(signature = ($($sig)*))]
+                fn new(key: &Bound<'_, PyAny>, $($arg: $argty,)* backend: Option<&str>) -> PyResult<Self> {
+                    let $k = Buf::read(key)?;
+                    let $k = $k.as_slice();
+                    let $b = backend;
+                    $make.map($ty)
+                }
 
-            /// A fresh random key from the OS CSPRNG.
-            #[staticmethod]
-            fn generate_key<'py>(
-                py: Python<'py>,
-                bit_length: &Bound<'py, PyAny>,
-            ) -> PyResult<Bound<'py, PyBytes>> {
-                generate(py, bit_length, &$bits, $bits_msg)
-            }
+                /// A fresh random key from the OS CSPRNG.
+                #[staticmethod]
+                fn generate_key<'py>(
+                    py: Python<'py>,
+                    bit_length: &Bound<'py, PyAny>,
+                ) -> PyResult<Bound<'py, PyBytes>> {
+                    generate(py, bit_length, &$bits, $bits_msg)
+                }
 
-            /// The backend this key runs on.
-            #[getter]
-            fn backend(&self) -> &'static str {
-                self.0.backend()
+                /// The backend this key runs on.
+                #[getter]
+                fn backend(&self) -> &'static str {
+                    self.0.backend()
+                }
             }
 
             /// Encrypts and authenticates `data`; returns the ciphertext
             /// followed by the tag. `associated_data` may be None.
-            #[pyo3(signature = (nonce, data, associated_data))]
-            fn encrypt<'py>(
-                &self,
-                py: Python<'py>,
-                nonce: &Bound<'py, PyAny>,
-                data: &Bound<'py, PyAny>,
-                associated_data: Option<&Bound<'py, PyAny>>,
-            ) -> PyResult<Bound<'py, PyBytes>> {
-                self.0.call(py, nonce, data, associated_data, true)
-            }
-
+            encrypt,
             /// Verifies the tag at the end of `data` and returns the
             /// plaintext; raises InvalidTag (releasing nothing) otherwise.
+            decrypt,
             #[pyo3(signature = (nonce, data, associated_data))]
-            fn decrypt<'py>(
-                &self,
-                py: Python<'py>,
+            (
                 nonce: &Bound<'py, PyAny>,
                 data: &Bound<'py, PyAny>,
-                associated_data: Option<&Bound<'py, PyAny>>,
-            ) -> PyResult<Bound<'py, PyBytes>> {
-                self.0.call(py, nonce, data, associated_data, false)
-            }
+                associated_data: Option<&Bound<'py, PyAny>>
+            ) -> PyResult<Bound<'py, PyBytes>> = 0.call(nonce, data, associated_data);
         }
     };
 }

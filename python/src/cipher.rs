@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::buf::{alias, maybe_detached, Alias, Buf};
+use crate::methods::both_ways;
 use crate::{err, pick_backend, AlreadyFinalized};
 
 const BLOCK: usize = 16;
@@ -421,116 +422,59 @@ impl Xts {
     }
 }
 
-#[pymethods]
-impl Xts {
-    #[new]
-    #[pyo3(signature = (key, *, backend = None))]
-    fn new(key: &Bound<'_, PyAny>, backend: Option<&str>) -> PyResult<Self> {
-        let k = Buf::read(key)?;
-        if !matches!(k.len(), 32 | 64) {
-            return Err(PyValueError::new_err(
-                "The XTS specification requires a 256-bit key for AES-128-XTS and 512-bit key for AES-256-XTS",
-            ));
+both_ways! {
+    impl Xts {
+        #[new]
+        #[pyo3(signature = (key, *, backend = None))]
+        fn new(key: &Bound<'_, PyAny>, backend: Option<&str>) -> PyResult<Self> {
+            let k = Buf::read(key)?;
+            if !matches!(k.len(), 32 | 64) {
+                return Err(PyValueError::new_err(
+                    "The XTS specification requires a 256-bit key for AES-128-XTS and 512-bit key for AES-256-XTS",
+                ));
+            }
+            let xts = aesx::Xts::with_backend(k.as_slice(), pick_backend(backend)?).map_err(err)?;
+            Ok(Xts { xts: Box::new(xts) })
         }
-        let xts = aesx::Xts::with_backend(k.as_slice(), pick_backend(backend)?).map_err(err)?;
-        Ok(Xts { xts: Box::new(xts) })
-    }
 
-    /// The backend this key runs on.
-    #[getter]
-    fn backend(&self) -> &'static str {
-        self.xts.backend().name()
+        /// The backend this key runs on.
+        #[getter]
+        fn backend(&self) -> &'static str {
+            self.xts.backend().name()
+        }
     }
 
     /// Encrypts one data unit under a 16-byte tweak.
-    fn encrypt<'py>(
-        &self,
-        py: Python<'py>,
-        tweak: &Bound<'py, PyAny>,
-        data: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyBytes>> {
-        self.one(py, true, self::tweak(tweak)?, data)
-    }
-
+    encrypt,
     /// Decrypts one data unit under a 16-byte tweak.
-    fn decrypt<'py>(
-        &self,
-        py: Python<'py>,
-        tweak: &Bound<'py, PyAny>,
-        data: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyBytes>> {
-        self.one(py, false, self::tweak(tweak)?, data)
-    }
+    decrypt,
+    (tweak: &Bound<'py, PyAny>, data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>>
+        = one(self::tweak(tweak)?, data);
 
     /// Encrypts data unit number `sector` (tweak: its 128-bit little-endian
     /// encoding).
-    fn encrypt_sector<'py>(
-        &self,
-        py: Python<'py>,
-        sector: u128,
-        data: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyBytes>> {
-        self.one(py, true, sector.to_le_bytes(), data)
-    }
-
+    encrypt_sector,
     /// Decrypts data unit number `sector`.
-    fn decrypt_sector<'py>(
-        &self,
-        py: Python<'py>,
-        sector: u128,
-        data: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyBytes>> {
-        self.one(py, false, sector.to_le_bytes(), data)
-    }
+    decrypt_sector,
+    (sector: u128, data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>>
+        = one(sector.to_le_bytes(), data);
 
     /// Encrypts consecutive sectors of `sector_size` bytes (a multiple of
     /// 16, e.g. 512 or 4096) numbered from `first_sector`; `data` must be a
     /// whole number of sectors.
-    fn encrypt_sectors<'py>(
-        &self,
-        py: Python<'py>,
-        data: &Bound<'py, PyAny>,
-        sector_size: usize,
-        first_sector: u128,
-    ) -> PyResult<Bound<'py, PyBytes>> {
-        self.sectors(py, true, data, sector_size, first_sector)
-    }
-
+    encrypt_sectors,
     /// Decrypts consecutive sectors, as encrypt_sectors.
-    fn decrypt_sectors<'py>(
-        &self,
-        py: Python<'py>,
-        data: &Bound<'py, PyAny>,
-        sector_size: usize,
-        first_sector: u128,
-    ) -> PyResult<Bound<'py, PyBytes>> {
-        self.sectors(py, false, data, sector_size, first_sector)
-    }
+    decrypt_sectors,
+    (data: &Bound<'py, PyAny>, sector_size: usize, first_sector: u128)
+        -> PyResult<Bound<'py, PyBytes>> = sectors(data, sector_size, first_sector);
 
     /// As encrypt_sectors, into `buf` (same length as `data`; may be the
     /// same memory).
-    fn encrypt_sectors_into(
-        &self,
-        py: Python<'_>,
-        data: &Bound<'_, PyAny>,
-        sector_size: usize,
-        first_sector: u128,
-        buf: &Bound<'_, PyAny>,
-    ) -> PyResult<usize> {
-        self.sectors_into(py, true, data, sector_size, first_sector, buf)
-    }
-
+    encrypt_sectors_into,
     /// As decrypt_sectors, into `buf`.
-    fn decrypt_sectors_into(
-        &self,
-        py: Python<'_>,
-        data: &Bound<'_, PyAny>,
-        sector_size: usize,
-        first_sector: u128,
-        buf: &Bound<'_, PyAny>,
-    ) -> PyResult<usize> {
-        self.sectors_into(py, false, data, sector_size, first_sector, buf)
-    }
+    decrypt_sectors_into,
+    (data: &Bound<'py, PyAny>, sector_size: usize, first_sector: u128, buf: &Bound<'py, PyAny>)
+        -> PyResult<usize> = sectors_into(data, sector_size, first_sector, buf);
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

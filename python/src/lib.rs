@@ -15,6 +15,7 @@ mod cmac;
 mod file;
 mod gcm;
 mod keywrap;
+mod methods;
 
 /// Calls that process at least this many bytes release the GIL. Below it,
 /// releasing and re-taking the GIL costs more than other threads gain.
