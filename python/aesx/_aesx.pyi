@@ -133,24 +133,23 @@ def _context(
     pkcs7: bool = False,
     backend: Optional[str] = None,
 ) -> CipherContext: ...
-def encrypt_file(
-    src: _Path,
-    dst: _Path,
-    *,
-    key: Optional[_Key] = None,
-    passphrase: Optional[Union[str, Buffer]] = None,
-    backend: Optional[str] = None,
-    threads: Optional[int] = None,
-) -> None: ...
-def decrypt_file(
-    src: _Path,
-    dst: _Path,
-    *,
-    key: Optional[_Key] = None,
-    passphrase: Optional[Union[str, Buffer]] = None,
-    backend: Optional[str] = None,
-    threads: Optional[int] = None,
-) -> None: ...
+
+class _FileCall(Protocol):
+    """encrypt_file and decrypt_file: the same arguments either way."""
+
+    def __call__(
+        self,
+        src: _Path,
+        dst: _Path,
+        *,
+        key: Optional[_Key] = None,
+        passphrase: Optional[Union[str, Buffer]] = None,
+        backend: Optional[str] = None,
+        threads: Optional[int] = None,
+    ) -> None: ...
+
+encrypt_file: _FileCall
+decrypt_file: _FileCall
 
 class _Reader:
     def __init__(
