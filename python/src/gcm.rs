@@ -50,6 +50,9 @@ fn check(nonce: usize, data: usize, aad: usize) -> PyResult<()> {
 
 impl AesGcm {
     /// pyca's `encrypt` (`sealing`) or `decrypt`.
+    // Inlined into each method, so that `sealing` is a constant there and
+    // the small-message path costs what a method of its own would.
+    #[inline(always)]
     fn call<'py>(
         &self,
         py: Python<'py>,
@@ -80,6 +83,8 @@ impl AesGcm {
 
     /// `encrypt_into` (`sealing`) or `decrypt_into`: into `buf`, which may
     /// be the input's own memory.
+    // Inlined as `call`.
+    #[inline(always)]
     fn call_into(
         &self,
         py: Python<'_>,
@@ -121,18 +126,24 @@ impl AesGcm {
             Some(copy.as_deref().unwrap_or(body))
         };
         let o = out.as_mut_slice();
-        maybe_detached(py, len, || match (src, sealing) {
-            (Some(s), true) => gcm.seal_to(n, a, s, o).map(|_| ()),
-            (None, true) => {
-                let (body, tag) = o.split_at_mut(len);
-                let t = gcm.seal_in_place_detached(n, a, body)?;
-                tag.copy_from_slice(t.as_bytes());
-                Ok(())
-            }
-            (Some(s), false) => gcm.open_to_detached(n, a, s, &tag, o),
-            (None, false) => gcm.open_in_place_detached(n, a, o, &tag),
-        })
-        .map_err(err)?;
+        // One closure each way, so that each is only the work of its own.
+        let r = if sealing {
+            maybe_detached(py, len, || match src {
+                Some(s) => gcm.seal_to(n, a, s, o).map(|_| ()),
+                None => {
+                    let (body, tag) = o.split_at_mut(len);
+                    let t = gcm.seal_in_place_detached(n, a, body)?;
+                    tag.copy_from_slice(t.as_bytes());
+                    Ok(())
+                }
+            })
+        } else {
+            maybe_detached(py, len, || match src {
+                Some(s) => gcm.open_to_detached(n, a, s, &tag, o),
+                None => gcm.open_in_place_detached(n, a, o, &tag),
+            })
+        };
+        r.map_err(err)?;
         Ok(total)
     }
 }
@@ -252,6 +263,9 @@ impl<'py> From<Packet<'py>> for (Bound<'py, PyBytes>, u64) {
 
 impl Esp {
     /// Seals (`encrypt`: ciphertext then ICV) or opens one packet payload.
+    // Inlined into each method, so that each calls `seal` or `open` as a
+    // method of its own would.
+    #[inline(always)]
     fn packet<'py>(
         &self,
         py: Python<'py>,
@@ -262,26 +276,38 @@ impl Esp {
     ) -> PyResult<Packet<'py>> {
         let (iv, data, aad) = (Buf::read(iv)?, Buf::read(data)?, Buf::read(aad)?);
         let (i, d, a) = (iv.as_slice(), data.as_slice(), aad.as_slice());
+        if encrypt {
+            self.seal(py, i, d, a)
+        } else {
+            self.open(py, i, d, a)
+        }
+    }
+
+    fn seal<'py>(&self, py: Python<'py>, i: &[u8], d: &[u8], a: &[u8]) -> PyResult<Packet<'py>> {
         let tl = self.esp.tag_len();
         let esp = &self.esp;
         let mut sum = 0;
-        if encrypt {
-            let out = PyBytes::new_with(py, d.len() + tl, |out| {
-                let (body, tag) = out.split_at_mut(d.len());
-                body.copy_from_slice(d);
-                let (t, s) =
-                    maybe_detached(py, d.len(), || esp.seal_in_place_with_checksum(i, a, body))
-                        .map_err(err)?;
-                tag.copy_from_slice(t.as_bytes());
-                sum = s;
-                Ok(())
-            })?;
-            return Ok(Packet(out, sum));
-        }
+        let out = PyBytes::new_with(py, d.len() + tl, |out| {
+            let (body, tag) = out.split_at_mut(d.len());
+            body.copy_from_slice(d);
+            let (t, s) =
+                maybe_detached(py, d.len(), || esp.seal_in_place_with_checksum(i, a, body))
+                    .map_err(err)?;
+            tag.copy_from_slice(t.as_bytes());
+            sum = s;
+            Ok(())
+        })?;
+        Ok(Packet(out, sum))
+    }
+
+    fn open<'py>(&self, py: Python<'py>, i: &[u8], d: &[u8], a: &[u8]) -> PyResult<Packet<'py>> {
+        let tl = self.esp.tag_len();
         if d.len() < tl {
             return Err(InvalidTag::new_err(()));
         }
         let (ct, tag) = d.split_at(d.len() - tl);
+        let esp = &self.esp;
+        let mut sum = 0;
         let out = PyBytes::new_with(py, ct.len(), |out| {
             out.copy_from_slice(ct);
             sum =
