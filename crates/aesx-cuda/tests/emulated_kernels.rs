@@ -12,16 +12,23 @@ use aesx::{Cbc, Ctr};
 use aesx_cuda::plan;
 use common::*;
 use emulate::*;
-use rand::{Rng, SeedableRng};
+use rand::Rng;
+/// The four-block plaintext of every SP 800-38A appendix F example.
+const SP800_38A_PLAINTEXT: &str = concat!(
+    "6bc1bee22e409f96e93d7e117393172a",
+    "ae2d8a571e03ac9c9eb76fac45af8e51",
+    "30c81c46a35ce411e5fbc1191a0a52ef",
+    "f69f2445df4f9b17ad2b417be66c3710"
+);
+
 /// Block counts around the thread (32), warp (1024) and CTA (4096) sizes.
 const BLOCK_COUNTS: [usize; 10] = [1, 2, 31, 32, 33, 1023, 1024, 1025, 4097, 5000];
 
 #[test]
 fn ecb_matches_soft_backend() {
-    if harness().is_none() {
+    let Some(mut rng) = emulated_rng(1) else {
         return;
-    }
-    let mut rng = rand::rngs::StdRng::seed_from_u64(1);
+    };
     for klen in [16, 24, 32] {
         for &n in &BLOCK_COUNTS {
             let key = random(&mut rng, klen);
@@ -51,13 +58,7 @@ fn sp800_38a_f1_ecb() {
     if harness().is_none() {
         return;
     }
-    let pt = hex::decode(concat!(
-        "6bc1bee22e409f96e93d7e117393172a",
-        "ae2d8a571e03ac9c9eb76fac45af8e51",
-        "30c81c46a35ce411e5fbc1191a0a52ef",
-        "f69f2445df4f9b17ad2b417be66c3710"
-    ))
-    .unwrap();
+    let pt = hex::decode(SP800_38A_PLAINTEXT).unwrap();
     let cases = [
         (
             "2b7e151628aed2a6abf7158809cf4f3c",
@@ -82,10 +83,9 @@ fn sp800_38a_f1_ecb() {
 
 #[test]
 fn ctr_matches_soft_backend_including_wrap() {
-    if harness().is_none() {
+    let Some(mut rng) = emulated_rng(2) else {
         return;
-    }
-    let mut rng = rand::rngs::StdRng::seed_from_u64(2);
+    };
     let mut near_wrap = [0xffu8; 16];
     near_wrap[15] = 0xf0;
     let mut lo_wrap = [0x12u8; 16];
@@ -116,10 +116,9 @@ fn ctr_matches_soft_backend_including_wrap() {
 
 #[test]
 fn ctr32_wraps_only_the_low_word() {
-    if harness().is_none() {
+    let Some(mut rng) = emulated_rng(3) else {
         return;
-    }
-    let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+    };
     let key = random(&mut rng, 16);
     let mut j = [0x5au8; 16];
     j[12..].copy_from_slice(&0xffff_ffe0u32.to_be_bytes());
@@ -138,10 +137,9 @@ fn ctr32_wraps_only_the_low_word() {
 
 #[test]
 fn ttable_comparison_kernel_matches_soft_backend() {
-    if harness().is_none() {
+    let Some(mut rng) = emulated_rng(7) else {
         return;
-    }
-    let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+    };
     for klen in [16, 24, 32] {
         for len in [0usize, 5, 16, 16 * 300 + 9] {
             let key = random(&mut rng, klen);
@@ -163,13 +161,7 @@ fn sp800_38a_f5_ctr() {
     if harness().is_none() {
         return;
     }
-    let pt = hex::decode(concat!(
-        "6bc1bee22e409f96e93d7e117393172a",
-        "ae2d8a571e03ac9c9eb76fac45af8e51",
-        "30c81c46a35ce411e5fbc1191a0a52ef",
-        "f69f2445df4f9b17ad2b417be66c3710"
-    ))
-    .unwrap();
+    let pt = hex::decode(SP800_38A_PLAINTEXT).unwrap();
     let iv: [u8; 16] = hex::decode("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff")
         .unwrap()
         .try_into()
@@ -218,10 +210,9 @@ fn nist_ctr_files() {
 
 #[test]
 fn cbc_decrypt_matches_soft_backend() {
-    if harness().is_none() {
+    let Some(mut rng) = emulated_rng(4) else {
         return;
-    }
-    let mut rng = rand::rngs::StdRng::seed_from_u64(4);
+    };
     for klen in [16, 24, 32] {
         for &n in &BLOCK_COUNTS {
             let key = random(&mut rng, klen);

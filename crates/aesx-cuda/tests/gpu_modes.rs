@@ -35,6 +35,12 @@ fn gpu() -> Option<&'static Gpu> {
     .as_ref()
 }
 
+/// The GPU and a generator with a fixed seed for one test, or None (the
+/// test then passes, having said why) without a device.
+fn gpu_and_rng(seed: u64) -> Option<(&'static Gpu, rand::rngs::StdRng)> {
+    Some((gpu()?, rand::rngs::StdRng::seed_from_u64(seed)))
+}
+
 fn random(rng: &mut impl RngCore, n: usize) -> Vec<u8> {
     let mut v = vec![0u8; n];
     rng.fill_bytes(&mut v);
@@ -77,8 +83,9 @@ fn from_device(g: &Gpu, d: &cudarc::driver::CudaSlice<u8>) -> Vec<u8> {
 
 #[test]
 fn ecb_host_and_device_match_soft() {
-    let Some(g) = gpu() else { return };
-    let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+    let Some((g, mut rng)) = gpu_and_rng(11) else {
+        return;
+    };
     for klen in [16, 24, 32] {
         for len in lengths().into_iter().map(|l| l & !15) {
             let key = random(&mut rng, klen);
@@ -110,8 +117,9 @@ fn ecb_host_and_device_match_soft() {
 
 #[test]
 fn ctr_host_and_device_match_soft_with_wrap() {
-    let Some(g) = gpu() else { return };
-    let mut rng = rand::rngs::StdRng::seed_from_u64(12);
+    let Some((g, mut rng)) = gpu_and_rng(12) else {
+        return;
+    };
     let mut wrap = [0xffu8; 16];
     wrap[15] = 0x80; // wraps 2^128 within the first chunk
     for klen in [16, 24, 32] {
@@ -143,8 +151,9 @@ fn ctr_host_and_device_match_soft_with_wrap() {
 
 #[test]
 fn cbc_decrypt_host_and_device_match_soft() {
-    let Some(g) = gpu() else { return };
-    let mut rng = rand::rngs::StdRng::seed_from_u64(13);
+    let Some((g, mut rng)) = gpu_and_rng(13) else {
+        return;
+    };
     for klen in [16, 24, 32] {
         for len in lengths().into_iter().map(|l| l & !15) {
             let key = random(&mut rng, klen);
@@ -173,8 +182,9 @@ fn cbc_decrypt_host_and_device_match_soft() {
 
 #[test]
 fn xts_host_and_device_match_reference() {
-    let Some(g) = gpu() else { return };
-    let mut rng = rand::rngs::StdRng::seed_from_u64(14);
+    let Some((g, mut rng)) = gpu_and_rng(14) else {
+        return;
+    };
     for (sector, count) in [
         (16usize, 5000usize),
         (512, 300),
@@ -216,8 +226,9 @@ fn xts_host_and_device_match_reference() {
 
 #[test]
 fn gcm_host_and_device_match_openssl() {
-    let Some(g) = gpu() else { return };
-    let mut rng = rand::rngs::StdRng::seed_from_u64(15);
+    let Some((g, mut rng)) = gpu_and_rng(15) else {
+        return;
+    };
     for klen in [16, 24, 32] {
         for (i, len) in lengths().into_iter().enumerate() {
             let key = random(&mut rng, klen);
@@ -307,8 +318,9 @@ fn nist_vectors_on_the_gpu() {
 /// XTS data units of every length around the stolen pair, against aesx.
 #[test]
 fn xts_units_with_ciphertext_stealing_match_soft() {
-    let Some(g) = gpu() else { return };
-    let mut rng = rand::rngs::StdRng::seed_from_u64(21);
+    let Some((g, mut rng)) = gpu_and_rng(21) else {
+        return;
+    };
     for klen in [32usize, 64] {
         let key = random(&mut rng, klen);
         let x = CudaXts::new(g, &key).unwrap();
@@ -333,8 +345,9 @@ fn xts_units_with_ciphertext_stealing_match_soft() {
 /// message, with a forged tag in the middle of a batch.
 #[test]
 fn gcm_messages_match_soft_and_stop_at_a_forgery() {
-    let Some(g) = gpu() else { return };
-    let mut rng = rand::rngs::StdRng::seed_from_u64(22);
+    let Some((g, mut rng)) = gpu_and_rng(22) else {
+        return;
+    };
     for (stride, nmsgs, last) in [
         (16384usize, 1usize, 0usize),
         (16384, 1, 7),
@@ -386,8 +399,9 @@ fn gcm_messages_match_soft_and_stop_at_a_forgery() {
 /// through every host API, against the same data at an aligned address.
 #[test]
 fn unaligned_host_buffers() {
-    let Some(g) = gpu() else { return };
-    let mut rng = rand::rngs::StdRng::seed_from_u64(23);
+    let Some((g, mut rng)) = gpu_and_rng(23) else {
+        return;
+    };
     let key = random(&mut rng, 32);
     let k = CudaAes::new(g, &key).unwrap();
     let x = CudaXts::new(g, &random(&mut rng, 64)).unwrap();

@@ -5,7 +5,7 @@
 
 use std::sync::OnceLock;
 
-use aesx_cuda::{CudaAes, CudaGcm, CudaXts, Gpu};
+use aesx_cuda::{CtrStream, CudaAes, CudaGcm, CudaXts, Gpu};
 
 use super::cases::{Mode, Setup};
 use super::runner::Runner;
@@ -82,9 +82,7 @@ pub fn runner(mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, String> {
         Mode::CbcDec => Box::new(CudaCbcDec { aes, chain: iv()? }),
         Mode::Ctr => Box::new(CudaCtr {
             aes,
-            next: u128::from_be_bytes(iv()?),
-            ks: [0; 16],
-            used: 16,
+            ctr: CtrStream::new(&iv()?),
         }),
         _ => return Err(format!("aesx-cuda has no {mode}")),
     })
@@ -127,40 +125,15 @@ impl Runner for CudaCbcDec {
 /// its keystream block for the next call.
 struct CudaCtr {
     aes: CudaAes,
-    next: u128,
-    ks: [u8; 16],
-    used: usize,
+    ctr: CtrStream,
 }
 
 impl Runner for CudaCtr {
     fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
-        let buf = &mut buf[..len];
-        let head = (16 - self.used).min(len);
-        for (b, k) in buf[..head].iter_mut().zip(&self.ks[self.used..]) {
-            *b ^= k;
-        }
-        self.used += head;
-        let rest = &mut buf[head..];
-        let whole = rest.len() / 16 * 16;
-        if whole > 0 {
-            self.aes
-                .ctr_apply(&self.next.to_be_bytes(), &mut rest[..whole])
-                .map_err(err)?;
-            self.next = self.next.wrapping_add((whole / 16) as u128);
-        }
-        let tail = &mut rest[whole..];
-        if !tail.is_empty() {
-            self.ks = [0; 16];
-            self.aes
-                .ctr_apply(&self.next.to_be_bytes(), &mut self.ks)
-                .map_err(err)?;
-            self.next = self.next.wrapping_add(1);
-            for (b, k) in tail.iter_mut().zip(&self.ks) {
-                *b ^= k;
-            }
-            self.used = tail.len();
-        }
-        Ok(())
+        let aes = &self.aes;
+        self.ctr
+            .apply(&mut buf[..len], |c, blocks| aes.ctr_apply(c, blocks))
+            .map_err(err)
     }
 }
 

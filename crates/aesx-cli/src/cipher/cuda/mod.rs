@@ -192,9 +192,7 @@ fn stream_on(
             cpu,
             GpuCtr {
                 aes: engine.aes(p.aes_key()?).map_err(e)?,
-                next: u128::from_be_bytes(p.iv16()?),
-                ks: [0; 16],
-                used: 16,
+                ctr: aesx_cuda::CtrStream::new(&p.iv16()?),
             },
             batch,
         ),
