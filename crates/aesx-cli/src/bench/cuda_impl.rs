@@ -34,55 +34,52 @@ pub fn supports(mode: Mode, key_bits: u32) -> bool {
 
 /// A keyed GPU runner for the case.
 pub fn runner(mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, String> {
+    let block = |what: &str| -> Result<[u8; 16], String> {
+        setup
+            .iv
+            .as_slice()
+            .try_into()
+            .map_err(|_| format!("aesx-cuda: {what} must be 16 bytes"))
+    };
     match mode {
         Mode::XtsEnc | Mode::XtsDec => {
             return Ok(Box::new(CudaXtsRunner {
                 xts: CudaXts::new(&gpu()?, &setup.key).map_err(err)?,
-                tweak: setup
-                    .iv
-                    .as_slice()
-                    .try_into()
-                    .map_err(|_| String::from("aesx-cuda: tweak must be 16 bytes"))?,
+                tweak: block("tweak")?,
                 decrypt: mode == Mode::XtsDec,
             }))
         }
-        Mode::GcmEnc => {
-            return Ok(Box::new(CudaGcmSeal {
+        Mode::GcmEnc | Mode::GcmDec => {
+            let sealed = if mode == Mode::GcmDec {
+                Some(
+                    setup
+                        .sealed
+                        .clone()
+                        .ok_or("gcm-dec needs a sealed message")?,
+                )
+            } else {
+                None
+            };
+            return Ok(Box::new(CudaGcmRow {
                 gcm: CudaGcm::new(&gpu()?, &setup.key).map_err(err)?,
                 nonce: setup.iv.clone(),
                 aad: setup.aad.clone(),
+                sealed,
                 tag: None,
-            }))
-        }
-        Mode::GcmDec => {
-            let (ct, tag) = setup
-                .sealed
-                .clone()
-                .ok_or("gcm-dec needs a sealed message")?;
-            return Ok(Box::new(CudaGcmOpen {
-                gcm: CudaGcm::new(&gpu()?, &setup.key).map_err(err)?,
-                nonce: setup.iv.clone(),
-                aad: setup.aad.clone(),
-                ct,
-                tag,
             }));
         }
         _ => {}
     }
     let aes = CudaAes::new(&gpu()?, &setup.key).map_err(|e| format!("aesx-cuda: {e}"))?;
-    let iv = || -> Result<[u8; 16], String> {
-        setup
-            .iv
-            .as_slice()
-            .try_into()
-            .map_err(|_| String::from("aesx-cuda: IV must be 16 bytes"))
-    };
     Ok(match mode {
         Mode::Ecb => Box::new(CudaEcb(aes)),
-        Mode::CbcDec => Box::new(CudaCbcDec { aes, chain: iv()? }),
+        Mode::CbcDec => Box::new(CudaCbcDec {
+            aes,
+            chain: block("IV")?,
+        }),
         Mode::Ctr => Box::new(CudaCtr {
             aes,
-            ctr: CtrStream::new(&iv()?),
+            ctr: CtrStream::new(&block("IV")?),
         }),
         _ => return Err(format!("aesx-cuda has no {mode}")),
     })
@@ -157,45 +154,41 @@ impl Runner for CudaXtsRunner {
     }
 }
 
-/// One message per call, sealed in place under the next nonce.
-struct CudaGcmSeal {
+/// GCM: for gcm-enc each call seals the buffer in place under the next
+/// nonce; for gcm-dec each call opens the case's one authentic message
+/// (`sealed`) into the buffer.
+struct CudaGcmRow {
     gcm: CudaGcm,
     nonce: Vec<u8>,
     aad: Vec<u8>,
+    sealed: Option<(Vec<u8>, [u8; 16])>,
     tag: Option<[u8; 16]>,
 }
 
-impl Runner for CudaGcmSeal {
+impl Runner for CudaGcmRow {
     fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
-        let tag = self
-            .gcm
-            .seal_in_place(&self.nonce, &self.aad, &mut buf[..len])
-            .map_err(err)?;
-        self.tag = Some(tag);
-        Mode::GcmEnc.next_iv(&mut self.nonce);
+        let buf = &mut buf[..len];
+        match &self.sealed {
+            None => {
+                let tag = self
+                    .gcm
+                    .seal_in_place(&self.nonce, &self.aad, buf)
+                    .map_err(err)?;
+                self.tag = Some(tag);
+                Mode::GcmEnc.next_iv(&mut self.nonce);
+            }
+            Some((ct, tag)) => {
+                buf.copy_from_slice(&ct[..len]);
+                self.gcm
+                    .open_in_place(&self.nonce, &self.aad, buf, tag)
+                    .map_err(err)?;
+            }
+        }
         Ok(())
     }
 
     fn tag(&self) -> Option<[u8; 16]> {
         self.tag
-    }
-}
-
-/// The same authentic message opened each call, into the buffer.
-struct CudaGcmOpen {
-    gcm: CudaGcm,
-    nonce: Vec<u8>,
-    aad: Vec<u8>,
-    ct: Vec<u8>,
-    tag: [u8; 16],
-}
-
-impl Runner for CudaGcmOpen {
-    fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
-        buf[..len].copy_from_slice(&self.ct[..len]);
-        self.gcm
-            .open_in_place(&self.nonce, &self.aad, &mut buf[..len], &self.tag)
-            .map_err(err)
     }
 }
 

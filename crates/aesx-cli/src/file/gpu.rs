@@ -277,28 +277,31 @@ mod tests {
         ChunkCipher::new(&KEY, BASE, aesx::Backend::Soft).unwrap()
     }
 
+    /// The byte ranges of a stream of `len` bytes cut into batches of
+    /// `step`, each with whether it is the last: as the pipeline reads, the
+    /// last is shorter than `step` (possibly empty).
+    fn batches(len: usize, step: usize) -> impl Iterator<Item = (std::ops::Range<usize>, bool)> {
+        (0..=len / step).map(move |i| {
+            let (a, b) = (i * step, ((i + 1) * step).min(len));
+            (a..b, b - a < step)
+        })
+    }
+
     /// Seals `pt` in batches of `batch` chunks, as the pipeline does.
     fn seal_all(pt: &[u8], batch: usize, gpu: bool) -> Vec<u8> {
         let mut g = model();
         let mut s = Sealer::new(cpu());
         let mut all = Vec::new();
-        let step = batch * CHUNK_LEN;
-        let mut off = 0;
-        loop {
-            let end = (off + step).min(pt.len());
-            let last = end - off < step;
+        for (r, last) in batches(pt.len(), batch * CHUNK_LEN) {
             let mut o = Vec::new();
             if gpu {
-                g.seal_batch(&pt[off..end], last, &mut o).unwrap();
+                g.seal_batch(&pt[r], last, &mut o).unwrap();
             } else {
-                s.seal_batch(&pt[off..end], last, &mut o, 1).unwrap();
+                s.seal_batch(&pt[r], last, &mut o, 1).unwrap();
             }
             all.extend_from_slice(&o);
-            if last {
-                return all;
-            }
-            off = end;
         }
+        all
     }
 
     /// Opens in batches; returns the released plaintext and the error.
@@ -307,16 +310,12 @@ mod tests {
         let mut o = Opener::new(cpu());
         let cipher = cpu();
         let mut all = Vec::new();
-        let step = batch * ENC_CHUNK_LEN;
-        let mut off = 0;
-        loop {
-            let end = (off + step).min(ct.len());
-            let eof = end - off < step;
+        for (r, eof) in batches(ct.len(), batch * ENC_CHUNK_LEN) {
             let mut pt = Vec::new();
             let r = if gpu {
-                g.open_batch(&ct[off..end], eof, &mut pt, &cipher, 1)
+                g.open_batch(&ct[r], eof, &mut pt, &cipher, 1)
             } else {
-                o.open_batch(&ct[off..end], eof, &mut pt, 1)
+                o.open_batch(&ct[r], eof, &mut pt, 1)
             };
             match r {
                 Ok(()) => all.extend_from_slice(&pt),
@@ -325,11 +324,8 @@ mod tests {
                     return (all, Some(e.error.to_string()));
                 }
             }
-            if eof {
-                return (all, None);
-            }
-            off = end;
         }
+        (all, None)
     }
 
     const SIZES: [usize; 8] = [

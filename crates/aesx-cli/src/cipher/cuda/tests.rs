@@ -184,20 +184,16 @@ const IV: &str = "000102030405060708090a0b0c0dfffe";
 
 #[test]
 fn gpu_streams_match_the_cpu_streams_for_any_chunking() {
+    let ecb = ["--mode", "ecb", "--key", K16];
+    let cbc = ["--mode", "cbc", "--key", K16, "--iv", IV];
+    let xts = ["--mode", "xts", "--key", K64];
+    let gcm = ["--mode", "gcm", "--key", K16, "--iv"];
+    let no_padding = ["--padding", "none"];
     let modes: Vec<Vec<&str>> = vec![
-        vec!["--mode", "ecb", "--key", K16],
-        vec!["--mode", "ecb", "--key", K16, "--padding", "none"],
-        vec!["--mode", "cbc", "--key", K16, "--iv", IV],
-        vec![
-            "--mode",
-            "cbc",
-            "--key",
-            K16,
-            "--iv",
-            IV,
-            "--padding",
-            "none",
-        ],
+        ecb.to_vec(),
+        [&ecb[..], &no_padding].concat(),
+        cbc.to_vec(),
+        [&cbc[..], &no_padding].concat(),
         vec![
             "--mode",
             "ctr",
@@ -206,38 +202,11 @@ fn gpu_streams_match_the_cpu_streams_for_any_chunking() {
             "--iv",
             "ffffffffffffffffffffffffffffffff",
         ],
-        vec!["--mode", "xts", "--key", K64, "--tweak", IV],
-        vec!["--mode", "xts", "--key", K64, "--sector", "12345"],
-        vec![
-            "--mode",
-            "xts",
-            "--key",
-            K64,
-            "--sector-size",
-            "512",
-            "--sector",
-            "9",
-        ],
-        vec![
-            "--mode",
-            "gcm",
-            "--key",
-            K16,
-            "--iv",
-            "cafebabefacedbaddecaf888",
-        ],
-        vec![
-            "--mode",
-            "gcm",
-            "--key",
-            K16,
-            "--iv",
-            "01",
-            "--aad",
-            "feedface",
-            "--tag-len",
-            "12",
-        ],
+        [&xts[..], &["--tweak", IV]].concat(),
+        [&xts[..], &["--sector", "12345"]].concat(),
+        [&xts[..], &["--sector-size", "512", "--sector", "9"]].concat(),
+        [&gcm[..], &["cafebabefacedbaddecaf888"]].concat(),
+        [&gcm[..], &["01", "--aad", "feedface", "--tag-len", "12"]].concat(),
     ];
     for (mi, m) in modes.iter().enumerate() {
         for len in [0usize, 1, 15, 16, 17, 512, 1000, 4096, 5003, 5120] {
