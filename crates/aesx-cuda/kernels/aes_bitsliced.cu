@@ -320,22 +320,6 @@ AESX_DEV uint4 aesx_zero4(void) {
     return r;
 }
 
-AESX_DEV uint4 aesx_gf_to4(aesx_gf t) {
-    uint4 r;
-    r.x = (u32)t.lo;
-    r.y = (u32)(t.lo >> 32);
-    r.z = (u32)t.hi;
-    r.w = (u32)(t.hi >> 32);
-    return r;
-}
-
-AESX_DEV aesx_gf aesx_gf_from4(uint4 v) {
-    aesx_gf t;
-    t.lo = (u64)v.x | ((u64)v.y << 32);
-    t.hi = (u64)v.z | ((u64)v.w << 32);
-    return t;
-}
-
 // --- Counters and tweaks ------------------------------------------------------
 
 // Counter block number g: the 128-bit big-endian counter ctr_hi:ctr_lo plus

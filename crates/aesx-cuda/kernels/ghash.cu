@@ -43,10 +43,7 @@ AESX_DEV aesx_gf aesx_ghash_element(const unsigned char *in, u64 nbytes, int gcm
         v.z = aesx_brev(aesx_bswap(v.z));
         v.w = aesx_brev(aesx_bswap(v.w));
     }
-    aesx_gf e;
-    e.lo = (u64)v.x | ((u64)v.y << 32);
-    e.hi = (u64)v.z | ((u64)v.w << 32);
-    return e;
+    return aesx_gf_from4(v);
 }
 
 // Run t of one message of nbytes bytes at `in` (the loop of
@@ -69,12 +66,7 @@ AESX_DEV uint4 aesx_ghash_run(const unsigned char *in, u64 nbytes, int gcm_order
         acc.lo ^= e.lo;
         acc.hi ^= e.hi;
     }
-    uint4 r;
-    r.x = (u32)acc.lo;
-    r.y = (u32)(acc.lo >> 32);
-    r.z = (u32)acc.hi;
-    r.w = (u32)(acc.hi >> 32);
-    return r;
+    return aesx_gf_to4(acc);
 }
 
 // out[t] = sum_q X_{q nruns + t} Bt^(RUN-1-q) for t < nruns, where virtual
