@@ -63,6 +63,16 @@ pub fn hexfield(rec: &[(String, String)], key: &str) -> Vec<u8> {
     hex::decode(field(rec, key).unwrap_or("")).expect("hex field")
 }
 
+/// Every AES key length (16, 24 and 32 bytes) with every item, key length
+/// outermost: the case grid of the mode tests.
+pub fn per_key_len<T: Clone>(items: impl IntoIterator<Item = T>) -> Vec<(usize, T)> {
+    let items: Vec<T> = items.into_iter().collect();
+    [16, 24, 32]
+        .into_iter()
+        .flat_map(|k| items.iter().map(move |t| (k, t.clone())))
+        .collect()
+}
+
 pub fn soft(key: &[u8]) -> Aes {
     Aes::with_backend(key, Backend::Soft).expect("soft backend")
 }
