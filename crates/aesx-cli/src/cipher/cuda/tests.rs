@@ -39,25 +39,13 @@ impl BulkAes for ModelAes {
 }
 
 impl BulkXts for ModelXts {
-    fn unit(&self, decrypt: bool, tweak: &[u8; 16], buf: &mut [u8]) -> aesx_cuda::Result<()> {
-        if decrypt {
-            self.0.decrypt(tweak, buf)
-        } else {
-            self.0.encrypt(tweak, buf)
-        }
-        .map_err(aes_e)
-    }
-    fn sectors(
-        &self,
-        decrypt: bool,
-        first: u128,
-        size: usize,
-        buf: &mut [u8],
-    ) -> aesx_cuda::Result<()> {
-        if decrypt {
-            self.0.decrypt_sectors(size, first, buf)
-        } else {
-            self.0.encrypt_sectors(size, first, buf)
+    fn xts(&self, decrypt: bool, shape: &XtsShape, buf: &mut [u8]) -> aesx_cuda::Result<()> {
+        let x = &self.0;
+        match *shape {
+            XtsShape::Unit(t) if decrypt => x.decrypt(&t, buf),
+            XtsShape::Unit(t) => x.encrypt(&t, buf),
+            XtsShape::Sectors { size, next } if decrypt => x.decrypt_sectors(size, next, buf),
+            XtsShape::Sectors { size, next } => x.encrypt_sectors(size, next, buf),
         }
         .map_err(aes_e)
     }
