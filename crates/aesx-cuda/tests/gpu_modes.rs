@@ -81,6 +81,26 @@ fn from_device(g: &Gpu, d: &cudarc::driver::CudaSlice<u8>) -> Vec<u8> {
     v
 }
 
+/// What `f` leaves in a copy of `data` (host memory).
+fn on_copy(data: &[u8], f: impl FnOnce(&mut [u8])) -> Vec<u8> {
+    let mut v = data.to_vec();
+    f(&mut v);
+    v
+}
+
+/// What `f(src, dst)` leaves in `dst`, for `src` a device copy of `data`
+/// and `dst` a zeroed device buffer of its length.
+fn device_to(
+    g: &Gpu,
+    data: &[u8],
+    f: impl FnOnce(&cudarc::driver::CudaSlice<u8>, &mut cudarc::driver::CudaSlice<u8>),
+) -> Vec<u8> {
+    let src = to_device(g, data);
+    let mut dst = to_device(g, &vec![0u8; data.len()]);
+    f(&src, &mut dst);
+    from_device(g, &dst)
+}
+
 #[test]
 fn ecb_host_and_device_match_soft() {
     let Some((g, mut rng)) = gpu_and_rng(11) else {
@@ -130,8 +150,7 @@ fn ctr_host_and_device_match_soft_with_wrap() {
                 .unwrap()
                 .apply_keystream(&mut want);
             let k = CudaAes::new(g, &key).unwrap();
-            let mut host = data.clone();
-            k.ctr_apply(&iv, &mut host).unwrap();
+            let host = on_copy(&data, |b| k.ctr_apply(&iv, b).unwrap());
             assert_eq!(host, want, "ctr host {klen} {len}");
             if len == 0 {
                 continue;
@@ -139,10 +158,8 @@ fn ctr_host_and_device_match_soft_with_wrap() {
             let mut dev = to_device(g, &data);
             k.ctr_apply_device(&iv, &mut dev).unwrap();
             assert_eq!(from_device(g, &dev), want, "ctr device {klen} {len}");
-            let src = to_device(g, &data);
-            let mut dst = to_device(g, &vec![0u8; len]);
-            k.ctr_apply_device_to(&iv, &src, &mut dst).unwrap();
-            assert_eq!(from_device(g, &dst), want);
+            let out = device_to(g, &data, |s, d| k.ctr_apply_device_to(&iv, s, d).unwrap());
+            assert_eq!(out, want);
         }
     }
 }
@@ -163,16 +180,13 @@ fn cbc_decrypt_host_and_device_match_soft() {
             .decrypt_chained(&mut chain, &mut want)
             .unwrap();
         let k = CudaAes::new(g, &key).unwrap();
-        let mut host = ct.clone();
-        k.cbc_decrypt(&iv, &mut host).unwrap();
+        let host = on_copy(&ct, |b| k.cbc_decrypt(&iv, b).unwrap());
         assert_eq!(host, want, "cbc host {klen} {len}");
         if len == 0 {
             continue;
         }
-        let src = to_device(g, &ct);
-        let mut dst = to_device(g, &vec![0u8; len]);
-        k.cbc_decrypt_device(&iv, &src, &mut dst).unwrap();
-        assert_eq!(from_device(g, &dst), want, "cbc device {klen} {len}");
+        let out = device_to(g, &ct, |s, d| k.cbc_decrypt_device(&iv, s, d).unwrap());
+        assert_eq!(out, want, "cbc device {klen} {len}");
     }
 }
 

@@ -50,15 +50,15 @@ pub fn runner(mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, String> {
             }))
         }
         Mode::GcmEnc | Mode::GcmDec => {
-            let sealed = if mode == Mode::GcmDec {
-                Some(
+            // gcm-dec opens the case's one authentic message every call.
+            let sealed = match mode {
+                Mode::GcmDec => Some(
                     setup
                         .sealed
                         .clone()
                         .ok_or("gcm-dec needs a sealed message")?,
-                )
-            } else {
-                None
+                ),
+                _ => None,
             };
             return Ok(Box::new(CudaGcmRow {
                 gcm: CudaGcm::new(&gpu()?, &setup.key).map_err(err)?,
