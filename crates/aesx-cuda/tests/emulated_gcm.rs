@@ -73,6 +73,22 @@ fn elements(bytes: &[u8], gcm_order: bool) -> Vec<u128> {
     }
 }
 
+/// The tag from the ciphertext's digest: GHASH with the associated data and
+/// the lengths, XOR E_K(J0).
+fn gcm_tag(
+    aes: &aesx::Aes,
+    h: u128,
+    j0: [u8; 16],
+    aad: &[u8],
+    len: usize,
+    digest: u128,
+) -> Vec<u8> {
+    let s = testing::ghash_with_lengths(h, aad, len as u64, digest);
+    let mut ek = j0;
+    aes.encrypt_block(&mut ek);
+    s.iter().zip(ek).map(|(a, b)| a ^ b).collect()
+}
+
 #[test]
 fn gcm_with_emulated_ctr_and_ghash_matches_openssl() {
     let Some(mut rng) = emulated_rng(6) else {
@@ -106,10 +122,7 @@ fn gcm_with_emulated_ctr_and_ghash_matches_openssl() {
             (len - split) as u64,
             d2,
         );
-        let s = testing::ghash_with_lengths(h, &aad, len as u64, digest);
-        let mut ek = j0;
-        aes.encrypt_block(&mut ek);
-        let tag: Vec<u8> = s.iter().zip(ek).map(|(a, b)| a ^ b).collect();
+        let tag = gcm_tag(&aes, h, j0, &aad, len, digest);
         let (want_ct, want_tag) = openssl_gcm_seal(&key, &nonce, &aad, &pt);
         assert_eq!(ct, want_ct, "gcm ct {klen} {len}");
         assert_eq!(tag, want_tag, "gcm tag {klen} {len}");
@@ -148,10 +161,7 @@ fn nist_gcm_encrypt_vectors() {
             let j0 = testing::j0(h, &nonce);
             let ct = aes_launch("ctr", &key, ctr_params(&plan::ctr32_add(&j0, 1), true), &pt);
             let digest = ghash_emulated(&ct, h);
-            let s = testing::ghash_with_lengths(h, &aad, pt.len() as u64, digest);
-            let mut ek = j0;
-            aes.encrypt_block(&mut ek);
-            let tag: Vec<u8> = s.iter().zip(ek).map(|(a, b)| a ^ b).collect();
+            let tag = gcm_tag(&aes, h, j0, &aad, pt.len(), digest);
             assert_eq!(ct, want_ct, "{f} count {count}");
             assert_eq!(&tag[..want_tag.len()], &want_tag[..], "{f} count {count}");
             checked += 1;
