@@ -59,6 +59,7 @@ const KEY32: &str = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1
 const KEY64: &str = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f\
                      202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f";
 const IV: &str = "f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+const CTR: [&str; 6] = ["--mode", "ctr", "--key", KEY16, "--iv", IV];
 
 #[test]
 fn cipher_modes_on_cuda_fail_cleanly_or_match_the_cpu() {
@@ -72,7 +73,7 @@ fn cipher_modes_on_cuda_fail_cleanly_or_match_the_cpu() {
     let cases: Vec<Vec<&str>> = vec![
         vec!["--mode", "ecb", "--key", KEY16],
         vec!["--mode", "cbc", "--key", KEY32, "--iv", IV],
-        vec!["--mode", "ctr", "--key", KEY16, "--iv", IV],
+        CTR.to_vec(),
         vec!["--mode", "xts", "--key", KEY64, "--tweak", IV],
         vec!["--mode", "xts", "--key", KEY32, "--sector", "77"],
         vec![
@@ -121,64 +122,25 @@ fn cipher_modes_on_cuda_fail_cleanly_or_match_the_cpu() {
     }
     // A disk image of sectors, both ways.
     let out = dir.path().join("gpu.bin");
-    let o = aesx(
-        &[
-            "cipher",
-            "encrypt",
-            "--mode",
-            "xts",
-            "--key",
-            KEY64,
-            "--sector-size",
-            "4096",
-            "-i",
-            sectors.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-            "--backend",
-            "cuda",
-        ],
-        &[],
-    );
+    let image = |extra: &[&str]| {
+        let mut args = vec!["cipher", "encrypt", "--mode", "xts", "--key", KEY64];
+        args.extend(["--sector-size", "4096", "-i", sectors.to_str().unwrap()]);
+        args.extend(extra);
+        aesx(&args, &[])
+    };
+    let o = image(&["-o", out.to_str().unwrap(), "--backend", "cuda"]);
     if gpu_or_clean_failure(&o, Some(&out), dir.path(), &keep) {
-        let cpu = aesx(
-            &[
-                "cipher",
-                "encrypt",
-                "--mode",
-                "xts",
-                "--key",
-                KEY64,
-                "--sector-size",
-                "4096",
-                "-i",
-                sectors.to_str().unwrap(),
-            ],
-            &[],
-        );
+        let cpu = image(&[]);
         assert_eq!(std::fs::read(&out).unwrap(), cpu.stdout);
     }
 }
 
 #[test]
 fn cipher_to_stdout_on_cuda_writes_nothing_without_a_gpu() {
-    let o = aesx(
-        &[
-            "cipher",
-            "encrypt",
-            "--mode",
-            "ctr",
-            "--key",
-            KEY16,
-            "--iv",
-            IV,
-            "-i",
-            "README.md",
-            "--backend",
-            "cuda",
-        ],
-        &[],
-    );
+    let mut args = vec!["cipher", "encrypt"];
+    args.extend(CTR);
+    args.extend(["-i", "README.md", "--backend", "cuda"]);
+    let o = aesx(&args, &[]);
     let dir = tempfile::tempdir().unwrap();
     if !gpu_or_clean_failure(&o, None, dir.path(), &[]) {
         assert!(o.stdout.is_empty());
@@ -200,35 +162,20 @@ fn file_encryption_on_cuda_fails_cleanly_or_interoperates() {
     std::fs::write(d("in.bin"), &data).unwrap();
     let (k, i) = (key.to_str().unwrap(), d("in.bin"));
     let keep = ["k.key", "in.bin", "cpu.aesx"];
-    assert!(aesx(
-        &[
-            "encrypt",
-            "-q",
-            "-k",
-            k,
-            i.to_str().unwrap(),
-            "-o",
-            d("cpu.aesx").to_str().unwrap()
-        ],
-        &[]
-    )
-    .status
-    .success());
+    // `aesx VERB -q -k KEY INPUT -o OUT`, on the GPU when `cuda`.
+    let file_cmd = |verb: &str, input: &Path, out: &Path, cuda: bool| {
+        let mut args = vec![verb, "-q", "-k", k, input.to_str().unwrap()];
+        args.extend(["-o", out.to_str().unwrap()]);
+        if cuda {
+            args.extend(["--backend", "cuda"]);
+        }
+        aesx(&args, &[])
+    };
+    assert!(file_cmd("encrypt", &i, &d("cpu.aesx"), false)
+        .status
+        .success());
     let gpu_out = d("gpu.aesx");
-    let o = aesx(
-        &[
-            "encrypt",
-            "-q",
-            "-k",
-            k,
-            i.to_str().unwrap(),
-            "-o",
-            gpu_out.to_str().unwrap(),
-            "--backend",
-            "cuda",
-        ],
-        &[],
-    );
+    let o = file_cmd("encrypt", &i, &gpu_out, true);
     if gpu_or_clean_failure(&o, Some(&gpu_out), dir.path(), &keep) {
         // The GPU's file opens on the CPU.
         let back = aesx(&["decrypt", "-q", "-k", k, gpu_out.to_str().unwrap()], &[]);
@@ -238,20 +185,7 @@ fn file_encryption_on_cuda_fails_cleanly_or_interoperates() {
     }
     // The CPU's file opens on the GPU.
     let plain = d("plain.bin");
-    let o = aesx(
-        &[
-            "decrypt",
-            "-q",
-            "-k",
-            k,
-            d("cpu.aesx").to_str().unwrap(),
-            "-o",
-            plain.to_str().unwrap(),
-            "--backend",
-            "cuda",
-        ],
-        &[],
-    );
+    let o = file_cmd("decrypt", &d("cpu.aesx"), &plain, true);
     if gpu_or_clean_failure(&o, Some(&plain), dir.path(), &keep) {
         assert!(std::fs::read(&plain).unwrap() == data);
         std::fs::remove_file(&plain).unwrap();
@@ -261,34 +195,10 @@ fn file_encryption_on_cuda_fails_cleanly_or_interoperates() {
     let n = bad.len();
     bad[n - 40_000] ^= 1;
     std::fs::write(d("cpu.aesx"), &bad).unwrap();
-    let cpu_err = aesx(
-        &[
-            "decrypt",
-            "-q",
-            "-k",
-            k,
-            d("cpu.aesx").to_str().unwrap(),
-            "-o",
-            plain.to_str().unwrap(),
-        ],
-        &[],
-    );
+    let cpu_err = file_cmd("decrypt", &d("cpu.aesx"), &plain, false);
     assert_eq!(cpu_err.status.code(), Some(1));
     assert!(!plain.exists());
-    let o = aesx(
-        &[
-            "decrypt",
-            "-q",
-            "-k",
-            k,
-            d("cpu.aesx").to_str().unwrap(),
-            "-o",
-            plain.to_str().unwrap(),
-            "--backend",
-            "cuda",
-        ],
-        &[],
-    );
+    let o = file_cmd("decrypt", &d("cpu.aesx"), &plain, true);
     if o.status.code() != Some(2) {
         assert_eq!(o.status.code(), Some(1));
         assert_eq!(o.stderr, cpu_err.stderr);

@@ -131,34 +131,28 @@ AESX_DEV void aesx_inv_sub_bytes(u32 *x) {
     for (int i = 0; i < 16; i++) aesx_inv_sbox(x + 8 * i);
 }
 
-// Row r moves left by r columns: new (r, c) = old (r, c + r).
-AESX_DEV void aesx_shift_rows(u32 *x) {
+// Row r moves left by K * r columns (mod 4): new (r, c) = old (r, c + K r).
+// K is a template argument so that every index is a compile-time constant
+// and the state stays in registers, as in the unrolled loops it replaces.
+template <int K> AESX_DEV void aesx_rotate_rows(u32 *x) {
     AESX_UNROLL
     for (int b = 0; b < 8; b++) {
         AESX_UNROLL
         for (int r = 1; r < 4; r++) {
             u32 t[4];
             AESX_UNROLL
-            for (int c = 0; c < 4; c++) t[c] = x[8 * (r + 4 * ((c + r) & 3)) + b];
+            for (int c = 0; c < 4; c++) t[c] = x[8 * (r + 4 * ((c + K * r) & 3)) + b];
             AESX_UNROLL
             for (int c = 0; c < 4; c++) x[8 * (r + 4 * c) + b] = t[c];
         }
     }
 }
 
-AESX_DEV void aesx_inv_shift_rows(u32 *x) {
-    AESX_UNROLL
-    for (int b = 0; b < 8; b++) {
-        AESX_UNROLL
-        for (int r = 1; r < 4; r++) {
-            u32 t[4];
-            AESX_UNROLL
-            for (int c = 0; c < 4; c++) t[c] = x[8 * (r + 4 * ((c + 4 - r) & 3)) + b];
-            AESX_UNROLL
-            for (int c = 0; c < 4; c++) x[8 * (r + 4 * c) + b] = t[c];
-        }
-    }
-}
+// Row r moves left by r columns.
+AESX_DEV void aesx_shift_rows(u32 *x) { aesx_rotate_rows<1>(x); }
+
+// Row r moves right by r columns (left by 3 r, mod 4).
+AESX_DEV void aesx_inv_shift_rows(u32 *x) { aesx_rotate_rows<3>(x); }
 
 // o = 2 * v in GF(2^8) on 8 slices: a left shift, with the bit pushed out
 // folded back as 0x1b (bits 0, 1, 3, 4).
@@ -324,22 +318,6 @@ AESX_DEV uint4 aesx_zero4(void) {
     r.z = 0;
     r.w = 0;
     return r;
-}
-
-AESX_DEV uint4 aesx_gf_to4(aesx_gf t) {
-    uint4 r;
-    r.x = (u32)t.lo;
-    r.y = (u32)(t.lo >> 32);
-    r.z = (u32)t.hi;
-    r.w = (u32)(t.hi >> 32);
-    return r;
-}
-
-AESX_DEV aesx_gf aesx_gf_from4(uint4 v) {
-    aesx_gf t;
-    t.lo = (u64)v.x | ((u64)v.y << 32);
-    t.hi = (u64)v.z | ((u64)v.w << 32);
-    return t;
 }
 
 // --- Counters and tweaks ------------------------------------------------------

@@ -38,6 +38,15 @@ extern "C" __global__ void aesx_tt_setup(u32 *te, u32 *sbox) {
 
 AESX_DEV u32 aesx_tt_rotl8(u32 w) { return (w << 8) | (w >> 24); }
 
+// One column of a full round before its round key: row k taken from the
+// old column a, b, c, d for k = 0, 1, 2, 3 (a is the column itself,
+// b the next one: ShiftRows), through the table rotated by k bytes.
+AESX_DEV u32 aesx_tt_column(const u32 *te, u32 a, u32 b, u32 c, u32 d) {
+    return te[a & 0xff] ^ aesx_tt_rotl8(te[(b >> 8) & 0xff]) ^
+           aesx_tt_rotl8(aesx_tt_rotl8(te[(c >> 16) & 0xff])) ^
+           aesx_tt_rotl8(aesx_tt_rotl8(aesx_tt_rotl8(te[d >> 24])));
+}
+
 // CTR over nbytes (any length) from the 128-bit big-endian counter
 // ctr_hi:ctr_lo; one thread per block; rk as in aes_bitsliced.cu.
 extern "C" __global__ void aesx_tt_ctr(const unsigned char *in, unsigned char *out, u64 nbytes,
@@ -54,18 +63,10 @@ extern "C" __global__ void aesx_tt_ctr(const unsigned char *in, unsigned char *o
     u32 s3 = aesx_bswap((u32)lo) ^ rk[3];
     for (int r = 1; r < nr; r++) {
         // New column c takes row r from old column c + r (ShiftRows).
-        const u32 t0 = te[s0 & 0xff] ^ aesx_tt_rotl8(te[(s1 >> 8) & 0xff]) ^
-                       aesx_tt_rotl8(aesx_tt_rotl8(te[(s2 >> 16) & 0xff])) ^
-                       aesx_tt_rotl8(aesx_tt_rotl8(aesx_tt_rotl8(te[s3 >> 24])));
-        const u32 t1 = te[s1 & 0xff] ^ aesx_tt_rotl8(te[(s2 >> 8) & 0xff]) ^
-                       aesx_tt_rotl8(aesx_tt_rotl8(te[(s3 >> 16) & 0xff])) ^
-                       aesx_tt_rotl8(aesx_tt_rotl8(aesx_tt_rotl8(te[s0 >> 24])));
-        const u32 t2 = te[s2 & 0xff] ^ aesx_tt_rotl8(te[(s3 >> 8) & 0xff]) ^
-                       aesx_tt_rotl8(aesx_tt_rotl8(te[(s0 >> 16) & 0xff])) ^
-                       aesx_tt_rotl8(aesx_tt_rotl8(aesx_tt_rotl8(te[s1 >> 24])));
-        const u32 t3 = te[s3 & 0xff] ^ aesx_tt_rotl8(te[(s0 >> 8) & 0xff]) ^
-                       aesx_tt_rotl8(aesx_tt_rotl8(te[(s1 >> 16) & 0xff])) ^
-                       aesx_tt_rotl8(aesx_tt_rotl8(aesx_tt_rotl8(te[s2 >> 24])));
+        const u32 t0 = aesx_tt_column(te, s0, s1, s2, s3);
+        const u32 t1 = aesx_tt_column(te, s1, s2, s3, s0);
+        const u32 t2 = aesx_tt_column(te, s2, s3, s0, s1);
+        const u32 t3 = aesx_tt_column(te, s3, s0, s1, s2);
         s0 = t0 ^ rk[4 * r];
         s1 = t1 ^ rk[4 * r + 1];
         s2 = t2 ^ rk[4 * r + 2];

@@ -17,6 +17,23 @@ struct aesx_gf {
     u64 hi;
 };
 
+// An element as the uint4 of its 16 little-endian bytes in memory, and back.
+AESX_DEV uint4 aesx_gf_to4(aesx_gf t) {
+    uint4 r;
+    r.x = (u32)t.lo;
+    r.y = (u32)(t.lo >> 32);
+    r.z = (u32)t.hi;
+    r.w = (u32)(t.hi >> 32);
+    return r;
+}
+
+AESX_DEV aesx_gf aesx_gf_from4(uint4 v) {
+    aesx_gf t;
+    t.lo = (u64)v.x | ((u64)v.y << 32);
+    t.hi = (u64)v.z | ((u64)v.w << 32);
+    return t;
+}
+
 // T * x^k for a public shift 1 <= k <= 32.
 AESX_DEV aesx_gf aesx_gf_mulx_k(aesx_gf t, u32 k) {
     // Bits pushed past x^127 fold back as x^128 = x^7 + x^2 + x + 1; they

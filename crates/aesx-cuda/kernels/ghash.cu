@@ -43,20 +43,15 @@ AESX_DEV aesx_gf aesx_ghash_element(const unsigned char *in, u64 nbytes, int gcm
         v.z = aesx_brev(aesx_bswap(v.z));
         v.w = aesx_brev(aesx_bswap(v.w));
     }
-    aesx_gf e;
-    e.lo = (u64)v.x | ((u64)v.y << 32);
-    e.hi = (u64)v.z | ((u64)v.w << 32);
-    return e;
+    return aesx_gf_from4(v);
 }
 
-// out[t] = sum_q X_{q nruns + t} Bt^(RUN-1-q) for t < nruns, where virtual
-// element v is zero for v < pad and input element v - pad after, and
-// Bt = B^nruns is passed as base.
-extern "C" __global__ void aesx_ghash_runs(const unsigned char *in, u64 nbytes, int gcm_order,
-                                           uint4 *out, u64 nruns, u64 pad, u64 base_lo,
-                                           u64 base_hi) {
-    const u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= nruns) return;
+// Run t of one message of nbytes bytes at `in` (the loop of
+// aesx_ghash_runs below, shared with aesx_ghash_msgs): the sum over q < RUN
+// of X_{q nruns + t} Bt^(RUN-1-q), virtual elements v < pad being zero, as
+// the uint4 stored in device memory.
+AESX_DEV uint4 aesx_ghash_run(const unsigned char *in, u64 nbytes, int gcm_order, u64 nruns,
+                              u64 t, u64 pad, u64 base_lo, u64 base_hi) {
     aesx_gf b;
     b.lo = base_lo;
     b.hi = base_hi;
@@ -71,12 +66,18 @@ extern "C" __global__ void aesx_ghash_runs(const unsigned char *in, u64 nbytes, 
         acc.lo ^= e.lo;
         acc.hi ^= e.hi;
     }
-    uint4 r;
-    r.x = (u32)acc.lo;
-    r.y = (u32)(acc.lo >> 32);
-    r.z = (u32)acc.hi;
-    r.w = (u32)(acc.hi >> 32);
-    out[t] = r;
+    return aesx_gf_to4(acc);
+}
+
+// out[t] = sum_q X_{q nruns + t} Bt^(RUN-1-q) for t < nruns, where virtual
+// element v is zero for v < pad and input element v - pad after, and
+// Bt = B^nruns is passed as base.
+extern "C" __global__ void aesx_ghash_runs(const unsigned char *in, u64 nbytes, int gcm_order,
+                                           uint4 *out, u64 nruns, u64 pad, u64 base_lo,
+                                           u64 base_hi) {
+    const u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nruns) return;
+    out[t] = aesx_ghash_run(in, nbytes, gcm_order, nruns, t, pad, base_lo, base_hi);
 }
 
 // The same first level for many messages at once (GCM over the chunks of the
@@ -99,24 +100,5 @@ extern "C" __global__ void aesx_ghash_msgs(const unsigned char *in, u64 nbytes, 
     const u64 len = left < stride ? left : stride;
     const u64 nel = (len + 15) / 16;
     const u64 pad = AESX_GHASH_RUN * nruns - nel;
-    aesx_gf b;
-    b.lo = base_lo;
-    b.hi = base_hi;
-    aesx_gf acc;
-    acc.lo = 0;
-    acc.hi = 0;
-    for (u32 q = 0; q < AESX_GHASH_RUN; q++) {
-        const u64 v = (u64)q * nruns + t;
-        if (v < pad) continue; // a leading zero: acc is still zero
-        const aesx_gf e = aesx_ghash_element(in + start, len, gcm_order, v - pad);
-        acc = aesx_gf_mul(acc, b);
-        acc.lo ^= e.lo;
-        acc.hi ^= e.hi;
-    }
-    uint4 r;
-    r.x = (u32)acc.lo;
-    r.y = (u32)(acc.lo >> 32);
-    r.z = (u32)acc.hi;
-    r.w = (u32)(acc.hi >> 32);
-    out[id] = r;
+    out[id] = aesx_ghash_run(in + start, len, gcm_order, nruns, t, pad, base_lo, base_hi);
 }

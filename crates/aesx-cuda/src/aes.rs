@@ -8,7 +8,8 @@ use crate::device::CipherLaunch;
 use crate::device::Gpu;
 use crate::error::{CudaError, Result};
 use crate::key_schedule;
-use crate::plan;
+use crate::pipeline::Slot;
+use crate::plan::{self, Chunk};
 
 /// An AES key on the GPU: the expanded schedule in device memory, zeroed
 /// when dropped.
@@ -100,20 +101,49 @@ impl CudaAes {
 
     // ---- data in device memory (queued on `Gpu::stream`) ----
 
-    fn ecb_device(&self, decrypt: bool, buf: &mut CudaSlice<u8>) -> Result<()> {
+    /// Queues on the device stream the launch that `launch` builds over
+    /// `buf`'s address, in place (`launch` takes its sizes from `buf`).
+    fn device_in_place(
+        &self,
+        buf: &mut CudaSlice<u8>,
+        launch: impl FnOnce(u64, u64) -> CipherLaunch,
+    ) -> Result<()> {
         same_context(&self.gpu, buf.context())?;
-        let n = whole_blocks(buf.len())?;
         let g = &self.gpu.inner;
+        let len = buf.len() as u64;
         let (p, _record) = buf.device_ptr_mut(&g.stream);
+        // SAFETY: the address comes from the CudaSlice borrowed above (checked to be
+        // of this context; every caller sizes the launch from its length) and the
+        // launch's schedule is this key's; the record orders the work on g.stream,
+        // and the buffer is not freed before it.
+        unsafe { g.cipher(&g.stream, launch(p, len)) }
+    }
+
+    /// Queues on the device stream the launch that `launch` builds from
+    /// `src`'s address into `dst`'s (same length, `launch` takes its sizes
+    /// from `src`).
+    fn device_to(
+        &self,
+        src: &CudaSlice<u8>,
+        dst: &mut CudaSlice<u8>,
+        launch: impl FnOnce(u64, u64) -> CipherLaunch,
+    ) -> Result<()> {
+        same_pair(&self.gpu, src, dst)?;
+        let g = &self.gpu.inner;
+        let (s, _r1) = src.device_ptr(&g.stream);
+        let (d, _r2) = dst.device_ptr_mut(&g.stream);
         // SAFETY: the addresses come from the CudaSlices borrowed above (checked to be
-        // of this context and of the lengths passed) and from this key's schedule;
-        // their records order the work on g.stream, and neither is freed before it.
-        unsafe {
-            g.cipher(
-                &g.stream,
-                CipherLaunch::ecb(decrypt, p, p, n, self.rk_ptr, self.nr),
-            )
-        }
+        // of this context and of one length, from which every caller sizes the
+        // launch) and the launch's schedule is this key's; their records order the
+        // work on g.stream, and neither is freed before it.
+        unsafe { g.cipher(&g.stream, launch(s, d)) }
+    }
+
+    fn ecb_device(&self, decrypt: bool, buf: &mut CudaSlice<u8>) -> Result<()> {
+        let n = whole_blocks(buf.len())?;
+        self.device_in_place(buf, |p, _| {
+            CipherLaunch::ecb(decrypt, p, p, n, self.rk_ptr, self.nr)
+        })
     }
 
     /// ECB encryption in place of whole blocks in device memory.
@@ -129,19 +159,9 @@ impl CudaAes {
     /// CTR in place over device memory of any length, from `counter` (a
     /// 128-bit big-endian counter, wrapping modulo 2^128).
     pub fn ctr_apply_device(&self, counter: &[u8; 16], buf: &mut CudaSlice<u8>) -> Result<()> {
-        same_context(&self.gpu, buf.context())?;
-        let g = &self.gpu.inner;
-        let len = buf.len() as u64;
-        let (p, _record) = buf.device_ptr_mut(&g.stream);
-        // SAFETY: the addresses come from the CudaSlices borrowed above (checked to be
-        // of this context and of the lengths passed) and from this key's schedule;
-        // their records order the work on g.stream, and neither is freed before it.
-        unsafe {
-            g.cipher(
-                &g.stream,
-                CipherLaunch::ctr(p, p, len, self.rk_ptr, self.nr, counter, false),
-            )
-        }
+        self.device_in_place(buf, |p, len| {
+            CipherLaunch::ctr(p, p, len, self.rk_ptr, self.nr, counter, false)
+        })
     }
 
     /// CTR from `src` into `dst` (same length) in device memory.
@@ -151,19 +171,10 @@ impl CudaAes {
         src: &CudaSlice<u8>,
         dst: &mut CudaSlice<u8>,
     ) -> Result<()> {
-        same_pair(&self.gpu, src, dst)?;
-        let g = &self.gpu.inner;
-        let (s, _r1) = src.device_ptr(&g.stream);
-        let (d, _r2) = dst.device_ptr_mut(&g.stream);
-        // SAFETY: the addresses come from the CudaSlices borrowed above (checked to be
-        // of this context and of the lengths passed) and from this key's schedule;
-        // their records order the work on g.stream, and neither is freed before it.
-        unsafe {
-            g.cipher(
-                &g.stream,
-                CipherLaunch::ctr(s, d, src.len() as u64, self.rk_ptr, self.nr, counter, false),
-            )
-        }
+        let len = src.len() as u64;
+        self.device_to(src, dst, |s, d| {
+            CipherLaunch::ctr(s, d, len, self.rk_ptr, self.nr, counter, false)
+        })
     }
 
     /// CBC decryption from `src` into `dst` (distinct buffers of the same
@@ -174,52 +185,68 @@ impl CudaAes {
         src: &CudaSlice<u8>,
         dst: &mut CudaSlice<u8>,
     ) -> Result<()> {
-        same_pair(&self.gpu, src, dst)?;
         let n = whole_blocks(src.len())?;
-        let g = &self.gpu.inner;
-        let (s, _r1) = src.device_ptr(&g.stream);
-        let (d, _r2) = dst.device_ptr_mut(&g.stream);
-        // SAFETY: the addresses come from the CudaSlices borrowed above (checked to be
-        // of this context and of the lengths passed) and from this key's schedule;
-        // their records order the work on g.stream, and neither is freed before it.
-        unsafe {
-            g.cipher(
-                &g.stream,
-                CipherLaunch::cbc_decrypt(s, d, n, self.rk_ptr, self.nr, iv),
-            )
-        }
+        self.device_to(src, dst, |s, d| {
+            CipherLaunch::cbc_decrypt(s, d, n, self.rk_ptr, self.nr, iv)
+        })
     }
 
     // ---- data in host memory (pipelined, synchronous) ----
 
-    fn ecb_host(&self, decrypt: bool, buf: &mut [u8]) -> Result<()> {
-        whole_blocks(buf.len())?;
+    /// Runs `buf` through the staging pipeline in chunks of `chunk_len`
+    /// bytes (0: the slots' capacity), each chunk one launch that `launch`
+    /// builds from the slot's `d_in` into its `d_out`.
+    fn host_run(
+        &self,
+        buf: &mut [u8],
+        chunk_len: usize,
+        launch: impl Fn(&Slot, &Chunk) -> CipherLaunch,
+    ) -> Result<()> {
         let g = &self.gpu.inner;
         g.staging.run(
             &g.ctx,
             buf,
-            0,
+            chunk_len,
             |slot, chunk| {
                 // SAFETY: the slot's device buffers hold capacity >= chunk.len
-                // bytes and live as long as the staging; the pipeline synchronises
-                // the slot's stream before it reuses or frees them; rk_ptr is this
-                // key's live schedule.
-                unsafe {
-                    g.cipher(
-                        &slot.stream,
-                        CipherLaunch::ecb(
-                            decrypt,
-                            slot.d_in,
-                            slot.d_out,
-                            (chunk.len / 16) as u64,
-                            self.rk_ptr,
-                            self.nr,
-                        ),
-                    )
-                }
+                // bytes (the sizes every caller's launch takes from the chunk)
+                // and live as long as the staging; the pipeline synchronises
+                // the slot's stream before it reuses or frees them; rk_ptr is
+                // this key's live schedule.
+                unsafe { g.cipher(&slot.stream, launch(slot, chunk)) }
             },
             |_, _| Ok(()),
         )
+    }
+
+    /// The CTR launch of one pipeline chunk, from the slot's `d_in` into its
+    /// `d_out`, with the counter advanced to the chunk's first block (GCM
+    /// launches it too, before its GHASH tree).
+    pub(crate) fn ctr_chunk(
+        &self,
+        slot: &Slot,
+        chunk: &Chunk,
+        counter: &[u8; 16],
+        ctr32: bool,
+    ) -> CipherLaunch {
+        let c = plan::chunk_counter(counter, chunk, ctr32);
+        CipherLaunch::ctr(
+            slot.d_in,
+            slot.d_out,
+            chunk.len as u64,
+            self.rk_ptr,
+            self.nr,
+            &c,
+            ctr32,
+        )
+    }
+
+    fn ecb_host(&self, decrypt: bool, buf: &mut [u8]) -> Result<()> {
+        whole_blocks(buf.len())?;
+        self.host_run(buf, 0, |slot, chunk| {
+            let n = (chunk.len / 16) as u64;
+            CipherLaunch::ecb(decrypt, slot.d_in, slot.d_out, n, self.rk_ptr, self.nr)
+        })
     }
 
     /// ECB encryption in place of whole blocks in host memory.
@@ -238,43 +265,17 @@ impl CudaAes {
     }
 
     pub(crate) fn ctr_host(&self, counter: &[u8; 16], ctr32: bool, buf: &mut [u8]) -> Result<()> {
-        let g = &self.gpu.inner;
-        g.staging.run(
-            &g.ctx,
-            buf,
-            0,
-            |slot, chunk| {
-                let c = plan::chunk_counter(counter, chunk, ctr32);
-                // SAFETY: the slot's device buffers hold capacity >= chunk.len
-                // bytes and live as long as the staging; the pipeline synchronises
-                // the slot's stream before it reuses or frees them; rk_ptr is this
-                // key's live schedule.
-                unsafe {
-                    g.cipher(
-                        &slot.stream,
-                        CipherLaunch::ctr(
-                            slot.d_in,
-                            slot.d_out,
-                            chunk.len as u64,
-                            self.rk_ptr,
-                            self.nr,
-                            &c,
-                            ctr32,
-                        ),
-                    )
-                }
-            },
-            |_, _| Ok(()),
-        )
+        self.host_run(buf, 0, |slot, chunk| {
+            self.ctr_chunk(slot, chunk, counter, ctr32)
+        })
     }
 
     /// CBC decryption in place of whole blocks in host memory.
     pub fn cbc_decrypt(&self, iv: &[u8; 16], buf: &mut [u8]) -> Result<()> {
         whole_blocks(buf.len())?;
-        let g = &self.gpu.inner;
         // Chunk k chains from the last ciphertext block of chunk k-1: take
         // them all before the buffer is overwritten.
-        let chunk_len = g.staging.chunk_len;
+        let chunk_len = self.gpu.inner.staging.chunk_len;
         let ivs: Vec<[u8; 16]> = plan::split_chunks(buf.len(), chunk_len)?
             .iter()
             .map(|c| {
@@ -287,30 +288,10 @@ impl CudaAes {
                 }
             })
             .collect();
-        g.staging.run(
-            &g.ctx,
-            buf,
-            chunk_len,
-            |slot, chunk| {
-                // SAFETY: the slot's device buffers hold capacity >= chunk.len
-                // bytes and live as long as the staging; the pipeline synchronises
-                // the slot's stream before it reuses or frees them; rk_ptr is this
-                // key's live schedule.
-                unsafe {
-                    g.cipher(
-                        &slot.stream,
-                        CipherLaunch::cbc_decrypt(
-                            slot.d_in,
-                            slot.d_out,
-                            (chunk.len / 16) as u64,
-                            self.rk_ptr,
-                            self.nr,
-                            &ivs[chunk.index],
-                        ),
-                    )
-                }
-            },
-            |_, _| Ok(()),
-        )
+        self.host_run(buf, chunk_len, |slot, chunk| {
+            let n = (chunk.len / 16) as u64;
+            let iv = &ivs[chunk.index];
+            CipherLaunch::cbc_decrypt(slot.d_in, slot.d_out, n, self.rk_ptr, self.nr, iv)
+        })
     }
 }

@@ -4,9 +4,10 @@
 //! against aesx on the CPU (first and last MiB) before it is timed, so a
 //! broken kernel yields an error, not a number.
 
+use std::sync::Arc;
 use std::time::Instant;
 
-use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg};
 
 use crate::{CudaAes, CudaError, CudaGcm, CudaXts, Gpu, Result};
 
@@ -74,6 +75,70 @@ fn spot_check(
     Ok(())
 }
 
+/// `data`, the bytes at offset `off` of a stream, XORed with the CTR
+/// keystream of `cpu` from `iv`: what the GPU's CTR must give.
+fn ctr_on_cpu(cpu: &aesx::Aes, iv: &[u8; 16], data: &[u8], off: usize) -> Vec<u8> {
+    let mut v = data.to_vec();
+    if let Ok(mut c) = aesx::Ctr::from_aes(cpu.clone(), iv) {
+        c.seek(off as u128);
+        c.apply_keystream(&mut v);
+    }
+    v
+}
+
+/// [`spot_check`] of a CTR result: `dev` is `host` XORed with the keystream
+/// of `cpu` from `iv`.
+fn spot_check_ctr(
+    g: &Gpu,
+    dev: &CudaSlice<u8>,
+    what: &str,
+    cpu: &aesx::Aes,
+    iv: &[u8; 16],
+    host: &[u8],
+) -> Result<()> {
+    spot_check(g, dev, what, |off, len| {
+        ctr_on_cpu(cpu, iv, &host[off..off + len], off)
+    })
+}
+
+/// Copies `n` bytes between the pinned buffer at `p` and `dev` (into `dev`
+/// when `to_device`, out of it otherwise) and waits for the copy.
+///
+/// # Safety
+///
+/// `p` points to `n` pinned bytes that nothing else reads or writes during
+/// the call, and `dev` holds at least `n` bytes.
+unsafe fn pinned_copy(
+    s: &Arc<CudaStream>,
+    p: *mut u8,
+    dev: &mut CudaSlice<u8>,
+    n: usize,
+    to_device: bool,
+) -> Result<()> {
+    // The record stays alive until the copy is synchronised below.
+    let (d, _r) = if to_device {
+        dev.device_ptr_mut(s)
+    } else {
+        dev.device_ptr(s)
+    };
+    if to_device {
+        // SAFETY: p holds n bytes (this function's contract); d is dev's
+        // address, n bytes, borrowed until the stream is synchronised.
+        let src = unsafe { std::slice::from_raw_parts(p, n) };
+        // SAFETY: as above; the copy is ordered on s and waited for below.
+        unsafe { cudarc::driver::result::memcpy_htod_async(d, src, s.cu_stream()) }?;
+    } else {
+        // SAFETY: p holds n bytes that nothing else touches during the call
+        // (this function's contract).
+        let dst = unsafe { std::slice::from_raw_parts_mut(p, n) };
+        // SAFETY: d is dev's address, n bytes, borrowed until the stream is
+        // synchronised below.
+        unsafe { cudarc::driver::result::memcpy_dtoh_async(dst, d, s.cu_stream()) }?;
+    }
+    s.synchronize()?;
+    Ok(())
+}
+
 /// Runs every measurement on `bytes` bytes (at least 1 MiB, a multiple of
 /// 4096), `iters` timed runs each. Takes a few seconds per GiB.
 pub fn run(g: &Gpu, bytes: usize, iters: usize) -> Result<Vec<Measurement>> {
@@ -101,29 +166,17 @@ pub fn run(g: &Gpu, bytes: usize, iters: usize) -> Result<Vec<Measurement>> {
         // before anything reads it.
         let mut pinned = unsafe { ctx.alloc_pinned_with_flags::<u8>(n, 0) }?;
         let p = pinned.as_mut_ptr()?;
-        let t = best(iters, || {
-            let (d, _r) = dev.device_ptr_mut(&s);
-            // SAFETY: p is n pinned bytes, d is n device bytes; the stream is
-            // synchronised before either is touched again.
-            unsafe {
-                let src = std::slice::from_raw_parts(p, n);
-                cudarc::driver::result::memcpy_htod_async(d, src, s.cu_stream())?;
-            }
-            s.synchronize()?;
-            Ok(())
-        })?;
-        push("copy host->device, pinned", Kind::Copy, t);
-        let t = best(iters, || {
-            let (d, _r) = dev.device_ptr(&s);
-            // SAFETY: as above.
-            unsafe {
-                let dst = std::slice::from_raw_parts_mut(p, n);
-                cudarc::driver::result::memcpy_dtoh_async(dst, d, s.cu_stream())?;
-            }
-            s.synchronize()?;
-            Ok(())
-        })?;
-        push("copy device->host, pinned", Kind::Copy, t);
+        for (to_device, name) in [
+            (true, "copy host->device, pinned"),
+            (false, "copy device->host, pinned"),
+        ] {
+            // SAFETY: p is the n bytes of `pinned`, alive and used by nothing
+            // else here; dev holds n bytes.
+            let t = best(iters, || unsafe {
+                pinned_copy(&s, p, &mut dev, n, to_device)
+            })?;
+            push(name, Kind::Copy, t);
+        }
     }
     let t = best(iters.min(2), || {
         s.memcpy_htod(&host[..], &mut dev)?;
@@ -145,14 +198,7 @@ pub fn run(g: &Gpu, bytes: usize, iters: usize) -> Result<Vec<Measurement>> {
         let k = CudaAes::new(g, key)?;
         let cpu = crate::cpu_aes(key)?;
         k.ctr_apply_device_to(&iv, &src, &mut dev2)?;
-        spot_check(g, &dev2, "CTR", |off, len| {
-            let mut v = host[off..off + len].to_vec();
-            if let Ok(mut c) = aesx::Ctr::from_aes(cpu.clone(), &iv) {
-                c.seek(off as u128);
-                c.apply_keystream(&mut v);
-            }
-            v
-        })?;
+        spot_check_ctr(g, &dev2, "CTR", &cpu, &iv, &host)?;
         let t = best(iters, || {
             k.ctr_apply_device_to(&iv, &src, &mut dev2)?;
             g.synchronize()
@@ -160,10 +206,7 @@ pub fn run(g: &Gpu, bytes: usize, iters: usize) -> Result<Vec<Measurement>> {
         push(&format!("AES-{bits}-CTR"), Kind::Device, t);
         k.ecb_encrypt_device(&mut dev2)?;
         spot_check(g, &dev2, "ECB", |off, len| {
-            let mut v = host[off..off + len].to_vec();
-            let mut c = aesx::Ctr::from_aes(cpu.clone(), &iv).expect("16-byte IV");
-            c.seek(off as u128);
-            c.apply_keystream(&mut v);
+            let mut v = ctr_on_cpu(&cpu, &iv, &host[off..off + len], off);
             let _ = cpu.encrypt_blocks(&mut v);
             v
         })?;
@@ -327,14 +370,7 @@ pub fn ttable_comparison(g: &Gpu, bytes: usize, iters: usize) -> Result<Vec<Meas
             Ok(())
         };
         run_tt(&mut dst)?;
-        spot_check(g, &dst, "T-table CTR", |off, len| {
-            let mut v = host[off..off + len].to_vec();
-            if let Ok(mut c) = aesx::Ctr::from_aes(cpu.clone(), &iv) {
-                c.seek(off as u128);
-                c.apply_keystream(&mut v);
-            }
-            v
-        })?;
+        spot_check_ctr(g, &dst, "T-table CTR", &cpu, &iv, &host)?;
         let t = best(iters, || {
             k.ctr_apply_device_to(&iv, &src, &mut dst)?;
             g.synchronize()

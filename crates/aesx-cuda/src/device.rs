@@ -240,12 +240,9 @@ pub(crate) struct CipherLaunch {
 }
 
 impl CipherLaunch {
-    /// ECB over `nblocks` whole blocks from `src` to `dst` (may be equal).
-    pub(crate) fn ecb(decrypt: bool, src: u64, dst: u64, nblocks: u64, rk: u64, nr: i32) -> Self {
-        let mode = kernels::MODE_ECB;
-        let n = nblocks;
+    /// The fields every mode sets; the others start at zero.
+    fn base(mode: i32, src: u64, dst: u64, n: u64, nblocks: u64, rk: u64, nr: i32) -> Self {
         CipherLaunch {
-            decrypt,
             mode,
             src,
             dst,
@@ -254,6 +251,15 @@ impl CipherLaunch {
             rk,
             nr,
             ..Self::default()
+        }
+    }
+
+    /// ECB over `nblocks` whole blocks from `src` to `dst` (may be equal).
+    pub(crate) fn ecb(decrypt: bool, src: u64, dst: u64, nblocks: u64, rk: u64, nr: i32) -> Self {
+        let mode = kernels::MODE_ECB;
+        CipherLaunch {
+            decrypt,
+            ..Self::base(mode, src, dst, nblocks, nblocks, rk, nr)
         }
     }
 
@@ -270,16 +276,9 @@ impl CipherLaunch {
         let mode = kernels::MODE_CBC;
         CipherLaunch {
             decrypt: true,
-            mode,
-            src,
-            dst,
-            n: nblocks,
-            nblocks,
-            rk,
-            nr,
             a,
             b,
-            ..Self::default()
+            ..Self::base(mode, src, dst, nblocks, nblocks, rk, nr)
         }
     }
 
@@ -303,16 +302,9 @@ impl CipherLaunch {
         };
         let nblocks = nbytes.div_ceil(16);
         CipherLaunch {
-            mode,
-            src,
-            dst,
-            n: nbytes,
-            nblocks,
-            rk,
-            nr,
             a,
             b,
-            ..Self::default()
+            ..Self::base(mode, src, dst, nbytes, nblocks, rk, nr)
         }
     }
 
@@ -324,18 +316,12 @@ impl CipherLaunch {
         nr: i32,
         first_sector: u128,
     ) -> Self {
-        let (a, b) = (first_sector as u64, (first_sector >> 64) as u64);
+        let (a, b) = plan::u128_halves(first_sector);
         let mode = kernels::MODE_XTS_TWEAKS;
         CipherLaunch {
-            mode,
-            dst: out,
-            n: nsectors,
-            nblocks: nsectors,
-            rk,
-            nr,
             a,
             b,
-            ..Self::default()
+            ..Self::base(mode, 0, out, nsectors, nsectors, rk, nr)
         }
     }
 
@@ -355,16 +341,9 @@ impl CipherLaunch {
         let mode = kernels::MODE_XTS;
         CipherLaunch {
             decrypt,
-            mode,
-            src,
-            dst,
-            n: nblocks,
-            nblocks,
-            rk,
-            nr,
             tweaks,
             spb,
-            ..Self::default()
+            ..Self::base(mode, src, dst, nblocks, nblocks, rk, nr)
         }
     }
 
@@ -383,16 +362,9 @@ impl CipherLaunch {
         let mode = kernels::MODE_CTR_MSGS;
         let nblocks = nbytes.div_ceil(16);
         CipherLaunch {
-            mode,
-            src,
-            dst,
-            n: nbytes,
-            nblocks,
-            rk,
-            nr,
             tweaks: ctrs,
             spb,
-            ..Self::default()
+            ..Self::base(mode, src, dst, nbytes, nblocks, rk, nr)
         }
     }
 }
@@ -472,8 +444,7 @@ impl GpuInner {
         base: u128,
     ) -> Result<()> {
         let order = i32::from(gcm_order);
-        let lo = base as u64;
-        let hi = (base >> 64) as u64;
+        let (lo, hi) = plan::u128_halves(base);
         let dims = plan::ghash_launch_dims(level.runs)?;
         let mut b = stream.launch_builder(&self.funcs.ghash_runs);
         b.arg(&src)
@@ -510,8 +481,7 @@ impl GpuInner {
         base: u128,
     ) -> Result<()> {
         let order = i32::from(gcm_order);
-        let lo = base as u64;
-        let hi = (base >> 64) as u64;
+        let (lo, hi) = plan::u128_halves(base);
         let threads = nmsgs
             .checked_mul(nruns)
             .ok_or(CudaError::Aes(aesx::Error::MessageTooLong))?;

@@ -266,24 +266,11 @@ impl CudaGcm {
             buf,
             0,
             |slot, chunk| {
-                let c = plan::chunk_counter(&ctr1, chunk, true);
-                // SAFETY: the slot's buffers hold capacity >= chunk.len bytes and
-                // live as long as the staging, whose stream is synchronised before
-                // reuse; rk_ptr is this key's live schedule.
-                unsafe {
-                    g.cipher(
-                        &slot.stream,
-                        CipherLaunch::ctr(
-                            slot.d_in,
-                            slot.d_out,
-                            chunk.len as u64,
-                            self.aes.rk_ptr,
-                            self.aes.nr,
-                            &c,
-                            true,
-                        ),
-                    )
-                }?;
+                // SAFETY: the slot's buffers hold capacity >= chunk.len bytes (the
+                // size ctr_chunk takes from the chunk) and live as long as the
+                // staging, whose stream is synchronised before reuse; rk_ptr is
+                // this key's live schedule.
+                unsafe { g.cipher(&slot.stream, self.aes.ctr_chunk(slot, chunk, &ctr1, true)) }?;
                 let ct = if sealing { slot.d_out } else { slot.d_in };
                 // SAFETY: ct (d_out or d_in) holds chunk.len bytes and d_aux
                 // the slot's capacity; the pipeline synchronises the slot's

@@ -52,28 +52,27 @@ mod tests {
     #[test]
     fn fips197_appendix_a_last_round_keys() {
         // FIPS 197 appendix A.1, A.2, A.3: the last words of each expansion.
-        let k128 = hex::decode("2b7e151628aed2a6abf7158809cf4f3c").unwrap();
-        let rk = expand(&k128).unwrap();
-        assert_eq!(rk.rounds, 10);
-        assert_eq!(
-            hex::encode(round_key(&rk, 10)),
-            "d014f9a8c9ee2589e13f0cc8b6630ca6"
-        );
-        let k192 = hex::decode("8e73b0f7da0e6452c810f32b809079e562f8ead2522c6b7b").unwrap();
-        let rk = expand(&k192).unwrap();
-        assert_eq!(rk.rounds, 12);
-        assert_eq!(
-            hex::encode(round_key(&rk, 12)),
-            "e98ba06f448c773c8ecc720401002202"
-        );
-        let k256 = hex::decode("603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4")
-            .unwrap();
-        let rk = expand(&k256).unwrap();
-        assert_eq!(rk.rounds, 14);
-        assert_eq!(
-            hex::encode(round_key(&rk, 14)),
-            "fe4890d1e6188d0b046df344706c631e"
-        );
+        for (key, rounds, last) in [
+            (
+                "2b7e151628aed2a6abf7158809cf4f3c",
+                10,
+                "d014f9a8c9ee2589e13f0cc8b6630ca6",
+            ),
+            (
+                "8e73b0f7da0e6452c810f32b809079e562f8ead2522c6b7b",
+                12,
+                "e98ba06f448c773c8ecc720401002202",
+            ),
+            (
+                "603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4",
+                14,
+                "fe4890d1e6188d0b046df344706c631e",
+            ),
+        ] {
+            let rk = expand(&hex::decode(key).unwrap()).unwrap();
+            assert_eq!(rk.rounds, rounds);
+            assert_eq!(hex::encode(round_key(&rk, rounds as usize)), last);
+        }
     }
 
     #[test]

@@ -16,6 +16,7 @@
 
 mod aes;
 pub mod bench;
+mod ctr_stream;
 mod device;
 mod error;
 mod gcm;
@@ -33,6 +34,7 @@ mod xts;
 mod xts_steal;
 
 pub use aes::CudaAes;
+pub use ctr_stream::CtrStream;
 pub use device::{device_count, DeviceInfo, Gpu, DEFAULT_CHUNK_LEN};
 pub use error::{CudaError, Result};
 pub use gcm::CudaGcm;
@@ -59,7 +61,7 @@ pub mod testing {
     };
     pub use crate::gcm_math::{append_chunk_digest, ghash_with_lengths, hash_subkey, j0};
     pub use crate::gf::{from_gcm_block, mul as gf_mul, poly_eval, pow as gf_pow, to_gcm_block};
-    pub use crate::xts_steal::{mul_x, steal_tail, unit_with_stealing};
+    pub use crate::xts_steal::{mul_x, sectors_on_cpu, steal_tail, unit_with_stealing};
 }
 
 #[cfg(test)]

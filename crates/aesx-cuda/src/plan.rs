@@ -78,7 +78,12 @@ pub fn counter_halves(counter: &[u8; 16]) -> (u64, u64) {
 /// A 16-byte block as the kernels' (lo, hi) little-endian 64-bit words (the
 /// layout of a uint4 in device memory).
 pub fn block_le_halves(block: &[u8; 16]) -> (u64, u64) {
-    let v = u128::from_le_bytes(*block);
+    u128_halves(u128::from_le_bytes(*block))
+}
+
+/// A 128-bit kernel argument (a sector number, a field element) as the
+/// (lo, hi) pair of 64-bit words the kernels take it in.
+pub(crate) fn u128_halves(v: u128) -> (u64, u64) {
     (v as u64, (v >> 64) as u64)
 }
 

@@ -22,23 +22,9 @@ fn check(what: &str, ok: bool) -> Result<()> {
 fn xts_cpu(key: &[u8], first: u128, sector: usize, data: &[u8]) -> Result<Vec<u8>> {
     let (k1, k2) = key.split_at(key.len() / 2);
     let (k1, k2) = (crate::cpu_aes(k1)?, crate::cpu_aes(k2)?);
-    let mut out = data.to_vec();
-    for (s, unit) in out.chunks_mut(sector).enumerate() {
-        let mut t = first.wrapping_add(s as u128).to_le_bytes();
-        k2.encrypt_block(&mut t);
-        for block in unit.chunks_mut(16) {
-            let mut b = [0u8; 16];
-            for i in 0..16 {
-                b[i] = block[i] ^ t[i];
-            }
-            k1.encrypt_block(&mut b);
-            for i in 0..16 {
-                block[i] = b[i] ^ t[i];
-            }
-            t = gf::mul(u128::from_le_bytes(t), 2).to_le_bytes();
-        }
-    }
-    Ok(out)
+    Ok(crate::xts_steal::sectors_on_cpu(
+        &k1, &k2, first, sector, data, false,
+    ))
 }
 
 pub(crate) fn run(gpu: &Gpu) -> Result<()> {

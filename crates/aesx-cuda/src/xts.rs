@@ -75,41 +75,39 @@ impl CudaXts {
         let nsectors = buf.len() / sector_size;
         let tweaks = g.stream.alloc_zeros::<u8>(16 * nsectors)?;
         let (t, _rt) = cudarc::driver::DevicePtr::device_ptr(&tweaks, &g.stream);
-        // SAFETY: `tweaks` holds 16 bytes per sector and `buf` (checked to be of this
-        // context, whole sectors) nblocks blocks; both outlive the queued work,
-        // ordered on g.stream by their records; the rk_ptrs are this key's.
-        unsafe {
-            g.cipher(
-                &g.stream,
-                CipherLaunch::xts_tweaks(
-                    t,
-                    nsectors as u64,
-                    self.tweak.rk_ptr,
-                    self.tweak.nr,
-                    first_sector,
-                ),
-            )
-        }?;
-        let nblocks = (buf.len() / 16) as u64;
+        let len = buf.len();
         let (p, _rb) = buf.device_ptr_mut(&g.stream);
-        // SAFETY: `tweaks` holds 16 bytes per sector and `buf` (checked to be of this
-        // context, whole sectors) nblocks blocks; both outlive the queued work,
-        // ordered on g.stream by their records; the rk_ptrs are this key's.
-        unsafe {
-            g.cipher(
-                &g.stream,
-                CipherLaunch::xts(
-                    decrypt,
-                    p,
-                    p,
-                    nblocks,
-                    self.data.rk_ptr,
-                    self.data.nr,
-                    t,
-                    (sector_size / 16) as u64,
-                ),
-            )
+        for l in self.launches(decrypt, p, p, len, t, first_sector, sector_size) {
+            // SAFETY: `tweaks` holds 16 bytes per sector and `buf` (checked to be of
+            // this context, whole sectors) `len` bytes; both outlive the queued
+            // work, ordered on g.stream by their records; the rk_ptrs are this key's.
+            unsafe { g.cipher(&g.stream, l) }?;
         }
+        Ok(())
+    }
+
+    /// The launches over `nbytes` bytes of whole sectors from `src` into
+    /// `dst`: first the sector tweaks from `first_sector` into `tweaks` (16
+    /// bytes per sector), then XTS with them.
+    #[allow(clippy::too_many_arguments)]
+    fn launches(
+        &self,
+        decrypt: bool,
+        src: u64,
+        dst: u64,
+        nbytes: usize,
+        tweaks: u64,
+        first_sector: u128,
+        sector_size: usize,
+    ) -> [CipherLaunch; 2] {
+        let nsectors = (nbytes / sector_size) as u64;
+        let (tk, dk) = (&self.tweak, &self.data);
+        let nblocks = (nbytes / 16) as u64;
+        let spb = (sector_size / 16) as u64;
+        [
+            CipherLaunch::xts_tweaks(tweaks, nsectors, tk.rk_ptr, tk.nr, first_sector),
+            CipherLaunch::xts(decrypt, src, dst, nblocks, dk.rk_ptr, dk.nr, tweaks, spb),
+        ]
     }
 
     /// Encrypts whole sectors in place in device memory.
@@ -157,44 +155,15 @@ impl CudaXts {
             chunk_len,
             |slot, chunk| {
                 let first = plan::chunk_first_sector(first_sector, chunk, sector_size);
-                let nsectors = (chunk.len / sector_size) as u64;
-                // The tweaks take 16 bytes per sector, at most the chunk's
-                // size: they fit the auxiliary area.
-                // SAFETY: the slot's buffers hold capacity >= chunk.len bytes (the
-                // tweaks, 16 per sector, fit d_aux) and live as long as the
-                // staging, whose stream is synchronised before reuse; the rk_ptrs
-                // are this key's.
-                unsafe {
-                    g.cipher(
-                        &slot.stream,
-                        CipherLaunch::xts_tweaks(
-                            slot.d_aux,
-                            nsectors,
-                            self.tweak.rk_ptr,
-                            self.tweak.nr,
-                            first,
-                        ),
-                    )
-                }?;
-                // SAFETY: the slot's buffers hold capacity >= chunk.len bytes (the
-                // tweaks, 16 per sector, fit d_aux) and live as long as the
-                // staging, whose stream is synchronised before reuse; the rk_ptrs
-                // are this key's.
-                unsafe {
-                    g.cipher(
-                        &slot.stream,
-                        CipherLaunch::xts(
-                            decrypt,
-                            slot.d_in,
-                            slot.d_out,
-                            (chunk.len / 16) as u64,
-                            self.data.rk_ptr,
-                            self.data.nr,
-                            slot.d_aux,
-                            (sector_size / 16) as u64,
-                        ),
-                    )
+                let (i, o) = (slot.d_in, slot.d_out);
+                for l in self.launches(decrypt, i, o, chunk.len, slot.d_aux, first, sector_size) {
+                    // SAFETY: the slot's buffers hold capacity >= chunk.len bytes (the
+                    // tweaks, 16 per sector, fit d_aux) and live as long as the
+                    // staging, whose stream is synchronised before reuse; the rk_ptrs
+                    // are this key's.
+                    unsafe { g.cipher(&slot.stream, l) }?;
                 }
+                Ok(())
             },
             |_, _| Ok(()),
         )

@@ -2,7 +2,8 @@
 //! 16 (IEEE 1619, section 5.3.2): the GPU does every whole block but the last,
 //! the host the last whole block and the partial one, whose processing
 //! depends on each other. Pure functions over block-cipher closures, tested
-//! against aesx's XTS on the CPU.
+//! against aesx's XTS on the CPU; and XTS over whole sectors on the CPU, the
+//! reference the GPU's sectors are checked against.
 
 /// The tweak times x in GF(2^128), XTS's little-endian convention, without
 /// a branch on the (secret) tweak.
@@ -38,35 +39,67 @@ pub fn steal_tail(
     let r = tail.len() - 16;
     debug_assert!(r > 0 && r < 16);
     let t_last = mul_x(t_prev);
+    // Encryption: CC = E(P_{q-1} ^ T_{q-1}) ^ T_{q-1}; C_q = CC[..r];
+    // C_{q-1} = E((P_q || CC[r..]) ^ T_q) ^ T_q. Decryption is the same
+    // steps with D and the two tweaks swapped: PP = D(C_{q-1} ^ T_q) ^ T_q;
+    // P_q = PP[..r]; P_{q-1} = D((C_q || PP[r..]) ^ T_{q-1}) ^ T_{q-1}.
+    let cipher: &dyn Fn(&mut [u8; 16]) = if decrypt {
+        &decrypt_block
+    } else {
+        &encrypt_block
+    };
+    let (t_first, t_second) = if decrypt {
+        (t_last, t_prev)
+    } else {
+        (t_prev, t_last)
+    };
     let mut full = [0u8; 16];
     full.copy_from_slice(&tail[..16]);
-    if !decrypt {
-        // CC = E(P_{q-1} ^ T_{q-1}) ^ T_{q-1}; C_q = CC[..r];
-        // C_{q-1} = E((P_q || CC[r..]) ^ T_q) ^ T_q.
-        xor(&mut full, t_prev);
-        encrypt_block(&mut full);
-        xor(&mut full, t_prev);
-        let mut last = full;
-        last[..r].copy_from_slice(&tail[16..]);
-        tail[16..].copy_from_slice(&full[..r]);
-        xor(&mut last, t_last);
-        encrypt_block(&mut last);
-        xor(&mut last, t_last);
-        tail[..16].copy_from_slice(&last);
-    } else {
-        // PP = D(C_{q-1} ^ T_q) ^ T_q; P_q = PP[..r];
-        // P_{q-1} = D((C_q || PP[r..]) ^ T_{q-1}) ^ T_{q-1}.
-        xor(&mut full, t_last);
-        decrypt_block(&mut full);
-        xor(&mut full, t_last);
-        let mut prev = full;
-        prev[..r].copy_from_slice(&tail[16..]);
-        tail[16..].copy_from_slice(&full[..r]);
-        xor(&mut prev, t_prev);
-        decrypt_block(&mut prev);
-        xor(&mut prev, t_prev);
-        tail[..16].copy_from_slice(&prev);
+    xex(&mut full, t_first, cipher);
+    let mut other = full;
+    other[..r].copy_from_slice(&tail[16..]);
+    tail[16..].copy_from_slice(&full[..r]);
+    xex(&mut other, t_second, cipher);
+    tail[..16].copy_from_slice(&other);
+}
+
+/// One XEX block: `b = cipher(b ^ t) ^ t`.
+fn xex(b: &mut [u8; 16], t: u128, cipher: &dyn Fn(&mut [u8; 16])) {
+    xor(b, t);
+    cipher(b);
+    xor(b, t);
+}
+
+/// XTS over whole sectors of `sector` bytes (whole blocks) numbered from
+/// `first`, on the CPU with the data key `k1` and the tweak key `k2`: the
+/// IEEE 1619 rule written out, the reference of the self-test and of the
+/// kernel tests.
+pub fn sectors_on_cpu(
+    k1: &aesx::Aes,
+    k2: &aesx::Aes,
+    first: u128,
+    sector: usize,
+    data: &[u8],
+    decrypt: bool,
+) -> Vec<u8> {
+    let mut out = data.to_vec();
+    for (s, unit) in out.chunks_mut(sector).enumerate() {
+        let mut t = first.wrapping_add(s as u128).to_le_bytes();
+        k2.encrypt_block(&mut t);
+        let mut t = u128::from_le_bytes(t);
+        for block in unit.chunks_mut(16) {
+            let mut b = [0u8; 16];
+            b.copy_from_slice(block);
+            if decrypt {
+                xex(&mut b, t, &|x| k1.decrypt_block(x));
+            } else {
+                xex(&mut b, t, &|x| k1.encrypt_block(x));
+            }
+            block.copy_from_slice(&b);
+            t = mul_x(t);
+        }
     }
+    out
 }
 
 /// XTS of one data unit of any length from 16 bytes with the whole blocks
@@ -130,29 +163,29 @@ mod tests {
             for len in (16..80).chain([511, 4097, 65_551]) {
                 let tweak: [u8; 16] = core::array::from_fn(|_| next());
                 let pt: Vec<u8> = (0..len).map(|_| next()).collect();
-                let mut want = pt.clone();
-                xts.encrypt(&tweak, &mut want).unwrap();
+                let mut ct = pt.clone();
+                xts.encrypt(&tweak, &mut ct).unwrap();
+                // Encrypt pt (must give aesx's ct), then decrypt that back.
                 let mut got = pt.clone();
-                unit_with_stealing::<aesx::Error>(
-                    false,
-                    &tweak,
-                    &mut got,
-                    |h| xts.encrypt(&tweak, h),
-                    &k1,
-                    &k2,
-                )
-                .unwrap();
-                assert_eq!(got, want, "encrypt {klen} {len}");
-                unit_with_stealing::<aesx::Error>(
-                    true,
-                    &tweak,
-                    &mut got,
-                    |h| xts.decrypt(&tweak, h),
-                    &k1,
-                    &k2,
-                )
-                .unwrap();
-                assert_eq!(got, pt, "decrypt {klen} {len}");
+                for (decrypt, want) in [(false, &ct), (true, &pt)] {
+                    unit_with_stealing::<aesx::Error>(
+                        decrypt,
+                        &tweak,
+                        &mut got,
+                        |h| {
+                            if decrypt {
+                                xts.decrypt(&tweak, h)
+                            } else {
+                                xts.encrypt(&tweak, h)
+                            }
+                        },
+                        &k1,
+                        &k2,
+                    )
+                    .unwrap();
+                    let dir = if decrypt { "decrypt" } else { "encrypt" };
+                    assert_eq!(&got, want, "{dir} {klen} {len}");
+                }
             }
         }
     }

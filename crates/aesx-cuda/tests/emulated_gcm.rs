@@ -9,7 +9,7 @@ use aesx_cuda::plan;
 use aesx_cuda::testing;
 use common::*;
 use emulate::*;
-use rand::{Rng, SeedableRng};
+use rand::Rng;
 
 /// GHASH tree: every level through the emulated kernel equals the host
 /// model, and the whole equals Horner's rule.
@@ -38,20 +38,7 @@ fn ghash_emulated(data: &[u8], h: u128) -> u128 {
             data: &cur[..cur_len as usize],
         });
         // The host model of the same level.
-        let input: Vec<u128> = if gcm_order {
-            cur[..cur_len as usize]
-                .chunks(16)
-                .map(|c| {
-                    let mut b = [0u8; 16];
-                    b[..c.len()].copy_from_slice(c);
-                    testing::from_gcm_block(&b)
-                })
-                .collect()
-        } else {
-            cur.chunks(16)
-                .map(|c| u128::from_le_bytes(c.try_into().unwrap()))
-                .collect()
-        };
+        let input = elements(&cur[..cur_len as usize], gcm_order);
         let model = plan::ghash_level_reference(&input, &level, base);
         let got: Vec<u128> = out
             .chunks(16)
@@ -62,8 +49,16 @@ fn ghash_emulated(data: &[u8], h: u128) -> u128 {
         cur_len = cur.len() as u64;
         gcm_order = false;
     }
-    let rest: Vec<u128> = if gcm_order {
-        data.chunks(16)
+    testing::poly_eval(&elements(&cur[..cur_len as usize], gcm_order), h)
+}
+
+/// The field elements of a tree level's input: ciphertext blocks in GCM's
+/// bit order (a partial last block padded with zeros) at the first level,
+/// the previous level's little-endian outputs after.
+fn elements(bytes: &[u8], gcm_order: bool) -> Vec<u128> {
+    if gcm_order {
+        bytes
+            .chunks(16)
             .map(|c| {
                 let mut b = [0u8; 16];
                 b[..c.len()].copy_from_slice(c);
@@ -71,19 +66,34 @@ fn ghash_emulated(data: &[u8], h: u128) -> u128 {
             })
             .collect()
     } else {
-        cur.chunks(16)
+        bytes
+            .chunks(16)
             .map(|c| u128::from_le_bytes(c.try_into().unwrap()))
             .collect()
-    };
-    testing::poly_eval(&rest, h)
+    }
+}
+
+/// The tag from the ciphertext's digest: GHASH with the associated data and
+/// the lengths, XOR E_K(J0).
+fn gcm_tag(
+    aes: &aesx::Aes,
+    h: u128,
+    j0: [u8; 16],
+    aad: &[u8],
+    len: usize,
+    digest: u128,
+) -> Vec<u8> {
+    let s = testing::ghash_with_lengths(h, aad, len as u64, digest);
+    let mut ek = j0;
+    aes.encrypt_block(&mut ek);
+    s.iter().zip(ek).map(|(a, b)| a ^ b).collect()
 }
 
 #[test]
 fn gcm_with_emulated_ctr_and_ghash_matches_openssl() {
-    if harness().is_none() {
+    let Some(mut rng) = emulated_rng(6) else {
         return;
-    }
-    let mut rng = rand::rngs::StdRng::seed_from_u64(6);
+    };
     for (klen, len, aad_len, nonce_len) in [
         (16usize, 0usize, 0usize, 12usize),
         (16, 1, 5, 12),
@@ -112,10 +122,7 @@ fn gcm_with_emulated_ctr_and_ghash_matches_openssl() {
             (len - split) as u64,
             d2,
         );
-        let s = testing::ghash_with_lengths(h, &aad, len as u64, digest);
-        let mut ek = j0;
-        aes.encrypt_block(&mut ek);
-        let tag: Vec<u8> = s.iter().zip(ek).map(|(a, b)| a ^ b).collect();
+        let tag = gcm_tag(&aes, h, j0, &aad, len, digest);
         let (want_ct, want_tag) = openssl_gcm_seal(&key, &nonce, &aad, &pt);
         assert_eq!(ct, want_ct, "gcm ct {klen} {len}");
         assert_eq!(tag, want_tag, "gcm tag {klen} {len}");
@@ -154,10 +161,7 @@ fn nist_gcm_encrypt_vectors() {
             let j0 = testing::j0(h, &nonce);
             let ct = aes_launch("ctr", &key, ctr_params(&plan::ctr32_add(&j0, 1), true), &pt);
             let digest = ghash_emulated(&ct, h);
-            let s = testing::ghash_with_lengths(h, &aad, pt.len() as u64, digest);
-            let mut ek = j0;
-            aes.encrypt_block(&mut ek);
-            let tag: Vec<u8> = s.iter().zip(ek).map(|(a, b)| a ^ b).collect();
+            let tag = gcm_tag(&aes, h, j0, &aad, pt.len(), digest);
             assert_eq!(ct, want_ct, "{f} count {count}");
             assert_eq!(&tag[..want_tag.len()], &want_tag[..], "{f} count {count}");
             checked += 1;
@@ -239,10 +243,9 @@ fn gcm_msgs_emulated(
 
 #[test]
 fn gcm_messages_batched_match_aesx_gcm() {
-    if harness().is_none() {
+    let Some(mut rng) = emulated_rng(12) else {
         return;
-    }
-    let mut rng = rand::rngs::StdRng::seed_from_u64(12);
+    };
     for (klen, stride, nmsgs, last) in [
         (32usize, 16384usize, 1usize, 0usize),
         (32, 16384, 1, 5),

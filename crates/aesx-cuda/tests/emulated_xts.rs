@@ -7,7 +7,6 @@ mod emulate;
 use aesx_cuda::plan;
 use common::*;
 use emulate::*;
-use rand::SeedableRng;
 fn xts_launch(
     key: &[u8],
     first_sector: u128,
@@ -42,10 +41,9 @@ fn xts_launch(
 
 #[test]
 fn xts_sectors_match_reference_and_openssl() {
-    if harness().is_none() {
+    let Some(mut rng) = emulated_rng(5) else {
         return;
-    }
-    let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+    };
     let cases: [(usize, usize); 9] = [
         (16, 1),
         (16, 3000),

@@ -35,6 +35,12 @@ fn gpu() -> Option<&'static Gpu> {
     .as_ref()
 }
 
+/// The GPU and a generator with a fixed seed for one test, or None (the
+/// test then passes, having said why) without a device.
+fn gpu_and_rng(seed: u64) -> Option<(&'static Gpu, rand::rngs::StdRng)> {
+    Some((gpu()?, rand::rngs::StdRng::seed_from_u64(seed)))
+}
+
 fn random(rng: &mut impl RngCore, n: usize) -> Vec<u8> {
     let mut v = vec![0u8; n];
     rng.fill_bytes(&mut v);
@@ -75,31 +81,50 @@ fn from_device(g: &Gpu, d: &cudarc::driver::CudaSlice<u8>) -> Vec<u8> {
     v
 }
 
+/// What `f` leaves in a copy of `data` (host memory).
+fn on_copy(data: &[u8], f: impl FnOnce(&mut [u8])) -> Vec<u8> {
+    let mut v = data.to_vec();
+    f(&mut v);
+    v
+}
+
+/// What `f(src, dst)` leaves in `dst`, for `src` a device copy of `data`
+/// and `dst` a zeroed device buffer of its length.
+fn device_to(
+    g: &Gpu,
+    data: &[u8],
+    f: impl FnOnce(&cudarc::driver::CudaSlice<u8>, &mut cudarc::driver::CudaSlice<u8>),
+) -> Vec<u8> {
+    let src = to_device(g, data);
+    let mut dst = to_device(g, &vec![0u8; data.len()]);
+    f(&src, &mut dst);
+    from_device(g, &dst)
+}
+
 #[test]
 fn ecb_host_and_device_match_soft() {
-    let Some(g) = gpu() else { return };
-    let mut rng = rand::rngs::StdRng::seed_from_u64(11);
-    for klen in [16, 24, 32] {
-        for len in lengths().into_iter().map(|l| l & !15) {
-            let key = random(&mut rng, klen);
-            let data = random(&mut rng, len);
-            let mut want = data.clone();
-            soft(&key).encrypt_blocks(&mut want).unwrap();
-            let k = CudaAes::new(g, &key).unwrap();
-            let mut host = data.clone();
-            k.ecb_encrypt(&mut host).unwrap();
-            assert_eq!(host, want, "ecb host {klen} {len}");
-            k.ecb_decrypt(&mut host).unwrap();
-            assert_eq!(host, data);
-            if len == 0 {
-                continue;
-            }
-            let mut dev = to_device(g, &data);
-            k.ecb_encrypt_device(&mut dev).unwrap();
-            assert_eq!(from_device(g, &dev), want, "ecb device {klen} {len}");
-            k.ecb_decrypt_device(&mut dev).unwrap();
-            assert_eq!(from_device(g, &dev), data);
+    let Some((g, mut rng)) = gpu_and_rng(11) else {
+        return;
+    };
+    for (klen, len) in per_key_len(lengths().into_iter().map(|l| l & !15)) {
+        let key = random(&mut rng, klen);
+        let data = random(&mut rng, len);
+        let mut want = data.clone();
+        soft(&key).encrypt_blocks(&mut want).unwrap();
+        let k = CudaAes::new(g, &key).unwrap();
+        let mut host = data.clone();
+        k.ecb_encrypt(&mut host).unwrap();
+        assert_eq!(host, want, "ecb host {klen} {len}");
+        k.ecb_decrypt(&mut host).unwrap();
+        assert_eq!(host, data);
+        if len == 0 {
+            continue;
         }
+        let mut dev = to_device(g, &data);
+        k.ecb_encrypt_device(&mut dev).unwrap();
+        assert_eq!(from_device(g, &dev), want, "ecb device {klen} {len}");
+        k.ecb_decrypt_device(&mut dev).unwrap();
+        assert_eq!(from_device(g, &dev), data);
     }
     let k = CudaAes::new(g, &[0u8; 16]).unwrap();
     assert!(matches!(
@@ -110,8 +135,9 @@ fn ecb_host_and_device_match_soft() {
 
 #[test]
 fn ctr_host_and_device_match_soft_with_wrap() {
-    let Some(g) = gpu() else { return };
-    let mut rng = rand::rngs::StdRng::seed_from_u64(12);
+    let Some((g, mut rng)) = gpu_and_rng(12) else {
+        return;
+    };
     let mut wrap = [0xffu8; 16];
     wrap[15] = 0x80; // wraps 2^128 within the first chunk
     for klen in [16, 24, 32] {
@@ -124,8 +150,7 @@ fn ctr_host_and_device_match_soft_with_wrap() {
                 .unwrap()
                 .apply_keystream(&mut want);
             let k = CudaAes::new(g, &key).unwrap();
-            let mut host = data.clone();
-            k.ctr_apply(&iv, &mut host).unwrap();
+            let host = on_copy(&data, |b| k.ctr_apply(&iv, b).unwrap());
             assert_eq!(host, want, "ctr host {klen} {len}");
             if len == 0 {
                 continue;
@@ -133,48 +158,43 @@ fn ctr_host_and_device_match_soft_with_wrap() {
             let mut dev = to_device(g, &data);
             k.ctr_apply_device(&iv, &mut dev).unwrap();
             assert_eq!(from_device(g, &dev), want, "ctr device {klen} {len}");
-            let src = to_device(g, &data);
-            let mut dst = to_device(g, &vec![0u8; len]);
-            k.ctr_apply_device_to(&iv, &src, &mut dst).unwrap();
-            assert_eq!(from_device(g, &dst), want);
+            let out = device_to(g, &data, |s, d| k.ctr_apply_device_to(&iv, s, d).unwrap());
+            assert_eq!(out, want);
         }
     }
 }
 
 #[test]
 fn cbc_decrypt_host_and_device_match_soft() {
-    let Some(g) = gpu() else { return };
-    let mut rng = rand::rngs::StdRng::seed_from_u64(13);
-    for klen in [16, 24, 32] {
-        for len in lengths().into_iter().map(|l| l & !15) {
-            let key = random(&mut rng, klen);
-            let iv: [u8; 16] = rng.gen();
-            let ct = random(&mut rng, len);
-            let mut want = ct.clone();
-            let mut chain = iv;
-            Cbc::with_backend(&key, Backend::Soft)
-                .unwrap()
-                .decrypt_chained(&mut chain, &mut want)
-                .unwrap();
-            let k = CudaAes::new(g, &key).unwrap();
-            let mut host = ct.clone();
-            k.cbc_decrypt(&iv, &mut host).unwrap();
-            assert_eq!(host, want, "cbc host {klen} {len}");
-            if len == 0 {
-                continue;
-            }
-            let src = to_device(g, &ct);
-            let mut dst = to_device(g, &vec![0u8; len]);
-            k.cbc_decrypt_device(&iv, &src, &mut dst).unwrap();
-            assert_eq!(from_device(g, &dst), want, "cbc device {klen} {len}");
+    let Some((g, mut rng)) = gpu_and_rng(13) else {
+        return;
+    };
+    for (klen, len) in per_key_len(lengths().into_iter().map(|l| l & !15)) {
+        let key = random(&mut rng, klen);
+        let iv: [u8; 16] = rng.gen();
+        let ct = random(&mut rng, len);
+        let mut want = ct.clone();
+        let mut chain = iv;
+        Cbc::with_backend(&key, Backend::Soft)
+            .unwrap()
+            .decrypt_chained(&mut chain, &mut want)
+            .unwrap();
+        let k = CudaAes::new(g, &key).unwrap();
+        let host = on_copy(&ct, |b| k.cbc_decrypt(&iv, b).unwrap());
+        assert_eq!(host, want, "cbc host {klen} {len}");
+        if len == 0 {
+            continue;
         }
+        let out = device_to(g, &ct, |s, d| k.cbc_decrypt_device(&iv, s, d).unwrap());
+        assert_eq!(out, want, "cbc device {klen} {len}");
     }
 }
 
 #[test]
 fn xts_host_and_device_match_reference() {
-    let Some(g) = gpu() else { return };
-    let mut rng = rand::rngs::StdRng::seed_from_u64(14);
+    let Some((g, mut rng)) = gpu_and_rng(14) else {
+        return;
+    };
     for (sector, count) in [
         (16usize, 5000usize),
         (512, 300),
@@ -216,8 +236,9 @@ fn xts_host_and_device_match_reference() {
 
 #[test]
 fn gcm_host_and_device_match_openssl() {
-    let Some(g) = gpu() else { return };
-    let mut rng = rand::rngs::StdRng::seed_from_u64(15);
+    let Some((g, mut rng)) = gpu_and_rng(15) else {
+        return;
+    };
     for klen in [16, 24, 32] {
         for (i, len) in lengths().into_iter().enumerate() {
             let key = random(&mut rng, klen);
@@ -307,8 +328,9 @@ fn nist_vectors_on_the_gpu() {
 /// XTS data units of every length around the stolen pair, against aesx.
 #[test]
 fn xts_units_with_ciphertext_stealing_match_soft() {
-    let Some(g) = gpu() else { return };
-    let mut rng = rand::rngs::StdRng::seed_from_u64(21);
+    let Some((g, mut rng)) = gpu_and_rng(21) else {
+        return;
+    };
     for klen in [32usize, 64] {
         let key = random(&mut rng, klen);
         let x = CudaXts::new(g, &key).unwrap();
@@ -333,8 +355,9 @@ fn xts_units_with_ciphertext_stealing_match_soft() {
 /// message, with a forged tag in the middle of a batch.
 #[test]
 fn gcm_messages_match_soft_and_stop_at_a_forgery() {
-    let Some(g) = gpu() else { return };
-    let mut rng = rand::rngs::StdRng::seed_from_u64(22);
+    let Some((g, mut rng)) = gpu_and_rng(22) else {
+        return;
+    };
     for (stride, nmsgs, last) in [
         (16384usize, 1usize, 0usize),
         (16384, 1, 7),
@@ -386,8 +409,9 @@ fn gcm_messages_match_soft_and_stop_at_a_forgery() {
 /// through every host API, against the same data at an aligned address.
 #[test]
 fn unaligned_host_buffers() {
-    let Some(g) = gpu() else { return };
-    let mut rng = rand::rngs::StdRng::seed_from_u64(23);
+    let Some((g, mut rng)) = gpu_and_rng(23) else {
+        return;
+    };
     let key = random(&mut rng, 32);
     let k = CudaAes::new(g, &key).unwrap();
     let x = CudaXts::new(g, &random(&mut rng, 64)).unwrap();

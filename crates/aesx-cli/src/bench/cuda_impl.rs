@@ -5,7 +5,7 @@
 
 use std::sync::OnceLock;
 
-use aesx_cuda::{CudaAes, CudaGcm, CudaXts, Gpu};
+use aesx_cuda::{CtrStream, CudaAes, CudaGcm, CudaXts, Gpu};
 
 use super::cases::{Mode, Setup};
 use super::runner::Runner;
@@ -34,57 +34,52 @@ pub fn supports(mode: Mode, key_bits: u32) -> bool {
 
 /// A keyed GPU runner for the case.
 pub fn runner(mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, String> {
+    let block = |what: &str| -> Result<[u8; 16], String> {
+        setup
+            .iv
+            .as_slice()
+            .try_into()
+            .map_err(|_| format!("aesx-cuda: {what} must be 16 bytes"))
+    };
     match mode {
         Mode::XtsEnc | Mode::XtsDec => {
             return Ok(Box::new(CudaXtsRunner {
                 xts: CudaXts::new(&gpu()?, &setup.key).map_err(err)?,
-                tweak: setup
-                    .iv
-                    .as_slice()
-                    .try_into()
-                    .map_err(|_| String::from("aesx-cuda: tweak must be 16 bytes"))?,
+                tweak: block("tweak")?,
                 decrypt: mode == Mode::XtsDec,
             }))
         }
-        Mode::GcmEnc => {
-            return Ok(Box::new(CudaGcmSeal {
+        Mode::GcmEnc | Mode::GcmDec => {
+            // gcm-dec opens the case's one authentic message every call.
+            let sealed = match mode {
+                Mode::GcmDec => Some(
+                    setup
+                        .sealed
+                        .clone()
+                        .ok_or("gcm-dec needs a sealed message")?,
+                ),
+                _ => None,
+            };
+            return Ok(Box::new(CudaGcmRow {
                 gcm: CudaGcm::new(&gpu()?, &setup.key).map_err(err)?,
                 nonce: setup.iv.clone(),
                 aad: setup.aad.clone(),
+                sealed,
                 tag: None,
-            }))
-        }
-        Mode::GcmDec => {
-            let (ct, tag) = setup
-                .sealed
-                .clone()
-                .ok_or("gcm-dec needs a sealed message")?;
-            return Ok(Box::new(CudaGcmOpen {
-                gcm: CudaGcm::new(&gpu()?, &setup.key).map_err(err)?,
-                nonce: setup.iv.clone(),
-                aad: setup.aad.clone(),
-                ct,
-                tag,
             }));
         }
         _ => {}
     }
     let aes = CudaAes::new(&gpu()?, &setup.key).map_err(|e| format!("aesx-cuda: {e}"))?;
-    let iv = || -> Result<[u8; 16], String> {
-        setup
-            .iv
-            .as_slice()
-            .try_into()
-            .map_err(|_| String::from("aesx-cuda: IV must be 16 bytes"))
-    };
     Ok(match mode {
         Mode::Ecb => Box::new(CudaEcb(aes)),
-        Mode::CbcDec => Box::new(CudaCbcDec { aes, chain: iv()? }),
+        Mode::CbcDec => Box::new(CudaCbcDec {
+            aes,
+            chain: block("IV")?,
+        }),
         Mode::Ctr => Box::new(CudaCtr {
             aes,
-            next: u128::from_be_bytes(iv()?),
-            ks: [0; 16],
-            used: 16,
+            ctr: CtrStream::new(&block("IV")?),
         }),
         _ => return Err(format!("aesx-cuda has no {mode}")),
     })
@@ -127,40 +122,15 @@ impl Runner for CudaCbcDec {
 /// its keystream block for the next call.
 struct CudaCtr {
     aes: CudaAes,
-    next: u128,
-    ks: [u8; 16],
-    used: usize,
+    ctr: CtrStream,
 }
 
 impl Runner for CudaCtr {
     fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
-        let buf = &mut buf[..len];
-        let head = (16 - self.used).min(len);
-        for (b, k) in buf[..head].iter_mut().zip(&self.ks[self.used..]) {
-            *b ^= k;
-        }
-        self.used += head;
-        let rest = &mut buf[head..];
-        let whole = rest.len() / 16 * 16;
-        if whole > 0 {
-            self.aes
-                .ctr_apply(&self.next.to_be_bytes(), &mut rest[..whole])
-                .map_err(err)?;
-            self.next = self.next.wrapping_add((whole / 16) as u128);
-        }
-        let tail = &mut rest[whole..];
-        if !tail.is_empty() {
-            self.ks = [0; 16];
-            self.aes
-                .ctr_apply(&self.next.to_be_bytes(), &mut self.ks)
-                .map_err(err)?;
-            self.next = self.next.wrapping_add(1);
-            for (b, k) in tail.iter_mut().zip(&self.ks) {
-                *b ^= k;
-            }
-            self.used = tail.len();
-        }
-        Ok(())
+        let aes = &self.aes;
+        self.ctr
+            .apply(&mut buf[..len], |c, blocks| aes.ctr_apply(c, blocks))
+            .map_err(err)
     }
 }
 
@@ -184,45 +154,41 @@ impl Runner for CudaXtsRunner {
     }
 }
 
-/// One message per call, sealed in place under the next nonce.
-struct CudaGcmSeal {
+/// GCM: for gcm-enc each call seals the buffer in place under the next
+/// nonce; for gcm-dec each call opens the case's one authentic message
+/// (`sealed`) into the buffer.
+struct CudaGcmRow {
     gcm: CudaGcm,
     nonce: Vec<u8>,
     aad: Vec<u8>,
+    sealed: Option<(Vec<u8>, [u8; 16])>,
     tag: Option<[u8; 16]>,
 }
 
-impl Runner for CudaGcmSeal {
+impl Runner for CudaGcmRow {
     fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
-        let tag = self
-            .gcm
-            .seal_in_place(&self.nonce, &self.aad, &mut buf[..len])
-            .map_err(err)?;
-        self.tag = Some(tag);
-        Mode::GcmEnc.next_iv(&mut self.nonce);
+        let buf = &mut buf[..len];
+        match &self.sealed {
+            None => {
+                let tag = self
+                    .gcm
+                    .seal_in_place(&self.nonce, &self.aad, buf)
+                    .map_err(err)?;
+                self.tag = Some(tag);
+                Mode::GcmEnc.next_iv(&mut self.nonce);
+            }
+            Some((ct, tag)) => {
+                buf.copy_from_slice(&ct[..len]);
+                self.gcm
+                    .open_in_place(&self.nonce, &self.aad, buf, tag)
+                    .map_err(err)?;
+            }
+        }
         Ok(())
     }
 
     fn tag(&self) -> Option<[u8; 16]> {
         self.tag
-    }
-}
-
-/// The same authentic message opened each call, into the buffer.
-struct CudaGcmOpen {
-    gcm: CudaGcm,
-    nonce: Vec<u8>,
-    aad: Vec<u8>,
-    ct: Vec<u8>,
-    tag: [u8; 16],
-}
-
-impl Runner for CudaGcmOpen {
-    fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
-        buf[..len].copy_from_slice(&self.ct[..len]);
-        self.gcm
-            .open_in_place(&self.nonce, &self.aad, &mut buf[..len], &self.tag)
-            .map_err(err)
     }
 }
 

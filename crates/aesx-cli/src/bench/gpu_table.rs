@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use aesx::{Aes, Backend};
-use aesx_file::payload::{self, Sealer, Suite, CHUNK_LEN, SALT_LEN};
+use aesx_file::payload::{self, ChunkCipher, Sealer, Suite, CHUNK_LEN, SALT_LEN};
 use plotters::prelude::*;
 
 use crate::backend_arg;
@@ -50,15 +50,25 @@ pub trait Side {
     fn describe(&self) -> String;
     /// AES-256-ECB over whole blocks in place (the input is already padded).
     fn ecb(&self, key: &[u8; 32], buf: &mut [u8]) -> Result<(), String>;
-    /// The file format's payload of `pt` into `out` (header and salt given).
-    fn file(
-        &self,
-        key: &[u8; 32],
-        context: &[u8],
-        salt: &[u8; SALT_LEN],
-        pt: &[u8],
-        out: &mut Vec<u8>,
-    ) -> Result<(), String>;
+    /// The file format's payload of `pt` into `out`.
+    fn file(&self, k: &FileKey, pt: &[u8], out: &mut Vec<u8>) -> Result<(), String>;
+}
+
+/// What a file's payload is sealed under: input key, context and salt.
+pub struct FileKey<'a> {
+    key: &'a [u8; 32],
+    context: &'a [u8],
+    salt: &'a [u8; SALT_LEN],
+}
+
+/// Writes the payload header (salt and commitment, made on the CPU with
+/// `backend`) as the start of `out`; the chunk cipher it commits to.
+fn header_into(k: &FileKey, backend: Backend, out: &mut Vec<u8>) -> Result<ChunkCipher, String> {
+    let (ph, cipher) = payload::seal_header(Suite::Aes256Gcm, k.key, k.context, k.salt, backend)
+        .map_err(|e| e.to_string())?;
+    out.clear();
+    out.extend_from_slice(&ph);
+    Ok(cipher)
 }
 
 /// The fastest CPU backend on every core.
@@ -107,21 +117,9 @@ impl Side for Cpu {
         })
     }
 
-    fn file(
-        &self,
-        key: &[u8; 32],
-        context: &[u8],
-        salt: &[u8; SALT_LEN],
-        pt: &[u8],
-        out: &mut Vec<u8>,
-    ) -> Result<(), String> {
-        let (ph, cipher) = payload::seal_header(Suite::Aes256Gcm, key, context, salt, self.backend)
-            .map_err(|e| e.to_string())?;
-        out.clear();
-        out.extend_from_slice(&ph);
-        let mut sealer = Sealer::new(cipher);
-        let mut o = Vec::new();
-        seal_in_batches(pt, CPU_BATCH_CHUNKS, out, &mut o, |b, last, o| {
+    fn file(&self, k: &FileKey, pt: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+        let mut sealer = Sealer::new(header_into(k, self.backend, out)?);
+        seal_in_batches(pt, CPU_BATCH_CHUNKS, out, |b, last, o| {
             sealer
                 .seal_batch(b, last, o, self.threads)
                 .map_err(|e| e.to_string())
@@ -146,42 +144,33 @@ impl Side for Gpu {
         k.ecb_encrypt(buf).map_err(|e| e.to_string())
     }
 
-    fn file(
-        &self,
-        key: &[u8; 32],
-        context: &[u8],
-        salt: &[u8; SALT_LEN],
-        pt: &[u8],
-        out: &mut Vec<u8>,
-    ) -> Result<(), String> {
+    fn file(&self, k: &FileKey, pt: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
         // The header on the CPU, as `aesx encrypt --backend cuda` does.
-        let (ph, _) =
-            payload::seal_header(Suite::Aes256Gcm, key, context, salt, Backend::fastest())
-                .map_err(|e| e.to_string())?;
-        let mut chunks = GpuChunks::new(&self.0, key, context, salt).map_err(|e| e.to_string())?;
-        out.clear();
-        out.extend_from_slice(&ph);
-        let mut o = Vec::new();
-        seal_in_batches(pt, GPU_BATCH_CHUNKS, out, &mut o, |b, last, o| {
+        header_into(k, Backend::fastest(), out)?;
+        let mut chunks =
+            GpuChunks::new(&self.0, k.key, k.context, k.salt).map_err(|e| e.to_string())?;
+        seal_in_batches(pt, GPU_BATCH_CHUNKS, out, |b, last, o| {
             chunks.seal_batch(b, last, o).map_err(|e| e.to_string())
         })
     }
 }
 
+/// Seals `pt` in batches of `batch_chunks` chunks with `seal(batch, last,
+/// scratch)`, appending each batch's output to `out`.
 fn seal_in_batches(
     pt: &[u8],
     batch_chunks: usize,
     out: &mut Vec<u8>,
-    o: &mut Vec<u8>,
     mut seal: impl FnMut(&[u8], bool, &mut Vec<u8>) -> Result<(), String>,
 ) -> Result<(), String> {
     let step = batch_chunks * CHUNK_LEN;
+    let mut o = Vec::new();
     let mut off = 0;
     loop {
         let end = (off + step).min(pt.len());
         let last = end - off < step;
-        seal(&pt[off..end], last, o)?;
-        out.extend_from_slice(o);
+        seal(&pt[off..end], last, &mut o)?;
+        out.extend_from_slice(&o);
         if last {
             return Ok(());
         }
@@ -225,7 +214,12 @@ fn end_to_end(side: &dyn Side, w: Workload, input: &Path, output: &Path) -> Resu
         }
         Workload::File => {
             let mut out = Vec::with_capacity(data.len() + data.len() / 1000 + 128);
-            side.file(&key, b"aesx gpu table", &salt, &data, &mut out)?;
+            let k = FileKey {
+                key: &key,
+                context: b"aesx gpu table",
+                salt: &salt,
+            };
+            side.file(&k, &data, &mut out)?;
             out
         }
     };

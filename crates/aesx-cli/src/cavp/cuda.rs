@@ -25,35 +25,41 @@ pub struct Refused {
     why: String,
 }
 
+impl Refused {
+    /// The refusal `why`, `auth` if for a tag mismatch, looking at what the
+    /// open left in `buf`.
+    fn new(auth: bool, buf: &[u8], why: String) -> Refused {
+        Refused {
+            auth,
+            zeroed: buf.iter().all(|&b| b == 0),
+            why,
+        }
+    }
+}
+
+/// What a GCM record seals or opens under: key, IV and associated data.
+pub struct GcmInput<'a> {
+    key: &'a [u8],
+    iv: &'a [u8],
+    aad: &'a [u8],
+}
+
+/// What an XTS record runs under: the double key and the tweak.
+pub struct XtsUnit<'a> {
+    key: &'a [u8],
+    tweak: &'a [u8; 16],
+}
+
 /// The operations the vector files need.
 pub trait Engine {
     /// Name for the report.
     fn name(&self) -> &str;
     /// GCM seal with a 16-byte tag; errors as text.
-    fn gcm_seal(
-        &self,
-        key: &[u8],
-        iv: &[u8],
-        aad: &[u8],
-        pt: &[u8],
-    ) -> Result<(Vec<u8>, [u8; 16]), String>;
+    fn gcm_seal(&self, g: &GcmInput, pt: &[u8]) -> Result<(Vec<u8>, [u8; 16]), String>;
     /// GCM open with a tag of any allowed length, in place.
-    fn gcm_open(
-        &self,
-        key: &[u8],
-        iv: &[u8],
-        aad: &[u8],
-        buf: &mut [u8],
-        tag: &[u8],
-    ) -> Result<(), Refused>;
+    fn gcm_open(&self, g: &GcmInput, buf: &mut [u8], tag: &[u8]) -> Result<(), Refused>;
     /// XTS of one data unit.
-    fn xts(
-        &self,
-        key: &[u8],
-        tweak: &[u8; 16],
-        buf: &mut [u8],
-        decrypt: bool,
-    ) -> Result<(), String>;
+    fn xts(&self, u: &XtsUnit, buf: &mut [u8], decrypt: bool) -> Result<(), String>;
 }
 
 /// The GPU.
@@ -68,49 +74,29 @@ impl Engine for GpuEngine {
         "cuda"
     }
 
-    fn gcm_seal(
-        &self,
-        key: &[u8],
-        iv: &[u8],
-        aad: &[u8],
-        pt: &[u8],
-    ) -> Result<(Vec<u8>, [u8; 16]), String> {
-        let g = CudaGcm::new(&self.0, key).map_err(cuda_msg)?;
+    fn gcm_seal(&self, g: &GcmInput, pt: &[u8]) -> Result<(Vec<u8>, [u8; 16]), String> {
+        let gcm = CudaGcm::new(&self.0, g.key).map_err(cuda_msg)?;
         let mut buf = pt.to_vec();
-        let tag = g.seal_in_place(iv, aad, &mut buf).map_err(cuda_msg)?;
+        let tag = gcm.seal_in_place(g.iv, g.aad, &mut buf).map_err(cuda_msg)?;
         Ok((buf, tag))
     }
 
-    fn gcm_open(
-        &self,
-        key: &[u8],
-        iv: &[u8],
-        aad: &[u8],
-        buf: &mut [u8],
-        tag: &[u8],
-    ) -> Result<(), Refused> {
-        let refused = |buf: &[u8], e: CudaError| Refused {
-            auth: e == CudaError::Aes(aesx::Error::AuthenticationFailed),
-            zeroed: buf.iter().all(|&b| b == 0),
-            why: cuda_msg(e),
+    fn gcm_open(&self, g: &GcmInput, buf: &mut [u8], tag: &[u8]) -> Result<(), Refused> {
+        let refused = |buf: &[u8], e: CudaError| {
+            let auth = e == CudaError::Aes(aesx::Error::AuthenticationFailed);
+            Refused::new(auth, buf, cuda_msg(e))
         };
-        let g = CudaGcm::new(&self.0, key).map_err(|e| refused(buf, e))?;
-        g.open_in_place(iv, aad, buf, tag)
+        let gcm = CudaGcm::new(&self.0, g.key).map_err(|e| refused(buf, e))?;
+        gcm.open_in_place(g.iv, g.aad, buf, tag)
             .map_err(|e| refused(buf, e))
     }
 
-    fn xts(
-        &self,
-        key: &[u8],
-        tweak: &[u8; 16],
-        buf: &mut [u8],
-        decrypt: bool,
-    ) -> Result<(), String> {
-        let x = CudaXts::new(&self.0, key).map_err(cuda_msg)?;
+    fn xts(&self, u: &XtsUnit, buf: &mut [u8], decrypt: bool) -> Result<(), String> {
+        let x = CudaXts::new(&self.0, u.key).map_err(cuda_msg)?;
         if decrypt {
-            x.decrypt_unit(tweak, buf)
+            x.decrypt_unit(u.tweak, buf)
         } else {
-            x.encrypt_unit(tweak, buf)
+            x.encrypt_unit(u.tweak, buf)
         }
         .map_err(cuda_msg)
     }
@@ -206,20 +192,15 @@ pub fn run_file(path: &Path, engine: &dyn Engine) -> Result<(Suite, Report), Str
 }
 
 /// One GCM check: `pt` None means the open must be refused.
-#[allow(clippy::too_many_arguments)]
 fn check_gcm(
     engine: &dyn Engine,
-    key: &[u8],
-    iv: &[u8],
-    aad: &[u8],
+    g: &GcmInput,
     pt: Option<&[u8]>,
     ct: &[u8],
     tag: &[u8],
 ) -> Result<(), String> {
     if let Some(pt) = pt {
-        let (got, t) = engine
-            .gcm_seal(key, iv, aad, pt)
-            .map_err(|e| format!("seal: {e}"))?;
+        let (got, t) = engine.gcm_seal(g, pt).map_err(|e| format!("seal: {e}"))?;
         if got != ct || t.get(..tag.len()) != Some(tag) {
             return Err(format!(
                 "sealed {} tag {}",
@@ -229,7 +210,7 @@ fn check_gcm(
         }
     }
     let mut buf = ct.to_vec();
-    match (engine.gcm_open(key, iv, aad, &mut buf, tag), pt) {
+    match (engine.gcm_open(g, &mut buf, tag), pt) {
         (Ok(()), Some(pt)) if buf == pt => Ok(()),
         (Ok(()), Some(_)) => Err("open gave the wrong plaintext".into()),
         (Ok(()), None) => Err("forged tag accepted".into()),
@@ -263,7 +244,8 @@ fn nist_gcm(
     }
     report.records = cases.len();
     for (label, key, iv, aad, pt, ct, tag) in &cases {
-        let r = check_gcm(engine, key, iv, aad, pt.as_deref(), ct, tag);
+        let g = GcmInput { key, iv, aad };
+        let r = check_gcm(engine, &g, pt.as_deref(), ct, tag);
         report.check(r.is_ok(), || {
             format!(
                 "{label} on {}: {}",
@@ -307,14 +289,19 @@ fn wycheproof_gcm(
             };
             let (key, iv, tag) = (json_hex(t, "key")?, json_hex(t, "iv")?, json_hex(t, "tag")?);
             let valid = t["result"] != "invalid";
+            let g = GcmInput {
+                key: &key,
+                iv: &iv,
+                aad: &aad,
+            };
             let r = if valid {
                 if tag.len() != tag_len {
                     Err("tag length differs from the group's tagSize".to_string())
                 } else {
-                    check_gcm(engine, &key, &iv, &aad, Some(&msg), &ct, &tag)
+                    check_gcm(engine, &g, Some(&msg), &ct, &tag)
                 }
             } else {
-                check_gcm(engine, &key, &iv, &aad, None, &ct, &tag)
+                check_gcm(engine, &g, None, &ct, &tag)
             };
             report.check(r.is_ok(), || {
                 format!(
@@ -334,26 +321,21 @@ fn wycheproof_gcm(
 fn check_xts(
     engine: &dyn Engine,
     encrypt: bool,
-    key: &[u8],
-    tweak: &[u8; 16],
+    u: &XtsUnit,
     pt: &[u8],
     ct: &[u8],
 ) -> Result<(), String> {
-    if encrypt {
-        let mut buf = pt.to_vec();
-        engine
-            .xts(key, tweak, &mut buf, false)
-            .map_err(|e| format!("encrypt: {e}"))?;
-        if buf != ct {
-            return Err(format!("encrypt: {} expected {}", hx(&buf), hx(ct)));
+    for (decrypt, what, input, want) in [(false, "encrypt", pt, ct), (true, "decrypt", ct, pt)] {
+        if !decrypt && !encrypt {
+            continue;
         }
-    }
-    let mut buf = ct.to_vec();
-    engine
-        .xts(key, tweak, &mut buf, true)
-        .map_err(|e| format!("decrypt: {e}"))?;
-    if buf != pt {
-        return Err(format!("decrypt: {} expected {}", hx(&buf), hx(pt)));
+        let mut buf = input.to_vec();
+        engine
+            .xts(u, &mut buf, decrypt)
+            .map_err(|e| format!("{what}: {e}"))?;
+        if buf != want {
+            return Err(format!("{what}: {} expected {}", hx(&buf), hx(want)));
+        }
     }
     Ok(())
 }
@@ -387,7 +369,11 @@ fn nist_xts(
             }
         };
         let (pt, ct) = (rec.hex("PT")?, rec.hex("CT")?);
-        let r = check_xts(engine, encrypt, &key, &tweak, &pt, &ct);
+        let u = XtsUnit {
+            key: &key,
+            tweak: &tweak,
+        };
+        let r = check_xts(engine, encrypt, &u, &pt, &ct);
         report.check(r.is_ok(), || {
             format!(
                 "{} on {}: {}",
@@ -425,7 +411,11 @@ fn wycheproof_xts(text: &str, engine: &dyn Engine, report: &mut Report) -> Resul
             let mut tweak = [0u8; 16];
             tweak[..iv.len()].copy_from_slice(&iv);
             let invalid = t["result"] == "invalid";
-            let problem = check_xts(engine, true, &key, &tweak, &msg, &ct).err();
+            let u = XtsUnit {
+                key: &key,
+                tweak: &tweak,
+            };
+            let problem = check_xts(engine, true, &u, &msg, &ct).err();
             let ok = problem.is_none() != invalid;
             report.check(ok, || {
                 let why = problem.unwrap_or_else(|| "invalid vector accepted".to_string());
@@ -450,51 +440,30 @@ mod tests {
             "cpu-model"
         }
 
-        fn gcm_seal(
-            &self,
-            key: &[u8],
-            iv: &[u8],
-            aad: &[u8],
-            pt: &[u8],
-        ) -> Result<(Vec<u8>, [u8; 16]), String> {
-            let g = aesx::Gcm::with_backend(key, aesx::Backend::Soft).map_err(|e| e.to_string())?;
+        fn gcm_seal(&self, g: &GcmInput, pt: &[u8]) -> Result<(Vec<u8>, [u8; 16]), String> {
+            let gcm =
+                aesx::Gcm::with_backend(g.key, aesx::Backend::Soft).map_err(|e| e.to_string())?;
             let mut buf = pt.to_vec();
-            let t = g
-                .seal_in_place_detached(iv, aad, &mut buf)
+            let t = gcm
+                .seal_in_place_detached(g.iv, g.aad, &mut buf)
                 .map_err(|e| e.to_string())?;
             Ok((buf, t.as_bytes().try_into().map_err(|_| "tag".to_string())?))
         }
 
-        fn gcm_open(
-            &self,
-            key: &[u8],
-            iv: &[u8],
-            aad: &[u8],
-            buf: &mut [u8],
-            tag: &[u8],
-        ) -> Result<(), Refused> {
-            let r = aesx::Gcm::with_backend(key, aesx::Backend::Soft)
-                .and_then(|g| g.with_tag_len(tag.len()))
-                .and_then(|g| g.open_in_place_detached(iv, aad, buf, tag));
-            r.map_err(|e| Refused {
-                auth: e == aesx::Error::AuthenticationFailed,
-                zeroed: buf.iter().all(|&b| b == 0),
-                why: e.to_string(),
-            })
+        fn gcm_open(&self, g: &GcmInput, buf: &mut [u8], tag: &[u8]) -> Result<(), Refused> {
+            let r = aesx::Gcm::with_backend(g.key, aesx::Backend::Soft)
+                .and_then(|gcm| gcm.with_tag_len(tag.len()))
+                .and_then(|gcm| gcm.open_in_place_detached(g.iv, g.aad, buf, tag));
+            r.map_err(|e| Refused::new(e == aesx::Error::AuthenticationFailed, buf, e.to_string()))
         }
 
-        fn xts(
-            &self,
-            key: &[u8],
-            tweak: &[u8; 16],
-            buf: &mut [u8],
-            decrypt: bool,
-        ) -> Result<(), String> {
-            let x = aesx::Xts::with_backend(key, aesx::Backend::Soft).map_err(|e| e.to_string())?;
+        fn xts(&self, u: &XtsUnit, buf: &mut [u8], decrypt: bool) -> Result<(), String> {
+            let x =
+                aesx::Xts::with_backend(u.key, aesx::Backend::Soft).map_err(|e| e.to_string())?;
             if decrypt {
-                x.decrypt(tweak, buf)
+                x.decrypt(u.tweak, buf)
             } else {
-                x.encrypt(tweak, buf)
+                x.encrypt(u.tweak, buf)
             }
             .map_err(|e| e.to_string())
         }

@@ -26,45 +26,36 @@ fn gpu_failure(e: aesx_cuda::CudaError) -> PayloadError {
     PayloadError::Io(backend_arg::gpu_error(e).to_string())
 }
 
+/// One batch of chunks as the GPU takes it: a nonce per chunk, the chunk
+/// bodies back to back (`CHUNK_LEN` bytes each, the last possibly shorter)
+/// and their tags.
+pub struct ChunkBatch {
+    nonces: Vec<[u8; NONCE_LEN]>,
+    body: Vec<u8>,
+    tags: Vec<[u8; TAG_LEN]>,
+}
+
 /// What the GPU path needs of a batched GCM: aesx-cuda's [`CudaGcm`]; in
 /// the tests a model on the CPU, so that the batching, the nonces, the
 /// interleaving of tags and the fallback are checked without a GPU.
 pub trait ChunkGcm {
-    /// See [`CudaGcm::seal_messages`].
-    fn seal_messages(
-        &self,
-        nonces: &[[u8; 12]],
-        stride: usize,
-        buf: &mut [u8],
-    ) -> aesx_cuda::Result<Vec<[u8; 16]>>;
-    /// See [`CudaGcm::open_messages`].
-    fn open_messages(
-        &self,
-        nonces: &[[u8; 12]],
-        stride: usize,
-        buf: &mut [u8],
-        tags: &[[u8; 16]],
-    ) -> aesx_cuda::Result<usize>;
+    /// Seals the body in place and sets the tags (see
+    /// [`CudaGcm::seal_messages`]).
+    fn seal(&self, b: &mut ChunkBatch) -> aesx_cuda::Result<()>;
+    /// Opens the body in place against the tags; how many chunks verified,
+    /// the body zeroed from the first that did not (see
+    /// [`CudaGcm::open_messages`]).
+    fn open(&self, b: &mut ChunkBatch) -> aesx_cuda::Result<usize>;
 }
 
 impl ChunkGcm for CudaGcm {
-    fn seal_messages(
-        &self,
-        nonces: &[[u8; 12]],
-        stride: usize,
-        buf: &mut [u8],
-    ) -> aesx_cuda::Result<Vec<[u8; 16]>> {
-        CudaGcm::seal_messages(self, nonces, stride, buf)
+    fn seal(&self, b: &mut ChunkBatch) -> aesx_cuda::Result<()> {
+        b.tags = self.seal_messages(&b.nonces, CHUNK_LEN, &mut b.body)?;
+        Ok(())
     }
 
-    fn open_messages(
-        &self,
-        nonces: &[[u8; 12]],
-        stride: usize,
-        buf: &mut [u8],
-        tags: &[[u8; 16]],
-    ) -> aesx_cuda::Result<usize> {
-        CudaGcm::open_messages(self, nonces, stride, buf, tags)
+    fn open(&self, b: &mut ChunkBatch) -> aesx_cuda::Result<usize> {
+        self.open_messages(&b.nonces, CHUNK_LEN, &mut b.body, &b.tags)
     }
 }
 
@@ -139,17 +130,17 @@ impl<G: ChunkGcm> GpuChunks<G> {
         if n == 0 {
             return Ok(());
         }
-        let nonces = self.nonces(n)?;
-        let mut body = pt.to_vec();
-        let tags = self
-            .gcm
-            .seal_messages(&nonces, CHUNK_LEN, &mut body)
-            .map_err(gpu_failure)?;
+        let mut batch = ChunkBatch {
+            nonces: self.nonces(n)?,
+            body: pt.to_vec(),
+            tags: Vec::new(),
+        };
+        self.gcm.seal(&mut batch).map_err(gpu_failure)?;
         out.reserve(pt.len() + n * TAG_LEN);
-        for (i, tag) in tags.iter().enumerate() {
+        for (i, tag) in batch.tags.iter().enumerate() {
             let a = i * CHUNK_LEN;
-            let b = (a + CHUNK_LEN).min(body.len());
-            out.extend_from_slice(&body[a..b]);
+            let b = (a + CHUNK_LEN).min(batch.body.len());
+            out.extend_from_slice(&batch.body[a..b]);
             out.extend_from_slice(tag);
         }
         self.next += n as u64;
@@ -183,9 +174,10 @@ impl<G: ChunkGcm> GpuChunks<G> {
                     t.copy_from_slice(&ct[c1 - TAG_LEN..c1]);
                     tags.push(t);
                 }
-                match self.gcm.open_messages(&nonces, CHUNK_LEN, &mut body, &tags) {
+                let mut batch = ChunkBatch { nonces, body, tags };
+                match self.gcm.open(&mut batch) {
                     Ok(k) if k == n => {
-                        *pt = body;
+                        *pt = batch.body;
                         self.next += n as u64;
                         return Ok(());
                     }
@@ -235,48 +227,38 @@ mod tests {
     /// aesx's GCM message by message, with CudaGcm's contract.
     struct CpuModel(aesx::Gcm);
 
+    /// The byte range of each chunk of the batch's body.
+    fn spans(b: &ChunkBatch) -> impl Iterator<Item = std::ops::Range<usize>> {
+        let len = b.body.len();
+        (0..b.nonces.len()).map(move |i| (i * CHUNK_LEN).min(len)..((i + 1) * CHUNK_LEN).min(len))
+    }
+
     impl ChunkGcm for CpuModel {
-        fn seal_messages(
-            &self,
-            nonces: &[[u8; 12]],
-            stride: usize,
-            buf: &mut [u8],
-        ) -> aesx_cuda::Result<Vec<[u8; 16]>> {
-            aesx_cuda::testing::check_layout(nonces.len(), stride, buf.len())?;
-            let len = buf.len();
-            let mut tags = Vec::new();
-            for (i, n) in nonces.iter().enumerate() {
-                let a = (i * stride).min(len);
-                let b = (a + stride).min(len);
-                let t = self.0.seal_in_place_detached(n, &[], &mut buf[a..b])?;
-                tags.push(t.as_bytes().try_into().unwrap());
+        fn seal(&self, b: &mut ChunkBatch) -> aesx_cuda::Result<()> {
+            aesx_cuda::testing::check_layout(b.nonces.len(), CHUNK_LEN, b.body.len())?;
+            b.tags.clear();
+            for (r, n) in spans(b).zip(&b.nonces) {
+                let t = self.0.seal_in_place_detached(n, &[], &mut b.body[r])?;
+                b.tags.push(t.as_bytes().try_into().unwrap());
             }
-            Ok(tags)
+            Ok(())
         }
 
-        fn open_messages(
-            &self,
-            nonces: &[[u8; 12]],
-            stride: usize,
-            buf: &mut [u8],
-            tags: &[[u8; 16]],
-        ) -> aesx_cuda::Result<usize> {
-            aesx_cuda::testing::check_layout(nonces.len(), stride, buf.len())?;
-            let len = buf.len();
-            for (i, n) in nonces.iter().enumerate() {
-                let a = (i * stride).min(len);
-                let b = (a + stride).min(len);
-                let ct = buf[a..b].to_vec();
+        fn open(&self, b: &mut ChunkBatch) -> aesx_cuda::Result<usize> {
+            aesx_cuda::testing::check_layout(b.nonces.len(), CHUNK_LEN, b.body.len())?;
+            for (i, r) in spans(b).enumerate() {
+                let ct = b.body[r.clone()].to_vec();
+                let (n, tag) = (&b.nonces[i], &b.tags[i]);
                 if self
                     .0
-                    .open_to_detached(n, &[], &ct, &tags[i], &mut buf[a..b])
+                    .open_to_detached(n, &[], &ct, tag, &mut b.body[r.clone()])
                     .is_err()
                 {
-                    buf[a..].fill(0);
+                    b.body[r.start..].fill(0);
                     return Ok(i);
                 }
             }
-            Ok(nonces.len())
+            Ok(b.nonces.len())
         }
     }
 
@@ -295,28 +277,31 @@ mod tests {
         ChunkCipher::new(&KEY, BASE, aesx::Backend::Soft).unwrap()
     }
 
+    /// The byte ranges of a stream of `len` bytes cut into batches of
+    /// `step`, each with whether it is the last: as the pipeline reads, the
+    /// last is shorter than `step` (possibly empty).
+    fn batches(len: usize, step: usize) -> impl Iterator<Item = (std::ops::Range<usize>, bool)> {
+        (0..=len / step).map(move |i| {
+            let (a, b) = (i * step, ((i + 1) * step).min(len));
+            (a..b, b - a < step)
+        })
+    }
+
     /// Seals `pt` in batches of `batch` chunks, as the pipeline does.
     fn seal_all(pt: &[u8], batch: usize, gpu: bool) -> Vec<u8> {
         let mut g = model();
         let mut s = Sealer::new(cpu());
         let mut all = Vec::new();
-        let step = batch * CHUNK_LEN;
-        let mut off = 0;
-        loop {
-            let end = (off + step).min(pt.len());
-            let last = end - off < step;
+        for (r, last) in batches(pt.len(), batch * CHUNK_LEN) {
             let mut o = Vec::new();
             if gpu {
-                g.seal_batch(&pt[off..end], last, &mut o).unwrap();
+                g.seal_batch(&pt[r], last, &mut o).unwrap();
             } else {
-                s.seal_batch(&pt[off..end], last, &mut o, 1).unwrap();
+                s.seal_batch(&pt[r], last, &mut o, 1).unwrap();
             }
             all.extend_from_slice(&o);
-            if last {
-                return all;
-            }
-            off = end;
         }
+        all
     }
 
     /// Opens in batches; returns the released plaintext and the error.
@@ -325,16 +310,12 @@ mod tests {
         let mut o = Opener::new(cpu());
         let cipher = cpu();
         let mut all = Vec::new();
-        let step = batch * ENC_CHUNK_LEN;
-        let mut off = 0;
-        loop {
-            let end = (off + step).min(ct.len());
-            let eof = end - off < step;
+        for (r, eof) in batches(ct.len(), batch * ENC_CHUNK_LEN) {
             let mut pt = Vec::new();
             let r = if gpu {
-                g.open_batch(&ct[off..end], eof, &mut pt, &cipher, 1)
+                g.open_batch(&ct[r], eof, &mut pt, &cipher, 1)
             } else {
-                o.open_batch(&ct[off..end], eof, &mut pt, 1)
+                o.open_batch(&ct[r], eof, &mut pt, 1)
             };
             match r {
                 Ok(()) => all.extend_from_slice(&pt),
@@ -343,11 +324,8 @@ mod tests {
                     return (all, Some(e.error.to_string()));
                 }
             }
-            if eof {
-                return (all, None);
-            }
-            off = end;
         }
+        (all, None)
     }
 
     const SIZES: [usize; 8] = [

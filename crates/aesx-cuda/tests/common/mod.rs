@@ -63,12 +63,23 @@ pub fn hexfield(rec: &[(String, String)], key: &str) -> Vec<u8> {
     hex::decode(field(rec, key).unwrap_or("")).expect("hex field")
 }
 
+/// Every AES key length (16, 24 and 32 bytes) with every item, key length
+/// outermost: the case grid of the mode tests.
+pub fn per_key_len<T: Clone>(items: impl IntoIterator<Item = T>) -> Vec<(usize, T)> {
+    let items: Vec<T> = items.into_iter().collect();
+    [16, 24, 32]
+        .into_iter()
+        .flat_map(|k| items.iter().map(move |t| (k, t.clone())))
+        .collect()
+}
+
 pub fn soft(key: &[u8]) -> Aes {
     Aes::with_backend(key, Backend::Soft).expect("soft backend")
 }
 
 /// XTS on whole sectors with aesx's soft block cipher and the IEEE 1619
-/// tweak rule written out: the reference for the GPU's sector API.
+/// tweak rule written out: the reference for the GPU's sector API (itself
+/// checked against OpenSSL in `emulated_xts.rs`).
 pub fn xts_reference(
     key: &[u8],
     first_sector: u128,
@@ -76,31 +87,9 @@ pub fn xts_reference(
     data: &[u8],
     decrypt: bool,
 ) -> Vec<u8> {
-    let half = key.len() / 2;
-    let k1 = soft(&key[..half]);
-    let k2 = soft(&key[half..]);
-    let mut out = data.to_vec();
-    for (s, unit) in out.chunks_mut(sector).enumerate() {
-        let mut t = first_sector.wrapping_add(s as u128).to_le_bytes();
-        k2.encrypt_block(&mut t);
-        for block in unit.chunks_mut(16) {
-            let mut b = [0u8; 16];
-            for i in 0..16 {
-                b[i] = block[i] ^ t[i];
-            }
-            if decrypt {
-                k1.decrypt_block(&mut b);
-            } else {
-                k1.encrypt_block(&mut b);
-            }
-            for i in 0..16 {
-                block[i] = b[i] ^ t[i];
-            }
-            let v = u128::from_le_bytes(t);
-            t = ((v << 1) ^ (0x87 * (v >> 127))).to_le_bytes();
-        }
-    }
-    out
+    let (k1, k2) = key.split_at(key.len() / 2);
+    let (k1, k2) = (soft(k1), soft(k2));
+    aesx_cuda::testing::sectors_on_cpu(&k1, &k2, first_sector, sector, data, decrypt)
 }
 
 /// AES-GCM encryption with OpenSSL: (ciphertext, 16-byte tag).

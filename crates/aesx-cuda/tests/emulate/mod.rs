@@ -39,6 +39,14 @@ pub fn harness() -> Option<&'static PathBuf> {
     .as_ref()
 }
 
+/// A generator with a fixed seed for a kernel test, or None (the test then
+/// returns early, having said why) when the harness cannot be built.
+pub fn emulated_rng(seed: u64) -> Option<rand::rngs::StdRng> {
+    use rand::SeedableRng;
+    harness()?;
+    Some(rand::rngs::StdRng::seed_from_u64(seed))
+}
+
 pub struct Launch<'a> {
     pub kernel: &'a str,
     pub key: &'a [u8],

@@ -49,12 +49,7 @@ pub fn derive(
     salt: &[u8; SALT_LEN],
     context: &[u8],
 ) -> Result<Derived, PayloadError> {
-    if input_key.len() != suite.key_len() {
-        return Err(PayloadError::InvalidKeySize {
-            expected: suite.key_len(),
-            got: input_key.len(),
-        });
-    }
+    suite.check_key(input_key)?;
     let mut info = Vec::with_capacity(64 + context.len());
     info.extend_from_slice(b"c2sp.org/chunked-encryption@v1+");
     info.extend_from_slice(suite.aead_name().as_bytes());
@@ -84,12 +79,7 @@ pub fn open_header(
     header: &[u8],
     backend: Backend,
 ) -> Result<ChunkCipher, PayloadError> {
-    if input_key.len() != suite.key_len() {
-        return Err(PayloadError::InvalidKeySize {
-            expected: suite.key_len(),
-            got: input_key.len(),
-        });
-    }
+    suite.check_key(input_key)?;
     if header.len() < PAYLOAD_HEADER_LEN {
         return Err(PayloadError::HeaderTruncated);
     }

@@ -81,6 +81,18 @@ impl Suite {
             Suite::Aes256Gcm => 32,
         }
     }
+
+    /// Ok if `input_key` is [`Suite::key_len`] bytes long.
+    pub fn check_key(self, input_key: &[u8]) -> Result<(), PayloadError> {
+        if input_key.len() == self.key_len() {
+            Ok(())
+        } else {
+            Err(PayloadError::InvalidKeySize {
+                expected: self.key_len(),
+                got: input_key.len(),
+            })
+        }
+    }
 }
 
 /// What can go wrong in the payload layer.

@@ -35,12 +35,7 @@ impl<R: Read> DecryptReader<R> {
         context: &[u8],
         backend: Backend,
     ) -> Result<Self, PayloadError> {
-        if input_key.len() != suite.key_len() {
-            return Err(PayloadError::InvalidKeySize {
-                expected: suite.key_len(),
-                got: input_key.len(),
-            });
-        }
+        suite.check_key(input_key)?;
         let mut h = [0u8; PAYLOAD_HEADER_LEN];
         let n = read_full(&mut inner, &mut h).map_err(|e| PayloadError::Io(e.to_string()))?;
         let cipher = open_header(suite, input_key, context, &h[..n], backend)?;

@@ -67,46 +67,21 @@ impl BlockOp for GpuCbcDec {
 /// partial block keeps the rest of its keystream for the next call.
 pub(super) struct GpuCtr {
     pub(super) aes: Box<dyn BulkAes>,
-    pub(super) next: u128,
-    pub(super) ks: [u8; 16],
-    pub(super) used: usize,
+    pub(super) ctr: aesx_cuda::CtrStream,
 }
 
 impl Stream for GpuCtr {
     fn update(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<(), CliError> {
         let start = out.len();
         out.extend_from_slice(input);
-        let buf = &mut out[start..];
-        let head = (16 - self.used).min(buf.len());
-        for (b, k) in buf[..head].iter_mut().zip(&self.ks[self.used..]) {
-            *b ^= k;
-        }
-        self.used += head;
-        let rest = &mut buf[head..];
-        let whole = rest.len() / 16 * 16;
-        if whole > 0 {
-            self.aes
-                .ctr(&self.next.to_be_bytes(), &mut rest[..whole])
-                .map_err(gpu_error)?;
-            self.next = self.next.wrapping_add((whole / 16) as u128);
-        }
-        let tail = &mut rest[whole..];
-        if !tail.is_empty() {
-            self.ks = [0; 16];
-            self.aes
-                .ctr(&self.next.to_be_bytes(), &mut self.ks)
-                .map_err(gpu_error)?;
-            self.next = self.next.wrapping_add(1);
-            for (b, k) in tail.iter_mut().zip(&self.ks) {
-                *b ^= k;
-            }
-            self.used = tail.len();
-        }
-        Ok(())
+        let aes = &self.aes;
+        self.ctr
+            .apply(&mut out[start..], |c, blocks| aes.ctr(c, blocks))
+            .map_err(gpu_error)
     }
 
     fn finish(&mut self, _out: &mut Vec<u8>) -> Result<(), CliError> {
-        self.ks = [0; 16];
+        self.ctr.wipe();
         Ok(())
     }
 }

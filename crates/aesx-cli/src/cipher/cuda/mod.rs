@@ -41,16 +41,10 @@ pub trait BulkAes: Send {
     fn cbc_decrypt(&self, iv: &[u8; 16], buf: &mut [u8]) -> aesx_cuda::Result<()>;
 }
 
-/// Bulk XTS (see [`BulkAes`]).
+/// Bulk XTS (see [`BulkAes`]): one data unit, or whole sectors from a
+/// sector number, as the stream's [`XtsShape`] says.
 pub trait BulkXts: Send {
-    fn unit(&self, decrypt: bool, tweak: &[u8; 16], buf: &mut [u8]) -> aesx_cuda::Result<()>;
-    fn sectors(
-        &self,
-        decrypt: bool,
-        first: u128,
-        size: usize,
-        buf: &mut [u8],
-    ) -> aesx_cuda::Result<()>;
+    fn xts(&self, decrypt: bool, shape: &XtsShape, buf: &mut [u8]) -> aesx_cuda::Result<()>;
 }
 
 /// One-shot GCM (see [`BulkAes`]).
@@ -76,24 +70,12 @@ impl BulkAes for CudaAes {
 }
 
 impl BulkXts for CudaXts {
-    fn unit(&self, decrypt: bool, tweak: &[u8; 16], buf: &mut [u8]) -> aesx_cuda::Result<()> {
-        if decrypt {
-            self.decrypt_unit(tweak, buf)
-        } else {
-            self.encrypt_unit(tweak, buf)
-        }
-    }
-    fn sectors(
-        &self,
-        decrypt: bool,
-        first: u128,
-        size: usize,
-        buf: &mut [u8],
-    ) -> aesx_cuda::Result<()> {
-        if decrypt {
-            self.decrypt_sectors(first, size, buf)
-        } else {
-            self.encrypt_sectors(first, size, buf)
+    fn xts(&self, decrypt: bool, shape: &XtsShape, buf: &mut [u8]) -> aesx_cuda::Result<()> {
+        match *shape {
+            XtsShape::Unit(t) if decrypt => self.decrypt_unit(&t, buf),
+            XtsShape::Unit(t) => self.encrypt_unit(&t, buf),
+            XtsShape::Sectors { size, next } if decrypt => self.decrypt_sectors(next, size, buf),
+            XtsShape::Sectors { size, next } => self.encrypt_sectors(next, size, buf),
         }
     }
 }
@@ -192,9 +174,7 @@ fn stream_on(
             cpu,
             GpuCtr {
                 aes: engine.aes(p.aes_key()?).map_err(e)?,
-                next: u128::from_be_bytes(p.iv16()?),
-                ks: [0; 16],
-                used: 16,
+                ctr: aesx_cuda::CtrStream::new(&p.iv16()?),
             },
             batch,
         ),

@@ -39,25 +39,13 @@ impl BulkAes for ModelAes {
 }
 
 impl BulkXts for ModelXts {
-    fn unit(&self, decrypt: bool, tweak: &[u8; 16], buf: &mut [u8]) -> aesx_cuda::Result<()> {
-        if decrypt {
-            self.0.decrypt(tweak, buf)
-        } else {
-            self.0.encrypt(tweak, buf)
-        }
-        .map_err(aes_e)
-    }
-    fn sectors(
-        &self,
-        decrypt: bool,
-        first: u128,
-        size: usize,
-        buf: &mut [u8],
-    ) -> aesx_cuda::Result<()> {
-        if decrypt {
-            self.0.decrypt_sectors(size, first, buf)
-        } else {
-            self.0.encrypt_sectors(size, first, buf)
+    fn xts(&self, decrypt: bool, shape: &XtsShape, buf: &mut [u8]) -> aesx_cuda::Result<()> {
+        let x = &self.0;
+        match *shape {
+            XtsShape::Unit(t) if decrypt => x.decrypt(&t, buf),
+            XtsShape::Unit(t) => x.encrypt(&t, buf),
+            XtsShape::Sectors { size, next } if decrypt => x.decrypt_sectors(size, next, buf),
+            XtsShape::Sectors { size, next } => x.encrypt_sectors(size, next, buf),
         }
         .map_err(aes_e)
     }
@@ -184,20 +172,16 @@ const IV: &str = "000102030405060708090a0b0c0dfffe";
 
 #[test]
 fn gpu_streams_match_the_cpu_streams_for_any_chunking() {
+    let ecb = ["--mode", "ecb", "--key", K16];
+    let cbc = ["--mode", "cbc", "--key", K16, "--iv", IV];
+    let xts = ["--mode", "xts", "--key", K64];
+    let gcm = ["--mode", "gcm", "--key", K16, "--iv"];
+    let no_padding = ["--padding", "none"];
     let modes: Vec<Vec<&str>> = vec![
-        vec!["--mode", "ecb", "--key", K16],
-        vec!["--mode", "ecb", "--key", K16, "--padding", "none"],
-        vec!["--mode", "cbc", "--key", K16, "--iv", IV],
-        vec![
-            "--mode",
-            "cbc",
-            "--key",
-            K16,
-            "--iv",
-            IV,
-            "--padding",
-            "none",
-        ],
+        ecb.to_vec(),
+        [&ecb[..], &no_padding].concat(),
+        cbc.to_vec(),
+        [&cbc[..], &no_padding].concat(),
         vec![
             "--mode",
             "ctr",
@@ -206,38 +190,11 @@ fn gpu_streams_match_the_cpu_streams_for_any_chunking() {
             "--iv",
             "ffffffffffffffffffffffffffffffff",
         ],
-        vec!["--mode", "xts", "--key", K64, "--tweak", IV],
-        vec!["--mode", "xts", "--key", K64, "--sector", "12345"],
-        vec![
-            "--mode",
-            "xts",
-            "--key",
-            K64,
-            "--sector-size",
-            "512",
-            "--sector",
-            "9",
-        ],
-        vec![
-            "--mode",
-            "gcm",
-            "--key",
-            K16,
-            "--iv",
-            "cafebabefacedbaddecaf888",
-        ],
-        vec![
-            "--mode",
-            "gcm",
-            "--key",
-            K16,
-            "--iv",
-            "01",
-            "--aad",
-            "feedface",
-            "--tag-len",
-            "12",
-        ],
+        [&xts[..], &["--tweak", IV]].concat(),
+        [&xts[..], &["--sector", "12345"]].concat(),
+        [&xts[..], &["--sector-size", "512", "--sector", "9"]].concat(),
+        [&gcm[..], &["cafebabefacedbaddecaf888"]].concat(),
+        [&gcm[..], &["01", "--aad", "feedface", "--tag-len", "12"]].concat(),
     ];
     for (mi, m) in modes.iter().enumerate() {
         for len in [0usize, 1, 15, 16, 17, 512, 1000, 4096, 5003, 5120] {

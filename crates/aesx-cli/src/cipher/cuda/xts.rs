@@ -6,8 +6,11 @@ use super::BulkXts;
 use crate::backend_arg::gpu_error;
 use crate::CliError;
 
-pub(super) enum XtsShape {
+/// What one XTS call covers.
+pub enum XtsShape {
+    /// One data unit under this tweak.
     Unit([u8; 16]),
+    /// Whole sectors of `size` bytes, the first numbered `next`.
     Sectors { size: usize, next: u128 },
 }
 
@@ -35,7 +38,7 @@ impl GpuXts {
         }
         let mut whole: Vec<u8> = self.buf.drain(..count * size).collect();
         self.xts
-            .sectors(self.op == Op::Decrypt, next, size, &mut whole)
+            .xts(self.op == Op::Decrypt, &self.shape, &mut whole)
             .map_err(gpu_error)?;
         out.extend_from_slice(&whole);
         self.shape = XtsShape::Sectors {
@@ -72,11 +75,11 @@ impl Stream for GpuXts {
 
     fn finish(&mut self, out: &mut Vec<u8>) -> Result<(), CliError> {
         match self.shape {
-            XtsShape::Unit(tweak) => {
+            XtsShape::Unit(_) => {
                 self.cpu.check_len(self.buf.len() as u64)?;
                 let mut unit = std::mem::take(&mut self.buf);
                 self.xts
-                    .unit(self.op == Op::Decrypt, &tweak, &mut unit)
+                    .xts(self.op == Op::Decrypt, &self.shape, &mut unit)
                     .map_err(gpu_error)?;
                 out.extend_from_slice(&unit);
                 Ok(())
