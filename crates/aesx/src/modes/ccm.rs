@@ -4,8 +4,7 @@ use zeroize::Zeroize;
 
 use super::block::Aes;
 use super::cmac::CbcMacState;
-use super::gcm::Tag;
-use super::tag::{self, open_in_place_detached, AeadIo};
+use super::tag::{self, open_in_place_detached, AeadIo, Tag};
 use crate::backend::mac_kernels::{xor_into, MacKernels};
 use crate::backend::{with_engine, Backend, BlockKernels, InOut};
 use crate::error::{Error, Result};

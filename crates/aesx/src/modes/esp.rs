@@ -2,8 +2,8 @@
 
 use zeroize::Zeroize;
 
-use super::gcm::{Core, Gcm, Tag};
-use super::tag;
+use super::gcm::{Core, Gcm};
+use super::tag::{self, Tag};
 use crate::backend::{Backend, InOut};
 use crate::error::{Error, Result};
 

@@ -3,7 +3,7 @@
 use core::fmt;
 
 use super::block::{debug_keyed, Aes};
-use super::tag::{self, open_in_place_detached, AeadIo};
+use super::tag::{self, open_in_place_detached, AeadIo, Tag};
 use crate::backend::gcm_kernels::{with_gcm, GcmEngine, GcmKernels};
 use crate::backend::{Backend, InOut};
 use crate::error::{Error, Result};
@@ -24,7 +24,6 @@ pub(crate) const MAX_AAD_LEN: u64 = (1 << 61) - 1;
 /// Tag lengths SP 800-38D permits (4 and 8 only for special applications).
 pub(crate) const ALLOWED_TAG_LENS: [usize; 7] = [16, 15, 14, 13, 12, 8, 4];
 
-pub use super::tag::Tag;
 // The streaming half, reached from here as before the split.
 pub use super::gcm_stream::GcmEncryptor;
 pub(crate) use super::gcm_stream::{hazmat, Core};

@@ -3,8 +3,7 @@
 use core::fmt;
 
 use super::block::{debug_keyed, Aes};
-use super::gcm::Tag;
-use super::tag::{self, open_in_place_detached};
+use super::tag::{self, open_in_place_detached, Tag};
 use crate::backend::polyval_kernels::PolyvalKey;
 use crate::backend::siv_kernels::SivKernels;
 use crate::backend::{with_engine, Backend, InOut};

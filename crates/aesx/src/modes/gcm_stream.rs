@@ -5,8 +5,8 @@
 
 use zeroize::Zeroize;
 
-use super::gcm::{j0_of, Gcm, Tag, MAX_AAD_LEN, MAX_PLAINTEXT_LEN};
-use super::tag;
+use super::gcm::{j0_of, Gcm, MAX_AAD_LEN, MAX_PLAINTEXT_LEN};
+use super::tag::{self, Tag};
 use crate::backend::gcm_kernels::{inc32, with_gcm, GcmKernels};
 use crate::backend::{BlockKernels, InOut};
 use crate::error::{Error, Result};

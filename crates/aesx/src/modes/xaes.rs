@@ -6,8 +6,8 @@ use zeroize::Zeroizing;
 
 use super::block::Aes;
 use super::cmac::subkey;
-use super::gcm::{Gcm, Tag};
-use super::tag::{self, open_in_place_detached, AeadIo};
+use super::gcm::Gcm;
+use super::tag::{self, open_in_place_detached, AeadIo, Tag};
 use crate::backend::gcm_kernels::{GcmKernels, GcmKey};
 use crate::backend::siv_kernels::SivKernels;
 use crate::backend::{with_engine, Backend, InOut};
