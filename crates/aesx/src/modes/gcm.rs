@@ -204,6 +204,9 @@ impl Gcm {
         tag: &[u8],
         pt: &mut [u8],
     ) -> Result<()> {
+        // The tag length first, as `open_io` would, so that it is the error
+        // reported ahead of unequal buffer lengths.
+        self.check_tag(tag)?;
         let r = self.open_io(nonce, aad, InOut::new(ct, pt)?, tag);
         tag::release(r, pt)
     }
