@@ -30,6 +30,16 @@ pub enum KeySize {
     Aes256,
 }
 
+/// `Ok` if `key` has one of the lengths a mode takes (`allowed`, in bytes),
+/// else [`Error::InvalidKeyLength`].
+pub(crate) fn check_key_len(key: &[u8], allowed: &[usize]) -> Result<()> {
+    if allowed.contains(&key.len()) {
+        Ok(())
+    } else {
+        Err(Error::InvalidKeyLength { len: key.len() })
+    }
+}
+
 impl KeySize {
     /// The key size for a key of `len` bytes.
     pub fn from_len(len: usize) -> Result<Self> {

@@ -288,10 +288,11 @@ pub use modes::cmac::{Cmac, CmacHasher};
 pub use modes::ctr::Ctr;
 pub use modes::ecb::Ecb;
 pub use modes::esp::{ones_complement_checksum, Esp};
-pub use modes::gcm::{Gcm, GcmEncryptor, Tag};
+pub use modes::gcm::{Gcm, GcmEncryptor};
 pub use modes::gcm_siv::GcmSiv;
 pub use modes::keywrap::KeyWrap;
 pub use modes::padding::Padding;
+pub use modes::tag::Tag;
 pub use modes::xaes::Xaes256Gcm;
 pub use modes::xts::Xts;
 

@@ -68,21 +68,15 @@ fn inout_in_place_and_disjoint() {
 
 #[test]
 fn block_fips197() {
-    for (key, ct) in [
-        (
-            "000102030405060708090a0b0c0d0e0f",
-            "69c4e0d86a7b0430d8cdb78070b4c55a",
-        ),
-        (
-            "000102030405060708090a0b0c0d0e0f1011121314151617",
-            "dda97ca4864cdfe06eaf70a0ec0d7191",
-        ),
-        (
-            "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f",
-            "8ea2b7ca516745bfeafc49904b496089",
-        ),
+    // FIPS 197 appendix C: each key is the bytes 00, 01, 02, ... of its
+    // length.
+    for (len, ct) in [
+        (16, "69c4e0d86a7b0430d8cdb78070b4c55a"),
+        (24, "dda97ca4864cdfe06eaf70a0ec0d7191"),
+        (32, "8ea2b7ca516745bfeafc49904b496089"),
     ] {
-        let aes = Aes::with_backend(&h(key), SOFT).unwrap();
+        let key: alloc::vec::Vec<u8> = (0..len).collect();
+        let aes = Aes::with_backend(&key, SOFT).unwrap();
         let pt: [u8; 16] = h("00112233445566778899aabbccddeeff").try_into().unwrap();
         let mut b = pt;
         aes.encrypt_block(&mut b);

@@ -1,5 +1,7 @@
 //! The block cipher itself: one key, one backend, whole blocks.
 
+use core::fmt;
+
 use crate::backend::{with_engine, Backend, BlockKernels, Engine, InOut};
 use crate::error::{Error, Result};
 use crate::key::{Block, KeySize, RoundKeys, BLOCK_LEN};
@@ -96,15 +98,62 @@ impl Aes {
     }
 }
 
-impl core::fmt::Debug for Aes {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        // Never print key material.
-        f.debug_struct("Aes")
-            .field("backend", &self.backend)
-            .field("key_size", &self.size)
-            .finish_non_exhaustive()
+impl fmt::Debug for Aes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        debug_keyed(f, "Aes", self.backend, self.size).finish_non_exhaustive()
     }
 }
+
+/// The `Debug` of a keyed type, started: its name, backend and key size.
+/// Never key material: the caller adds only public fields and finishes.
+pub(crate) fn debug_keyed<'a, 'b>(
+    f: &'a mut fmt::Formatter<'b>,
+    name: &str,
+    backend: Backend,
+    size: KeySize,
+) -> fmt::DebugStruct<'a, 'b> {
+    let mut d = f.debug_struct(name);
+    d.field("backend", &backend).field("key_size", &size);
+    d
+}
+
+/// The `Debug` of a mode whose state beyond its key is secret (subkeys,
+/// keystream, counter): the key's public side only.
+pub(crate) fn debug_over_aes(f: &mut fmt::Formatter<'_>, name: &str, aes: &Aes) -> fmt::Result {
+    f.debug_struct(name)
+        .field("aes", aes)
+        .finish_non_exhaustive()
+}
+
+/// The constructors of a mode that is a thin layer over one [`Aes`] key
+/// (ECB, CBC): `new`, `with_backend`, `aes` and `From<Aes>`.
+macro_rules! over_aes {
+    ($mode:ident, $name:literal) => {
+        impl $mode {
+            #[doc = concat!($name, " with `key` on the preferred backend.")]
+            pub fn new(key: &[u8]) -> Result<Self> {
+                Aes::new(key).map($mode::from)
+            }
+
+            #[doc = concat!($name, " with `key` on the named backend.")]
+            pub fn with_backend(key: &[u8], backend: Backend) -> Result<Self> {
+                Aes::with_backend(key, backend).map($mode::from)
+            }
+
+            /// The underlying block cipher.
+            pub fn aes(&self) -> &Aes {
+                &self.aes
+            }
+        }
+
+        impl From<Aes> for $mode {
+            fn from(aes: Aes) -> Self {
+                $mode { aes }
+            }
+        }
+    };
+}
+pub(crate) use over_aes;
 
 pub(crate) fn check_blocks(len: usize) -> Result<()> {
     if len.is_multiple_of(BLOCK_LEN) {

@@ -1,7 +1,7 @@
 //! CBC (SP 800-38A section 6.2), with optional PKCS#7 padding.
 
-use super::block::{check_blocks, Aes};
-use super::padding::{pad, unpad, Padding};
+use super::block::{check_blocks, over_aes, Aes};
+use super::padding::{decrypt_padded, encrypt_padded, Padding};
 use crate::backend::{with_engine, Backend, BlockKernels, InOut};
 use crate::error::{Error, Result};
 use crate::key::{Block, BLOCK_LEN};
@@ -23,22 +23,31 @@ fn iv_block(iv: &[u8]) -> Result<Block> {
     })
 }
 
+over_aes!(Cbc, "CBC");
+
+/// The one-shot `encrypt` and `decrypt`: a whole message from its IV,
+/// through the chained calls (`$chained`) and the padding (`$padded`).
+macro_rules! padded {
+    ($($(#[$doc:meta])* $name:ident => $padded:ident, $chained:ident;)*) => {
+        $(
+            $(#[$doc])*
+            pub fn $name(
+                &self,
+                iv: &[u8],
+                src: &[u8],
+                dst: &mut [u8],
+                padding: Padding,
+            ) -> Result<usize> {
+                let mut chain = iv_block(iv)?;
+                $padded(src, dst, padding, |src, dst| {
+                    self.$chained(&mut chain, src, dst)
+                })
+            }
+        )*
+    };
+}
+
 impl Cbc {
-    /// CBC with `key` on the preferred backend.
-    pub fn new(key: &[u8]) -> Result<Self> {
-        Aes::new(key).map(Cbc::from)
-    }
-
-    /// CBC with `key` on the named backend.
-    pub fn with_backend(key: &[u8], backend: Backend) -> Result<Self> {
-        Aes::with_backend(key, backend).map(Cbc::from)
-    }
-
-    /// The underlying block cipher.
-    pub fn aes(&self) -> &Aes {
-        &self.aes
-    }
-
     /// Encrypts whole blocks in place, continuing the chain in `iv`.
     pub fn encrypt_chained(&self, iv: &mut Block, buf: &mut [u8]) -> Result<()> {
         check_blocks(buf.len())?;
@@ -81,65 +90,15 @@ impl Cbc {
         self.decrypt_chained(&mut iv, buf)
     }
 
-    /// Encrypts `src` into `dst`; returns the ciphertext length
-    /// (`padding.padded_len(src.len())`, which `dst` must hold).
-    pub fn encrypt(
-        &self,
-        iv: &[u8],
-        src: &[u8],
-        dst: &mut [u8],
-        padding: Padding,
-    ) -> Result<usize> {
-        let mut chain = iv_block(iv)?;
-        if padding == Padding::None && !src.len().is_multiple_of(BLOCK_LEN) {
-            return Err(Error::NotBlockAligned { len: src.len() });
-        }
-        let total = padding.padded_len(src.len());
-        if dst.len() < total {
-            return Err(Error::OutputTooSmall {
-                needed: total,
-                got: dst.len(),
-            });
-        }
-        let whole = src.len() - src.len() % BLOCK_LEN;
-        self.encrypt_chained_to(&mut chain, &src[..whole], &mut dst[..whole])?;
-        if padding == Padding::Pkcs7 {
-            let mut last = [0u8; BLOCK_LEN];
-            let rem = src.len() - whole;
-            last[..rem].copy_from_slice(&src[whole..]);
-            pad(&mut last, rem)?;
-            self.encrypt_chained(&mut chain, &mut last)?;
-            dst[whole..total].copy_from_slice(&last);
-        }
-        Ok(total)
-    }
+    padded! {
+        /// Encrypts `src` into `dst`; returns the ciphertext length
+        /// (`padding.padded_len(src.len())`, which `dst` must hold).
+        encrypt => encrypt_padded, encrypt_chained_to;
 
-    /// Decrypts `src` into `dst` (at least `src.len()` bytes); returns the
-    /// plaintext length after removing padding. On bad padding the output is
-    /// zeroed.
-    pub fn decrypt(
-        &self,
-        iv: &[u8],
-        src: &[u8],
-        dst: &mut [u8],
-        padding: Padding,
-    ) -> Result<usize> {
-        let mut chain = iv_block(iv)?;
-        if !src.len().is_multiple_of(BLOCK_LEN) {
-            return Err(Error::NotBlockAligned { len: src.len() });
-        }
-        if dst.len() < src.len() {
-            return Err(Error::OutputTooSmall {
-                needed: src.len(),
-                got: dst.len(),
-            });
-        }
-        let out = &mut dst[..src.len()];
-        self.decrypt_chained_to(&mut chain, src, out)?;
-        match padding {
-            Padding::None => Ok(src.len()),
-            Padding::Pkcs7 => unpad(out).inspect_err(|_| out.fill(0)),
-        }
+        /// Decrypts `src` into `dst` (at least `src.len()` bytes); returns the
+        /// plaintext length after removing padding. On bad padding the output is
+        /// zeroed.
+        decrypt => decrypt_padded, decrypt_chained_to;
     }
 
     /// Encrypts into a new vector.
@@ -150,10 +109,9 @@ impl Cbc {
         src: &[u8],
         padding: Padding,
     ) -> Result<alloc::vec::Vec<u8>> {
-        let mut out = alloc::vec![0u8; padding.padded_len(src.len())];
-        let n = self.encrypt(iv, src, &mut out, padding)?;
-        out.truncate(n);
-        Ok(out)
+        super::output_vec(padding.padded_len(src.len()), |out| {
+            self.encrypt(iv, src, out, padding)
+        })
     }
 
     /// Decrypts into a new vector.
@@ -164,15 +122,6 @@ impl Cbc {
         src: &[u8],
         padding: Padding,
     ) -> Result<alloc::vec::Vec<u8>> {
-        let mut out = alloc::vec![0u8; src.len()];
-        let n = self.decrypt(iv, src, &mut out, padding)?;
-        out.truncate(n);
-        Ok(out)
-    }
-}
-
-impl From<Aes> for Cbc {
-    fn from(aes: Aes) -> Self {
-        Cbc { aes }
+        super::output_vec(src.len(), |out| self.decrypt(iv, src, out, padding))
     }
 }

@@ -4,7 +4,7 @@ use zeroize::Zeroize;
 
 use super::block::Aes;
 use super::cmac::CbcMacState;
-use super::gcm::Tag;
+use super::tag::{self, open_in_place_detached, AeadIo, Tag};
 use crate::backend::mac_kernels::{xor_into, MacKernels};
 use crate::backend::{with_engine, Backend, BlockKernels, InOut};
 use crate::error::{Error, Result};
@@ -40,20 +40,11 @@ use alloc::vec::Vec;
 /// forged[0] ^= 1;
 /// assert!(ccm.open(&nonce, b"header", &forged).is_err());
 /// ```
-#[derive(Clone)]
+// `Debug` prints no key material: `Aes`'s own shows only backend and size.
+#[derive(Clone, Debug)]
 pub struct Ccm {
     aes: Aes,
     tag_len: usize,
-}
-
-impl core::fmt::Debug for Ccm {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        // Never print key material.
-        f.debug_struct("Ccm")
-            .field("aes", &self.aes)
-            .field("tag_len", &self.tag_len)
-            .finish()
-    }
 }
 
 /// A message's counter block A_1, the keystream block S_0 = E(A_0) that
@@ -109,44 +100,10 @@ impl Ccm {
         self.seal_io(nonce, aad, InOut::in_place(buf))
     }
 
-    /// Decrypts `buf` in place if `tag` verifies; otherwise zeroes `buf` and
-    /// returns [`Error::AuthenticationFailed`].
-    pub fn open_in_place_detached(
-        &self,
-        nonce: &[u8],
-        aad: &[u8],
-        buf: &mut [u8],
-        tag: &[u8],
-    ) -> Result<()> {
-        let r = self.open_io(nonce, aad, InOut::in_place(buf), tag);
-        if r == Err(Error::AuthenticationFailed) {
-            buf.zeroize();
-        }
-        r
-    }
-
-    /// Encrypts `io` (in place or out of place) and returns the tag.
-    pub(crate) fn seal_io(&self, nonce: &[u8], aad: &[u8], io: InOut<'_>) -> Result<Tag> {
-        self.crypt(nonce, aad, io, false)
-    }
-
-    /// Decrypts `io` and checks `tag`; on [`Error::AuthenticationFailed`]
-    /// the caller zeroes the output.
-    pub(crate) fn open_io(
-        &self,
-        nonce: &[u8],
-        aad: &[u8],
-        io: InOut<'_>,
-        tag: &[u8],
-    ) -> Result<()> {
-        if tag.len() != self.tag_len {
-            return Err(Error::InvalidTagLength { len: tag.len() });
-        }
-        if self.crypt(nonce, aad, io, true)?.verify(tag) {
-            Ok(())
-        } else {
-            Err(Error::AuthenticationFailed)
-        }
+    open_in_place_detached! {
+        /// Decrypts `buf` in place if `tag` verifies; otherwise zeroes `buf` and
+        /// returns [`Error::AuthenticationFailed`].
+        io open_io
     }
 
     /// Both directions: the payload through the CCM kernel (whole blocks)
@@ -277,5 +234,18 @@ impl Ccm {
         full[self.tag_len..].fill(0);
         s0.zeroize();
         Tag::truncated(full, self.tag_len)
+    }
+}
+
+impl AeadIo for Ccm {
+    fn seal_io(&self, nonce: &[u8], aad: &[u8], io: InOut<'_>) -> Result<Tag> {
+        self.crypt(nonce, aad, io, false)
+    }
+
+    fn open_io(&self, nonce: &[u8], aad: &[u8], io: InOut<'_>, tag: &[u8]) -> Result<()> {
+        if tag.len() != self.tag_len {
+            return Err(Error::InvalidTagLength { len: tag.len() });
+        }
+        tag::check(self.crypt(nonce, aad, io, true)?.as_bytes(), tag)
     }
 }

@@ -1,9 +1,9 @@
 //! CMAC (SP 800-38B, RFC 4493); the notes are on [`Cmac`].
 
-use zeroize::Zeroize;
+use zeroize::{Zeroize, Zeroizing};
 
-use super::block::Aes;
-use super::gcm::ct_eq;
+use super::block::{debug_over_aes, Aes};
+use super::tag;
 use crate::backend::mac_kernels::{xor_into, MacKernels};
 use crate::backend::{with_engine, Backend};
 use crate::error::{Error, Result};
@@ -98,6 +98,16 @@ fn dbl(b: &Block) -> Block {
     ((x << 1) ^ (0u128.wrapping_sub(carry) & 0x87)).to_be_bytes()
 }
 
+/// The first CMAC subkey, K1 = dbl(AES(K, 0^128)) (SP 800-38B section
+/// 6.1); XAES-256-GCM's key derivation uses it too.
+pub(crate) fn subkey(aes: &Aes) -> Block {
+    let mut l = [0u8; BLOCK_LEN];
+    aes.encrypt_block(&mut l);
+    let k1 = dbl(&l);
+    l.zeroize();
+    k1
+}
+
 /// AES-CMAC with one key (SP 800-38B; RFC 4493 for AES-128).
 ///
 /// The subkeys K1 and K2 are derived once per key and zeroized on drop with
@@ -124,23 +134,14 @@ fn dbl(b: &Block) -> Block {
 #[derive(Clone)]
 pub struct Cmac {
     aes: Aes,
-    k1: Block,
-    k2: Block,
-}
-
-impl Drop for Cmac {
-    fn drop(&mut self) {
-        self.k1.zeroize();
-        self.k2.zeroize();
-    }
+    k1: Zeroizing<Block>,
+    k2: Zeroizing<Block>,
 }
 
 impl core::fmt::Debug for Cmac {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         // Never print key material (the subkeys are as secret as the key).
-        f.debug_struct("Cmac")
-            .field("aes", &self.aes)
-            .finish_non_exhaustive()
+        debug_over_aes(f, "Cmac", &self.aes)
     }
 }
 
@@ -159,12 +160,13 @@ impl Cmac {
     }
 
     fn from_aes(aes: Aes) -> Result<Self> {
-        let mut l = [0u8; BLOCK_LEN];
-        aes.encrypt_block(&mut l);
-        let k1 = dbl(&l);
+        let k1 = subkey(&aes);
         let k2 = dbl(&k1);
-        l.zeroize();
-        Ok(Cmac { aes, k1, k2 })
+        Ok(Cmac {
+            aes,
+            k1: Zeroizing::new(k1),
+            k2: Zeroizing::new(k2),
+        })
     }
 
     /// The backend this key runs on.
@@ -282,11 +284,7 @@ fn check_tag(tag: &[u8], full: impl FnOnce() -> [u8; 16]) -> Result<()> {
         return Err(Error::InvalidTagLength { len: tag.len() });
     }
     let mut full = full();
-    let ok = ct_eq(&full[..tag.len()], tag);
+    let r = tag::check(&full[..tag.len()], tag);
     full.zeroize();
-    if ok {
-        Ok(())
-    } else {
-        Err(Error::AuthenticationFailed)
-    }
+    r
 }

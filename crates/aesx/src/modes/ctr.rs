@@ -2,7 +2,7 @@
 
 use zeroize::Zeroize;
 
-use super::block::Aes;
+use super::block::{debug_over_aes, Aes};
 use crate::backend::{with_engine, Backend, BlockKernels, InOut};
 use crate::error::{Error, Result};
 use crate::key::{Block, BLOCK_LEN};
@@ -43,9 +43,7 @@ impl Drop for Ctr {
 // decrypts the data, and the counter says where in it the stream stands.
 impl core::fmt::Debug for Ctr {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Ctr")
-            .field("aes", &self.aes)
-            .finish_non_exhaustive()
+        debug_over_aes(f, "Ctr", &self.aes)
     }
 }
 

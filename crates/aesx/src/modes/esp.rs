@@ -2,7 +2,8 @@
 
 use zeroize::Zeroize;
 
-use super::gcm::{Core, Gcm, Tag};
+use super::gcm::{Core, Gcm};
+use super::tag::{self, Tag};
 use crate::backend::{Backend, InOut};
 use crate::error::{Error, Result};
 
@@ -195,12 +196,8 @@ impl Esp {
             }
             core.finish()
         };
-        if computed.verify(tag) {
-            Ok(sum.value())
-        } else {
-            buf.zeroize();
-            Err(Error::AuthenticationFailed)
-        }
+        tag::release(tag::check(computed.as_bytes(), tag), buf)?;
+        Ok(sum.value())
     }
 }
 

@@ -2,12 +2,12 @@
 
 use core::fmt;
 
-use zeroize::Zeroize;
-
+use super::block::{debug_keyed, Aes};
+use super::tag::{self, open_in_place_detached, AeadIo, Tag};
 use crate::backend::gcm_kernels::{with_gcm, GcmEngine, GcmKernels};
-use crate::backend::{Backend, Engine, InOut};
+use crate::backend::{Backend, InOut};
 use crate::error::{Error, Result};
-use crate::key::{Block, KeySize, RoundKeys, BLOCK_LEN};
+use crate::key::{Block, KeySize, BLOCK_LEN};
 
 #[cfg(feature = "std")]
 use alloc::vec::Vec;
@@ -24,81 +24,6 @@ pub(crate) const MAX_AAD_LEN: u64 = (1 << 61) - 1;
 /// Tag lengths SP 800-38D permits (4 and 8 only for special applications).
 pub(crate) const ALLOWED_TAG_LENS: [usize; 7] = [16, 15, 14, 13, 12, 8, 4];
 
-/// An authentication tag of 4 to 16 bytes.
-///
-/// Tags are public values; comparing them is done in constant time anyway
-/// (see [`Tag::verify`]), since a timing leak in verification lets a forger
-/// find a valid tag byte by byte.
-#[derive(Clone, Copy)]
-pub struct Tag {
-    pub(super) bytes: [u8; TAG_LEN],
-    pub(super) len: u8,
-}
-
-impl Tag {
-    /// A full 16-byte tag (for the other AEADs of the crate).
-    pub(crate) fn full(bytes: [u8; TAG_LEN]) -> Tag {
-        Tag {
-            bytes,
-            len: TAG_LEN as u8,
-        }
-    }
-
-    /// The tag bytes.
-    pub fn as_bytes(&self) -> &[u8] {
-        &self.bytes[..self.len as usize]
-    }
-
-    /// Tag length in bytes.
-    #[allow(clippy::len_without_is_empty)] // a tag is never empty
-    pub fn len(&self) -> usize {
-        self.len as usize
-    }
-
-    /// Constant-time comparison with `other` (false if the lengths differ).
-    pub fn verify(&self, other: &[u8]) -> bool {
-        ct_eq(self.as_bytes(), other)
-    }
-}
-
-impl Tag {
-    /// The first `len` bytes of a full-length tag block (for the other AEAD
-    /// modes: CCM).
-    pub(crate) fn truncated(bytes: Block, len: usize) -> Tag {
-        debug_assert!(len <= TAG_LEN);
-        Tag {
-            bytes,
-            len: len as u8,
-        }
-    }
-}
-
-impl AsRef<[u8]> for Tag {
-    fn as_ref(&self) -> &[u8] {
-        self.as_bytes()
-    }
-}
-
-impl PartialEq for Tag {
-    fn eq(&self, other: &Tag) -> bool {
-        ct_eq(self.as_bytes(), other.as_bytes())
-    }
-}
-
-impl Eq for Tag {}
-
-impl fmt::Debug for Tag {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Tag(")?;
-        for b in self.as_bytes() {
-            write!(f, "{b:02x}")?;
-        }
-        f.write_str(")")
-    }
-}
-
-// The modes written before `crate::ct` existed reach it here.
-pub(crate) use crate::ct::ct_eq;
 // The streaming half, reached from here as before the split.
 pub use super::gcm_stream::GcmEncryptor;
 pub(crate) use super::gcm_stream::{hazmat, Core};
@@ -150,10 +75,7 @@ pub struct Gcm {
 
 impl fmt::Debug for Gcm {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Never print key material.
-        f.debug_struct("Gcm")
-            .field("backend", &self.backend)
-            .field("key_size", &self.size)
+        debug_keyed(f, "Gcm", self.backend, self.size)
             .field("tag_len", &self.tag_len)
             .finish_non_exhaustive()
     }
@@ -177,12 +99,11 @@ impl Gcm {
 
     /// AES-GCM with `key` on the named backend; an error if it is unavailable.
     pub fn with_backend(key: &[u8], backend: Backend) -> Result<Self> {
-        let rk = RoundKeys::expand(key)?;
-        let engine = Engine::new(backend, &rk)?;
+        let aes = Aes::with_backend(key, backend)?;
         Ok(Gcm {
-            engine: GcmEngine::new(engine),
             backend,
-            size: rk.size,
+            size: aes.key_size(),
+            engine: GcmEngine::new(aes.engine),
             tag_len: TAG_LEN,
         })
     }
@@ -267,21 +188,10 @@ impl Gcm {
         Ok(out)
     }
 
-    /// Verifies `tag` and decrypts `buf` in place. On failure `buf` is zeroed
-    /// and [`Error::AuthenticationFailed`] returned.
-    pub fn open_in_place_detached(
-        &self,
-        nonce: &[u8],
-        aad: &[u8],
-        buf: &mut [u8],
-        tag: &[u8],
-    ) -> Result<()> {
-        self.check_tag(tag)?;
-        let r = self.open_io(nonce, aad, InOut::in_place(buf), tag);
-        if r == Err(Error::AuthenticationFailed) {
-            buf.zeroize();
-        }
-        r
+    open_in_place_detached! {
+        /// Verifies `tag` and decrypts `buf` in place. On failure `buf` is zeroed
+        /// and [`Error::AuthenticationFailed`] returned.
+        io open_io
     }
 
     /// Verifies `tag` and decrypts `ct` into `pt` (equal lengths). On failure
@@ -294,12 +204,11 @@ impl Gcm {
         tag: &[u8],
         pt: &mut [u8],
     ) -> Result<()> {
+        // The tag length first, as `open_io` would, so that it is the error
+        // reported ahead of unequal buffer lengths.
         self.check_tag(tag)?;
         let r = self.open_io(nonce, aad, InOut::new(ct, pt)?, tag);
-        if r == Err(Error::AuthenticationFailed) {
-            pt.zeroize();
-        }
-        r
+        tag::release(r, pt)
     }
 
     /// Opens ciphertext-followed-by-tag in place and returns the plaintext,
@@ -311,8 +220,7 @@ impl Gcm {
         buf: &'b mut [u8],
     ) -> Result<&'b mut [u8]> {
         if buf.len() < self.tag_len {
-            buf.zeroize();
-            return Err(Error::AuthenticationFailed);
+            return tag::release(Err(Error::AuthenticationFailed), buf);
         }
         let ct_len = buf.len() - self.tag_len;
         let mut tag = [0u8; TAG_LEN];
@@ -323,15 +231,8 @@ impl Gcm {
             InOut::in_place(&mut buf[..ct_len]),
             &tag[..self.tag_len],
         );
-        match r {
-            Ok(()) => Ok(&mut buf[..ct_len]),
-            Err(e) => {
-                if e == Error::AuthenticationFailed {
-                    buf.zeroize();
-                }
-                Err(e)
-            }
-        }
+        tag::release(r, buf)?;
+        Ok(&mut buf[..ct_len])
     }
 
     /// Opens ciphertext-followed-by-tag into `out`, which must hold at least
@@ -345,8 +246,7 @@ impl Gcm {
         out: &mut [u8],
     ) -> Result<usize> {
         if ct_and_tag.len() < self.tag_len {
-            out.zeroize();
-            return Err(Error::AuthenticationFailed);
+            return tag::release(Err(Error::AuthenticationFailed), out);
         }
         let ct_len = ct_and_tag.len() - self.tag_len;
         if out.len() < ct_len {
@@ -357,15 +257,8 @@ impl Gcm {
         }
         let (ct, tag) = ct_and_tag.split_at(ct_len);
         let r = self.open_io(nonce, aad, InOut::new(ct, &mut out[..ct_len])?, tag);
-        match r {
-            Ok(()) => Ok(ct_len),
-            Err(e) => {
-                if e == Error::AuthenticationFailed {
-                    out.zeroize();
-                }
-                Err(e)
-            }
-        }
+        tag::release(r, out)?;
+        Ok(ct_len)
     }
 
     /// Opens ciphertext-followed-by-tag and returns the plaintext.
@@ -403,11 +296,6 @@ impl Gcm {
         Ok(())
     }
 
-    pub(crate) fn seal_io(&self, nonce: &[u8], aad: &[u8], io: InOut<'_>) -> Result<Tag> {
-        self.check_lengths(aad.len(), io.len())?;
-        self.oneshot(nonce, aad, io, true)
-    }
-
     /// The backend's sum of `data` as little-endian 64-bit words (ESP).
     pub(crate) fn word_sum(&self, data: &[u8]) -> u128 {
         with_gcm!(&self.engine, k => k.aes.word_sum(data))
@@ -425,26 +313,20 @@ impl Gcm {
     ) -> Result<Tag> {
         let j0 = j0_of(self, nonce)?;
         let bytes = with_gcm!(&self.engine, k => k.aes.gcm_oneshot(&k.h, encrypt, &j0, aad, io));
-        Ok(Tag {
-            bytes,
-            len: self.tag_len as u8,
-        })
+        Ok(Tag::truncated(bytes, self.tag_len))
+    }
+}
+
+impl AeadIo for Gcm {
+    fn seal_io(&self, nonce: &[u8], aad: &[u8], io: InOut<'_>) -> Result<Tag> {
+        self.check_lengths(aad.len(), io.len())?;
+        self.oneshot(nonce, aad, io, true)
     }
 
-    /// Decrypts and checks; the caller zeroes the output on failure.
-    pub(crate) fn open_io(
-        &self,
-        nonce: &[u8],
-        aad: &[u8],
-        io: InOut<'_>,
-        tag: &[u8],
-    ) -> Result<()> {
+    fn open_io(&self, nonce: &[u8], aad: &[u8], io: InOut<'_>, tag: &[u8]) -> Result<()> {
+        self.check_tag(tag)?;
         self.check_lengths(aad.len(), io.len())?;
-        if self.oneshot(nonce, aad, io, false)?.verify(tag) {
-            Ok(())
-        } else {
-            Err(Error::AuthenticationFailed)
-        }
+        tag::check(self.oneshot(nonce, aad, io, false)?.as_bytes(), tag)
     }
 }
 

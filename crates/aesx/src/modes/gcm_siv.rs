@@ -2,14 +2,13 @@
 
 use core::fmt;
 
-use zeroize::Zeroize;
-
+use super::block::{debug_keyed, Aes};
+use super::tag::{self, open_in_place_detached, Tag};
 use crate::backend::polyval_kernels::PolyvalKey;
 use crate::backend::siv_kernels::SivKernels;
-use crate::backend::{with_engine, Backend, Engine, InOut};
+use crate::backend::{with_engine, Backend, InOut};
 use crate::error::{Error, Result};
-use crate::key::{Block, KeySize, RoundKeys, BLOCK_LEN};
-use crate::modes::gcm::{ct_eq, Tag};
+use crate::key::{check_key_len, Block, KeySize, BLOCK_LEN};
 
 #[cfg(feature = "std")]
 use alloc::vec::Vec;
@@ -48,17 +47,12 @@ const MAX_LEN: u64 = 1 << 36;
 /// ```
 #[derive(Clone)]
 pub struct GcmSiv {
-    engine: Engine,
-    backend: Backend,
-    size: KeySize,
+    aes: Aes,
 }
 
 impl fmt::Debug for GcmSiv {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("GcmSiv")
-            .field("backend", &self.backend)
-            .field("key_size", &self.size)
-            .finish_non_exhaustive()
+        debug_keyed(f, "GcmSiv", self.backend(), self.key_size()).finish_non_exhaustive()
     }
 }
 
@@ -84,33 +78,27 @@ impl GcmSiv {
     /// AES-GCM-SIV with `key` on the named backend; an error if it is
     /// unavailable.
     pub fn with_backend(key: &[u8], backend: Backend) -> Result<Self> {
-        if key.len() != 16 && key.len() != 32 {
-            return Err(Error::InvalidKeyLength { len: key.len() });
-        }
-        let rk = RoundKeys::expand(key)?;
-        let engine = Engine::new(backend, &rk)?;
+        check_key_len(key, &[16, 32])?;
         Ok(GcmSiv {
-            engine,
-            backend,
-            size: rk.size,
+            aes: Aes::with_backend(key, backend)?,
         })
     }
 
     /// The backend this key runs on.
     pub fn backend(&self) -> Backend {
-        self.backend
+        self.aes.backend()
     }
 
     /// The key size (128 or 256 bits).
     pub fn key_size(&self) -> KeySize {
-        self.size
+        self.aes.key_size()
     }
 
     /// Encrypts `buf` in place and returns the tag.
     pub fn seal_in_place_detached(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> Result<Tag> {
         let nonce = check_nonce(nonce)?;
         check_lengths(aad.len(), buf.len())?;
-        with_engine!(&self.engine, k => {
+        with_engine!(&self.aes.engine, k => {
             let m = self.derive(k, nonce, aad.len().max(buf.len()))?;
             let tag = m.tag(nonce, aad, buf);
             m.aes.ctr32le(&tag, InOut::in_place(buf));
@@ -125,7 +113,7 @@ impl GcmSiv {
         check_lengths(aad.len(), pt.len())?;
         let mut out = alloc::vec![0u8; pt.len() + TAG_LEN];
         let (ct, tag_out) = out.split_at_mut(pt.len());
-        with_engine!(&self.engine, k => {
+        with_engine!(&self.aes.engine, k => {
             let m = self.derive(k, nonce, aad.len().max(pt.len()))?;
             let tag = m.tag(nonce, aad, pt);
             m.aes.ctr32le(&tag, InOut::new(pt, ct)?);
@@ -134,52 +122,37 @@ impl GcmSiv {
         Ok(out)
     }
 
-    /// Verifies `tag` and decrypts `buf` in place. On failure `buf` is zeroed
-    /// and [`Error::AuthenticationFailed`] returned.
-    pub fn open_in_place_detached(
-        &self,
-        nonce: &[u8],
-        aad: &[u8],
-        buf: &mut [u8],
-        tag: &[u8],
-    ) -> Result<()> {
-        let nonce = check_nonce(nonce)?;
-        let want = check_tag(tag)?;
-        check_lengths(aad.len(), buf.len())?;
-        let r = with_engine!(&self.engine, k => {
-            let m = self.derive(k, nonce, aad.len().max(buf.len()))?;
-            m.aes.ctr32le(&want, InOut::in_place(buf));
-            m.check(nonce, aad, buf, &want)
-        });
-        if r.is_err() {
-            buf.zeroize();
-        }
-        r
+    open_in_place_detached! {
+        /// Verifies `tag` and decrypts `buf` in place. On failure `buf` is zeroed
+        /// and [`Error::AuthenticationFailed`] returned.
+        slice open_buf
     }
 
     /// Opens ciphertext followed by the tag and returns the plaintext.
     #[cfg(feature = "std")]
     pub fn open(&self, nonce: &[u8], aad: &[u8], ct_and_tag: &[u8]) -> Result<Vec<u8>> {
-        let nonce = check_nonce(nonce)?;
+        check_nonce(nonce)?;
         if ct_and_tag.len() < TAG_LEN {
             return Err(Error::AuthenticationFailed);
         }
         let (ct, tag) = ct_and_tag.split_at(ct_and_tag.len() - TAG_LEN);
-        let want = check_tag(tag)?;
         check_lengths(aad.len(), ct.len())?;
-        let mut out = alloc::vec![0u8; ct.len()];
-        let r = with_engine!(&self.engine, k => {
-            let m = self.derive(k, nonce, aad.len().max(ct.len()))?;
-            m.aes.ctr32le(&want, InOut::new(ct, &mut out)?);
-            m.check(nonce, aad, &out, &want)
-        });
-        match r {
-            Ok(()) => Ok(out),
-            Err(e) => {
-                out.zeroize();
-                Err(e)
-            }
-        }
+        let mut out = ct.to_vec();
+        self.open_in_place_detached(nonce, aad, &mut out, tag)?;
+        Ok(out)
+    }
+
+    /// Decrypts `buf` in place and checks `tag`; the caller zeroes `buf` on
+    /// failure.
+    fn open_buf(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8], tag: &[u8]) -> Result<()> {
+        let nonce = check_nonce(nonce)?;
+        let want = check_tag(tag)?;
+        check_lengths(aad.len(), buf.len())?;
+        with_engine!(&self.aes.engine, k => {
+            let m = self.derive(k, nonce, aad.len().max(buf.len()))?;
+            m.aes.ctr32le(&want, InOut::in_place(buf));
+            m.check(nonce, aad, buf, &want)
+        })
     }
 
     /// Derives the message's POLYVAL and AES keys (RFC 8452 section 4):
@@ -192,7 +165,11 @@ impl GcmSiv {
         nonce: &[u8; NONCE_LEN],
         longest: usize,
     ) -> Result<Message<K>> {
-        let count = if self.size == KeySize::Aes128 { 4 } else { 6 };
+        let count = if self.key_size() == KeySize::Aes128 {
+            4
+        } else {
+            6
+        };
         let mut blocks = [0u8; 6 * BLOCK_LEN];
         for (i, b) in blocks.chunks_exact_mut(BLOCK_LEN).enumerate() {
             b[..4].copy_from_slice(&(i as u32).to_le_bytes());
@@ -211,7 +188,7 @@ impl GcmSiv {
         auth.copy_from_slice(&halves[..BLOCK_LEN]);
         let aes = k.message_key(&halves[BLOCK_LEN..count * 8]);
         wipe(&mut halves);
-        let polyval = k.polyval_key(self.backend, &auth, longest.div_ceil(BLOCK_LEN));
+        let polyval = k.polyval_key(self.backend(), &auth, longest.div_ceil(BLOCK_LEN));
         wipe(&mut auth);
         Ok(Message { polyval, aes: aes? })
     }
@@ -240,13 +217,9 @@ impl<K: SivKernels> Message<K> {
     /// `want` in constant time.
     fn check(&self, nonce: &[u8; NONCE_LEN], aad: &[u8], pt: &[u8], want: &Block) -> Result<()> {
         let mut got = self.tag(nonce, aad, pt);
-        let ok = ct_eq(&got, want);
+        let r = tag::check(&got, want);
         wipe(&mut got);
-        if ok {
-            Ok(())
-        } else {
-            Err(Error::AuthenticationFailed)
-        }
+        r
     }
 }
 

@@ -5,7 +5,8 @@
 
 use zeroize::Zeroize;
 
-use super::gcm::{j0_of, Gcm, Tag, MAX_AAD_LEN, MAX_PLAINTEXT_LEN};
+use super::gcm::{j0_of, Gcm, MAX_AAD_LEN, MAX_PLAINTEXT_LEN};
+use super::tag::{self, Tag};
 use crate::backend::gcm_kernels::{inc32, with_gcm, GcmKernels};
 use crate::backend::{BlockKernels, InOut};
 use crate::error::{Error, Result};
@@ -232,20 +233,37 @@ pub struct GcmEncryptor<'a> {
     pub(super) core: Core<'a>,
 }
 
+/// The calls the incremental encryptor and decryptor share: `aad`, then
+/// the next piece in place (`$in_place`) or from `$src` into `$dst` (`$to`),
+/// through `Core::$dir`.
+macro_rules! piece_calls {
+    (
+        $(#[$in_place_doc:meta])* $in_place:ident,
+        $(#[$to_doc:meta])* $to:ident($src:ident, $dst:ident) => $dir:ident
+    ) => {
+        /// Adds associated data; [`Error::InvalidState`] once data has started.
+        pub fn aad(&mut self, aad: &[u8]) -> Result<()> {
+            self.core.aad(aad)
+        }
+
+        $(#[$in_place_doc])*
+        pub fn $in_place(&mut self, buf: &mut [u8]) -> Result<()> {
+            self.core.$dir(InOut::in_place(buf))
+        }
+
+        $(#[$to_doc])*
+        pub fn $to(&mut self, $src: &[u8], $dst: &mut [u8]) -> Result<()> {
+            self.core.$dir(InOut::new($src, $dst)?)
+        }
+    };
+}
+
 impl GcmEncryptor<'_> {
-    /// Adds associated data; [`Error::InvalidState`] once data has started.
-    pub fn aad(&mut self, aad: &[u8]) -> Result<()> {
-        self.core.aad(aad)
-    }
-
-    /// Encrypts the next piece in place.
-    pub fn encrypt_in_place(&mut self, buf: &mut [u8]) -> Result<()> {
-        self.core.encrypt(InOut::in_place(buf))
-    }
-
-    /// Encrypts the next piece from `pt` into `ct` (equal lengths).
-    pub fn encrypt_to(&mut self, pt: &[u8], ct: &mut [u8]) -> Result<()> {
-        self.core.encrypt(InOut::new(pt, ct)?)
+    piece_calls! {
+        /// Encrypts the next piece in place.
+        encrypt_in_place,
+        /// Encrypts the next piece from `pt` into `ct` (equal lengths).
+        encrypt_to(pt, ct) => encrypt
     }
 
     /// Ends the message and returns its tag.
@@ -279,20 +297,12 @@ pub(crate) mod hazmat {
             })
         }
 
-        /// Adds associated data; [`Error::InvalidState`] once data has started.
-        pub fn aad(&mut self, aad: &[u8]) -> Result<()> {
-            self.core.aad(aad)
-        }
-
-        /// Decrypts the next piece in place. The result is unauthenticated.
-        pub fn decrypt_in_place(&mut self, buf: &mut [u8]) -> Result<()> {
-            self.core.decrypt(InOut::in_place(buf))
-        }
-
-        /// Decrypts the next piece from `ct` into `pt` (equal lengths). The
-        /// result is unauthenticated.
-        pub fn decrypt_to(&mut self, ct: &[u8], pt: &mut [u8]) -> Result<()> {
-            self.core.decrypt(InOut::new(ct, pt)?)
+        piece_calls! {
+            /// Decrypts the next piece in place. The result is unauthenticated.
+            decrypt_in_place,
+            /// Decrypts the next piece from `ct` into `pt` (equal lengths). The
+            /// result is unauthenticated.
+            decrypt_to(ct, pt) => decrypt
         }
 
         /// Checks `tag` (of the key's tag length) in constant time:
@@ -303,11 +313,7 @@ pub(crate) mod hazmat {
             if tag.len() != want {
                 return Err(Error::InvalidTagLength { len: tag.len() });
             }
-            if self.core.finish().verify(tag) {
-                Ok(())
-            } else {
-                Err(Error::AuthenticationFailed)
-            }
+            tag::check(self.core.finish().as_bytes(), tag)
         }
 
         /// Ends the message and returns the computed tag (for callers that

@@ -4,9 +4,10 @@
 use zeroize::Zeroize;
 
 use super::block::Aes;
-use super::gcm::ct_eq;
+use super::tag;
 use crate::backend::mac_kernels::MacKernels;
 use crate::backend::{with_engine, Backend, BlockKernels, InOut};
+use crate::ct::ct_eq;
 use crate::error::{Error, Result};
 use crate::key::{KeySize, BLOCK_LEN};
 
@@ -46,16 +47,10 @@ const KWP_MAX: u64 = u32::MAX as u64;
 /// assert_eq!(padded.len(), 24);
 /// assert_eq!(kek.unwrap_pad(&padded).unwrap(), b"any length");
 /// ```
-#[derive(Clone)]
+// `Debug` prints no key material: `Aes`'s own shows only backend and size.
+#[derive(Clone, Debug)]
 pub struct KeyWrap {
     aes: Aes,
-}
-
-impl core::fmt::Debug for KeyWrap {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        // Never print key material.
-        f.debug_struct("KeyWrap").field("aes", &self.aes).finish()
-    }
 }
 
 impl KeyWrap {
@@ -88,38 +83,30 @@ impl KeyWrap {
     /// longer than the input.
     #[cfg(feature = "std")]
     pub fn wrap(&self, key_data: &[u8]) -> Result<Vec<u8>> {
-        let mut out = alloc::vec![0u8; key_data.len().saturating_add(8)];
-        let n = self.wrap_to(key_data, &mut out)?;
-        out.truncate(n);
-        Ok(out)
+        let len = key_data.len().saturating_add(8);
+        super::output_vec(len, |out| self.wrap_to(key_data, out))
     }
 
     /// KW-unwraps `wrapped` (a multiple of 8 bytes, at least 24).
     #[cfg(feature = "std")]
     pub fn unwrap(&self, wrapped: &[u8]) -> Result<Vec<u8>> {
-        let mut out = alloc::vec![0u8; wrapped.len().saturating_sub(8)];
-        let n = self.unwrap_to(wrapped, &mut out)?;
-        out.truncate(n);
-        Ok(out)
+        let len = wrapped.len().saturating_sub(8);
+        super::output_vec(len, |out| self.unwrap_to(wrapped, out))
     }
 
     /// KWP-wraps `key_data` (1 to 2^32 - 1 bytes): the input zero-padded to
     /// a multiple of 8, plus 8 bytes.
     #[cfg(feature = "std")]
     pub fn wrap_pad(&self, key_data: &[u8]) -> Result<Vec<u8>> {
-        let mut out = alloc::vec![0u8; key_data.len().div_ceil(8) * 8 + 8];
-        let n = self.wrap_pad_to(key_data, &mut out)?;
-        out.truncate(n);
-        Ok(out)
+        let len = key_data.len().div_ceil(8) * 8 + 8;
+        super::output_vec(len, |out| self.wrap_pad_to(key_data, out))
     }
 
     /// KWP-unwraps `wrapped` (a multiple of 8 bytes, at least 16).
     #[cfg(feature = "std")]
     pub fn unwrap_pad(&self, wrapped: &[u8]) -> Result<Vec<u8>> {
-        let mut out = alloc::vec![0u8; wrapped.len().saturating_sub(8)];
-        let n = self.unwrap_pad_to(wrapped, &mut out)?;
-        out.truncate(n);
-        Ok(out)
+        let len = wrapped.len().saturating_sub(8);
+        super::output_vec(len, |out| self.unwrap_pad_to(wrapped, out))
     }
 
     /// [`wrap`](Self::wrap) into `out` (at least `key_data.len() + 8`
@@ -145,10 +132,7 @@ impl KeyWrap {
         }
         let out = room(out, len - 8)?;
         let a = self.w_inv(wrapped, out);
-        if !ct_eq(&a, &KW_IV) {
-            out.zeroize();
-            return Err(Error::AuthenticationFailed);
-        }
+        tag::release(tag::check(&a, &KW_IV), out)?;
         Ok(len - 8)
     }
 

@@ -13,5 +13,19 @@ pub(crate) mod gcm_siv;
 pub(crate) mod gcm_stream;
 pub(crate) mod keywrap;
 pub(crate) mod padding;
+pub(crate) mod tag;
 pub(crate) mod xaes;
 pub(crate) mod xts;
+
+/// A vector of `len` zero bytes that `write` fills, cut to the length it
+/// returns: the allocating form of a mode's `*_to` call.
+#[cfg(feature = "std")]
+pub(crate) fn output_vec(
+    len: usize,
+    write: impl FnOnce(&mut [u8]) -> crate::error::Result<usize>,
+) -> crate::error::Result<alloc::vec::Vec<u8>> {
+    let mut out = alloc::vec![0u8; len];
+    let n = write(&mut out)?;
+    out.truncate(n);
+    Ok(out)
+}

@@ -23,6 +23,63 @@ impl Padding {
     }
 }
 
+/// ECB's and CBC's padded encryption of `src` into `dst`: the whole blocks
+/// through `blocks` (input, output), then with PKCS#7 the padded last block
+/// through it too. Returns the ciphertext length.
+pub(crate) fn encrypt_padded(
+    src: &[u8],
+    dst: &mut [u8],
+    padding: Padding,
+    mut blocks: impl FnMut(&[u8], &mut [u8]) -> Result<()>,
+) -> Result<usize> {
+    if padding == Padding::None && !src.len().is_multiple_of(BLOCK_LEN) {
+        return Err(Error::NotBlockAligned { len: src.len() });
+    }
+    let total = padding.padded_len(src.len());
+    if dst.len() < total {
+        return Err(Error::OutputTooSmall {
+            needed: total,
+            got: dst.len(),
+        });
+    }
+    let whole = src.len() - src.len() % BLOCK_LEN;
+    blocks(&src[..whole], &mut dst[..whole])?;
+    if padding == Padding::Pkcs7 {
+        let mut last = [0u8; BLOCK_LEN];
+        let rem = src.len() - whole;
+        last[..rem].copy_from_slice(&src[whole..]);
+        pad(&mut last, rem)?;
+        blocks(&last, &mut dst[whole..total])?;
+    }
+    Ok(total)
+}
+
+/// ECB's and CBC's padded decryption of `src` into `dst` (at least as
+/// long) through `blocks`; returns the plaintext length. On bad padding the
+/// output is zeroed.
+pub(crate) fn decrypt_padded(
+    src: &[u8],
+    dst: &mut [u8],
+    padding: Padding,
+    blocks: impl FnOnce(&[u8], &mut [u8]) -> Result<()>,
+) -> Result<usize> {
+    if !src.len().is_multiple_of(BLOCK_LEN) {
+        return Err(Error::NotBlockAligned { len: src.len() });
+    }
+    if dst.len() < src.len() {
+        return Err(Error::OutputTooSmall {
+            needed: src.len(),
+            got: dst.len(),
+        });
+    }
+    let out = &mut dst[..src.len()];
+    blocks(src, out)?;
+    match padding {
+        Padding::None => Ok(src.len()),
+        Padding::Pkcs7 => unpad(out).inspect_err(|_| out.fill(0)),
+    }
+}
+
 /// Writes PKCS#7 padding after `msg_len` bytes of `buf`; returns the padded
 /// length. `buf` must have room for it.
 pub(crate) fn pad(buf: &mut [u8], msg_len: usize) -> Result<usize> {

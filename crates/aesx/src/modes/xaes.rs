@@ -2,14 +2,17 @@
 
 use core::fmt;
 
-use zeroize::Zeroize;
+use zeroize::Zeroizing;
 
+use super::block::Aes;
+use super::cmac::subkey;
+use super::gcm::Gcm;
+use super::tag::{self, open_in_place_detached, AeadIo, Tag};
 use crate::backend::gcm_kernels::{GcmKernels, GcmKey};
 use crate::backend::siv_kernels::SivKernels;
-use crate::backend::{with_engine, Backend, BlockKernels, Engine, InOut};
+use crate::backend::{with_engine, Backend, InOut};
 use crate::error::{Error, Result};
-use crate::key::{Block, KeySize, RoundKeys, BLOCK_LEN};
-use crate::modes::gcm::{ct_eq, Gcm, Tag};
+use crate::key::{check_key_len, Block, KeySize, BLOCK_LEN};
 
 #[cfg(feature = "std")]
 use alloc::vec::Vec;
@@ -41,32 +44,17 @@ const TAG_LEN: usize = 16;
 /// ```
 #[derive(Clone)]
 pub struct Xaes256Gcm {
-    engine: Engine,
+    aes: Aes,
     /// The CMAC subkey K1 = dbl(AES(K, 0^128)).
-    k1: Block,
-    backend: Backend,
-}
-
-impl Drop for Xaes256Gcm {
-    fn drop(&mut self) {
-        self.k1.zeroize();
-    }
+    k1: Zeroizing<Block>,
 }
 
 impl fmt::Debug for Xaes256Gcm {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Xaes256Gcm")
-            .field("backend", &self.backend)
+            .field("backend", &self.backend())
             .finish_non_exhaustive()
     }
-}
-
-/// Doubling in GF(2^128) as CMAC defines it (big-endian, x^128 + x^7 + x^2 +
-/// x + 1), without a branch on the secret top bit.
-pub(crate) fn dbl(b: &Block) -> Block {
-    let v = u128::from_be_bytes(*b);
-    let carry = 0u128.wrapping_sub(v >> 127);
-    ((v << 1) ^ (carry & 0x87)).to_be_bytes()
 }
 
 impl Xaes256Gcm {
@@ -83,93 +71,51 @@ impl Xaes256Gcm {
     /// XAES-256-GCM with `key` on the named backend; an error if it is
     /// unavailable.
     pub fn with_backend(key: &[u8], backend: Backend) -> Result<Self> {
-        if key.len() != KeySize::Aes256.bytes() {
-            return Err(Error::InvalidKeyLength { len: key.len() });
-        }
-        let rk = RoundKeys::expand(key)?;
-        let engine = Engine::new(backend, &rk)?;
-        let mut l = [0u8; BLOCK_LEN];
-        with_engine!(&engine, k => k.encrypt_blocks(InOut::in_place(&mut l)));
-        let k1 = dbl(&l);
-        l.zeroize();
-        Ok(Xaes256Gcm {
-            engine,
-            k1,
-            backend,
-        })
+        check_key_len(key, &[KeySize::Aes256.bytes()])?;
+        let aes = Aes::with_backend(key, backend)?;
+        let k1 = Zeroizing::new(subkey(&aes));
+        Ok(Xaes256Gcm { aes, k1 })
     }
 
     /// The backend this key runs on.
     pub fn backend(&self) -> Backend {
-        self.backend
+        self.aes.backend()
     }
 
     /// Encrypts `buf` in place and returns the tag.
     pub fn seal_in_place_detached(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> Result<Tag> {
-        let (n, j0) = check(nonce, aad.len(), buf.len())?;
-        with_engine!(&self.engine, k => {
-            let g = self.derive(k, n, aad.len(), buf.len())?;
-            Ok(Tag::full(g.aes.gcm_oneshot(&g.h, true, &j0, aad, InOut::in_place(buf))))
-        })
+        self.seal_io(nonce, aad, InOut::in_place(buf))
     }
 
     /// Returns ciphertext followed by the 16-byte tag.
     #[cfg(feature = "std")]
     pub fn seal(&self, nonce: &[u8], aad: &[u8], pt: &[u8]) -> Result<Vec<u8>> {
-        let (n, j0) = check(nonce, aad.len(), pt.len())?;
+        check(nonce, aad.len(), pt.len())?;
         let mut out = alloc::vec![0u8; pt.len() + TAG_LEN];
         let (ct, tag) = out.split_at_mut(pt.len());
-        with_engine!(&self.engine, k => {
-            let g = self.derive(k, n, aad.len(), pt.len())?;
-            tag.copy_from_slice(&g.aes.gcm_oneshot(&g.h, true, &j0, aad, InOut::new(pt, ct)?));
-        });
+        tag.copy_from_slice(self.seal_io(nonce, aad, InOut::new(pt, ct)?)?.as_bytes());
         Ok(out)
     }
 
-    /// Verifies `tag` and decrypts `buf` in place. On failure `buf` is zeroed
-    /// and [`Error::AuthenticationFailed`] returned.
-    pub fn open_in_place_detached(
-        &self,
-        nonce: &[u8],
-        aad: &[u8],
-        buf: &mut [u8],
-        tag: &[u8],
-    ) -> Result<()> {
-        let (n, j0) = check(nonce, aad.len(), buf.len())?;
-        if tag.len() != TAG_LEN {
-            return Err(Error::InvalidTagLength { len: tag.len() });
-        }
-        let r = with_engine!(&self.engine, k => {
-            let g = self.derive(k, n, aad.len(), buf.len())?;
-            verify(&g.aes.gcm_oneshot(&g.h, false, &j0, aad, InOut::in_place(buf)), tag)
-        });
-        if r.is_err() {
-            buf.zeroize();
-        }
-        r
+    open_in_place_detached! {
+        /// Verifies `tag` and decrypts `buf` in place. On failure `buf` is zeroed
+        /// and [`Error::AuthenticationFailed`] returned.
+        io open_io
     }
 
     /// Opens ciphertext followed by the tag and returns the plaintext.
     #[cfg(feature = "std")]
     pub fn open(&self, nonce: &[u8], aad: &[u8], ct_and_tag: &[u8]) -> Result<Vec<u8>> {
         let len = ct_and_tag.len().saturating_sub(TAG_LEN);
-        let (n, j0) = check(nonce, aad.len(), len)?;
+        check(nonce, aad.len(), len)?;
         if ct_and_tag.len() < TAG_LEN {
             return Err(Error::AuthenticationFailed);
         }
         let (ct, tag) = ct_and_tag.split_at(len);
-        let mut out = alloc::vec![0u8; len];
-        let r = with_engine!(&self.engine, k => {
-            let g = self.derive(k, n, aad.len(), ct.len())?;
-            verify(&g.aes.gcm_oneshot(&g.h, false, &j0, aad, InOut::new(ct, &mut out)?), tag)
-        });
-        match r {
-            Ok(()) => Ok(out),
-            Err(e) => {
-                out.zeroize();
-                Err(e)
-            }
-        }
+        super::output_vec(len, |out| {
+            let r = self.open_io(nonce, aad, InOut::new(ct, out)?, tag);
+            tag::release(r, out).map(|()| len)
+        })
     }
 
     /// The message's AES-256-GCM key: Kx = AES(K, M1 ^ K1) || AES(K, M2 ^
@@ -186,7 +132,7 @@ impl Xaes256Gcm {
         for (i, m) in kx.chunks_exact_mut(BLOCK_LEN).enumerate() {
             m[..4].copy_from_slice(&[0, i as u8 + 1, b'X', 0]);
             m[4..].copy_from_slice(n);
-            for (x, k) in m.iter_mut().zip(&self.k1) {
+            for (x, k) in m.iter_mut().zip(self.k1.iter()) {
                 *x ^= k;
             }
         }
@@ -200,6 +146,27 @@ impl Xaes256Gcm {
             .saturating_add(1);
         let h = aes.message_ghash_key(blocks);
         Ok(GcmKey { aes, h })
+    }
+}
+
+impl AeadIo for Xaes256Gcm {
+    fn seal_io(&self, nonce: &[u8], aad: &[u8], io: InOut<'_>) -> Result<Tag> {
+        let (n, j0) = check(nonce, aad.len(), io.len())?;
+        with_engine!(&self.aes.engine, k => {
+            let g = self.derive(k, n, aad.len(), io.len())?;
+            Ok(Tag::full(g.aes.gcm_oneshot(&g.h, true, &j0, aad, io)))
+        })
+    }
+
+    fn open_io(&self, nonce: &[u8], aad: &[u8], io: InOut<'_>, tag: &[u8]) -> Result<()> {
+        let (n, j0) = check(nonce, aad.len(), io.len())?;
+        if tag.len() != TAG_LEN {
+            return Err(Error::InvalidTagLength { len: tag.len() });
+        }
+        with_engine!(&self.aes.engine, k => {
+            let g = self.derive(k, n, aad.len(), io.len())?;
+            tag::check(&g.aes.gcm_oneshot(&g.h, false, &j0, aad, io), tag)
+        })
     }
 }
 
@@ -223,13 +190,4 @@ fn check(nonce: &[u8], aad: usize, data: usize) -> Result<(&[u8; 12], Block)> {
     j0[..12].copy_from_slice(rest);
     j0[15] = 1;
     Ok((n.try_into().map_err(|_| Error::InvalidState)?, j0))
-}
-
-/// Compares the computed tag with the received one in constant time.
-fn verify(got: &Block, tag: &[u8]) -> Result<()> {
-    if ct_eq(got, tag) {
-        Ok(())
-    } else {
-        Err(Error::AuthenticationFailed)
-    }
 }

@@ -6,7 +6,7 @@ use crate::backend::xts_kernels::{mul_x, XtsEngine};
 use crate::backend::{Backend, InOut};
 use crate::ct::ct_eq;
 use crate::error::{Error, Result};
-use crate::key::{Block, KeySize, RoundKeys, BLOCK_LEN};
+use crate::key::{check_key_len, Block, KeySize, RoundKeys, BLOCK_LEN};
 
 /// XTS-AES-128 or XTS-AES-256 with an expanded data key and tweak key.
 /// Round keys are zeroized on drop.
@@ -70,6 +70,25 @@ pub struct Xts {
     halves_equal: bool,
 }
 
+/// The four multi-sector calls (each direction, in place and out of place):
+/// `$name(&self, sector_size, first_sector, $args)` runs `sectors` in
+/// direction `$encrypt` over `$io`.
+macro_rules! sector_calls {
+    ($($(#[$doc:meta])* $name:ident($($arg:ident: $ty:ty),*) => $encrypt:literal, $io:expr;)*) => {
+        $(
+            $(#[$doc])*
+            pub fn $name(
+                &self,
+                sector_size: usize,
+                first_sector: u128,
+                $($arg: $ty),*
+            ) -> Result<()> {
+                self.sectors($encrypt, sector_size, first_sector, $io)
+            }
+        )*
+    };
+}
+
 impl Xts {
     /// The longest data unit: 2^20 blocks.
     pub const MAX_DATA_UNIT_LEN: usize = BLOCK_LEN << 20;
@@ -88,9 +107,7 @@ impl Xts {
     /// A key with equal halves is accepted here, but [`Xts::encrypt`] and the
     /// other encrypting calls refuse it (see the module notes).
     pub fn with_backend(key: &[u8], backend: Backend) -> Result<Self> {
-        if key.len() != 32 && key.len() != 64 {
-            return Err(Error::InvalidKeyLength { len: key.len() });
-        }
+        check_key_len(key, &[32, 64])?;
         let (k1, k2) = key.split_at(key.len() / 2);
         let rk1 = RoundKeys::expand(k1)?;
         let rk2 = RoundKeys::expand(k2)?;
@@ -150,53 +167,25 @@ impl Xts {
         self.decrypt(&Self::sector_tweak(sector), buf)
     }
 
-    /// Encrypts `buf`, consecutive sectors of `sector_size` bytes numbered
-    /// from `first_sector`, in place.
-    ///
-    /// `sector_size` is a multiple of 16 from 16 to 2^24 (512 and 4096 are
-    /// the usual ones), else [`Error::InvalidSectorSize`]; `buf` must hold a
-    /// whole number of sectors, else [`Error::PartialSector`]; the sector
-    /// numbers must not pass 2^128 - 1, else [`Error::CounterOverflow`]. An
-    /// empty buffer is a no-op.
-    pub fn encrypt_sectors(
-        &self,
-        sector_size: usize,
-        first_sector: u128,
-        buf: &mut [u8],
-    ) -> Result<()> {
-        self.sectors(true, sector_size, first_sector, InOut::in_place(buf))
-    }
+    sector_calls! {
+        /// Encrypts `buf`, consecutive sectors of `sector_size` bytes numbered
+        /// from `first_sector`, in place.
+        ///
+        /// `sector_size` is a multiple of 16 from 16 to 2^24 (512 and 4096 are
+        /// the usual ones), else [`Error::InvalidSectorSize`]; `buf` must hold a
+        /// whole number of sectors, else [`Error::PartialSector`]; the sector
+        /// numbers must not pass 2^128 - 1, else [`Error::CounterOverflow`]. An
+        /// empty buffer is a no-op.
+        encrypt_sectors(buf: &mut [u8]) => true, InOut::in_place(buf);
 
-    /// Decrypts consecutive sectors in place, as [`Xts::encrypt_sectors`].
-    pub fn decrypt_sectors(
-        &self,
-        sector_size: usize,
-        first_sector: u128,
-        buf: &mut [u8],
-    ) -> Result<()> {
-        self.sectors(false, sector_size, first_sector, InOut::in_place(buf))
-    }
+        /// Decrypts consecutive sectors in place, as [`Xts::encrypt_sectors`].
+        decrypt_sectors(buf: &mut [u8]) => false, InOut::in_place(buf);
 
-    /// Encrypts consecutive sectors from `src` into `dst` (equal lengths).
-    pub fn encrypt_sectors_to(
-        &self,
-        sector_size: usize,
-        first_sector: u128,
-        src: &[u8],
-        dst: &mut [u8],
-    ) -> Result<()> {
-        self.sectors(true, sector_size, first_sector, InOut::new(src, dst)?)
-    }
+        /// Encrypts consecutive sectors from `src` into `dst` (equal lengths).
+        encrypt_sectors_to(src: &[u8], dst: &mut [u8]) => true, InOut::new(src, dst)?;
 
-    /// Decrypts consecutive sectors from `src` into `dst` (equal lengths).
-    pub fn decrypt_sectors_to(
-        &self,
-        sector_size: usize,
-        first_sector: u128,
-        src: &[u8],
-        dst: &mut [u8],
-    ) -> Result<()> {
-        self.sectors(false, sector_size, first_sector, InOut::new(src, dst)?)
+        /// Decrypts consecutive sectors from `src` into `dst` (equal lengths).
+        decrypt_sectors_to(src: &[u8], dst: &mut [u8]) => false, InOut::new(src, dst)?;
     }
 
     fn check_encrypt(&self, encrypt: bool) -> Result<()> {
@@ -244,27 +233,34 @@ impl Xts {
         self.check_encrypt(encrypt)?;
         let mut t = *tweak;
         self.engine.encrypt_tweak(&mut t);
-        if encrypt {
-            self.encrypt_unit(&mut t, io);
+        // Blocks 0..m-2 as usual (all of them when the unit is whole
+        // blocks); then block m-1 (the last whole one) and the partial
+        // block m of `partial` bytes are stolen together.
+        let partial = len % BLOCK_LEN;
+        let plain = if partial == 0 {
+            len
         } else {
-            self.decrypt_unit(&mut t, io);
+            len - BLOCK_LEN - partial
+        };
+        let (head, tail) = io.split_at(plain);
+        if encrypt {
+            self.engine.encrypt(&mut t, head);
+            if partial != 0 {
+                self.encrypt_stolen(&mut t, tail, partial);
+            }
+        } else {
+            self.engine.decrypt(&mut t, head);
+            if partial != 0 {
+                self.decrypt_stolen(&mut t, tail, partial);
+            }
         }
         t.zeroize();
         Ok(())
     }
 
-    /// Encrypts a data unit of at least 16 bytes from the encrypted tweak.
-    fn encrypt_unit(&self, t: &mut Block, io: InOut<'_>) {
-        let partial = io.len() % BLOCK_LEN;
-        if partial == 0 {
-            self.engine.encrypt(t, io);
-            return;
-        }
-        // Blocks 0..m-2 as usual; then block m-1 (the last whole one) and the
-        // partial block m of `partial` bytes are stolen together.
-        let whole = io.len() / BLOCK_LEN;
-        let (head, tail) = io.split_at((whole - 1) * BLOCK_LEN);
-        self.engine.encrypt(t, head);
+    /// Encrypts the last whole block and the `partial` bytes after it
+    /// (`tail`) by ciphertext stealing, from tweak T_{m-1} in `t`.
+    fn encrypt_stolen(&self, t: &mut Block, tail: InOut<'_>, partial: usize) {
         let (mut last_whole, mut last_part) = tail.split_at(BLOCK_LEN);
         let mut cc: Block = [0; BLOCK_LEN];
         last_whole.read_into(&mut cc);
@@ -281,18 +277,11 @@ impl Xts {
         pm.zeroize();
     }
 
-    /// Decrypts a data unit of at least 16 bytes from the encrypted tweak.
-    fn decrypt_unit(&self, t: &mut Block, io: InOut<'_>) {
-        let partial = io.len() % BLOCK_LEN;
-        if partial == 0 {
-            self.engine.decrypt(t, io);
-            return;
-        }
-        let whole = io.len() / BLOCK_LEN;
-        let (head, tail) = io.split_at((whole - 1) * BLOCK_LEN);
-        self.engine.decrypt(t, head);
+    /// Decrypts the last whole block and the `partial` bytes after it
+    /// (`tail`) by ciphertext stealing, from tweak T_{m-1} in `t`.
+    fn decrypt_stolen(&self, t: &mut Block, tail: InOut<'_>, partial: usize) {
         // Stealing swaps the last two tweaks: C_{m-1} was made under T_m.
-        let t_prev = *t;
+        let mut t_prev = *t;
         let mut t_last = mul_x(u128::from_le_bytes(t_prev)).to_le_bytes();
         let (mut last_whole, mut last_part) = tail.split_at(BLOCK_LEN);
         let mut pp: Block = [0; BLOCK_LEN];
@@ -303,7 +292,6 @@ impl Xts {
         // completes the stolen block CC = C_m || PP[partial..].
         self.engine.decrypt(&mut t_last, InOut::in_place(&mut pp));
         cc[partial..].copy_from_slice(&pp[partial..]);
-        let mut t_prev = t_prev;
         self.engine.decrypt(&mut t_prev, InOut::in_place(&mut cc));
         last_part.write_from(&pp[..partial]);
         last_whole.write_from(&cc);

@@ -7,12 +7,12 @@ use core::marker::PhantomData;
 
 use aead::array::ArraySize;
 use aead::consts::{U10, U11, U12, U13, U14, U16, U24, U32, U4, U6, U7, U8, U9};
-use aead::inout::InOutBuf;
-use aead::{AeadCore, AeadInOut, Key, KeyInit, KeySizeUser, TagPosition};
+use aead::{AeadCore, Key, KeyInit, KeySizeUser, TagPosition};
 
-use super::gcm::io;
+use super::shell::{aead_inout, fastest};
 use crate::backend::Backend;
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::key::check_key_len;
 use crate::modes::ccm::Ccm;
 
 // Only the sizes below implement these (the orphan rule keeps other crates
@@ -65,9 +65,7 @@ impl<K: CcmKeySize, M: CcmTagSize, N: CcmNonceSize> AesCcm<K, M, N> {
     /// CCM on the named backend; an error if this machine cannot run it or
     /// the key is not `K` bytes.
     pub fn with_backend(key: &[u8], backend: Backend) -> Result<Self> {
-        if key.len() != K::USIZE {
-            return Err(Error::InvalidKeyLength { len: key.len() });
-        }
+        check_key_len(key, &[K::USIZE])?;
         Ok(AesCcm {
             ccm: Ccm::with_backend(key, M::USIZE, backend)?,
             _sizes: PhantomData,
@@ -97,10 +95,7 @@ impl<K: CcmKeySize, M: CcmTagSize, N: CcmNonceSize> KeyInit for AesCcm<K, M, N> 
     fn new(key: &Key<Self>) -> Self {
         // The key length is fixed by the type, the tag length by `M`, and
         // the fastest backend exists: this cannot fail.
-        match Self::with_backend(key.as_slice(), Backend::fastest()) {
-            Ok(c) => c,
-            Err(e) => panic!("aesx: the fastest backend refused a valid CCM key: {e}"),
-        }
+        fastest(Self::with_backend, key.as_slice())
     }
 }
 
@@ -110,42 +105,7 @@ impl<K, M: CcmTagSize, N: CcmNonceSize> AeadCore for AesCcm<K, M, N> {
     const TAG_POSITION: TagPosition = TagPosition::Postfix;
 }
 
-impl<K, M: CcmTagSize, N: CcmNonceSize> AeadInOut for AesCcm<K, M, N> {
-    fn encrypt_inout_detached(
-        &self,
-        nonce: &aead::Nonce<Self>,
-        associated_data: &[u8],
-        buffer: InOutBuf<'_, '_, u8>,
-    ) -> aead::Result<aead::Tag<Self>> {
-        match self
-            .ccm
-            .seal_io(nonce.as_slice(), associated_data, io(buffer))
-        {
-            Ok(tag) => aead::Tag::<Self>::try_from(tag.as_bytes()).map_err(|_| aead::Error),
-            Err(_) => Err(aead::Error),
-        }
-    }
-
-    fn decrypt_inout_detached(
-        &self,
-        nonce: &aead::Nonce<Self>,
-        associated_data: &[u8],
-        buffer: InOutBuf<'_, '_, u8>,
-        tag: &aead::Tag<Self>,
-    ) -> aead::Result<()> {
-        let mut io = io(buffer);
-        let r = self.ccm.open_io(
-            nonce.as_slice(),
-            associated_data,
-            io.reborrow(),
-            tag.as_slice(),
-        );
-        if r == Err(Error::AuthenticationFailed) {
-            io.zero_out();
-        }
-        r.map_err(|_| aead::Error)
-    }
-}
+aead_inout!(io [K, M: CcmTagSize, N: CcmNonceSize] AesCcm<K, M, N>, ccm);
 
 impl<K, M, N> fmt::Debug for AesCcm<K, M, N> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -11,6 +11,7 @@
 mod block;
 mod ccm;
 mod gcm;
+mod shell;
 mod siv;
 
 pub use block::{Aes128, Aes192, Aes256};
