@@ -78,38 +78,30 @@ pub struct ModeSpec {
 /// Every key size AES has.
 const ALL_KEY_BITS: &[u32] = &[128, 192, 256];
 
+/// A [`ModeSpec::new`] flag: [`ModeSpec::whole_blocks`].
+const BLOCKS: u8 = 1;
+/// A [`ModeSpec::new`] flag: [`ModeSpec::splits`].
+const SPLITS: u8 = 2;
+/// A [`ModeSpec::new`] flag: [`ModeSpec::default`].
+const SUITE: u8 = 4;
+
 impl ModeSpec {
-    /// A mode with the common facts: any length from one byte up, every
-    /// key size, one AES key, one thread per buffer, outside the default
-    /// suite; the builders below state where a mode differs.
-    const fn new(mode: Mode, name: &'static str, iv_len: usize) -> ModeSpec {
+    /// A mode with the facts most modes share: any length from one byte
+    /// up, every key size, one AES key; `flags` (`BLOCKS | SPLITS | SUITE`)
+    /// says which of the three yes-or-no facts hold. The builders below
+    /// state where a mode differs otherwise.
+    const fn new(mode: Mode, name: &'static str, iv_len: usize, flags: u8) -> ModeSpec {
         ModeSpec {
             mode,
             name,
-            whole_blocks: false,
-            splits: false,
+            whole_blocks: flags & BLOCKS != 0,
+            splits: flags & SPLITS != 0,
             iv_len,
             key_halves: 1,
             key_bits: ALL_KEY_BITS,
             min_size: 1,
             max_size: usize::MAX,
-            default: false,
-        }
-    }
-
-    /// Takes whole 16-byte blocks only.
-    const fn blocks_only(self) -> ModeSpec {
-        ModeSpec {
-            whole_blocks: true,
-            ..self
-        }
-    }
-
-    /// `--threads` may split one buffer.
-    const fn splittable(self) -> ModeSpec {
-        ModeSpec {
-            splits: true,
-            ..self
+            default: flags & SUITE != 0,
         }
     }
 
@@ -138,59 +130,30 @@ impl ModeSpec {
             ..self
         }
     }
-
-    /// In the suite `aesx bench` runs without `--mode`.
-    const fn in_default_suite(self) -> ModeSpec {
-        ModeSpec {
-            default: true,
-            ..self
-        }
-    }
 }
 
 /// Every mode, in report order.
 pub const MODES: &[ModeSpec] = &[
-    ModeSpec::new(Mode::Block, "block", 0)
-        .blocks_only()
-        .splittable()
-        .in_default_suite(),
-    ModeSpec::new(Mode::Ecb, "ecb", 0)
-        .blocks_only()
-        .splittable()
-        .in_default_suite(),
-    ModeSpec::new(Mode::CbcEnc, "cbc-enc", 16)
-        .blocks_only()
-        .in_default_suite(),
-    ModeSpec::new(Mode::CbcDec, "cbc-dec", 16)
-        .blocks_only()
-        .splittable()
-        .in_default_suite(),
-    ModeSpec::new(Mode::Ctr, "ctr", 16)
-        .splittable()
-        .in_default_suite(),
-    ModeSpec::new(Mode::XtsEnc, "xts-enc", 16)
-        .xts()
-        .splittable()
-        .in_default_suite(),
-    ModeSpec::new(Mode::XtsDec, "xts-dec", 16)
-        .xts()
-        .splittable()
-        .in_default_suite(),
-    ModeSpec::new(Mode::GcmEnc, "gcm-enc", 12).in_default_suite(),
-    ModeSpec::new(Mode::GcmDec, "gcm-dec", 12).in_default_suite(),
-    ModeSpec::new(Mode::GcmSivEnc, "gcm-siv-enc", 12).keys(&[128, 256]),
-    ModeSpec::new(Mode::GcmSivDec, "gcm-siv-dec", 12).keys(&[128, 256]),
-    ModeSpec::new(Mode::XaesEnc, "xaes-enc", 24).keys(&[256]),
-    ModeSpec::new(Mode::XaesDec, "xaes-dec", 24).keys(&[256]),
+    ModeSpec::new(Mode::Block, "block", 0, BLOCKS | SPLITS | SUITE),
+    ModeSpec::new(Mode::Ecb, "ecb", 0, BLOCKS | SPLITS | SUITE),
+    ModeSpec::new(Mode::CbcEnc, "cbc-enc", 16, BLOCKS | SUITE),
+    ModeSpec::new(Mode::CbcDec, "cbc-dec", 16, BLOCKS | SPLITS | SUITE),
+    ModeSpec::new(Mode::Ctr, "ctr", 16, SPLITS | SUITE),
+    ModeSpec::new(Mode::XtsEnc, "xts-enc", 16, SPLITS | SUITE).xts(),
+    ModeSpec::new(Mode::XtsDec, "xts-dec", 16, SPLITS | SUITE).xts(),
+    ModeSpec::new(Mode::GcmEnc, "gcm-enc", 12, SUITE),
+    ModeSpec::new(Mode::GcmDec, "gcm-dec", 12, SUITE),
+    ModeSpec::new(Mode::GcmSivEnc, "gcm-siv-enc", 12, 0).keys(&[128, 256]),
+    ModeSpec::new(Mode::GcmSivDec, "gcm-siv-dec", 12, 0).keys(&[128, 256]),
+    ModeSpec::new(Mode::XaesEnc, "xaes-enc", 24, 0).keys(&[256]),
+    ModeSpec::new(Mode::XaesDec, "xaes-dec", 24, 0).keys(&[256]),
     // A 12-byte nonce leaves a 3-byte length field.
-    ModeSpec::new(Mode::CcmEnc, "ccm-enc", 12).sizes(1, (1 << 24) - 1),
-    ModeSpec::new(Mode::CcmDec, "ccm-dec", 12).sizes(1, (1 << 24) - 1),
-    ModeSpec::new(Mode::Cmac, "cmac", 0),
+    ModeSpec::new(Mode::CcmEnc, "ccm-enc", 12, 0).sizes(1, (1 << 24) - 1),
+    ModeSpec::new(Mode::CcmDec, "ccm-dec", 12, 0).sizes(1, (1 << 24) - 1),
+    ModeSpec::new(Mode::Cmac, "cmac", 0, 0),
     // KW takes multiples of 8 bytes, at least 16: whole blocks are a
     // subset that keeps the size list shared with the other modes.
-    ModeSpec::new(Mode::Kw, "kw", 0)
-        .blocks_only()
-        .sizes(16, usize::MAX),
+    ModeSpec::new(Mode::Kw, "kw", 0, BLOCKS).sizes(16, usize::MAX),
 ];
 
 impl Mode {
