@@ -3,9 +3,9 @@
 //! message, a non-zero exit and no output file, refusals, random access, and
 //! interrupted runs leaving nothing behind.
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 /// Bytes before the first chunk of a key-file encryption: the aesx header
@@ -15,7 +15,7 @@ const CHUNK: usize = 16384;
 const ENC: usize = CHUNK + 16;
 
 mod common;
-use common::{aesx, data, ok, passphrase_sealed, CHEAP_KDF};
+use common::{aesx, data, ok, passphrase_sealed, start_fed, CHEAP_KDF};
 
 fn setup() -> tempfile::TempDir {
     let d = tempfile::tempdir().unwrap();
@@ -56,6 +56,19 @@ fn must_fail(dir: &Path, ct: &[u8], msg: &str, what: &str) {
     );
     assert_eq!(o.stderr.lines().count(), 1, "{what}: {}", o.stderr);
     assert_eq!(names(dir), before, "{what}: files changed");
+}
+
+/// `aesx decrypt SECRET... -o out FILE` must exit `code`, say `msg` and
+/// create no `out`.
+#[track_caller]
+fn decrypt_refused(dir: &Path, secret: &[&str], file: &str, code: i32, msg: &str) {
+    let mut args = vec!["decrypt"];
+    args.extend_from_slice(secret);
+    args.extend(["-o", "out", file]);
+    let o = aesx(dir, &args, b"");
+    assert_eq!(o.code, code, "{}", o.stderr);
+    assert!(o.stderr.contains(msg), "{}", o.stderr);
+    assert!(!dir.join("out").exists());
 }
 
 #[test]
@@ -164,14 +177,8 @@ fn passphrases_round_trip_and_a_wrong_one_is_refused() {
     assert_eq!(&ct[..6], b"aesx\x01\x02");
     assert_eq!(ok(p, &["decrypt", "--passphrase-file", "pw"], &ct), pt);
     std::fs::write(p.join("ct"), &ct).unwrap();
-    let o = aesx(
-        p,
-        &["decrypt", "--passphrase-file", "pw2", "-o", "out", "ct"],
-        b"",
-    );
-    assert_eq!(o.code, 1);
-    assert!(o.stderr.contains("wrong key or passphrase"), "{}", o.stderr);
-    assert!(!p.join("out").exists());
+    let wrong = "wrong key or passphrase";
+    decrypt_refused(p, &["--passphrase-file", "pw2"], "ct", 1, wrong);
     // A key file is refused for a passphrase file and vice versa.
     let o = aesx(p, &["decrypt", "-k", "key", "ct"], b"");
     assert!(
@@ -190,14 +197,7 @@ fn passphrases_round_trip_and_a_wrong_one_is_refused() {
     let mut bad = ct.clone();
     bad[9] ^= 1; // low byte of the memory cost
     std::fs::write(p.join("bad"), &bad).unwrap();
-    let o = aesx(
-        p,
-        &["decrypt", "--passphrase-file", "pw", "-o", "out", "bad"],
-        b"",
-    );
-    assert_eq!(o.code, 1);
-    assert!(o.stderr.contains("wrong key or passphrase"), "{}", o.stderr);
-    assert!(!p.join("out").exists());
+    decrypt_refused(p, &["--passphrase-file", "pw"], "bad", 1, wrong);
 }
 
 #[test]
@@ -330,14 +330,8 @@ fn truncation_extension_reordering_and_foreign_files_each_fail_clearly() {
     let mut h = ct.clone();
     h[5] = 2;
     std::fs::write(p.join("bad"), &h).unwrap();
-    let o = aesx(p, &["decrypt", "-k", "key", "-o", "out", "bad"], b"");
-    assert_eq!(o.code, 2);
-    assert!(
-        o.stderr.contains("encrypted with a passphrase"),
-        "{}",
-        o.stderr
-    );
-    assert!(!p.join("out").exists());
+    let asks = "encrypted with a passphrase";
+    decrypt_refused(p, &["-k", "key"], "bad", 2, asks);
     let mut h = ct.clone();
     h[4] = 9;
     must_fail(
@@ -351,10 +345,7 @@ fn truncation_extension_reordering_and_foreign_files_each_fail_clearly() {
     must_fail(p, &h, "key commitment mismatch", "salt changed");
     ok(p, &["keygen", "-o", "key2"], b"");
     std::fs::write(p.join("bad"), &ct).unwrap();
-    let o = aesx(p, &["decrypt", "-k", "key2", "-o", "out", "bad"], b"");
-    assert_eq!(o.code, 1);
-    assert!(o.stderr.contains("wrong key or passphrase"), "{}", o.stderr);
-    assert!(!p.join("out").exists());
+    decrypt_refused(p, &["-k", "key2"], "bad", 1, "wrong key or passphrase");
     must_fail(p, &data(5000, 7), "not an aesx", "random bytes");
     must_fail(p, b"hello, world\n", "not an aesx", "text");
 }
@@ -522,16 +513,8 @@ fn start_stalled(dir: &Path, named_temp: bool) -> (Child, std::process::ChildStd
     if named_temp {
         cmd.env("AESX_TEST_NAMED_TEMP", "1");
     }
-    let mut child = cmd
-        .args(["encrypt", "-k", "key", "-o", "out"])
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(&data(8 << 20, 6)).unwrap();
+    cmd.args(["encrypt", "-k", "key", "-o", "out"]);
+    let (child, stdin) = start_fed(cmd, dir, &data(8 << 20, 6));
     std::thread::sleep(Duration::from_millis(300));
     (child, stdin)
 }
@@ -542,6 +525,33 @@ fn signal(child: &Child, sig: &str) {
         .status()
         .unwrap();
     assert!(st.success());
+}
+
+/// Sends `sig` to a stalled run and waits: its exit code (`None` when
+/// killed) and what it left in `dir`.
+fn stop(dir: &Path, mut child: Child, sig: &str) -> (Option<i32>, Vec<String>) {
+    signal(&child, sig);
+    let code = child.wait().unwrap().code();
+    (code, residue(dir))
+}
+
+/// A stalled run completes normally once its pipe closes.
+fn completes(dir: &Path, named_temp: bool) {
+    let (mut child, stdin) = start_stalled(dir, named_temp);
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}
+
+/// `aesx decrypt -k key -o OUT IN` through a named temporary file: its
+/// exit code.
+fn decrypt_named_temp(dir: &Path, input: &str, out: &str) -> Option<i32> {
+    let o = Command::new(env!("CARGO_BIN_EXE_aesx"))
+        .env("AESX_TEST_NAMED_TEMP", "1")
+        .args(["decrypt", "-k", "key", "-o", out, input])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    o.status.code()
 }
 
 /// What a directory holds apart from the key.
@@ -578,17 +588,15 @@ fn interrupted_runs_leave_no_output() {
     assert!(residue(p).is_empty(), "SIGINT left {:?}", residue(p));
 
     // SIGTERM too.
-    let (mut child, _stdin) = start_stalled(p, false);
-    signal(&child, "-TERM");
-    assert_eq!(child.wait().unwrap().code(), Some(130));
-    assert!(residue(p).is_empty(), "SIGTERM left {:?}", residue(p));
+    let (child, _stdin) = start_stalled(p, false);
+    let (code, left) = stop(p, child, "-TERM");
+    assert_eq!(code, Some(130));
+    assert!(left.is_empty(), "SIGTERM left {left:?}");
 
     // SIGKILL cannot be caught: only the unnamed temporary file promises
     // that nothing remains.
-    let (mut child, _stdin) = start_stalled(p, false);
-    signal(&child, "-KILL");
-    let _ = child.wait();
-    let left = residue(p);
+    let (child, _stdin) = start_stalled(p, false);
+    let (_, left) = stop(p, child, "-KILL");
     if unnamed {
         assert!(left.is_empty(), "SIGKILL left {left:?}");
     } else {
@@ -597,9 +605,7 @@ fn interrupted_runs_leave_no_output() {
     }
 
     // And the same command completes normally once the pipe closes.
-    let (mut child, stdin) = start_stalled(p, false);
-    drop(stdin);
-    assert!(child.wait().unwrap().success());
+    completes(p, false);
     assert!(p.join("out").exists());
 }
 
@@ -611,48 +617,32 @@ fn interrupted_runs_with_named_temporary_files() {
     let d = setup();
     let p = d.path();
     for sig in ["-INT", "-TERM"] {
-        let (mut child, _stdin) = start_stalled(p, true);
+        let (child, _stdin) = start_stalled(p, true);
         let during = residue(p);
         assert!(
             during.len() == 1 && during[0].starts_with(".aesx-tmp-"),
             "{during:?}"
         );
-        signal(&child, sig);
-        assert_eq!(child.wait().unwrap().code(), Some(130));
-        assert!(residue(p).is_empty(), "{sig} left {:?}", residue(p));
+        let (code, left) = stop(p, child, sig);
+        assert_eq!(code, Some(130));
+        assert!(left.is_empty(), "{sig} left {left:?}");
     }
-    let (mut child, _stdin) = start_stalled(p, true);
-    signal(&child, "-KILL");
-    let _ = child.wait();
-    let left = residue(p);
+    let (child, _stdin) = start_stalled(p, true);
+    let (_, left) = stop(p, child, "-KILL");
     assert!(
         left.len() == 1 && left[0].starts_with(".aesx-tmp-"),
         "{left:?}"
     );
     std::fs::remove_file(p.join(&left[0])).unwrap();
-    let (mut child, stdin) = start_stalled(p, true);
-    drop(stdin);
-    assert!(child.wait().unwrap().success());
+    completes(p, true);
     assert_eq!(residue(p), ["out"]);
     // A successful decryption through a named temporary file; then a
     // failing one leaves nothing.
-    let o = Command::new(env!("CARGO_BIN_EXE_aesx"))
-        .env("AESX_TEST_NAMED_TEMP", "1")
-        .args(["decrypt", "-k", "key", "-o", "out2", "out"])
-        .current_dir(p)
-        .output()
-        .unwrap();
-    assert!(o.status.success());
+    assert_eq!(decrypt_named_temp(p, "out", "out2"), Some(0));
     let mut cut = std::fs::read(p.join("out")).unwrap();
     cut.truncate(cut.len() - 1);
     std::fs::write(p.join("cut"), &cut).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_aesx"))
-        .env("AESX_TEST_NAMED_TEMP", "1")
-        .args(["decrypt", "-k", "key", "-o", "out3", "cut"])
-        .current_dir(p)
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(decrypt_named_temp(p, "cut", "out3"), Some(1));
     assert_eq!(residue(p), ["cut", "out", "out2"]);
 }
 

@@ -21,7 +21,7 @@ use aws_lc_rs::cipher::{
 use aws_lc_rs::iv::FixedLength;
 
 use super::cases::{Mode, Setup};
-use super::runner::{aead_rows, calls, Runner};
+use super::runner::{aead_rows, calls, fixed_iv, Runner};
 
 /// GCM, ECB (and one block per call), CBC and CTR, every AES key size.
 pub fn supports(mode: Mode, key_bits: u32) -> bool {
@@ -53,13 +53,7 @@ fn cipher_runner(mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, String> {
         n => return Err(format!("aws-lc-rs: no AES with a {n}-byte key")),
     };
     let key = || UnboundCipherKey::new(alg, &setup.key).map_err(err("key setup"));
-    let iv = || -> Result<[u8; 16], String> {
-        setup
-            .iv
-            .as_slice()
-            .try_into()
-            .map_err(|_| String::from("aws-lc-rs: IVs are 16 bytes"))
-    };
+    let iv = || fixed_iv::<16>(setup, "aws-lc-rs: IVs are 16 bytes");
     Ok(match mode {
         Mode::Block | Mode::Ecb => {
             let key = EncryptingKey::ecb(key()?).map_err(err("ECB key"))?;
@@ -191,11 +185,7 @@ fn gcm_runner(mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, String> {
         (_, n) => return Err(format!("aws-lc-rs: no {mode} with a {n}-byte key")),
     };
     let key = LessSafeKey::new(UnboundKey::new(alg, &setup.key).map_err(err("GCM key"))?);
-    let nonce: [u8; 12] = setup
-        .iv
-        .as_slice()
-        .try_into()
-        .map_err(|_| String::from("aws-lc-rs: nonces are 12 bytes"))?;
+    let nonce: [u8; 12] = fixed_iv(setup, "aws-lc-rs: nonces are 12 bytes")?;
     aead_rows(
         key,
         nonce,

@@ -18,7 +18,7 @@ use openssl::cipher::{Cipher, CipherRef};
 use openssl::cipher_ctx::CipherCtx;
 
 use super::cases::{Mode, Setup};
-use super::runner::{aead_rows, calls, opened, Runner};
+use super::runner::{aead_rows, calls, fixed_iv, opened, Runner};
 
 // ---------------------------------------------------------------- OpenSSL
 
@@ -208,11 +208,7 @@ pub fn ring_runner(mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, String>
     let key = LessSafeKey::new(
         UnboundKey::new(alg, &setup.key).map_err(|_| String::from("ring: bad key"))?,
     );
-    let nonce: [u8; 12] = setup
-        .iv
-        .as_slice()
-        .try_into()
-        .map_err(|_| String::from("ring: nonces are 12 bytes"))?;
+    let nonce: [u8; 12] = fixed_iv(setup, "ring: nonces are 12 bytes")?;
     aead_rows(
         key,
         nonce,
@@ -282,11 +278,7 @@ macro_rules! rc_runner {
                     <$aes>::new_from_slice(k1).map_err(bad)?,
                     <$aes>::new_from_slice(k2).map_err(bad)?,
                 );
-                let tweak: [u8; 16] = $setup
-                    .iv
-                    .as_slice()
-                    .try_into()
-                    .map_err(|_| String::from("rustcrypto: XTS tweaks are 16 bytes"))?;
+                let tweak: [u8; 16] = fixed_iv($setup, "rustcrypto: XTS tweaks are 16 bytes")?;
                 let decrypt = $mode == Mode::XtsDec;
                 calls((xts, tweak), move |(xts, tweak), buf, len| {
                     rc_xts(xts, tweak, decrypt, &mut buf[..len])
@@ -295,7 +287,7 @@ macro_rules! rc_runner {
             Mode::GcmEnc | Mode::GcmDec => rc_aead(
                 AesGcm::<$aes, aes::cipher::consts::U12>::new_from_slice(&$setup.key)
                     .map_err(bad)?,
-                rc_nonce($setup)?,
+                fixed_iv($setup, "rustcrypto: GCM nonces are 12 bytes here")?,
                 $mode,
                 $setup,
             )?,
@@ -354,15 +346,6 @@ where
     }
     Mode::XtsEnc.next_iv(tweak);
     Ok(())
-}
-
-/// The 12-byte nonce of RustCrypto's AEADs here.
-fn rc_nonce(setup: &Setup) -> Result<[u8; 12], String> {
-    setup
-        .iv
-        .as_slice()
-        .try_into()
-        .map_err(|_| String::from("rustcrypto: GCM nonces are 12 bytes here"))
 }
 
 /// A RustCrypto AEAD with 12-byte nonces and 16-byte tags (AES-GCM here;

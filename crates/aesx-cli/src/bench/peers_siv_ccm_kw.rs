@@ -17,7 +17,7 @@ use openssl::cipher_ctx::CipherCtx;
 
 use super::cases::{Mode, Setup};
 use super::peers::{openssl_seal, rc_aead};
-use super::runner::{kw_output, opened, tagged_calls, Runner};
+use super::runner::{fixed_iv, kw_output, opened, tagged_calls, Runner};
 
 // ---------------------------------------------------------------- OpenSSL
 
@@ -221,13 +221,7 @@ pub fn rustcrypto_supports(mode: Mode, key_bits: u32) -> bool {
 macro_rules! rc19 {
     ($aes:ty, $mode:expr, $setup:expr) => {{
         let bad = |_| String::from("rustcrypto: bad key length");
-        let nonce = || -> Result<[u8; 12], String> {
-            $setup
-                .iv
-                .as_slice()
-                .try_into()
-                .map_err(|_| String::from("rustcrypto: nonces are 12 bytes here"))
-        };
+        let nonce = || fixed_iv::<12>($setup, "rustcrypto: nonces are 12 bytes here");
         let r: Box<dyn Runner> = match $mode {
             Mode::GcmSivEnc | Mode::GcmSivDec => rc_aead(
                 aes_gcm_siv::AesGcmSiv::<$aes>::new_from_slice(&$setup.key).map_err(bad)?,

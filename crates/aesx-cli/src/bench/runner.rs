@@ -158,6 +158,12 @@ where
     }
 }
 
+/// The case's IV, nonce or tweak as the `N`-byte array a library takes;
+/// `err` (naming the library) when its length differs.
+pub fn fixed_iv<const N: usize>(setup: &Setup, err: &str) -> Result<[u8; N], String> {
+    setup.iv.as_slice().try_into().map_err(|_| err.to_string())
+}
+
 /// The `*-dec` rows' authentic message, which every call opens.
 pub fn opened(mode: Mode, setup: &Setup) -> Result<Option<Sealed>, String> {
     if !mode.opens() {
