@@ -251,25 +251,26 @@ fn truncation_extension_reordering_and_foreign_files_each_fail_clearly() {
     assert_eq!(ct.len(), PRE + 3 * ENC + 116);
     // Truncated inside the aesx header, the payload header, and at every
     // chunk boundary, inside a chunk and inside a tag.
-    must_fail(p, &ct[..0], "not an aesx", "empty file");
-    must_fail(
-        p,
-        &ct[..3],
-        "truncated inside the aesx header",
-        "cut in magic",
-    );
-    must_fail(
-        p,
-        &ct[..5],
-        "truncated inside the aesx header",
-        "cut in header",
-    );
-    must_fail(
-        p,
-        &ct[..6 + 30],
-        "truncated inside the header",
-        "cut in commitment",
-    );
+    let cuts = [
+        (0, "not an aesx", "empty file"),
+        (3, "truncated inside the aesx header", "cut in magic"),
+        (5, "truncated inside the aesx header", "cut in header"),
+        (6 + 30, "truncated inside the header", "cut in commitment"),
+        (
+            PRE + ENC + 5000,
+            "final chunk 1 failed",
+            "cut inside chunk 1",
+        ),
+        (
+            PRE + 3 * ENC + 8,
+            "inside a chunk's authentication tag",
+            "cut in tag",
+        ),
+        (ct.len() - 1, "final chunk 3 failed", "last byte cut"),
+    ];
+    for (end, msg, what) in cuts {
+        must_fail(p, &ct[..end], msg, what);
+    }
     for k in 0..=3 {
         must_fail(
             p,
@@ -278,24 +279,6 @@ fn truncation_extension_reordering_and_foreign_files_each_fail_clearly() {
             &format!("cut after chunk {k}"),
         );
     }
-    must_fail(
-        p,
-        &ct[..PRE + ENC + 5000],
-        "final chunk 1 failed",
-        "cut inside chunk 1",
-    );
-    must_fail(
-        p,
-        &ct[..PRE + 3 * ENC + 8],
-        "inside a chunk's authentication tag",
-        "cut in tag",
-    );
-    must_fail(
-        p,
-        &ct[..ct.len() - 1],
-        "final chunk 3 failed",
-        "last byte cut",
-    );
     // Appended data.
     let mut ext = ct.clone();
     ext.push(0);
@@ -310,20 +293,18 @@ fn truncation_extension_reordering_and_foreign_files_each_fail_clearly() {
     let mut sw = ct.clone();
     sw[PRE..PRE + ENC].copy_from_slice(&ct[PRE + ENC..PRE + 2 * ENC]);
     sw[PRE + ENC..PRE + 2 * ENC].copy_from_slice(&ct[PRE..PRE + ENC]);
-    must_fail(
-        p,
-        &sw,
-        "chunk 0 failed authentication",
-        "chunks 0 and 1 swapped",
-    );
     let mut dup = ct.clone();
     dup[PRE + ENC..PRE + 2 * ENC].copy_from_slice(&ct[PRE..PRE + ENC]);
-    must_fail(
-        p,
-        &dup,
-        "chunk 1 failed authentication",
-        "chunk 0 duplicated",
-    );
+    for (bad, msg, what) in [
+        (
+            &sw,
+            "chunk 0 failed authentication",
+            "chunks 0 and 1 swapped",
+        ),
+        (&dup, "chunk 1 failed authentication", "chunk 0 duplicated"),
+    ] {
+        must_fail(p, bad, msg, what);
+    }
     // Changed header, wrong key, foreign files.
     // A key source changed to "passphrase": the tool asks for the other
     // kind of secret (and with it, the commitment would fail).

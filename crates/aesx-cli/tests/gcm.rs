@@ -142,38 +142,19 @@ fn cipher_gcm_round_trip_matches_library() {
 #[test]
 fn cipher_gcm_usage_errors() {
     let key = "000102030405060708090a0b0c0d0e0f";
-    let (code, _, err) = cipher(&["encrypt", "--mode", "gcm", "--key", key], b"x");
-    assert_eq!(code, 2, "{err}");
-    let (code, _, err) = cipher(
-        &[
-            "encrypt",
-            "--mode",
-            "gcm",
-            "--key",
-            key,
-            "--iv",
-            "00",
-            "--tag-len",
-            "11",
-        ],
-        b"x",
-    );
-    assert_eq!(code, 2, "{err}");
-    let (code, _, err) = cipher(
-        &[
-            "encrypt",
-            "--mode",
-            "ctr",
-            "--key",
-            key,
-            "--iv",
-            &"00".repeat(16),
-            "--aad",
-            "00",
-        ],
-        b"x",
-    );
-    assert_eq!(code, 2, "{err}");
+    let iv16 = "00".repeat(16);
+    // The mode and the options after its key: each a usage error.
+    let cases: [(&str, &[&str]); 3] = [
+        ("gcm", &[]),
+        ("gcm", &["--iv", "00", "--tag-len", "11"]),
+        ("ctr", &["--iv", &iv16, "--aad", "00"]),
+    ];
+    for (mode, extra) in cases {
+        let mut args = vec!["encrypt", "--mode", mode, "--key", key];
+        args.extend_from_slice(extra);
+        let (code, _, err) = cipher(&args, b"x");
+        assert_eq!(code, 2, "{err}");
+    }
 }
 
 #[test]

@@ -111,50 +111,73 @@ where
     S: FnMut(&mut K, &N, &[u8], &mut [u8]) -> Result<Option<[u8; 16]>, String> + Send + 'static,
     O: FnMut(&mut K, &N, &[u8], &[u8], &[u8; 16], &mut [u8]) -> Result<(), String> + Send + 'static,
 {
-    Ok(Box::new(AeadRows {
-        key,
-        nonce,
-        aad: setup.aad.clone(),
-        sealed: opened(mode, setup)?,
-        seal,
-        open,
-        tag: None,
-    }))
+    let aad = setup.aad.clone();
+    // Two runner types, not one with a branch per call: each row's call
+    // holds only its own path, as a hand-written runner would.
+    Ok(match opened(mode, setup)? {
+        None => Box::new(Sealing {
+            key,
+            nonce,
+            aad,
+            seal,
+            tag: None,
+        }),
+        Some((ct, tag)) => Box::new(Opening {
+            key,
+            nonce,
+            aad,
+            ct,
+            tag,
+            open,
+        }),
+    })
 }
 
-struct AeadRows<K, N, S, O> {
+struct Sealing<K, N, S> {
     key: K,
     nonce: N,
     aad: Vec<u8>,
-    sealed: Option<Sealed>,
     seal: S,
-    open: O,
     tag: Option<[u8; 16]>,
 }
 
-impl<K, N, S, O> Runner for AeadRows<K, N, S, O>
+impl<K, N, S> Runner for Sealing<K, N, S>
 where
     K: Send,
     N: AsMut<[u8]> + Send,
     S: FnMut(&mut K, &N, &[u8], &mut [u8]) -> Result<Option<[u8; 16]>, String> + Send,
-    O: FnMut(&mut K, &N, &[u8], &[u8], &[u8; 16], &mut [u8]) -> Result<(), String> + Send,
 {
     fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
-        let (key, nonce, aad) = (&mut self.key, &self.nonce, &self.aad[..]);
-        match &self.sealed {
-            None => {
-                self.tag = (self.seal)(key, nonce, aad, &mut buf[..len])?;
-                // Every AEAD row's nonce moves on as GCM's does (see
-                // `Mode::next_iv`: by its length).
-                Mode::GcmEnc.next_iv(self.nonce.as_mut());
-            }
-            Some((ct, tag)) => (self.open)(key, nonce, aad, &ct[..len], tag, &mut buf[..len])?,
-        }
+        self.tag = (self.seal)(&mut self.key, &self.nonce, &self.aad, &mut buf[..len])?;
+        // Every AEAD row's nonce moves on as GCM's does (see
+        // `Mode::next_iv`: by its length).
+        Mode::GcmEnc.next_iv(self.nonce.as_mut());
         Ok(())
     }
 
     fn tag(&self) -> Option<[u8; 16]> {
         self.tag
+    }
+}
+
+struct Opening<K, N, O> {
+    key: K,
+    nonce: N,
+    aad: Vec<u8>,
+    ct: Vec<u8>,
+    tag: [u8; 16],
+    open: O,
+}
+
+impl<K, N, O> Runner for Opening<K, N, O>
+where
+    K: Send,
+    N: Send,
+    O: FnMut(&mut K, &N, &[u8], &[u8], &[u8; 16], &mut [u8]) -> Result<(), String> + Send,
+{
+    fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
+        let (ct, buf) = (&self.ct[..len], &mut buf[..len]);
+        (self.open)(&mut self.key, &self.nonce, &self.aad, ct, &self.tag, buf)
     }
 }
 
