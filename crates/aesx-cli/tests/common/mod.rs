@@ -151,6 +151,14 @@ pub fn names(dir: &Path) -> Vec<String> {
     v
 }
 
+/// What `--backend cuda` with a CPU-only mode says: that the mode runs on
+/// the CPU only, or, in a build without the `cuda` feature, that.
+pub const CUDA_REFUSED: &str = if cfg!(feature = "cuda") {
+    "CPU only"
+} else {
+    "without the `cuda` feature"
+};
+
 /// An AES-128 key and an IV, in hex.
 pub const K: &str = "000102030405060708090a0b0c0d0e0f";
 pub const IV: &str = "f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
