@@ -32,6 +32,14 @@ fn names(dir: &Path) -> Vec<String> {
     v
 }
 
+/// [`setup`] with `pt` encrypted under its key: the directory, `pt` and
+/// the ciphertext.
+fn setup_sealed(pt: Vec<u8>) -> (tempfile::TempDir, Vec<u8>, Vec<u8>) {
+    let d = setup();
+    let ct = encrypt_bytes(d.path(), &pt);
+    (d, pt, ct)
+}
+
 fn encrypt_bytes(dir: &Path, pt: &[u8]) -> Vec<u8> {
     std::fs::write(dir.join("pt"), pt).unwrap();
     ok(
@@ -220,10 +228,8 @@ fn hostile_kdf_costs_are_refused_before_any_work() {
 
 #[test]
 fn every_byte_flip_is_detected() {
-    let d = setup();
+    let (d, _, ct) = setup_sealed(data(200, 1));
     let p = d.path();
-    let pt = data(200, 1);
-    let ct = encrypt_bytes(p, &pt);
     for i in 0..ct.len() {
         let mut bad = ct.clone();
         bad[i] ^= 0x40;
@@ -244,10 +250,8 @@ fn every_byte_flip_is_detected() {
 
 #[test]
 fn truncation_extension_reordering_and_foreign_files_each_fail_clearly() {
-    let d = setup();
+    let (d, _, ct) = setup_sealed(data(3 * CHUNK + 100, 2));
     let p = d.path();
-    let pt = data(3 * CHUNK + 100, 2);
-    let ct = encrypt_bytes(p, &pt);
     assert_eq!(ct.len(), PRE + 3 * ENC + 116);
     // Truncated inside the aesx header, the payload header, and at every
     // chunk boundary, inside a chunk and inside a tag.
@@ -333,10 +337,8 @@ fn truncation_extension_reordering_and_foreign_files_each_fail_clearly() {
 
 #[test]
 fn streaming_to_stdout_releases_only_verified_chunks() {
-    let d = setup();
+    let (d, pt, ct) = setup_sealed(data(300 * CHUNK + 5, 4));
     let p = d.path();
-    let pt = data(300 * CHUNK + 5, 4);
-    let ct = encrypt_bytes(p, &pt);
     // Damage in chunk 200: stdout gets at most the 200 verified chunks
     // before it, a prefix of the plaintext, and the exit is non-zero.
     let mut bad = ct.clone();
