@@ -93,31 +93,37 @@ fn cpu_model() -> String {
     }
 }
 
+/// `(name, detected)` for each feature name, through the architecture's
+/// detection macro `$has` (which takes the name as a literal).
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+macro_rules! detected {
+    ($has:ident, $($name:tt),*) => {
+        vec![$(($name, $has!($name))),*]
+    };
+}
+
 /// The CPU features that decide which backends can run.
 #[cfg(target_arch = "x86_64")]
 fn features() -> Vec<(&'static str, bool)> {
     use std::arch::is_x86_feature_detected as has;
-    vec![
-        ("aes", has!("aes")),
-        ("pclmulqdq", has!("pclmulqdq")),
-        ("avx2", has!("avx2")),
-        ("vaes", has!("vaes")),
-        ("vpclmulqdq", has!("vpclmulqdq")),
-        ("avx512f", has!("avx512f")),
-        ("avx512bw", has!("avx512bw")),
-        ("avx512vl", has!("avx512vl")),
-    ]
+    detected!(
+        has,
+        "aes",
+        "pclmulqdq",
+        "avx2",
+        "vaes",
+        "vpclmulqdq",
+        "avx512f",
+        "avx512bw",
+        "avx512vl"
+    )
 }
 
 /// The CPU features that decide which backends can run.
 #[cfg(target_arch = "aarch64")]
 fn features() -> Vec<(&'static str, bool)> {
     use std::arch::is_aarch64_feature_detected as has;
-    vec![
-        ("aes", has!("aes")),
-        ("pmull", has!("pmull")),
-        ("sha3", has!("sha3")),
-    ]
+    detected!(has, "aes", "pmull", "sha3")
 }
 
 /// The CPU features that decide which backends can run.

@@ -15,11 +15,17 @@ fn with_cost(ct: &[u8], mem_kib: u32, passes: u32) -> Vec<u8> {
     v
 }
 
+/// A directory with the passphrase file `pw`, and `x` encrypted under it.
+fn sealed_x() -> (tempfile::TempDir, Vec<u8>) {
+    let d = tempfile::tempdir().unwrap();
+    let ct = passphrase_sealed(d.path(), b"x");
+    (d, ct)
+}
+
 #[test]
 fn argon2_ceiling_is_laptop_sized_and_can_be_raised() {
-    let d = tempfile::tempdir().unwrap();
+    let (d, ct) = sealed_x();
     let p = d.path();
-    let ct = passphrase_sealed(p, b"x");
     let dec = ["decrypt", "--passphrase-file", "pw"];
     // 2 GiB: under the old 4 GiB cap, now refused at once.
     let t = Instant::now();
@@ -48,9 +54,8 @@ fn argon2_ceiling_is_laptop_sized_and_can_be_raised() {
 
 #[test]
 fn decrypt_checks_the_output_before_argon2() {
-    let d = tempfile::tempdir().unwrap();
+    let (d, ct) = sealed_x();
     let p = d.path();
-    let ct = passphrase_sealed(p, b"x");
     // 1 GiB, 3 passes: allowed, and seconds of work, never started.
     std::fs::write(p.join("ct"), with_cost(&ct, 1 << 20, 3)).unwrap();
     std::fs::write(p.join("exists"), b"").unwrap();
@@ -81,9 +86,8 @@ fn decrypt_checks_the_output_before_argon2() {
 
 #[test]
 fn argon2_allocation_failure_is_one_line() {
-    let d = tempfile::tempdir().unwrap();
+    let (d, ct) = sealed_x();
     let p = d.path();
-    let ct = passphrase_sealed(p, b"x");
     // 512 MiB of Argon2id memory in a process allowed 256 MiB.
     std::fs::write(p.join("ct"), with_cost(&ct, 512 << 10, 1)).unwrap();
     let o = sh(

@@ -14,6 +14,13 @@ fn aesx(args: &[&str]) -> Output {
         .expect("run aesx")
 }
 
+/// `aesx bench ARGS`, which must succeed; its stdout.
+fn bench_ok(args: &[&str]) -> String {
+    let out = aesx(args);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    text(&out.stdout)
+}
+
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
@@ -32,7 +39,7 @@ fn vectors() -> PathBuf {
 #[cfg(feature = "plot")]
 fn quick_run_writes_json_csv_and_svg() {
     let (json, csv, svg) = (scratch("q.json"), scratch("q.csv"), scratch("q.svg"));
-    let out = aesx(&[
+    let stdout = bench_ok(&[
         "--time",
         "0.01",
         "--size",
@@ -46,8 +53,6 @@ fn quick_run_writes_json_csv_and_svg() {
         "--plot",
         svg.to_str().unwrap(),
     ]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let stdout = text(&out.stdout);
     assert!(stdout.contains("clock:"), "{stdout}");
 
     let doc: serde_json::Value =
@@ -109,7 +114,7 @@ fn quick_run_writes_json_csv_and_svg() {
 
 #[test]
 fn compare_with_itself_finds_no_difference() {
-    let out = aesx(&[
+    let stdout = bench_ok(&[
         "--compare",
         "openssl",
         "openssl",
@@ -124,8 +129,6 @@ fn compare_with_itself_finds_no_difference() {
         "--confidence",
         "99.9",
     ]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let stdout = text(&out.stdout);
     assert!(stdout.contains("verdict: no difference"), "{stdout}");
 }
 
@@ -133,7 +136,7 @@ fn compare_with_itself_finds_no_difference() {
 fn compare_finds_a_large_difference() {
     // The portable placeholder and OpenSSL differ by orders of magnitude;
     // the test must say so and name the faster one.
-    let out = aesx(&[
+    let stdout = bench_ok(&[
         "--compare",
         "aesx-soft",
         "openssl",
@@ -146,8 +149,6 @@ fn compare_finds_a_large_difference() {
         "--iters",
         "10",
     ]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let stdout = text(&out.stdout);
     assert!(
         stdout.contains("Difference at 95.0% confidence"),
         "{stdout}"
@@ -161,16 +162,12 @@ fn compare_finds_a_large_difference() {
 #[test]
 fn rsp_speed_file_is_checked_then_timed() {
     let f = vectors().join("speed_aescbc/speedtest128_64.rsp");
-    let out = aesx(&["--rsp", f.to_str().unwrap(), "--time", "0.01", "--no-peers"]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let stdout = text(&out.stdout);
+    let stdout = bench_ok(&["--rsp", f.to_str().unwrap(), "--time", "0.01", "--no-peers"]);
     assert!(stdout.contains("cbc-enc"), "{stdout}");
     assert!(stdout.contains("COUNT = 1000000"), "{stdout}");
 
     let gcm = vectors().join("speed_aesgcm/speedtest256_48.rsp");
-    let out = aesx(&["--rsp", gcm.to_str().unwrap(), "--time", "0.01"]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let stdout = text(&out.stdout);
+    let stdout = bench_ok(&["--rsp", gcm.to_str().unwrap(), "--time", "0.01"]);
     // Checked against CT and Tag, then timed, ring included.
     assert!(
         stdout.contains("gcm-enc") && stdout.contains("ring"),
@@ -241,7 +238,7 @@ fn a_wrong_expectation_stops_the_run() {
 
 #[test]
 fn apple_style_iterations_and_blocks() {
-    let out = aesx(&[
+    let stdout = bench_ok(&[
         "--mode",
         "cbc-enc",
         "--iters",
@@ -251,8 +248,6 @@ fn apple_style_iterations_and_blocks() {
         "--key-bits",
         "128",
     ]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let stdout = text(&out.stdout);
     assert!(stdout.contains("MB/s"), "{stdout}");
     // Every row ran exactly 7 iterations of 64-byte calls.
     let rows: Vec<&str> = stdout

@@ -114,32 +114,27 @@ fn cavp_corrupted_vectors_fail() {
 #[test]
 fn cavp_unreadable_files_are_errors_not_skips() {
     let dir = tempfile::tempdir().unwrap();
-    let bad_hex = dir.path().join("ECBMMT128.rsp");
-    std::fs::write(
-        &bad_hex,
-        "[ENCRYPT]\n\nCOUNT = 0\nKEY = 000102030405060708090a0b0c0d0e0f\nPLAINTEXT = 00112233445566778899aabbccddeexx\nCIPHERTEXT = 00112233445566778899aabbccddeeff\n",
-    )
-    .unwrap();
-    let unknown = dir.path().join("notes.txt");
-    std::fs::write(&unknown, "[ENCRYPT]\nKEY = 00\n").unwrap();
-    let empty = dir.path().join("CBCMMT256.rsp");
-    std::fs::write(&empty, "# nothing here\n").unwrap();
-    let short_key = dir.path().join("aes-128-ctr.txt");
-    std::fs::write(
-        &short_key,
-        "[ENCRYPT]\nCOUNT = 0\nKEY = 0001\nIV = 00000000000000000000000000000000\nPLAINTEXT = 00\nCIPHERTEXT = 00\n",
-    )
-    .unwrap();
-    let malformed = dir.path().join("CBCVarTxt128.rsp");
-    std::fs::write(&malformed, "[ENCRYPT]\nCOUNT 0\n").unwrap();
-    for (path, needle) in [
-        (&bad_hex, "line 3: PLAINTEXT: bad hex"),
-        (&unknown, "cannot tell"),
-        (&empty, "no test records"),
-        (&short_key, "KEY is 2 bytes"),
-        (&malformed, "line 2"),
-        (&dir.path().join("missing.rsp"), "cannot read"),
+    // File name, contents (none: no such file), the error.
+    for (name, text, needle) in [
+        (
+            "ECBMMT128.rsp",
+            Some("[ENCRYPT]\n\nCOUNT = 0\nKEY = 000102030405060708090a0b0c0d0e0f\nPLAINTEXT = 00112233445566778899aabbccddeexx\nCIPHERTEXT = 00112233445566778899aabbccddeeff\n"),
+            "line 3: PLAINTEXT: bad hex",
+        ),
+        ("notes.txt", Some("[ENCRYPT]\nKEY = 00\n"), "cannot tell"),
+        ("CBCMMT256.rsp", Some("# nothing here\n"), "no test records"),
+        (
+            "aes-128-ctr.txt",
+            Some("[ENCRYPT]\nCOUNT = 0\nKEY = 0001\nIV = 00000000000000000000000000000000\nPLAINTEXT = 00\nCIPHERTEXT = 00\n"),
+            "KEY is 2 bytes",
+        ),
+        ("CBCVarTxt128.rsp", Some("[ENCRYPT]\nCOUNT 0\n"), "line 2"),
+        ("missing.rsp", None, "cannot read"),
     ] {
+        let path = dir.path().join(name);
+        if let Some(text) = text {
+            std::fs::write(&path, text).unwrap();
+        }
         let o = aesx(&["cavp", path.to_str().unwrap()]);
         assert_error(&o, 2, needle);
         assert!(o.stderr.contains(path.to_str().unwrap()), "{}", o.stderr);
@@ -147,6 +142,7 @@ fn cavp_unreadable_files_are_errors_not_skips() {
     }
     // A good file beside a bad one still runs, and the bad one still fails
     // the run.
+    let bad_hex = dir.path().join("ECBMMT128.rsp");
     let good = repo().join("vectors/nist/ECB/ECBGFSbox128.rsp");
     let o = aesx(&[
         "cavp",

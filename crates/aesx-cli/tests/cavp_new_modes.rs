@@ -125,6 +125,6 @@ fn cuda_backend_is_refused_in_one_line() {
     for (f, _) in FILES {
         let p = vector(f).display().to_string();
         let o = aesx(dir.path(), &["cavp", "--backend", "cuda", &p], b"");
-        one_line(&o, 2, "CPU only");
+        one_line(&o, 2, common::CUDA_REFUSED);
     }
 }

@@ -176,10 +176,15 @@ fn cbc128<'a>(op: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
     v
 }
 
-fn enc_args<'a>(mode: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
-    let mut v = vec!["cipher", "encrypt", "--mode", mode, "--key", K128];
+/// `cipher OP --mode MODE` with the AES-128 key, then `extra`.
+fn k128_args<'a>(op: &'a str, mode: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut v = vec!["cipher", op, "--mode", mode, "--key", K128];
     v.extend_from_slice(extra);
     v
+}
+
+fn enc_args<'a>(mode: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    k128_args("encrypt", mode, extra)
 }
 
 #[test]
@@ -249,16 +254,7 @@ fn cipher_bad_data() {
             "17 bytes, not a whole number",
         ),
         (
-            vec![
-                "cipher",
-                "decrypt",
-                "--mode",
-                "ecb",
-                "--key",
-                K128,
-                "--padding",
-                "none",
-            ],
+            k128_args("decrypt", "ecb", &["--padding", "none"]),
             &[0u8; 15],
             "15 bytes",
         ),
@@ -319,42 +315,31 @@ fn cipher_never_leaves_half_written_output() {
     let ct = o.stdout;
     let ct_path = d.join("ct.bin");
     std::fs::write(&ct_path, &ct).unwrap();
-    let dec = |out: &Path| {
-        aesx(&cbc128(
-            "decrypt",
-            &[
-                "-i",
-                ct_path.to_str().unwrap(),
-                "-o",
-                out.to_str().unwrap(),
-                "--force",
-            ],
-        ))
+    // `ct.bin` decrypted into `out` with `--force` (and `padding`).
+    let dec = |padding: &[&str], out: &Path| {
+        let (ct, out) = (ct_path.to_str().unwrap(), out.to_str().unwrap());
+        let mut args = padding.to_vec();
+        args.extend(["-i", ct, "-o", out, "--force"]);
+        aesx(&cbc128("decrypt", &args))
     };
     // New output: not created.
     let fresh = d.join("fresh.bin");
-    assert_error(&dec(&fresh), 1, "bad padding");
+    assert_error(&dec(&[], &fresh), 1, "bad padding");
     assert!(!fresh.exists());
     // Existing output: left exactly as it was.
     let existing = d.join("existing.bin");
     std::fs::write(&existing, b"keep me").unwrap();
-    assert_error(&dec(&existing), 1, "bad padding");
+    assert_error(&dec(&[], &existing), 1, "bad padding");
     assert_eq!(std::fs::read(&existing).unwrap(), b"keep me");
     // A length error found before writing also leaves nothing behind.
     let odd = d.join("odd.bin");
     std::fs::write(&odd, [0u8; 20]).unwrap();
-    let o = aesx(&[
-        "cipher",
+    let (odd, existing_name) = (odd.to_str().unwrap(), existing.to_str().unwrap());
+    let o = aesx(&k128_args(
         "decrypt",
-        "--mode",
         "ecb",
-        "--key",
-        K128,
-        "-i",
-        odd.to_str().unwrap(),
-        "-o",
-        existing.to_str().unwrap(),
-    ]);
+        &["-i", odd, "-o", existing_name],
+    ));
     assert_error(&o, 1, "20 bytes");
     assert_eq!(std::fs::read(&existing).unwrap(), b"keep me");
     assert_eq!(
@@ -362,18 +347,7 @@ fn cipher_never_leaves_half_written_output() {
         Vec::<String>::new()
     );
     // Success replaces the file, and no temporary file stays behind.
-    let o = aesx(&cbc128(
-        "decrypt",
-        &[
-            "--padding",
-            "none",
-            "-i",
-            ct_path.to_str().unwrap(),
-            "-o",
-            existing.to_str().unwrap(),
-            "--force",
-        ],
-    ));
+    let o = dec(&["--padding", "none"], &existing);
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert!(std::fs::read(&existing).unwrap() == pt);
     assert_eq!(

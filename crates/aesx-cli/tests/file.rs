@@ -3,9 +3,9 @@
 //! message, a non-zero exit and no output file, refusals, random access, and
 //! interrupted runs leaving nothing behind.
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 /// Bytes before the first chunk of a key-file encryption: the aesx header
@@ -15,7 +15,7 @@ const CHUNK: usize = 16384;
 const ENC: usize = CHUNK + 16;
 
 mod common;
-use common::{aesx, data, ok, passphrase_sealed, CHEAP_KDF};
+use common::{aesx, data, ok, passphrase_sealed, start_fed, CHEAP_KDF};
 
 fn setup() -> tempfile::TempDir {
     let d = tempfile::tempdir().unwrap();
@@ -30,6 +30,14 @@ fn names(dir: &Path) -> Vec<String> {
         .collect();
     v.sort();
     v
+}
+
+/// [`setup`] with `pt` encrypted under its key: the directory, `pt` and
+/// the ciphertext.
+fn setup_sealed(pt: Vec<u8>) -> (tempfile::TempDir, Vec<u8>, Vec<u8>) {
+    let d = setup();
+    let ct = encrypt_bytes(d.path(), &pt);
+    (d, pt, ct)
 }
 
 fn encrypt_bytes(dir: &Path, pt: &[u8]) -> Vec<u8> {
@@ -56,6 +64,19 @@ fn must_fail(dir: &Path, ct: &[u8], msg: &str, what: &str) {
     );
     assert_eq!(o.stderr.lines().count(), 1, "{what}: {}", o.stderr);
     assert_eq!(names(dir), before, "{what}: files changed");
+}
+
+/// `aesx decrypt SECRET... -o out FILE` must exit `code`, say `msg` and
+/// create no `out`.
+#[track_caller]
+fn decrypt_refused(dir: &Path, secret: &[&str], file: &str, code: i32, msg: &str) {
+    let mut args = vec!["decrypt"];
+    args.extend_from_slice(secret);
+    args.extend(["-o", "out", file]);
+    let o = aesx(dir, &args, b"");
+    assert_eq!(o.code, code, "{}", o.stderr);
+    assert!(o.stderr.contains(msg), "{}", o.stderr);
+    assert!(!dir.join("out").exists());
 }
 
 #[test]
@@ -164,14 +185,8 @@ fn passphrases_round_trip_and_a_wrong_one_is_refused() {
     assert_eq!(&ct[..6], b"aesx\x01\x02");
     assert_eq!(ok(p, &["decrypt", "--passphrase-file", "pw"], &ct), pt);
     std::fs::write(p.join("ct"), &ct).unwrap();
-    let o = aesx(
-        p,
-        &["decrypt", "--passphrase-file", "pw2", "-o", "out", "ct"],
-        b"",
-    );
-    assert_eq!(o.code, 1);
-    assert!(o.stderr.contains("wrong key or passphrase"), "{}", o.stderr);
-    assert!(!p.join("out").exists());
+    let wrong = "wrong key or passphrase";
+    decrypt_refused(p, &["--passphrase-file", "pw2"], "ct", 1, wrong);
     // A key file is refused for a passphrase file and vice versa.
     let o = aesx(p, &["decrypt", "-k", "key", "ct"], b"");
     assert!(
@@ -190,14 +205,7 @@ fn passphrases_round_trip_and_a_wrong_one_is_refused() {
     let mut bad = ct.clone();
     bad[9] ^= 1; // low byte of the memory cost
     std::fs::write(p.join("bad"), &bad).unwrap();
-    let o = aesx(
-        p,
-        &["decrypt", "--passphrase-file", "pw", "-o", "out", "bad"],
-        b"",
-    );
-    assert_eq!(o.code, 1);
-    assert!(o.stderr.contains("wrong key or passphrase"), "{}", o.stderr);
-    assert!(!p.join("out").exists());
+    decrypt_refused(p, &["--passphrase-file", "pw"], "bad", 1, wrong);
 }
 
 #[test]
@@ -220,10 +228,8 @@ fn hostile_kdf_costs_are_refused_before_any_work() {
 
 #[test]
 fn every_byte_flip_is_detected() {
-    let d = setup();
+    let (d, _, ct) = setup_sealed(data(200, 1));
     let p = d.path();
-    let pt = data(200, 1);
-    let ct = encrypt_bytes(p, &pt);
     for i in 0..ct.len() {
         let mut bad = ct.clone();
         bad[i] ^= 0x40;
@@ -244,32 +250,31 @@ fn every_byte_flip_is_detected() {
 
 #[test]
 fn truncation_extension_reordering_and_foreign_files_each_fail_clearly() {
-    let d = setup();
+    let (d, _, ct) = setup_sealed(data(3 * CHUNK + 100, 2));
     let p = d.path();
-    let pt = data(3 * CHUNK + 100, 2);
-    let ct = encrypt_bytes(p, &pt);
     assert_eq!(ct.len(), PRE + 3 * ENC + 116);
     // Truncated inside the aesx header, the payload header, and at every
     // chunk boundary, inside a chunk and inside a tag.
-    must_fail(p, &ct[..0], "not an aesx", "empty file");
-    must_fail(
-        p,
-        &ct[..3],
-        "truncated inside the aesx header",
-        "cut in magic",
-    );
-    must_fail(
-        p,
-        &ct[..5],
-        "truncated inside the aesx header",
-        "cut in header",
-    );
-    must_fail(
-        p,
-        &ct[..6 + 30],
-        "truncated inside the header",
-        "cut in commitment",
-    );
+    let cuts = [
+        (0, "not an aesx", "empty file"),
+        (3, "truncated inside the aesx header", "cut in magic"),
+        (5, "truncated inside the aesx header", "cut in header"),
+        (6 + 30, "truncated inside the header", "cut in commitment"),
+        (
+            PRE + ENC + 5000,
+            "final chunk 1 failed",
+            "cut inside chunk 1",
+        ),
+        (
+            PRE + 3 * ENC + 8,
+            "inside a chunk's authentication tag",
+            "cut in tag",
+        ),
+        (ct.len() - 1, "final chunk 3 failed", "last byte cut"),
+    ];
+    for (end, msg, what) in cuts {
+        must_fail(p, &ct[..end], msg, what);
+    }
     for k in 0..=3 {
         must_fail(
             p,
@@ -278,24 +283,6 @@ fn truncation_extension_reordering_and_foreign_files_each_fail_clearly() {
             &format!("cut after chunk {k}"),
         );
     }
-    must_fail(
-        p,
-        &ct[..PRE + ENC + 5000],
-        "final chunk 1 failed",
-        "cut inside chunk 1",
-    );
-    must_fail(
-        p,
-        &ct[..PRE + 3 * ENC + 8],
-        "inside a chunk's authentication tag",
-        "cut in tag",
-    );
-    must_fail(
-        p,
-        &ct[..ct.len() - 1],
-        "final chunk 3 failed",
-        "last byte cut",
-    );
     // Appended data.
     let mut ext = ct.clone();
     ext.push(0);
@@ -310,34 +297,26 @@ fn truncation_extension_reordering_and_foreign_files_each_fail_clearly() {
     let mut sw = ct.clone();
     sw[PRE..PRE + ENC].copy_from_slice(&ct[PRE + ENC..PRE + 2 * ENC]);
     sw[PRE + ENC..PRE + 2 * ENC].copy_from_slice(&ct[PRE..PRE + ENC]);
-    must_fail(
-        p,
-        &sw,
-        "chunk 0 failed authentication",
-        "chunks 0 and 1 swapped",
-    );
     let mut dup = ct.clone();
     dup[PRE + ENC..PRE + 2 * ENC].copy_from_slice(&ct[PRE..PRE + ENC]);
-    must_fail(
-        p,
-        &dup,
-        "chunk 1 failed authentication",
-        "chunk 0 duplicated",
-    );
+    for (bad, msg, what) in [
+        (
+            &sw,
+            "chunk 0 failed authentication",
+            "chunks 0 and 1 swapped",
+        ),
+        (&dup, "chunk 1 failed authentication", "chunk 0 duplicated"),
+    ] {
+        must_fail(p, bad, msg, what);
+    }
     // Changed header, wrong key, foreign files.
     // A key source changed to "passphrase": the tool asks for the other
     // kind of secret (and with it, the commitment would fail).
     let mut h = ct.clone();
     h[5] = 2;
     std::fs::write(p.join("bad"), &h).unwrap();
-    let o = aesx(p, &["decrypt", "-k", "key", "-o", "out", "bad"], b"");
-    assert_eq!(o.code, 2);
-    assert!(
-        o.stderr.contains("encrypted with a passphrase"),
-        "{}",
-        o.stderr
-    );
-    assert!(!p.join("out").exists());
+    let asks = "encrypted with a passphrase";
+    decrypt_refused(p, &["-k", "key"], "bad", 2, asks);
     let mut h = ct.clone();
     h[4] = 9;
     must_fail(
@@ -351,20 +330,15 @@ fn truncation_extension_reordering_and_foreign_files_each_fail_clearly() {
     must_fail(p, &h, "key commitment mismatch", "salt changed");
     ok(p, &["keygen", "-o", "key2"], b"");
     std::fs::write(p.join("bad"), &ct).unwrap();
-    let o = aesx(p, &["decrypt", "-k", "key2", "-o", "out", "bad"], b"");
-    assert_eq!(o.code, 1);
-    assert!(o.stderr.contains("wrong key or passphrase"), "{}", o.stderr);
-    assert!(!p.join("out").exists());
+    decrypt_refused(p, &["-k", "key2"], "bad", 1, "wrong key or passphrase");
     must_fail(p, &data(5000, 7), "not an aesx", "random bytes");
     must_fail(p, b"hello, world\n", "not an aesx", "text");
 }
 
 #[test]
 fn streaming_to_stdout_releases_only_verified_chunks() {
-    let d = setup();
+    let (d, pt, ct) = setup_sealed(data(300 * CHUNK + 5, 4));
     let p = d.path();
-    let pt = data(300 * CHUNK + 5, 4);
-    let ct = encrypt_bytes(p, &pt);
     // Damage in chunk 200: stdout gets at most the 200 verified chunks
     // before it, a prefix of the plaintext, and the exit is non-zero.
     let mut bad = ct.clone();
@@ -522,16 +496,8 @@ fn start_stalled(dir: &Path, named_temp: bool) -> (Child, std::process::ChildStd
     if named_temp {
         cmd.env("AESX_TEST_NAMED_TEMP", "1");
     }
-    let mut child = cmd
-        .args(["encrypt", "-k", "key", "-o", "out"])
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(&data(8 << 20, 6)).unwrap();
+    cmd.args(["encrypt", "-k", "key", "-o", "out"]);
+    let (child, stdin) = start_fed(cmd, dir, &data(8 << 20, 6));
     std::thread::sleep(Duration::from_millis(300));
     (child, stdin)
 }
@@ -542,6 +508,33 @@ fn signal(child: &Child, sig: &str) {
         .status()
         .unwrap();
     assert!(st.success());
+}
+
+/// Sends `sig` to a stalled run and waits: its exit code (`None` when
+/// killed) and what it left in `dir`.
+fn stop(dir: &Path, mut child: Child, sig: &str) -> (Option<i32>, Vec<String>) {
+    signal(&child, sig);
+    let code = child.wait().unwrap().code();
+    (code, residue(dir))
+}
+
+/// A stalled run completes normally once its pipe closes.
+fn completes(dir: &Path, named_temp: bool) {
+    let (mut child, stdin) = start_stalled(dir, named_temp);
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}
+
+/// `aesx decrypt -k key -o OUT IN` through a named temporary file: its
+/// exit code.
+fn decrypt_named_temp(dir: &Path, input: &str, out: &str) -> Option<i32> {
+    let o = Command::new(env!("CARGO_BIN_EXE_aesx"))
+        .env("AESX_TEST_NAMED_TEMP", "1")
+        .args(["decrypt", "-k", "key", "-o", out, input])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    o.status.code()
 }
 
 /// What a directory holds apart from the key.
@@ -578,17 +571,15 @@ fn interrupted_runs_leave_no_output() {
     assert!(residue(p).is_empty(), "SIGINT left {:?}", residue(p));
 
     // SIGTERM too.
-    let (mut child, _stdin) = start_stalled(p, false);
-    signal(&child, "-TERM");
-    assert_eq!(child.wait().unwrap().code(), Some(130));
-    assert!(residue(p).is_empty(), "SIGTERM left {:?}", residue(p));
+    let (child, _stdin) = start_stalled(p, false);
+    let (code, left) = stop(p, child, "-TERM");
+    assert_eq!(code, Some(130));
+    assert!(left.is_empty(), "SIGTERM left {left:?}");
 
     // SIGKILL cannot be caught: only the unnamed temporary file promises
     // that nothing remains.
-    let (mut child, _stdin) = start_stalled(p, false);
-    signal(&child, "-KILL");
-    let _ = child.wait();
-    let left = residue(p);
+    let (child, _stdin) = start_stalled(p, false);
+    let (_, left) = stop(p, child, "-KILL");
     if unnamed {
         assert!(left.is_empty(), "SIGKILL left {left:?}");
     } else {
@@ -597,9 +588,7 @@ fn interrupted_runs_leave_no_output() {
     }
 
     // And the same command completes normally once the pipe closes.
-    let (mut child, stdin) = start_stalled(p, false);
-    drop(stdin);
-    assert!(child.wait().unwrap().success());
+    completes(p, false);
     assert!(p.join("out").exists());
 }
 
@@ -611,48 +600,32 @@ fn interrupted_runs_with_named_temporary_files() {
     let d = setup();
     let p = d.path();
     for sig in ["-INT", "-TERM"] {
-        let (mut child, _stdin) = start_stalled(p, true);
+        let (child, _stdin) = start_stalled(p, true);
         let during = residue(p);
         assert!(
             during.len() == 1 && during[0].starts_with(".aesx-tmp-"),
             "{during:?}"
         );
-        signal(&child, sig);
-        assert_eq!(child.wait().unwrap().code(), Some(130));
-        assert!(residue(p).is_empty(), "{sig} left {:?}", residue(p));
+        let (code, left) = stop(p, child, sig);
+        assert_eq!(code, Some(130));
+        assert!(left.is_empty(), "{sig} left {left:?}");
     }
-    let (mut child, _stdin) = start_stalled(p, true);
-    signal(&child, "-KILL");
-    let _ = child.wait();
-    let left = residue(p);
+    let (child, _stdin) = start_stalled(p, true);
+    let (_, left) = stop(p, child, "-KILL");
     assert!(
         left.len() == 1 && left[0].starts_with(".aesx-tmp-"),
         "{left:?}"
     );
     std::fs::remove_file(p.join(&left[0])).unwrap();
-    let (mut child, stdin) = start_stalled(p, true);
-    drop(stdin);
-    assert!(child.wait().unwrap().success());
+    completes(p, true);
     assert_eq!(residue(p), ["out"]);
     // A successful decryption through a named temporary file; then a
     // failing one leaves nothing.
-    let o = Command::new(env!("CARGO_BIN_EXE_aesx"))
-        .env("AESX_TEST_NAMED_TEMP", "1")
-        .args(["decrypt", "-k", "key", "-o", "out2", "out"])
-        .current_dir(p)
-        .output()
-        .unwrap();
-    assert!(o.status.success());
+    assert_eq!(decrypt_named_temp(p, "out", "out2"), Some(0));
     let mut cut = std::fs::read(p.join("out")).unwrap();
     cut.truncate(cut.len() - 1);
     std::fs::write(p.join("cut"), &cut).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_aesx"))
-        .env("AESX_TEST_NAMED_TEMP", "1")
-        .args(["decrypt", "-k", "key", "-o", "out3", "cut"])
-        .current_dir(p)
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(decrypt_named_temp(p, "cut", "out3"), Some(1));
     assert_eq!(residue(p), ["cut", "out", "out2"]);
 }
 

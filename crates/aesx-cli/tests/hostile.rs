@@ -9,7 +9,9 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{aesx, bin, data, fault_setup, finish, names, ok, one_line, sh, IV, K};
+use common::{
+    aesx, bin, cmd, data, fault_setup, finish, names, ok, one_line, sh, start_fed, IV, K,
+};
 
 fn ctr(extra: &[&str]) -> Vec<String> {
     let mut v: Vec<String> = ["cipher", "encrypt", "--mode", "ctr", "--key", K, "--iv", IV]
@@ -18,6 +20,13 @@ fn ctr(extra: &[&str]) -> Vec<String> {
         .collect();
     v.extend(extra.iter().map(|s| s.to_string()));
     v
+}
+
+/// A fresh directory holding `pt` as the file `name`.
+fn dir_with(name: &str, pt: &[u8]) -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join(name), pt).unwrap();
+    d
 }
 
 fn strs(v: &[String]) -> Vec<&str> {
@@ -46,10 +55,9 @@ fn cipher_refuses_an_existing_output_without_force() {
 
 #[test]
 fn cipher_refuses_to_write_over_its_input_by_any_name() {
-    let d = tempfile::tempdir().unwrap();
-    let p = d.path();
     let pt = data(5000, 2);
-    std::fs::write(p.join("f"), &pt).unwrap();
+    let d = dir_with("f", &pt);
+    let p = d.path();
     std::fs::hard_link(p.join("f"), p.join("hard")).unwrap();
     std::os::unix::fs::symlink(p.join("f"), p.join("soft")).unwrap();
     for out in ["f", "hard", "soft", "./f"] {
@@ -73,19 +81,11 @@ fn cipher_refuses_to_write_over_its_input_by_any_name() {
 
 /// `aesx cipher -o out` reading a pipe that delivers data and then stalls.
 fn start_stalled_cipher(dir: &Path, mode: &str) -> (Child, std::process::ChildStdin) {
-    let mut child = Command::new(bin())
-        .env("AESX_TEST_NAMED_TEMP", "1")
-        .args([
-            "cipher", "encrypt", "--mode", mode, "--key", K, "--iv", IV, "-o", "out",
-        ])
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(&data(4 << 20, 3)).unwrap();
+    let mut c = Command::new(bin());
+    c.env("AESX_TEST_NAMED_TEMP", "1").args([
+        "cipher", "encrypt", "--mode", mode, "--key", K, "--iv", IV, "-o", "out",
+    ]);
+    let (child, stdin) = start_fed(c, dir, &data(4 << 20, 3));
     // Wait until the temporary file holds data.
     let t = Instant::now();
     while t.elapsed() < Duration::from_secs(10) {
@@ -151,10 +151,9 @@ fn gcm(op: &str, extra: &[&str]) -> Vec<String> {
 fn cipher_gcm_streams_in_bounded_memory() {
     // 48 MiB through a process limited to 96 MiB of address space: holding
     // the whole input (as before, about twice its size) cannot fit.
-    let d = tempfile::tempdir().unwrap();
-    let p = d.path();
     let pt = data(48 << 20, 4);
-    std::fs::write(p.join("pt"), &pt).unwrap();
+    let d = dir_with("pt", &pt);
+    let p = d.path();
     let g = |op: &str, rest: &str| {
         format!(
             "ulimit -v 98304; exec $AESX {} {rest}",
@@ -238,10 +237,9 @@ fn cipher_gcm_input_shorter_than_the_tag_says_so() {
 
 #[test]
 fn stdout_by_name_works_when_stdout_is_a_pipe() {
-    let d = tempfile::tempdir().unwrap();
-    let p = d.path();
     let pt = data(100_000, 6);
-    std::fs::write(p.join("pt"), &pt).unwrap();
+    let d = dir_with("pt", &pt);
+    let p = d.path();
     ok(p, &["keygen", "-o", "key"], b"");
     for name in ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"] {
         let key = ok(p, &["keygen", "-o", name], b"");
@@ -601,33 +599,15 @@ fn non_utf8_names_are_shown_and_handled() {
     let p = d.path();
     let name = OsStr::from_bytes(b"out\xff\xfe");
     std::fs::write(p.join(name), b"x").unwrap();
-    let o = finish(
-        Command::new(bin())
-            .args(strs(&ctr(&[])))
-            .arg("-o")
-            .arg(name)
-            .current_dir(p)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap(),
-        b"abc",
-    );
-    one_line(&o, 1, "already exists");
-    let o = finish(
-        Command::new(bin())
-            .args(strs(&ctr(&["--force"])))
-            .arg("-o")
-            .arg(name)
-            .current_dir(p)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap(),
-        b"abc",
-    );
+    // `aesx cipher encrypt --mode ctr ... -o NAME` of "abc".
+    let to_name = |extra: &[&str]| {
+        let args = ctr(extra);
+        let mut c = cmd(p, &strs(&args));
+        c.arg("-o").arg(name);
+        finish(c.spawn().unwrap(), b"abc")
+    };
+    one_line(&to_name(&[]), 1, "already exists");
+    let o = to_name(&["--force"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert_eq!(std::fs::read(p.join(name)).unwrap().len(), 3);
 }

@@ -102,7 +102,7 @@ fn bad_inputs_are_one_line() {
         (&["--key", K, "-i", "missing"], 1, "cannot open"),
         (&["--key", K, "-i", "."], 1, "directory"),
         (&["--key", K, "--backend", "nope"], 2, "unknown backend"),
-        (&["--key", K, "--backend", "cuda"], 2, "CPU only"),
+        (&["--key", K, "--backend", "cuda"], 2, common::CUDA_REFUSED),
     ];
     for (extra, code, needle) in cases {
         let mut args = vec!["mac", "--mode", "cmac"];

@@ -138,68 +138,50 @@ fn cipher_xts_unit_with_stealing() {
 
 #[test]
 fn cipher_xts_errors() {
-    let x = |extra: &[&str], input: &[u8]| {
-        let mut a = vec!["cipher", "encrypt", "--mode", "xts"];
-        a.extend_from_slice(extra);
-        aesx_in(&a, input)
-    };
-    assert_error(
-        &x(&["--key", KEY], &pattern(32)),
-        2,
-        "--tweak HEX or --sector N",
-    );
-    assert_error(
-        &x(&["--key", KEY, "--sector-size", "512"], &pattern(1000)),
-        1,
-        "whole number of 512-byte sectors",
-    );
-    assert_error(
-        &x(&["--key", KEY, "--sector-size", "500"], &pattern(1000)),
-        2,
-        "--sector-size 500",
-    );
-    assert_error(
-        &x(&["--key", KEY, "--sector", "1"], &pattern(15)),
-        1,
-        "data unit",
-    );
-    assert_error(
-        &x(
-            &["--key", KEY, "--tweak", "00", "--sector", "1"],
-            &pattern(32),
+    let half = &KEY[..32];
+    let equal = format!("{half}{half}");
+    // `--key`, the other options, the input's length, exit code and error.
+    let cases: [(&str, &[&str], usize, i32, &str); 10] = [
+        (KEY, &[], 32, 2, "--tweak HEX or --sector N"),
+        (
+            KEY,
+            &["--sector-size", "512"],
+            1000,
+            1,
+            "whole number of 512-byte sectors",
         ),
-        2,
-        "not both",
-    );
-    assert_error(
-        &x(&["--key", KEY, "--tweak", "0011"], &pattern(32)),
-        2,
-        "--tweak: 2 bytes",
-    );
-    assert_error(
-        &x(
-            &["--key", KEY, "--tweak", "00", "--sector-size", "512"],
-            &pattern(512),
+        (KEY, &["--sector-size", "500"], 1000, 2, "--sector-size 500"),
+        (KEY, &["--sector", "1"], 15, 1, "data unit"),
+        (KEY, &["--tweak", "00", "--sector", "1"], 32, 2, "not both"),
+        (KEY, &["--tweak", "0011"], 32, 2, "--tweak: 2 bytes"),
+        (
+            KEY,
+            &["--tweak", "00", "--sector-size", "512"],
+            512,
+            2,
+            "--tweak cannot",
         ),
-        2,
-        "--tweak cannot",
-    );
-    assert_error(
-        &x(&["--key", &KEY[..32], "--sector", "1"], &pattern(32)),
-        2,
-        "XTS keys are 32 or 64 bytes",
-    );
-    let equal = format!("{}{}", &KEY[..32], &KEY[..32]);
-    assert_error(
-        &x(&["--key", &equal, "--sector", "1"], &pattern(32)),
-        1,
-        "halves are equal",
-    );
-    assert_error(
-        &x(&["--key", KEY, "--sector", "1", "--iv", KEY], &pattern(32)),
-        2,
-        "--iv is not used",
-    );
+        (
+            half,
+            &["--sector", "1"],
+            32,
+            2,
+            "XTS keys are 32 or 64 bytes",
+        ),
+        (&equal, &["--sector", "1"], 32, 1, "halves are equal"),
+        (
+            KEY,
+            &["--sector", "1", "--iv", KEY],
+            32,
+            2,
+            "--iv is not used",
+        ),
+    ];
+    for (key, extra, len, code, needle) in cases {
+        let mut args = vec!["cipher", "encrypt", "--mode", "xts", "--key", key];
+        args.extend_from_slice(extra);
+        assert_error(&aesx_in(&args, &pattern(len)), code, needle);
+    }
     let o = aesx_in(
         &[
             "cipher",

@@ -21,7 +21,7 @@ use aws_lc_rs::cipher::{
 use aws_lc_rs::iv::FixedLength;
 
 use super::cases::{Mode, Setup};
-use super::runner::Runner;
+use super::runner::{aead_rows, calls, fixed_iv, Runner};
 
 /// GCM, ECB (and one block per call), CBC and CTR, every AES key size.
 pub fn supports(mode: Mode, key_bits: u32) -> bool {
@@ -53,32 +53,37 @@ fn cipher_runner(mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, String> {
         n => return Err(format!("aws-lc-rs: no AES with a {n}-byte key")),
     };
     let key = || UnboundCipherKey::new(alg, &setup.key).map_err(err("key setup"));
-    let iv = || -> Result<[u8; 16], String> {
-        setup
-            .iv
-            .as_slice()
-            .try_into()
-            .map_err(|_| String::from("aws-lc-rs: IVs are 16 bytes"))
-    };
+    let iv = || fixed_iv::<16>(setup, "aws-lc-rs: IVs are 16 bytes");
     Ok(match mode {
-        Mode::Block | Mode::Ecb => Box::new(AwsEcb {
-            key: EncryptingKey::ecb(key()?).map_err(err("ECB key"))?,
-            per_block: mode == Mode::Block,
-        }),
-        Mode::CbcEnc => Box::new(AwsCbcEnc {
-            key: EncryptingKey::cbc(key()?).map_err(err("CBC key"))?,
-            iv: iv()?,
-        }),
-        Mode::CbcDec => Box::new(AwsCbcDec {
-            key: DecryptingKey::cbc(key()?).map_err(err("CBC key"))?,
-            iv: iv()?,
-        }),
-        Mode::Ctr => Box::new(AwsCtr {
-            key: EncryptingKey::ctr(key()?).map_err(err("CTR key"))?,
-            ctr: u128::from_be_bytes(iv()?),
-            rest: [0; 16],
-            used: 16,
-        }),
+        Mode::Block | Mode::Ecb => {
+            let key = EncryptingKey::ecb(key()?).map_err(err("ECB key"))?;
+            // `block`: one call into aws-lc-rs per 16-byte block.
+            let per_block = mode == Mode::Block;
+            calls(key, move |key, buf, len| {
+                ecb(key, per_block, &mut buf[..len])
+            })
+        }
+        Mode::CbcEnc => {
+            let key = EncryptingKey::cbc(key()?).map_err(err("CBC key"))?;
+            calls((key, iv()?), |(key, iv), buf, len| {
+                cbc_encrypt(key, iv, &mut buf[..len])
+            })
+        }
+        Mode::CbcDec => {
+            let key = DecryptingKey::cbc(key()?).map_err(err("CBC key"))?;
+            calls((key, iv()?), |(key, iv), buf, len| {
+                cbc_decrypt(key, iv, &mut buf[..len])
+            })
+        }
+        Mode::Ctr => {
+            let ctr = AwsCtr {
+                key: EncryptingKey::ctr(key()?).map_err(err("CTR key"))?,
+                ctr: u128::from_be_bytes(iv()?),
+                rest: [0; 16],
+                used: 16,
+            };
+            calls(ctr, |ctr, buf, len| ctr.apply(&mut buf[..len]))
+        }
         _ => return Err(format!("aws-lc-rs: no {mode} here")),
     })
 }
@@ -87,67 +92,42 @@ fn ctx(iv: [u8; 16]) -> EncryptionContext {
     EncryptionContext::Iv128(FixedLength::from(iv))
 }
 
-struct AwsEcb {
-    key: EncryptingKey,
-    /// `block`: one call into aws-lc-rs per 16-byte block.
-    per_block: bool,
-}
-
-impl Runner for AwsEcb {
-    fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
-        let e = err("ECB");
-        if self.per_block {
-            for b in buf[..len].chunks_exact_mut(16) {
-                self.key
-                    .less_safe_encrypt(b, EncryptionContext::None)
-                    .map_err(&e)?;
-            }
-        } else {
-            self.key
-                .less_safe_encrypt(&mut buf[..len], EncryptionContext::None)
-                .map_err(e)?;
+fn ecb(key: &EncryptingKey, per_block: bool, buf: &mut [u8]) -> Result<(), String> {
+    let e = err("ECB");
+    if per_block {
+        for b in buf.chunks_exact_mut(16) {
+            key.less_safe_encrypt(b, EncryptionContext::None)
+                .map_err(&e)?;
         }
-        Ok(())
+    } else {
+        key.less_safe_encrypt(buf, EncryptionContext::None)
+            .map_err(e)?;
     }
+    Ok(())
 }
 
-struct AwsCbcEnc {
-    key: EncryptingKey,
-    iv: [u8; 16],
-}
-
-impl Runner for AwsCbcEnc {
-    fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
-        self.key
-            .less_safe_encrypt(&mut buf[..len], ctx(self.iv))
-            .map_err(err("CBC encryption"))?;
-        if len >= 16 {
-            self.iv.copy_from_slice(&buf[len - 16..len]);
-        }
-        Ok(())
+/// CBC encryption; the last ciphertext block is the next call's IV.
+fn cbc_encrypt(key: &EncryptingKey, iv: &mut [u8; 16], buf: &mut [u8]) -> Result<(), String> {
+    let len = buf.len();
+    key.less_safe_encrypt(buf, ctx(*iv))
+        .map_err(err("CBC encryption"))?;
+    if len >= 16 {
+        iv.copy_from_slice(&buf[len - 16..len]);
     }
+    Ok(())
 }
 
-struct AwsCbcDec {
-    key: DecryptingKey,
-    iv: [u8; 16],
-}
-
-impl Runner for AwsCbcDec {
-    fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
-        let mut next = self.iv;
-        if len >= 16 {
-            next.copy_from_slice(&buf[len - 16..len]);
-        }
-        self.key
-            .decrypt(
-                &mut buf[..len],
-                DecryptionContext::Iv128(FixedLength::from(self.iv)),
-            )
-            .map_err(err("CBC decryption"))?;
-        self.iv = next;
-        Ok(())
+/// CBC decryption; the last ciphertext block is the next call's IV.
+fn cbc_decrypt(key: &DecryptingKey, iv: &mut [u8; 16], buf: &mut [u8]) -> Result<(), String> {
+    let len = buf.len();
+    let mut next = *iv;
+    if len >= 16 {
+        next.copy_from_slice(&buf[len - 16..len]);
     }
+    key.decrypt(buf, DecryptionContext::Iv128(FixedLength::from(*iv)))
+        .map_err(err("CBC decryption"))?;
+    *iv = next;
+    Ok(())
 }
 
 /// CTR as one stream over all calls: `ctr` is the next counter block,
@@ -159,10 +139,11 @@ struct AwsCtr {
     used: usize,
 }
 
-impl Runner for AwsCtr {
-    fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
+impl AwsCtr {
+    /// The next `buf.len()` bytes of the stream.
+    fn apply(&mut self, buf: &mut [u8]) -> Result<(), String> {
         let e = err("CTR");
-        let buf = &mut buf[..len];
+        let len = buf.len();
         // The rest of the previous call's last keystream block.
         let head = (16 - self.used).min(len);
         for (b, k) in buf[..head].iter_mut().zip(&self.rest[self.used..]) {
@@ -204,60 +185,25 @@ fn gcm_runner(mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, String> {
         (_, n) => return Err(format!("aws-lc-rs: no {mode} with a {n}-byte key")),
     };
     let key = LessSafeKey::new(UnboundKey::new(alg, &setup.key).map_err(err("GCM key"))?);
-    let nonce: [u8; 12] = setup
-        .iv
-        .as_slice()
-        .try_into()
-        .map_err(|_| String::from("aws-lc-rs: nonces are 12 bytes"))?;
-    let sealed = super::aesx_impl::opened(mode, setup)?;
-    Ok(Box::new(AwsGcm {
+    let nonce: [u8; 12] = fixed_iv(setup, "aws-lc-rs: nonces are 12 bytes")?;
+    aead_rows(
         key,
         nonce,
-        aad: setup.aad.clone(),
-        sealed,
-        tag: None,
-    }))
-}
-
-struct AwsGcm {
-    key: LessSafeKey,
-    nonce: [u8; 12],
-    aad: Vec<u8>,
-    /// gcm-dec: the message opened every call.
-    sealed: Option<(Vec<u8>, [u8; 16])>,
-    tag: Option<[u8; 16]>,
-}
-
-impl Runner for AwsGcm {
-    fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
-        let nonce = Nonce::assume_unique_for_key(self.nonce);
-        match &self.sealed {
-            None => {
-                let tag = self
-                    .key
-                    .seal_in_place_separate_tag(nonce, Aad::from(&self.aad), &mut buf[..len])
-                    .map_err(err("GCM seal"))?;
-                self.tag = tag.as_ref().try_into().ok();
-                Mode::GcmEnc.next_iv(&mut self.nonce);
-            }
-            Some((ct, tag)) => {
-                // Out of place, like OpenSSL's and RustCrypto's rows (ring
-                // opens only in place and pays for a copy).
-                self.key
-                    .open_separate_gather(
-                        nonce,
-                        Aad::from(&self.aad),
-                        &ct[..len],
-                        tag,
-                        &mut buf[..len],
-                    )
-                    .map_err(|_| String::from("aws-lc-rs: tag did not verify"))?;
-            }
-        }
-        Ok(())
-    }
-
-    fn tag(&self) -> Option<[u8; 16]> {
-        self.tag
-    }
+        mode,
+        setup,
+        |key, nonce, aad, buf| {
+            let nonce = Nonce::assume_unique_for_key(*nonce);
+            let tag = key
+                .seal_in_place_separate_tag(nonce, Aad::from(aad), buf)
+                .map_err(err("GCM seal"))?;
+            Ok(tag.as_ref().try_into().ok())
+        },
+        |key, nonce, aad, ct, tag, buf| {
+            // Out of place, like OpenSSL's and RustCrypto's rows (ring
+            // opens only in place and pays for a copy).
+            let nonce = Nonce::assume_unique_for_key(*nonce);
+            key.open_separate_gather(nonce, Aad::from(aad), ct, tag, buf)
+                .map_err(|_| String::from("aws-lc-rs: tag did not verify"))
+        },
+    )
 }

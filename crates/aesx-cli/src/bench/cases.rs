@@ -75,215 +75,85 @@ pub struct ModeSpec {
     pub default: bool,
 }
 
+/// Every key size AES has.
+const ALL_KEY_BITS: &[u32] = &[128, 192, 256];
+
+/// A [`ModeSpec::new`] flag: [`ModeSpec::whole_blocks`].
+const BLOCKS: u8 = 1;
+/// A [`ModeSpec::new`] flag: [`ModeSpec::splits`].
+const SPLITS: u8 = 2;
+/// A [`ModeSpec::new`] flag: [`ModeSpec::default`].
+const SUITE: u8 = 4;
+
+impl ModeSpec {
+    /// A mode with the facts most modes share: any length from one byte
+    /// up, every key size, one AES key; `flags` (`BLOCKS | SPLITS | SUITE`)
+    /// says which of the three yes-or-no facts hold. The builders below
+    /// state where a mode differs otherwise.
+    const fn new(mode: Mode, name: &'static str, iv_len: usize, flags: u8) -> ModeSpec {
+        ModeSpec {
+            mode,
+            name,
+            whole_blocks: flags & BLOCKS != 0,
+            splits: flags & SPLITS != 0,
+            iv_len,
+            key_halves: 1,
+            key_bits: ALL_KEY_BITS,
+            min_size: 1,
+            max_size: usize::MAX,
+            default: flags & SUITE != 0,
+        }
+    }
+
+    /// Defined for these key sizes only.
+    const fn keys(self, key_bits: &'static [u32]) -> ModeSpec {
+        ModeSpec { key_bits, ..self }
+    }
+
+    /// XTS: a data key and a tweak key, one block to 2^20 blocks per data
+    /// unit (IEEE 1619), no 192-bit keys.
+    const fn xts(self) -> ModeSpec {
+        ModeSpec {
+            key_halves: 2,
+            key_bits: &[128, 256],
+            min_size: 16,
+            max_size: 16 << 20,
+            ..self
+        }
+    }
+
+    /// Messages from `min_size` to `max_size` bytes.
+    const fn sizes(self, min_size: usize, max_size: usize) -> ModeSpec {
+        ModeSpec {
+            min_size,
+            max_size,
+            ..self
+        }
+    }
+}
+
 /// Every mode, in report order.
 pub const MODES: &[ModeSpec] = &[
-    ModeSpec {
-        mode: Mode::Block,
-        name: "block",
-        whole_blocks: true,
-        splits: true,
-        iv_len: 0,
-        key_halves: 1,
-        key_bits: &[128, 192, 256],
-        min_size: 1,
-        max_size: usize::MAX,
-        default: true,
-    },
-    ModeSpec {
-        mode: Mode::Ecb,
-        name: "ecb",
-        whole_blocks: true,
-        splits: true,
-        iv_len: 0,
-        key_halves: 1,
-        key_bits: &[128, 192, 256],
-        min_size: 1,
-        max_size: usize::MAX,
-        default: true,
-    },
-    ModeSpec {
-        mode: Mode::CbcEnc,
-        name: "cbc-enc",
-        whole_blocks: true,
-        splits: false,
-        iv_len: 16,
-        key_halves: 1,
-        key_bits: &[128, 192, 256],
-        min_size: 1,
-        max_size: usize::MAX,
-        default: true,
-    },
-    ModeSpec {
-        mode: Mode::CbcDec,
-        name: "cbc-dec",
-        whole_blocks: true,
-        splits: true,
-        iv_len: 16,
-        key_halves: 1,
-        key_bits: &[128, 192, 256],
-        min_size: 1,
-        max_size: usize::MAX,
-        default: true,
-    },
-    ModeSpec {
-        mode: Mode::Ctr,
-        name: "ctr",
-        whole_blocks: false,
-        splits: true,
-        iv_len: 16,
-        key_halves: 1,
-        key_bits: &[128, 192, 256],
-        min_size: 1,
-        max_size: usize::MAX,
-        default: true,
-    },
-    ModeSpec {
-        mode: Mode::XtsEnc,
-        name: "xts-enc",
-        whole_blocks: false,
-        splits: true,
-        iv_len: 16,
-        key_halves: 2,
-        key_bits: &[128, 256],
-        min_size: 16,
-        max_size: 16 << 20,
-        default: true,
-    },
-    ModeSpec {
-        mode: Mode::XtsDec,
-        name: "xts-dec",
-        whole_blocks: false,
-        splits: true,
-        iv_len: 16,
-        key_halves: 2,
-        key_bits: &[128, 256],
-        min_size: 16,
-        max_size: 16 << 20,
-        default: true,
-    },
-    ModeSpec {
-        mode: Mode::GcmEnc,
-        name: "gcm-enc",
-        whole_blocks: false,
-        splits: false,
-        iv_len: 12,
-        key_halves: 1,
-        key_bits: &[128, 192, 256],
-        min_size: 1,
-        max_size: usize::MAX,
-        default: true,
-    },
-    ModeSpec {
-        mode: Mode::GcmDec,
-        name: "gcm-dec",
-        whole_blocks: false,
-        splits: false,
-        iv_len: 12,
-        key_halves: 1,
-        key_bits: &[128, 192, 256],
-        min_size: 1,
-        max_size: usize::MAX,
-        default: true,
-    },
-    ModeSpec {
-        mode: Mode::GcmSivEnc,
-        name: "gcm-siv-enc",
-        whole_blocks: false,
-        splits: false,
-        iv_len: 12,
-        key_halves: 1,
-        key_bits: &[128, 256],
-        min_size: 1,
-        max_size: usize::MAX,
-        default: false,
-    },
-    ModeSpec {
-        mode: Mode::GcmSivDec,
-        name: "gcm-siv-dec",
-        whole_blocks: false,
-        splits: false,
-        iv_len: 12,
-        key_halves: 1,
-        key_bits: &[128, 256],
-        min_size: 1,
-        max_size: usize::MAX,
-        default: false,
-    },
-    ModeSpec {
-        mode: Mode::XaesEnc,
-        name: "xaes-enc",
-        whole_blocks: false,
-        splits: false,
-        iv_len: 24,
-        key_halves: 1,
-        key_bits: &[256],
-        min_size: 1,
-        max_size: usize::MAX,
-        default: false,
-    },
-    ModeSpec {
-        mode: Mode::XaesDec,
-        name: "xaes-dec",
-        whole_blocks: false,
-        splits: false,
-        iv_len: 24,
-        key_halves: 1,
-        key_bits: &[256],
-        min_size: 1,
-        max_size: usize::MAX,
-        default: false,
-    },
-    ModeSpec {
-        mode: Mode::CcmEnc,
-        name: "ccm-enc",
-        whole_blocks: false,
-        splits: false,
-        iv_len: 12,
-        key_halves: 1,
-        key_bits: &[128, 192, 256],
-        min_size: 1,
-        // A 12-byte nonce leaves a 3-byte length field.
-        max_size: (1 << 24) - 1,
-        default: false,
-    },
-    ModeSpec {
-        mode: Mode::CcmDec,
-        name: "ccm-dec",
-        whole_blocks: false,
-        splits: false,
-        iv_len: 12,
-        key_halves: 1,
-        key_bits: &[128, 192, 256],
-        min_size: 1,
-        max_size: (1 << 24) - 1,
-        default: false,
-    },
-    ModeSpec {
-        mode: Mode::Cmac,
-        name: "cmac",
-        whole_blocks: false,
-        splits: false,
-        iv_len: 0,
-        key_halves: 1,
-        key_bits: &[128, 192, 256],
-        min_size: 1,
-        max_size: usize::MAX,
-        default: false,
-    },
-    ModeSpec {
-        mode: Mode::Kw,
-        name: "kw",
-        // KW takes multiples of 8 bytes, at least 16: whole blocks are a
-        // subset that keeps the size list shared with the other modes.
-        whole_blocks: true,
-        splits: false,
-        iv_len: 0,
-        key_halves: 1,
-        key_bits: &[128, 192, 256],
-        min_size: 16,
-        max_size: usize::MAX,
-        default: false,
-    },
+    ModeSpec::new(Mode::Block, "block", 0, BLOCKS | SPLITS | SUITE),
+    ModeSpec::new(Mode::Ecb, "ecb", 0, BLOCKS | SPLITS | SUITE),
+    ModeSpec::new(Mode::CbcEnc, "cbc-enc", 16, BLOCKS | SUITE),
+    ModeSpec::new(Mode::CbcDec, "cbc-dec", 16, BLOCKS | SPLITS | SUITE),
+    ModeSpec::new(Mode::Ctr, "ctr", 16, SPLITS | SUITE),
+    ModeSpec::new(Mode::XtsEnc, "xts-enc", 16, SPLITS | SUITE).xts(),
+    ModeSpec::new(Mode::XtsDec, "xts-dec", 16, SPLITS | SUITE).xts(),
+    ModeSpec::new(Mode::GcmEnc, "gcm-enc", 12, SUITE),
+    ModeSpec::new(Mode::GcmDec, "gcm-dec", 12, SUITE),
+    ModeSpec::new(Mode::GcmSivEnc, "gcm-siv-enc", 12, 0).keys(&[128, 256]),
+    ModeSpec::new(Mode::GcmSivDec, "gcm-siv-dec", 12, 0).keys(&[128, 256]),
+    ModeSpec::new(Mode::XaesEnc, "xaes-enc", 24, 0).keys(&[256]),
+    ModeSpec::new(Mode::XaesDec, "xaes-dec", 24, 0).keys(&[256]),
+    // A 12-byte nonce leaves a 3-byte length field.
+    ModeSpec::new(Mode::CcmEnc, "ccm-enc", 12, 0).sizes(1, (1 << 24) - 1),
+    ModeSpec::new(Mode::CcmDec, "ccm-dec", 12, 0).sizes(1, (1 << 24) - 1),
+    ModeSpec::new(Mode::Cmac, "cmac", 0, 0),
+    // KW takes multiples of 8 bytes, at least 16: whole blocks are a
+    // subset that keeps the size list shared with the other modes.
+    ModeSpec::new(Mode::Kw, "kw", 0, BLOCKS).sizes(16, usize::MAX),
 ];
 
 impl Mode {

@@ -12,6 +12,11 @@ use super::peers_siv_ccm_kw as more;
 use super::runner::Runner;
 use super::{aesx_impl, awslc, peers};
 
+/// Whether a runner file has a mode with a key size.
+type SupportsFn = fn(Mode, u32) -> bool;
+/// A runner file's keyed runner for a case.
+type RunnerFn = fn(Mode, &Setup) -> Result<Box<dyn Runner>, String>;
+
 /// An implementation the benchmark can run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Impl {
@@ -100,12 +105,9 @@ impl Impl {
             Impl::Aesx(_) => aesx_impl::supports(mode, key_bits),
             #[cfg(feature = "cuda")]
             Impl::Cuda => cuda_impl::supports(mode, key_bits),
-            Impl::OpenSsl if mode.cpu_only() => more::openssl_supports(mode, key_bits),
-            Impl::RustCrypto if mode.cpu_only() => more::rustcrypto_supports(mode, key_bits),
-            Impl::OpenSsl => peers::openssl_supports(mode, key_bits),
-            Impl::AwsLc => awslc::supports(mode, key_bits),
-            Impl::Ring => peers::ring_supports(mode, key_bits),
-            Impl::RustCrypto => peers::rustcrypto_supports(mode, key_bits),
+            _ => self
+                .peer(mode)
+                .is_some_and(|(supports, _)| supports(mode, key_bits)),
         }
     }
 
@@ -115,13 +117,27 @@ impl Impl {
             Impl::Aesx(b) => aesx_impl::runner(b, mode, setup),
             #[cfg(feature = "cuda")]
             Impl::Cuda => cuda_impl::runner(mode, setup),
-            Impl::OpenSsl if mode.cpu_only() => more::openssl_runner(mode, setup),
-            Impl::RustCrypto if mode.cpu_only() => more::rustcrypto_runner(mode, setup),
-            Impl::OpenSsl => peers::openssl_runner(mode, setup),
-            Impl::AwsLc => awslc::runner(mode, setup),
-            Impl::Ring => peers::ring_runner(mode, setup),
-            Impl::RustCrypto => peers::rustcrypto_runner(mode, setup),
+            _ => match self.peer(mode) {
+                Some((_, runner)) => runner(mode, setup),
+                None => Err(format!("{self}: not a peer")),
+            },
         }
+    }
+
+    /// The peer's runner file for `mode`: its `supports` and its `runner`
+    /// (issue 19's modes have their own file). `None` for aesx itself.
+    fn peer(self, mode: Mode) -> Option<(SupportsFn, RunnerFn)> {
+        Some(match self {
+            Impl::OpenSsl if mode.cpu_only() => (more::openssl_supports, more::openssl_runner),
+            Impl::RustCrypto if mode.cpu_only() => {
+                (more::rustcrypto_supports, more::rustcrypto_runner)
+            }
+            Impl::OpenSsl => (peers::openssl_supports, peers::openssl_runner),
+            Impl::AwsLc => (awslc::supports, awslc::runner),
+            Impl::Ring => (peers::ring_supports, peers::ring_runner),
+            Impl::RustCrypto => (peers::rustcrypto_supports, peers::rustcrypto_runner),
+            _ => return None,
+        })
     }
 }
 

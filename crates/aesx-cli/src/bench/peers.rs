@@ -18,7 +18,7 @@ use openssl::cipher::{Cipher, CipherRef};
 use openssl::cipher_ctx::CipherCtx;
 
 use super::cases::{Mode, Setup};
-use super::runner::Runner;
+use super::runner::{aead_rows, calls, fixed_iv, opened, Runner};
 
 // ---------------------------------------------------------------- OpenSSL
 
@@ -72,23 +72,13 @@ pub fn openssl_runner(mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, Stri
     if matches!(mode, Mode::GcmEnc | Mode::GcmDec) {
         ctx.set_iv_length(setup.iv.len()).map_err(e)?;
     }
-    let sealed = if mode == Mode::GcmDec {
-        Some(
-            setup
-                .sealed
-                .clone()
-                .ok_or("gcm-dec needs a sealed message")?,
-        )
-    } else {
-        None
-    };
     Ok(Box::new(OpenSslRunner {
         ctx,
         mode,
         decrypt,
         iv: setup.iv.clone(),
         aad: setup.aad.clone(),
-        sealed,
+        sealed: opened(mode, setup)?,
         tag: None,
     }))
 }
@@ -118,7 +108,6 @@ impl OpenSslRunner {
 impl Runner for OpenSslRunner {
     fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
         let e = |e: openssl::error::ErrorStack| format!("openssl: {e}");
-        let mut scratch = [0u8; 32];
         match self.mode {
             Mode::Block => {
                 // One EVP_CipherUpdate per 16-byte block.
@@ -142,15 +131,8 @@ impl Runner for OpenSslRunner {
                 Mode::XtsEnc.next_iv(&mut self.iv);
             }
             Mode::GcmEnc => {
-                self.restart().map_err(e)?;
-                if !self.aad.is_empty() {
-                    self.ctx.cipher_update(&self.aad, None).map_err(e)?;
-                }
-                self.ctx.cipher_update_inplace(buf, len).map_err(e)?;
-                self.ctx.cipher_final(&mut scratch).map_err(e)?;
-                let mut tag = [0u8; 16];
-                self.ctx.tag(&mut tag).map_err(e)?;
-                self.tag = Some(tag);
+                let tag = openssl_seal(&mut self.ctx, &self.iv, None, &self.aad, buf, len);
+                self.tag = Some(tag.map_err(e)?);
                 Mode::GcmEnc.next_iv(&mut self.iv);
             }
             Mode::GcmDec => {
@@ -166,7 +148,7 @@ impl Runner for OpenSslRunner {
                     .map_err(e)?;
                 self.ctx.set_tag(tag).map_err(e)?;
                 self.ctx
-                    .cipher_final(&mut scratch)
+                    .cipher_final(&mut [0u8; 32])
                     .map_err(|_| String::from("openssl: GCM tag did not verify"))?;
             }
             // Issue 19's rows run in `peers_siv_ccm_kw.rs`.
@@ -180,6 +162,31 @@ impl Runner for OpenSslRunner {
     }
 }
 
+/// One EVP AEAD message sealed in place under `iv` (GCM, and GCM-SIV and
+/// CCM in `peers_siv_ccm_kw.rs`): CCM needs the message's length
+/// (`data_len`) before the associated data. Returns the 16-byte tag.
+pub(super) fn openssl_seal(
+    ctx: &mut CipherCtx,
+    iv: &[u8],
+    data_len: Option<usize>,
+    aad: &[u8],
+    buf: &mut [u8],
+    len: usize,
+) -> Result<[u8; 16], openssl::error::ErrorStack> {
+    ctx.encrypt_init(None, None, Some(iv))?;
+    if let Some(n) = data_len {
+        ctx.set_data_len(n)?;
+    }
+    if !aad.is_empty() {
+        ctx.cipher_update(aad, None)?;
+    }
+    ctx.cipher_update_inplace(buf, len)?;
+    ctx.cipher_final(&mut [0u8; 32])?;
+    let mut tag = [0u8; 16];
+    ctx.tag(&mut tag)?;
+    Ok(tag)
+}
+
 // ---------------------------------------------------------------- ring
 
 /// ring 0.17 exposes AES only inside its AEADs: AES-128-GCM and AES-256-GCM.
@@ -189,7 +196,7 @@ pub fn ring_supports(mode: Mode, key_bits: u32) -> bool {
 
 /// A ring AES-GCM key for the case.
 pub fn ring_runner(mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, String> {
-    use ring::aead::{LessSafeKey, UnboundKey, AES_128_GCM, AES_256_GCM};
+    use ring::aead::{Aad, LessSafeKey, Nonce, Tag, UnboundKey, AES_128_GCM, AES_256_GCM};
     if !matches!(mode, Mode::GcmEnc | Mode::GcmDec) {
         return Err(format!("ring has no {mode} API (only AES-GCM)"));
     }
@@ -201,70 +208,28 @@ pub fn ring_runner(mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, String>
     let key = LessSafeKey::new(
         UnboundKey::new(alg, &setup.key).map_err(|_| String::from("ring: bad key"))?,
     );
-    let nonce: [u8; 12] = setup
-        .iv
-        .as_slice()
-        .try_into()
-        .map_err(|_| String::from("ring: nonces are 12 bytes"))?;
-    Ok(Box::new(RingGcm {
+    let nonce: [u8; 12] = fixed_iv(setup, "ring: nonces are 12 bytes")?;
+    aead_rows(
         key,
         nonce,
-        aad: setup.aad.clone(),
-        sealed: if mode == Mode::GcmDec {
-            Some(
-                setup
-                    .sealed
-                    .clone()
-                    .ok_or("gcm-dec needs a sealed message")?,
-            )
-        } else {
-            None
+        mode,
+        setup,
+        |key, nonce, aad, buf| {
+            let nonce = Nonce::assume_unique_for_key(*nonce);
+            let tag = key
+                .seal_in_place_separate_tag(nonce, Aad::from(aad), buf)
+                .map_err(|_| String::from("ring: seal failed"))?;
+            Ok(tag.as_ref().try_into().ok())
         },
-        tag: None,
-    }))
-}
-
-struct RingGcm {
-    key: ring::aead::LessSafeKey,
-    nonce: [u8; 12],
-    aad: Vec<u8>,
-    sealed: Option<(Vec<u8>, [u8; 16])>,
-    tag: Option<[u8; 16]>,
-}
-
-impl Runner for RingGcm {
-    fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
-        use ring::aead::{Aad, Nonce, Tag};
-        let nonce = Nonce::assume_unique_for_key(self.nonce);
-        match &self.sealed {
-            None => {
-                let tag = self
-                    .key
-                    .seal_in_place_separate_tag(nonce, Aad::from(&self.aad), &mut buf[..len])
-                    .map_err(|_| String::from("ring: seal failed"))?;
-                self.tag = tag.as_ref().try_into().ok();
-                Mode::GcmEnc.next_iv(&mut self.nonce);
-            }
-            Some((ct, tag)) => {
-                // ring opens in place only: the copy is part of its call.
-                buf[..len].copy_from_slice(&ct[..len]);
-                self.key
-                    .open_in_place_separate_tag(
-                        nonce,
-                        Aad::from(&self.aad),
-                        Tag::from(*tag),
-                        &mut buf[..len],
-                        0..,
-                    )
-                    .map_err(|_| String::from("ring: GCM tag did not verify"))?;
-            }
-        }
-        Ok(())
-    }
-
-    fn tag(&self) -> Option<[u8; 16]> {
-        self.tag
-    }
+        |key, nonce, aad, ct, tag, buf| {
+            let nonce = Nonce::assume_unique_for_key(*nonce);
+            // ring opens in place only: the copy is part of its call.
+            buf.copy_from_slice(ct);
+            key.open_in_place_separate_tag(nonce, Aad::from(aad), Tag::from(*tag), buf, 0..)
+                .map_err(|_| String::from("ring: GCM tag did not verify"))?;
+            Ok(())
+        },
+    )
 }
 
 // ---------------------------------------------------------------- RustCrypto
@@ -280,53 +245,52 @@ macro_rules! rc_runner {
     ($aes:ty, $mode:expr, $setup:expr) => {{
         let bad = |_| String::from("rustcrypto: bad key or IV length");
         let r: Box<dyn Runner> = match $mode {
-            Mode::Block => Box::new(RcBlock(<$aes>::new_from_slice(&$setup.key).map_err(bad)?)),
-            Mode::Ecb => Box::new(RcEcb(<$aes>::new_from_slice(&$setup.key).map_err(bad)?)),
-            Mode::CbcEnc => Box::new(RcCbcEnc(
+            Mode::Block => rc_blocks(
+                <$aes>::new_from_slice(&$setup.key).map_err(bad)?,
+                |aes, blocks| {
+                    for b in blocks {
+                        aes.encrypt_block(b);
+                    }
+                },
+            ),
+            Mode::Ecb => rc_blocks(
+                <$aes>::new_from_slice(&$setup.key).map_err(bad)?,
+                |aes, blocks| aes.encrypt_blocks(blocks),
+            ),
+            Mode::CbcEnc => rc_blocks(
                 cbc::Encryptor::<$aes>::new_from_slices(&$setup.key, &$setup.iv).map_err(bad)?,
-            )),
-            Mode::CbcDec => Box::new(RcCbcDec(
+                |cbc, blocks| cbc.encrypt_blocks(blocks),
+            ),
+            Mode::CbcDec => rc_blocks(
                 cbc::Decryptor::<$aes>::new_from_slices(&$setup.key, &$setup.iv).map_err(bad)?,
-            )),
-            Mode::Ctr => Box::new(RcCtr(
+                |cbc, blocks| cbc.decrypt_blocks(blocks),
+            ),
+            Mode::Ctr => calls(
                 ctr::Ctr128BE::<$aes>::new_from_slices(&$setup.key, &$setup.iv).map_err(bad)?,
-            )),
+                |ctr, buf, len| {
+                    ctr.try_apply_keystream(&mut buf[..len])
+                        .map_err(|_| String::from("rustcrypto: CTR keystream exhausted"))
+                },
+            ),
             Mode::XtsEnc | Mode::XtsDec => {
                 let (k1, k2) = $setup.key.split_at($setup.key.len() / 2);
-                Box::new(RcXts {
-                    xts: xts_mode::Xts128::new(
-                        <$aes>::new_from_slice(k1).map_err(bad)?,
-                        <$aes>::new_from_slice(k2).map_err(bad)?,
-                    ),
-                    tweak: $setup
-                        .iv
-                        .as_slice()
-                        .try_into()
-                        .map_err(|_| String::from("rustcrypto: XTS tweaks are 16 bytes"))?,
-                    decrypt: $mode == Mode::XtsDec,
+                let xts = xts_mode::Xts128::new(
+                    <$aes>::new_from_slice(k1).map_err(bad)?,
+                    <$aes>::new_from_slice(k2).map_err(bad)?,
+                );
+                let tweak: [u8; 16] = fixed_iv($setup, "rustcrypto: XTS tweaks are 16 bytes")?;
+                let decrypt = $mode == Mode::XtsDec;
+                calls((xts, tweak), move |(xts, tweak), buf, len| {
+                    rc_xts(xts, tweak, decrypt, &mut buf[..len])
                 })
             }
-            Mode::GcmEnc | Mode::GcmDec => Box::new(RcGcm {
-                aead: AesGcm::<$aes, aes::cipher::consts::U12>::new_from_slice(&$setup.key)
+            Mode::GcmEnc | Mode::GcmDec => rc_aead(
+                AesGcm::<$aes, aes::cipher::consts::U12>::new_from_slice(&$setup.key)
                     .map_err(bad)?,
-                nonce: $setup
-                    .iv
-                    .as_slice()
-                    .try_into()
-                    .map_err(|_| String::from("rustcrypto: GCM nonces are 12 bytes here"))?,
-                aad: $setup.aad.clone(),
-                sealed: if $mode == Mode::GcmDec {
-                    Some(
-                        $setup
-                            .sealed
-                            .clone()
-                            .ok_or("gcm-dec needs a sealed message")?,
-                    )
-                } else {
-                    None
-                },
-                tag: None,
-            }),
+                fixed_iv($setup, "rustcrypto: GCM nonces are 12 bytes here")?,
+                $mode,
+                $setup,
+            )?,
             // Issue 19's rows run in `peers_siv_ccm_kw.rs`.
             other => return Err(format!("rustcrypto: no {other} row here")),
         };
@@ -344,122 +308,74 @@ pub fn rustcrypto_runner(mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, S
     }
 }
 
-fn blocks(buf: &mut [u8]) -> &mut [Array<u8, U16>] {
-    Array::<u8, U16>::slice_as_chunks_mut(buf).0
-}
-
-struct RcBlock<C>(C);
-
-impl<C: BlockCipherEncrypt<BlockSize = U16> + Send> Runner for RcBlock<C> {
-    fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
-        for b in blocks(&mut buf[..len]) {
-            self.0.encrypt_block(b);
-        }
-        Ok(())
-    }
-}
-
-struct RcEcb<C>(C);
-
-impl<C: BlockCipherEncrypt<BlockSize = U16> + Send> Runner for RcEcb<C> {
-    fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
-        self.0.encrypt_blocks(blocks(&mut buf[..len]));
-        Ok(())
-    }
-}
-
-struct RcCbcEnc<M>(M);
-
-impl<M: BlockModeEncrypt<BlockSize = U16> + Send> Runner for RcCbcEnc<M> {
-    fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
-        self.0.encrypt_blocks(blocks(&mut buf[..len]));
-        Ok(())
-    }
-}
-
-struct RcCbcDec<M>(M);
-
-impl<M: BlockModeDecrypt<BlockSize = U16> + Send> Runner for RcCbcDec<M> {
-    fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
-        self.0.decrypt_blocks(blocks(&mut buf[..len]));
-        Ok(())
-    }
-}
-
-struct RcCtr<S>(S);
-
-impl<S: StreamCipher + Send> Runner for RcCtr<S> {
-    fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
-        self.0
-            .try_apply_keystream(&mut buf[..len])
-            .map_err(|_| String::from("rustcrypto: CTR keystream exhausted"))
-    }
-}
-
-struct RcXts<C> {
-    xts: xts_mode::Xts128<C>,
-    tweak: [u8; 16],
-    decrypt: bool,
-}
-
-impl<C> Runner for RcXts<C>
+/// A row whose call is one pass of `pass` over the message's blocks.
+fn rc_blocks<S, F>(state: S, mut pass: F) -> Box<dyn Runner>
 where
-    C: BlockCipherEncrypt<BlockSize = U16> + BlockCipherDecrypt<BlockSize = U16> + Send,
+    S: Send + 'static,
+    F: FnMut(&mut S, &mut [Array<u8, U16>]) + Send + 'static,
 {
-    fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
-        // xts-mode panics below one block; the modes table keeps such sizes
-        // away, and this keeps the promise local.
-        if len < 16 {
-            return Err("rustcrypto: XTS needs at least 16 bytes".into());
-        }
-        let tweak = Array::from(self.tweak);
-        if self.decrypt {
-            self.xts.decrypt_sector(&mut buf[..len], tweak);
-        } else {
-            self.xts.encrypt_sector(&mut buf[..len], tweak);
-        }
-        Mode::XtsEnc.next_iv(&mut self.tweak);
+    calls(state, move |state, buf, len| {
+        pass(
+            state,
+            Array::<u8, U16>::slice_as_chunks_mut(&mut buf[..len]).0,
+        );
         Ok(())
+    })
+}
+
+/// One XTS data unit, then the next sector's tweak.
+fn rc_xts<C>(
+    xts: &mut xts_mode::Xts128<C>,
+    tweak: &mut [u8; 16],
+    decrypt: bool,
+    buf: &mut [u8],
+) -> Result<(), String>
+where
+    C: BlockCipherEncrypt<BlockSize = U16> + BlockCipherDecrypt<BlockSize = U16>,
+{
+    // xts-mode panics below one block; the modes table keeps such sizes
+    // away, and this keeps the promise local.
+    if buf.len() < 16 {
+        return Err("rustcrypto: XTS needs at least 16 bytes".into());
     }
+    let t = Array::from(*tweak);
+    if decrypt {
+        xts.decrypt_sector(buf, t);
+    } else {
+        xts.encrypt_sector(buf, t);
+    }
+    Mode::XtsEnc.next_iv(tweak);
+    Ok(())
 }
 
 /// A RustCrypto AEAD with 12-byte nonces and 16-byte tags (AES-GCM here;
-/// AES-GCM-SIV and CCM in `peers_siv_ccm_kw.rs`).
-pub(super) struct RcGcm<A> {
-    pub(super) aead: A,
-    pub(super) nonce: [u8; 12],
-    pub(super) aad: Vec<u8>,
-    pub(super) sealed: Option<(Vec<u8>, [u8; 16])>,
-    pub(super) tag: Option<[u8; 16]>,
-}
-
-impl<A> Runner for RcGcm<A>
+/// AES-GCM-SIV and CCM in `peers_siv_ccm_kw.rs`): sealing in place,
+/// opening out of place.
+pub(super) fn rc_aead<A>(
+    aead: A,
+    nonce: [u8; 12],
+    mode: Mode,
+    setup: &Setup,
+) -> Result<Box<dyn Runner>, String>
 where
-    A: AeadInOut<NonceSize = aes::cipher::consts::U12, TagSize = U16> + Send,
+    A: AeadInOut<NonceSize = aes::cipher::consts::U12, TagSize = U16> + Send + 'static,
 {
-    fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
-        let nonce = Array::from(self.nonce);
-        match &self.sealed {
-            None => {
-                let tag = self
-                    .aead
-                    .encrypt_inout_detached(&nonce, &self.aad, InOutBuf::from(&mut buf[..len]))
-                    .map_err(|_| String::from("rustcrypto: seal failed"))?;
-                self.tag = Some(tag.into());
-                Mode::GcmEnc.next_iv(&mut self.nonce);
-            }
-            Some((ct, tag)) => {
-                let io = InOutBuf::new(&ct[..len], &mut buf[..len])
-                    .map_err(|_| String::from("rustcrypto: buffer lengths differ"))?;
-                self.aead
-                    .decrypt_inout_detached(&nonce, &self.aad, io, &Array::from(*tag))
-                    .map_err(|_| String::from("rustcrypto: tag did not verify"))?;
-            }
-        }
-        Ok(())
-    }
-
-    fn tag(&self) -> Option<[u8; 16]> {
-        self.tag
-    }
+    aead_rows(
+        aead,
+        nonce,
+        mode,
+        setup,
+        |aead, nonce, aad, buf| {
+            let tag = aead
+                .encrypt_inout_detached(&Array::from(*nonce), aad, InOutBuf::from(buf))
+                .map_err(|_| String::from("rustcrypto: seal failed"))?;
+            Ok(Some(tag.into()))
+        },
+        |aead, nonce, aad, ct, tag, buf| {
+            let io = InOutBuf::new(ct, buf)
+                .map_err(|_| String::from("rustcrypto: buffer lengths differ"))?;
+            aead.decrypt_inout_detached(&Array::from(*nonce), aad, io, &Array::from(*tag))
+                .map_err(|_| String::from("rustcrypto: tag did not verify"))
+        },
+    )
 }

@@ -8,17 +8,16 @@
 //! Same conventions as `peers.rs`: a keyed context per row, the nonce moved
 //! on per sealed message, the `*-dec` rows opening one authentic message,
 //! CMAC's tag and KW's integrity block reported through [`Runner::tag`]
-//! (see `aesx_impl::kw_output`).
+//! (see `runner::kw_output`).
 
 use aes::cipher::KeyInit;
 use aws_lc_rs::key_wrap::{KeyEncryptionKey, KeyWrap as _};
 use openssl::cipher::Cipher;
 use openssl::cipher_ctx::CipherCtx;
 
-use super::aesx_impl::{kw_output, opened};
 use super::cases::{Mode, Setup};
-use super::peers::RcGcm;
-use super::runner::Runner;
+use super::peers::{openssl_seal, rc_aead};
+use super::runner::{fixed_iv, kw_output, opened, tagged_calls, Runner};
 
 // ---------------------------------------------------------------- OpenSSL
 
@@ -43,9 +42,16 @@ pub fn openssl_runner(mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, Stri
             256 => openssl::symm::Cipher::aes_256_cbc(),
             _ => return Err(format!("openssl: no CMAC with {bits}-bit keys")),
         };
-        return Ok(Box::new(OsslCmac {
-            key: openssl::pkey::PKey::cmac(&cbc, &setup.key).map_err(ossl)?,
-            tag: None,
+        let key = openssl::pkey::PKey::cmac(&cbc, &setup.key).map_err(ossl)?;
+        return Ok(tagged_calls(key, |key, buf, len| {
+            let mut signer = openssl::sign::Signer::new_without_digest(key).map_err(ossl)?;
+            signer.update(&buf[..len]).map_err(ossl)?;
+            let mut tag = [0u8; 16];
+            let n = signer.sign(&mut tag).map_err(ossl)?;
+            if n != 16 {
+                return Err(format!("openssl: CMAC gave {n} bytes"));
+            }
+            Ok(Some(tag))
         }));
     }
     let name = match mode {
@@ -102,7 +108,6 @@ struct OsslRunner {
 
 impl Runner for OsslRunner {
     fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
-        let mut scratch = [0u8; 32];
         if self.mode == Mode::Kw {
             self.ctx.encrypt_init(None, None, None).map_err(ossl)?;
             self.out.resize(len + 16, 0);
@@ -115,20 +120,9 @@ impl Runner for OsslRunner {
         }
         match &self.sealed {
             None => {
-                self.ctx
-                    .encrypt_init(None, None, Some(&self.iv))
-                    .map_err(ossl)?;
-                if self.ccm {
-                    self.ctx.set_data_len(len).map_err(ossl)?;
-                }
-                if !self.aad.is_empty() {
-                    self.ctx.cipher_update(&self.aad, None).map_err(ossl)?;
-                }
-                self.ctx.cipher_update_inplace(buf, len).map_err(ossl)?;
-                self.ctx.cipher_final(&mut scratch).map_err(ossl)?;
-                let mut tag = [0u8; 16];
-                self.ctx.tag(&mut tag).map_err(ossl)?;
-                self.tag = Some(tag);
+                let data_len = self.ccm.then_some(len);
+                let tag = openssl_seal(&mut self.ctx, &self.iv, data_len, &self.aad, buf, len);
+                self.tag = Some(tag.map_err(ossl)?);
                 self.mode.next_iv(&mut self.iv);
             }
             Some((ct, tag)) => {
@@ -149,33 +143,10 @@ impl Runner for OsslRunner {
                     .cipher_update(&ct[..len], Some(&mut buf[..]))
                     .map_err(bad)?;
                 if !self.ccm {
-                    self.ctx.cipher_final(&mut scratch).map_err(bad)?;
+                    self.ctx.cipher_final(&mut [0u8; 32]).map_err(bad)?;
                 }
             }
         }
-        Ok(())
-    }
-
-    fn tag(&self) -> Option<[u8; 16]> {
-        self.tag
-    }
-}
-
-struct OsslCmac {
-    key: openssl::pkey::PKey<openssl::pkey::Private>,
-    tag: Option<[u8; 16]>,
-}
-
-impl Runner for OsslCmac {
-    fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
-        let mut signer = openssl::sign::Signer::new_without_digest(&self.key).map_err(ossl)?;
-        signer.update(&buf[..len]).map_err(ossl)?;
-        let mut tag = [0u8; 16];
-        let n = signer.sign(&mut tag).map_err(ossl)?;
-        if n != 16 {
-            return Err(format!("openssl: CMAC gave {n} bytes"));
-        }
-        self.tag = Some(tag);
         Ok(())
     }
 
@@ -207,11 +178,19 @@ pub fn awslc_runner(mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, String
                 32 => &key_wrap::AES_256,
                 _ => return Err(format!("aws-lc-rs: no KW with a {n}-byte key")),
             };
-            Ok(Box::new(AwsKw {
-                key: setup.key.clone(),
-                alg,
-                out: Vec::new(),
-                tag: None,
+            // `KeyEncryptionKey::wrap` takes the key by value, so each call
+            // builds one (an AES key schedule, as its API asks of every
+            // wrap); `out` is the wrapped data (8 bytes longer).
+            let state = (setup.key.clone(), Vec::new());
+            Ok(tagged_calls(state, move |(key, out), buf, len| {
+                let kek = KeyEncryptionKey::new(alg, key)
+                    .map_err(|_| String::from("aws-lc-rs: bad KW key"))?;
+                out.resize(len + 8, 0);
+                let n = kek
+                    .wrap(&buf[..len], out)
+                    .map_err(|_| String::from("aws-lc-rs: KW wrap failed"))?
+                    .len();
+                Ok(Some(kw_output(&out[..n], buf, len)?))
             }))
         }
         (Mode::Cmac, n) => {
@@ -221,57 +200,14 @@ pub fn awslc_runner(mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, String
                 32 => cmac::AES_256,
                 _ => return Err(format!("aws-lc-rs: no CMAC with a {n}-byte key")),
             };
-            Ok(Box::new(AwsCmac {
-                key: cmac::Key::new(alg, &setup.key).map_err(bad)?,
-                tag: None,
+            let key = cmac::Key::new(alg, &setup.key).map_err(bad)?;
+            Ok(tagged_calls(key, |key, buf, len| {
+                let tag = cmac::sign(key, &buf[..len])
+                    .map_err(|_| String::from("aws-lc-rs: CMAC failed"))?;
+                Ok(tag.as_ref().try_into().ok())
             }))
         }
         _ => Err(format!("aws-lc-rs: no {mode} row")),
-    }
-}
-
-/// aws-lc-rs's `KeyEncryptionKey::wrap` takes the key by value, so each
-/// call builds one (an AES key schedule, as its API asks of every wrap).
-struct AwsKw {
-    key: Vec<u8>,
-    alg: &'static aws_lc_rs::key_wrap::AesBlockCipher,
-    out: Vec<u8>,
-    tag: Option<[u8; 16]>,
-}
-
-impl Runner for AwsKw {
-    fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
-        let kek = KeyEncryptionKey::new(self.alg, &self.key)
-            .map_err(|_| String::from("aws-lc-rs: bad KW key"))?;
-        self.out.resize(len + 8, 0);
-        let n = kek
-            .wrap(&buf[..len], &mut self.out)
-            .map_err(|_| String::from("aws-lc-rs: KW wrap failed"))?
-            .len();
-        self.tag = Some(kw_output(&self.out[..n], buf, len)?);
-        Ok(())
-    }
-
-    fn tag(&self) -> Option<[u8; 16]> {
-        self.tag
-    }
-}
-
-struct AwsCmac {
-    key: aws_lc_rs::cmac::Key,
-    tag: Option<[u8; 16]>,
-}
-
-impl Runner for AwsCmac {
-    fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
-        let tag = aws_lc_rs::cmac::sign(&self.key, &buf[..len])
-            .map_err(|_| String::from("aws-lc-rs: CMAC failed"))?;
-        self.tag = tag.as_ref().try_into().ok();
-        Ok(())
-    }
-
-    fn tag(&self) -> Option<[u8; 16]> {
-        self.tag
     }
 }
 
@@ -285,41 +221,41 @@ pub fn rustcrypto_supports(mode: Mode, key_bits: u32) -> bool {
 macro_rules! rc19 {
     ($aes:ty, $mode:expr, $setup:expr) => {{
         let bad = |_| String::from("rustcrypto: bad key length");
-        let nonce = || -> Result<[u8; 12], String> {
-            $setup
-                .iv
-                .as_slice()
-                .try_into()
-                .map_err(|_| String::from("rustcrypto: nonces are 12 bytes here"))
-        };
+        let nonce = || fixed_iv::<12>($setup, "rustcrypto: nonces are 12 bytes here");
         let r: Box<dyn Runner> = match $mode {
-            Mode::GcmSivEnc | Mode::GcmSivDec => Box::new(RcGcm {
-                aead: aes_gcm_siv::AesGcmSiv::<$aes>::new_from_slice(&$setup.key).map_err(bad)?,
-                nonce: nonce()?,
-                aad: $setup.aad.clone(),
-                sealed: opened($mode, $setup)?,
-                tag: None,
-            }),
-            Mode::CcmEnc | Mode::CcmDec => Box::new(RcGcm {
-                aead: ccm::Ccm::<$aes, ccm::consts::U16, ccm::consts::U12>::new_from_slice(
-                    &$setup.key,
-                )
-                .map_err(bad)?,
-                nonce: nonce()?,
-                aad: $setup.aad.clone(),
-                sealed: opened($mode, $setup)?,
-                tag: None,
-            }),
-            Mode::Cmac => Box::new(RcCmac {
-                mac: <cmac::Cmac<$aes> as cmac::KeyInit>::new_from_slice(&$setup.key)
+            Mode::GcmSivEnc | Mode::GcmSivDec => rc_aead(
+                aes_gcm_siv::AesGcmSiv::<$aes>::new_from_slice(&$setup.key).map_err(bad)?,
+                nonce()?,
+                $mode,
+                $setup,
+            )?,
+            Mode::CcmEnc | Mode::CcmDec => rc_aead(
+                ccm::Ccm::<$aes, ccm::consts::U16, ccm::consts::U12>::new_from_slice(&$setup.key)
                     .map_err(bad)?,
-                tag: None,
-            }),
-            Mode::Kw => Box::new(RcKw {
-                kw: aes_kw::AesKw::<$aes>::new_from_slice(&$setup.key).map_err(bad)?,
-                out: Vec::new(),
-                tag: None,
-            }),
+                nonce()?,
+                $mode,
+                $setup,
+            )?,
+            Mode::Cmac => tagged_calls(
+                <cmac::Cmac<$aes> as cmac::KeyInit>::new_from_slice(&$setup.key).map_err(bad)?,
+                |mac, buf, len| {
+                    cmac::Mac::update(mac, &buf[..len]);
+                    let tag = cmac::Mac::finalize_reset(mac).into_bytes();
+                    Ok(tag.as_slice().try_into().ok())
+                },
+            ),
+            Mode::Kw => {
+                let kw = aes_kw::AesKw::<$aes>::new_from_slice(&$setup.key).map_err(bad)?;
+                // `out`: the wrapped data (8 bytes longer).
+                tagged_calls((kw, Vec::new()), |(kw, out), buf, len| {
+                    out.resize(len + 8, 0);
+                    let n = kw
+                        .wrap_key(&buf[..len], out)
+                        .map_err(|e| format!("rustcrypto: KW: {e}"))?
+                        .len();
+                    Ok(Some(kw_output(&out[..n], buf, len)?))
+                })
+            }
             _ => return Err(format!("rustcrypto: no {} row here", $mode)),
         };
         Ok(r)
@@ -336,54 +272,9 @@ pub fn rustcrypto_runner(mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, S
     }
 }
 
-struct RcCmac<M> {
-    mac: M,
-    tag: Option<[u8; 16]>,
-}
-
-impl<M: cmac::Mac + cmac::digest::FixedOutputReset + Send> Runner for RcCmac<M> {
-    fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
-        cmac::Mac::update(&mut self.mac, &buf[..len]);
-        let tag = cmac::Mac::finalize_reset(&mut self.mac).into_bytes();
-        self.tag = tag.as_slice().try_into().ok();
-        Ok(())
-    }
-
-    fn tag(&self) -> Option<[u8; 16]> {
-        self.tag
-    }
-}
-
-struct RcKw<C> {
-    kw: aes_kw::AesKw<C>,
-    out: Vec<u8>,
-    tag: Option<[u8; 16]>,
-}
-
-impl<C> Runner for RcKw<C>
-where
-    C: aes::cipher::BlockCipherEncrypt<BlockSize = aes::cipher::consts::U16> + Send,
-{
-    fn call(&mut self, buf: &mut [u8], len: usize) -> Result<(), String> {
-        self.out.resize(len + 8, 0);
-        let n = self
-            .kw
-            .wrap_key(&buf[..len], &mut self.out)
-            .map_err(|e| format!("rustcrypto: KW: {e}"))?
-            .len();
-        self.tag = Some(kw_output(&self.out[..n], buf, len)?);
-        Ok(())
-    }
-
-    fn tag(&self) -> Option<[u8; 16]> {
-        self.tag
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::super::cases::{Case, MODES};
-    use super::super::check::honesty_check;
+    use super::super::check::{honesty_check, small_cases};
     use super::super::impls::Impl;
     use super::super::plan::setup_for;
 
@@ -393,28 +284,19 @@ mod tests {
     #[test]
     fn every_new_row_matches_aesx_soft() {
         let mut checked = std::collections::BTreeMap::new();
-        for spec in MODES.iter().filter(|m| m.mode.cpu_only()) {
-            for key_bits in [128, 192, 256] {
-                for size in [16, 64, 1500, 4096] {
-                    let case = Case {
-                        mode: spec.mode,
-                        key_bits,
-                        size,
-                    };
-                    if !(spec.mode.accepts(size) && spec.mode.has_key_bits(key_bits)) {
-                        continue;
-                    }
-                    let impls: Vec<Impl> = Impl::all_available()
-                        .into_iter()
-                        .filter(|i| i.supports(case.mode, key_bits))
-                        .collect();
-                    let setup = setup_for(&case).unwrap();
-                    honesty_check(&impls, &case, &setup, None)
-                        .unwrap_or_else(|e| panic!("{} AES-{key_bits} {size}: {e}", case.mode));
-                    for i in impls.iter().filter(|i| i.is_peer()) {
-                        *checked.entry((spec.name, i.to_string())).or_insert(0) += 1;
-                    }
-                }
+        for case in small_cases(|m| m.cpu_only()) {
+            let (key_bits, size) = (case.key_bits, case.size);
+            let impls: Vec<Impl> = Impl::all_available()
+                .into_iter()
+                .filter(|i| i.supports(case.mode, key_bits))
+                .collect();
+            let setup = setup_for(&case).unwrap();
+            honesty_check(&impls, &case, &setup, None)
+                .unwrap_or_else(|e| panic!("{} AES-{key_bits} {size}: {e}", case.mode));
+            for i in impls.iter().filter(|i| i.is_peer()) {
+                *checked
+                    .entry((case.mode.name(), i.to_string()))
+                    .or_insert(0) += 1;
             }
         }
         let n = |m: &str, p: &str| checked.get(&(m, p.to_string())).copied().unwrap_or(0);

@@ -5,47 +5,49 @@
 
 use aesx::{Backend, Cmac};
 
+use super::hx;
 use super::rsp::ParseError;
-use super::wycheproof::{self, refused, Expect, Test};
-use super::{hx, Report};
+use super::wycheproof::{refused, Expect, Family, Test};
 
 /// Key, message, tag.
-type Case = (Vec<u8>, Vec<u8>, Vec<u8>);
+pub type Case = (Vec<u8>, Vec<u8>, Vec<u8>);
 
-fn parse(t: &Test) -> Result<Case, ParseError> {
-    Ok((t.hex("key")?, t.hex("msg")?, t.hex("tag")?))
-}
+/// Wycheproof CMAC files.
+pub struct CmacFile;
 
-fn check(t: &Test, (key, msg, want): &Case, b: Backend) -> Result<(), String> {
-    let cmac = match Cmac::with_backend(key, b) {
-        Ok(m) => m,
-        Err(e) => return refused(t.expect, "new", e),
-    };
-    let verified = cmac.verify(msg, want);
-    if t.expect == Expect::Invalid {
-        return match verified {
-            Ok(()) => Err("invalid tag accepted".into()),
-            Err(_) => Ok(()),
+impl Family for CmacFile {
+    type Case = Case;
+
+    fn parse(t: &Test) -> Result<Case, ParseError> {
+        Ok((t.hex("key")?, t.hex("msg")?, t.hex("tag")?))
+    }
+
+    fn check(&self, t: &Test, (key, msg, want): &Case, b: Backend) -> Result<(), String> {
+        let cmac = match Cmac::with_backend(key, b) {
+            Ok(m) => m,
+            Err(e) => return refused(t.expect, "new", e),
         };
+        let verified = cmac.verify(msg, want);
+        if t.expect == Expect::Invalid {
+            return match verified {
+                Ok(()) => Err("invalid tag accepted".into()),
+                Err(_) => Ok(()),
+            };
+        }
+        let tag = cmac.mac(msg);
+        let mut h = cmac.hasher();
+        let cut = msg.len() / 3;
+        h.update(&msg[..cut]);
+        h.update(&msg[cut..]);
+        let streamed = h.finalize();
+        if tag[..want.len().min(16)] != want[..] || streamed != tag {
+            return Err(format!(
+                "mac {} streamed {} expected {}",
+                hx(&tag),
+                hx(&streamed),
+                hx(want)
+            ));
+        }
+        verified.map_err(|e| format!("verify: {e}"))
     }
-    let tag = cmac.mac(msg);
-    let mut h = cmac.hasher();
-    let cut = msg.len() / 3;
-    h.update(&msg[..cut]);
-    h.update(&msg[cut..]);
-    let streamed = h.finalize();
-    if tag[..want.len().min(16)] != want[..] || streamed != tag {
-        return Err(format!(
-            "mac {} streamed {} expected {}",
-            hx(&tag),
-            hx(&streamed),
-            hx(want)
-        ));
-    }
-    verified.map_err(|e| format!("verify: {e}"))
-}
-
-/// Runs a CMAC file.
-pub fn run(text: &str, backends: &[Backend], report: &mut Report) -> Result<(), ParseError> {
-    wycheproof::run(text, backends, report, parse, check)
 }

@@ -70,37 +70,27 @@ pub fn run(
     backends: &[Backend],
     report: &mut Report,
 ) -> Result<(), ParseError> {
-    let cases = records
-        .iter()
-        .map(Case::from_record)
-        .collect::<Result<Vec<_>, _>>()?;
-    report.records = cases.len();
-    for &b in backends {
-        for case in &cases {
+    let cases = report.parse_all(records, Case::from_record)?;
+    report.check_all(
+        &cases,
+        backends,
+        |c| c.label.clone(),
+        |case, b| {
             let runs = [
                 ("encrypt", &case.pt, &case.ct, false),
                 ("decrypt in pieces", &case.ct, &case.pt, true),
                 ("encrypt in pieces", &case.pt, &case.ct, true),
                 ("decrypt", &case.ct, &case.pt, false),
             ];
-            let mut problem = None;
             for (what, input, want, pieces) in runs {
                 match apply(case, b, input, pieces) {
                     Ok(got) if got == *want => {}
-                    Ok(got) => {
-                        problem = Some(format!("{what}: {} expected {}", hx(&got), hx(want)));
-                        break;
-                    }
-                    Err(e) => {
-                        problem = Some(format!("{what}: error: {e}"));
-                        break;
-                    }
+                    Ok(got) => return Err(format!("{what}: {} expected {}", hx(&got), hx(want))),
+                    Err(e) => return Err(format!("{what}: error: {e}")),
                 }
             }
-            report.check(problem.is_none(), || {
-                format!("{} on {b}: {}", case.label, problem.unwrap_or_default())
-            });
-        }
-    }
+            Ok(())
+        },
+    );
     Ok(())
 }

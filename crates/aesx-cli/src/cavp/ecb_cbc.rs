@@ -82,38 +82,24 @@ pub fn run(
     backends: &[Backend],
     report: &mut Report,
 ) -> Result<(), ParseError> {
-    let cases = records
-        .iter()
-        .map(|r| Case::from_record(mode, r))
-        .collect::<Result<Vec<_>, _>>()?;
-    report.records = cases.len();
-    for &b in backends {
-        for case in &cases {
-            match both_ways(mode, case, b) {
-                Ok((ct, pt)) => {
-                    // The record's own direction first in the message.
-                    let (first, second) = match case.dir {
-                        Direction::Encrypt => {
-                            (("ciphertext", &ct, &case.ct), ("plaintext", &pt, &case.pt))
-                        }
-                        Direction::Decrypt => {
-                            (("plaintext", &pt, &case.pt), ("ciphertext", &ct, &case.ct))
-                        }
-                    };
-                    let ok = ct == case.ct && pt == case.pt;
-                    report.check(ok, || {
-                        let (what, got, want) = if first.1 != first.2 { first } else { second };
-                        format!(
-                            "{} on {b}: {what} {} expected {}",
-                            case.label,
-                            hx(got),
-                            hx(want)
-                        )
-                    });
-                }
-                Err(e) => report.check(false, || format!("{} on {b}: error: {e}", case.label)),
+    let cases = report.parse_all(records, |r| Case::from_record(mode, r))?;
+    report.check_all(
+        &cases,
+        backends,
+        |c| c.label.clone(),
+        |case, b| {
+            let (ct, pt) = both_ways(mode, case, b).map_err(|e| format!("error: {e}"))?;
+            if ct == case.ct && pt == case.pt {
+                return Ok(());
             }
-        }
-    }
+            // The record's own direction first in the message.
+            let (first, second) = match case.dir {
+                Direction::Encrypt => (("ciphertext", &ct, &case.ct), ("plaintext", &pt, &case.pt)),
+                Direction::Decrypt => (("plaintext", &pt, &case.pt), ("ciphertext", &ct, &case.ct)),
+            };
+            let (what, got, want) = if first.1 != first.2 { first } else { second };
+            Err(format!("{what} {} expected {}", hx(got), hx(want)))
+        },
+    );
     Ok(())
 }

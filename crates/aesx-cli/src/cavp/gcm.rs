@@ -176,19 +176,13 @@ pub fn run(
     backends: &[Backend],
     report: &mut Report,
 ) -> Result<(), ParseError> {
-    let cases = records
-        .iter()
-        .map(|r| Case::from_record(file, r))
-        .collect::<Result<Vec<_>, _>>()?;
-    report.records = cases.len();
-    for &b in backends {
-        for case in &cases {
-            let r = check(file, case, b);
-            report.check(r.is_ok(), || {
-                format!("{} on {b}: {}", case.label, r.err().unwrap_or_default())
-            });
-        }
-    }
+    let cases = report.parse_all(records, |r| Case::from_record(file, r))?;
+    report.check_all(
+        &cases,
+        backends,
+        |c| c.label.clone(),
+        |c, b| check(file, c, b),
+    );
     Ok(())
 }
 
@@ -258,39 +252,34 @@ pub fn run_wycheproof(
         }
     }
     report.records = cases.len();
-    for &b in backends {
-        for (id, valid, tag_len, key, iv, aad, msg, ct, tag) in &cases {
-            let r = (|| -> Result<(), String> {
-                let gcm = match Gcm::with_backend(key, b).and_then(|g| g.with_tag_len(*tag_len)) {
-                    Ok(g) => g,
-                    Err(_) if !valid => return Ok(()),
-                    Err(e) => return Err(format!("error: {e}")),
-                };
-                if *valid {
-                    let mut out = vec![0u8; msg.len()];
-                    let t = gcm
-                        .seal_to_detached(iv, aad, msg, &mut out)
-                        .map_err(|e| format!("seal: {e}"))?;
-                    if out != *ct || t.as_bytes() != &tag[..] {
-                        return Err(format!("sealed {} tag {}", hx(&out), hx(t.as_bytes())));
-                    }
-                }
-                let mut out = vec![0xa5u8; ct.len()];
-                match (gcm.open_to_detached(iv, aad, ct, tag, &mut out), valid) {
-                    (Ok(()), true) if out == *msg => Ok(()),
-                    (Ok(()), true) => Err("open gave the wrong plaintext".into()),
-                    (Ok(()), false) => Err("invalid case accepted".into()),
-                    (Err(Error::AuthenticationFailed), false) if out.iter().any(|&x| x != 0) => {
-                        Err("refused but output not zeroed".into())
-                    }
-                    (Err(_), false) => Ok(()),
-                    (Err(e), true) => Err(format!("open: {e}")),
-                }
-            })();
-            report.check(r.is_ok(), || {
-                format!("tcId {id} on {b}: {}", r.err().unwrap_or_default())
-            });
+    let label = |c: &(u64, _, _, _, _, _, _, _, _)| format!("tcId {}", c.0);
+    report.check_all(&cases, backends, label, |c, b| {
+        let (_, valid, tag_len, key, iv, aad, msg, ct, tag) = c;
+        let gcm = match Gcm::with_backend(key, b).and_then(|g| g.with_tag_len(*tag_len)) {
+            Ok(g) => g,
+            Err(_) if !valid => return Ok(()),
+            Err(e) => return Err(format!("error: {e}")),
+        };
+        if *valid {
+            let mut out = vec![0u8; msg.len()];
+            let t = gcm
+                .seal_to_detached(iv, aad, msg, &mut out)
+                .map_err(|e| format!("seal: {e}"))?;
+            if out != *ct || t.as_bytes() != &tag[..] {
+                return Err(format!("sealed {} tag {}", hx(&out), hx(t.as_bytes())));
+            }
         }
-    }
+        let mut out = vec![0xa5u8; ct.len()];
+        match (gcm.open_to_detached(iv, aad, ct, tag, &mut out), valid) {
+            (Ok(()), true) if out == *msg => Ok(()),
+            (Ok(()), true) => Err("open gave the wrong plaintext".into()),
+            (Ok(()), false) => Err("invalid case accepted".into()),
+            (Err(Error::AuthenticationFailed), false) if out.iter().any(|&x| x != 0) => {
+                Err("refused but output not zeroed".into())
+            }
+            (Err(_), false) => Ok(()),
+            (Err(e), true) => Err(format!("open: {e}")),
+        }
+    });
     Ok(())
 }

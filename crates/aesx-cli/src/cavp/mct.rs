@@ -114,49 +114,50 @@ pub fn run(
             "only CBC Monte Carlo tests are supported",
         ));
     }
-    let cases = records
+    let cases = report.parse_all(records, Case::from_record)?;
+    // The following record continues a record when it is the next outer
+    // iteration of the same section.
+    let followed: Vec<(&Case, Option<&Case>)> = cases
         .iter()
-        .map(Case::from_record)
-        .collect::<Result<Vec<_>, _>>()?;
-    report.records = cases.len();
-    for &b in backends {
-        for (i, case) in cases.iter().enumerate() {
-            // The following record continues this one when it is the next
-            // outer iteration of the same section.
-            let follower = cases
-                .get(i + 1)
-                .filter(|n| n.dir == case.dir && case.count.checked_add(1) == Some(n.count));
-            match cbc_outer(case, b) {
-                Ok(next) => {
-                    let mut problem = None;
-                    if next.last != case.output {
-                        problem = Some(format!(
-                            "output {} expected {}",
-                            hx(&next.last),
-                            hx(&case.output)
-                        ));
-                    } else if let Some(f) = follower {
-                        if next.key != f.key || next.iv != f.iv || next.input != f.input {
-                            problem = Some(format!(
-                                "derived next KEY {} IV {} input {} do not match COUNT = {} \
-                                 (KEY {} IV {} input {})",
-                                hx(&next.key),
-                                hx(&next.iv),
-                                hx(&next.input),
-                                f.count,
-                                hx(&f.key),
-                                hx(&f.iv),
-                                hx(&f.input)
-                            ));
-                        }
-                    }
-                    report.check(problem.is_none(), || {
-                        format!("{} on {b}: {}", case.label, problem.unwrap_or_default())
-                    });
-                }
-                Err(e) => report.check(false, || format!("{} on {b}: error: {e}", case.label)),
+        .enumerate()
+        .map(|(i, case)| {
+            let next = cases.get(i + 1);
+            (
+                case,
+                next.filter(|n| n.dir == case.dir && case.count.checked_add(1) == Some(n.count)),
+            )
+        })
+        .collect();
+    report.check_all(
+        &followed,
+        backends,
+        |(c, _)| c.label.clone(),
+        |&(case, follower), b| {
+            let next = cbc_outer(case, b).map_err(|e| format!("error: {e}"))?;
+            if next.last != case.output {
+                return Err(format!(
+                    "output {} expected {}",
+                    hx(&next.last),
+                    hx(&case.output)
+                ));
             }
-        }
-    }
+            match follower {
+                Some(f) if next.key != f.key || next.iv != f.iv || next.input != f.input => {
+                    Err(format!(
+                        "derived next KEY {} IV {} input {} do not match COUNT = {} \
+                     (KEY {} IV {} input {})",
+                        hx(&next.key),
+                        hx(&next.iv),
+                        hx(&next.input),
+                        f.count,
+                        hx(&f.key),
+                        hx(&f.iv),
+                        hx(&f.input)
+                    ))
+                }
+                _ => Ok(()),
+            }
+        },
+    );
     Ok(())
 }

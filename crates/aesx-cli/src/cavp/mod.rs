@@ -30,7 +30,7 @@ pub mod rsp;
 mod wycheproof;
 mod xts;
 
-use rsp::ParseError;
+use rsp::{ParseError, Record};
 
 /// Arguments of `aesx cavp`.
 #[derive(clap::Args, Debug)]
@@ -261,9 +261,9 @@ pub fn run_suite(
         Suite::WycheproofXts => xts::run_wycheproof(text, backends, report),
         Suite::Gcm(f) => gcm::run(f, &rsp::parse(text)?, backends, report),
         Suite::WycheproofGcm(gmac) => gcm::run_wycheproof(gmac, text, backends, report),
-        Suite::WycheproofAead(kind) => aead::run(kind, text, backends, report),
-        Suite::WycheproofKeyWrap(v) => keywrap::run(v, text, backends, report),
-        Suite::WycheproofCmac => cmac::run(text, backends, report),
+        Suite::WycheproofAead(kind) => wycheproof::run(kind, text, backends, report),
+        Suite::WycheproofKeyWrap(v) => wycheproof::run(v, text, backends, report),
+        Suite::WycheproofCmac => wycheproof::run(cmac::CmacFile, text, backends, report),
     }
 }
 
@@ -301,6 +301,37 @@ impl Report {
             self.failed += 1;
             if self.failures.len() < MAX_SHOWN {
                 self.failures.push(detail());
+            }
+        }
+    }
+
+    /// Parses every record into a case (a record that does not parse is
+    /// the file's error, before anything runs) and counts the records.
+    pub fn parse_all<C>(
+        &mut self,
+        records: &[Record],
+        parse: impl FnMut(&Record) -> Result<C, ParseError>,
+    ) -> Result<Vec<C>, ParseError> {
+        let cases = records.iter().map(parse).collect::<Result<Vec<_>, _>>()?;
+        self.records = cases.len();
+        Ok(cases)
+    }
+
+    /// Runs `check` on every case and backend, one [`Report::check`] each;
+    /// a failure is described as `{label} on {backend}: {its error}`.
+    pub fn check_all<C>(
+        &mut self,
+        cases: &[C],
+        backends: &[Backend],
+        label: impl Fn(&C) -> String,
+        mut check: impl FnMut(&C, Backend) -> Result<(), String>,
+    ) {
+        for &b in backends {
+            for case in cases {
+                let r = check(case, b);
+                self.check(r.is_ok(), || {
+                    format!("{} on {b}: {}", label(case), r.err().unwrap_or_default())
+                });
             }
         }
     }

@@ -94,27 +94,34 @@ pub fn read(text: &str) -> Result<Vec<Test>, ParseError> {
     Ok(out)
 }
 
-/// Reads every test of `text` into a typed case with `parse` (so that a
-/// malformed file is an error before anything runs), then runs `check` on
-/// every case and backend, one [`Report::check`] each.
-pub fn run<C>(
+/// One family of issue 19's files: how a test becomes a typed case, and
+/// how a case is checked on a backend.
+pub trait Family {
+    /// A test's fields, read.
+    type Case;
+
+    /// Reads the fields the family needs (every one required).
+    fn parse(t: &Test) -> Result<Self::Case, ParseError>;
+
+    /// Checks one case on one backend; `Err` describes the failure.
+    fn check(&self, t: &Test, c: &Self::Case, b: Backend) -> Result<(), String>;
+}
+
+/// Reads every test of `text` into a typed case (so that a malformed file
+/// is an error before anything runs), then checks every case on every
+/// backend, one [`Report::check`] each.
+pub fn run<F: Family>(
+    family: F,
     text: &str,
     backends: &[Backend],
     report: &mut Report,
-    parse: impl Fn(&Test) -> Result<C, ParseError>,
-    check: impl Fn(&Test, &C, Backend) -> Result<(), String>,
 ) -> Result<(), ParseError> {
     let tests = read(text)?;
-    let cases = tests.iter().map(&parse).collect::<Result<Vec<_>, _>>()?;
+    let cases = tests.iter().map(F::parse).collect::<Result<Vec<_>, _>>()?;
     report.records = cases.len();
-    for &b in backends {
-        for (t, c) in tests.iter().zip(&cases) {
-            let r = check(t, c, b);
-            report.check(r.is_ok(), || {
-                format!("tcId {} on {b}: {}", t.id, r.err().unwrap_or_default())
-            });
-        }
-    }
+    let pairs: Vec<(&Test, F::Case)> = tests.iter().zip(cases).collect();
+    let label = |(t, _): &(&Test, F::Case)| format!("tcId {}", t.id);
+    report.check_all(&pairs, backends, label, |(t, c), b| family.check(t, c, b));
     Ok(())
 }
 

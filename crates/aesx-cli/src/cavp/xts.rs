@@ -75,16 +75,16 @@ fn from_record(rec: &Record) -> Result<Option<Case>, ParseError> {
 }
 
 fn check(cases: &[Case], backends: &[Backend], report: &mut Report) {
-    for &b in backends {
-        for case in cases {
-            let problem = check_one(case, b).err();
-            let ok = problem.is_none() != case.invalid;
-            report.check(ok, || {
-                let why = problem.unwrap_or_else(|| "invalid vector accepted".to_string());
-                format!("{} on {b}: {why}", case.label)
-            });
-        }
-    }
+    report.check_all(
+        cases,
+        backends,
+        |c| c.label.clone(),
+        |case, b| match (check_one(case, b), case.invalid) {
+            (Ok(()), true) => Err("invalid vector accepted".to_string()),
+            (Err(_), true) => Ok(()),
+            (r, false) => r,
+        },
+    );
 }
 
 /// Ok if the case's expected output comes out in each direction that it

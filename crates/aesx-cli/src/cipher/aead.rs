@@ -95,47 +95,25 @@ impl Kind {
     }
 }
 
-/// The four calls the library's one-shot AEADs share (see
-/// issue 19's API contract), so that one code path drives all three types.
-trait Raw: Send + Sync {
-    fn seal(&self, nonce: &[u8], aad: &[u8], pt: &[u8]) -> aesx::Result<Vec<u8>>;
-    fn open(&self, nonce: &[u8], aad: &[u8], ct_and_tag: &[u8]) -> aesx::Result<Vec<u8>>;
-    fn seal_detached(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> aesx::Result<Tag>;
-    fn open_detached(
-        &self,
-        nonce: &[u8],
-        aad: &[u8],
-        buf: &mut [u8],
-        tag: &[u8],
-    ) -> aesx::Result<()>;
+/// The library's three one-shot AEAD types. Their four calls have the
+/// same names and signatures (issue 19's API contract), so [`each!`] lets
+/// one code path drive all three.
+enum Raw {
+    GcmSiv(GcmSiv),
+    Xaes(Xaes256Gcm),
+    Ccm(Ccm),
 }
 
-macro_rules! raw {
-    ($($t:ty),*) => {$(
-        impl Raw for $t {
-            fn seal(&self, nonce: &[u8], aad: &[u8], pt: &[u8]) -> aesx::Result<Vec<u8>> {
-                <$t>::seal(self, nonce, aad, pt)
-            }
-            fn open(&self, nonce: &[u8], aad: &[u8], ct: &[u8]) -> aesx::Result<Vec<u8>> {
-                <$t>::open(self, nonce, aad, ct)
-            }
-            fn seal_detached(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> aesx::Result<Tag> {
-                <$t>::seal_in_place_detached(self, nonce, aad, buf)
-            }
-            fn open_detached(
-                &self,
-                nonce: &[u8],
-                aad: &[u8],
-                buf: &mut [u8],
-                tag: &[u8],
-            ) -> aesx::Result<()> {
-                <$t>::open_in_place_detached(self, nonce, aad, buf, tag)
-            }
+/// `$call` on whichever type `$raw` holds, named `$a`.
+macro_rules! each {
+    ($raw:expr, $a:ident => $call:expr) => {
+        match $raw {
+            Raw::GcmSiv($a) => $call,
+            Raw::Xaes($a) => $call,
+            Raw::Ccm($a) => $call,
         }
-    )*};
+    };
 }
-
-raw!(GcmSiv, Xaes256Gcm, Ccm);
 
 /// A one-shot AEAD of any of the three families, as the CLI drives it.
 pub struct Aead {
@@ -143,7 +121,7 @@ pub struct Aead {
     pub kind: Kind,
     /// Its tag length in bytes.
     pub tag_len: usize,
-    raw: Box<dyn Raw>,
+    raw: Raw,
 }
 
 impl Aead {
@@ -153,27 +131,27 @@ impl Aead {
         if kind != Kind::Ccm && tag_len != 16 {
             return Err(aesx::Error::InvalidTagLength { len: tag_len });
         }
-        let raw: Box<dyn Raw> = match kind {
-            Kind::GcmSiv => Box::new(GcmSiv::with_backend(key, backend)?),
-            Kind::Xaes => Box::new(Xaes256Gcm::with_backend(key, backend)?),
-            Kind::Ccm => Box::new(Ccm::with_backend(key, tag_len, backend)?),
+        let raw = match kind {
+            Kind::GcmSiv => Raw::GcmSiv(GcmSiv::with_backend(key, backend)?),
+            Kind::Xaes => Raw::Xaes(Xaes256Gcm::with_backend(key, backend)?),
+            Kind::Ccm => Raw::Ccm(Ccm::with_backend(key, tag_len, backend)?),
         };
         Ok(Aead { kind, tag_len, raw })
     }
 
     /// `ct || tag`.
     pub fn seal(&self, nonce: &[u8], aad: &[u8], pt: &[u8]) -> aesx::Result<Vec<u8>> {
-        self.raw.seal(nonce, aad, pt)
+        each!(&self.raw, a => a.seal(nonce, aad, pt))
     }
 
     /// The plaintext of `ct || tag`, or an error with nothing released.
     pub fn open(&self, nonce: &[u8], aad: &[u8], ct_and_tag: &[u8]) -> aesx::Result<Vec<u8>> {
-        self.raw.open(nonce, aad, ct_and_tag)
+        each!(&self.raw, a => a.open(nonce, aad, ct_and_tag))
     }
 
     /// Encrypts `buf` in place and returns the tag.
     pub fn seal_detached(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> aesx::Result<Tag> {
-        self.raw.seal_detached(nonce, aad, buf)
+        each!(&self.raw, a => a.seal_in_place_detached(nonce, aad, buf))
     }
 
     /// Decrypts `buf` in place if `tag` verifies (else `buf` is zeroed).
@@ -184,7 +162,7 @@ impl Aead {
         buf: &mut [u8],
         tag: &[u8],
     ) -> aesx::Result<()> {
-        self.raw.open_detached(nonce, aad, buf, tag)
+        each!(&self.raw, a => a.open_in_place_detached(nonce, aad, buf, tag))
     }
 }
 

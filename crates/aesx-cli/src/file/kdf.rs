@@ -89,16 +89,23 @@ pub const MAX_KEY_FILE: u64 = 1024;
 /// Largest passphrase file read (only its first line is used).
 pub const MAX_PASSPHRASE_FILE: u64 = 64 * 1024;
 
-/// A key file: 64 hex digits (what `aesx keygen` writes, surrounding
-/// whitespace allowed), or exactly 32 raw bytes.
-pub fn read_key_file(path: &Path) -> Result<Zeroizing<[u8; KEY_LEN]>, CliError> {
-    let data = Zeroizing::new(super::read_capped(path, MAX_KEY_FILE).map_err(|e| {
+/// At most `max` bytes of the key or passphrase file `path` (`what`, for
+/// the message), in memory that is zeroed when dropped.
+fn read_secret_file(path: &Path, max: u64, what: &str) -> Result<Zeroizing<Vec<u8>>, CliError> {
+    let data = super::read_capped(path, max).map_err(|e| {
         CliError::failure(format!(
-            "cannot read key file {}: {}",
+            "cannot read {what} {}: {}",
             path.display(),
             super::io_msg(&e)
         ))
-    })?);
+    })?;
+    Ok(Zeroizing::new(data))
+}
+
+/// A key file: 64 hex digits (what `aesx keygen` writes, surrounding
+/// whitespace allowed), or exactly 32 raw bytes.
+pub fn read_key_file(path: &Path) -> Result<Zeroizing<[u8; KEY_LEN]>, CliError> {
+    let data = read_secret_file(path, MAX_KEY_FILE, "key file")?;
     let mut key = Zeroizing::new([0u8; KEY_LEN]);
     if data.len() == KEY_LEN {
         key.copy_from_slice(&data);
@@ -116,13 +123,7 @@ pub fn read_key_file(path: &Path) -> Result<Zeroizing<[u8; KEY_LEN]>, CliError> 
 
 /// Reads a passphrase from a file: its first line, without the line ending.
 pub fn read_passphrase_file(path: &Path) -> Result<Zeroizing<Vec<u8>>, CliError> {
-    let data = Zeroizing::new(super::read_capped(path, MAX_PASSPHRASE_FILE).map_err(|e| {
-        CliError::failure(format!(
-            "cannot read passphrase file {}: {}",
-            path.display(),
-            super::io_msg(&e)
-        ))
-    })?);
+    let data = read_secret_file(path, MAX_PASSPHRASE_FILE, "passphrase file")?;
     let line = data.split(|&b| b == b'\n').next().unwrap_or(&[]);
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     if line.is_empty() {

@@ -5,7 +5,7 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, ChildStdin, Command, Stdio};
 
 /// The binary under test: this build's, or `AESX_TEST_BIN` (to rerun the
 /// repros against another build, e.g. one from before the fixes).
@@ -23,6 +23,14 @@ impl Out {
     pub fn stdout_str(&self) -> String {
         String::from_utf8_lossy(&self.stdout).into_owned()
     }
+}
+
+/// The available backends' names.
+pub fn backends() -> Vec<&'static str> {
+    aesx::Backend::available()
+        .iter()
+        .map(|b| b.name())
+        .collect()
 }
 
 /// The repository root, where `vectors/` lies.
@@ -107,18 +115,30 @@ pub fn data(len: usize, seed: u8) -> Vec<u8> {
         .collect()
 }
 
-/// Runs a bash script (for redirections, ulimit, namespaces) with `$AESX`.
-pub fn sh(dir: &Path, script: &str) -> Out {
-    let child = Command::new("bash")
-        .args(["-c", script])
-        .env("AESX", bin())
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
+/// Starts `c` in `dir` with these stdin and stdout, stderr captured.
+pub fn spawn_in(mut c: Command, dir: &Path, stdin: Stdio, stdout: Stdio) -> Child {
+    c.current_dir(dir)
+        .stdin(stdin)
+        .stdout(stdout)
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap();
-    finish(child, b"")
+        .unwrap()
+}
+
+/// Starts `c` in `dir` (stdout discarded) and writes `input` to its stdin,
+/// which stays open: the process then waits for more.
+pub fn start_fed(c: Command, dir: &Path, input: &[u8]) -> (Child, ChildStdin) {
+    let mut child = spawn_in(c, dir, Stdio::piped(), Stdio::null());
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(input).unwrap();
+    (child, stdin)
+}
+
+/// Runs a bash script (for redirections, ulimit, namespaces) with `$AESX`.
+pub fn sh(dir: &Path, script: &str) -> Out {
+    let mut c = Command::new("bash");
+    c.args(["-c", script]).env("AESX", bin());
+    finish(spawn_in(c, dir, Stdio::null(), Stdio::piped()), b"")
 }
 
 /// The names in `dir`, sorted.
@@ -130,6 +150,14 @@ pub fn names(dir: &Path) -> Vec<String> {
     v.sort();
     v
 }
+
+/// What `--backend cuda` with a CPU-only mode says: that the mode runs on
+/// the CPU only, or, in a build without the `cuda` feature, that.
+pub const CUDA_REFUSED: &str = if cfg!(feature = "cuda") {
+    "CPU only"
+} else {
+    "without the `cuda` feature"
+};
 
 /// An AES-128 key and an IV, in hex.
 pub const K: &str = "000102030405060708090a0b0c0d0e0f";
