@@ -14,6 +14,52 @@
 //! what the build enables (`-C target-feature`), which the CPU must have
 //! for the program to run at all.
 
+use core::sync::atomic::{AtomicU8, Ordering};
+
+/// Set in a cache once it holds a detection result (so a result of zero
+/// bits is cached too).
+const DONE: u8 = 0x80;
+
+/// The bits `detect` returns (below [`DONE`]), computed on the first call
+/// with this `cache` and read from it after that. Two threads may both
+/// detect; they store the same value.
+pub(crate) fn cached(cache: &AtomicU8, detect: impl FnOnce() -> u8) -> u8 {
+    let mut bits = cache.load(Ordering::Relaxed);
+    if bits & DONE == 0 {
+        bits = detect() | DONE;
+        cache.store(bits, Ordering::Relaxed);
+    }
+    bits & !DONE
+}
+
+/// Each flag's bit where the flag is set.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+fn bits(flags: &[(bool, u8)]) -> u8 {
+    flags
+        .iter()
+        .filter(|(on, _)| *on)
+        .fold(0, |acc, (_, b)| acc | b)
+}
+
+#[cfg(all(feature = "std", target_arch = "aarch64"))]
+use std::arch::is_aarch64_feature_detected as std_detected;
+#[cfg(all(feature = "std", target_arch = "x86_64"))]
+use std::arch::is_x86_feature_detected as std_detected;
+
+/// Whether the CPU has every named target feature: asked at run time with
+/// std, and read from the build's own features without it.
+#[cfg(all(feature = "std", any(target_arch = "x86_64", target_arch = "aarch64")))]
+macro_rules! has {
+    ($($f:tt),+) => { true $(&& std_detected!($f))+ };
+}
+#[cfg(all(
+    not(feature = "std"),
+    any(target_arch = "x86_64", target_arch = "aarch64")
+))]
+macro_rules! has {
+    ($($f:tt),+) => { true $(&& cfg!(target_feature = $f))+ };
+}
+
 /// AES-NI, SSE4.1 (with SSSE3 and SSE2) and PCLMULQDQ: the `aesni` tier.
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,21 +118,12 @@ const AVX2: u8 = 2;
 const VAES256: u8 = 4;
 #[cfg(target_arch = "x86_64")]
 const VAES512: u8 = 8;
-/// Set once the cache holds a detection result.
-#[cfg(target_arch = "x86_64")]
-const DONE: u8 = 0x80;
 
 /// The CPU's features, detected on the first call and cached.
 #[cfg(target_arch = "x86_64")]
 pub(crate) fn features() -> Features {
-    use core::sync::atomic::{AtomicU8, Ordering};
     static CACHE: AtomicU8 = AtomicU8::new(0);
-    let mut bits = CACHE.load(Ordering::Relaxed);
-    if bits & DONE == 0 {
-        // Two threads may both detect; they store the same value.
-        bits = detect() | DONE;
-        CACHE.store(bits, Ordering::Relaxed);
-    }
+    let bits = cached(&CACHE, detect);
     let has = |b: u8| bits & b != 0;
     Features {
         aesni: has(AESNI).then_some(Aesni(())),
@@ -99,30 +136,16 @@ pub(crate) fn features() -> Features {
 /// The feature bits; a tier's bit is set only if every narrower tier's is.
 #[cfg(target_arch = "x86_64")]
 fn detect() -> u8 {
-    #[cfg(feature = "std")]
-    macro_rules! has {
-        ($($f:tt),+) => { true $(&& std::arch::is_x86_feature_detected!($f))+ };
-    }
-    #[cfg(not(feature = "std"))]
-    macro_rules! has {
-        ($($f:tt),+) => { true $(&& cfg!(target_feature = $f))+ };
-    }
     let aesni = has!("aes", "sse4.1", "pclmulqdq");
     let avx2 = has!("avx", "avx2");
     let vaes256 = aesni && avx2 && has!("vaes", "vpclmulqdq");
     let vaes512 = vaes256 && has!("avx512f", "avx512bw", "avx512vl");
-    let mut bits = 0;
-    for (on, b) in [
+    bits(&[
         (aesni, AESNI),
         (avx2, AVX2),
         (vaes256, VAES256),
         (vaes512, VAES512),
-    ] {
-        if on {
-            bits |= b;
-        }
-    }
-    bits
+    ])
 }
 
 /// FEAT_AES and FEAT_PMULL (with Advanced SIMD): the `armv8` backend's
@@ -150,21 +173,12 @@ pub(crate) struct Features {
 const CRYPTO: u8 = 1;
 #[cfg(target_arch = "aarch64")]
 const SHA3: u8 = 2;
-/// Set once the cache holds a detection result.
-#[cfg(target_arch = "aarch64")]
-const DONE: u8 = 0x80;
 
 /// The CPU's features, detected on the first call and cached.
 #[cfg(target_arch = "aarch64")]
 pub(crate) fn features() -> Features {
-    use core::sync::atomic::{AtomicU8, Ordering};
     static CACHE: AtomicU8 = AtomicU8::new(0);
-    let mut bits = CACHE.load(Ordering::Relaxed);
-    if bits & DONE == 0 {
-        // Two threads may both detect; they store the same value.
-        bits = detect() | DONE;
-        CACHE.store(bits, Ordering::Relaxed);
-    }
+    let bits = cached(&CACHE, detect);
     let has = |b: u8| bits & b != 0;
     Features {
         crypto: has(CRYPTO).then_some(ArmCrypto(())),
@@ -175,14 +189,6 @@ pub(crate) fn features() -> Features {
 /// The feature bits; `SHA3` is set only if `CRYPTO` is.
 #[cfg(target_arch = "aarch64")]
 fn detect() -> u8 {
-    #[cfg(feature = "std")]
-    macro_rules! has {
-        ($($f:tt),+) => { true $(&& std::arch::is_aarch64_feature_detected!($f))+ };
-    }
-    #[cfg(not(feature = "std"))]
-    macro_rules! has {
-        ($($f:tt),+) => { true $(&& cfg!(target_feature = $f))+ };
-    }
     // Rust's "aes" covers FEAT_AES and FEAT_PMULL together; asking for
     // "pmull" too keeps the requirement explicit (without std there is no
     // separate "pmull" target feature to test, and "aes" implies it).
@@ -191,7 +197,7 @@ fn detect() -> u8 {
     #[cfg(not(feature = "std"))]
     let crypto = has!("neon", "aes");
     let sha3 = crypto && has!("sha3");
-    (if crypto { CRYPTO } else { 0 }) | (if sha3 { SHA3 } else { 0 })
+    bits(&[(crypto, CRYPTO), (sha3, SHA3)])
 }
 
 #[cfg(all(test, target_arch = "aarch64", feature = "std"))]

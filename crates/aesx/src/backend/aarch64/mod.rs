@@ -19,10 +19,11 @@
 use core::arch::aarch64::*;
 
 use super::cpu::{self, ArmCrypto, ArmSha3};
+use super::engine::Family;
 use super::inout::InOut;
-use super::kernels::BlockKernels;
+use super::kernels::{BlockKernels, CbcManyKernels};
 use super::trace::{self, Kernel};
-use super::Backend;
+use super::{Backend, BackendSet};
 use crate::error::{Error, Result};
 use crate::key::{Block, RoundKeys, MAX_ROUNDS};
 
@@ -47,6 +48,19 @@ mod tests;
 pub(crate) fn available() -> bool {
     cpu::features().crypto.is_some()
 }
+
+impl Family for ArmAes {
+    fn new(_: Backend, rk: &RoundKeys) -> Result<Self> {
+        ArmAes::new(rk)
+    }
+
+    fn available() -> BackendSet {
+        BackendSet(if available() { Backend::Armv8.bit() } else { 0 })
+    }
+}
+
+// No multi-buffer kernel yet: one message after another.
+impl CbcManyKernels for ArmAes {}
 
 /// Round keys in vector registers for the Crypto Extensions.
 ///

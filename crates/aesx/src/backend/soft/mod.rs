@@ -29,11 +29,27 @@ use zeroize::Zeroize;
 use self::bitslice::{pack, unpack};
 use self::round::RoundKey;
 use self::rows::Word;
+use super::engine::Family;
 use super::inout::InOut;
-use super::kernels::BlockKernels;
+use super::kernels::{BlockKernels, CbcManyKernels};
+use super::{Backend, BackendSet};
+use crate::error::Result;
 use crate::key::{Block, RoundKeys, BLOCK_LEN, MAX_ROUNDS};
 
 pub(crate) use self::bitslice::PAR;
+
+impl Family for SoftAes {
+    fn new(_: Backend, rk: &RoundKeys) -> Result<Self> {
+        Ok(SoftAes::new(rk))
+    }
+
+    fn available() -> BackendSet {
+        BackendSet(Backend::Soft.bit())
+    }
+}
+
+// No multi-buffer kernel: one message after another.
+impl CbcManyKernels for SoftAes {}
 
 /// An expanded key for the soft backend: each FIPS 197 round key broadcast to
 /// all sixteen lanes of the bitsliced layout (keys 1..Nr with 0x63 added to

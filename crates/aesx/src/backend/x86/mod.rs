@@ -13,6 +13,7 @@
 use core::arch::x86_64::*;
 
 use super::cpu;
+use super::engine::Family;
 use super::inout::InOut;
 use super::kernels::BlockKernels;
 use super::{Backend, BackendSet};
@@ -98,15 +99,20 @@ impl Level {
     }
 }
 
-/// The x86 backends this CPU can run.
-pub(crate) fn available() -> BackendSet {
-    let mut bits = 0;
-    for b in [Backend::Aesni, Backend::Vaes256, Backend::Vaes512] {
-        if Level::detect(b).is_some() {
-            bits |= 1 << (b as u8);
-        }
+impl Family for X86Aes {
+    fn new(backend: Backend, rk: &RoundKeys) -> Result<Self> {
+        X86Aes::new(backend, rk)
     }
-    BackendSet(bits)
+
+    fn available() -> BackendSet {
+        let mut set = BackendSet(0);
+        for b in [Backend::Aesni, Backend::Vaes256, Backend::Vaes512] {
+            if Level::detect(b).is_some() {
+                set.0 |= b.bit();
+            }
+        }
+        set
+    }
 }
 
 /// Round keys in `__m128i` registers for the x86 backends.
