@@ -73,25 +73,36 @@ pub(crate) trait BlockKernels {
     /// XORs the keystream of a 128-bit big-endian counter (SP 800-38A,
     /// wrapping modulo 2^128) into whole blocks; `ctr` advances by the
     /// number of blocks.
-    fn ctr_apply(&self, ctr: &mut Block, mut io: InOut<'_>) {
-        let n = io.blocks();
+    fn ctr_apply(&self, ctr: &mut Block, io: InOut<'_>) {
         let mut ks = [0u8; BATCH * BLOCK_LEN];
-        let mut done = 0;
         let mut c = u128::from_be_bytes(*ctr);
-        while done < n {
-            let m = (n - done).min(BATCH);
-            for j in 0..m {
-                ks[j * BLOCK_LEN..(j + 1) * BLOCK_LEN].copy_from_slice(&c.to_be_bytes());
-                c = c.wrapping_add(1);
-            }
-            self.encrypt_blocks(InOut::in_place(&mut ks[..m * BLOCK_LEN]));
-            let (_, rest) = io.reborrow().split_at(done * BLOCK_LEN);
-            let (mut part, _) = rest.split_at(m * BLOCK_LEN);
-            part.xor_from(&ks[..m * BLOCK_LEN]);
-            done += m;
-        }
+        counter_keystream(self, &mut ks, io, || {
+            let b = c.to_be_bytes();
+            c = c.wrapping_add(1);
+            b
+        });
         *ctr = c.to_be_bytes();
     }
+}
+
+/// XORs into whole blocks the encryption of the counter blocks `next`
+/// yields, `ks.len()` bytes at a time through `ks` (left holding keystream:
+/// the caller decides whether to wipe it). The generic CTR kernels.
+#[inline(always)]
+pub(crate) fn counter_keystream<K: BlockKernels + ?Sized>(
+    k: &K,
+    ks: &mut [u8],
+    mut io: InOut<'_>,
+    mut next: impl FnMut() -> Block,
+) {
+    io.batches(ks.len() / BLOCK_LEN, |mut part| {
+        let ks = &mut ks[..part.len()];
+        for b in ks.chunks_exact_mut(BLOCK_LEN) {
+            b.copy_from_slice(&next());
+        }
+        k.encrypt_blocks(InOut::in_place(ks));
+        part.xor_from(ks);
+    });
 }
 
 /// The messages of a multi-buffer CBC call, as a backend sees them: the list
@@ -120,6 +131,50 @@ pub(crate) trait CbcManyKernels: BlockKernels + Sized {
             if let Some((k, iv, data)) = lanes.lane(i) {
                 k.cbc_encrypt(iv, InOut::in_place(data));
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::soft::SoftAes;
+    use crate::key::RoundKeys;
+
+    /// A backend with only the two required kernels, so that every other
+    /// kernel is the generic default (the soft backend overrides CBC
+    /// decryption and CTR, which are the reference here).
+    struct OnlyBlocks(SoftAes);
+
+    impl BlockKernels for OnlyBlocks {
+        fn encrypt_blocks(&self, io: InOut<'_>) {
+            self.0.encrypt_blocks(io)
+        }
+
+        fn decrypt_blocks(&self, io: InOut<'_>) {
+            self.0.decrypt_blocks(io)
+        }
+    }
+
+    #[test]
+    fn generic_defaults_agree_with_the_soft_kernels() {
+        let soft = SoftAes::new(&RoundKeys::expand(&[7u8; 16]).unwrap());
+        let generic = OnlyBlocks(soft.clone());
+        // Past one batch, and a counter whose low 64 bits wrap inside it.
+        for blocks in [0, 1, 3, BATCH, BATCH + 1, 2 * BATCH + 5] {
+            let data: Vec<u8> = (0..blocks * BLOCK_LEN).map(|i| i as u8).collect();
+            let start = (u64::MAX as u128 - 2).to_be_bytes();
+            let (mut a, mut b) = (data.clone(), data.clone());
+            let (mut ca, mut cb) = (start, start);
+            soft.ctr_apply(&mut ca, InOut::in_place(&mut a));
+            generic.ctr_apply(&mut cb, InOut::in_place(&mut b));
+            assert_eq!((a, ca), (b, cb), "ctr, {blocks} blocks");
+
+            let (mut a, mut b) = (data.clone(), data.clone());
+            let (mut ia, mut ib) = ([9u8; BLOCK_LEN], [9u8; BLOCK_LEN]);
+            soft.cbc_decrypt(&mut ia, InOut::in_place(&mut a));
+            generic.cbc_decrypt(&mut ib, InOut::in_place(&mut b));
+            assert_eq!((a, ia), (b, ib), "cbc decrypt, {blocks} blocks");
         }
     }
 }

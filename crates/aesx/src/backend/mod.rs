@@ -29,6 +29,8 @@ pub(crate) mod polyval_kernels;
 pub(crate) mod siv_kernels;
 pub(crate) mod soft;
 pub(crate) mod trace;
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+pub(crate) mod vector_keys;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86;
 pub(crate) mod xts_kernels;
