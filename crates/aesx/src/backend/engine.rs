@@ -11,15 +11,19 @@
 
 use super::gcm_kernels::GcmKernels;
 use super::kernels::{CbcLanes, CbcManyKernels};
+use super::mac_kernels::MacKernels;
+use super::siv_kernels::SivKernels;
 use super::xts_kernels::XtsKernels;
 use super::{map_engine, Backend, BackendSet, Engine};
 use crate::error::Result;
 use crate::key::{Block, RoundKeys};
 
 /// A backend family's key type: what `families!` needs of each entry. The
-/// kernel traits are supertraits so that every shape can be built from any
-/// family.
-pub(crate) trait Family: GcmKernels + XtsKernels + CbcManyKernels + Clone {
+/// kernel traits are supertraits: every mode runs on every family, and
+/// every shape can be built from any family.
+pub(crate) trait Family:
+    GcmKernels + XtsKernels + MacKernels + SivKernels + CbcManyKernels + Clone
+{
     /// Expands `rk` for `backend`, one of this family's; fails unless the CPU
     /// runs it.
     fn new(backend: Backend, rk: &RoundKeys) -> Result<Self>;

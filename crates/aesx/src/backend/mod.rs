@@ -64,6 +64,10 @@ engine::families! { $
     }
 }
 
+// `BackendSet` is a byte, and the detection cache (`cpu::cached`) keeps its
+// top bit for itself.
+const _: () = assert!(Backend::ALL.len() < 8);
+
 impl Backend {
     const fn bit(self) -> u8 {
         1 << (self as u8)

@@ -32,6 +32,7 @@ use self::rows::Word;
 use super::engine::Family;
 use super::inout::InOut;
 use super::kernels::{BlockKernels, CbcManyKernels};
+use super::mac_kernels::MacKernels;
 use super::polyval_kernels::PolyvalKernels;
 use super::siv_kernels::SivKernels;
 use super::{Backend, BackendSet};
@@ -52,6 +53,8 @@ impl Family for SoftAes {
 
 // No multi-buffer kernel: one message after another.
 impl CbcManyKernels for SoftAes {}
+
+impl MacKernels for SoftAes {}
 
 impl SivKernels for SoftAes {
     type Polyval = polyval::SoftPolyvalKey;
