@@ -19,7 +19,7 @@
 
 use super::engine::{Family, Shape};
 use super::inout::InOut;
-use super::kernels::{counter_keystream, BlockKernels};
+use super::kernels::BlockKernels;
 use super::{map_engine, Engine};
 use crate::key::{Block, BLOCK_LEN};
 
@@ -51,26 +51,63 @@ pub(crate) trait GcmKernels: BlockKernels {
 
     /// XORs the keystream of the counter blocks `ctr`, inc32(ctr), ... into
     /// whole blocks; `ctr` advances by the number of blocks (mod 2^32).
-    fn ctr32_apply(&self, ctr: &mut Block, io: InOut<'_>) {
+    fn ctr32_apply(&self, ctr: &mut Block, mut io: InOut<'_>) {
+        let n = io.blocks();
         let mut ks = [0u8; BATCH * BLOCK_LEN];
-        counter_keystream(self, &mut ks, io, || {
-            let b = *ctr;
-            inc32(ctr, 1);
-            b
-        });
+        let mut done = 0;
+        while done < n {
+            let m = (n - done).min(BATCH);
+            for c in ks[..m * BLOCK_LEN].chunks_exact_mut(BLOCK_LEN) {
+                c.copy_from_slice(ctr);
+                inc32(ctr, 1);
+            }
+            self.encrypt_blocks(InOut::in_place(&mut ks[..m * BLOCK_LEN]));
+            let (_, rest) = io.reborrow().split_at(done * BLOCK_LEN);
+            let (mut part, _) = rest.split_at(m * BLOCK_LEN);
+            part.xor_from(&ks[..m * BLOCK_LEN]);
+            done += m;
+        }
         wipe(&mut ks);
     }
 
     /// Encrypts whole blocks (CTR32 from `ctr`) and hashes the ciphertext
     /// into `acc`.
-    fn gcm_encrypt(&self, hk: &Self::HKey, ctr: &mut Block, acc: &mut Block, io: InOut<'_>) {
-        gcm_batches::<Self, true>(self, hk, ctr, acc, io);
+    fn gcm_encrypt(&self, hk: &Self::HKey, ctr: &mut Block, acc: &mut Block, mut io: InOut<'_>) {
+        let n = io.blocks();
+        let mut buf = [0u8; BATCH * BLOCK_LEN];
+        let mut done = 0;
+        while done < n {
+            let m = (n - done).min(BATCH);
+            let chunk = &mut buf[..m * BLOCK_LEN];
+            let (_, rest) = io.reborrow().split_at(done * BLOCK_LEN);
+            let (mut part, _) = rest.split_at(m * BLOCK_LEN);
+            part.read_into(chunk);
+            self.ctr32_apply(ctr, InOut::in_place(chunk));
+            part.write_from(chunk);
+            self.ghash_update(hk, acc, chunk);
+            done += m;
+        }
+        wipe(&mut buf);
     }
 
     /// Hashes whole ciphertext blocks into `acc` and decrypts them (CTR32
     /// from `ctr`).
-    fn gcm_decrypt(&self, hk: &Self::HKey, ctr: &mut Block, acc: &mut Block, io: InOut<'_>) {
-        gcm_batches::<Self, false>(self, hk, ctr, acc, io);
+    fn gcm_decrypt(&self, hk: &Self::HKey, ctr: &mut Block, acc: &mut Block, mut io: InOut<'_>) {
+        let n = io.blocks();
+        let mut buf = [0u8; BATCH * BLOCK_LEN];
+        let mut done = 0;
+        while done < n {
+            let m = (n - done).min(BATCH);
+            let chunk = &mut buf[..m * BLOCK_LEN];
+            let (_, rest) = io.reborrow().split_at(done * BLOCK_LEN);
+            let (mut part, _) = rest.split_at(m * BLOCK_LEN);
+            part.read_into(chunk);
+            self.ghash_update(hk, acc, chunk);
+            self.ctr32_apply(ctr, InOut::in_place(chunk));
+            part.write_from(chunk);
+            done += m;
+        }
+        wipe(&mut buf);
     }
 
     /// The integer sum of `data` read as little-endian 64-bit words (the
@@ -95,34 +132,6 @@ pub(crate) trait GcmKernels: BlockKernels {
     ) -> Block {
         oneshot_generic(self, hk, encrypt, j0, aad, io)
     }
-}
-
-/// The generic [`GcmKernels::gcm_encrypt`] (`ENCRYPT`) and `gcm_decrypt`:
-/// a batch at a time through a stack buffer, CTR32 then GHASH of the
-/// output when encrypting, GHASH of the input then CTR32 when decrypting
-/// (GHASH always takes the ciphertext).
-#[inline(always)]
-fn gcm_batches<K: GcmKernels + ?Sized, const ENCRYPT: bool>(
-    k: &K,
-    hk: &K::HKey,
-    ctr: &mut Block,
-    acc: &mut Block,
-    mut io: InOut<'_>,
-) {
-    let mut buf = [0u8; BATCH * BLOCK_LEN];
-    io.batches(BATCH, |mut part| {
-        let chunk = &mut buf[..part.len()];
-        part.read_into(chunk);
-        if !ENCRYPT {
-            k.ghash_update(hk, acc, chunk);
-        }
-        k.ctr32_apply(ctr, InOut::in_place(chunk));
-        part.write_from(chunk);
-        if ENCRYPT {
-            k.ghash_update(hk, acc, chunk);
-        }
-    });
-    wipe(&mut buf);
 }
 
 /// Portable [`GcmKernels::word_sum`]: the 32-bit halves of the words are

@@ -144,22 +144,6 @@ impl<'a> InOut<'a> {
         )
     }
 
-    /// Runs `f` on consecutive parts of at most `batch` whole blocks each,
-    /// in order: the batching of the generic kernels, which go through a
-    /// stack buffer of that many blocks.
-    #[inline(always)]
-    pub(crate) fn batches(&mut self, batch: usize, mut f: impl FnMut(InOut<'_>)) {
-        let n = self.blocks();
-        let mut done = 0;
-        while done < n {
-            let m = (n - done).min(batch);
-            let (_, rest) = self.reborrow().split_at(done * BLOCK_LEN);
-            let (part, _) = rest.split_at(m * BLOCK_LEN);
-            f(part);
-            done += m;
-        }
-    }
-
     /// Splits off the whole blocks; the second part is the partial tail.
     #[inline]
     pub fn split_blocks(self) -> (InOut<'a>, InOut<'a>) {

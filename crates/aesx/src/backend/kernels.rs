@@ -73,36 +73,25 @@ pub(crate) trait BlockKernels {
     /// XORs the keystream of a 128-bit big-endian counter (SP 800-38A,
     /// wrapping modulo 2^128) into whole blocks; `ctr` advances by the
     /// number of blocks.
-    fn ctr_apply(&self, ctr: &mut Block, io: InOut<'_>) {
+    fn ctr_apply(&self, ctr: &mut Block, mut io: InOut<'_>) {
+        let n = io.blocks();
         let mut ks = [0u8; BATCH * BLOCK_LEN];
+        let mut done = 0;
         let mut c = u128::from_be_bytes(*ctr);
-        counter_keystream(self, &mut ks, io, || {
-            let b = c.to_be_bytes();
-            c = c.wrapping_add(1);
-            b
-        });
+        while done < n {
+            let m = (n - done).min(BATCH);
+            for j in 0..m {
+                ks[j * BLOCK_LEN..(j + 1) * BLOCK_LEN].copy_from_slice(&c.to_be_bytes());
+                c = c.wrapping_add(1);
+            }
+            self.encrypt_blocks(InOut::in_place(&mut ks[..m * BLOCK_LEN]));
+            let (_, rest) = io.reborrow().split_at(done * BLOCK_LEN);
+            let (mut part, _) = rest.split_at(m * BLOCK_LEN);
+            part.xor_from(&ks[..m * BLOCK_LEN]);
+            done += m;
+        }
         *ctr = c.to_be_bytes();
     }
-}
-
-/// XORs into whole blocks the encryption of the counter blocks `next`
-/// yields, `ks.len()` bytes at a time through `ks` (left holding keystream:
-/// the caller decides whether to wipe it). The generic CTR kernels.
-#[inline(always)]
-pub(crate) fn counter_keystream<K: BlockKernels + ?Sized>(
-    k: &K,
-    ks: &mut [u8],
-    mut io: InOut<'_>,
-    mut next: impl FnMut() -> Block,
-) {
-    io.batches(ks.len() / BLOCK_LEN, |mut part| {
-        let ks = &mut ks[..part.len()];
-        for b in ks.chunks_exact_mut(BLOCK_LEN) {
-            b.copy_from_slice(&next());
-        }
-        k.encrypt_blocks(InOut::in_place(ks));
-        part.xor_from(ks);
-    });
 }
 
 /// The messages of a multi-buffer CBC call, as a backend sees them: the list
