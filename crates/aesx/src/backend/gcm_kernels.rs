@@ -72,42 +72,14 @@ pub(crate) trait GcmKernels: BlockKernels {
 
     /// Encrypts whole blocks (CTR32 from `ctr`) and hashes the ciphertext
     /// into `acc`.
-    fn gcm_encrypt(&self, hk: &Self::HKey, ctr: &mut Block, acc: &mut Block, mut io: InOut<'_>) {
-        let n = io.blocks();
-        let mut buf = [0u8; BATCH * BLOCK_LEN];
-        let mut done = 0;
-        while done < n {
-            let m = (n - done).min(BATCH);
-            let chunk = &mut buf[..m * BLOCK_LEN];
-            let (_, rest) = io.reborrow().split_at(done * BLOCK_LEN);
-            let (mut part, _) = rest.split_at(m * BLOCK_LEN);
-            part.read_into(chunk);
-            self.ctr32_apply(ctr, InOut::in_place(chunk));
-            part.write_from(chunk);
-            self.ghash_update(hk, acc, chunk);
-            done += m;
-        }
-        wipe(&mut buf);
+    fn gcm_encrypt(&self, hk: &Self::HKey, ctr: &mut Block, acc: &mut Block, io: InOut<'_>) {
+        gcm_batches::<Self, true>(self, hk, ctr, acc, io);
     }
 
     /// Hashes whole ciphertext blocks into `acc` and decrypts them (CTR32
     /// from `ctr`).
-    fn gcm_decrypt(&self, hk: &Self::HKey, ctr: &mut Block, acc: &mut Block, mut io: InOut<'_>) {
-        let n = io.blocks();
-        let mut buf = [0u8; BATCH * BLOCK_LEN];
-        let mut done = 0;
-        while done < n {
-            let m = (n - done).min(BATCH);
-            let chunk = &mut buf[..m * BLOCK_LEN];
-            let (_, rest) = io.reborrow().split_at(done * BLOCK_LEN);
-            let (mut part, _) = rest.split_at(m * BLOCK_LEN);
-            part.read_into(chunk);
-            self.ghash_update(hk, acc, chunk);
-            self.ctr32_apply(ctr, InOut::in_place(chunk));
-            part.write_from(chunk);
-            done += m;
-        }
-        wipe(&mut buf);
+    fn gcm_decrypt(&self, hk: &Self::HKey, ctr: &mut Block, acc: &mut Block, io: InOut<'_>) {
+        gcm_batches::<Self, false>(self, hk, ctr, acc, io);
     }
 
     /// The integer sum of `data` read as little-endian 64-bit words (the
@@ -132,6 +104,40 @@ pub(crate) trait GcmKernels: BlockKernels {
     ) -> Block {
         oneshot_generic(self, hk, encrypt, j0, aad, io)
     }
+}
+
+/// The generic [`GcmKernels::gcm_encrypt`] (`ENCRYPT`) and `gcm_decrypt`:
+/// a batch at a time through a stack buffer; GHASH always takes the
+/// ciphertext, so it runs after CTR32 when encrypting and before it when
+/// decrypting.
+#[inline(always)]
+fn gcm_batches<K: GcmKernels + ?Sized, const ENCRYPT: bool>(
+    k: &K,
+    hk: &K::HKey,
+    ctr: &mut Block,
+    acc: &mut Block,
+    mut io: InOut<'_>,
+) {
+    let n = io.blocks();
+    let mut buf = [0u8; BATCH * BLOCK_LEN];
+    let mut done = 0;
+    while done < n {
+        let m = (n - done).min(BATCH);
+        let chunk = &mut buf[..m * BLOCK_LEN];
+        let (_, rest) = io.reborrow().split_at(done * BLOCK_LEN);
+        let (mut part, _) = rest.split_at(m * BLOCK_LEN);
+        part.read_into(chunk);
+        if !ENCRYPT {
+            k.ghash_update(hk, acc, chunk);
+        }
+        k.ctr32_apply(ctr, InOut::in_place(chunk));
+        part.write_from(chunk);
+        if ENCRYPT {
+            k.ghash_update(hk, acc, chunk);
+        }
+        done += m;
+    }
+    wipe(&mut buf);
 }
 
 /// Portable [`GcmKernels::word_sum`]: the 32-bit halves of the words are
