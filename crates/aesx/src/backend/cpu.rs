@@ -14,26 +14,82 @@
 //! what the build enables (`-C target-feature`), which the CPU must have
 //! for the program to run at all.
 
-/// AES-NI, SSE4.1 (with SSSE3 and SSE2) and PCLMULQDQ: the `aesni` tier.
-#[cfg(target_arch = "x86_64")]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Aesni(());
+use core::sync::atomic::{AtomicU8, Ordering};
 
-/// AVX2 (with AVX and the OS saving ymm state).
-#[cfg(target_arch = "x86_64")]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Avx2(());
+/// Set in a cache once it holds a detection result (so a result of zero
+/// bits is cached too).
+const DONE: u8 = 0x80;
 
-/// [`Aesni`] and [`Avx2`] plus VAES and VPCLMULQDQ: the `vaes256` tier.
-#[cfg(target_arch = "x86_64")]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Vaes256(());
+/// The bits `detect` returns (below [`DONE`]), computed on the first call
+/// with this `cache` and read from it after that. Two threads may both
+/// detect; they store the same value.
+pub(crate) fn cached(cache: &AtomicU8, detect: impl FnOnce() -> u8) -> u8 {
+    let mut bits = cache.load(Ordering::Relaxed);
+    if bits & DONE == 0 {
+        bits = detect() | DONE;
+        cache.store(bits, Ordering::Relaxed);
+    }
+    bits & !DONE
+}
 
-/// [`Vaes256`] plus AVX-512 F, BW and VL (and the OS saving zmm state): the
-/// `vaes512` tier.
-#[cfg(target_arch = "x86_64")]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Vaes512(());
+/// Each flag's bit where the flag is set.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+fn bits(flags: &[(bool, u8)]) -> u8 {
+    flags
+        .iter()
+        .filter(|(on, _)| *on)
+        .fold(0, |acc, (_, b)| acc | b)
+}
+
+#[cfg(all(feature = "std", target_arch = "aarch64"))]
+use std::arch::is_aarch64_feature_detected as std_detected;
+#[cfg(all(feature = "std", target_arch = "x86_64"))]
+use std::arch::is_x86_feature_detected as std_detected;
+
+/// Whether the CPU has every named target feature: asked at run time with
+/// std, and read from the build's own features without it.
+#[cfg(all(feature = "std", any(target_arch = "x86_64", target_arch = "aarch64")))]
+macro_rules! has {
+    ($($f:tt),+) => { true $(&& std_detected!($f))+ };
+}
+#[cfg(all(
+    not(feature = "std"),
+    any(target_arch = "x86_64", target_arch = "aarch64")
+))]
+macro_rules! has {
+    ($($f:tt),+) => { true $(&& cfg!(target_feature = $f))+ };
+}
+
+/// Declares tokens: zero-sized, their one field private to this module, so
+/// only detection here can make one; each compiled only for its
+/// architecture.
+macro_rules! tokens {
+    ($($(#[$doc:meta])* $arch:literal $name:ident;)+) => {$(
+        $(#[$doc])*
+        #[cfg(target_arch = $arch)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub(crate) struct $name(());
+    )+};
+}
+
+tokens! {
+    /// AES-NI, SSE4.1 (with SSSE3 and SSE2) and PCLMULQDQ: the `aesni` tier.
+    "x86_64" Aesni;
+    /// AVX2 (with AVX and the OS saving ymm state).
+    "x86_64" Avx2;
+    /// [`Aesni`] and [`Avx2`] plus VAES and VPCLMULQDQ: the `vaes256` tier.
+    "x86_64" Vaes256;
+    /// [`Vaes256`] plus AVX-512 F, BW and VL (and the OS saving zmm state):
+    /// the `vaes512` tier.
+    "x86_64" Vaes512;
+    /// FEAT_AES and FEAT_PMULL (with Advanced SIMD): the `armv8` backend's
+    /// baseline, what its `#[target_feature(enable = "aes")]` kernels need
+    /// (Rust's `aes` target feature covers both instructions sets).
+    "aarch64" ArmCrypto;
+    /// FEAT_SHA3 (EOR3), made only where [`ArmCrypto`] is made too: together
+    /// they prove what the `"aes,sha3"` kernels need.
+    "aarch64" ArmSha3;
+}
 
 // A wider tier includes the narrower ones (detection checks all of their
 // features before it makes the wider token), so the wider tokens can be
@@ -52,137 +108,74 @@ impl Vaes512 {
     }
 }
 
-/// What this CPU has, as tokens.
-#[cfg(target_arch = "x86_64")]
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Features {
-    pub(crate) aesni: Option<Aesni>,
-    /// For the soft backend's AVX2 words (std builds only).
-    #[cfg_attr(not(feature = "std"), allow(dead_code))]
-    pub(crate) avx2: Option<Avx2>,
-    pub(crate) vaes256: Option<Vaes256>,
-    pub(crate) vaes512: Option<Vaes512>,
+/// Declares an architecture's detection bits (`$bit`, each below the
+/// cache's `DONE`), its `Features` (a token per field, where detection
+/// found the features) and `Features::from_bits`.
+macro_rules! features {
+    ($arch:literal { $($(#[$attr:meta])* $field:ident: $token:ident = $bit:ident $value:literal,)+ }) => {
+        $(
+            #[cfg(target_arch = $arch)]
+            const $bit: u8 = $value;
+        )+
+
+        /// What this CPU has, as tokens.
+        #[cfg(target_arch = $arch)]
+        #[derive(Clone, Copy, Debug)]
+        pub(crate) struct Features {
+            $($(#[$attr])* pub(crate) $field: Option<$token>,)+
+        }
+
+        #[cfg(target_arch = $arch)]
+        impl Features {
+            /// The tokens for the bits `detect` found.
+            fn from_bits(bits: u8) -> Features {
+                Features {
+                    $($field: (bits & $bit != 0).then_some($token(())),)+
+                }
+            }
+        }
+    };
 }
 
-#[cfg(target_arch = "x86_64")]
-const AESNI: u8 = 1;
-#[cfg(target_arch = "x86_64")]
-const AVX2: u8 = 2;
-#[cfg(target_arch = "x86_64")]
-const VAES256: u8 = 4;
-#[cfg(target_arch = "x86_64")]
-const VAES512: u8 = 8;
-/// Set once the cache holds a detection result.
-#[cfg(target_arch = "x86_64")]
-const DONE: u8 = 0x80;
+features!("x86_64" {
+    aesni: Aesni = AESNI 1,
+    /// For the soft backend's AVX2 words (std builds only).
+    #[cfg_attr(not(feature = "std"), allow(dead_code))]
+    avx2: Avx2 = AVX2 2,
+    vaes256: Vaes256 = VAES256 4,
+    vaes512: Vaes512 = VAES512 8,
+});
+
+features!("aarch64" {
+    crypto: ArmCrypto = CRYPTO 1,
+    sha3: ArmSha3 = SHA3 2,
+});
 
 /// The CPU's features, detected on the first call and cached.
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 pub(crate) fn features() -> Features {
-    use core::sync::atomic::{AtomicU8, Ordering};
     static CACHE: AtomicU8 = AtomicU8::new(0);
-    let mut bits = CACHE.load(Ordering::Relaxed);
-    if bits & DONE == 0 {
-        // Two threads may both detect; they store the same value.
-        bits = detect() | DONE;
-        CACHE.store(bits, Ordering::Relaxed);
-    }
-    let has = |b: u8| bits & b != 0;
-    Features {
-        aesni: has(AESNI).then_some(Aesni(())),
-        avx2: has(AVX2).then_some(Avx2(())),
-        vaes256: has(VAES256).then_some(Vaes256(())),
-        vaes512: has(VAES512).then_some(Vaes512(())),
-    }
+    Features::from_bits(cached(&CACHE, detect))
 }
 
 /// The feature bits; a tier's bit is set only if every narrower tier's is.
 #[cfg(target_arch = "x86_64")]
 fn detect() -> u8 {
-    #[cfg(feature = "std")]
-    macro_rules! has {
-        ($($f:tt),+) => { true $(&& std::arch::is_x86_feature_detected!($f))+ };
-    }
-    #[cfg(not(feature = "std"))]
-    macro_rules! has {
-        ($($f:tt),+) => { true $(&& cfg!(target_feature = $f))+ };
-    }
     let aesni = has!("aes", "sse4.1", "pclmulqdq");
     let avx2 = has!("avx", "avx2");
     let vaes256 = aesni && avx2 && has!("vaes", "vpclmulqdq");
     let vaes512 = vaes256 && has!("avx512f", "avx512bw", "avx512vl");
-    let mut bits = 0;
-    for (on, b) in [
+    bits(&[
         (aesni, AESNI),
         (avx2, AVX2),
         (vaes256, VAES256),
         (vaes512, VAES512),
-    ] {
-        if on {
-            bits |= b;
-        }
-    }
-    bits
-}
-
-/// FEAT_AES and FEAT_PMULL (with Advanced SIMD): the `armv8` backend's
-/// baseline, what its `#[target_feature(enable = "aes")]` kernels need
-/// (Rust's `aes` target feature covers both instructions sets).
-#[cfg(target_arch = "aarch64")]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct ArmCrypto(());
-
-/// FEAT_SHA3 (EOR3), made only where [`ArmCrypto`] is made too: together
-/// they prove what the `"aes,sha3"` kernels need.
-#[cfg(target_arch = "aarch64")]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct ArmSha3(());
-
-/// What this CPU has, as tokens.
-#[cfg(target_arch = "aarch64")]
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Features {
-    pub(crate) crypto: Option<ArmCrypto>,
-    pub(crate) sha3: Option<ArmSha3>,
-}
-
-#[cfg(target_arch = "aarch64")]
-const CRYPTO: u8 = 1;
-#[cfg(target_arch = "aarch64")]
-const SHA3: u8 = 2;
-/// Set once the cache holds a detection result.
-#[cfg(target_arch = "aarch64")]
-const DONE: u8 = 0x80;
-
-/// The CPU's features, detected on the first call and cached.
-#[cfg(target_arch = "aarch64")]
-pub(crate) fn features() -> Features {
-    use core::sync::atomic::{AtomicU8, Ordering};
-    static CACHE: AtomicU8 = AtomicU8::new(0);
-    let mut bits = CACHE.load(Ordering::Relaxed);
-    if bits & DONE == 0 {
-        // Two threads may both detect; they store the same value.
-        bits = detect() | DONE;
-        CACHE.store(bits, Ordering::Relaxed);
-    }
-    let has = |b: u8| bits & b != 0;
-    Features {
-        crypto: has(CRYPTO).then_some(ArmCrypto(())),
-        sha3: has(SHA3).then_some(ArmSha3(())),
-    }
+    ])
 }
 
 /// The feature bits; `SHA3` is set only if `CRYPTO` is.
 #[cfg(target_arch = "aarch64")]
 fn detect() -> u8 {
-    #[cfg(feature = "std")]
-    macro_rules! has {
-        ($($f:tt),+) => { true $(&& std::arch::is_aarch64_feature_detected!($f))+ };
-    }
-    #[cfg(not(feature = "std"))]
-    macro_rules! has {
-        ($($f:tt),+) => { true $(&& cfg!(target_feature = $f))+ };
-    }
     // Rust's "aes" covers FEAT_AES and FEAT_PMULL together; asking for
     // "pmull" too keeps the requirement explicit (without std there is no
     // separate "pmull" target feature to test, and "aes" implies it).
@@ -191,7 +184,7 @@ fn detect() -> u8 {
     #[cfg(not(feature = "std"))]
     let crypto = has!("neon", "aes");
     let sha3 = crypto && has!("sha3");
-    (if crypto { CRYPTO } else { 0 }) | (if sha3 { SHA3 } else { 0 })
+    bits(&[(crypto, CRYPTO), (sha3, SHA3)])
 }
 
 #[cfg(all(test, target_arch = "aarch64", feature = "std"))]

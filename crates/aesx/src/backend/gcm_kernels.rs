@@ -17,9 +17,10 @@
 //! Counter blocks follow SP 800-38D's inc32: only the last 32 bits (big
 //! endian) count, modulo 2^32; the first 96 bits never change.
 
+use super::engine::{Family, Shape};
 use super::inout::InOut;
 use super::kernels::BlockKernels;
-use super::Engine;
+use super::{map_engine, Engine};
 use crate::key::{Block, BLOCK_LEN};
 
 /// Blocks per batch in the generic kernels (1 KiB on the stack).
@@ -71,42 +72,14 @@ pub(crate) trait GcmKernels: BlockKernels {
 
     /// Encrypts whole blocks (CTR32 from `ctr`) and hashes the ciphertext
     /// into `acc`.
-    fn gcm_encrypt(&self, hk: &Self::HKey, ctr: &mut Block, acc: &mut Block, mut io: InOut<'_>) {
-        let n = io.blocks();
-        let mut buf = [0u8; BATCH * BLOCK_LEN];
-        let mut done = 0;
-        while done < n {
-            let m = (n - done).min(BATCH);
-            let chunk = &mut buf[..m * BLOCK_LEN];
-            let (_, rest) = io.reborrow().split_at(done * BLOCK_LEN);
-            let (mut part, _) = rest.split_at(m * BLOCK_LEN);
-            part.read_into(chunk);
-            self.ctr32_apply(ctr, InOut::in_place(chunk));
-            part.write_from(chunk);
-            self.ghash_update(hk, acc, chunk);
-            done += m;
-        }
-        wipe(&mut buf);
+    fn gcm_encrypt(&self, hk: &Self::HKey, ctr: &mut Block, acc: &mut Block, io: InOut<'_>) {
+        gcm_batches::<Self, true>(self, hk, ctr, acc, io);
     }
 
     /// Hashes whole ciphertext blocks into `acc` and decrypts them (CTR32
     /// from `ctr`).
-    fn gcm_decrypt(&self, hk: &Self::HKey, ctr: &mut Block, acc: &mut Block, mut io: InOut<'_>) {
-        let n = io.blocks();
-        let mut buf = [0u8; BATCH * BLOCK_LEN];
-        let mut done = 0;
-        while done < n {
-            let m = (n - done).min(BATCH);
-            let chunk = &mut buf[..m * BLOCK_LEN];
-            let (_, rest) = io.reborrow().split_at(done * BLOCK_LEN);
-            let (mut part, _) = rest.split_at(m * BLOCK_LEN);
-            part.read_into(chunk);
-            self.ghash_update(hk, acc, chunk);
-            self.ctr32_apply(ctr, InOut::in_place(chunk));
-            part.write_from(chunk);
-            done += m;
-        }
-        wipe(&mut buf);
+    fn gcm_decrypt(&self, hk: &Self::HKey, ctr: &mut Block, acc: &mut Block, io: InOut<'_>) {
+        gcm_batches::<Self, false>(self, hk, ctr, acc, io);
     }
 
     /// The integer sum of `data` read as little-endian 64-bit words (the
@@ -131,6 +104,40 @@ pub(crate) trait GcmKernels: BlockKernels {
     ) -> Block {
         oneshot_generic(self, hk, encrypt, j0, aad, io)
     }
+}
+
+/// The generic [`GcmKernels::gcm_encrypt`] (`ENCRYPT`) and `gcm_decrypt`:
+/// a batch at a time through a stack buffer; GHASH always takes the
+/// ciphertext, so it runs after CTR32 when encrypting and before it when
+/// decrypting.
+#[inline(always)]
+fn gcm_batches<K: GcmKernels + ?Sized, const ENCRYPT: bool>(
+    k: &K,
+    hk: &K::HKey,
+    ctr: &mut Block,
+    acc: &mut Block,
+    mut io: InOut<'_>,
+) {
+    let n = io.blocks();
+    let mut buf = [0u8; BATCH * BLOCK_LEN];
+    let mut done = 0;
+    while done < n {
+        let m = (n - done).min(BATCH);
+        let chunk = &mut buf[..m * BLOCK_LEN];
+        let (_, rest) = io.reborrow().split_at(done * BLOCK_LEN);
+        let (mut part, _) = rest.split_at(m * BLOCK_LEN);
+        part.read_into(chunk);
+        if !ENCRYPT {
+            k.ghash_update(hk, acc, chunk);
+        }
+        k.ctr32_apply(ctr, InOut::in_place(chunk));
+        part.write_from(chunk);
+        if ENCRYPT {
+            k.ghash_update(hk, acc, chunk);
+        }
+        done += m;
+    }
+    wipe(&mut buf);
 }
 
 /// Portable [`GcmKernels::word_sum`]: the 32-bit halves of the words are
@@ -250,42 +257,19 @@ impl<K: GcmKernels> GcmKey<K> {
     }
 }
 
-/// The GCM counterpart of [`Engine`]: one variant per backend family.
-// As with `Engine`, keys live inline: no allocation, no indirection.
-#[allow(clippy::large_enum_variant)]
-#[derive(Clone)]
-pub(crate) enum GcmEngine {
-    Soft(GcmKey<super::soft::SoftAes>),
-    #[cfg(target_arch = "x86_64")]
-    X86(GcmKey<super::x86::X86Aes>),
-    #[cfg(target_arch = "aarch64")]
-    Armv8(GcmKey<super::aarch64::ArmAes>),
+/// The GCM shape of an engine: each family's key with its GHASH key.
+pub(crate) enum WithGhash {}
+
+impl Shape for WithGhash {
+    type Of<K: Family> = GcmKey<K>;
 }
 
-impl GcmEngine {
-    /// Derives H (and its powers) for the AES key in `engine`.
-    pub(crate) fn new(engine: Engine) -> GcmEngine {
-        match engine {
-            Engine::Soft(k) => GcmEngine::Soft(GcmKey::new(k)),
-            #[cfg(target_arch = "x86_64")]
-            Engine::X86(k) => GcmEngine::X86(GcmKey::new(k)),
-            #[cfg(target_arch = "aarch64")]
-            Engine::Armv8(k) => GcmEngine::Armv8(GcmKey::new(k)),
-        }
+/// A GCM key on its backend; dispatch with `with_engine!`.
+pub(crate) type GcmEngine = Engine<WithGhash>;
+
+impl Engine {
+    /// Derives H (and its powers) for this AES key.
+    pub(crate) fn with_ghash(self) -> GcmEngine {
+        map_engine!(self, k => GcmKey::new(k))
     }
 }
-
-/// Runs `$body` with `$k` bound to the concrete `GcmKey<..>`: the one match
-/// per call that picks the backend.
-macro_rules! with_gcm {
-    ($engine:expr, $k:ident => $body:expr) => {
-        match $engine {
-            $crate::backend::gcm_kernels::GcmEngine::Soft($k) => $body,
-            #[cfg(target_arch = "x86_64")]
-            $crate::backend::gcm_kernels::GcmEngine::X86($k) => $body,
-            #[cfg(target_arch = "aarch64")]
-            $crate::backend::gcm_kernels::GcmEngine::Armv8($k) => $body,
-        }
-    };
-}
-pub(crate) use with_gcm;

@@ -126,5 +126,3 @@ fn ccm_generic<K: MacKernels + ?Sized>(
     }
     buf.zeroize();
 }
-
-impl MacKernels for super::soft::SoftAes {}

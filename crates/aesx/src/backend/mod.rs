@@ -1,23 +1,26 @@
 //! Backends: which code runs the AES rounds, chosen once at run time.
 //!
 //! Each backend supplies the bulk kernels in [`kernels`]; a key object holds
-//! an [`Engine`] (the backend's own round-key layout) and every call goes
-//! through one `match` on it, never one per block.
+//! an [`Engine`] (the backend family's own round-key layout) and every call
+//! goes through one `match` on it, never one per block.
 //!
-//! Adding a backend means adding its files under `backend/` and one variant to
-//! [`Backend`]; the x86 and aarch64 families keep their own sub-dispatch in
-//! their folders.
+//! Backends come in families, one key type each (soft, x86, aarch64); the
+//! `families!` list below is the one place that names them all, and
+//! generates [`Backend`], [`Engine`] and the dispatch from it (see
+//! `engine.rs`). The x86 family keeps its own sub-dispatch (by tier) in its
+//! folder.
 
 use core::fmt;
 use core::str::FromStr;
-use core::sync::atomic::{AtomicU8, Ordering};
+use core::sync::atomic::AtomicU8;
 
 use crate::error::{Error, Result};
-use crate::key::{Block, RoundKeys};
+use crate::key::RoundKeys;
 
 #[cfg(target_arch = "aarch64")]
 pub(crate) mod aarch64;
 pub(crate) mod cpu;
+pub(crate) mod engine;
 pub(crate) mod gcm_kernels;
 pub(crate) mod inout;
 pub(crate) mod kernels;
@@ -26,6 +29,8 @@ pub(crate) mod polyval_kernels;
 pub(crate) mod siv_kernels;
 pub(crate) mod soft;
 pub(crate) mod trace;
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+pub(crate) mod vector_keys;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86;
 pub(crate) mod xts_kernels;
@@ -33,44 +38,37 @@ pub(crate) mod xts_kernels;
 pub(crate) use inout::InOut;
 pub(crate) use kernels::{BlockKernels, CbcLanes, CbcManyKernels};
 
-/// An implementation of the AES rounds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[non_exhaustive]
-pub enum Backend {
-    /// Portable, constant-time, bitsliced. Runs everywhere.
-    Soft,
-    /// x86-64 AES-NI with SSE (and PCLMULQDQ), 128-bit lanes.
-    Aesni,
-    /// x86-64 VAES and VPCLMULQDQ on 256-bit ymm registers with AVX2.
-    Vaes256,
-    /// x86-64 VAES and VPCLMULQDQ on 512-bit zmm registers with AVX-512.
-    Vaes512,
-    /// AArch64 Crypto Extensions (AESE/AESD, PMULL).
-    Armv8,
+// The one list of backend families. Each family names its key type (which
+// implements `engine::Family` in its own folder), the build it exists in, and
+// the public backends it serves, slowest first: their order here is the
+// order of `Backend::ALL` and of the enum's discriminants (`BackendSet`
+// bits), so a new backend goes after those it is faster than.
+engine::families! { $
+    Soft(soft::SoftAes) {
+        /// Portable, constant-time, bitsliced. Runs everywhere.
+        Soft = "soft",
+    }
+    #[cfg(target_arch = "x86_64")]
+    X86(x86::X86Aes) {
+        /// x86-64 AES-NI with SSE (and PCLMULQDQ), 128-bit lanes.
+        Aesni = "aesni",
+        /// x86-64 VAES and VPCLMULQDQ on 256-bit ymm registers with AVX2.
+        Vaes256 = "vaes256",
+        /// x86-64 VAES and VPCLMULQDQ on 512-bit zmm registers with AVX-512.
+        Vaes512 = "vaes512",
+    }
+    #[cfg(target_arch = "aarch64")]
+    Armv8(aarch64::ArmAes) {
+        /// AArch64 Crypto Extensions (AESE/AESD, PMULL).
+        Armv8 = "armv8",
+    }
 }
 
+// `BackendSet` is a byte, and the detection cache (`cpu::cached`) keeps its
+// top bit for itself.
+const _: () = assert!(Backend::ALL.len() < 8);
+
 impl Backend {
-    /// Every backend aesx knows, slowest first.
-    pub const ALL: [Backend; 5] = [
-        Backend::Soft,
-        Backend::Aesni,
-        Backend::Vaes256,
-        Backend::Vaes512,
-        Backend::Armv8,
-    ];
-
-    /// The name used by `FromStr`, the CLI (`--backend`, `AESX_BACKEND`) and
-    /// benchmarks.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Backend::Soft => "soft",
-            Backend::Aesni => "aesni",
-            Backend::Vaes256 => "vaes256",
-            Backend::Vaes512 => "vaes512",
-            Backend::Armv8 => "armv8",
-        }
-    }
-
     const fn bit(self) -> u8 {
         1 << (self as u8)
     }
@@ -83,21 +81,7 @@ impl Backend {
     /// The backends this machine can run (detected once, then cached).
     pub fn available() -> BackendSet {
         static CACHE: AtomicU8 = AtomicU8::new(0);
-        let bits = CACHE.load(Ordering::Relaxed);
-        if bits != 0 {
-            return BackendSet(bits);
-        }
-        let mut set = BackendSet(Backend::Soft.bit());
-        #[cfg(target_arch = "x86_64")]
-        {
-            set.0 |= x86::available().0;
-        }
-        #[cfg(target_arch = "aarch64")]
-        if aarch64::available() {
-            set.0 |= Backend::Armv8.bit();
-        }
-        CACHE.store(set.0, Ordering::Relaxed);
-        set
+        BackendSet(cpu::cached(&CACHE, || detect_families().0))
     }
 
     /// The fastest backend this machine can run.
@@ -200,118 +184,3 @@ impl Iterator for BackendIter {
         None
     }
 }
-
-/// A backend's expanded key, in that backend's own layout.
-// Round keys live inline: boxing them would cost an allocation per key and an
-// indirection per call, and the variants are all a few hundred bytes anyway.
-#[allow(clippy::large_enum_variant)]
-#[derive(Clone)]
-pub(crate) enum Engine {
-    Soft(soft::SoftAes),
-    #[cfg(target_arch = "x86_64")]
-    X86(x86::X86Aes),
-    #[cfg(target_arch = "aarch64")]
-    Armv8(aarch64::ArmAes),
-}
-
-impl Engine {
-    /// Builds the engine for `backend`, which must be available.
-    pub(crate) fn new(backend: Backend, rk: &RoundKeys) -> Result<Engine> {
-        backend.require()?;
-        match backend {
-            Backend::Soft => Ok(Engine::Soft(soft::SoftAes::new(rk))),
-            #[cfg(target_arch = "x86_64")]
-            Backend::Aesni | Backend::Vaes256 | Backend::Vaes512 => {
-                x86::X86Aes::new(backend, rk).map(Engine::X86)
-            }
-            #[cfg(target_arch = "aarch64")]
-            Backend::Armv8 => aarch64::ArmAes::new(rk).map(Engine::Armv8),
-            _ => Err(Error::BackendUnavailable(backend)),
-        }
-    }
-}
-
-/// The messages of `lanes` whose engine is of one kind, as that kind's key.
-struct OneKind<'l, L, K> {
-    lanes: &'l mut L,
-    pick: fn(&Engine) -> Option<&K>,
-}
-
-impl<K, L: CbcLanes<Engine>> CbcLanes<K> for OneKind<'_, L, K> {
-    fn count(&self) -> usize {
-        self.lanes.count()
-    }
-
-    fn lane(&mut self, i: usize) -> Option<(&K, &mut Block, &mut [u8])> {
-        let (e, iv, data) = self.lanes.lane(i)?;
-        Some(((self.pick)(e)?, iv, data))
-    }
-}
-
-// Backends without a multi-buffer kernel: one message after another.
-impl CbcManyKernels for soft::SoftAes {}
-#[cfg(target_arch = "aarch64")]
-impl CbcManyKernels for aarch64::ArmAes {}
-
-impl Engine {
-    /// Multi-buffer CBC encryption of messages whose keys may be on
-    /// different backends: each backend's kernel gets the messages of its
-    /// own keys (see [`CbcManyKernels`]).
-    pub(crate) fn cbc_encrypt_many(lanes: &mut impl CbcLanes<Engine>) {
-        // Every kind of this build, and the key of that kind in an engine.
-        fn soft(e: &Engine) -> Option<&soft::SoftAes> {
-            match e {
-                Engine::Soft(k) => Some(k),
-                #[allow(unreachable_patterns)]
-                _ => None,
-            }
-        }
-        soft::SoftAes::cbc_encrypt_many(&mut OneKind {
-            lanes: &mut *lanes,
-            pick: soft,
-        });
-        #[cfg(target_arch = "x86_64")]
-        {
-            fn x86(e: &Engine) -> Option<&x86::X86Aes> {
-                match e {
-                    Engine::X86(k) => Some(k),
-                    #[allow(unreachable_patterns)]
-                    _ => None,
-                }
-            }
-            x86::X86Aes::cbc_encrypt_many(&mut OneKind {
-                lanes: &mut *lanes,
-                pick: x86,
-            });
-        }
-        #[cfg(target_arch = "aarch64")]
-        {
-            fn armv8(e: &Engine) -> Option<&aarch64::ArmAes> {
-                match e {
-                    Engine::Armv8(k) => Some(k),
-                    #[allow(unreachable_patterns)]
-                    _ => None,
-                }
-            }
-            aarch64::ArmAes::cbc_encrypt_many(&mut OneKind {
-                lanes: &mut *lanes,
-                pick: armv8,
-            });
-        }
-    }
-}
-
-/// Runs `$body` with `$k` bound to the engine's concrete key type: the one
-/// `match` per call that picks the backend.
-macro_rules! with_engine {
-    ($engine:expr, $k:ident => $body:expr) => {
-        match $engine {
-            $crate::backend::Engine::Soft($k) => $body,
-            #[cfg(target_arch = "x86_64")]
-            $crate::backend::Engine::X86($k) => $body,
-            #[cfg(target_arch = "aarch64")]
-            $crate::backend::Engine::Armv8($k) => $body,
-        }
-    };
-}
-pub(crate) use with_engine;

@@ -2,53 +2,24 @@
 //! kernel per backend family.
 //!
 //! Unlike GHASH, the POLYVAL key changes with every nonce, so its powers are
-//! computed per message (only as many as the message can use) and the
-//! kernel choice is a per-message `match`.
+//! computed per message (only as many as the message can use). The modes
+//! run generically over a backend family's key type (inside one
+//! `with_engine!`), so the POLYVAL key is that family's own type and needs
+//! no dispatch of its own.
 
 use zeroize::Zeroize;
 
-use super::soft::polyval::SoftPolyvalKey;
-use super::Backend;
 use crate::key::{Block, BLOCK_LEN};
 
-/// A POLYVAL key (H and the powers the chosen kernel uses).
-// Built per message on the stack and never moved far: boxing the larger
-// variants would cost an allocation per message.
-#[allow(clippy::large_enum_variant)]
-pub(crate) enum PolyvalKey {
-    Soft(SoftPolyvalKey),
-    #[cfg(target_arch = "x86_64")]
-    X86(super::x86::polyval::X86PolyvalKey),
-    #[cfg(target_arch = "aarch64")]
-    Armv8(super::aarch64::polyval::ArmPolyvalKey),
-}
-
-impl PolyvalKey {
-    /// The key `h` for the kernel of `backend` (which must be available),
-    /// for calls of at most about `blocks` blocks each (more still work).
-    pub(crate) fn new(backend: Backend, h: &Block, blocks: usize) -> Self {
-        #[cfg(target_arch = "x86_64")]
-        if let Some(level) = super::x86::Level::detect(backend) {
-            return PolyvalKey::X86(super::x86::polyval::X86PolyvalKey::new(level, h, blocks));
-        }
-        let _ = (backend, blocks);
-        PolyvalKey::Soft(SoftPolyvalKey::new(h))
-    }
-
+/// A POLYVAL key (H and the powers its kernel uses), one type per backend
+/// family ([`SivKernels::Polyval`](super::siv_kernels::SivKernels::Polyval)).
+pub(crate) trait PolyvalKernels {
     /// `acc = dot(acc ^ X, H)` over the whole blocks of `data` (a trailing
     /// partial block is ignored).
-    pub(crate) fn update_blocks(&self, acc: &mut Block, data: &[u8]) {
-        match self {
-            PolyvalKey::Soft(k) => k.update(acc, data),
-            #[cfg(target_arch = "x86_64")]
-            PolyvalKey::X86(k) => k.update(acc, data),
-            #[cfg(target_arch = "aarch64")]
-            PolyvalKey::Armv8(k) => k.update(acc, data),
-        }
-    }
+    fn update_blocks(&self, acc: &mut Block, data: &[u8]);
 
     /// Hashes `data` with its last partial block zero-padded.
-    pub(crate) fn update_padded(&self, acc: &mut Block, data: &[u8]) {
+    fn update_padded(&self, acc: &mut Block, data: &[u8]) {
         let whole = data.len() - data.len() % BLOCK_LEN;
         self.update_blocks(acc, &data[..whole]);
         if whole < data.len() {

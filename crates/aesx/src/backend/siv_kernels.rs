@@ -11,24 +11,25 @@ use zeroize::Zeroize;
 
 use super::gcm_kernels::GcmKernels;
 use super::inout::InOut;
-use super::polyval_kernels::PolyvalKey;
-use super::soft::SoftAes;
-use super::Backend;
+use super::polyval_kernels::PolyvalKernels;
 use crate::error::Result;
-use crate::key::{Block, RoundKeys, BLOCK_LEN};
+use crate::key::{Block, BLOCK_LEN};
 
 /// Keystream blocks per batch in the generic counter mode (1 KiB).
 const BATCH: usize = 64;
 
+/// Each family implements these next to its key type, in its own folder.
 pub(crate) trait SivKernels: GcmKernels + Sized {
+    /// This family's POLYVAL key.
+    type Polyval: PolyvalKernels;
+
     /// A key on the same backend from 16 or 32 raw bytes, for encryption
     /// only: a backend may leave out its decryption round keys.
     fn message_key(&self, key: &[u8]) -> Result<Self>;
 
-    /// The POLYVAL key `h` for calls of about `blocks` blocks.
-    fn polyval_key(&self, backend: Backend, h: &Block, blocks: usize) -> PolyvalKey {
-        PolyvalKey::new(backend, h, blocks)
-    }
+    /// The POLYVAL key `h` for calls of about `blocks` blocks (more still
+    /// work), on this key's backend.
+    fn polyval_key(&self, h: &Block, blocks: usize) -> Self::Polyval;
 
     /// The GHASH key of a key derived per message (XAES), for one message
     /// that hashes `blocks` blocks in all (AAD, text and the length block).
@@ -43,38 +44,6 @@ pub(crate) trait SivKernels: GcmKernels + Sized {
     /// the first 32 bits a little-endian counter wrapping mod 2^32, into `io`.
     fn ctr32le(&self, tag: &Block, io: InOut<'_>) {
         ctr32le_generic(self, tag, io)
-    }
-}
-
-impl SivKernels for SoftAes {
-    fn message_key(&self, key: &[u8]) -> Result<Self> {
-        Ok(SoftAes::new(&RoundKeys::expand(key)?))
-    }
-}
-
-#[cfg(target_arch = "aarch64")]
-impl SivKernels for super::aarch64::ArmAes {
-    fn message_key(&self, key: &[u8]) -> Result<Self> {
-        super::aarch64::ArmAes::new(&RoundKeys::expand(key)?)
-    }
-
-    fn polyval_key(&self, _: Backend, h: &Block, blocks: usize) -> PolyvalKey {
-        PolyvalKey::Armv8(super::aarch64::polyval::ArmPolyvalKey::new(self, h, blocks))
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-impl SivKernels for super::x86::X86Aes {
-    fn message_key(&self, key: &[u8]) -> Result<Self> {
-        super::x86::siv::expand_key(self, key)
-    }
-
-    fn message_ghash_key(&self, blocks: usize) -> Self::HKey {
-        super::x86::siv::ghash_key(self, blocks)
-    }
-
-    fn ctr32le(&self, tag: &Block, io: InOut<'_>) {
-        super::x86::siv::ctr32le(self, tag, io)
     }
 }
 

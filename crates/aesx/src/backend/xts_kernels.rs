@@ -15,14 +15,12 @@
 
 use zeroize::Zeroize;
 
+use super::engine::{Family, Shape};
 use super::inout::InOut;
 use super::kernels::BlockKernels;
-use super::{soft, Backend, Engine};
-use crate::error::{Error, Result};
+use super::{map_engine, with_engine, Backend, Engine};
+use crate::error::Result;
 use crate::key::{Block, RoundKeys, BLOCK_LEN};
-
-#[cfg(target_arch = "x86_64")]
-use super::x86;
 
 /// Blocks per batch in the generic kernels (2 KiB of data, 2 KiB of tweaks).
 const BATCH: usize = 128;
@@ -154,82 +152,55 @@ pub(crate) fn sectors_generic<K: BlockKernels>(
 }
 
 /// The two expanded keys of an XTS key, on one backend.
-// Same reasoning as `Engine`: inline round keys, a few hundred bytes each.
-#[allow(clippy::large_enum_variant)]
 #[derive(Clone)]
-pub(crate) enum XtsEngine {
-    Soft {
-        data: soft::SoftAes,
-        tweak: soft::SoftAes,
-    },
-    #[cfg(target_arch = "x86_64")]
-    X86 {
-        data: x86::X86Aes,
-        tweak: x86::X86Aes,
-    },
-    #[cfg(target_arch = "aarch64")]
-    Armv8 {
-        data: super::aarch64::ArmAes,
-        tweak: super::aarch64::ArmAes,
-    },
+pub(crate) struct XtsKeys<K> {
+    data: K,
+    tweak: K,
 }
 
-/// One `match` per call on the pair of keys.
-macro_rules! with_xts {
-    ($e:expr, ($d:ident, $t:ident) => $body:expr) => {
-        match $e {
-            XtsEngine::Soft {
-                data: $d,
-                tweak: $t,
-            } => $body,
-            #[cfg(target_arch = "x86_64")]
-            XtsEngine::X86 {
-                data: $d,
-                tweak: $t,
-            } => $body,
-            #[cfg(target_arch = "aarch64")]
-            XtsEngine::Armv8 {
-                data: $d,
-                tweak: $t,
-            } => $body,
-        }
-    };
+impl<K: Family> XtsKeys<K> {
+    /// The pair of `data` and the tweak key `k2` on the same backend.
+    fn new(data: K, backend: Backend, k2: &RoundKeys) -> Result<Self> {
+        let tweak = K::new(backend, k2)?;
+        Ok(XtsKeys { data, tweak })
+    }
 }
+
+/// The XTS shape of an engine: each family's data and tweak keys.
+pub(crate) enum XtsPair {}
+
+impl Shape for XtsPair {
+    type Of<K: Family> = XtsKeys<K>;
+}
+
+/// An XTS key on its backend.
+pub(crate) type XtsEngine = Engine<XtsPair>;
 
 impl XtsEngine {
     /// Expands the data key `k1` and the tweak key `k2` for `backend`.
-    pub(crate) fn new(backend: Backend, k1: &RoundKeys, k2: &RoundKeys) -> Result<Self> {
-        match (Engine::new(backend, k1)?, Engine::new(backend, k2)?) {
-            (Engine::Soft(data), Engine::Soft(tweak)) => Ok(XtsEngine::Soft { data, tweak }),
-            #[cfg(target_arch = "x86_64")]
-            (Engine::X86(data), Engine::X86(tweak)) => Ok(XtsEngine::X86 { data, tweak }),
-            #[cfg(target_arch = "aarch64")]
-            (Engine::Armv8(data), Engine::Armv8(tweak)) => Ok(XtsEngine::Armv8 { data, tweak }),
-            // Both come from the same backend, so the kinds always match.
-            #[allow(unreachable_patterns)]
-            _ => Err(Error::BackendUnavailable(backend)),
-        }
+    pub(crate) fn pair(backend: Backend, k1: &RoundKeys, k2: &RoundKeys) -> Result<Self> {
+        Ok(map_engine!(Engine::new(backend, k1)?, data => XtsKeys::new(data, backend, k2)?))
     }
 
     /// `T = E_K2(tweak)`, in place.
     pub(crate) fn encrypt_tweak(&self, tweak: &mut Block) {
-        with_xts!(self, (_d, t) => t.encrypt_blocks(InOut::in_place(tweak)));
+        with_engine!(self, k => k.tweak.encrypt_blocks(InOut::in_place(tweak)));
     }
 
     pub(crate) fn encrypt(&self, tweak: &mut Block, io: InOut<'_>) {
-        with_xts!(self, (d, _t) => d.xts_encrypt(tweak, io));
+        with_engine!(self, k => k.data.xts_encrypt(tweak, io));
     }
 
     pub(crate) fn decrypt(&self, tweak: &mut Block, io: InOut<'_>) {
-        with_xts!(self, (d, _t) => d.xts_decrypt(tweak, io));
+        with_engine!(self, k => k.data.xts_decrypt(tweak, io));
     }
 
     pub(crate) fn encrypt_sectors(&self, sector_size: usize, first: u128, io: InOut<'_>) {
-        with_xts!(self, (d, t) => d.xts_encrypt_sectors(t, sector_size, first, io));
+        with_engine!(self, k => k.data.xts_encrypt_sectors(&k.tweak, sector_size, first, io));
     }
 
     pub(crate) fn decrypt_sectors(&self, sector_size: usize, first: u128, io: InOut<'_>) {
-        with_xts!(self, (d, t) => d.xts_decrypt_sectors(t, sector_size, first, io));
+        with_engine!(self, k => k.data.xts_decrypt_sectors(&k.tweak, sector_size, first, io));
     }
 }
 

@@ -4,8 +4,8 @@ use core::fmt;
 
 use super::block::{debug_keyed, Aes};
 use super::tag::{self, open_in_place_detached, AeadIo, Tag};
-use crate::backend::gcm_kernels::{with_gcm, GcmEngine, GcmKernels};
-use crate::backend::{Backend, InOut};
+use crate::backend::gcm_kernels::{GcmEngine, GcmKernels};
+use crate::backend::{with_engine, Backend, InOut};
 use crate::error::{Error, Result};
 use crate::key::{Block, KeySize, BLOCK_LEN};
 
@@ -103,7 +103,7 @@ impl Gcm {
         Ok(Gcm {
             backend,
             size: aes.key_size(),
-            engine: GcmEngine::new(aes.engine),
+            engine: aes.engine.with_ghash(),
             tag_len: TAG_LEN,
         })
     }
@@ -298,7 +298,7 @@ impl Gcm {
 
     /// The backend's sum of `data` as little-endian 64-bit words (ESP).
     pub(crate) fn word_sum(&self, data: &[u8]) -> u128 {
-        with_gcm!(&self.engine, k => k.aes.word_sum(data))
+        with_engine!(&self.engine, k => k.aes.word_sum(data))
     }
 
     /// One message through the backend's fused one-shot kernel; returns the
@@ -312,7 +312,7 @@ impl Gcm {
         encrypt: bool,
     ) -> Result<Tag> {
         let j0 = j0_of(self, nonce)?;
-        let bytes = with_gcm!(&self.engine, k => k.aes.gcm_oneshot(&k.h, encrypt, &j0, aad, io));
+        let bytes = with_engine!(&self.engine, k => k.aes.gcm_oneshot(&k.h, encrypt, &j0, aad, io));
         Ok(Tag::truncated(bytes, self.tag_len))
     }
 }
@@ -360,7 +360,7 @@ pub(super) fn j0_of(gcm: &Gcm, nonce: &[u8]) -> Result<Block> {
         last[..nonce.len() - whole].copy_from_slice(&nonce[whole..]);
         let mut len_block = [0u8; BLOCK_LEN];
         len_block[8..].copy_from_slice(&bits.to_be_bytes());
-        with_gcm!(&gcm.engine, k => {
+        with_engine!(&gcm.engine, k => {
             k.aes.ghash_update(&k.h, &mut j0, &nonce[..whole]);
             if whole != nonce.len() {
                 k.aes.ghash_update(&k.h, &mut j0, &last);

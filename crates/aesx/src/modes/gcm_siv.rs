@@ -4,7 +4,7 @@ use core::fmt;
 
 use super::block::{debug_keyed, Aes};
 use super::tag::{self, open_in_place_detached, Tag};
-use crate::backend::polyval_kernels::PolyvalKey;
+use crate::backend::polyval_kernels::PolyvalKernels;
 use crate::backend::siv_kernels::SivKernels;
 use crate::backend::{with_engine, Backend, InOut};
 use crate::error::{Error, Result};
@@ -57,8 +57,8 @@ impl fmt::Debug for GcmSiv {
 }
 
 /// The per-message keys, on the backend's own key type.
-struct Message<K> {
-    polyval: PolyvalKey,
+struct Message<K: SivKernels> {
+    polyval: K::Polyval,
     aes: K,
 }
 
@@ -188,7 +188,7 @@ impl GcmSiv {
         auth.copy_from_slice(&halves[..BLOCK_LEN]);
         let aes = k.message_key(&halves[BLOCK_LEN..count * 8]);
         wipe(&mut halves);
-        let polyval = k.polyval_key(self.backend(), &auth, longest.div_ceil(BLOCK_LEN));
+        let polyval = k.polyval_key(&auth, longest.div_ceil(BLOCK_LEN));
         wipe(&mut auth);
         Ok(Message { polyval, aes: aes? })
     }

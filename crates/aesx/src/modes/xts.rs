@@ -111,7 +111,7 @@ impl Xts {
         let (k1, k2) = key.split_at(key.len() / 2);
         let rk1 = RoundKeys::expand(k1)?;
         let rk2 = RoundKeys::expand(k2)?;
-        let engine = XtsEngine::new(backend, &rk1, &rk2)?;
+        let engine = XtsEngine::pair(backend, &rk1, &rk2)?;
         Ok(Xts {
             engine,
             backend,

@@ -19,10 +19,14 @@
 use core::arch::aarch64::*;
 
 use super::cpu::{self, ArmCrypto, ArmSha3};
+use super::engine::Family;
 use super::inout::InOut;
-use super::kernels::BlockKernels;
+use super::kernels::{BlockKernels, CbcManyKernels};
+use super::polyval_kernels::PolyvalKernels;
+use super::siv_kernels::SivKernels;
 use super::trace::{self, Kernel};
-use super::Backend;
+use super::vector_keys::{inverse_keys, wipe};
+use super::{Backend, BackendSet};
 use crate::error::{Error, Result};
 use crate::key::{Block, RoundKeys, MAX_ROUNDS};
 
@@ -46,6 +50,37 @@ mod tests;
 /// Whether the `armv8` backend can run here.
 pub(crate) fn available() -> bool {
     cpu::features().crypto.is_some()
+}
+
+impl Family for ArmAes {
+    fn new(_: Backend, rk: &RoundKeys) -> Result<Self> {
+        ArmAes::new(rk)
+    }
+
+    fn available() -> BackendSet {
+        BackendSet(if available() { Backend::Armv8.bit() } else { 0 })
+    }
+}
+
+// No multi-buffer kernel yet: one message after another.
+impl CbcManyKernels for ArmAes {}
+
+impl SivKernels for ArmAes {
+    type Polyval = polyval::ArmPolyvalKey;
+
+    fn message_key(&self, key: &[u8]) -> Result<Self> {
+        ArmAes::new(&RoundKeys::expand(key)?)
+    }
+
+    fn polyval_key(&self, h: &Block, blocks: usize) -> polyval::ArmPolyvalKey {
+        polyval::ArmPolyvalKey::new(self, h, blocks)
+    }
+}
+
+impl PolyvalKernels for polyval::ArmPolyvalKey {
+    fn update_blocks(&self, acc: &mut Block, data: &[u8]) {
+        self.update(acc, data)
+    }
 }
 
 /// Round keys in vector registers for the Crypto Extensions.
@@ -78,16 +113,11 @@ impl ArmAes {
     unsafe fn expand(crypto: ArmCrypto, sha3: Option<ArmSha3>, rk: &RoundKeys) -> Self {
         let rounds = rk.rounds();
         let mut enc = [vdupq_n_u8(0); MAX_ROUNDS + 1];
-        let mut dec = [vdupq_n_u8(0); MAX_ROUNDS + 1];
         for (e, k) in enc.iter_mut().zip(rk.rk.iter()).take(rounds + 1) {
             // SAFETY: `k` is 16 readable bytes; LD1 has no alignment need.
             *e = unsafe { vld1q_u8(k.as_ptr()) };
         }
-        dec[0] = enc[rounds];
-        for i in 1..rounds {
-            dec[i] = vaesimcq_u8(enc[rounds - i]);
-        }
-        dec[rounds] = enc[0];
+        let dec = inverse_keys(&enc, rounds, |k| vaesimcq_u8(k));
         ArmAes {
             enc,
             dec,
@@ -119,13 +149,27 @@ impl ArmAes {
 
 impl Drop for ArmAes {
     fn drop(&mut self) {
-        for k in self.enc.iter_mut().chain(self.dec.iter_mut()) {
-            // SAFETY: `k` is a valid, aligned, exclusive reference; a volatile
-            // write keeps the compiler from eliding the wipe.
-            unsafe { core::ptr::write_volatile(k, vdupq_n_u8(0)) };
-        }
-        core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
+        // SAFETY: Advanced SIMD is part of the AArch64 baseline.
+        let zero = unsafe { vdupq_n_u8(0) };
+        wipe(self.enc.iter_mut().chain(self.dec.iter_mut()), zero);
     }
+}
+
+/// Calls the EOR3 flavour `$m::$eor3` of a kernel (with the key's `ArmSha3`
+/// token) where detection found FEAT_SHA3, else the two-EOR flavour
+/// `$m::$plain` (with its `ArmCrypto` token), each once per round count.
+macro_rules! by_eor3 {
+    ($k:expr, $m:ident::{$eor3:ident, $plain:ident}; $($a:expr),*) => {
+        if let Some(sha3) = $k.sha3 {
+            // SAFETY: the key holds the `ArmCrypto` token (FEAT_AES and
+            // FEAT_PMULL), and the `ArmSha3` token handed over proves
+            // FEAT_SHA3.
+            unsafe { by_rounds!($k, $m::$eor3, sha3, $($a),*) }
+        } else {
+            // SAFETY: the key holds the `ArmCrypto` token handed over.
+            unsafe { by_rounds!($k, $m::$plain, $k.crypto, $($a),*) }
+        }
+    };
 }
 
 // Each entry point records itself in the debug-build kernel counters
@@ -152,25 +196,11 @@ impl BlockKernels for ArmAes {
 
     fn cbc_decrypt(&self, iv: &mut Block, io: InOut<'_>) {
         trace::hit(Kernel::Armv8CbcDec);
-        if let Some(sha3) = self.sha3 {
-            // SAFETY: as above, and the `ArmSha3` token handed over proves
-            // FEAT_SHA3.
-            unsafe { by_rounds!(self, blocks::cbc_decrypt_eor3, sha3, iv, io) }
-        } else {
-            // SAFETY: as above.
-            unsafe { by_rounds!(self, blocks::cbc_decrypt, self.crypto, iv, io) }
-        }
+        by_eor3!(self, blocks::{cbc_decrypt_eor3, cbc_decrypt}; iv, io)
     }
 
     fn ctr_apply(&self, ctr: &mut Block, io: InOut<'_>) {
         trace::hit(Kernel::Armv8Ctr);
-        if let Some(sha3) = self.sha3 {
-            // SAFETY: as above, and the `ArmSha3` token handed over proves
-            // FEAT_SHA3.
-            unsafe { by_rounds!(self, ctr::ctr_apply_eor3, sha3, ctr, io) }
-        } else {
-            // SAFETY: as above.
-            unsafe { by_rounds!(self, ctr::ctr_apply, self.crypto, ctr, io) }
-        }
+        by_eor3!(self, ctr::{ctr_apply_eor3, ctr_apply}; ctr, io)
     }
 }

@@ -29,11 +29,50 @@ use zeroize::Zeroize;
 use self::bitslice::{pack, unpack};
 use self::round::RoundKey;
 use self::rows::Word;
+use super::engine::Family;
 use super::inout::InOut;
-use super::kernels::BlockKernels;
+use super::kernels::{BlockKernels, CbcManyKernels};
+use super::mac_kernels::MacKernels;
+use super::polyval_kernels::PolyvalKernels;
+use super::siv_kernels::SivKernels;
+use super::{Backend, BackendSet};
+use crate::error::Result;
 use crate::key::{Block, RoundKeys, BLOCK_LEN, MAX_ROUNDS};
 
 pub(crate) use self::bitslice::PAR;
+
+impl Family for SoftAes {
+    fn new(_: Backend, rk: &RoundKeys) -> Result<Self> {
+        Ok(SoftAes::new(rk))
+    }
+
+    fn available() -> BackendSet {
+        BackendSet(Backend::Soft.bit())
+    }
+}
+
+// No multi-buffer kernel: one message after another.
+impl CbcManyKernels for SoftAes {}
+
+impl MacKernels for SoftAes {}
+
+impl SivKernels for SoftAes {
+    type Polyval = polyval::SoftPolyvalKey;
+
+    fn message_key(&self, key: &[u8]) -> Result<Self> {
+        Ok(SoftAes::new(&RoundKeys::expand(key)?))
+    }
+
+    fn polyval_key(&self, h: &Block, _blocks: usize) -> polyval::SoftPolyvalKey {
+        polyval::SoftPolyvalKey::new(h)
+    }
+}
+
+impl PolyvalKernels for polyval::SoftPolyvalKey {
+    fn update_blocks(&self, acc: &mut Block, data: &[u8]) {
+        self.update(acc, data)
+    }
+}
 
 /// An expanded key for the soft backend: each FIPS 197 round key broadcast to
 /// all sixteen lanes of the bitsliced layout (keys 1..Nr with 0x63 added to

@@ -13,8 +13,12 @@
 use core::arch::x86_64::*;
 
 use super::cpu;
+use super::engine::Family;
 use super::inout::InOut;
 use super::kernels::BlockKernels;
+use super::polyval_kernels::PolyvalKernels;
+use super::siv_kernels::SivKernels;
+use super::vector_keys::{inverse_keys, wipe};
 use super::{Backend, BackendSet};
 use crate::error::{Error, Result};
 use crate::key::{Block, RoundKeys, MAX_ROUNDS};
@@ -69,14 +73,6 @@ pub(crate) enum Level {
 }
 
 impl Level {
-    fn backend(self) -> Backend {
-        match self {
-            Level::Aesni(_) => Backend::Aesni,
-            Level::Vaes256(_) => Backend::Vaes256,
-            Level::Vaes512(_) => Backend::Vaes512,
-        }
-    }
-
     /// AES-NI and SSE4.1, which every level includes.
     pub(crate) fn aesni(self) -> cpu::Aesni {
         match self {
@@ -98,15 +94,46 @@ impl Level {
     }
 }
 
-/// The x86 backends this CPU can run.
-pub(crate) fn available() -> BackendSet {
-    let mut bits = 0;
-    for b in [Backend::Aesni, Backend::Vaes256, Backend::Vaes512] {
-        if Level::detect(b).is_some() {
-            bits |= 1 << (b as u8);
-        }
+impl SivKernels for X86Aes {
+    type Polyval = polyval::X86PolyvalKey;
+
+    fn message_key(&self, key: &[u8]) -> Result<Self> {
+        siv::expand_key(self, key)
     }
-    BackendSet(bits)
+
+    fn polyval_key(&self, h: &Block, blocks: usize) -> polyval::X86PolyvalKey {
+        polyval::X86PolyvalKey::new(self.level, h, blocks)
+    }
+
+    fn message_ghash_key(&self, blocks: usize) -> Self::HKey {
+        siv::ghash_key(self, blocks)
+    }
+
+    fn ctr32le(&self, tag: &Block, io: InOut<'_>) {
+        siv::ctr32le(self, tag, io)
+    }
+}
+
+impl PolyvalKernels for polyval::X86PolyvalKey {
+    fn update_blocks(&self, acc: &mut Block, data: &[u8]) {
+        self.update(acc, data)
+    }
+}
+
+impl Family for X86Aes {
+    fn new(backend: Backend, rk: &RoundKeys) -> Result<Self> {
+        X86Aes::new(backend, rk)
+    }
+
+    fn available() -> BackendSet {
+        let mut set = BackendSet(0);
+        for b in [Backend::Aesni, Backend::Vaes256, Backend::Vaes512] {
+            if Level::detect(b).is_some() {
+                set.0 |= b.bit();
+            }
+        }
+        set
+    }
 }
 
 /// Round keys in `__m128i` registers for the x86 backends.
@@ -150,12 +177,7 @@ impl X86Aes {
     /// The key from its encryption round keys (the decryption keys follow).
     #[target_feature(enable = "aes,sse4.1")]
     fn from_enc(enc: [__m128i; MAX_ROUNDS + 1], rounds: usize, level: Level) -> Self {
-        let mut dec = [_mm_setzero_si128(); MAX_ROUNDS + 1];
-        dec[0] = enc[rounds];
-        for i in 1..rounds {
-            dec[i] = _mm_aesimc_si128(enc[rounds - i]);
-        }
-        dec[rounds] = enc[0];
+        let dec = inverse_keys(&enc, rounds, |k| _mm_aesimc_si128(k));
         X86Aes {
             enc,
             dec,
@@ -163,22 +185,13 @@ impl X86Aes {
             level,
         }
     }
-
-    /// The backend this key was built for.
-    #[allow(dead_code)]
-    pub(crate) fn backend(&self) -> Backend {
-        self.level.backend()
-    }
 }
 
 impl Drop for X86Aes {
     fn drop(&mut self) {
-        for k in self.enc.iter_mut().chain(self.dec.iter_mut()) {
-            // SAFETY: `k` is a valid, aligned, exclusive reference; a volatile
-            // write keeps the compiler from eliding the wipe.
-            unsafe { core::ptr::write_volatile(k, _mm_setzero_si128()) };
-        }
-        core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        let zero = unsafe { _mm_setzero_si128() };
+        wipe(self.enc.iter_mut().chain(self.dec.iter_mut()), zero);
     }
 }
 
@@ -209,68 +222,43 @@ fn ctr_run(c: u128, blocks: usize) -> usize {
     (blocks as u128).min(room) as usize
 }
 
-// One `match` on the level per call; each arm calls the `#[target_feature]`
-// kernel of the level it matched, whose token (held in the level, made only
-// by detection) proves the CPU has every feature that kernel enables: the
-// SAFETY argument for every call below.
-impl BlockKernels for X86Aes {
-    fn encrypt_blocks(&self, io: InOut<'_>) {
+/// One `match` on the key's level per call; each arm calls the block
+/// kernel of the level it matched (`aesni::$aesni`, or `vaes::$vaes256` /
+/// `vaes::$vaes512` with that level's token). The token, held in the level
+/// and made only by detection, proves the CPU has every feature the
+/// `#[target_feature]` kernel enables.
+macro_rules! by_level {
+    ($k:expr, $aesni:ident, $vaes256:ident, $vaes512:ident; $($a:expr),*) => {
         // SAFETY: the matched level's token proves its kernel's features
-        // (see the comment on this impl).
+        // (see the comment on this macro).
         unsafe {
-            match self.level {
-                Level::Aesni(_) => aesni::encrypt_blocks(self, io),
-                Level::Vaes256(t) => vaes::encrypt_blocks_256(t, self, io),
-                Level::Vaes512(t) => vaes::encrypt_blocks_512(t, self, io),
+            match $k.level {
+                Level::Aesni(_) => aesni::$aesni($k, $($a),*),
+                Level::Vaes256(t) => vaes::$vaes256(t, $k, $($a),*),
+                Level::Vaes512(t) => vaes::$vaes512(t, $k, $($a),*),
             }
         }
+    };
+}
+
+impl BlockKernels for X86Aes {
+    fn encrypt_blocks(&self, io: InOut<'_>) {
+        by_level!(self, encrypt_blocks, encrypt_blocks_256, encrypt_blocks_512; io)
     }
 
     fn decrypt_blocks(&self, io: InOut<'_>) {
-        // SAFETY: the matched level's token proves its kernel's features
-        // (see the comment on this impl).
-        unsafe {
-            match self.level {
-                Level::Aesni(_) => aesni::decrypt_blocks(self, io),
-                Level::Vaes256(t) => vaes::decrypt_blocks_256(t, self, io),
-                Level::Vaes512(t) => vaes::decrypt_blocks_512(t, self, io),
-            }
-        }
+        by_level!(self, decrypt_blocks, decrypt_blocks_256, decrypt_blocks_512; io)
     }
 
     fn cbc_encrypt(&self, iv: &mut Block, io: InOut<'_>) {
-        // SAFETY: the matched level's token proves its kernel's features
-        // (see the comment on this impl).
-        unsafe {
-            match self.level {
-                Level::Aesni(_) => aesni::cbc_encrypt(self, iv, io),
-                Level::Vaes256(t) => vaes::cbc_encrypt_256(t, self, iv, io),
-                Level::Vaes512(t) => vaes::cbc_encrypt_512(t, self, iv, io),
-            }
-        }
+        by_level!(self, cbc_encrypt, cbc_encrypt_256, cbc_encrypt_512; iv, io)
     }
 
     fn cbc_decrypt(&self, iv: &mut Block, io: InOut<'_>) {
-        // SAFETY: the matched level's token proves its kernel's features
-        // (see the comment on this impl).
-        unsafe {
-            match self.level {
-                Level::Aesni(_) => aesni::cbc_decrypt(self, iv, io),
-                Level::Vaes256(t) => vaes::cbc_decrypt_256(t, self, iv, io),
-                Level::Vaes512(t) => vaes::cbc_decrypt_512(t, self, iv, io),
-            }
-        }
+        by_level!(self, cbc_decrypt, cbc_decrypt_256, cbc_decrypt_512; iv, io)
     }
 
     fn ctr_apply(&self, ctr: &mut Block, io: InOut<'_>) {
-        // SAFETY: the matched level's token proves its kernel's features
-        // (see the comment on this impl).
-        unsafe {
-            match self.level {
-                Level::Aesni(_) => aesni::ctr_apply(self, ctr, io),
-                Level::Vaes256(t) => vaes::ctr_apply_256(t, self, ctr, io),
-                Level::Vaes512(t) => vaes::ctr_apply_512(t, self, ctr, io),
-            }
-        }
+        by_level!(self, ctr_apply, ctr_apply_256, ctr_apply_512; ctr, io)
     }
 }
