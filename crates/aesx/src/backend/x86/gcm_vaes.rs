@@ -61,7 +61,7 @@
 use core::arch::x86_64::*;
 
 use super::ghash_clmul::{bswap_mask, Wide, X86HKey, POWERS};
-use super::vector::{vaes_entries, Vector};
+use super::vector::{byte_mask, vaes_entries, Vector};
 use super::X86Aes;
 use crate::backend::cpu::{Vaes256, Vaes512};
 use crate::backend::gcm_kernels::inc32;
@@ -92,14 +92,12 @@ macro_rules! middle_rounds {
     };
 }
 
-/// What GCM needs beyond [`Vector`] (helper `vxts`'s shared width API):
-/// its trace counters, a block into lane 0, byte-masking a register, and
-/// one barrier over the AES states and the GHASH accumulators together.
+/// What GCM needs beyond [`Vector`] (the shared width API of `vector.rs`):
+/// its trace counters, byte-masking a register, and one barrier over the
+/// AES states and the GHASH accumulators together.
 pub(crate) trait GcmVector: Vector {
     /// The trace counters of this width's GCM kernels (encrypt, decrypt).
     const KERNELS: (Kernel, Kernel);
-    /// `x` in lane 0, zero elsewhere.
-    fn zext(self, x: __m128i) -> Self::V;
     /// `v` with the bytes from `len` (0..=BYTES) on zeroed.
     fn keep_bytes(self, v: Self::V, len: usize) -> Self::V;
     /// [`Vector::order`] over the `S` AES states and the three product
@@ -163,11 +161,6 @@ impl GcmVector for Vaes256 {
     const KERNELS: (Kernel, Kernel) = (Kernel::Vaes256GcmEnc, Kernel::Vaes256GcmDec);
 
     #[inline(always)]
-    fn zext(self, x: __m128i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_zextsi128_si256(x) }
-    }
-    #[inline(always)]
     fn keep_bytes(self, v: __m256i, len: usize) -> __m256i {
         let off = 32 - len.min(32);
         // SAFETY: `off + 32 <= 64`, inside the table; features as above.
@@ -179,27 +172,12 @@ impl GcmVector for Vaes256 {
     order_ghash_method!(__m256i, "avx", ymm_reg);
 }
 
-/// Byte mask of the first `bytes` bytes of a zmm register.
-#[inline(always)]
-fn byte_mask(bytes: usize) -> u64 {
-    if bytes >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << bytes) - 1
-    }
-}
-
 // SAFETY (every intrinsic call in this impl): `self` is a `Vaes512` token,
 // made only by detection after it found everything `Vaes256` needs plus
 // AVX-512 F, BW and VL (and the OS saving zmm state).
 impl GcmVector for Vaes512 {
     const KERNELS: (Kernel, Kernel) = (Kernel::Vaes512GcmEnc, Kernel::Vaes512GcmDec);
 
-    #[inline(always)]
-    fn zext(self, x: __m128i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_zextsi128_si512(x) }
-    }
     #[inline(always)]
     fn keep_bytes(self, v: __m512i, len: usize) -> __m512i {
         // SAFETY: see the impl's comment.

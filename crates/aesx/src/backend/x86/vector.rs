@@ -1,18 +1,22 @@
-//! One vector API over the two VAES widths, so that each kernel family is
-//! written once and compiled for ymm (AVX2, 16 registers) and zmm (AVX-512,
-//! 32 registers), as Linux's `aes-xts-avx` and `aes-gcm-avx10` do with
-//! assembler macros.
+//! One vector API over the x86 register widths, so that each kernel family
+//! is written once and compiled for ymm (AVX2, 16 registers) and zmm
+//! (AVX-512, 32 registers), as Linux's `aes-xts-avx` and `aes-gcm-avx10` do
+//! with assembler macros, and, where a family serves the `aesni` tier too
+//! (POLYVAL, the GCM-SIV counter mode), for xmm.
 //!
-//! [`Vector`] is implemented by the CPU tokens [`cpu::Vaes256`] and
-//! [`cpu::Vaes512`] themselves: a method takes the token as `self`, so
-//! holding the value that names a width is the proof that its instructions
-//! exist, and the arithmetic methods are safe. Every method is
-//! `#[inline(always)]` and has no `#[target_feature]` of its own; a kernel is
-//! a generic `#[inline(always)]` function over `V: Vector`, instantiated by
-//! two thin `#[target_feature]` entry points ([`vaes_entries!`]), inside
-//! which the intrinsics inline to single instructions. Called from code
-//! without the features the methods stay correct (the token still proves
-//! the CPU has them) but become calls: check new kernels with `objdump -d`.
+//! [`Vector`] is implemented by the CPU tokens [`cpu::Aesni`],
+//! [`cpu::Vaes256`] and [`cpu::Vaes512`] themselves: a method takes the
+//! token as `self`, so holding the value that names a width is the proof
+//! that its instructions exist, and the arithmetic methods are safe. The
+//! methods that are one instruction on every width are one table
+//! (`single_ops!`: the method, then its xmm, ymm and zmm intrinsic). Every
+//! method is `#[inline(always)]` and has no `#[target_feature]` of its own;
+//! a kernel is a generic `#[inline(always)]` function over `V: Vector`,
+//! instantiated by thin `#[target_feature]` entry points
+//! ([`vaes_entries!`]), inside which the intrinsics inline to single
+//! instructions. Called from code without the features the methods stay
+//! correct (the token still proves the CPU has them) but become calls:
+//! check new kernels with `objdump -d`.
 //!
 //! Lanes are 128-bit blocks: lane `l` of a register holds bytes
 //! `16 l .. 16 l + 16` of a load. Shifts, shuffles and the carry-less
@@ -20,11 +24,13 @@
 
 use core::arch::x86_64::*;
 
-use crate::backend::cpu::{Vaes256, Vaes512};
+use crate::backend::cpu::{Aesni, Vaes256, Vaes512};
 
-/// Defines two `#[target_feature]` entry points for a generic kernel body:
+/// Defines the `#[target_feature]` entry points of a generic kernel body:
 /// `$n256` instantiates `$body::<Vaes256, ..>` with the ymm tier's features,
-/// `$n512` instantiates `$body::<Vaes512, ..>` with the zmm tier's. The
+/// `$n512` instantiates `$body::<Vaes512, ..>` with the zmm tier's, and a
+/// first name `$n128`, where given, `$body::<Aesni, ..>` with the `aesni`
+/// tier's (for kernels that serve all three tiers from one source). The
 /// token is the first argument of both the entry point and the body.
 ///
 /// ```ignore
@@ -39,45 +45,52 @@ macro_rules! vaes_entries {
         < $(const $c:ident : $ct:ty),* >
         ( $($a:ident : $t:ty),* $(,)? ) $(-> $r:ty)? = $body:ident;
     ) => {
-        /// The ymm instance (see `vaes_entries!`).
+        vaes_entries!(@entry "aes,sse4.1,pclmulqdq,avx,avx2,vaes,vpclmulqdq", Vaes256,
+            $vis $n256 [$($c: $ct),*] ($($a: $t),*) [$($r)?] $body);
+        vaes_entries!(
+            @entry "aes,sse4.1,pclmulqdq,avx,avx2,vaes,vpclmulqdq,avx512f,avx512bw,avx512vl",
+            Vaes512, $vis $n512 [$($c: $ct),*] ($($a: $t),*) [$($r)?] $body);
+    };
+    (
+        $vis:vis fn $n128:ident / $n256:ident / $n512:ident
+        < $(const $c:ident : $ct:ty),* >
+        ( $($a:ident : $t:ty),* $(,)? ) $(-> $r:ty)? = $body:ident;
+    ) => {
+        vaes_entries!(@entry "aes,sse4.1,pclmulqdq", Aesni,
+            $vis $n128 [$($c: $ct),*] ($($a: $t),*) [$($r)?] $body);
+        vaes_entries! {
+            $vis fn $n256 / $n512 <$(const $c: $ct),*> ($($a: $t),*) $(-> $r)? = $body;
+        }
+    };
+    (
+        @entry $feat:literal, $tok:ident, $vis:vis $n:ident [$($c:ident: $ct:ty),*]
+        ($($a:ident: $t:ty),*) [$($r:ty)?] $body:ident
+    ) => {
+        #[doc = concat!("`", stringify!($body), "` on the `", stringify!($tok),
+            "` tier (see `vaes_entries!`).")]
         ///
         /// # Safety
         /// The arguments must satisfy the body's contract; the token proves
         /// the CPU features.
-        #[target_feature(enable = "aes,sse4.1,pclmulqdq,avx,avx2,vaes,vpclmulqdq")]
-        $vis unsafe fn $n256<$(const $c: $ct),*>(
-            v: $crate::backend::cpu::Vaes256,
+        #[target_feature(enable = $feat)]
+        $vis unsafe fn $n<$(const $c: $ct),*>(
+            v: $crate::backend::cpu::$tok,
             $($a: $t),*
         ) $(-> $r)? {
             // SAFETY: the caller upholds the body's contract.
-            unsafe { $body::<$crate::backend::cpu::Vaes256, $($c),*>(v, $($a),*) }
-        }
-
-        /// The zmm instance (see `vaes_entries!`).
-        ///
-        /// # Safety
-        /// As the ymm instance.
-        #[target_feature(
-            enable = "aes,sse4.1,pclmulqdq,avx,avx2,vaes,vpclmulqdq,avx512f,avx512bw,avx512vl"
-        )]
-        $vis unsafe fn $n512<$(const $c: $ct),*>(
-            v: $crate::backend::cpu::Vaes512,
-            $($a: $t),*
-        ) $(-> $r)? {
-            // SAFETY: the caller upholds the body's contract.
-            unsafe { $body::<$crate::backend::cpu::Vaes512, $($c),*>(v, $($a),*) }
+            unsafe { $body::<$crate::backend::cpu::$tok, $($c),*>(v, $($a),*) }
         }
     };
 }
 
 pub(crate) use vaes_entries;
 
-/// A VAES register width; implemented by the tier tokens (see the module
+/// A register width; implemented by the tier tokens (see the module
 /// notes). `Self::V` is the register type.
 ///
-/// The set covers the ECB/CBC/CTR, XTS, GHASH and POLYVAL kernels; a method
-/// that no kernel of a build uses yet is still tested below, hence the
-/// `allow` (the GCM and POLYVAL kernels come in other branches).
+/// The set covers the ECB/CBC/CTR, XTS, GCM, POLYVAL and GCM-SIV kernels; a
+/// method that no kernel uses (`slli64`, `srli64`, and on xmm most lane
+/// moves) is still tested below, hence the `allow`.
 #[cfg_attr(not(test), allow(dead_code))]
 pub(crate) trait Vector: Copy {
     /// `__m256i` or `__m512i`.
@@ -89,6 +102,10 @@ pub(crate) trait Vector: Copy {
     /// Vector registers of the ISA (16 with AVX2, 32 with AVX-512): loops
     /// size their state so that keys and states fit.
     const REGS: usize;
+
+    /// The one-lane (`aesni`) tier, which every width includes: for the
+    /// 128-bit steps of a wide kernel (a final reduction, a last block).
+    fn xmm(self) -> Aesni;
 
     /// All zero.
     fn zero(self) -> Self::V;
@@ -136,6 +153,8 @@ pub(crate) trait Vector: Copy {
 
     /// `k` in every lane.
     fn broadcast(self, k: __m128i) -> Self::V;
+    /// `x` in lane 0, zero in the others.
+    fn zext(self, x: __m128i) -> Self::V;
     /// Round keys `0..=R` of `keys`, each in every lane (the others zero).
     #[inline(always)]
     fn broadcast_keys<const R: usize>(self, keys: &[__m128i; 15]) -> [Self::V; 15] {
@@ -220,9 +239,9 @@ pub(crate) trait Vector: Copy {
     /// Each 128-bit lane shifted right by `N` bytes (0..=15), zeros in.
     fn bsrli<const N: i32>(self, v: Self::V) -> Self::V;
     /// Each qword shifted left by `N` bits (0..=63).
-    fn slli64<const N: u32>(self, v: Self::V) -> Self::V;
+    fn slli64<const N: i32>(self, v: Self::V) -> Self::V;
     /// Each qword shifted right by `N` bits (0..=63).
-    fn srli64<const N: u32>(self, v: Self::V) -> Self::V;
+    fn srli64<const N: i32>(self, v: Self::V) -> Self::V;
     /// Each qword of `v` shifted left by the matching qword of `n` (64 or
     /// more gives 0).
     fn sllv64(self, v: Self::V, n: Self::V) -> Self::V;
@@ -282,11 +301,218 @@ macro_rules! order_impl {
     }};
 }
 
+/// [`Vector::order`] for register type `$ty` of class `$class`, which needs
+/// `$feat` in the function that names it (inlined into a caller with the
+/// features, the inner function is no call).
+macro_rules! order_method {
+    ($ty:ty, $feat:literal, $class:ident) => {
+        #[inline(always)]
+        fn order<const N: usize>(self, b: &mut [$ty; N]) {
+            #[inline]
+            #[target_feature(enable = $feat)]
+            fn go<const N: usize>(b: &mut [$ty; N]) {
+                order_impl!(b, $class);
+            }
+            // SAFETY: `self` proves the feature (see the impl's comment).
+            unsafe { go(b) }
+        }
+    };
+}
+
 /// [`Vector::order`] for 128-bit registers (the AES-NI kernels): keeps up
 /// to eight states in round-major order at no instruction cost.
 #[inline(always)]
 pub(crate) fn order_xmm<const N: usize>(b: &mut [__m128i; N]) {
     order_impl!(b, xmm_reg);
+}
+
+/// The methods that are one instruction (or none) on every width, as one
+/// table: the method, its operands (`V` is the width's register), then the
+/// xmm, ymm and zmm function it is. `single_ops!(xmm: __m128i)` (or `ymm`,
+/// `zmm`) writes the column of one width as methods of its impl.
+macro_rules! single_ops {
+    ($w:ident: $reg:ty) => {
+        single_ops! { @pick $w $reg;
+            zero() -> V = _mm_setzero_si128 | _mm256_setzero_si256 | _mm512_setzero_si512;
+            broadcast(k: __m128i) -> V
+                = same | _mm256_broadcastsi128_si256 | _mm512_broadcast_i32x4;
+            zext(x: __m128i) -> V = same | _mm256_zextsi128_si256 | _mm512_zextsi128_si512;
+            low_block(v: V) -> __m128i = same | _mm256_castsi256_si128 | _mm512_castsi512_si128;
+            xor(a: V, b: V) -> V = _mm_xor_si128 | _mm256_xor_si256 | _mm512_xor_si512;
+            and(a: V, b: V) -> V = _mm_and_si128 | _mm256_and_si256 | _mm512_and_si512;
+            or(a: V, b: V) -> V = _mm_or_si128 | _mm256_or_si256 | _mm512_or_si512;
+            aesenc(b: V, k: V) -> V = _mm_aesenc_si128 | _mm256_aesenc_epi128 | _mm512_aesenc_epi128;
+            aesenclast(b: V, k: V) -> V
+                = _mm_aesenclast_si128 | _mm256_aesenclast_epi128 | _mm512_aesenclast_epi128;
+            aesdec(b: V, k: V) -> V = _mm_aesdec_si128 | _mm256_aesdec_epi128 | _mm512_aesdec_epi128;
+            aesdeclast(b: V, k: V) -> V
+                = _mm_aesdeclast_si128 | _mm256_aesdeclast_epi128 | _mm512_aesdeclast_epi128;
+            shuffle_bytes(v: V, idx: V) -> V
+                = _mm_shuffle_epi8 | _mm256_shuffle_epi8 | _mm512_shuffle_epi8;
+            shuffle32<IMM: i32>(v: V) -> V
+                = _mm_shuffle_epi32 | _mm256_shuffle_epi32 | _mm512_shuffle_epi32;
+            unpacklo64(a: V, b: V) -> V
+                = _mm_unpacklo_epi64 | _mm256_unpacklo_epi64 | _mm512_unpacklo_epi64;
+            unpackhi64(a: V, b: V) -> V
+                = _mm_unpackhi_epi64 | _mm256_unpackhi_epi64 | _mm512_unpackhi_epi64;
+            alignr<N: i32>(hi: V, lo: V) -> V
+                = _mm_alignr_epi8 | _mm256_alignr_epi8 | _mm512_alignr_epi8;
+            add32(a: V, b: V) -> V = _mm_add_epi32 | _mm256_add_epi32 | _mm512_add_epi32;
+            add64(a: V, b: V) -> V = _mm_add_epi64 | _mm256_add_epi64 | _mm512_add_epi64;
+            sub64(a: V, b: V) -> V = _mm_sub_epi64 | _mm256_sub_epi64 | _mm512_sub_epi64;
+            bslli<N: i32>(v: V) -> V = _mm_bslli_si128 | _mm256_bslli_epi128 | _mm512_bslli_epi128;
+            bsrli<N: i32>(v: V) -> V = _mm_bsrli_si128 | _mm256_bsrli_epi128 | _mm512_bsrli_epi128;
+            slli64<N: i32>(v: V) -> V = _mm_slli_epi64 | _mm256_slli_epi64 | slli64_zmm;
+            srli64<N: i32>(v: V) -> V = _mm_srli_epi64 | _mm256_srli_epi64 | srli64_zmm;
+            sllv64(v: V, n: V) -> V = sllv64_xmm | _mm256_sllv_epi64 | _mm512_sllv_epi64;
+            srlv64(v: V, n: V) -> V = srlv64_xmm | _mm256_srlv_epi64 | _mm512_srlv_epi64;
+            clmul<IMM: i32>(a: V, b: V) -> V
+                = _mm_clmulepi64_si128 | _mm256_clmulepi64_epi128 | _mm512_clmulepi64_epi128;
+        }
+    };
+    (@pick $w:ident $reg:ty; $($m:ident $(<$c:ident: $ct:ty>)? ($($a:ident: $at:ident),*) -> $rt:ident
+        = $x:ident | $y:ident | $z:ident;)*) => {
+        $(single_ops!(@col $w $reg, $m [$($c: $ct)?] ($($a: $at),*) $rt, $x $y $z);)*
+    };
+    (@col xmm $reg:ty, $m:ident $g:tt $args:tt $rt:ident, $x:ident $y:ident $z:ident) => {
+        single_ops!(@method $reg, $m $g $args $rt, $x);
+    };
+    (@col ymm $reg:ty, $m:ident $g:tt $args:tt $rt:ident, $x:ident $y:ident $z:ident) => {
+        single_ops!(@method $reg, $m $g $args $rt, $y);
+    };
+    (@col zmm $reg:ty, $m:ident $g:tt $args:tt $rt:ident, $x:ident $y:ident $z:ident) => {
+        single_ops!(@method $reg, $m $g $args $rt, $z);
+    };
+    (@ty $reg:ty, V) => { $reg };
+    (@ty $reg:ty, __m128i) => { __m128i };
+    (@method $reg:ty, $m:ident [$($c:ident: $ct:ty)?] ($($a:ident: $at:ident),*) $rt:ident,
+        $f:ident) => {
+        #[inline(always)]
+        // SSE2 intrinsics need no `unsafe` on x86-64; the others do.
+        #[allow(unused_unsafe)]
+        fn $m$(<const $c: $ct>)?(self, $($a: single_ops!(@ty $reg, $at)),*)
+            -> single_ops!(@ty $reg, $rt) {
+            // SAFETY: `self` proves the width's features (see the impl's
+            // comment).
+            unsafe { $f$(::<$c>)?($($a),*) }
+        }
+    };
+}
+
+/// The xmm column's value itself (`broadcast`, `zext`, `low_block` of one
+/// lane).
+#[inline(always)]
+fn same(x: __m128i) -> __m128i {
+    x
+}
+
+/// Per-qword variable left shift for SSE (AVX2's VPSLLVQ): each qword
+/// shifted by its own count, 64 or more giving 0 as PSLLQ does.
+#[inline]
+#[target_feature(enable = "sse4.1")]
+fn sllv64_xmm(v: __m128i, n: __m128i) -> __m128i {
+    let lo = _mm_sll_epi64(v, n);
+    let hi = _mm_sll_epi64(v, _mm_unpackhi_epi64(n, n));
+    _mm_blend_epi16::<0xf0>(lo, hi)
+}
+
+/// As [`sllv64_xmm`], right.
+#[inline]
+#[target_feature(enable = "sse4.1")]
+fn srlv64_xmm(v: __m128i, n: __m128i) -> __m128i {
+    let lo = _mm_srl_epi64(v, n);
+    let hi = _mm_srl_epi64(v, _mm_unpackhi_epi64(n, n));
+    _mm_blend_epi16::<0xf0>(lo, hi)
+}
+
+/// VPSLLQ by an immediate, whose AVX-512 intrinsic takes the count as `u32`
+/// where the others take `i32`.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn slli64_zmm<const N: i32>(v: __m512i) -> __m512i {
+    _mm512_sll_epi64(v, _mm_cvtsi32_si128(N))
+}
+
+/// As [`slli64_zmm`], right.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn srli64_zmm<const N: i32>(v: __m512i) -> __m512i {
+    _mm512_srl_epi64(v, _mm_cvtsi32_si128(N))
+}
+
+// One lane: the `aesni` tier, whose token proves AES-NI, SSE4.1 (with
+// SSSE3) and PCLMULQDQ: the SAFETY argument of each `unsafe` block below
+// that has no comment of its own. Lane moves are no-ops.
+impl Vector for Aesni {
+    type V = __m128i;
+    const BLOCKS: usize = 1;
+    const REGS: usize = 16;
+
+    single_ops!(xmm: __m128i);
+
+    #[inline(always)]
+    fn xmm(self) -> Aesni {
+        self
+    }
+    #[inline(always)]
+    unsafe fn load(self, p: *const u8) -> __m128i {
+        // SAFETY: the caller passes 16 readable bytes.
+        unsafe { _mm_loadu_si128(p.cast()) }
+    }
+    #[inline(always)]
+    unsafe fn store(self, p: *mut u8, v: __m128i) {
+        // SAFETY: the caller passes 16 writable bytes.
+        unsafe { _mm_storeu_si128(p.cast(), v) }
+    }
+    #[inline(always)]
+    unsafe fn load_blocks(self, p: *const u8, _blocks: usize) -> __m128i {
+        // SAFETY: `blocks` is 1: the caller passes 16 readable bytes.
+        unsafe { self.load(p) }
+    }
+    #[inline(always)]
+    unsafe fn store_blocks(self, p: *mut u8, v: __m128i, _blocks: usize) {
+        // SAFETY: `blocks` is 1: the caller passes 16 writable bytes.
+        unsafe { self.store(p, v) }
+    }
+    #[inline(always)]
+    unsafe fn load_bytes(self, p: *const u8, len: usize) -> __m128i {
+        // SAFETY: forwarded contract.
+        unsafe { load_bytes_via_buffer(self, p, len) }
+    }
+    #[inline(always)]
+    unsafe fn store_bytes(self, p: *mut u8, v: __m128i, len: usize) {
+        // SAFETY: forwarded contract.
+        unsafe { store_bytes_via_buffer(self, p, v, len) }
+    }
+    #[inline(always)]
+    fn set_u64x2(self, hi: u64, lo: u64) -> __m128i {
+        // SAFETY: SSE2, baseline on x86-64.
+        unsafe { _mm_set_epi64x(hi as i64, lo as i64) }
+    }
+    #[inline(always)]
+    fn lane_index(self) -> __m128i {
+        self.zero()
+    }
+    #[inline(always)]
+    fn block(self, v: __m128i, _i: usize) -> __m128i {
+        v
+    }
+    #[inline(always)]
+    fn xor_lanes(self, v: __m128i) -> __m128i {
+        v
+    }
+    #[inline(always)]
+    fn shift_in(self, _cur: __m128i, prev: __m128i) -> __m128i {
+        prev
+    }
+    #[inline(always)]
+    fn xor3(self, a: __m128i, b: __m128i, c: __m128i) -> __m128i {
+        self.xor(self.xor(a, b), c)
+    }
+    #[inline(always)]
+    fn order<const N: usize>(self, b: &mut [__m128i; N]) {
+        order_xmm(b);
+    }
 }
 
 // Every method below calls intrinsics of the ymm tier (AVX2, VAES,
@@ -298,10 +524,11 @@ impl Vector for Vaes256 {
     const BLOCKS: usize = 2;
     const REGS: usize = 16;
 
+    single_ops!(ymm: __m256i);
+
     #[inline(always)]
-    fn zero(self) -> __m256i {
-        // SAFETY: `self` proves AVX (module notes).
-        unsafe { _mm256_setzero_si256() }
+    fn xmm(self) -> Aesni {
+        self.aesni()
     }
     #[inline(always)]
     unsafe fn load(self, p: *const u8) -> __m256i {
@@ -329,26 +556,13 @@ impl Vector for Vaes256 {
     }
     #[inline(always)]
     unsafe fn load_bytes(self, p: *const u8, len: usize) -> __m256i {
-        // AVX2 has no byte-masked load: go through a zeroed buffer.
-        let mut buf = [0u8; 32];
-        // SAFETY: the caller passes `len` (<= 32) readable bytes; `buf` is a
-        // distinct local of 32 bytes.
-        unsafe { core::ptr::copy_nonoverlapping(p, buf.as_mut_ptr(), len.min(32)) };
-        // SAFETY: `buf` is 32 readable bytes.
-        unsafe { self.load(buf.as_ptr()) }
+        // SAFETY: forwarded contract.
+        unsafe { load_bytes_via_buffer(self, p, len) }
     }
     #[inline(always)]
     unsafe fn store_bytes(self, p: *mut u8, v: __m256i, len: usize) {
-        let mut buf = [0u8; 32];
-        // SAFETY: `buf` is 32 writable bytes.
-        unsafe { self.store(buf.as_mut_ptr(), v) };
-        // SAFETY: the caller passes `len` (<= 32) writable bytes.
-        unsafe { core::ptr::copy_nonoverlapping(buf.as_ptr(), p, len.min(32)) };
-    }
-    #[inline(always)]
-    fn broadcast(self, k: __m128i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_broadcastsi128_si256(k) }
+        // SAFETY: forwarded contract.
+        unsafe { store_bytes_via_buffer(self, p, v, len) }
     }
     #[inline(always)]
     fn set_u64x2(self, hi: u64, lo: u64) -> __m256i {
@@ -359,11 +573,6 @@ impl Vector for Vaes256 {
     fn lane_index(self) -> __m256i {
         // SAFETY: see the impl's comment.
         unsafe { _mm256_set_epi64x(0, 1, 0, 0) }
-    }
-    #[inline(always)]
-    fn low_block(self, v: __m256i) -> __m128i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_castsi256_si128(v) }
     }
     #[inline(always)]
     fn block(self, v: __m256i, i: usize) -> __m128i {
@@ -387,132 +596,10 @@ impl Vector for Vaes256 {
         unsafe { _mm256_permute2x128_si256::<0x21>(prev, cur) }
     }
     #[inline(always)]
-    fn xor(self, a: __m256i, b: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_xor_si256(a, b) }
-    }
-    #[inline(always)]
     fn xor3(self, a: __m256i, b: __m256i, c: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_xor_si256(_mm256_xor_si256(a, b), c) }
+        self.xor(self.xor(a, b), c)
     }
-    #[inline(always)]
-    fn and(self, a: __m256i, b: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_and_si256(a, b) }
-    }
-    #[inline(always)]
-    fn or(self, a: __m256i, b: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_or_si256(a, b) }
-    }
-    #[inline(always)]
-    fn aesenc(self, b: __m256i, k: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_aesenc_epi128(b, k) }
-    }
-    #[inline(always)]
-    fn aesenclast(self, b: __m256i, k: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_aesenclast_epi128(b, k) }
-    }
-    #[inline(always)]
-    fn aesdec(self, b: __m256i, k: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_aesdec_epi128(b, k) }
-    }
-    #[inline(always)]
-    fn aesdeclast(self, b: __m256i, k: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_aesdeclast_epi128(b, k) }
-    }
-    #[inline(always)]
-    fn shuffle_bytes(self, v: __m256i, idx: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_shuffle_epi8(v, idx) }
-    }
-    #[inline(always)]
-    fn shuffle32<const IMM: i32>(self, v: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_shuffle_epi32::<IMM>(v) }
-    }
-    #[inline(always)]
-    fn unpacklo64(self, a: __m256i, b: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_unpacklo_epi64(a, b) }
-    }
-    #[inline(always)]
-    fn unpackhi64(self, a: __m256i, b: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_unpackhi_epi64(a, b) }
-    }
-    #[inline(always)]
-    fn alignr<const N: i32>(self, hi: __m256i, lo: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_alignr_epi8::<N>(hi, lo) }
-    }
-    #[inline(always)]
-    fn add32(self, a: __m256i, b: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_add_epi32(a, b) }
-    }
-    #[inline(always)]
-    fn add64(self, a: __m256i, b: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_add_epi64(a, b) }
-    }
-    #[inline(always)]
-    fn sub64(self, a: __m256i, b: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_sub_epi64(a, b) }
-    }
-    #[inline(always)]
-    fn bslli<const N: i32>(self, v: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_bslli_epi128::<N>(v) }
-    }
-    #[inline(always)]
-    fn bsrli<const N: i32>(self, v: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_bsrli_epi128::<N>(v) }
-    }
-    #[inline(always)]
-    fn slli64<const N: u32>(self, v: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_sll_epi64(v, _mm_cvtsi32_si128(N as i32)) }
-    }
-    #[inline(always)]
-    fn srli64<const N: u32>(self, v: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_srl_epi64(v, _mm_cvtsi32_si128(N as i32)) }
-    }
-    #[inline(always)]
-    fn sllv64(self, v: __m256i, n: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_sllv_epi64(v, n) }
-    }
-    #[inline(always)]
-    fn srlv64(self, v: __m256i, n: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_srlv_epi64(v, n) }
-    }
-    #[inline(always)]
-    fn clmul<const IMM: i32>(self, a: __m256i, b: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_clmulepi64_epi128::<IMM>(a, b) }
-    }
-    #[inline(always)]
-    fn order<const N: usize>(self, b: &mut [__m256i; N]) {
-        // The register class needs the feature in the function that names
-        // it; inlined into a caller with the features, this is no call.
-        #[inline]
-        #[target_feature(enable = "avx")]
-        fn go<const N: usize>(b: &mut [__m256i; N]) {
-            order_impl!(b, ymm_reg);
-        }
-        // SAFETY: see the impl's comment.
-        unsafe { go(b) }
-    }
+    order_method!(__m256i, "avx", ymm_reg);
 }
 
 // As for `Vaes256`: `self` proves AVX-512 F/BW/VL, VAES and VPCLMULQDQ.
@@ -521,10 +608,11 @@ impl Vector for Vaes512 {
     const BLOCKS: usize = 4;
     const REGS: usize = 32;
 
+    single_ops!(zmm: __m512i);
+
     #[inline(always)]
-    fn zero(self) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_setzero_si512() }
+    fn xmm(self) -> Aesni {
+        self.aesni()
     }
     #[inline(always)]
     unsafe fn load(self, p: *const u8) -> __m512i {
@@ -564,11 +652,6 @@ impl Vector for Vaes512 {
         unsafe { _mm512_mask_storeu_epi8(p.cast(), mask, v) }
     }
     #[inline(always)]
-    fn broadcast(self, k: __m128i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_broadcast_i32x4(k) }
-    }
-    #[inline(always)]
     fn set_u64x2(self, hi: u64, lo: u64) -> __m512i {
         let (h, l) = (hi as i64, lo as i64);
         // SAFETY: see the impl's comment.
@@ -578,11 +661,6 @@ impl Vector for Vaes512 {
     fn lane_index(self) -> __m512i {
         // SAFETY: see the impl's comment.
         unsafe { _mm512_set_epi64(0, 3, 0, 2, 0, 1, 0, 0) }
-    }
-    #[inline(always)]
-    fn low_block(self, v: __m512i) -> __m128i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_castsi512_si128(v) }
     }
     #[inline(always)]
     fn block(self, v: __m512i, i: usize) -> __m128i {
@@ -609,137 +687,44 @@ impl Vector for Vaes512 {
         unsafe { _mm512_alignr_epi64::<6>(cur, prev) }
     }
     #[inline(always)]
-    fn xor(self, a: __m512i, b: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_xor_si512(a, b) }
-    }
-    #[inline(always)]
     fn xor3(self, a: __m512i, b: __m512i, c: __m512i) -> __m512i {
         // SAFETY: see the impl's comment.
         unsafe { _mm512_ternarylogic_epi64::<0x96>(a, b, c) }
     }
-    #[inline(always)]
-    fn and(self, a: __m512i, b: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_and_si512(a, b) }
-    }
-    #[inline(always)]
-    fn or(self, a: __m512i, b: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_or_si512(a, b) }
-    }
-    #[inline(always)]
-    fn aesenc(self, b: __m512i, k: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_aesenc_epi128(b, k) }
-    }
-    #[inline(always)]
-    fn aesenclast(self, b: __m512i, k: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_aesenclast_epi128(b, k) }
-    }
-    #[inline(always)]
-    fn aesdec(self, b: __m512i, k: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_aesdec_epi128(b, k) }
-    }
-    #[inline(always)]
-    fn aesdeclast(self, b: __m512i, k: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_aesdeclast_epi128(b, k) }
-    }
-    #[inline(always)]
-    fn shuffle_bytes(self, v: __m512i, idx: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_shuffle_epi8(v, idx) }
-    }
-    #[inline(always)]
-    fn shuffle32<const IMM: i32>(self, v: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_shuffle_epi32::<IMM>(v) }
-    }
-    #[inline(always)]
-    fn unpacklo64(self, a: __m512i, b: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_unpacklo_epi64(a, b) }
-    }
-    #[inline(always)]
-    fn unpackhi64(self, a: __m512i, b: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_unpackhi_epi64(a, b) }
-    }
-    #[inline(always)]
-    fn alignr<const N: i32>(self, hi: __m512i, lo: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_alignr_epi8::<N>(hi, lo) }
-    }
-    #[inline(always)]
-    fn add32(self, a: __m512i, b: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_add_epi32(a, b) }
-    }
-    #[inline(always)]
-    fn add64(self, a: __m512i, b: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_add_epi64(a, b) }
-    }
-    #[inline(always)]
-    fn sub64(self, a: __m512i, b: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_sub_epi64(a, b) }
-    }
-    #[inline(always)]
-    fn bslli<const N: i32>(self, v: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_bslli_epi128::<N>(v) }
-    }
-    #[inline(always)]
-    fn bsrli<const N: i32>(self, v: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_bsrli_epi128::<N>(v) }
-    }
-    #[inline(always)]
-    fn slli64<const N: u32>(self, v: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_slli_epi64::<N>(v) }
-    }
-    #[inline(always)]
-    fn srli64<const N: u32>(self, v: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_srli_epi64::<N>(v) }
-    }
-    #[inline(always)]
-    fn sllv64(self, v: __m512i, n: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_sllv_epi64(v, n) }
-    }
-    #[inline(always)]
-    fn srlv64(self, v: __m512i, n: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_srlv_epi64(v, n) }
-    }
-    #[inline(always)]
-    fn clmul<const IMM: i32>(self, a: __m512i, b: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_clmulepi64_epi128::<IMM>(a, b) }
-    }
-    #[inline(always)]
-    fn order<const N: usize>(self, b: &mut [__m512i; N]) {
-        // The register class needs the feature in the function that names
-        // it; inlined into a caller with the features, this is no call.
-        #[inline]
-        #[target_feature(enable = "avx512f")]
-        fn go<const N: usize>(b: &mut [__m512i; N]) {
-            order_impl!(b, zmm_reg);
-        }
-        // SAFETY: see the impl's comment.
-        unsafe { go(b) }
-    }
+    order_method!(__m512i, "avx512f", zmm_reg);
 }
 
-/// The byte mask of the first `len` (0..=64) bytes.
+/// [`Vector::load_bytes`] for the widths without byte-masked loads (SSE,
+/// AVX2): through a zeroed buffer.
+///
+/// # Safety
+/// `p` must be readable for `len` (<= `V::BYTES` <= 32) bytes.
 #[inline(always)]
-fn byte_mask(len: usize) -> __mmask64 {
+unsafe fn load_bytes_via_buffer<V: Vector>(v: V, p: *const u8, len: usize) -> V::V {
+    let mut buf = [0u8; 32];
+    // SAFETY: the caller passes `len` (<= BYTES <= 32) readable bytes; `buf`
+    // is a distinct local of 32 bytes.
+    unsafe { core::ptr::copy_nonoverlapping(p, buf.as_mut_ptr(), len.min(V::BYTES)) };
+    // SAFETY: `buf` holds 32 >= BYTES readable bytes.
+    unsafe { v.load(buf.as_ptr()) }
+}
+
+/// [`Vector::store_bytes`] for the widths without byte-masked stores.
+///
+/// # Safety
+/// `p` must be writable for `len` (<= `V::BYTES` <= 32) bytes.
+#[inline(always)]
+unsafe fn store_bytes_via_buffer<V: Vector>(v: V, p: *mut u8, x: V::V, len: usize) {
+    let mut buf = [0u8; 32];
+    // SAFETY: `buf` holds 32 >= BYTES writable bytes.
+    unsafe { v.store(buf.as_mut_ptr(), x) };
+    // SAFETY: the caller passes `len` (<= BYTES) writable bytes.
+    unsafe { core::ptr::copy_nonoverlapping(buf.as_ptr(), p, len.min(V::BYTES)) };
+}
+
+/// The byte mask of the first `len` (0..=64) bytes of a zmm register.
+#[inline(always)]
+pub(super) fn byte_mask(len: usize) -> __mmask64 {
     if len >= 64 {
         u64::MAX
     } else {
@@ -1052,8 +1037,12 @@ mod tests {
                 assert_eq!(bits(s[i]), bits(la[i - 1]));
             }
             assert_eq!(bytes(v, v.load_lanes(&la)), bytes(v, a));
-            for l in lanes(v, v.broadcast(la[1])) {
-                assert_eq!(bits(l), bits(la[1]));
+            let last = la[V::BLOCKS - 1];
+            for l in lanes(v, v.broadcast(last)) {
+                assert_eq!(bits(l), bits(last));
+            }
+            for (i, l) in lanes(v, v.zext(last)).iter().enumerate() {
+                assert_eq!(bits(*l), if i == 0 { bits(last) } else { 0 });
             }
             let mut keys = [unsafe { _mm_setzero_si128() }; 15];
             for (i, k) in keys.iter_mut().enumerate() {
@@ -1108,6 +1097,14 @@ mod tests {
             unsafe { v.store_blocks(dst.as_mut_ptr(), x, blocks) };
             assert_eq!(&dst[..16 * blocks], &src[..16 * blocks]);
             assert!(dst[16 * blocks..].iter().all(|&b| b == 0xee));
+        }
+    }
+
+    #[test]
+    fn xmm_methods_match_the_128_bit_instructions() {
+        match cpu::features().aesni {
+            Some(t) => check(t),
+            None => eprintln!("skipped: no AES-NI on this CPU"),
         }
     }
 
