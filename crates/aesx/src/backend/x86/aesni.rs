@@ -66,25 +66,18 @@ pub(super) unsafe fn ecb_small<const DEC: bool>(k: &X86Aes, io: InOut<'_>) {
 /// is a barrier between rounds that costs no instruction.
 use super::vector::order_xmm as order;
 
-/// One AES round on `b`: AESDEC with the equivalent-inverse schedule when
-/// `DEC`, else AESENC. `DEC` is a constant, so the branch folds away.
-macro_rules! round {
-    ($dec:expr, $b:expr, $k:expr) => {
-        if $dec {
-            _mm_aesdec_si128($b, $k)
-        } else {
-            _mm_aesenc_si128($b, $k)
-        }
-    };
-}
-macro_rules! last {
-    ($dec:expr, $b:expr, $k:expr) => {
-        if $dec {
-            _mm_aesdeclast_si128($b, $k)
-        } else {
-            _mm_aesenclast_si128($b, $k)
-        }
-    };
+/// The AES round instruction of direction `dec` (AESDEC* with the
+/// equivalent-inverse schedule) and kind `last` (AES*LAST) on one block.
+/// Kernels pass constants, so the choice folds away.
+#[inline]
+#[target_feature(enable = "aes")]
+pub(super) fn aes_round(dec: bool, last: bool, b: __m128i, k: __m128i) -> __m128i {
+    match (dec, last) {
+        (false, false) => _mm_aesenc_si128(b, k),
+        (false, true) => _mm_aesenclast_si128(b, k),
+        (true, false) => _mm_aesdec_si128(b, k),
+        (true, true) => _mm_aesdeclast_si128(b, k),
+    }
 }
 
 #[inline]
@@ -118,10 +111,10 @@ unsafe fn ecb<const R: usize, const DEC: bool>(keys: &[__m128i; 15], mut io: InO
         // SAFETY: block i lies inside both regions.
         let mut x = _mm_xor_si128(unsafe { load(src.add(16 * i)) }, keys[0]);
         for key in &keys[1..R] {
-            x = round!(DEC, x, *key);
+            x = aes_round(DEC, false, x, *key);
         }
         // SAFETY: as above; the block was read first.
-        unsafe { store(dst.add(16 * i), last!(DEC, x, keys[R])) };
+        unsafe { store(dst.add(16 * i), aes_round(DEC, true, x, keys[R])) };
         i += 1;
     }
 }
@@ -148,13 +141,13 @@ unsafe fn ecb_bulk<const R: usize, const DEC: bool>(
         }
         for key in &rk[1..R] {
             for x in b.iter_mut() {
-                *x = round!(DEC, *x, *key);
+                *x = aes_round(DEC, false, *x, *key);
             }
             order(&mut b);
         }
         for (j, x) in b.iter().enumerate() {
             // SAFETY: as for the loads; every block was read before any store.
-            unsafe { store(dst.add(16 * (i + j)), last!(DEC, *x, rk[R])) };
+            unsafe { store(dst.add(16 * (i + j)), aes_round(DEC, true, *x, rk[R])) };
         }
         i += WIDE;
     }
@@ -190,9 +183,9 @@ unsafe fn block1<const R: usize, const DEC: bool>(keys: &[__m128i; 15], b: &mut 
     unsafe {
         let mut x = _mm_xor_si128(load(b.as_ptr()), keys[0]);
         for key in &keys[1..R] {
-            x = round!(DEC, x, *key);
+            x = aes_round(DEC, false, x, *key);
         }
-        store(b.as_mut_ptr(), last!(DEC, x, keys[R]));
+        store(b.as_mut_ptr(), aes_round(DEC, true, x, keys[R]));
     }
 }
 

@@ -81,32 +81,31 @@ vaes_entries! {
         (k: &X86PolyvalKey, acc: &mut Block, p: *const u8, n: usize) = update;
 }
 
-/// Unreduced sums of products: `lo`, `mid` (the cross terms, x^64 up) and
-/// `hi` (x^128 up), per lane.
-#[derive(Clone, Copy)]
-struct Sum<V: Vector> {
-    lo: V::V,
-    mid: V::V,
-    hi: V::V,
+/// Unreduced sums of carry-less products, per lane: `lo`, `mid` (the
+/// cross terms, x^64 up) and `hi` (x^128 up). GCM (`gcm_vaes.rs`) sums its
+/// products of powers of H·y the same way.
+pub(super) struct Acc<V: Vector> {
+    pub(super) lo: V::V,
+    pub(super) mid: V::V,
+    pub(super) hi: V::V,
 }
 
-impl<V: Vector> Sum<V> {
+impl<V: Vector> Acc<V> {
     #[inline(always)]
-    fn new(v: V) -> Self {
-        Sum {
+    pub(super) fn zero(v: V) -> Self {
+        Acc {
             lo: v.zero(),
             mid: v.zero(),
             hi: v.zero(),
         }
     }
 
-    /// Adds x·h lane by lane (four 64x64 products).
+    /// Adds a·b lane by lane (four 64x64 products).
     #[inline(always)]
-    fn add(&mut self, v: V, x: V::V, h: V::V) {
-        self.lo = v.xor(self.lo, v.clmul::<0x00>(x, h));
-        self.hi = v.xor(self.hi, v.clmul::<0x11>(x, h));
-        self.mid = v.xor(self.mid, v.clmul::<0x01>(x, h));
-        self.mid = v.xor(self.mid, v.clmul::<0x10>(x, h));
+    pub(super) fn mul_add(&mut self, v: V, a: V::V, b: V::V) {
+        self.lo = v.xor(self.lo, v.clmul::<0x00>(a, b));
+        self.hi = v.xor(self.hi, v.clmul::<0x11>(a, b));
+        self.mid = v.xor3(self.mid, v.clmul::<0x01>(a, b), v.clmul::<0x10>(a, b));
     }
 
     /// The 256-bit sum per lane as (low, high) halves.
@@ -137,8 +136,8 @@ fn reduce<V: Vector>(v: V, lo: V::V, hi: V::V) -> V::V {
 /// dot(a, b) in every lane.
 #[inline(always)]
 fn dot_lanes<V: Vector>(v: V, a: V::V, b: V::V) -> V::V {
-    let mut s = Sum::new(v);
-    s.add(v, a, b);
+    let mut s = Acc::zero(v);
+    s.mul_add(v, a, b);
     let (lo, hi) = s.halves(v);
     reduce(v, lo, hi)
 }
@@ -232,13 +231,13 @@ unsafe fn update<V: Vector, const R: usize>(
                 *h = v.load(tab.add(16 * (MAX - g + r * l)));
             }
             while n - i >= g {
-                let mut s = Sum::new(v);
+                let mut s = Acc::zero(v);
                 for (r, h) in hs.iter().enumerate().take(R) {
                     let mut x = v.load(p.add(16 * (i + r * l)));
                     if r == 0 {
                         x = v.xor(x, v.zext(a));
                     }
-                    s.add(v, x, *h);
+                    s.mul_add(v, x, *h);
                 }
                 let (lo, hi) = s.fold(v);
                 a = reduce(x1, lo, hi);
@@ -247,15 +246,15 @@ unsafe fn update<V: Vector, const R: usize>(
         }
         while i < n {
             let m = (n - i).min(k.have);
-            let mut s = Sum::new(v);
-            let mut s1 = Sum::new(x1);
+            let mut s = Acc::zero(v);
+            let mut s1 = Acc::zero(x1);
             let mut j = 0;
             while m - j >= l {
                 let mut x = v.load(p.add(16 * (i + j)));
                 if j == 0 {
                     x = v.xor(x, v.zext(a));
                 }
-                s.add(v, x, v.load(tab.add(16 * (MAX - m + j))));
+                s.mul_add(v, x, v.load(tab.add(16 * (MAX - m + j))));
                 j += l;
             }
             while j < m {
@@ -263,7 +262,7 @@ unsafe fn update<V: Vector, const R: usize>(
                 if j == 0 {
                     x = x1.xor(x, a);
                 }
-                s1.add(x1, x, x1.load(tab.add(16 * (MAX - m + j))));
+                s1.mul_add(x1, x, x1.load(tab.add(16 * (MAX - m + j))));
                 j += 1;
             }
             let (lo, hi) = s.fold(v);

@@ -92,7 +92,7 @@ pub(crate) use vaes_entries;
 /// method that no kernel uses (`slli64`, `srli64`, and on xmm most lane
 /// moves) is still tested below, hence the `allow`.
 #[cfg_attr(not(test), allow(dead_code))]
-pub(crate) trait Vector: Copy {
+pub(crate) trait Vector: Copy + Into<Aesni> {
     /// `__m256i` or `__m512i`.
     type V: Copy;
     /// 16-byte blocks (lanes) per register.
@@ -105,7 +105,10 @@ pub(crate) trait Vector: Copy {
 
     /// The one-lane (`aesni`) tier, which every width includes: for the
     /// 128-bit steps of a wide kernel (a final reduction, a last block).
-    fn xmm(self) -> Aesni;
+    #[inline(always)]
+    fn xmm(self) -> Aesni {
+        self.into()
+    }
 
     /// All zero.
     fn zero(self) -> Self::V;
@@ -198,23 +201,27 @@ pub(crate) trait Vector: Copy {
     fn aesdec(self, b: Self::V, k: Self::V) -> Self::V;
     /// The last AES decryption round per lane (AESDECLAST).
     fn aesdeclast(self, b: Self::V, k: Self::V) -> Self::V;
-    /// [`Self::aesdec`] if `DEC`, else [`Self::aesenc`].
+    /// The AES round instruction of direction `dec` (AESDEC* with the
+    /// equivalent inverse cipher's keys) and kind `last` (AES*LAST), per
+    /// lane. Kernels pass constants, so the choice folds away.
     #[inline(always)]
-    fn round<const DEC: bool>(self, b: Self::V, k: Self::V) -> Self::V {
-        if DEC {
-            self.aesdec(b, k)
-        } else {
-            self.aesenc(b, k)
+    fn aes_round(self, dec: bool, last: bool, b: Self::V, k: Self::V) -> Self::V {
+        match (dec, last) {
+            (false, false) => self.aesenc(b, k),
+            (false, true) => self.aesenclast(b, k),
+            (true, false) => self.aesdec(b, k),
+            (true, true) => self.aesdeclast(b, k),
         }
     }
-    /// [`Self::aesdeclast`] if `DEC`, else [`Self::aesenclast`].
+    /// A middle round of direction `dec` ([`Self::aes_round`]).
     #[inline(always)]
-    fn last<const DEC: bool>(self, b: Self::V, k: Self::V) -> Self::V {
-        if DEC {
-            self.aesdeclast(b, k)
-        } else {
-            self.aesenclast(b, k)
-        }
+    fn round(self, dec: bool, b: Self::V, k: Self::V) -> Self::V {
+        self.aes_round(dec, false, b, k)
+    }
+    /// The last round of direction `dec` ([`Self::aes_round`]).
+    #[inline(always)]
+    fn last(self, dec: bool, b: Self::V, k: Self::V) -> Self::V {
+        self.aes_round(dec, true, b, k)
     }
 
     /// PSHUFB: byte `i` of each lane is byte `idx[i] & 15` of that lane of
@@ -328,10 +335,30 @@ pub(crate) fn order_xmm<const N: usize>(b: &mut [__m128i; N]) {
 
 /// The methods that are one instruction (or none) on every width, as one
 /// table: the method, its operands (`V` is the width's register), then the
-/// xmm, ymm and zmm function it is. `single_ops!(xmm: __m128i)` (or `ymm`,
-/// `zmm`) writes the column of one width as methods of its impl.
+/// xmm, ymm and zmm function it is; and the unaligned load and store.
+/// `single_ops!(xmm: __m128i)` (or `ymm`, `zmm`) writes the column of one
+/// width as methods of its impl.
 macro_rules! single_ops {
     ($w:ident: $reg:ty) => {
+        #[inline(always)]
+        unsafe fn load(self, p: *const u8) -> $reg {
+            // SAFETY: `self` proves the width's features; the caller passes
+            // `BYTES` readable bytes (no alignment needed).
+            unsafe {
+                single_ops!(@name $w _mm_loadu_si128 _mm256_loadu_si256 _mm512_loadu_si512)(p.cast())
+            }
+        }
+        #[inline(always)]
+        unsafe fn store(self, p: *mut u8, v: $reg) {
+            // SAFETY: `self` proves the width's features; the caller passes
+            // `BYTES` writable bytes (no alignment needed).
+            unsafe {
+                single_ops!(@name $w _mm_storeu_si128 _mm256_storeu_si256 _mm512_storeu_si512)(
+                    p.cast(),
+                    v,
+                )
+            }
+        }
         single_ops! { @pick $w $reg;
             zero() -> V = _mm_setzero_si128 | _mm256_setzero_si256 | _mm512_setzero_si512;
             broadcast(k: __m128i) -> V
@@ -383,6 +410,9 @@ macro_rules! single_ops {
     (@col zmm $reg:ty, $m:ident $g:tt $args:tt $rt:ident, $x:ident $y:ident $z:ident) => {
         single_ops!(@method $reg, $m $g $args $rt, $z);
     };
+    (@name xmm $x:ident $y:ident $z:ident) => { $x };
+    (@name ymm $x:ident $y:ident $z:ident) => { $y };
+    (@name zmm $x:ident $y:ident $z:ident) => { $z };
     (@ty $reg:ty, V) => { $reg };
     (@ty $reg:ty, __m128i) => { __m128i };
     (@method $reg:ty, $m:ident [$($c:ident: $ct:ty)?] ($($a:ident: $at:ident),*) $rt:ident,
@@ -440,6 +470,21 @@ fn srli64_zmm<const N: i32>(v: __m512i) -> __m512i {
     _mm512_srl_epi64(v, _mm_cvtsi32_si128(N))
 }
 
+// A wider tier includes the `aesni` one (`cpu` narrows its tokens).
+impl From<Vaes256> for Aesni {
+    #[inline(always)]
+    fn from(t: Vaes256) -> Aesni {
+        t.aesni()
+    }
+}
+
+impl From<Vaes512> for Aesni {
+    #[inline(always)]
+    fn from(t: Vaes512) -> Aesni {
+        t.aesni()
+    }
+}
+
 // One lane: the `aesni` tier, whose token proves AES-NI, SSE4.1 (with
 // SSSE3) and PCLMULQDQ: the SAFETY argument of each `unsafe` block below
 // that has no comment of its own. Lane moves are no-ops.
@@ -450,20 +495,6 @@ impl Vector for Aesni {
 
     single_ops!(xmm: __m128i);
 
-    #[inline(always)]
-    fn xmm(self) -> Aesni {
-        self
-    }
-    #[inline(always)]
-    unsafe fn load(self, p: *const u8) -> __m128i {
-        // SAFETY: the caller passes 16 readable bytes.
-        unsafe { _mm_loadu_si128(p.cast()) }
-    }
-    #[inline(always)]
-    unsafe fn store(self, p: *mut u8, v: __m128i) {
-        // SAFETY: the caller passes 16 writable bytes.
-        unsafe { _mm_storeu_si128(p.cast(), v) }
-    }
     #[inline(always)]
     unsafe fn load_blocks(self, p: *const u8, _blocks: usize) -> __m128i {
         // SAFETY: `blocks` is 1: the caller passes 16 readable bytes.
@@ -526,20 +557,6 @@ impl Vector for Vaes256 {
 
     single_ops!(ymm: __m256i);
 
-    #[inline(always)]
-    fn xmm(self) -> Aesni {
-        self.aesni()
-    }
-    #[inline(always)]
-    unsafe fn load(self, p: *const u8) -> __m256i {
-        // SAFETY: `self` proves AVX; the caller passes 32 readable bytes.
-        unsafe { _mm256_loadu_si256(p.cast()) }
-    }
-    #[inline(always)]
-    unsafe fn store(self, p: *mut u8, v: __m256i) {
-        // SAFETY: `self` proves AVX; the caller passes 32 writable bytes.
-        unsafe { _mm256_storeu_si256(p.cast(), v) }
-    }
     #[inline(always)]
     unsafe fn load_blocks(self, p: *const u8, blocks: usize) -> __m256i {
         let hi = if blocks > 1 { -1 } else { 0 };
@@ -610,22 +627,6 @@ impl Vector for Vaes512 {
 
     single_ops!(zmm: __m512i);
 
-    #[inline(always)]
-    fn xmm(self) -> Aesni {
-        self.aesni()
-    }
-    #[inline(always)]
-    unsafe fn load(self, p: *const u8) -> __m512i {
-        // SAFETY: `self` proves AVX-512F; the caller passes 64 readable
-        // bytes.
-        unsafe { _mm512_loadu_si512(p.cast()) }
-    }
-    #[inline(always)]
-    unsafe fn store(self, p: *mut u8, v: __m512i) {
-        // SAFETY: `self` proves AVX-512F; the caller passes 64 writable
-        // bytes.
-        unsafe { _mm512_storeu_si512(p.cast(), v) }
-    }
     #[inline(always)]
     unsafe fn load_blocks(self, p: *const u8, blocks: usize) -> __m512i {
         // SAFETY: the caller passes `16 * blocks` readable bytes, which
@@ -762,6 +763,20 @@ mod tests {
         u128::from_le_bytes(b)
     }
 
+    /// `shift` of each qword of `x` by the matching qword of `s`, 0 where
+    /// that count is 64 or more (the variable shifts' rule).
+    fn per_qword(x: __m128i, s: __m128i, shift: fn(u64, u32) -> Option<u64>) -> __m128i {
+        let (x, s) = (bits(x), bits(s));
+        let q = |x: u128, s: u128| {
+            shift(x as u64, s as u64 as u32)
+                .filter(|_| (s as u64) < 64)
+                .unwrap_or(0) as u128
+        };
+        let r = q(x, s) | (q(x >> 64, s >> 64) << 64);
+        // SAFETY: SSE2, baseline on x86-64.
+        unsafe { _mm_set_epi64x((r >> 64) as i64, r as i64) }
+    }
+
     /// A register of pseudo-random bytes.
     fn random<V: Vector>(v: V, seed: u64) -> V::V {
         let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
@@ -792,6 +807,14 @@ mod tests {
         }
     }
 
+    /// A case of `check`: a name, a method of the width over two registers,
+    /// and the 128-bit instruction it must match on every lane.
+    type Case<V> = (
+        &'static str,
+        fn(V, <V as Vector>::V, <V as Vector>::V) -> <V as Vector>::V,
+        fn(__m128i, __m128i) -> __m128i,
+    );
+
     // SAFETY (every `unsafe` block in the reference closures below): the
     // test runs only with a VAES token, which implies AES-NI, PCLMULQDQ and
     // SSE4.1 (with SSSE3), all that the 128-bit instructions need.
@@ -803,224 +826,138 @@ mod tests {
                 random(v, seed + 100),
                 random(v, seed + 200),
             );
-            lanewise(
-                v,
-                v.xor(a, b),
-                a,
-                b,
-                |x, y| unsafe { _mm_xor_si128(x, y) },
-                "xor",
-            );
-            lanewise(
-                v,
-                v.and(a, b),
-                a,
-                b,
-                |x, y| unsafe { _mm_and_si128(x, y) },
-                "and",
-            );
-            lanewise(
-                v,
-                v.or(a, b),
-                a,
-                b,
-                |x, y| unsafe { _mm_or_si128(x, y) },
-                "or",
-            );
+            // (what, the width's method, the 128-bit instruction per lane).
+            let cases: [Case<V>; 23] = [
+                (
+                    "xor",
+                    |v, a, b| v.xor(a, b),
+                    |x, y| unsafe { _mm_xor_si128(x, y) },
+                ),
+                (
+                    "and",
+                    |v, a, b| v.and(a, b),
+                    |x, y| unsafe { _mm_and_si128(x, y) },
+                ),
+                (
+                    "or",
+                    |v, a, b| v.or(a, b),
+                    |x, y| unsafe { _mm_or_si128(x, y) },
+                ),
+                (
+                    "enc",
+                    |v, a, b| v.aesenc(a, b),
+                    |x, y| unsafe { _mm_aesenc_si128(x, y) },
+                ),
+                (
+                    "enclast",
+                    |v, a, b| v.aesenclast(a, b),
+                    |x, y| unsafe { _mm_aesenclast_si128(x, y) },
+                ),
+                (
+                    "dec",
+                    |v, a, b| v.aesdec(a, b),
+                    |x, y| unsafe { _mm_aesdec_si128(x, y) },
+                ),
+                (
+                    "declast",
+                    |v, a, b| v.aesdeclast(a, b),
+                    |x, y| unsafe { _mm_aesdeclast_si128(x, y) },
+                ),
+                (
+                    "pshufb",
+                    |v, a, b| v.shuffle_bytes(a, b),
+                    |x, y| unsafe { _mm_shuffle_epi8(x, y) },
+                ),
+                (
+                    "pshufd",
+                    |v, a, _| v.shuffle32::<0x4e>(a),
+                    |x, _| unsafe { _mm_shuffle_epi32::<0x4e>(x) },
+                ),
+                (
+                    "unpacklo",
+                    |v, a, b| v.unpacklo64(a, b),
+                    |x, y| unsafe { _mm_unpacklo_epi64(x, y) },
+                ),
+                (
+                    "unpackhi",
+                    |v, a, b| v.unpackhi64(a, b),
+                    |x, y| unsafe { _mm_unpackhi_epi64(x, y) },
+                ),
+                (
+                    "alignr",
+                    |v, a, b| v.alignr::<8>(a, b),
+                    |x, y| unsafe { _mm_alignr_epi8::<8>(x, y) },
+                ),
+                (
+                    "add32",
+                    |v, a, b| v.add32(a, b),
+                    |x, y| unsafe { _mm_add_epi32(x, y) },
+                ),
+                (
+                    "add64",
+                    |v, a, b| v.add64(a, b),
+                    |x, y| unsafe { _mm_add_epi64(x, y) },
+                ),
+                (
+                    "sub64",
+                    |v, a, b| v.sub64(a, b),
+                    |x, y| unsafe { _mm_sub_epi64(x, y) },
+                ),
+                (
+                    "bslli",
+                    |v, a, _| v.bslli::<3>(a),
+                    |x, _| unsafe { _mm_bslli_si128::<3>(x) },
+                ),
+                (
+                    "bsrli",
+                    |v, a, _| v.bsrli::<15>(a),
+                    |x, _| unsafe { _mm_bsrli_si128::<15>(x) },
+                ),
+                (
+                    "slli64",
+                    |v, a, _| v.slli64::<5>(a),
+                    |x, _| unsafe { _mm_slli_epi64::<5>(x) },
+                ),
+                (
+                    "srli64",
+                    |v, a, _| v.srli64::<59>(a),
+                    |x, _| unsafe { _mm_srli_epi64::<59>(x) },
+                ),
+                (
+                    "clmul00",
+                    |v, a, b| v.clmul::<0x00>(a, b),
+                    |x, y| unsafe { _mm_clmulepi64_si128::<0x00>(x, y) },
+                ),
+                (
+                    "clmul11",
+                    |v, a, b| v.clmul::<0x11>(a, b),
+                    |x, y| unsafe { _mm_clmulepi64_si128::<0x11>(x, y) },
+                ),
+                (
+                    "clmul01",
+                    |v, a, b| v.clmul::<0x01>(a, b),
+                    |x, y| unsafe { _mm_clmulepi64_si128::<0x01>(x, y) },
+                ),
+                (
+                    "clmul10",
+                    |v, a, b| v.clmul::<0x10>(a, b),
+                    |x, y| unsafe { _mm_clmulepi64_si128::<0x10>(x, y) },
+                ),
+            ];
+            for (what, wide, narrow) in cases {
+                lanewise(v, wide(v, a, b), a, b, narrow, what);
+            }
             assert_eq!(bytes(v, v.xor3(a, b, c)), bytes(v, v.xor(v.xor(a, b), c)));
-            lanewise(
-                v,
-                v.aesenc(a, b),
-                a,
-                b,
-                |x, y| unsafe { _mm_aesenc_si128(x, y) },
-                "enc",
-            );
-            lanewise(
-                v,
-                v.aesenclast(a, b),
-                a,
-                b,
-                |x, y| unsafe { _mm_aesenclast_si128(x, y) },
-                "enclast",
-            );
-            lanewise(
-                v,
-                v.aesdec(a, b),
-                a,
-                b,
-                |x, y| unsafe { _mm_aesdec_si128(x, y) },
-                "dec",
-            );
-            lanewise(
-                v,
-                v.aesdeclast(a, b),
-                a,
-                b,
-                |x, y| unsafe { _mm_aesdeclast_si128(x, y) },
-                "declast",
-            );
-            assert_eq!(bytes(v, v.round::<false>(a, b)), bytes(v, v.aesenc(a, b)));
-            assert_eq!(bytes(v, v.round::<true>(a, b)), bytes(v, v.aesdec(a, b)));
-            assert_eq!(
-                bytes(v, v.last::<false>(a, b)),
-                bytes(v, v.aesenclast(a, b))
-            );
-            assert_eq!(bytes(v, v.last::<true>(a, b)), bytes(v, v.aesdeclast(a, b)));
-            lanewise(
-                v,
-                v.shuffle_bytes(a, b),
-                a,
-                b,
-                |x, y| unsafe { _mm_shuffle_epi8(x, y) },
-                "pshufb",
-            );
-            lanewise(
-                v,
-                v.shuffle32::<0x4e>(a),
-                a,
-                b,
-                |x, _| unsafe { _mm_shuffle_epi32::<0x4e>(x) },
-                "pshufd",
-            );
-            lanewise(
-                v,
-                v.unpacklo64(a, b),
-                a,
-                b,
-                |x, y| unsafe { _mm_unpacklo_epi64(x, y) },
-                "unpacklo",
-            );
-            lanewise(
-                v,
-                v.unpackhi64(a, b),
-                a,
-                b,
-                |x, y| unsafe { _mm_unpackhi_epi64(x, y) },
-                "unpackhi",
-            );
-            lanewise(
-                v,
-                v.alignr::<8>(a, b),
-                a,
-                b,
-                |x, y| unsafe { _mm_alignr_epi8::<8>(x, y) },
-                "alignr",
-            );
-            lanewise(
-                v,
-                v.add32(a, b),
-                a,
-                b,
-                |x, y| unsafe { _mm_add_epi32(x, y) },
-                "add32",
-            );
-            lanewise(
-                v,
-                v.add64(a, b),
-                a,
-                b,
-                |x, y| unsafe { _mm_add_epi64(x, y) },
-                "add64",
-            );
-            lanewise(
-                v,
-                v.sub64(a, b),
-                a,
-                b,
-                |x, y| unsafe { _mm_sub_epi64(x, y) },
-                "sub64",
-            );
-            lanewise(
-                v,
-                v.bslli::<3>(a),
-                a,
-                b,
-                |x, _| unsafe { _mm_bslli_si128::<3>(x) },
-                "bslli",
-            );
-            lanewise(
-                v,
-                v.bsrli::<15>(a),
-                a,
-                b,
-                |x, _| unsafe { _mm_bsrli_si128::<15>(x) },
-                "bsrli",
-            );
-            lanewise(
-                v,
-                v.slli64::<5>(a),
-                a,
-                b,
-                |x, _| unsafe { _mm_slli_epi64::<5>(x) },
-                "slli64",
-            );
-            lanewise(
-                v,
-                v.srli64::<59>(a),
-                a,
-                b,
-                |x, _| unsafe { _mm_srli_epi64::<59>(x) },
-                "srli64",
-            );
+            assert_eq!(bytes(v, v.round(false, a, b)), bytes(v, v.aesenc(a, b)));
+            assert_eq!(bytes(v, v.round(true, a, b)), bytes(v, v.aesdec(a, b)));
+            assert_eq!(bytes(v, v.last(false, a, b)), bytes(v, v.aesenclast(a, b)));
+            assert_eq!(bytes(v, v.last(true, a, b)), bytes(v, v.aesdeclast(a, b)));
             // Shift counts 0..=70 per qword, some past 63.
             let n = v.and(b, v.set_u64x2(0x7f, 0x3f));
-            let sllv = |x: __m128i, s: __m128i| {
-                let (x, s) = (bits(x), bits(s));
-                let q = |x: u128, s: u128| {
-                    (x as u64)
-                        .checked_shl(s as u64 as u32)
-                        .filter(|_| (s as u64) < 64)
-                        .unwrap_or(0) as u128
-                };
-                let r = q(x, s) | (q(x >> 64, s >> 64) << 64);
-                unsafe { _mm_set_epi64x((r >> 64) as i64, r as i64) }
-            };
-            let srlv = |x: __m128i, s: __m128i| {
-                let (x, s) = (bits(x), bits(s));
-                let q = |x: u128, s: u128| {
-                    (x as u64)
-                        .checked_shr(s as u64 as u32)
-                        .filter(|_| (s as u64) < 64)
-                        .unwrap_or(0) as u128
-                };
-                let r = q(x, s) | (q(x >> 64, s >> 64) << 64);
-                unsafe { _mm_set_epi64x((r >> 64) as i64, r as i64) }
-            };
+            let sllv = |x, s| per_qword(x, s, u64::checked_shl);
+            let srlv = |x, s| per_qword(x, s, u64::checked_shr);
             lanewise(v, v.sllv64(a, n), a, n, sllv, "sllv64");
             lanewise(v, v.srlv64(a, n), a, n, srlv, "srlv64");
-            lanewise(
-                v,
-                v.clmul::<0x00>(a, b),
-                a,
-                b,
-                |x, y| unsafe { _mm_clmulepi64_si128::<0x00>(x, y) },
-                "clmul00",
-            );
-            lanewise(
-                v,
-                v.clmul::<0x11>(a, b),
-                a,
-                b,
-                |x, y| unsafe { _mm_clmulepi64_si128::<0x11>(x, y) },
-                "clmul11",
-            );
-            lanewise(
-                v,
-                v.clmul::<0x01>(a, b),
-                a,
-                b,
-                |x, y| unsafe { _mm_clmulepi64_si128::<0x01>(x, y) },
-                "clmul01",
-            );
-            lanewise(
-                v,
-                v.clmul::<0x10>(a, b),
-                a,
-                b,
-                |x, y| unsafe { _mm_clmulepi64_si128::<0x10>(x, y) },
-                "clmul10",
-            );
 
             // Lane moves.
             let la = lanes(v, a);
