@@ -123,29 +123,57 @@ pub(crate) trait Vector: Copy + Into<Aesni> {
     /// `p` must be writable for `BYTES` bytes (no alignment needed).
     unsafe fn store(self, p: *mut u8, v: Self::V);
     /// Reads the first `blocks` blocks (1..=BLOCKS), zero in the others;
-    /// the memory past them is not accessed.
+    /// the memory past them is not accessed. By default `load_bytes` of
+    /// their bytes; ymm has a qword-masked load.
     ///
     /// # Safety
     /// `p` must be readable for `16 * blocks` bytes.
-    unsafe fn load_blocks(self, p: *const u8, blocks: usize) -> Self::V;
+    #[inline(always)]
+    unsafe fn load_blocks(self, p: *const u8, blocks: usize) -> Self::V {
+        // SAFETY: the caller passes `16 * blocks` readable bytes.
+        unsafe { self.load_bytes(p, 16 * blocks) }
+    }
     /// Writes the first `blocks` blocks (1..=BLOCKS) of `v`; the memory
-    /// past them is not touched.
+    /// past them is not touched. By default `store_bytes`, as `load_blocks`.
     ///
     /// # Safety
     /// `p` must be writable for `16 * blocks` bytes.
-    unsafe fn store_blocks(self, p: *mut u8, v: Self::V, blocks: usize);
+    #[inline(always)]
+    unsafe fn store_blocks(self, p: *mut u8, v: Self::V, blocks: usize) {
+        // SAFETY: the caller passes `16 * blocks` writable bytes.
+        unsafe { self.store_bytes(p, v, 16 * blocks) }
+    }
     /// Reads the first `len` bytes (0..=BYTES), zero in the others; the
-    /// memory past them is not accessed.
+    /// memory past them is not accessed. By default through a zeroed
+    /// buffer, for the widths without byte-masked loads (SSE, AVX2; at most
+    /// 32 bytes); zmm overrides it.
     ///
     /// # Safety
     /// `p` must be readable for `len` bytes.
-    unsafe fn load_bytes(self, p: *const u8, len: usize) -> Self::V;
+    #[inline(always)]
+    unsafe fn load_bytes(self, p: *const u8, len: usize) -> Self::V {
+        debug_assert!(Self::BYTES <= 32);
+        let mut buf = [0u8; 32];
+        // SAFETY: the caller passes `len` (<= BYTES <= 32) readable bytes;
+        // `buf` is a distinct local of 32 bytes.
+        unsafe { core::ptr::copy_nonoverlapping(p, buf.as_mut_ptr(), len.min(Self::BYTES)) };
+        // SAFETY: `buf` holds 32 >= BYTES readable bytes.
+        unsafe { self.load(buf.as_ptr()) }
+    }
     /// Writes the first `len` bytes (0..=BYTES) of `v`; the memory past
-    /// them is not touched.
+    /// them is not touched. By default through a buffer, as `load_bytes`.
     ///
     /// # Safety
     /// `p` must be writable for `len` bytes.
-    unsafe fn store_bytes(self, p: *mut u8, v: Self::V, len: usize);
+    #[inline(always)]
+    unsafe fn store_bytes(self, p: *mut u8, v: Self::V, len: usize) {
+        debug_assert!(Self::BYTES <= 32);
+        let mut buf = [0u8; 32];
+        // SAFETY: `buf` holds 32 >= BYTES writable bytes.
+        unsafe { self.store(buf.as_mut_ptr(), v) };
+        // SAFETY: the caller passes `len` (<= BYTES) writable bytes.
+        unsafe { core::ptr::copy_nonoverlapping(buf.as_ptr(), p, len.min(Self::BYTES)) };
+    }
     /// Reads `BLOCKS` blocks from `b` (which must hold at least that many).
     #[inline(always)]
     fn load_lanes(self, b: &[__m128i]) -> Self::V {
@@ -245,10 +273,23 @@ pub(crate) trait Vector: Copy + Into<Aesni> {
     fn bslli<const N: i32>(self, v: Self::V) -> Self::V;
     /// Each 128-bit lane shifted right by `N` bytes (0..=15), zeros in.
     fn bsrli<const N: i32>(self, v: Self::V) -> Self::V;
-    /// Each qword shifted left by `N` bits (0..=63).
-    fn slli64<const N: i32>(self, v: Self::V) -> Self::V;
-    /// Each qword shifted right by `N` bits (0..=63).
-    fn srli64<const N: i32>(self, v: Self::V) -> Self::V;
+    /// Each qword shifted left by the low qword of `n` (64 or more gives
+    /// 0).
+    fn sll64(self, v: Self::V, n: __m128i) -> Self::V;
+    /// Each qword shifted right by the low qword of `n` (64 or more gives
+    /// 0).
+    fn srl64(self, v: Self::V, n: __m128i) -> Self::V;
+    /// Each qword shifted left by `N` bits (0..=63); a constant count, which
+    /// compiles to the immediate form.
+    #[inline(always)]
+    fn slli64<const N: i32>(self, v: Self::V) -> Self::V {
+        self.sll64(v, self.xmm().set_u64x2(0, N as u64))
+    }
+    /// Each qword shifted right by `N` bits (0..=63), as [`Self::slli64`].
+    #[inline(always)]
+    fn srli64<const N: i32>(self, v: Self::V) -> Self::V {
+        self.srl64(v, self.xmm().set_u64x2(0, N as u64))
+    }
     /// Each qword of `v` shifted left by the matching qword of `n` (64 or
     /// more gives 0).
     fn sllv64(self, v: Self::V, n: Self::V) -> Self::V;
@@ -336,10 +377,15 @@ pub(crate) fn order_xmm<const N: usize>(b: &mut [__m128i; N]) {
 /// The methods that are one instruction (or none) on every width, as one
 /// table: the method, its operands (`V` is the width's register), then the
 /// xmm, ymm and zmm function it is; and the unaligned load and store.
-/// `single_ops!(xmm: __m128i)` (or `ymm`, `zmm`) writes the column of one
-/// width as methods of its impl.
+/// `single_ops!(xmm: V = __m128i, BLOCKS = 1, REGS = 16)` (or `ymm`, `zmm`)
+/// writes the width's register type and sizes and its column of the table
+/// into its impl.
 macro_rules! single_ops {
-    ($w:ident: $reg:ty) => {
+    ($w:ident: V = $reg:ty, BLOCKS = $blocks:literal, REGS = $regs:literal) => {
+        type V = $reg;
+        const BLOCKS: usize = $blocks;
+        const REGS: usize = $regs;
+
         #[inline(always)]
         unsafe fn load(self, p: *const u8) -> $reg {
             // SAFETY: `self` proves the width's features; the caller passes
@@ -389,8 +435,8 @@ macro_rules! single_ops {
             sub64(a: V, b: V) -> V = _mm_sub_epi64 | _mm256_sub_epi64 | _mm512_sub_epi64;
             bslli<N: i32>(v: V) -> V = _mm_bslli_si128 | _mm256_bslli_epi128 | _mm512_bslli_epi128;
             bsrli<N: i32>(v: V) -> V = _mm_bsrli_si128 | _mm256_bsrli_epi128 | _mm512_bsrli_epi128;
-            slli64<N: i32>(v: V) -> V = _mm_slli_epi64 | _mm256_slli_epi64 | slli64_zmm;
-            srli64<N: i32>(v: V) -> V = _mm_srli_epi64 | _mm256_srli_epi64 | srli64_zmm;
+            sll64(v: V, n: __m128i) -> V = _mm_sll_epi64 | _mm256_sll_epi64 | _mm512_sll_epi64;
+            srl64(v: V, n: __m128i) -> V = _mm_srl_epi64 | _mm256_srl_epi64 | _mm512_srl_epi64;
             sllv64(v: V, n: V) -> V = sllv64_xmm | _mm256_sllv_epi64 | _mm512_sllv_epi64;
             srlv64(v: V, n: V) -> V = srlv64_xmm | _mm256_srlv_epi64 | _mm512_srlv_epi64;
             clmul<IMM: i32>(a: V, b: V) -> V
@@ -436,38 +482,31 @@ fn same(x: __m128i) -> __m128i {
     x
 }
 
-/// Per-qword variable left shift for SSE (AVX2's VPSLLVQ): each qword
-/// shifted by its own count, 64 or more giving 0 as PSLLQ does.
-#[inline]
-#[target_feature(enable = "sse4.1")]
+/// AVX2's VPSLLVQ on SSE: each qword shifted by its own count (64 or more
+/// gives 0).
+#[inline(always)]
 fn sllv64_xmm(v: __m128i, n: __m128i) -> __m128i {
-    let lo = _mm_sll_epi64(v, n);
-    let hi = _mm_sll_epi64(v, _mm_unpackhi_epi64(n, n));
-    _mm_blend_epi16::<0xf0>(lo, hi)
+    // SAFETY: SSE2, baseline on x86-64.
+    per_qword_xmm(v, n, |v, c| unsafe { _mm_sll_epi64(v, c) })
 }
 
-/// As [`sllv64_xmm`], right.
-#[inline]
-#[target_feature(enable = "sse4.1")]
+/// AVX2's VPSRLVQ on SSE, as [`sllv64_xmm`].
+#[inline(always)]
 fn srlv64_xmm(v: __m128i, n: __m128i) -> __m128i {
-    let lo = _mm_srl_epi64(v, n);
-    let hi = _mm_srl_epi64(v, _mm_unpackhi_epi64(n, n));
-    _mm_blend_epi16::<0xf0>(lo, hi)
+    // SAFETY: SSE2, baseline on x86-64.
+    per_qword_xmm(v, n, |v, c| unsafe { _mm_srl_epi64(v, c) })
 }
 
-/// VPSLLQ by an immediate, whose AVX-512 intrinsic takes the count as `u32`
-/// where the others take `i32`.
-#[inline]
-#[target_feature(enable = "avx512f")]
-fn slli64_zmm<const N: i32>(v: __m512i) -> __m512i {
-    _mm512_sll_epi64(v, _mm_cvtsi32_si128(N))
-}
-
-/// As [`slli64_zmm`], right.
-#[inline]
-#[target_feature(enable = "avx512f")]
-fn srli64_zmm<const N: i32>(v: __m512i) -> __m512i {
-    _mm512_srl_epi64(v, _mm_cvtsi32_si128(N))
+/// `shift` (PSLLQ or PSRLQ, which shift both qwords by the low qword of
+/// the count, 64 or more giving 0) once by each qword of `n`, the results'
+/// qwords blended.
+#[inline(always)]
+fn per_qword_xmm(v: __m128i, n: __m128i, shift: impl Fn(__m128i, __m128i) -> __m128i) -> __m128i {
+    // SAFETY: SSE2, baseline on x86-64.
+    let lo = shift(v, n);
+    let hi = shift(v, unsafe { _mm_unpackhi_epi64(n, n) });
+    // SAFETY: SSE4.1, which the only caller's token (`Aesni`) proves.
+    unsafe { _mm_blend_epi16::<0xf0>(lo, hi) }
 }
 
 // A wider tier includes the `aesni` one (`cpu` narrows its tokens).
@@ -489,32 +528,8 @@ impl From<Vaes512> for Aesni {
 // SSSE3) and PCLMULQDQ: the SAFETY argument of each `unsafe` block below
 // that has no comment of its own. Lane moves are no-ops.
 impl Vector for Aesni {
-    type V = __m128i;
-    const BLOCKS: usize = 1;
-    const REGS: usize = 16;
+    single_ops!(xmm: V = __m128i, BLOCKS = 1, REGS = 16);
 
-    single_ops!(xmm: __m128i);
-
-    #[inline(always)]
-    unsafe fn load_blocks(self, p: *const u8, _blocks: usize) -> __m128i {
-        // SAFETY: `blocks` is 1: the caller passes 16 readable bytes.
-        unsafe { self.load(p) }
-    }
-    #[inline(always)]
-    unsafe fn store_blocks(self, p: *mut u8, v: __m128i, _blocks: usize) {
-        // SAFETY: `blocks` is 1: the caller passes 16 writable bytes.
-        unsafe { self.store(p, v) }
-    }
-    #[inline(always)]
-    unsafe fn load_bytes(self, p: *const u8, len: usize) -> __m128i {
-        // SAFETY: forwarded contract.
-        unsafe { load_bytes_via_buffer(self, p, len) }
-    }
-    #[inline(always)]
-    unsafe fn store_bytes(self, p: *mut u8, v: __m128i, len: usize) {
-        // SAFETY: forwarded contract.
-        unsafe { store_bytes_via_buffer(self, p, v, len) }
-    }
     #[inline(always)]
     fn set_u64x2(self, hi: u64, lo: u64) -> __m128i {
         // SAFETY: SSE2, baseline on x86-64.
@@ -551,11 +566,7 @@ impl Vector for Aesni {
 // has them, which is the SAFETY argument of each `unsafe` block that has no
 // comment of its own.
 impl Vector for Vaes256 {
-    type V = __m256i;
-    const BLOCKS: usize = 2;
-    const REGS: usize = 16;
-
-    single_ops!(ymm: __m256i);
+    single_ops!(ymm: V = __m256i, BLOCKS = 2, REGS = 16);
 
     #[inline(always)]
     unsafe fn load_blocks(self, p: *const u8, blocks: usize) -> __m256i {
@@ -570,16 +581,6 @@ impl Vector for Vaes256 {
         let hi = if blocks > 1 { -1 } else { 0 };
         // SAFETY: as `load_blocks`, for writing.
         unsafe { _mm256_maskstore_epi64(p.cast(), _mm256_set_epi64x(hi, hi, -1, -1), v) }
-    }
-    #[inline(always)]
-    unsafe fn load_bytes(self, p: *const u8, len: usize) -> __m256i {
-        // SAFETY: forwarded contract.
-        unsafe { load_bytes_via_buffer(self, p, len) }
-    }
-    #[inline(always)]
-    unsafe fn store_bytes(self, p: *mut u8, v: __m256i, len: usize) {
-        // SAFETY: forwarded contract.
-        unsafe { store_bytes_via_buffer(self, p, v, len) }
     }
     #[inline(always)]
     fn set_u64x2(self, hi: u64, lo: u64) -> __m256i {
@@ -621,23 +622,8 @@ impl Vector for Vaes256 {
 
 // As for `Vaes256`: `self` proves AVX-512 F/BW/VL, VAES and VPCLMULQDQ.
 impl Vector for Vaes512 {
-    type V = __m512i;
-    const BLOCKS: usize = 4;
-    const REGS: usize = 32;
+    single_ops!(zmm: V = __m512i, BLOCKS = 4, REGS = 32);
 
-    single_ops!(zmm: __m512i);
-
-    #[inline(always)]
-    unsafe fn load_blocks(self, p: *const u8, blocks: usize) -> __m512i {
-        // SAFETY: the caller passes `16 * blocks` readable bytes, which
-        // `load_bytes` then reads.
-        unsafe { self.load_bytes(p, 16 * blocks) }
-    }
-    #[inline(always)]
-    unsafe fn store_blocks(self, p: *mut u8, v: __m512i, blocks: usize) {
-        // SAFETY: the caller passes `16 * blocks` writable bytes.
-        unsafe { self.store_bytes(p, v, 16 * blocks) }
-    }
     #[inline(always)]
     unsafe fn load_bytes(self, p: *const u8, len: usize) -> __m512i {
         let mask = byte_mask(len);
@@ -693,34 +679,6 @@ impl Vector for Vaes512 {
         unsafe { _mm512_ternarylogic_epi64::<0x96>(a, b, c) }
     }
     order_method!(__m512i, "avx512f", zmm_reg);
-}
-
-/// [`Vector::load_bytes`] for the widths without byte-masked loads (SSE,
-/// AVX2): through a zeroed buffer.
-///
-/// # Safety
-/// `p` must be readable for `len` (<= `V::BYTES` <= 32) bytes.
-#[inline(always)]
-unsafe fn load_bytes_via_buffer<V: Vector>(v: V, p: *const u8, len: usize) -> V::V {
-    let mut buf = [0u8; 32];
-    // SAFETY: the caller passes `len` (<= BYTES <= 32) readable bytes; `buf`
-    // is a distinct local of 32 bytes.
-    unsafe { core::ptr::copy_nonoverlapping(p, buf.as_mut_ptr(), len.min(V::BYTES)) };
-    // SAFETY: `buf` holds 32 >= BYTES readable bytes.
-    unsafe { v.load(buf.as_ptr()) }
-}
-
-/// [`Vector::store_bytes`] for the widths without byte-masked stores.
-///
-/// # Safety
-/// `p` must be writable for `len` (<= `V::BYTES` <= 32) bytes.
-#[inline(always)]
-unsafe fn store_bytes_via_buffer<V: Vector>(v: V, p: *mut u8, x: V::V, len: usize) {
-    let mut buf = [0u8; 32];
-    // SAFETY: `buf` holds 32 >= BYTES writable bytes.
-    unsafe { v.store(buf.as_mut_ptr(), x) };
-    // SAFETY: the caller passes `len` (<= BYTES) writable bytes.
-    unsafe { core::ptr::copy_nonoverlapping(buf.as_ptr(), p, len.min(V::BYTES)) };
 }
 
 /// The byte mask of the first `len` (0..=64) bytes of a zmm register.
@@ -807,6 +765,25 @@ mod tests {
         }
     }
 
+    /// The cases of `check`, one a row: `method(operands) ~ instruction`, a
+    /// method of the width over `a` (and `b`) and the 128-bit instruction it
+    /// must match on every lane, given the same operands.
+    macro_rules! cases {
+        (|$a:ident, $b:ident| $($m:ident $(::<$c:literal>)? ($($arg:ident),*) ~ $f:ident;)*) => {
+            [$((
+                concat!(stringify!($m) $(, "::<", stringify!($c), ">")?),
+                |v, $a, $b| {
+                    let _ = ($a, $b);
+                    v.$m $(::<$c>)? ($($arg),*)
+                },
+                |$a, $b| {
+                    let _ = ($a, $b);
+                    unsafe { $f $(::<$c>)? ($($arg),*) }
+                },
+            ),)*]
+        };
+    }
+
     /// A case of `check`: a name, a method of the width over two registers,
     /// and the 128-bit instruction it must match on every lane.
     type Case<V> = (
@@ -826,124 +803,31 @@ mod tests {
                 random(v, seed + 100),
                 random(v, seed + 200),
             );
-            // (what, the width's method, the 128-bit instruction per lane).
-            let cases: [Case<V>; 23] = [
-                (
-                    "xor",
-                    |v, a, b| v.xor(a, b),
-                    |x, y| unsafe { _mm_xor_si128(x, y) },
-                ),
-                (
-                    "and",
-                    |v, a, b| v.and(a, b),
-                    |x, y| unsafe { _mm_and_si128(x, y) },
-                ),
-                (
-                    "or",
-                    |v, a, b| v.or(a, b),
-                    |x, y| unsafe { _mm_or_si128(x, y) },
-                ),
-                (
-                    "enc",
-                    |v, a, b| v.aesenc(a, b),
-                    |x, y| unsafe { _mm_aesenc_si128(x, y) },
-                ),
-                (
-                    "enclast",
-                    |v, a, b| v.aesenclast(a, b),
-                    |x, y| unsafe { _mm_aesenclast_si128(x, y) },
-                ),
-                (
-                    "dec",
-                    |v, a, b| v.aesdec(a, b),
-                    |x, y| unsafe { _mm_aesdec_si128(x, y) },
-                ),
-                (
-                    "declast",
-                    |v, a, b| v.aesdeclast(a, b),
-                    |x, y| unsafe { _mm_aesdeclast_si128(x, y) },
-                ),
-                (
-                    "pshufb",
-                    |v, a, b| v.shuffle_bytes(a, b),
-                    |x, y| unsafe { _mm_shuffle_epi8(x, y) },
-                ),
-                (
-                    "pshufd",
-                    |v, a, _| v.shuffle32::<0x4e>(a),
-                    |x, _| unsafe { _mm_shuffle_epi32::<0x4e>(x) },
-                ),
-                (
-                    "unpacklo",
-                    |v, a, b| v.unpacklo64(a, b),
-                    |x, y| unsafe { _mm_unpacklo_epi64(x, y) },
-                ),
-                (
-                    "unpackhi",
-                    |v, a, b| v.unpackhi64(a, b),
-                    |x, y| unsafe { _mm_unpackhi_epi64(x, y) },
-                ),
-                (
-                    "alignr",
-                    |v, a, b| v.alignr::<8>(a, b),
-                    |x, y| unsafe { _mm_alignr_epi8::<8>(x, y) },
-                ),
-                (
-                    "add32",
-                    |v, a, b| v.add32(a, b),
-                    |x, y| unsafe { _mm_add_epi32(x, y) },
-                ),
-                (
-                    "add64",
-                    |v, a, b| v.add64(a, b),
-                    |x, y| unsafe { _mm_add_epi64(x, y) },
-                ),
-                (
-                    "sub64",
-                    |v, a, b| v.sub64(a, b),
-                    |x, y| unsafe { _mm_sub_epi64(x, y) },
-                ),
-                (
-                    "bslli",
-                    |v, a, _| v.bslli::<3>(a),
-                    |x, _| unsafe { _mm_bslli_si128::<3>(x) },
-                ),
-                (
-                    "bsrli",
-                    |v, a, _| v.bsrli::<15>(a),
-                    |x, _| unsafe { _mm_bsrli_si128::<15>(x) },
-                ),
-                (
-                    "slli64",
-                    |v, a, _| v.slli64::<5>(a),
-                    |x, _| unsafe { _mm_slli_epi64::<5>(x) },
-                ),
-                (
-                    "srli64",
-                    |v, a, _| v.srli64::<59>(a),
-                    |x, _| unsafe { _mm_srli_epi64::<59>(x) },
-                ),
-                (
-                    "clmul00",
-                    |v, a, b| v.clmul::<0x00>(a, b),
-                    |x, y| unsafe { _mm_clmulepi64_si128::<0x00>(x, y) },
-                ),
-                (
-                    "clmul11",
-                    |v, a, b| v.clmul::<0x11>(a, b),
-                    |x, y| unsafe { _mm_clmulepi64_si128::<0x11>(x, y) },
-                ),
-                (
-                    "clmul01",
-                    |v, a, b| v.clmul::<0x01>(a, b),
-                    |x, y| unsafe { _mm_clmulepi64_si128::<0x01>(x, y) },
-                ),
-                (
-                    "clmul10",
-                    |v, a, b| v.clmul::<0x10>(a, b),
-                    |x, y| unsafe { _mm_clmulepi64_si128::<0x10>(x, y) },
-                ),
-            ];
+            let cases: [Case<V>; 23] = cases!(|a, b|
+                xor(a, b) ~ _mm_xor_si128;
+                and(a, b) ~ _mm_and_si128;
+                or(a, b) ~ _mm_or_si128;
+                aesenc(a, b) ~ _mm_aesenc_si128;
+                aesenclast(a, b) ~ _mm_aesenclast_si128;
+                aesdec(a, b) ~ _mm_aesdec_si128;
+                aesdeclast(a, b) ~ _mm_aesdeclast_si128;
+                shuffle_bytes(a, b) ~ _mm_shuffle_epi8;
+                shuffle32::<0x4e>(a) ~ _mm_shuffle_epi32;
+                unpacklo64(a, b) ~ _mm_unpacklo_epi64;
+                unpackhi64(a, b) ~ _mm_unpackhi_epi64;
+                alignr::<8>(a, b) ~ _mm_alignr_epi8;
+                add32(a, b) ~ _mm_add_epi32;
+                add64(a, b) ~ _mm_add_epi64;
+                sub64(a, b) ~ _mm_sub_epi64;
+                bslli::<3>(a) ~ _mm_bslli_si128;
+                bsrli::<15>(a) ~ _mm_bsrli_si128;
+                slli64::<5>(a) ~ _mm_slli_epi64;
+                srli64::<59>(a) ~ _mm_srli_epi64;
+                clmul::<0x00>(a, b) ~ _mm_clmulepi64_si128;
+                clmul::<0x11>(a, b) ~ _mm_clmulepi64_si128;
+                clmul::<0x01>(a, b) ~ _mm_clmulepi64_si128;
+                clmul::<0x10>(a, b) ~ _mm_clmulepi64_si128;
+            );
             for (what, wide, narrow) in cases {
                 lanewise(v, wide(v, a, b), a, b, narrow, what);
             }
