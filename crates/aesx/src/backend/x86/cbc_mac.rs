@@ -11,7 +11,7 @@
 
 use core::arch::x86_64::*;
 
-use super::aesni::aes_round;
+use super::aesni::{aes_round, chain};
 use super::X86Aes;
 use crate::backend::inout::InOut;
 use crate::backend::mac_kernels::MacKernels;
@@ -82,30 +82,18 @@ fn step(t: u64) -> __m128i {
 /// AES-NI and SSE4.1.
 #[target_feature(enable = "aes,sse4.1")]
 unsafe fn cbc_mac<const R: usize>(keys: &[__m128i; 15], state: &mut Block, data: &[u8]) {
-    let rk = *keys;
-    let mut blocks = data.chunks_exact(16);
-    let Some(first) = blocks.next() else {
+    let n = data.len() / 16;
+    if n == 0 {
         return;
-    };
-    let last_k0 = _mm_xor_si128(rk[R], rk[0]);
-    // SAFETY: `state` and `first` are 16 readable bytes each.
-    let (s0, x0) = unsafe {
-        (
-            _mm_loadu_si128(state.as_ptr().cast()),
-            _mm_loadu_si128(first.as_ptr().cast()),
-        )
-    };
-    let mut s = _mm_xor_si128(_mm_xor_si128(s0, rk[0]), x0);
-    for x in blocks {
-        middle_rounds!(_mm_aesenc_si128, rk, R, s);
-        // SAFETY: `x` is 16 readable bytes.
-        let x = unsafe { _mm_loadu_si128(x.as_ptr().cast()) };
-        s = _mm_aesenclast_si128(s, _mm_xor_si128(x, last_k0));
     }
-    middle_rounds!(_mm_aesenc_si128, rk, R, s);
-    s = _mm_aesenclast_si128(s, rk[R]);
-    // SAFETY: `state` is 16 writable bytes.
-    unsafe { _mm_storeu_si128(state.as_mut_ptr().cast(), s) };
+    // SAFETY: `state` is 16 readable and writable bytes; block i < n of
+    // `data` is 16 readable bytes.
+    unsafe {
+        let s0 = _mm_loadu_si128(state.as_ptr().cast());
+        let x = |i: usize| _mm_loadu_si128(data.as_ptr().add(16 * i).cast());
+        let s = chain::<R>(keys, s0, n, x, |_, _| {});
+        _mm_storeu_si128(state.as_mut_ptr().cast(), s);
+    }
 }
 
 /// CCM over whole blocks: the CBC-MAC of the plaintext in `mac`, the CTR
@@ -121,20 +109,20 @@ unsafe fn ccm<const R: usize, const DEC: bool>(
     ctr: &mut Block,
     mut io: InOut<'_>,
 ) {
-    let rk = *keys;
     let n = io.blocks();
     if n == 0 {
         return;
     }
+    let rk = *keys;
     let (src, dst) = (io.src_ptr(), io.dst_ptr());
     let bswap = bswap128();
     let one = _mm_set_epi64x(0, 1);
-    let last_k0 = _mm_xor_si128(rk[R], rk[0]);
     // SAFETY: `ctr` is 16 readable bytes.
     let mut c = _mm_shuffle_epi8(unsafe { _mm_loadu_si128(ctr.as_ptr().cast()) }, bswap);
-    // One block of keystream, then the data block through it: returns
-    // (plaintext, output).
-    let mut block = |i: usize| {
+    // One block of keystream, then the data block through it: the
+    // plaintext, the MAC chain's input. The out-of-order core runs the
+    // keystream ahead of the chain.
+    let block = |i: usize| {
         let mut k = _mm_xor_si128(_mm_shuffle_epi8(c, bswap), rk[0]);
         c = _mm_add_epi64(c, one);
         middle_rounds!(_mm_aesenc_si128, rk, R, k);
@@ -151,18 +139,11 @@ unsafe fn ccm<const R: usize, const DEC: bool>(
             x
         }
     };
-    // SAFETY: `mac` is 16 readable bytes.
-    let mut s = unsafe { _mm_loadu_si128(mac.as_ptr().cast()) };
-    s = _mm_xor_si128(_mm_xor_si128(s, rk[0]), block(0));
-    for i in 1..n {
-        middle_rounds!(_mm_aesenc_si128, rk, R, s);
-        let p = block(i);
-        s = _mm_aesenclast_si128(s, _mm_xor_si128(p, last_k0));
-    }
-    middle_rounds!(_mm_aesenc_si128, rk, R, s);
-    s = _mm_aesenclast_si128(s, rk[R]);
-    // SAFETY: `mac` and `ctr` are 16 writable bytes.
+    // SAFETY: `mac` and `ctr` are 16 readable and writable bytes; AES-NI
+    // and SSE4.1 as this function enables.
     unsafe {
+        let s0 = _mm_loadu_si128(mac.as_ptr().cast());
+        let s = chain::<R>(keys, s0, n, block, |_, _| {});
         _mm_storeu_si128(mac.as_mut_ptr().cast(), s);
         _mm_storeu_si128(ctr.as_mut_ptr().cast(), _mm_shuffle_epi8(c, bswap));
     }

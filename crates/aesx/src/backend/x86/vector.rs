@@ -174,6 +174,19 @@ pub(crate) trait Vector: Copy + Into<Aesni> {
         // SAFETY: the caller passes `len` (<= BYTES) writable bytes.
         unsafe { core::ptr::copy_nonoverlapping(buf.as_ptr(), p, len.min(Self::BYTES)) };
     }
+    /// Lane `l` from `p[l] + off` (16 bytes each): one register of blocks
+    /// of independent messages.
+    ///
+    /// # Safety
+    /// `p` holds at least `BLOCKS` pointers, each readable for 16 bytes at
+    /// `off`.
+    unsafe fn gather(self, p: &[*mut u8], off: usize) -> Self::V;
+    /// Lane `l` of `v` to `p[l] + off` (the inverse of [`Self::gather`]).
+    ///
+    /// # Safety
+    /// `p` holds at least `BLOCKS` pointers, each writable for 16 bytes at
+    /// `off`.
+    unsafe fn scatter(self, p: &[*mut u8], off: usize, v: Self::V);
     /// Reads `BLOCKS` blocks from `b` (which must hold at least that many).
     #[inline(always)]
     fn load_lanes(self, b: &[__m128i]) -> Self::V {
@@ -531,6 +544,16 @@ impl Vector for Aesni {
     single_ops!(xmm: V = __m128i, BLOCKS = 1, REGS = 16);
 
     #[inline(always)]
+    unsafe fn gather(self, p: &[*mut u8], off: usize) -> __m128i {
+        // SAFETY: the caller passes 16 readable bytes at `p[0] + off`.
+        unsafe { self.load(p[0].add(off)) }
+    }
+    #[inline(always)]
+    unsafe fn scatter(self, p: &[*mut u8], off: usize, v: __m128i) {
+        // SAFETY: the caller passes 16 writable bytes at `p[0] + off`.
+        unsafe { self.store(p[0].add(off), v) }
+    }
+    #[inline(always)]
     fn set_u64x2(self, hi: u64, lo: u64) -> __m128i {
         // SAFETY: SSE2, baseline on x86-64.
         unsafe { _mm_set_epi64x(hi as i64, lo as i64) }
@@ -581,6 +604,22 @@ impl Vector for Vaes256 {
         let hi = if blocks > 1 { -1 } else { 0 };
         // SAFETY: as `load_blocks`, for writing.
         unsafe { _mm256_maskstore_epi64(p.cast(), _mm256_set_epi64x(hi, hi, -1, -1), v) }
+    }
+    #[inline(always)]
+    unsafe fn gather(self, p: &[*mut u8], off: usize) -> __m256i {
+        // SAFETY: the caller passes 16 readable bytes at each `p[l] + off`.
+        unsafe {
+            let x = _mm256_castsi128_si256(_mm_loadu_si128(p[0].add(off).cast()));
+            _mm256_inserti128_si256::<1>(x, _mm_loadu_si128(p[1].add(off).cast()))
+        }
+    }
+    #[inline(always)]
+    unsafe fn scatter(self, p: &[*mut u8], off: usize, v: __m256i) {
+        // SAFETY: the caller passes 16 writable bytes at each `p[l] + off`.
+        unsafe {
+            _mm_storeu_si128(p[0].add(off).cast(), _mm256_castsi256_si128(v));
+            _mm_storeu_si128(p[1].add(off).cast(), _mm256_extracti128_si256::<1>(v));
+        }
     }
     #[inline(always)]
     fn set_u64x2(self, hi: u64, lo: u64) -> __m256i {
@@ -637,6 +676,28 @@ impl Vector for Vaes512 {
         let mask = byte_mask(len);
         // SAFETY: as `load_bytes`, for writing.
         unsafe { _mm512_mask_storeu_epi8(p.cast(), mask, v) }
+    }
+    #[inline(always)]
+    unsafe fn gather(self, p: &[*mut u8], off: usize) -> __m512i {
+        // SAFETY: the caller passes 16 readable bytes at each `p[l] + off`.
+        unsafe {
+            let q = |l: usize| _mm_loadu_si128(p[l].add(off).cast());
+            let x = _mm512_castsi128_si512(q(0));
+            let x = _mm512_inserti32x4::<1>(x, q(1));
+            let x = _mm512_inserti32x4::<2>(x, q(2));
+            _mm512_inserti32x4::<3>(x, q(3))
+        }
+    }
+    #[inline(always)]
+    unsafe fn scatter(self, p: &[*mut u8], off: usize, v: __m512i) {
+        // SAFETY: the caller passes 16 writable bytes at each `p[l] + off`.
+        unsafe {
+            let q = |l: usize| p[l].add(off).cast::<__m128i>();
+            _mm_storeu_si128(q(0), _mm512_castsi512_si128(v));
+            _mm_storeu_si128(q(1), _mm512_extracti32x4_epi32::<1>(v));
+            _mm_storeu_si128(q(2), _mm512_extracti32x4_epi32::<2>(v));
+            _mm_storeu_si128(q(3), _mm512_extracti32x4_epi32::<3>(v));
+        }
     }
     #[inline(always)]
     fn set_u64x2(self, hi: u64, lo: u64) -> __m512i {
