@@ -497,29 +497,28 @@ fn same(x: __m128i) -> __m128i {
 
 /// AVX2's VPSLLVQ on SSE: each qword shifted by its own count (64 or more
 /// gives 0).
-#[inline(always)]
+#[inline]
+#[target_feature(enable = "sse4.1")]
 fn sllv64_xmm(v: __m128i, n: __m128i) -> __m128i {
-    // SAFETY: SSE2, baseline on x86-64.
-    per_qword_xmm(v, n, |v, c| unsafe { _mm_sll_epi64(v, c) })
+    per_qword_xmm(v, n, |v, c| _mm_sll_epi64(v, c))
 }
 
 /// AVX2's VPSRLVQ on SSE, as [`sllv64_xmm`].
-#[inline(always)]
+#[inline]
+#[target_feature(enable = "sse4.1")]
 fn srlv64_xmm(v: __m128i, n: __m128i) -> __m128i {
-    // SAFETY: SSE2, baseline on x86-64.
-    per_qword_xmm(v, n, |v, c| unsafe { _mm_srl_epi64(v, c) })
+    per_qword_xmm(v, n, |v, c| _mm_srl_epi64(v, c))
 }
 
 /// `shift` (PSLLQ or PSRLQ, which shift both qwords by the low qword of
 /// the count, 64 or more giving 0) once by each qword of `n`, the results'
 /// qwords blended.
-#[inline(always)]
+#[inline]
+#[target_feature(enable = "sse4.1")]
 fn per_qword_xmm(v: __m128i, n: __m128i, shift: impl Fn(__m128i, __m128i) -> __m128i) -> __m128i {
-    // SAFETY: SSE2, baseline on x86-64.
     let lo = shift(v, n);
-    let hi = shift(v, unsafe { _mm_unpackhi_epi64(n, n) });
-    // SAFETY: SSE4.1, which the only caller's token (`Aesni`) proves.
-    unsafe { _mm_blend_epi16::<0xf0>(lo, hi) }
+    let hi = shift(v, _mm_unpackhi_epi64(n, n));
+    _mm_blend_epi16::<0xf0>(lo, hi)
 }
 
 // A wider tier includes the `aesni` one (`cpu` narrows its tokens).
