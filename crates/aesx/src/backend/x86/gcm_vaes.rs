@@ -703,65 +703,53 @@ unsafe fn gcm_oneshot_body<W: GcmVector, const ENCRYPT: bool>(
     mut io: InOut<'_>,
 ) -> Block {
     trace::hit(if ENCRYPT { W::KERNELS.0 } else { W::KERNELS.1 });
-    let m = Oneshot {
-        k,
-        hk,
-        j0,
-        aad,
-        src: io.src_ptr(),
-        dst: io.dst_ptr(),
-        len: io.len(),
-    };
+    let len = io.len();
+    let src = io.src_ptr();
+    let dst = io.dst_ptr();
     // SAFETY: the buffers hold `len` bytes, equal or disjoint (`InOut`).
     unsafe {
         match k.rounds {
-            10 => oneshot_nr::<W, ENCRYPT, 10>(w, m),
-            12 => oneshot_nr::<W, ENCRYPT, 12>(w, m),
-            _ => oneshot_nr::<W, ENCRYPT, 14>(w, m),
+            10 => oneshot_nr::<W, ENCRYPT, 10>(w, k, hk, j0, aad, src, dst, len),
+            12 => oneshot_nr::<W, ENCRYPT, 12>(w, k, hk, j0, aad, src, dst, len),
+            _ => oneshot_nr::<W, ENCRYPT, 14>(w, k, hk, j0, aad, src, dst, len),
         }
     }
-}
-
-/// The operands of one one-shot call: the key, the GHASH key, J0, the AAD
-/// and the data (`src` and `dst` hold `len` bytes, equal or disjoint).
-#[derive(Clone, Copy)]
-struct Oneshot<'a> {
-    k: &'a X86Aes,
-    hk: &'a X86HKey,
-    j0: &'a Block,
-    aad: &'a [u8],
-    src: *const u8,
-    dst: *mut u8,
-    len: usize,
 }
 
 /// [`gcm_oneshot_body`] for `NR` rounds (unrolled).
 ///
 /// # Safety
-/// `m.src`/`m.dst` valid for `m.len` bytes (equal or disjoint);
-/// `m.k.rounds == NR`; only from an entry point with the features of `w`.
+/// `src`/`dst` valid for `len` bytes (equal or disjoint); `k.rounds == NR`;
+/// only from an entry point with the features of `w`.
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 unsafe fn oneshot_nr<W: GcmVector, const ENCRYPT: bool, const NR: usize>(
     w: W,
-    m: Oneshot<'_>,
+    k: &X86Aes,
+    hk: &X86HKey,
+    j0: &Block,
+    aad: &[u8],
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
 ) -> Block {
-    if m.len <= T * W::BYTES && m.aad.len() <= SMALL_AAD {
+    if len <= T * W::BYTES && aad.len() <= SMALL_AAD {
         // SAFETY: as the caller guarantees.
-        return unsafe { oneshot_small::<W, ENCRYPT, NR>(w, m) };
+        return unsafe { oneshot_small::<W, ENCRYPT, NR>(w, k, hk, j0, aad, src, dst, len) };
     }
-    let mut ctr = *m.j0;
+    let mut ctr = *j0;
     inc32(&mut ctr, 1);
-    // SAFETY: `m.aad` readable for its length, the buffers for `m.len`
-    // bytes; AES-NI, PCLMULQDQ and SSSE3 are implied by every token.
+    // SAFETY: `aad` readable for its length, the buffers for `len` bytes;
+    // AES-NI, PCLMULQDQ and SSSE3 are implied by every token.
     unsafe {
-        let ekj0 = encrypt_j0::<NR>(m.k, _mm_loadu_si128(m.j0.as_ptr().cast()));
-        let mut st = Pass::<W, NR>::new(w, m.k, m.hk, &ctr, &[0; 16]);
-        st.ghash_bytes(m.hk, m.aad.as_ptr(), m.aad.len());
-        st.crypt::<ENCRYPT>(m.hk, m.src, m.dst, m.len);
+        let ekj0 = encrypt_j0::<NR>(k, _mm_loadu_si128(j0.as_ptr().cast()));
+        let mut st = Pass::<W, NR>::new(w, k, hk, &ctr, &[0; 16]);
+        st.ghash_bytes(hk, aad.as_ptr(), aad.len());
+        st.crypt::<ENCRYPT>(hk, src, dst, len);
         let mut last = Wide::zero();
         last.mul_add(
-            _mm_xor_si128(st.y, length_block(m.aad.len(), m.len)),
-            _mm_loadu_si128(m.hk.ptr(POWERS - 1).cast()),
+            _mm_xor_si128(st.y, length_block(aad.len(), len)),
+            _mm_loadu_si128(hk.ptr(POWERS - 1).cast()),
         );
         let tag = _mm_xor_si128(_mm_shuffle_epi8(last.reduce(), bswap_mask()), ekj0);
         let mut out = [0u8; 16];
@@ -776,23 +764,20 @@ unsafe fn oneshot_nr<W: GcmVector, const ENCRYPT: bool, const NR: usize>(
 /// reduction. E_K(J0) rides along the keystream rounds.
 ///
 /// # Safety
-/// Only from an entry point with the features of `w`; `m.src`/`m.dst`
-/// valid for `m.len <= T·BYTES` bytes (equal or disjoint),
-/// `m.aad.len() <= SMALL_AAD`.
+/// Only from an entry point with the features of `w`; `src`/`dst` valid for
+/// `len <= T·BYTES` bytes (equal or disjoint), `aad.len() <= SMALL_AAD`.
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 unsafe fn oneshot_small<W: GcmVector, const ENCRYPT: bool, const NR: usize>(
     w: W,
-    m: Oneshot<'_>,
+    k: &X86Aes,
+    hk: &X86HKey,
+    j0: &Block,
+    aad: &[u8],
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
 ) -> Block {
-    let Oneshot {
-        k,
-        hk,
-        j0,
-        aad,
-        src,
-        dst,
-        len,
-    } = m;
     let ab = aad.len().div_ceil(16);
     let db = len.div_ceil(16);
     let base = POWERS - (ab + db + 1);
