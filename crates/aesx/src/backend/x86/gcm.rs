@@ -49,10 +49,24 @@ impl GcmKernels for X86Aes {
         aad: &[u8],
         io: InOut<'_>,
     ) -> Block {
-        if encrypt {
-            self.gcm_oneshot_dir::<true>(hk, j0, aad, io)
-        } else {
-            self.gcm_oneshot_dir::<false>(hk, j0, aad, io)
+        match (self.level, encrypt) {
+            // SAFETY: see above.
+            (Level::Vaes512(t), true) => unsafe {
+                gcm_vaes::gcm_oneshot_512::<true>(t, self, hk, j0, aad, io)
+            },
+            // SAFETY: see above.
+            (Level::Vaes512(t), false) => unsafe {
+                gcm_vaes::gcm_oneshot_512::<false>(t, self, hk, j0, aad, io)
+            },
+            // SAFETY: see above.
+            (Level::Vaes256(t), true) => unsafe {
+                gcm_vaes::gcm_oneshot_256::<true>(t, self, hk, j0, aad, io)
+            },
+            // SAFETY: see above.
+            (Level::Vaes256(t), false) => unsafe {
+                gcm_vaes::gcm_oneshot_256::<false>(t, self, hk, j0, aad, io)
+            },
+            (Level::Aesni(_), _) => oneshot_generic(self, hk, encrypt, j0, aad, io),
         }
     }
 
@@ -89,28 +103,6 @@ impl X86Aes {
             },
             // SAFETY: see above.
             Level::Aesni(_) => unsafe { gcm_aesni::gcm_crypt::<ENCRYPT>(self, hk, ctr, acc, io) },
-        }
-    }
-
-    /// [`GcmKernels::gcm_oneshot`] for the direction `ENCRYPT`.
-    #[inline]
-    fn gcm_oneshot_dir<const ENCRYPT: bool>(
-        &self,
-        hk: &X86HKey,
-        j0: &Block,
-        aad: &[u8],
-        io: InOut<'_>,
-    ) -> Block {
-        match self.level {
-            // SAFETY: see above.
-            Level::Vaes512(t) => unsafe {
-                gcm_vaes::gcm_oneshot_512::<ENCRYPT>(t, self, hk, j0, aad, io)
-            },
-            // SAFETY: see above.
-            Level::Vaes256(t) => unsafe {
-                gcm_vaes::gcm_oneshot_256::<ENCRYPT>(t, self, hk, j0, aad, io)
-            },
-            Level::Aesni(_) => oneshot_generic(self, hk, ENCRYPT, j0, aad, io),
         }
     }
 }
