@@ -66,25 +66,18 @@ pub(super) unsafe fn ecb_small<const DEC: bool>(k: &X86Aes, io: InOut<'_>) {
 /// is a barrier between rounds that costs no instruction.
 use super::vector::order_xmm as order;
 
-/// One AES round on `b`: AESDEC with the equivalent-inverse schedule when
-/// `DEC`, else AESENC. `DEC` is a constant, so the branch folds away.
-macro_rules! round {
-    ($dec:expr, $b:expr, $k:expr) => {
-        if $dec {
-            _mm_aesdec_si128($b, $k)
-        } else {
-            _mm_aesenc_si128($b, $k)
-        }
-    };
-}
-macro_rules! last {
-    ($dec:expr, $b:expr, $k:expr) => {
-        if $dec {
-            _mm_aesdeclast_si128($b, $k)
-        } else {
-            _mm_aesenclast_si128($b, $k)
-        }
-    };
+/// The AES round instruction of direction `dec` (AESDEC* with the
+/// equivalent-inverse schedule) and kind `last` (AES*LAST) on one block.
+/// Kernels pass constants, so the choice folds away.
+#[inline]
+#[target_feature(enable = "aes")]
+pub(super) fn aes_round(dec: bool, last: bool, b: __m128i, k: __m128i) -> __m128i {
+    match (dec, last) {
+        (false, false) => _mm_aesenc_si128(b, k),
+        (false, true) => _mm_aesenclast_si128(b, k),
+        (true, false) => _mm_aesdec_si128(b, k),
+        (true, true) => _mm_aesdeclast_si128(b, k),
+    }
 }
 
 #[inline]
@@ -118,10 +111,10 @@ unsafe fn ecb<const R: usize, const DEC: bool>(keys: &[__m128i; 15], mut io: InO
         // SAFETY: block i lies inside both regions.
         let mut x = _mm_xor_si128(unsafe { load(src.add(16 * i)) }, keys[0]);
         for key in &keys[1..R] {
-            x = round!(DEC, x, *key);
+            x = aes_round(DEC, false, x, *key);
         }
         // SAFETY: as above; the block was read first.
-        unsafe { store(dst.add(16 * i), last!(DEC, x, keys[R])) };
+        unsafe { store(dst.add(16 * i), aes_round(DEC, true, x, keys[R])) };
         i += 1;
     }
 }
@@ -148,13 +141,13 @@ unsafe fn ecb_bulk<const R: usize, const DEC: bool>(
         }
         for key in &rk[1..R] {
             for x in b.iter_mut() {
-                *x = round!(DEC, *x, *key);
+                *x = aes_round(DEC, false, *x, *key);
             }
             order(&mut b);
         }
         for (j, x) in b.iter().enumerate() {
             // SAFETY: as for the loads; every block was read before any store.
-            unsafe { store(dst.add(16 * (i + j)), last!(DEC, *x, rk[R])) };
+            unsafe { store(dst.add(16 * (i + j)), aes_round(DEC, true, *x, rk[R])) };
         }
         i += WIDE;
     }
@@ -190,9 +183,9 @@ unsafe fn block1<const R: usize, const DEC: bool>(keys: &[__m128i; 15], b: &mut 
     unsafe {
         let mut x = _mm_xor_si128(load(b.as_ptr()), keys[0]);
         for key in &keys[1..R] {
-            x = round!(DEC, x, *key);
+            x = aes_round(DEC, false, x, *key);
         }
-        store(b.as_mut_ptr(), last!(DEC, x, keys[R]));
+        store(b.as_mut_ptr(), aes_round(DEC, true, x, keys[R]));
     }
 }
 
@@ -276,12 +269,6 @@ pub(super) unsafe fn cbc_encrypt(k: &X86Aes, iv: &mut Block, io: InOut<'_>) {
 
 /// The serial CBC chain, shared by every x86 level.
 ///
-/// The chain is `R` dependent AES instructions per block and nothing else:
-/// the next plaintext block and the first round key are folded into the key
-/// of AESENCLAST (`aesenclast(s, k_R ^ k_0 ^ p') = c ^ k_0 ^ p'`, the next
-/// block's state after its first AddRoundKey), and the ciphertext to store is
-/// recovered off the chain by one more XOR.
-///
 /// # Safety
 /// AES-NI and SSE4.1 (or the VEX forms, when inlined into an AVX caller).
 #[inline]
@@ -291,37 +278,67 @@ pub(super) unsafe fn cbc_enc<const R: usize>(
     iv: &mut Block,
     mut io: InOut<'_>,
 ) {
-    let rk = *keys;
     let n = io.blocks();
     if n == 0 {
         return;
     }
     let (src, dst) = (io.src_ptr(), io.dst_ptr());
-    let last_k0 = _mm_xor_si128(rk[R], rk[0]);
-    // SAFETY: `iv` is 16 readable bytes; block 0 lies inside the input.
-    let mut s = unsafe { _mm_xor_si128(_mm_xor_si128(load(iv.as_ptr()), rk[0]), load(src)) };
-    for i in 0..n - 1 {
+    // SAFETY: `iv` is 16 readable bytes; block i < n lies inside the input
+    // and is read before block i of the output is written (`chain` takes
+    // input i + 1 before it hands out output i).
+    unsafe {
+        let c = chain::<R>(
+            keys,
+            load(iv.as_ptr()),
+            n,
+            |i| load(src.add(16 * i)),
+            |i, c| store(dst.add(16 * i), c),
+        );
+        store(iv.as_mut_ptr(), c);
+    }
+}
+
+/// The CBC chain over `n >= 1` blocks from the chaining value `s0`: block
+/// `i`'s input is `input(i)` (taken in order), its output goes to
+/// `output(i, c)`, and the last output is returned. CBC encryption, CBC-MAC
+/// and CCM's MAC (`cbc_mac.rs`) are this chain.
+///
+/// The chain is `R` dependent AES instructions per block and nothing else:
+/// the next input block and the first round key are folded into the key of
+/// AESENCLAST (`aesenclast(s, k_R ^ k_0 ^ p') = c ^ k_0 ^ p'`, the next
+/// block's state after its first AddRoundKey), and the output is recovered
+/// off the chain by one more XOR (dead code where `output` drops it).
+///
+/// # Safety
+/// AES-NI and SSE4.1 in the caller (this inlines into it).
+#[inline(always)]
+pub(super) unsafe fn chain<const R: usize>(
+    keys: &[__m128i; 15],
+    s0: __m128i,
+    n: usize,
+    mut input: impl FnMut(usize) -> __m128i,
+    mut output: impl FnMut(usize, __m128i),
+) -> __m128i {
+    let rk = *keys;
+    // SAFETY: AES-NI and SSE2, as the caller guarantees.
+    unsafe {
+        let last_k0 = _mm_xor_si128(rk[R], rk[0]);
+        let mut s = _mm_xor_si128(_mm_xor_si128(s0, rk[0]), input(0));
+        for i in 1..n {
+            for key in &rk[1..R] {
+                s = _mm_aesenc_si128(s, *key);
+            }
+            let p = _mm_xor_si128(input(i), last_k0);
+            s = _mm_aesenclast_si128(s, p);
+            // s = c_{i-1} ^ k_0 ^ p_i; p = k_R ^ k_0 ^ p_i.
+            output(i - 1, _mm_xor_si128(_mm_xor_si128(s, p), rk[R]));
+        }
         for key in &rk[1..R] {
             s = _mm_aesenc_si128(s, *key);
         }
-        // SAFETY: block i + 1 < n lies inside the input; it is read before
-        // block i + 1 of the output is written.
-        let p = _mm_xor_si128(unsafe { load(src.add(16 * (i + 1))) }, last_k0);
-        s = _mm_aesenclast_si128(s, p);
-        // s = c_i ^ k_0 ^ p_{i+1}; p = k_R ^ k_0 ^ p_{i+1}.
-        let c = _mm_xor_si128(_mm_xor_si128(s, p), rk[R]);
-        // SAFETY: block i of the output; its input was read on the previous
-        // pass (or before the loop).
-        unsafe { store(dst.add(16 * i), c) };
-    }
-    for key in &rk[1..R] {
-        s = _mm_aesenc_si128(s, *key);
-    }
-    let c = _mm_aesenclast_si128(s, rk[R]);
-    // SAFETY: the last block of the output; `iv` is 16 writable bytes.
-    unsafe {
-        store(dst.add(16 * (n - 1)), c);
-        store(iv.as_mut_ptr(), c);
+        let c = _mm_aesenclast_si128(s, rk[R]);
+        output(n - 1, c);
+        c
     }
 }
 

@@ -11,6 +11,7 @@
 
 use core::arch::x86_64::*;
 
+use super::aesni::{aes_round, chain};
 use super::X86Aes;
 use crate::backend::inout::InOut;
 use crate::backend::mac_kernels::MacKernels;
@@ -41,13 +42,13 @@ impl MacKernels for X86Aes {
     fn kw_wrap(&self, a: &mut [u8; 8], r: &mut [u8]) {
         trace::hit(Kernel::AesniKwWrap);
         // SAFETY: as in `cbc_mac`.
-        unsafe { by_rounds!(self, kw_wrap(&self.enc, a, r)) }
+        unsafe { by_rounds!(self, kw::<false>(&self.enc, a, r)) }
     }
 
     fn kw_unwrap(&self, a: &mut [u8; 8], r: &mut [u8]) {
         trace::hit(Kernel::AesniKwUnwrap);
         // SAFETY: as in `cbc_mac`.
-        unsafe { by_rounds!(self, kw_unwrap(&self.dec, a, r)) }
+        unsafe { by_rounds!(self, kw::<true>(&self.dec, a, r)) }
     }
 }
 
@@ -81,30 +82,18 @@ fn step(t: u64) -> __m128i {
 /// AES-NI and SSE4.1.
 #[target_feature(enable = "aes,sse4.1")]
 unsafe fn cbc_mac<const R: usize>(keys: &[__m128i; 15], state: &mut Block, data: &[u8]) {
-    let rk = *keys;
-    let mut blocks = data.chunks_exact(16);
-    let Some(first) = blocks.next() else {
+    let n = data.len() / 16;
+    if n == 0 {
         return;
-    };
-    let last_k0 = _mm_xor_si128(rk[R], rk[0]);
-    // SAFETY: `state` and `first` are 16 readable bytes each.
-    let (s0, x0) = unsafe {
-        (
-            _mm_loadu_si128(state.as_ptr().cast()),
-            _mm_loadu_si128(first.as_ptr().cast()),
-        )
-    };
-    let mut s = _mm_xor_si128(_mm_xor_si128(s0, rk[0]), x0);
-    for x in blocks {
-        middle_rounds!(_mm_aesenc_si128, rk, R, s);
-        // SAFETY: `x` is 16 readable bytes.
-        let x = unsafe { _mm_loadu_si128(x.as_ptr().cast()) };
-        s = _mm_aesenclast_si128(s, _mm_xor_si128(x, last_k0));
     }
-    middle_rounds!(_mm_aesenc_si128, rk, R, s);
-    s = _mm_aesenclast_si128(s, rk[R]);
-    // SAFETY: `state` is 16 writable bytes.
-    unsafe { _mm_storeu_si128(state.as_mut_ptr().cast(), s) };
+    // SAFETY: `state` is 16 readable and writable bytes; block i < n of
+    // `data` is 16 readable bytes.
+    unsafe {
+        let s0 = _mm_loadu_si128(state.as_ptr().cast());
+        let x = |i: usize| _mm_loadu_si128(data.as_ptr().add(16 * i).cast());
+        let s = chain::<R>(keys, s0, n, x, |_, _| {});
+        _mm_storeu_si128(state.as_mut_ptr().cast(), s);
+    }
 }
 
 /// CCM over whole blocks: the CBC-MAC of the plaintext in `mac`, the CTR
@@ -120,20 +109,20 @@ unsafe fn ccm<const R: usize, const DEC: bool>(
     ctr: &mut Block,
     mut io: InOut<'_>,
 ) {
-    let rk = *keys;
     let n = io.blocks();
     if n == 0 {
         return;
     }
+    let rk = *keys;
     let (src, dst) = (io.src_ptr(), io.dst_ptr());
     let bswap = bswap128();
     let one = _mm_set_epi64x(0, 1);
-    let last_k0 = _mm_xor_si128(rk[R], rk[0]);
     // SAFETY: `ctr` is 16 readable bytes.
     let mut c = _mm_shuffle_epi8(unsafe { _mm_loadu_si128(ctr.as_ptr().cast()) }, bswap);
-    // One block of keystream, then the data block through it: returns
-    // (plaintext, output).
-    let mut block = |i: usize| {
+    // One block of keystream, then the data block through it: the
+    // plaintext, the MAC chain's input. The out-of-order core runs the
+    // keystream ahead of the chain.
+    let block = |i: usize| {
         let mut k = _mm_xor_si128(_mm_shuffle_epi8(c, bswap), rk[0]);
         c = _mm_add_epi64(c, one);
         middle_rounds!(_mm_aesenc_si128, rk, R, k);
@@ -150,88 +139,58 @@ unsafe fn ccm<const R: usize, const DEC: bool>(
             x
         }
     };
-    // SAFETY: `mac` is 16 readable bytes.
-    let mut s = unsafe { _mm_loadu_si128(mac.as_ptr().cast()) };
-    s = _mm_xor_si128(_mm_xor_si128(s, rk[0]), block(0));
-    for i in 1..n {
-        middle_rounds!(_mm_aesenc_si128, rk, R, s);
-        let p = block(i);
-        s = _mm_aesenclast_si128(s, _mm_xor_si128(p, last_k0));
-    }
-    middle_rounds!(_mm_aesenc_si128, rk, R, s);
-    s = _mm_aesenclast_si128(s, rk[R]);
-    // SAFETY: `mac` and `ctr` are 16 writable bytes.
+    // SAFETY: `mac` and `ctr` are 16 readable and writable bytes; AES-NI
+    // and SSE4.1 as this function enables.
     unsafe {
+        let s0 = _mm_loadu_si128(mac.as_ptr().cast());
+        let s = chain::<R>(keys, s0, n, block, |_, _| {});
         _mm_storeu_si128(mac.as_mut_ptr().cast(), s);
         _mm_storeu_si128(ctr.as_mut_ptr().cast(), _mm_shuffle_epi8(c, bswap));
     }
 }
 
-/// W: 6n steps `B = E(A || R_i); A = MSB64(B) ^ t; R_i = LSB64(B)`.
+/// W (`DEC` false): 6n steps `B = E(A || R_i); A = MSB64(B) ^ t;
+/// R_i = LSB64(B)`, t counting up from 1. W^-1 (`DEC`, on the keys of the
+/// equivalent inverse cipher): the steps in reverse, `B = D((A ^ t) || R_i)`,
+/// t counting down from 6n.
 ///
-/// The register `a` holds A ^ k_0 in its low lane: the last round's key
-/// carries `t ^ k_0` for the low lane, so the next step's first
-/// AddRoundKey is done, and the chain is the rounds plus one UNPCKLQDQ.
+/// The register `a` holds A ^ k_0 in its low lane (W^-1: A ^ t ^ k_0): the
+/// last round's key carries `t ^ k_0` for the low lane (W^-1: the next
+/// step's t), so the next step's first AddRoundKey is done, and the chain
+/// is the rounds plus one UNPCKLQDQ.
 ///
 /// # Safety
 /// AES-NI and SSE4.1.
 #[target_feature(enable = "aes,sse4.1")]
-unsafe fn kw_wrap<const R: usize>(keys: &[__m128i; 15], a_out: &mut [u8; 8], r: &mut [u8]) {
+unsafe fn kw<const R: usize, const DEC: bool>(
+    keys: &[__m128i; 15],
+    a_io: &mut [u8; 8],
+    r: &mut [u8],
+) {
     let rk = *keys;
     let n = r.len() / 8;
     let p = r.as_mut_ptr();
     let k0_lo = _mm_move_epi64(rk[0]);
     let k0_hi = _mm_unpackhi_epi64(rk[0], rk[0]);
     let last = _mm_xor_si128(rk[R], k0_lo);
-    // SAFETY: `a_out` is 8 readable bytes.
-    let mut a = _mm_xor_si128(unsafe { _mm_loadl_epi64(a_out.as_ptr().cast()) }, k0_lo);
-    let mut t = 0u64;
-    for _ in 0..6 {
-        for i in 0..n {
-            t += 1;
-            // SAFETY: semiblock i < n lies inside `r`.
-            let ri = unsafe { _mm_loadl_epi64(p.add(8 * i).cast()) };
-            let mut b = _mm_unpacklo_epi64(a, _mm_xor_si128(ri, k0_hi));
-            middle_rounds!(_mm_aesenc_si128, rk, R, b);
-            b = _mm_aesenclast_si128(b, _mm_xor_si128(last, step(t)));
-            // SAFETY: semiblock i < n lies inside `r`; the high lane is the
-            // new R_i.
-            unsafe { _mm_storeh_pd(p.add(8 * i).cast(), _mm_castsi128_pd(b)) };
-            a = b;
-        }
-    }
-    // SAFETY: `a_out` is 8 writable bytes.
-    unsafe { _mm_storel_epi64(a_out.as_mut_ptr().cast(), _mm_xor_si128(a, k0_lo)) };
-}
-
-/// W^-1: the steps of W in reverse, `B = D((A ^ t) || R_i)`, on the keys
-/// of the equivalent inverse cipher; `a` holds A ^ t ^ dk_0 in its low lane
-/// (the next step's `t` and first key folded into AESDECLAST's key).
-///
-/// # Safety
-/// AES-NI and SSE4.1.
-#[target_feature(enable = "aes,sse4.1")]
-unsafe fn kw_unwrap<const R: usize>(dk: &[__m128i; 15], a_io: &mut [u8; 8], r: &mut [u8]) {
-    let dk = *dk;
-    let n = r.len() / 8;
-    let p = r.as_mut_ptr();
-    let k0_lo = _mm_move_epi64(dk[0]);
-    let k0_hi = _mm_unpackhi_epi64(dk[0], dk[0]);
-    let last = _mm_xor_si128(dk[R], k0_lo);
-    let mut t = 6 * n as u64;
+    let mut t = if DEC { 6 * n as u64 } else { 0 };
     // SAFETY: `a_io` is 8 readable bytes.
     let a0 = unsafe { _mm_loadl_epi64(a_io.as_ptr().cast()) };
-    let mut a = _mm_xor_si128(_mm_xor_si128(a0, step(t)), k0_lo);
+    let mut a = _mm_xor_si128(if DEC { _mm_xor_si128(a0, step(t)) } else { a0 }, k0_lo);
     for _ in 0..6 {
-        for i in (0..n).rev() {
-            t -= 1;
+        for j in 0..n {
+            let i = if DEC { n - 1 - j } else { j };
+            // W: this step's t; W^-1: the next step's (0 after the last).
+            t = if DEC { t - 1 } else { t + 1 };
             // SAFETY: semiblock i < n lies inside `r`.
             let ri = unsafe { _mm_loadl_epi64(p.add(8 * i).cast()) };
             let mut b = _mm_unpacklo_epi64(a, _mm_xor_si128(ri, k0_hi));
-            middle_rounds!(_mm_aesdec_si128, dk, R, b);
-            // t is now the next step's (0 after the last step).
-            b = _mm_aesdeclast_si128(b, _mm_xor_si128(last, step(t)));
-            // SAFETY: semiblock i < n lies inside `r`.
+            for key in &rk[1..R] {
+                b = aes_round(DEC, false, b, *key);
+            }
+            b = aes_round(DEC, true, b, _mm_xor_si128(last, step(t)));
+            // SAFETY: semiblock i < n lies inside `r`; the high lane is the
+            // new R_i.
             unsafe { _mm_storeh_pd(p.add(8 * i).cast(), _mm_castsi128_pd(b)) };
             a = b;
         }

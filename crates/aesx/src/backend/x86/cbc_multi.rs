@@ -19,6 +19,7 @@
 
 use core::arch::x86_64::*;
 
+use super::vector::{vaes_entries, Vector};
 use super::{Level, X86Aes};
 use crate::backend::kernels::{BlockKernels, CbcLanes, CbcManyKernels};
 use crate::backend::trace::{self, Kernel};
@@ -52,8 +53,6 @@ struct Lanes {
     iv: [__m128i; MAX_LANES],
     ptr: [*mut u8; MAX_LANES],
 }
-
-type Kern = unsafe fn(&LaneKeys, &mut Lanes, usize);
 
 impl CbcManyKernels for X86Aes {
     fn cbc_encrypt_many(lanes: &mut impl CbcLanes<Self>) {
@@ -99,22 +98,11 @@ fn schedule<L: CbcLanes<X86Aes>>(jobs: &mut L, level: Level, rounds: usize) {
         return;
     }
     let wide = count >= WIDE_JOBS;
-    // The kernels are #[target_feature] fns; `level` holds the token of its
-    // tier (from one of the jobs' keys), which proves the CPU has those
-    // features.
-    let (lanes, kern): (usize, Kern) = match (level, rounds) {
-        (Level::Aesni(_), 10) => (8, mb_aesni::<10>),
-        (Level::Aesni(_), 12) => (8, mb_aesni::<12>),
-        (Level::Aesni(_), _) => (8, mb_aesni::<14>),
-        (Level::Vaes256(_), 10) => (16, mb_vaes256::<10>),
-        (Level::Vaes256(_), 12) => (16, mb_vaes256::<12>),
-        (Level::Vaes256(_), _) => (16, mb_vaes256::<14>),
-        (Level::Vaes512(_), 10) if wide => (32, mb_vaes512::<10, 8>),
-        (Level::Vaes512(_), 12) if wide => (32, mb_vaes512::<12, 8>),
-        (Level::Vaes512(_), _) if wide => (32, mb_vaes512::<14, 8>),
-        (Level::Vaes512(_), 10) => (16, mb_vaes512::<10, 4>),
-        (Level::Vaes512(_), 12) => (16, mb_vaes512::<12, 4>),
-        (Level::Vaes512(_), _) => (16, mb_vaes512::<14, 4>),
+    let lanes = match level {
+        Level::Aesni(_) => 8,
+        Level::Vaes256(_) => 16,
+        Level::Vaes512(_) if wide => 32,
+        Level::Vaes512(_) => 16,
     };
 
     let mut scratch = [0u8; CHUNK * 16];
@@ -186,18 +174,52 @@ fn schedule<L: CbcLanes<X86Aes>>(jobs: &mut L, level: Level, rounds: usize) {
             .min()
             .unwrap_or(0)
             .min(CHUNK);
-        // SAFETY: the CPU features hold (see above). Every active lane's
+        // SAFETY: `level` holds its tier's token (see `run`). Every active lane's
         // pointer has at least `steps` blocks of its own message left; idle
         // lanes point at `scratch`, which holds CHUNK >= steps blocks (idle
         // lanes may share it: garbage in, garbage out, never read back).
         // Messages are distinct (`CbcLanes::lane`), so lanes never overlap.
-        unsafe { kern(&keys, &mut st, steps) };
+        unsafe { run(level, rounds, wide, &keys, &mut st, steps) };
         for l in 0..lanes {
             if owner[l] != usize::MAX {
                 left[l] -= steps;
                 // SAFETY: stays inside (or one past the end of) the message.
                 st.ptr[l] = unsafe { st.ptr[l].add(16 * steps) };
             }
+        }
+    }
+}
+
+/// Runs the kernel of `level` and `rounds` over its lanes (on `vaes512`, 32
+/// lanes if `wide`).
+///
+/// # Safety
+/// Every `st.ptr` valid for `steps` blocks.
+unsafe fn run(
+    level: Level,
+    rounds: usize,
+    wide: bool,
+    keys: &LaneKeys,
+    st: &mut Lanes,
+    steps: usize,
+) {
+    // SAFETY: the kernels are #[target_feature] fns; `level` holds the token
+    // of its tier (from one of the jobs' keys), which proves the CPU has
+    // those features; the pointers as the caller guarantees.
+    unsafe {
+        match (level, rounds, wide) {
+            (Level::Aesni(_), 10, _) => mb_aesni::<10>(keys, st, steps),
+            (Level::Aesni(_), 12, _) => mb_aesni::<12>(keys, st, steps),
+            (Level::Aesni(_), _, _) => mb_aesni::<14>(keys, st, steps),
+            (Level::Vaes256(t), 10, _) => mb_vaes256::<10, 8>(t, keys, st, steps),
+            (Level::Vaes256(t), 12, _) => mb_vaes256::<12, 8>(t, keys, st, steps),
+            (Level::Vaes256(t), _, _) => mb_vaes256::<14, 8>(t, keys, st, steps),
+            (Level::Vaes512(t), 10, true) => mb_vaes512::<10, 8>(t, keys, st, steps),
+            (Level::Vaes512(t), 12, true) => mb_vaes512::<12, 8>(t, keys, st, steps),
+            (Level::Vaes512(t), _, true) => mb_vaes512::<14, 8>(t, keys, st, steps),
+            (Level::Vaes512(t), 10, false) => mb_vaes512::<10, 4>(t, keys, st, steps),
+            (Level::Vaes512(t), 12, false) => mb_vaes512::<12, 4>(t, keys, st, steps),
+            (Level::Vaes512(t), _, false) => mb_vaes512::<14, 4>(t, keys, st, steps),
         }
     }
 }
@@ -225,109 +247,64 @@ fn key_at(keys: &LaneKeys, r: usize, l: usize) -> *const __m128i {
     &keys.0[r][l]
 }
 
-/// `4 * G` lanes as `G` zmm of four.
+vaes_entries! {
+    fn mb_vaes256 / mb_vaes512 <const R: usize, const G: usize>
+        (keys: &LaneKeys, st: &mut Lanes, steps: usize) = mb_wide;
+}
+
+/// `BLOCKS * G` lanes as `G` registers of `BLOCKS` lanes (ymm: 16 lanes in
+/// eight; zmm: 16 or 32 in four or eight).
 ///
 /// # Safety
-/// VAES and AVX-512 F/BW/VL; every `st.ptr` valid for `steps` blocks.
-#[target_feature(enable = "aes,avx2,vaes,avx512f,avx512bw,avx512vl")]
-unsafe fn mb_vaes512<const R: usize, const G: usize>(
+/// Every `st.ptr` valid for `steps` blocks.
+#[inline(always)]
+unsafe fn mb_wide<V: Vector, const R: usize, const G: usize>(
+    v: V,
     keys: &LaneKeys,
     st: &mut Lanes,
     steps: usize,
 ) {
-    trace::hit(Kernel::Vaes512CbcMany);
-    // SAFETY: (all loads and stores below) `key_at` points into `keys`, 64
-    // bytes from a lane index multiple of 4; `st.iv` likewise; each `p` is
-    // an active lane's pointer (or scratch) plus 16 * s with s < steps.
-    let k = |r: usize, g: usize| unsafe { _mm512_load_si512(key_at(keys, r, 4 * g).cast()) };
-    let mut iv = [_mm512_setzero_si512(); G];
-    for (g, v) in iv.iter_mut().enumerate() {
+    trace::hit(if V::BLOCKS == 2 {
+        Kernel::Vaes256CbcMany
+    } else {
+        Kernel::Vaes512CbcMany
+    });
+    let l = V::BLOCKS;
+    // SAFETY: (all loads and stores below) `key_at` points into `keys`,
+    // `BYTES` bytes from a lane index multiple of `BLOCKS`; `st.iv`
+    // likewise; each `ptr[l * g + i]` is an active lane's pointer (or
+    // scratch) with blocks `off / 16` < steps.
+    let k = |r: usize, g: usize| unsafe { v.load(key_at(keys, r, l * g).cast()) };
+    let mut iv = [v.zero(); G];
+    for (g, x) in iv.iter_mut().enumerate() {
         // SAFETY: see above.
-        *v = unsafe { _mm512_loadu_si512(st.iv[4 * g..].as_ptr().cast()) };
+        *x = unsafe { v.load(st.iv[l * g..].as_ptr().cast()) };
     }
     let ptr = st.ptr;
     for s in 0..steps {
         let off = 16 * s;
-        let mut b = [_mm512_setzero_si512(); G];
-        for g in 0..G {
+        let mut b = [v.zero(); G];
+        for (g, x) in b.iter_mut().enumerate() {
             // SAFETY: see above.
-            let p = |i: usize| unsafe { _mm_loadu_si128(ptr[4 * g + i].add(off).cast()) };
-            let mut x = _mm512_castsi128_si512(p(0));
-            x = _mm512_inserti32x4::<1>(x, p(1));
-            x = _mm512_inserti32x4::<2>(x, p(2));
-            x = _mm512_inserti32x4::<3>(x, p(3));
-            // plaintext ^ chain ^ round key 0, in one instruction.
-            b[g] = _mm512_ternarylogic_epi64::<0x96>(x, iv[g], k(0, g));
+            let p = unsafe { v.gather(&ptr[l * g..], off) };
+            // plaintext ^ chain ^ round key 0 (one instruction on zmm).
+            *x = v.xor3(p, iv[g], k(0, g));
         }
         for r in 1..R {
             for (g, x) in b.iter_mut().enumerate() {
-                *x = _mm512_aesenc_epi128(*x, k(r, g));
+                *x = v.aesenc(*x, k(r, g));
             }
         }
-        for g in 0..G {
-            let c = _mm512_aesenclast_epi128(b[g], k(R, g));
+        for (g, x) in b.iter().enumerate() {
+            let c = v.aesenclast(*x, k(R, g));
             iv[g] = c;
-            let q = |i: usize| ptr[4 * g + i].wrapping_add(off).cast::<__m128i>();
             // SAFETY: see above.
-            unsafe {
-                _mm_storeu_si128(q(0), _mm512_castsi512_si128(c));
-                _mm_storeu_si128(q(1), _mm512_extracti32x4_epi32::<1>(c));
-                _mm_storeu_si128(q(2), _mm512_extracti32x4_epi32::<2>(c));
-                _mm_storeu_si128(q(3), _mm512_extracti32x4_epi32::<3>(c));
-            }
+            unsafe { v.scatter(&ptr[l * g..], off, c) };
         }
     }
-    for (g, v) in iv.iter().enumerate() {
+    for (g, x) in iv.iter().enumerate() {
         // SAFETY: see above.
-        unsafe { _mm512_storeu_si512(st.iv[4 * g..].as_mut_ptr().cast(), *v) };
-    }
-}
-
-/// 16 lanes as eight ymm of two.
-///
-/// # Safety
-/// VAES and AVX2; every `st.ptr` valid for `steps` blocks.
-#[target_feature(enable = "aes,avx2,vaes")]
-unsafe fn mb_vaes256<const R: usize>(keys: &LaneKeys, st: &mut Lanes, steps: usize) {
-    trace::hit(Kernel::Vaes256CbcMany);
-    const G: usize = 8;
-    // SAFETY: (all loads and stores below) as in `mb_vaes512`, 32 bytes at
-    // lane indices multiple of 2.
-    let k = |r: usize, g: usize| unsafe { _mm256_load_si256(key_at(keys, r, 2 * g).cast()) };
-    let mut iv = [_mm256_setzero_si256(); G];
-    for (g, v) in iv.iter_mut().enumerate() {
-        // SAFETY: see above.
-        *v = unsafe { _mm256_loadu_si256(st.iv[2 * g..].as_ptr().cast()) };
-    }
-    let ptr = st.ptr;
-    for s in 0..steps {
-        let off = 16 * s;
-        let mut b = [_mm256_setzero_si256(); G];
-        for g in 0..G {
-            // SAFETY: see above.
-            let p = |i: usize| unsafe { _mm_loadu_si128(ptr[2 * g + i].add(off).cast()) };
-            let x = _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(p(0)), p(1));
-            b[g] = _mm256_xor_si256(_mm256_xor_si256(x, k(0, g)), iv[g]);
-        }
-        for r in 1..R {
-            for (g, x) in b.iter_mut().enumerate() {
-                *x = _mm256_aesenc_epi128(*x, k(r, g));
-            }
-        }
-        for g in 0..G {
-            let c = _mm256_aesenclast_epi128(b[g], k(R, g));
-            iv[g] = c;
-            let q = |i: usize| ptr[2 * g + i].wrapping_add(off).cast::<__m128i>();
-            // SAFETY: see above.
-            unsafe {
-                _mm_storeu_si128(q(0), _mm256_castsi256_si128(c));
-                _mm_storeu_si128(q(1), _mm256_extracti128_si256::<1>(c));
-            }
-        }
-    }
-    for (g, v) in iv.iter().enumerate() {
-        // SAFETY: see above.
-        unsafe { _mm256_storeu_si256(st.iv[2 * g..].as_mut_ptr().cast(), *v) };
+        unsafe { v.store(st.iv[l * g..].as_mut_ptr().cast(), *x) };
     }
 }
 
@@ -340,7 +317,7 @@ unsafe fn mb_vaes256<const R: usize>(keys: &LaneKeys, st: &mut Lanes, steps: usi
 /// `AESENCLAST(b, k_R ^ w) = c ^ w` with `w = p_{s+1} ^ k_0`, which is the
 /// next state itself; `c = (c ^ w) ^ w` is recovered off the chain for the
 /// store. The chain is then exactly R AES instructions per block. The rounds
-/// are kept in round-major order (`aesni::order!`'s barrier): otherwise
+/// are kept in round-major order (`vector::order_xmm`'s barrier): otherwise
 /// LLVM runs lanes through all their rounds in turn and the dependent
 /// chains fill the scheduler.
 ///

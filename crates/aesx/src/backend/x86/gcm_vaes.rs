@@ -61,7 +61,8 @@
 use core::arch::x86_64::*;
 
 use super::ghash_clmul::{bswap_mask, Wide, X86HKey, POWERS};
-use super::vector::{vaes_entries, Vector};
+use super::polyval::Acc;
+use super::vector::{byte_mask, vaes_entries, Vector};
 use super::X86Aes;
 use crate::backend::cpu::{Vaes256, Vaes512};
 use crate::backend::gcm_kernels::inc32;
@@ -92,14 +93,12 @@ macro_rules! middle_rounds {
     };
 }
 
-/// What GCM needs beyond [`Vector`] (helper `vxts`'s shared width API):
-/// its trace counters, a block into lane 0, byte-masking a register, and
-/// one barrier over the AES states and the GHASH accumulators together.
+/// What GCM needs beyond [`Vector`] (the shared width API of `vector.rs`):
+/// its trace counters, byte-masking a register, and one barrier over the
+/// AES states and the GHASH accumulators together.
 pub(crate) trait GcmVector: Vector {
     /// The trace counters of this width's GCM kernels (encrypt, decrypt).
     const KERNELS: (Kernel, Kernel);
-    /// `x` in lane 0, zero elsewhere.
-    fn zext(self, x: __m128i) -> Self::V;
     /// `v` with the bytes from `len` (0..=BYTES) on zeroed.
     fn keep_bytes(self, v: Self::V, len: usize) -> Self::V;
     /// [`Vector::order`] over the `S` AES states and the three product
@@ -163,11 +162,6 @@ impl GcmVector for Vaes256 {
     const KERNELS: (Kernel, Kernel) = (Kernel::Vaes256GcmEnc, Kernel::Vaes256GcmDec);
 
     #[inline(always)]
-    fn zext(self, x: __m128i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_zextsi128_si256(x) }
-    }
-    #[inline(always)]
     fn keep_bytes(self, v: __m256i, len: usize) -> __m256i {
         let off = 32 - len.min(32);
         // SAFETY: `off + 32 <= 64`, inside the table; features as above.
@@ -179,27 +173,12 @@ impl GcmVector for Vaes256 {
     order_ghash_method!(__m256i, "avx", ymm_reg);
 }
 
-/// Byte mask of the first `bytes` bytes of a zmm register.
-#[inline(always)]
-fn byte_mask(bytes: usize) -> u64 {
-    if bytes >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << bytes) - 1
-    }
-}
-
 // SAFETY (every intrinsic call in this impl): `self` is a `Vaes512` token,
 // made only by detection after it found everything `Vaes256` needs plus
 // AVX-512 F, BW and VL (and the OS saving zmm state).
 impl GcmVector for Vaes512 {
     const KERNELS: (Kernel, Kernel) = (Kernel::Vaes512GcmEnc, Kernel::Vaes512GcmDec);
 
-    #[inline(always)]
-    fn zext(self, x: __m128i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_zextsi128_si512(x) }
-    }
     #[inline(always)]
     fn keep_bytes(self, v: __m512i, len: usize) -> __m512i {
         // SAFETY: see the impl's comment.
@@ -246,30 +225,8 @@ unsafe fn store_part<W: Vector>(w: W, p: *mut u8, v: W::V, len: usize) {
     }
 }
 
-/// Unreduced lane-wise products, schoolbook parts.
-struct Acc<W: GcmVector> {
-    lo: W::V,
-    mid: W::V,
-    hi: W::V,
-}
-
+/// GCM's use of the unreduced lane-wise products shared with POLYVAL.
 impl<W: GcmVector> Acc<W> {
-    #[inline(always)]
-    fn zero(w: W) -> Self {
-        Acc {
-            lo: w.zero(),
-            mid: w.zero(),
-            hi: w.zero(),
-        }
-    }
-
-    #[inline(always)]
-    fn mul_add(&mut self, w: W, a: W::V, b: W::V) {
-        self.lo = w.xor(self.lo, w.clmul::<0x00>(a, b));
-        self.hi = w.xor(self.hi, w.clmul::<0x11>(a, b));
-        self.mid = w.xor3(self.mid, w.clmul::<0x01>(a, b), w.clmul::<0x10>(a, b));
-    }
-
     /// Pins the products so far and the AES states `b` at this point of
     /// the instruction stream (see [`Vector::order`]): without it LLVM
     /// hoists every product of a step to its start and then runs each

@@ -49,7 +49,6 @@ mod gcm;
 mod gcm_aesni;
 mod gcm_vaes;
 mod ghash_clmul;
-mod lanes;
 pub(crate) mod polyval;
 pub(crate) mod siv;
 mod vaes;

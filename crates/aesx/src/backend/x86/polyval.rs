@@ -1,5 +1,5 @@
 //! POLYVAL (RFC 8452) on PCLMULQDQ (the `aesni` tier) and VPCLMULQDQ on ymm
-//! and zmm, from one source over [`Lanes`].
+//! and zmm, from one source over [`Vector`] (all three widths).
 //!
 //! Blocks load as little-endian 128-bit lanes, which is POLYVAL's own bit
 //! order: no byte swap anywhere. A group of up to 16 blocks is multiplied
@@ -10,7 +10,7 @@
 
 use core::arch::x86_64::*;
 
-use super::lanes::Lanes;
+use super::vector::{vaes_entries, Vector};
 use super::Level;
 use crate::backend::trace::{self, Kernel};
 use crate::key::{Block, BLOCK_LEN};
@@ -59,115 +59,87 @@ impl X86PolyvalKey {
         // enables; `data` holds `n` whole blocks.
         unsafe {
             match self.level {
-                Level::Aesni(_) => {
+                Level::Aesni(t) => {
                     trace::hit(Kernel::AesniPolyval);
-                    update_aesni(self, acc, data.as_ptr(), n)
+                    update_aesni::<8>(t, self, acc, data.as_ptr(), n)
                 }
-                Level::Vaes256(_) => {
+                Level::Vaes256(t) => {
                     trace::hit(Kernel::Vaes256Polyval);
-                    update_vaes256(self, acc, data.as_ptr(), n)
+                    update_vaes256::<8>(t, self, acc, data.as_ptr(), n)
                 }
-                Level::Vaes512(_) => {
+                Level::Vaes512(t) => {
                     trace::hit(Kernel::Vaes512Polyval);
-                    update_vaes512(self, acc, data.as_ptr(), n)
+                    update_vaes512::<4>(t, self, acc, data.as_ptr(), n)
                 }
             }
         }
     }
 }
 
-#[target_feature(enable = "sse2,ssse3,sse4.1,pclmulqdq")]
-unsafe fn update_aesni(k: &X86PolyvalKey, acc: &mut Block, p: *const u8, n: usize) {
-    // SAFETY: forwarded contract; this function enables what __m128i needs.
-    unsafe { update::<__m128i, 8>(k, acc, p, n) }
+vaes_entries! {
+    fn update_aesni / update_vaes256 / update_vaes512 <const R: usize>
+        (k: &X86PolyvalKey, acc: &mut Block, p: *const u8, n: usize) = update;
 }
 
-#[target_feature(enable = "avx2,vpclmulqdq,pclmulqdq")]
-unsafe fn update_vaes256(k: &X86PolyvalKey, acc: &mut Block, p: *const u8, n: usize) {
-    // SAFETY: forwarded contract; this function enables what __m256i needs.
-    unsafe { update::<__m256i, 8>(k, acc, p, n) }
+/// Unreduced sums of carry-less products, per lane: `lo`, `mid` (the
+/// cross terms, x^64 up) and `hi` (x^128 up). GCM (`gcm_vaes.rs`) sums its
+/// products of powers of H·y the same way.
+pub(super) struct Acc<V: Vector> {
+    pub(super) lo: V::V,
+    pub(super) mid: V::V,
+    pub(super) hi: V::V,
 }
 
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2,vpclmulqdq,pclmulqdq")]
-unsafe fn update_vaes512(k: &X86PolyvalKey, acc: &mut Block, p: *const u8, n: usize) {
-    // SAFETY: forwarded contract; this function enables what __m512i needs.
-    unsafe { update::<__m512i, 4>(k, acc, p, n) }
-}
-
-/// Unreduced sums of products: `lo`, `mid` (the cross terms, x^64 up) and
-/// `hi` (x^128 up), per lane.
-#[derive(Clone, Copy)]
-struct Sum<V> {
-    lo: V,
-    mid: V,
-    hi: V,
-}
-
-impl<V: Lanes> Sum<V> {
+impl<V: Vector> Acc<V> {
     #[inline(always)]
-    unsafe fn new() -> Self {
-        // SAFETY: the caller is a kernel with V's features (Lanes' contract).
-        unsafe {
-            Sum {
-                lo: V::zero(),
-                mid: V::zero(),
-                hi: V::zero(),
-            }
+    pub(super) fn zero(v: V) -> Self {
+        Acc {
+            lo: v.zero(),
+            mid: v.zero(),
+            hi: v.zero(),
         }
     }
 
-    /// Adds x·h lane by lane (four 64x64 products).
+    /// Adds a·b lane by lane (four 64x64 products).
     #[inline(always)]
-    unsafe fn add(&mut self, x: V, h: V) {
-        // SAFETY: the caller is a kernel with V's features (Lanes' contract).
-        unsafe {
-            self.lo = V::xor(self.lo, V::clmul::<0x00>(x, h));
-            self.hi = V::xor(self.hi, V::clmul::<0x11>(x, h));
-            self.mid = V::xor(self.mid, V::clmul::<0x01>(x, h));
-            self.mid = V::xor(self.mid, V::clmul::<0x10>(x, h));
-        }
+    pub(super) fn mul_add(&mut self, v: V, a: V::V, b: V::V) {
+        self.lo = v.xor(self.lo, v.clmul::<0x00>(a, b));
+        self.hi = v.xor(self.hi, v.clmul::<0x11>(a, b));
+        self.mid = v.xor3(self.mid, v.clmul::<0x01>(a, b), v.clmul::<0x10>(a, b));
+    }
+
+    /// The 256-bit sum per lane as (low, high) halves.
+    #[inline(always)]
+    fn halves(self, v: V) -> (V::V, V::V) {
+        let lo = v.xor(self.lo, v.bslli::<8>(self.mid));
+        let hi = v.xor(self.hi, v.bsrli::<8>(self.mid));
+        (lo, hi)
     }
 
     /// The 256-bit sum over all lanes as (low, high) halves.
     #[inline(always)]
-    unsafe fn fold(self) -> (__m128i, __m128i) {
-        // SAFETY: the caller is a kernel with V's features (Lanes' contract).
-        unsafe {
-            let lo = V::xor(self.lo, V::shl64(self.mid));
-            let hi = V::xor(self.hi, V::shr64(self.mid));
-            (V::fold(lo), V::fold(hi))
-        }
+    fn fold(self, v: V) -> (__m128i, __m128i) {
+        let (lo, hi) = self.halves(v);
+        (v.xor_lanes(lo), v.xor_lanes(hi))
     }
 }
 
-/// (lo, hi)·x^-128 modulo x^128 + x^127 + x^126 + x^121 + 1.
+/// (lo, hi)·x^-128 modulo x^128 + x^127 + x^126 + x^121 + 1, per lane.
 #[inline(always)]
-unsafe fn reduce(lo: __m128i, hi: __m128i) -> __m128i {
-    // SAFETY: the caller is a kernel with PCLMULQDQ.
-    unsafe {
-        let c = _mm_set_epi64x(0xc200_0000_0000_0000u64 as i64, 0);
-        let t = _mm_clmulepi64_si128::<0x10>(lo, c);
-        let lo = _mm_xor_si128(_mm_shuffle_epi32::<0x4e>(lo), t);
-        let t = _mm_clmulepi64_si128::<0x10>(lo, c);
-        let lo = _mm_xor_si128(_mm_shuffle_epi32::<0x4e>(lo), t);
-        _mm_xor_si128(hi, lo)
-    }
+fn reduce<V: Vector>(v: V, lo: V::V, hi: V::V) -> V::V {
+    let c = v.set_u64x2(0xc200_0000_0000_0000, 0);
+    let lo = v.xor(v.shuffle32::<0x4e>(lo), v.clmul::<0x10>(lo, c));
+    let lo = v.xor(v.shuffle32::<0x4e>(lo), v.clmul::<0x10>(lo, c));
+    v.xor(hi, lo)
 }
 
 /// dot(a, b) in every lane.
 #[inline(always)]
-unsafe fn dot_lanes<V: Lanes>(a: V, b: V) -> V {
-    // SAFETY: the caller is a kernel with V's features and PCLMULQDQ.
-    unsafe {
-        let mut s = Sum::<V>::new();
-        s.add(a, b);
-        let lo = V::xor(s.lo, V::shl64(s.mid));
-        let hi = V::xor(s.hi, V::shr64(s.mid));
-        let c = V::splat(_mm_set_epi64x(0xc200_0000_0000_0000u64 as i64, 0));
-        let lo = V::xor(V::swap64(lo), V::clmul::<0x10>(lo, c));
-        let lo = V::xor(V::swap64(lo), V::clmul::<0x10>(lo, c));
-        V::xor(hi, lo)
-    }
+fn dot_lanes<V: Vector>(v: V, a: V::V, b: V::V) -> V::V {
+    let mut s = Acc::zero(v);
+    s.mul_add(v, a, b);
+    let (lo, hi) = s.halves(v);
+    reduce(v, lo, hi)
 }
 
 /// H^1..H^have for the tier of `level`, in `tab`'s layout (`tab[N - 1 - t]`
@@ -178,71 +150,65 @@ pub(super) fn powers<const N: usize>(level: Level, h: __m128i, have: usize) -> [
     // enables.
     unsafe {
         match level {
-            Level::Aesni(_) => powers_aesni::<N>(h, have),
-            Level::Vaes256(_) => powers_vaes256::<N>(h, have),
-            Level::Vaes512(_) => powers_vaes512::<N>(h, have),
+            Level::Aesni(t) => powers_aesni::<N>(t, h, have),
+            Level::Vaes256(t) => powers_vaes256::<N>(t, h, have),
+            Level::Vaes512(t) => powers_vaes512::<N>(t, h, have),
         }
     }
 }
 
-#[target_feature(enable = "sse2,ssse3,sse4.1,pclmulqdq")]
-unsafe fn powers_aesni<const N: usize>(h: __m128i, have: usize) -> [__m128i; N] {
-    // SAFETY: this function enables what __m128i needs.
-    unsafe { powers_in::<__m128i, N>(h, have) }
-}
-
-#[target_feature(enable = "avx2,vpclmulqdq,pclmulqdq")]
-unsafe fn powers_vaes256<const N: usize>(h: __m128i, have: usize) -> [__m128i; N] {
-    // SAFETY: this function enables what __m256i needs.
-    unsafe { powers_in::<__m256i, N>(h, have) }
-}
-
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2,vpclmulqdq,pclmulqdq")]
-unsafe fn powers_vaes512<const N: usize>(h: __m128i, have: usize) -> [__m128i; N] {
-    // SAFETY: this function enables what __m512i needs.
-    unsafe { powers_in::<__m512i, N>(h, have) }
+vaes_entries! {
+    fn powers_aesni / powers_vaes256 / powers_vaes512 <const N: usize>
+        (h: __m128i, have: usize) -> [__m128i; N] = powers_in;
 }
 
 /// Powers by doubling: pow[a]·pow[b] = pow[a+b+1], so each round multiplies
 /// the newest power by all earlier ones at once, `V::BLOCKS` products per
 /// instruction where the round is whole (five dependent rounds for 32).
+///
+/// # Safety
+/// None beyond the token (`unsafe` for the entry points' sake).
 #[inline(always)]
-unsafe fn powers_in<V: Lanes, const N: usize>(h: __m128i, have: usize) -> [__m128i; N] {
+unsafe fn powers_in<V: Vector, const N: usize>(v: V, h: __m128i, have: usize) -> [__m128i; N] {
     let l = V::BLOCKS;
-    // SAFETY: the caller enables V's features and PCLMULQDQ; every access to
-    // `tab` stays within its N entries (indices N - 2·done .. N, with
-    // 2·done <= have <= N).
-    unsafe {
-        let mut tab = [_mm_setzero_si128(); N];
-        tab[N - 1] = h;
-        let p = tab.as_mut_ptr().cast::<u8>();
-        let mut done = 1;
-        while done < have {
-            let top = tab[N - done];
-            let upto = (2 * done).min(have);
-            if l > 1 && done % l == 0 && upto == 2 * done {
-                let t = V::splat(top);
-                for c in (0..done).step_by(l) {
-                    let x = V::load(p.add(16 * (N - done + c)));
-                    V::store(p.add(16 * (N - 2 * done + c)), dot_lanes(t, x));
-                }
-            } else {
-                for j in done..upto {
-                    // pow[j] = pow[done - 1]·pow[j - done]
-                    tab[N - 1 - j] = dot_lanes(top, tab[N - 1 - (j - done)]);
+    let x = v.xmm();
+    let mut tab = [x.zero(); N];
+    tab[N - 1] = h;
+    let p = tab.as_mut_ptr().cast::<u8>();
+    let mut done = 1;
+    while done < have {
+        let top = tab[N - done];
+        let upto = (2 * done).min(have);
+        if l > 1 && done % l == 0 && upto == 2 * done {
+            let t = v.broadcast(top);
+            for c in (0..done).step_by(l) {
+                // SAFETY: both accesses stay within `tab`'s N entries
+                // (indices N - 2·done .. N, with 2·done <= have <= N).
+                unsafe {
+                    let y = v.load(p.add(16 * (N - done + c)));
+                    v.store(p.add(16 * (N - 2 * done + c)), dot_lanes(v, t, y));
                 }
             }
-            done = upto;
+        } else {
+            for j in done..upto {
+                // pow[j] = pow[done - 1]·pow[j - done]
+                tab[N - 1 - j] = dot_lanes(x, top, tab[N - 1 - (j - done)]);
+            }
         }
-        tab
+        done = upto;
     }
+    tab
 }
 
 /// The kernel: groups of `R` registers (`R * V::BLOCKS` blocks, at most 16)
 /// with one reduction each, then the rest in pieces of at most `have`
 /// blocks, also one reduction each.
+///
+/// # Safety
+/// `p` must hold `n` readable blocks.
 #[inline(always)]
-unsafe fn update<V: Lanes, const R: usize>(
+unsafe fn update<V: Vector, const R: usize>(
+    v: V,
     k: &X86PolyvalKey,
     acc: &mut Block,
     p: *const u8,
@@ -250,59 +216,60 @@ unsafe fn update<V: Lanes, const R: usize>(
 ) {
     let l = V::BLOCKS;
     let g = R * l;
+    let x1 = v.xmm();
     let tab = k.tab.as_ptr().cast::<u8>();
-    // SAFETY: the caller enables V's features (and PCLMULQDQ); `p` holds
-    // `n` blocks and every load below stays below block `n`; `tab` holds
-    // MAX blocks and every index below is in MAX - g.. or MAX - m.., at most
-    // MAX - 1 + 1 blocks from its start.
+    // SAFETY: `p` holds `n` blocks and every load below stays below block
+    // `n`; `tab` holds MAX blocks and every index below is in MAX - g.. or
+    // MAX - m.., at most MAX - 1 + 1 blocks from its start; `acc` is 16
+    // bytes.
     unsafe {
-        let mut a = _mm_loadu_si128(acc.as_ptr().cast());
+        let mut a = x1.load(acc.as_ptr());
         let mut i = 0;
         if k.have >= g {
-            let mut hs = [V::zero(); 16];
+            let mut hs = [v.zero(); 16];
             for (r, h) in hs.iter_mut().enumerate().take(R) {
-                *h = V::load(tab.add(16 * (MAX - g + r * l)));
+                *h = v.load(tab.add(16 * (MAX - g + r * l)));
             }
             while n - i >= g {
-                let mut s = Sum::<V>::new();
+                let mut s = Acc::zero(v);
                 for (r, h) in hs.iter().enumerate().take(R) {
-                    let mut x = V::load(p.add(16 * (i + r * l)));
+                    let mut x = v.load(p.add(16 * (i + r * l)));
                     if r == 0 {
-                        x = V::xor(x, V::lane0(a));
+                        x = v.xor(x, v.zext(a));
                     }
-                    s.add(x, *h);
+                    s.mul_add(v, x, *h);
                 }
-                let (lo, hi) = s.fold();
-                a = reduce(lo, hi);
+                let (lo, hi) = s.fold(v);
+                a = reduce(x1, lo, hi);
                 i += g;
             }
         }
         while i < n {
             let m = (n - i).min(k.have);
-            let mut s = Sum::<V>::new();
-            let mut s1 = Sum::<__m128i>::new();
+            let mut s = Acc::zero(v);
+            let mut s1 = Acc::zero(x1);
             let mut j = 0;
             while m - j >= l {
-                let mut x = V::load(p.add(16 * (i + j)));
+                let mut x = v.load(p.add(16 * (i + j)));
                 if j == 0 {
-                    x = V::xor(x, V::lane0(a));
+                    x = v.xor(x, v.zext(a));
                 }
-                s.add(x, V::load(tab.add(16 * (MAX - m + j))));
+                s.mul_add(v, x, v.load(tab.add(16 * (MAX - m + j))));
                 j += l;
             }
             while j < m {
-                let mut x = _mm_loadu_si128(p.add(16 * (i + j)).cast());
+                let mut x = x1.load(p.add(16 * (i + j)));
                 if j == 0 {
-                    x = _mm_xor_si128(x, a);
+                    x = x1.xor(x, a);
                 }
-                s1.add(x, _mm_loadu_si128(tab.add(16 * (MAX - m + j)).cast()));
+                s1.mul_add(x1, x, x1.load(tab.add(16 * (MAX - m + j))));
                 j += 1;
             }
-            let (lo, hi) = s.fold();
-            let (lo1, hi1) = s1.fold();
-            a = reduce(_mm_xor_si128(lo, lo1), _mm_xor_si128(hi, hi1));
+            let (lo, hi) = s.fold(v);
+            let (lo1, hi1) = s1.fold(x1);
+            a = reduce(x1, x1.xor(lo, lo1), x1.xor(hi, hi1));
             i += m;
         }
-        _mm_storeu_si128(acc.as_mut_ptr().cast(), a);
+        x1.store(acc.as_mut_ptr(), a);
     }
 }

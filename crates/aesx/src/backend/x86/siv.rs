@@ -1,7 +1,7 @@
 //! The per-message parts of AES-GCM-SIV and XAES-256-GCM on x86: a key
 //! schedule from AESKEYGENASSIST (keys change with every nonce, so the
 //! portable schedule would dominate short messages) and the GCM-SIV
-//! counter mode, one source over [`Lanes`] for the three tiers.
+//! counter mode, one source over [`Vector`] for the three tiers.
 //!
 //! The GCM-SIV counter block is the tag with its top bit set; its first
 //! 32-bit word counts, little-endian, modulo 2^32. Kept as it is in the
@@ -13,8 +13,8 @@ use core::arch::x86_64::*;
 use zeroize::Zeroize;
 
 use super::ghash_clmul::{X86HKey, POWERS};
-use super::lanes::Lanes;
 use super::polyval::powers;
+use super::vector::{vaes_entries, Vector};
 use super::{Level, X86Aes};
 use crate::backend::inout::InOut;
 use crate::backend::kernels::BlockKernels;
@@ -151,53 +151,35 @@ pub(crate) fn ctr32le(k: &X86Aes, tag: &Block, io: InOut<'_>) {
     // enables.
     unsafe {
         match k.level {
-            Level::Aesni(_) => {
+            Level::Aesni(t) => {
                 trace::hit(Kernel::AesniCtr32le);
-                ctr_aesni(k, tag, io)
+                by_rounds!(k, ctr_aesni::<8>(t, &k.enc, tag, io))
             }
-            Level::Vaes256(_) => {
+            Level::Vaes256(t) => {
                 trace::hit(Kernel::Vaes256Ctr32le);
-                ctr_vaes256(k, tag, io)
+                by_rounds!(k, ctr_vaes256::<8>(t, &k.enc, tag, io))
             }
-            Level::Vaes512(_) => {
+            Level::Vaes512(t) => {
                 trace::hit(Kernel::Vaes512Ctr32le);
-                ctr_vaes512(k, tag, io)
+                by_rounds!(k, ctr_vaes512::<8>(t, &k.enc, tag, io))
             }
         }
     }
 }
 
-macro_rules! by_rounds_ctr {
-    ($v:ty, $w:literal, $k:expr, $tag:expr, $io:expr) => {
-        match $k.rounds {
-            10 => ctr::<$v, 10, $w>(&$k.enc, $tag, $io),
-            12 => ctr::<$v, 12, $w>(&$k.enc, $tag, $io),
-            _ => ctr::<$v, 14, $w>(&$k.enc, $tag, $io),
-        }
-    };
-}
-
-#[target_feature(enable = "aes,sse4.1")]
-unsafe fn ctr_aesni(k: &X86Aes, tag: &Block, io: InOut<'_>) {
-    // SAFETY: this function enables what __m128i's methods need.
-    unsafe { by_rounds_ctr!(__m128i, 8, k, tag, io) }
-}
-
-#[target_feature(enable = "aes,avx2,vaes")]
-unsafe fn ctr_vaes256(k: &X86Aes, tag: &Block, io: InOut<'_>) {
-    // SAFETY: this function enables what __m256i's methods need.
-    unsafe { by_rounds_ctr!(__m256i, 8, k, tag, io) }
-}
-
-#[target_feature(enable = "aes,avx2,vaes,avx512f,avx512bw,avx512vl")]
-unsafe fn ctr_vaes512(k: &X86Aes, tag: &Block, io: InOut<'_>) {
-    // SAFETY: this function enables what __m512i's methods need.
-    unsafe { by_rounds_ctr!(__m512i, 8, k, tag, io) }
+vaes_entries! {
+    fn ctr_aesni / ctr_vaes256 / ctr_vaes512 <const R: usize, const W: usize>
+        (keys: &[__m128i; MAX_ROUNDS + 1], tag: &Block, io: InOut<'_>) = ctr;
 }
 
 /// `W` registers of counter blocks in flight, `R` rounds.
+///
+/// # Safety
+/// None beyond the token and `io`'s own guarantees (`unsafe` for the entry
+/// points' sake).
 #[inline(always)]
-unsafe fn ctr<V: Lanes, const R: usize, const W: usize>(
+unsafe fn ctr<V: Vector, const R: usize, const W: usize>(
+    v: V,
     keys: &[__m128i; MAX_ROUNDS + 1],
     tag: &Block,
     mut io: InOut<'_>,
@@ -205,51 +187,50 @@ unsafe fn ctr<V: Lanes, const R: usize, const W: usize>(
     let l = V::BLOCKS;
     let len = io.len();
     let (src, dst) = (io.src_ptr(), io.dst_ptr());
-    // SAFETY: the caller enables V's features. Every load and store below
-    // covers bytes i..i + 16·l with i + 16·l <= len (whole registers) or goes
-    // through the local `tail` array; each output block is written only
-    // after the same input block is read, so in-place use is fine.
+    let x1 = v.xmm();
+    let rk = v.broadcast_keys::<R>(keys);
+    // SAFETY: `tag` is 16 readable bytes.
+    let tag = unsafe { x1.load(tag.as_ptr()) };
+    let base = x1.or(tag, x1.set_u64x2(0x8000_0000 << 32, 0));
+    let mut ctr = v.add32(v.broadcast(base), v.lane_index());
+    let step = v.set_u64x2(0, l as u64);
+    // SAFETY: every load and store below covers bytes i..i + 16·l with
+    // i + 16·l <= len (whole registers) or goes through the local `tail`
+    // array; each output block is written only after the same input block
+    // is read, so in-place use is fine.
     unsafe {
-        let mut rk = [V::zero(); MAX_ROUNDS + 1];
-        for (r, k) in rk.iter_mut().zip(keys.iter()).take(R + 1) {
-            *r = V::splat(*k);
-        }
-        let top = _mm_set_epi32(0x8000_0000u32 as i32, 0, 0, 0);
-        let base = _mm_or_si128(_mm_loadu_si128(tag.as_ptr().cast()), top);
-        let mut ctr = V::add32(V::splat(base), V::lane_numbers());
-        let step = V::splat(_mm_set_epi32(0, 0, 0, l as i32));
         let mut i = 0;
         while len - i >= 16 * l * W {
-            let mut b = [V::zero(); W];
+            let mut b = [v.zero(); W];
             for x in b.iter_mut() {
-                *x = V::xor(ctr, rk[0]);
-                ctr = V::add32(ctr, step);
+                *x = v.xor(ctr, rk[0]);
+                ctr = v.add32(ctr, step);
             }
             for key in &rk[1..R] {
                 for x in b.iter_mut() {
-                    *x = V::aesenc(*x, *key);
+                    *x = v.aesenc(*x, *key);
                 }
             }
             for (j, x) in b.iter().enumerate() {
                 let at = i + 16 * l * j;
-                let d = V::load(src.add(at));
-                V::store(dst.add(at), V::aesenclast(*x, V::xor(rk[R], d)));
+                let d = v.load(src.add(at));
+                v.store(dst.add(at), v.aesenclast(*x, v.xor(rk[R], d)));
             }
             i += 16 * l * W;
         }
         while i < len {
-            let mut x = V::xor(ctr, rk[0]);
-            ctr = V::add32(ctr, step);
+            let mut x = v.xor(ctr, rk[0]);
+            ctr = v.add32(ctr, step);
             for key in &rk[1..R] {
-                x = V::aesenc(x, *key);
+                x = v.aesenc(x, *key);
             }
-            x = V::aesenclast(x, rk[R]);
+            x = v.aesenclast(x, rk[R]);
             if len - i >= 16 * l {
-                V::store(dst.add(i), V::xor(x, V::load(src.add(i))));
+                v.store(dst.add(i), v.xor(x, v.load(src.add(i))));
                 i += 16 * l;
             } else {
                 let mut tail = [0u8; 64];
-                V::store(tail.as_mut_ptr(), x);
+                v.store(tail.as_mut_ptr(), x);
                 for (t, ks) in tail.iter().enumerate().take(len - i) {
                     *dst.add(i + t) = *src.add(i + t) ^ ks;
                 }

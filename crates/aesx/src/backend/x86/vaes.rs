@@ -69,31 +69,42 @@ vaes_entries! {
 /// ECB-encrypts whole blocks.
 ///
 /// # Safety
-/// Only through the `#[target_feature]` entry points above (the token
-/// proves the features; this is `unsafe` because it calls the 128-bit
-/// kernel).
+/// As [`ecb_blocks`].
 #[inline(always)]
 unsafe fn encrypt_blocks<V: Vector>(v: V, k: &X86Aes, io: InOut<'_>) {
-    trace::hit(kernel::<V>(Kernel::Vaes256EcbEnc, Kernel::Vaes512EcbEnc));
-    if io.blocks() < SMALL_ECB {
-        // SAFETY: the VAES tiers include AES-NI and SSE4.1.
-        return unsafe { ecb_small::<false>(k, io) };
-    }
-    by_rounds!(k, ecb::<V, false>(v, &k.enc, io))
+    // SAFETY: forwarded contract.
+    unsafe { ecb_blocks::<V, false>(v, k, io) }
 }
 
 /// ECB-decrypts whole blocks.
 ///
 /// # Safety
-/// As [`encrypt_blocks`].
+/// As [`ecb_blocks`].
 #[inline(always)]
 unsafe fn decrypt_blocks<V: Vector>(v: V, k: &X86Aes, io: InOut<'_>) {
-    trace::hit(kernel::<V>(Kernel::Vaes256EcbDec, Kernel::Vaes512EcbDec));
+    // SAFETY: forwarded contract.
+    unsafe { ecb_blocks::<V, true>(v, k, io) }
+}
+
+/// ECB over whole blocks, decrypting if `DEC`: short calls on the 128-bit
+/// kernel, the rest here.
+///
+/// # Safety
+/// Only through the `#[target_feature]` entry points above (the token
+/// proves the features; this is `unsafe` because it calls the 128-bit
+/// kernel).
+#[inline(always)]
+unsafe fn ecb_blocks<V: Vector, const DEC: bool>(v: V, k: &X86Aes, io: InOut<'_>) {
+    trace::hit(if DEC {
+        kernel::<V>(Kernel::Vaes256EcbDec, Kernel::Vaes512EcbDec)
+    } else {
+        kernel::<V>(Kernel::Vaes256EcbEnc, Kernel::Vaes512EcbEnc)
+    });
     if io.blocks() < SMALL_ECB {
         // SAFETY: the VAES tiers include AES-NI and SSE4.1.
-        return unsafe { ecb_small::<true>(k, io) };
+        return unsafe { ecb_small::<DEC>(k, io) };
     }
-    by_rounds!(k, ecb::<V, true>(v, &k.dec, io))
+    by_rounds!(k, ecb::<V, DEC>(v, if DEC { &k.dec } else { &k.enc }, io))
 }
 
 #[inline(always)]
@@ -111,13 +122,13 @@ fn ecb<const R: usize, V: Vector, const DEC: bool>(v: V, keys: &[__m128i; 15], m
         }
         for key in &rk[1..R] {
             for x in b.iter_mut() {
-                *x = v.round::<DEC>(*x, *key);
+                *x = v.round(DEC, *x, *key);
             }
             v.order(&mut b);
         }
         for (j, x) in b.iter().enumerate() {
             // SAFETY: inside the output; every block was read above.
-            unsafe { v.store(dst.add(16 * (i + V::BLOCKS * j)), v.last::<DEC>(*x, rk[R])) };
+            unsafe { v.store(dst.add(16 * (i + V::BLOCKS * j)), v.last(DEC, *x, rk[R])) };
         }
         i += step;
     }
@@ -128,10 +139,10 @@ fn ecb<const R: usize, V: Vector, const DEC: bool>(v: V, keys: &[__m128i; 15], m
         // SAFETY: blocks i..i + m lie inside the input.
         let mut x = v.xor(unsafe { v.load_blocks(src.add(16 * i), m) }, rk[0]);
         for key in &rk[1..R] {
-            x = v.round::<DEC>(x, *key);
+            x = v.round(DEC, x, *key);
         }
         // SAFETY: blocks i..i + m lie inside the output and were read above.
-        unsafe { v.store_blocks(dst.add(16 * i), v.last::<DEC>(x, rk[R]), m) };
+        unsafe { v.store_blocks(dst.add(16 * i), v.last(DEC, x, rk[R]), m) };
         i += m;
     }
 }

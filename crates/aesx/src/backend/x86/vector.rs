@@ -1,18 +1,22 @@
-//! One vector API over the two VAES widths, so that each kernel family is
-//! written once and compiled for ymm (AVX2, 16 registers) and zmm (AVX-512,
-//! 32 registers), as Linux's `aes-xts-avx` and `aes-gcm-avx10` do with
-//! assembler macros.
+//! One vector API over the x86 register widths, so that each kernel family
+//! is written once and compiled for ymm (AVX2, 16 registers) and zmm
+//! (AVX-512, 32 registers), as Linux's `aes-xts-avx` and `aes-gcm-avx10` do
+//! with assembler macros, and, where a family serves the `aesni` tier too
+//! (POLYVAL, the GCM-SIV counter mode), for xmm.
 //!
-//! [`Vector`] is implemented by the CPU tokens [`cpu::Vaes256`] and
-//! [`cpu::Vaes512`] themselves: a method takes the token as `self`, so
-//! holding the value that names a width is the proof that its instructions
-//! exist, and the arithmetic methods are safe. Every method is
-//! `#[inline(always)]` and has no `#[target_feature]` of its own; a kernel is
-//! a generic `#[inline(always)]` function over `V: Vector`, instantiated by
-//! two thin `#[target_feature]` entry points ([`vaes_entries!`]), inside
-//! which the intrinsics inline to single instructions. Called from code
-//! without the features the methods stay correct (the token still proves
-//! the CPU has them) but become calls: check new kernels with `objdump -d`.
+//! [`Vector`] is implemented by the CPU tokens [`cpu::Aesni`],
+//! [`cpu::Vaes256`] and [`cpu::Vaes512`] themselves: a method takes the
+//! token as `self`, so holding the value that names a width is the proof
+//! that its instructions exist, and the arithmetic methods are safe. The
+//! methods that are one instruction on every width are one table
+//! (`single_ops!`: the method, then its xmm, ymm and zmm intrinsic). Every
+//! method is `#[inline(always)]` and has no `#[target_feature]` of its own;
+//! a kernel is a generic `#[inline(always)]` function over `V: Vector`,
+//! instantiated by thin `#[target_feature]` entry points
+//! ([`vaes_entries!`]), inside which the intrinsics inline to single
+//! instructions. Called from code without the features the methods stay
+//! correct (the token still proves the CPU has them) but become calls:
+//! check new kernels with `objdump -d`.
 //!
 //! Lanes are 128-bit blocks: lane `l` of a register holds bytes
 //! `16 l .. 16 l + 16` of a load. Shifts, shuffles and the carry-less
@@ -20,11 +24,13 @@
 
 use core::arch::x86_64::*;
 
-use crate::backend::cpu::{Vaes256, Vaes512};
+use crate::backend::cpu::{Aesni, Vaes256, Vaes512};
 
-/// Defines two `#[target_feature]` entry points for a generic kernel body:
+/// Defines the `#[target_feature]` entry points of a generic kernel body:
 /// `$n256` instantiates `$body::<Vaes256, ..>` with the ymm tier's features,
-/// `$n512` instantiates `$body::<Vaes512, ..>` with the zmm tier's. The
+/// `$n512` instantiates `$body::<Vaes512, ..>` with the zmm tier's, and a
+/// first name `$n128`, where given, `$body::<Aesni, ..>` with the `aesni`
+/// tier's (for kernels that serve all three tiers from one source). The
 /// token is the first argument of both the entry point and the body.
 ///
 /// ```ignore
@@ -39,47 +45,54 @@ macro_rules! vaes_entries {
         < $(const $c:ident : $ct:ty),* >
         ( $($a:ident : $t:ty),* $(,)? ) $(-> $r:ty)? = $body:ident;
     ) => {
-        /// The ymm instance (see `vaes_entries!`).
+        vaes_entries!(@entry "aes,sse4.1,pclmulqdq,avx,avx2,vaes,vpclmulqdq", Vaes256,
+            $vis $n256 [$($c: $ct),*] ($($a: $t),*) [$($r)?] $body);
+        vaes_entries!(
+            @entry "aes,sse4.1,pclmulqdq,avx,avx2,vaes,vpclmulqdq,avx512f,avx512bw,avx512vl",
+            Vaes512, $vis $n512 [$($c: $ct),*] ($($a: $t),*) [$($r)?] $body);
+    };
+    (
+        $vis:vis fn $n128:ident / $n256:ident / $n512:ident
+        < $(const $c:ident : $ct:ty),* >
+        ( $($a:ident : $t:ty),* $(,)? ) $(-> $r:ty)? = $body:ident;
+    ) => {
+        vaes_entries!(@entry "aes,sse4.1,pclmulqdq", Aesni,
+            $vis $n128 [$($c: $ct),*] ($($a: $t),*) [$($r)?] $body);
+        vaes_entries! {
+            $vis fn $n256 / $n512 <$(const $c: $ct),*> ($($a: $t),*) $(-> $r)? = $body;
+        }
+    };
+    (
+        @entry $feat:literal, $tok:ident, $vis:vis $n:ident [$($c:ident: $ct:ty),*]
+        ($($a:ident: $t:ty),*) [$($r:ty)?] $body:ident
+    ) => {
+        #[doc = concat!("`", stringify!($body), "` on the `", stringify!($tok),
+            "` tier (see `vaes_entries!`).")]
         ///
         /// # Safety
         /// The arguments must satisfy the body's contract; the token proves
         /// the CPU features.
-        #[target_feature(enable = "aes,sse4.1,pclmulqdq,avx,avx2,vaes,vpclmulqdq")]
-        $vis unsafe fn $n256<$(const $c: $ct),*>(
-            v: $crate::backend::cpu::Vaes256,
+        #[target_feature(enable = $feat)]
+        $vis unsafe fn $n<$(const $c: $ct),*>(
+            v: $crate::backend::cpu::$tok,
             $($a: $t),*
         ) $(-> $r)? {
             // SAFETY: the caller upholds the body's contract.
-            unsafe { $body::<$crate::backend::cpu::Vaes256, $($c),*>(v, $($a),*) }
-        }
-
-        /// The zmm instance (see `vaes_entries!`).
-        ///
-        /// # Safety
-        /// As the ymm instance.
-        #[target_feature(
-            enable = "aes,sse4.1,pclmulqdq,avx,avx2,vaes,vpclmulqdq,avx512f,avx512bw,avx512vl"
-        )]
-        $vis unsafe fn $n512<$(const $c: $ct),*>(
-            v: $crate::backend::cpu::Vaes512,
-            $($a: $t),*
-        ) $(-> $r)? {
-            // SAFETY: the caller upholds the body's contract.
-            unsafe { $body::<$crate::backend::cpu::Vaes512, $($c),*>(v, $($a),*) }
+            unsafe { $body::<$crate::backend::cpu::$tok, $($c),*>(v, $($a),*) }
         }
     };
 }
 
 pub(crate) use vaes_entries;
 
-/// A VAES register width; implemented by the tier tokens (see the module
+/// A register width; implemented by the tier tokens (see the module
 /// notes). `Self::V` is the register type.
 ///
-/// The set covers the ECB/CBC/CTR, XTS, GHASH and POLYVAL kernels; a method
-/// that no kernel of a build uses yet is still tested below, hence the
-/// `allow` (the GCM and POLYVAL kernels come in other branches).
+/// The set covers the ECB/CBC/CTR, XTS, GCM, POLYVAL and GCM-SIV kernels; a
+/// method that no kernel uses (`slli64`, `srli64`, and on xmm most lane
+/// moves) is still tested below, hence the `allow`.
 #[cfg_attr(not(test), allow(dead_code))]
-pub(crate) trait Vector: Copy {
+pub(crate) trait Vector: Copy + Into<Aesni> {
     /// `__m256i` or `__m512i`.
     type V: Copy;
     /// 16-byte blocks (lanes) per register.
@@ -89,6 +102,13 @@ pub(crate) trait Vector: Copy {
     /// Vector registers of the ISA (16 with AVX2, 32 with AVX-512): loops
     /// size their state so that keys and states fit.
     const REGS: usize;
+
+    /// The one-lane (`aesni`) tier, which every width includes: for the
+    /// 128-bit steps of a wide kernel (a final reduction, a last block).
+    #[inline(always)]
+    fn xmm(self) -> Aesni {
+        self.into()
+    }
 
     /// All zero.
     fn zero(self) -> Self::V;
@@ -103,29 +123,70 @@ pub(crate) trait Vector: Copy {
     /// `p` must be writable for `BYTES` bytes (no alignment needed).
     unsafe fn store(self, p: *mut u8, v: Self::V);
     /// Reads the first `blocks` blocks (1..=BLOCKS), zero in the others;
-    /// the memory past them is not accessed.
+    /// the memory past them is not accessed. By default `load_bytes` of
+    /// their bytes; ymm has a qword-masked load.
     ///
     /// # Safety
     /// `p` must be readable for `16 * blocks` bytes.
-    unsafe fn load_blocks(self, p: *const u8, blocks: usize) -> Self::V;
+    #[inline(always)]
+    unsafe fn load_blocks(self, p: *const u8, blocks: usize) -> Self::V {
+        // SAFETY: the caller passes `16 * blocks` readable bytes.
+        unsafe { self.load_bytes(p, 16 * blocks) }
+    }
     /// Writes the first `blocks` blocks (1..=BLOCKS) of `v`; the memory
-    /// past them is not touched.
+    /// past them is not touched. By default `store_bytes`, as `load_blocks`.
     ///
     /// # Safety
     /// `p` must be writable for `16 * blocks` bytes.
-    unsafe fn store_blocks(self, p: *mut u8, v: Self::V, blocks: usize);
+    #[inline(always)]
+    unsafe fn store_blocks(self, p: *mut u8, v: Self::V, blocks: usize) {
+        // SAFETY: the caller passes `16 * blocks` writable bytes.
+        unsafe { self.store_bytes(p, v, 16 * blocks) }
+    }
     /// Reads the first `len` bytes (0..=BYTES), zero in the others; the
-    /// memory past them is not accessed.
+    /// memory past them is not accessed. By default through a zeroed
+    /// buffer, for the widths without byte-masked loads (SSE, AVX2; at most
+    /// 32 bytes); zmm overrides it.
     ///
     /// # Safety
     /// `p` must be readable for `len` bytes.
-    unsafe fn load_bytes(self, p: *const u8, len: usize) -> Self::V;
+    #[inline(always)]
+    unsafe fn load_bytes(self, p: *const u8, len: usize) -> Self::V {
+        debug_assert!(Self::BYTES <= 32);
+        let mut buf = [0u8; 32];
+        // SAFETY: the caller passes `len` (<= BYTES <= 32) readable bytes;
+        // `buf` is a distinct local of 32 bytes.
+        unsafe { core::ptr::copy_nonoverlapping(p, buf.as_mut_ptr(), len.min(Self::BYTES)) };
+        // SAFETY: `buf` holds 32 >= BYTES readable bytes.
+        unsafe { self.load(buf.as_ptr()) }
+    }
     /// Writes the first `len` bytes (0..=BYTES) of `v`; the memory past
-    /// them is not touched.
+    /// them is not touched. By default through a buffer, as `load_bytes`.
     ///
     /// # Safety
     /// `p` must be writable for `len` bytes.
-    unsafe fn store_bytes(self, p: *mut u8, v: Self::V, len: usize);
+    #[inline(always)]
+    unsafe fn store_bytes(self, p: *mut u8, v: Self::V, len: usize) {
+        debug_assert!(Self::BYTES <= 32);
+        let mut buf = [0u8; 32];
+        // SAFETY: `buf` holds 32 >= BYTES writable bytes.
+        unsafe { self.store(buf.as_mut_ptr(), v) };
+        // SAFETY: the caller passes `len` (<= BYTES) writable bytes.
+        unsafe { core::ptr::copy_nonoverlapping(buf.as_ptr(), p, len.min(Self::BYTES)) };
+    }
+    /// Lane `l` from `p[l] + off` (16 bytes each): one register of blocks
+    /// of independent messages.
+    ///
+    /// # Safety
+    /// `p` holds at least `BLOCKS` pointers, each readable for 16 bytes at
+    /// `off`.
+    unsafe fn gather(self, p: &[*mut u8], off: usize) -> Self::V;
+    /// Lane `l` of `v` to `p[l] + off` (the inverse of [`Self::gather`]).
+    ///
+    /// # Safety
+    /// `p` holds at least `BLOCKS` pointers, each writable for 16 bytes at
+    /// `off`.
+    unsafe fn scatter(self, p: &[*mut u8], off: usize, v: Self::V);
     /// Reads `BLOCKS` blocks from `b` (which must hold at least that many).
     #[inline(always)]
     fn load_lanes(self, b: &[__m128i]) -> Self::V {
@@ -136,6 +197,8 @@ pub(crate) trait Vector: Copy {
 
     /// `k` in every lane.
     fn broadcast(self, k: __m128i) -> Self::V;
+    /// `x` in lane 0, zero in the others.
+    fn zext(self, x: __m128i) -> Self::V;
     /// Round keys `0..=R` of `keys`, each in every lane (the others zero).
     #[inline(always)]
     fn broadcast_keys<const R: usize>(self, keys: &[__m128i; 15]) -> [Self::V; 15] {
@@ -179,23 +242,27 @@ pub(crate) trait Vector: Copy {
     fn aesdec(self, b: Self::V, k: Self::V) -> Self::V;
     /// The last AES decryption round per lane (AESDECLAST).
     fn aesdeclast(self, b: Self::V, k: Self::V) -> Self::V;
-    /// [`Self::aesdec`] if `DEC`, else [`Self::aesenc`].
+    /// The AES round instruction of direction `dec` (AESDEC* with the
+    /// equivalent inverse cipher's keys) and kind `last` (AES*LAST), per
+    /// lane. Kernels pass constants, so the choice folds away.
     #[inline(always)]
-    fn round<const DEC: bool>(self, b: Self::V, k: Self::V) -> Self::V {
-        if DEC {
-            self.aesdec(b, k)
-        } else {
-            self.aesenc(b, k)
+    fn aes_round(self, dec: bool, last: bool, b: Self::V, k: Self::V) -> Self::V {
+        match (dec, last) {
+            (false, false) => self.aesenc(b, k),
+            (false, true) => self.aesenclast(b, k),
+            (true, false) => self.aesdec(b, k),
+            (true, true) => self.aesdeclast(b, k),
         }
     }
-    /// [`Self::aesdeclast`] if `DEC`, else [`Self::aesenclast`].
+    /// A middle round of direction `dec` ([`Self::aes_round`]).
     #[inline(always)]
-    fn last<const DEC: bool>(self, b: Self::V, k: Self::V) -> Self::V {
-        if DEC {
-            self.aesdeclast(b, k)
-        } else {
-            self.aesenclast(b, k)
-        }
+    fn round(self, dec: bool, b: Self::V, k: Self::V) -> Self::V {
+        self.aes_round(dec, false, b, k)
+    }
+    /// The last round of direction `dec` ([`Self::aes_round`]).
+    #[inline(always)]
+    fn last(self, dec: bool, b: Self::V, k: Self::V) -> Self::V {
+        self.aes_round(dec, true, b, k)
     }
 
     /// PSHUFB: byte `i` of each lane is byte `idx[i] & 15` of that lane of
@@ -219,10 +286,23 @@ pub(crate) trait Vector: Copy {
     fn bslli<const N: i32>(self, v: Self::V) -> Self::V;
     /// Each 128-bit lane shifted right by `N` bytes (0..=15), zeros in.
     fn bsrli<const N: i32>(self, v: Self::V) -> Self::V;
-    /// Each qword shifted left by `N` bits (0..=63).
-    fn slli64<const N: u32>(self, v: Self::V) -> Self::V;
-    /// Each qword shifted right by `N` bits (0..=63).
-    fn srli64<const N: u32>(self, v: Self::V) -> Self::V;
+    /// Each qword shifted left by the low qword of `n` (64 or more gives
+    /// 0).
+    fn sll64(self, v: Self::V, n: __m128i) -> Self::V;
+    /// Each qword shifted right by the low qword of `n` (64 or more gives
+    /// 0).
+    fn srl64(self, v: Self::V, n: __m128i) -> Self::V;
+    /// Each qword shifted left by `N` bits (0..=63); a constant count, which
+    /// compiles to the immediate form.
+    #[inline(always)]
+    fn slli64<const N: i32>(self, v: Self::V) -> Self::V {
+        self.sll64(v, self.xmm().set_u64x2(0, N as u64))
+    }
+    /// Each qword shifted right by `N` bits (0..=63), as [`Self::slli64`].
+    #[inline(always)]
+    fn srli64<const N: i32>(self, v: Self::V) -> Self::V {
+        self.srl64(v, self.xmm().set_u64x2(0, N as u64))
+    }
     /// Each qword of `v` shifted left by the matching qword of `n` (64 or
     /// more gives 0).
     fn sllv64(self, v: Self::V, n: Self::V) -> Self::V;
@@ -282,6 +362,24 @@ macro_rules! order_impl {
     }};
 }
 
+/// [`Vector::order`] for register type `$ty` of class `$class`, which needs
+/// `$feat` in the function that names it (inlined into a caller with the
+/// features, the inner function is no call).
+macro_rules! order_method {
+    ($ty:ty, $feat:literal, $class:ident) => {
+        #[inline(always)]
+        fn order<const N: usize>(self, b: &mut [$ty; N]) {
+            #[inline]
+            #[target_feature(enable = $feat)]
+            fn go<const N: usize>(b: &mut [$ty; N]) {
+                order_impl!(b, $class);
+            }
+            // SAFETY: `self` proves the feature (see the impl's comment).
+            unsafe { go(b) }
+        }
+    };
+}
+
 /// [`Vector::order`] for 128-bit registers (the AES-NI kernels): keeps up
 /// to eight states in round-major order at no instruction cost.
 #[inline(always)]
@@ -289,30 +387,209 @@ pub(crate) fn order_xmm<const N: usize>(b: &mut [__m128i; N]) {
     order_impl!(b, xmm_reg);
 }
 
+/// The methods that are one instruction (or none) on every width, as one
+/// table: the method, its operands (`V` is the width's register), then the
+/// xmm, ymm and zmm function it is; and the unaligned load and store.
+/// `single_ops!(xmm: V = __m128i, BLOCKS = 1, REGS = 16)` (or `ymm`, `zmm`)
+/// writes the width's register type and sizes and its column of the table
+/// into its impl.
+macro_rules! single_ops {
+    ($w:ident: V = $reg:ty, BLOCKS = $blocks:literal, REGS = $regs:literal) => {
+        type V = $reg;
+        const BLOCKS: usize = $blocks;
+        const REGS: usize = $regs;
+
+        #[inline(always)]
+        unsafe fn load(self, p: *const u8) -> $reg {
+            // SAFETY: `self` proves the width's features; the caller passes
+            // `BYTES` readable bytes (no alignment needed).
+            unsafe {
+                single_ops!(@name $w _mm_loadu_si128 _mm256_loadu_si256 _mm512_loadu_si512)(p.cast())
+            }
+        }
+        #[inline(always)]
+        unsafe fn store(self, p: *mut u8, v: $reg) {
+            // SAFETY: `self` proves the width's features; the caller passes
+            // `BYTES` writable bytes (no alignment needed).
+            unsafe {
+                single_ops!(@name $w _mm_storeu_si128 _mm256_storeu_si256 _mm512_storeu_si512)(
+                    p.cast(),
+                    v,
+                )
+            }
+        }
+        single_ops! { @pick $w $reg;
+            zero() -> V = _mm_setzero_si128 | _mm256_setzero_si256 | _mm512_setzero_si512;
+            broadcast(k: __m128i) -> V
+                = same | _mm256_broadcastsi128_si256 | _mm512_broadcast_i32x4;
+            zext(x: __m128i) -> V = same | _mm256_zextsi128_si256 | _mm512_zextsi128_si512;
+            low_block(v: V) -> __m128i = same | _mm256_castsi256_si128 | _mm512_castsi512_si128;
+            xor(a: V, b: V) -> V = _mm_xor_si128 | _mm256_xor_si256 | _mm512_xor_si512;
+            and(a: V, b: V) -> V = _mm_and_si128 | _mm256_and_si256 | _mm512_and_si512;
+            or(a: V, b: V) -> V = _mm_or_si128 | _mm256_or_si256 | _mm512_or_si512;
+            aesenc(b: V, k: V) -> V = _mm_aesenc_si128 | _mm256_aesenc_epi128 | _mm512_aesenc_epi128;
+            aesenclast(b: V, k: V) -> V
+                = _mm_aesenclast_si128 | _mm256_aesenclast_epi128 | _mm512_aesenclast_epi128;
+            aesdec(b: V, k: V) -> V = _mm_aesdec_si128 | _mm256_aesdec_epi128 | _mm512_aesdec_epi128;
+            aesdeclast(b: V, k: V) -> V
+                = _mm_aesdeclast_si128 | _mm256_aesdeclast_epi128 | _mm512_aesdeclast_epi128;
+            shuffle_bytes(v: V, idx: V) -> V
+                = _mm_shuffle_epi8 | _mm256_shuffle_epi8 | _mm512_shuffle_epi8;
+            shuffle32<IMM: i32>(v: V) -> V
+                = _mm_shuffle_epi32 | _mm256_shuffle_epi32 | _mm512_shuffle_epi32;
+            unpacklo64(a: V, b: V) -> V
+                = _mm_unpacklo_epi64 | _mm256_unpacklo_epi64 | _mm512_unpacklo_epi64;
+            unpackhi64(a: V, b: V) -> V
+                = _mm_unpackhi_epi64 | _mm256_unpackhi_epi64 | _mm512_unpackhi_epi64;
+            alignr<N: i32>(hi: V, lo: V) -> V
+                = _mm_alignr_epi8 | _mm256_alignr_epi8 | _mm512_alignr_epi8;
+            add32(a: V, b: V) -> V = _mm_add_epi32 | _mm256_add_epi32 | _mm512_add_epi32;
+            add64(a: V, b: V) -> V = _mm_add_epi64 | _mm256_add_epi64 | _mm512_add_epi64;
+            sub64(a: V, b: V) -> V = _mm_sub_epi64 | _mm256_sub_epi64 | _mm512_sub_epi64;
+            bslli<N: i32>(v: V) -> V = _mm_bslli_si128 | _mm256_bslli_epi128 | _mm512_bslli_epi128;
+            bsrli<N: i32>(v: V) -> V = _mm_bsrli_si128 | _mm256_bsrli_epi128 | _mm512_bsrli_epi128;
+            sll64(v: V, n: __m128i) -> V = _mm_sll_epi64 | _mm256_sll_epi64 | _mm512_sll_epi64;
+            srl64(v: V, n: __m128i) -> V = _mm_srl_epi64 | _mm256_srl_epi64 | _mm512_srl_epi64;
+            sllv64(v: V, n: V) -> V = sllv64_xmm | _mm256_sllv_epi64 | _mm512_sllv_epi64;
+            srlv64(v: V, n: V) -> V = srlv64_xmm | _mm256_srlv_epi64 | _mm512_srlv_epi64;
+            clmul<IMM: i32>(a: V, b: V) -> V
+                = _mm_clmulepi64_si128 | _mm256_clmulepi64_epi128 | _mm512_clmulepi64_epi128;
+        }
+    };
+    (@pick $w:ident $reg:ty; $($m:ident $(<$c:ident: $ct:ty>)? ($($a:ident: $at:ident),*) -> $rt:ident
+        = $x:ident | $y:ident | $z:ident;)*) => {
+        $(single_ops!(@col $w $reg, $m [$($c: $ct)?] ($($a: $at),*) $rt, $x $y $z);)*
+    };
+    (@col xmm $reg:ty, $m:ident $g:tt $args:tt $rt:ident, $x:ident $y:ident $z:ident) => {
+        single_ops!(@method $reg, $m $g $args $rt, $x);
+    };
+    (@col ymm $reg:ty, $m:ident $g:tt $args:tt $rt:ident, $x:ident $y:ident $z:ident) => {
+        single_ops!(@method $reg, $m $g $args $rt, $y);
+    };
+    (@col zmm $reg:ty, $m:ident $g:tt $args:tt $rt:ident, $x:ident $y:ident $z:ident) => {
+        single_ops!(@method $reg, $m $g $args $rt, $z);
+    };
+    (@name xmm $x:ident $y:ident $z:ident) => { $x };
+    (@name ymm $x:ident $y:ident $z:ident) => { $y };
+    (@name zmm $x:ident $y:ident $z:ident) => { $z };
+    (@ty $reg:ty, V) => { $reg };
+    (@ty $reg:ty, __m128i) => { __m128i };
+    (@method $reg:ty, $m:ident [$($c:ident: $ct:ty)?] ($($a:ident: $at:ident),*) $rt:ident,
+        $f:ident) => {
+        #[inline(always)]
+        // SSE2 intrinsics need no `unsafe` on x86-64; the others do.
+        #[allow(unused_unsafe)]
+        fn $m$(<const $c: $ct>)?(self, $($a: single_ops!(@ty $reg, $at)),*)
+            -> single_ops!(@ty $reg, $rt) {
+            // SAFETY: `self` proves the width's features (see the impl's
+            // comment).
+            unsafe { $f$(::<$c>)?($($a),*) }
+        }
+    };
+}
+
+/// The xmm column's value itself (`broadcast`, `zext`, `low_block` of one
+/// lane).
+#[inline(always)]
+fn same(x: __m128i) -> __m128i {
+    x
+}
+
+/// AVX2's VPSLLVQ on SSE: each qword shifted by its own count (64 or more
+/// gives 0).
+#[inline]
+#[target_feature(enable = "sse4.1")]
+fn sllv64_xmm(v: __m128i, n: __m128i) -> __m128i {
+    per_qword_xmm(v, n, |v, c| _mm_sll_epi64(v, c))
+}
+
+/// AVX2's VPSRLVQ on SSE, as [`sllv64_xmm`].
+#[inline]
+#[target_feature(enable = "sse4.1")]
+fn srlv64_xmm(v: __m128i, n: __m128i) -> __m128i {
+    per_qword_xmm(v, n, |v, c| _mm_srl_epi64(v, c))
+}
+
+/// `shift` (PSLLQ or PSRLQ, which shift both qwords by the low qword of
+/// the count, 64 or more giving 0) once by each qword of `n`, the results'
+/// qwords blended.
+#[inline]
+#[target_feature(enable = "sse4.1")]
+fn per_qword_xmm(v: __m128i, n: __m128i, shift: impl Fn(__m128i, __m128i) -> __m128i) -> __m128i {
+    let lo = shift(v, n);
+    let hi = shift(v, _mm_unpackhi_epi64(n, n));
+    _mm_blend_epi16::<0xf0>(lo, hi)
+}
+
+// A wider tier includes the `aesni` one (`cpu` narrows its tokens).
+impl From<Vaes256> for Aesni {
+    #[inline(always)]
+    fn from(t: Vaes256) -> Aesni {
+        t.aesni()
+    }
+}
+
+impl From<Vaes512> for Aesni {
+    #[inline(always)]
+    fn from(t: Vaes512) -> Aesni {
+        t.aesni()
+    }
+}
+
+// One lane: the `aesni` tier, whose token proves AES-NI, SSE4.1 (with
+// SSSE3) and PCLMULQDQ: the SAFETY argument of each `unsafe` block below
+// that has no comment of its own. Lane moves are no-ops.
+impl Vector for Aesni {
+    single_ops!(xmm: V = __m128i, BLOCKS = 1, REGS = 16);
+
+    #[inline(always)]
+    unsafe fn gather(self, p: &[*mut u8], off: usize) -> __m128i {
+        // SAFETY: the caller passes 16 readable bytes at `p[0] + off`.
+        unsafe { self.load(p[0].add(off)) }
+    }
+    #[inline(always)]
+    unsafe fn scatter(self, p: &[*mut u8], off: usize, v: __m128i) {
+        // SAFETY: the caller passes 16 writable bytes at `p[0] + off`.
+        unsafe { self.store(p[0].add(off), v) }
+    }
+    #[inline(always)]
+    fn set_u64x2(self, hi: u64, lo: u64) -> __m128i {
+        // SAFETY: SSE2, baseline on x86-64.
+        unsafe { _mm_set_epi64x(hi as i64, lo as i64) }
+    }
+    #[inline(always)]
+    fn lane_index(self) -> __m128i {
+        self.zero()
+    }
+    #[inline(always)]
+    fn block(self, v: __m128i, _i: usize) -> __m128i {
+        v
+    }
+    #[inline(always)]
+    fn xor_lanes(self, v: __m128i) -> __m128i {
+        v
+    }
+    #[inline(always)]
+    fn shift_in(self, _cur: __m128i, prev: __m128i) -> __m128i {
+        prev
+    }
+    #[inline(always)]
+    fn xor3(self, a: __m128i, b: __m128i, c: __m128i) -> __m128i {
+        self.xor(self.xor(a, b), c)
+    }
+    #[inline(always)]
+    fn order<const N: usize>(self, b: &mut [__m128i; N]) {
+        order_xmm(b);
+    }
+}
+
 // Every method below calls intrinsics of the ymm tier (AVX2, VAES,
 // VPCLMULQDQ); `self` is the token that detection makes only when the CPU
 // has them, which is the SAFETY argument of each `unsafe` block that has no
 // comment of its own.
 impl Vector for Vaes256 {
-    type V = __m256i;
-    const BLOCKS: usize = 2;
-    const REGS: usize = 16;
+    single_ops!(ymm: V = __m256i, BLOCKS = 2, REGS = 16);
 
-    #[inline(always)]
-    fn zero(self) -> __m256i {
-        // SAFETY: `self` proves AVX (module notes).
-        unsafe { _mm256_setzero_si256() }
-    }
-    #[inline(always)]
-    unsafe fn load(self, p: *const u8) -> __m256i {
-        // SAFETY: `self` proves AVX; the caller passes 32 readable bytes.
-        unsafe { _mm256_loadu_si256(p.cast()) }
-    }
-    #[inline(always)]
-    unsafe fn store(self, p: *mut u8, v: __m256i) {
-        // SAFETY: `self` proves AVX; the caller passes 32 writable bytes.
-        unsafe { _mm256_storeu_si256(p.cast(), v) }
-    }
     #[inline(always)]
     unsafe fn load_blocks(self, p: *const u8, blocks: usize) -> __m256i {
         let hi = if blocks > 1 { -1 } else { 0 };
@@ -328,27 +605,20 @@ impl Vector for Vaes256 {
         unsafe { _mm256_maskstore_epi64(p.cast(), _mm256_set_epi64x(hi, hi, -1, -1), v) }
     }
     #[inline(always)]
-    unsafe fn load_bytes(self, p: *const u8, len: usize) -> __m256i {
-        // AVX2 has no byte-masked load: go through a zeroed buffer.
-        let mut buf = [0u8; 32];
-        // SAFETY: the caller passes `len` (<= 32) readable bytes; `buf` is a
-        // distinct local of 32 bytes.
-        unsafe { core::ptr::copy_nonoverlapping(p, buf.as_mut_ptr(), len.min(32)) };
-        // SAFETY: `buf` is 32 readable bytes.
-        unsafe { self.load(buf.as_ptr()) }
+    unsafe fn gather(self, p: &[*mut u8], off: usize) -> __m256i {
+        // SAFETY: the caller passes 16 readable bytes at each `p[l] + off`.
+        unsafe {
+            let x = _mm256_castsi128_si256(_mm_loadu_si128(p[0].add(off).cast()));
+            _mm256_inserti128_si256::<1>(x, _mm_loadu_si128(p[1].add(off).cast()))
+        }
     }
     #[inline(always)]
-    unsafe fn store_bytes(self, p: *mut u8, v: __m256i, len: usize) {
-        let mut buf = [0u8; 32];
-        // SAFETY: `buf` is 32 writable bytes.
-        unsafe { self.store(buf.as_mut_ptr(), v) };
-        // SAFETY: the caller passes `len` (<= 32) writable bytes.
-        unsafe { core::ptr::copy_nonoverlapping(buf.as_ptr(), p, len.min(32)) };
-    }
-    #[inline(always)]
-    fn broadcast(self, k: __m128i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_broadcastsi128_si256(k) }
+    unsafe fn scatter(self, p: &[*mut u8], off: usize, v: __m256i) {
+        // SAFETY: the caller passes 16 writable bytes at each `p[l] + off`.
+        unsafe {
+            _mm_storeu_si128(p[0].add(off).cast(), _mm256_castsi256_si128(v));
+            _mm_storeu_si128(p[1].add(off).cast(), _mm256_extracti128_si256::<1>(v));
+        }
     }
     #[inline(always)]
     fn set_u64x2(self, hi: u64, lo: u64) -> __m256i {
@@ -359,11 +629,6 @@ impl Vector for Vaes256 {
     fn lane_index(self) -> __m256i {
         // SAFETY: see the impl's comment.
         unsafe { _mm256_set_epi64x(0, 1, 0, 0) }
-    }
-    #[inline(always)]
-    fn low_block(self, v: __m256i) -> __m128i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_castsi256_si128(v) }
     }
     #[inline(always)]
     fn block(self, v: __m256i, i: usize) -> __m128i {
@@ -387,168 +652,16 @@ impl Vector for Vaes256 {
         unsafe { _mm256_permute2x128_si256::<0x21>(prev, cur) }
     }
     #[inline(always)]
-    fn xor(self, a: __m256i, b: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_xor_si256(a, b) }
-    }
-    #[inline(always)]
     fn xor3(self, a: __m256i, b: __m256i, c: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_xor_si256(_mm256_xor_si256(a, b), c) }
+        self.xor(self.xor(a, b), c)
     }
-    #[inline(always)]
-    fn and(self, a: __m256i, b: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_and_si256(a, b) }
-    }
-    #[inline(always)]
-    fn or(self, a: __m256i, b: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_or_si256(a, b) }
-    }
-    #[inline(always)]
-    fn aesenc(self, b: __m256i, k: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_aesenc_epi128(b, k) }
-    }
-    #[inline(always)]
-    fn aesenclast(self, b: __m256i, k: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_aesenclast_epi128(b, k) }
-    }
-    #[inline(always)]
-    fn aesdec(self, b: __m256i, k: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_aesdec_epi128(b, k) }
-    }
-    #[inline(always)]
-    fn aesdeclast(self, b: __m256i, k: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_aesdeclast_epi128(b, k) }
-    }
-    #[inline(always)]
-    fn shuffle_bytes(self, v: __m256i, idx: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_shuffle_epi8(v, idx) }
-    }
-    #[inline(always)]
-    fn shuffle32<const IMM: i32>(self, v: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_shuffle_epi32::<IMM>(v) }
-    }
-    #[inline(always)]
-    fn unpacklo64(self, a: __m256i, b: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_unpacklo_epi64(a, b) }
-    }
-    #[inline(always)]
-    fn unpackhi64(self, a: __m256i, b: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_unpackhi_epi64(a, b) }
-    }
-    #[inline(always)]
-    fn alignr<const N: i32>(self, hi: __m256i, lo: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_alignr_epi8::<N>(hi, lo) }
-    }
-    #[inline(always)]
-    fn add32(self, a: __m256i, b: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_add_epi32(a, b) }
-    }
-    #[inline(always)]
-    fn add64(self, a: __m256i, b: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_add_epi64(a, b) }
-    }
-    #[inline(always)]
-    fn sub64(self, a: __m256i, b: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_sub_epi64(a, b) }
-    }
-    #[inline(always)]
-    fn bslli<const N: i32>(self, v: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_bslli_epi128::<N>(v) }
-    }
-    #[inline(always)]
-    fn bsrli<const N: i32>(self, v: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_bsrli_epi128::<N>(v) }
-    }
-    #[inline(always)]
-    fn slli64<const N: u32>(self, v: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_sll_epi64(v, _mm_cvtsi32_si128(N as i32)) }
-    }
-    #[inline(always)]
-    fn srli64<const N: u32>(self, v: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_srl_epi64(v, _mm_cvtsi32_si128(N as i32)) }
-    }
-    #[inline(always)]
-    fn sllv64(self, v: __m256i, n: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_sllv_epi64(v, n) }
-    }
-    #[inline(always)]
-    fn srlv64(self, v: __m256i, n: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_srlv_epi64(v, n) }
-    }
-    #[inline(always)]
-    fn clmul<const IMM: i32>(self, a: __m256i, b: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm256_clmulepi64_epi128::<IMM>(a, b) }
-    }
-    #[inline(always)]
-    fn order<const N: usize>(self, b: &mut [__m256i; N]) {
-        // The register class needs the feature in the function that names
-        // it; inlined into a caller with the features, this is no call.
-        #[inline]
-        #[target_feature(enable = "avx")]
-        fn go<const N: usize>(b: &mut [__m256i; N]) {
-            order_impl!(b, ymm_reg);
-        }
-        // SAFETY: see the impl's comment.
-        unsafe { go(b) }
-    }
+    order_method!(__m256i, "avx", ymm_reg);
 }
 
 // As for `Vaes256`: `self` proves AVX-512 F/BW/VL, VAES and VPCLMULQDQ.
 impl Vector for Vaes512 {
-    type V = __m512i;
-    const BLOCKS: usize = 4;
-    const REGS: usize = 32;
+    single_ops!(zmm: V = __m512i, BLOCKS = 4, REGS = 32);
 
-    #[inline(always)]
-    fn zero(self) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_setzero_si512() }
-    }
-    #[inline(always)]
-    unsafe fn load(self, p: *const u8) -> __m512i {
-        // SAFETY: `self` proves AVX-512F; the caller passes 64 readable
-        // bytes.
-        unsafe { _mm512_loadu_si512(p.cast()) }
-    }
-    #[inline(always)]
-    unsafe fn store(self, p: *mut u8, v: __m512i) {
-        // SAFETY: `self` proves AVX-512F; the caller passes 64 writable
-        // bytes.
-        unsafe { _mm512_storeu_si512(p.cast(), v) }
-    }
-    #[inline(always)]
-    unsafe fn load_blocks(self, p: *const u8, blocks: usize) -> __m512i {
-        // SAFETY: the caller passes `16 * blocks` readable bytes, which
-        // `load_bytes` then reads.
-        unsafe { self.load_bytes(p, 16 * blocks) }
-    }
-    #[inline(always)]
-    unsafe fn store_blocks(self, p: *mut u8, v: __m512i, blocks: usize) {
-        // SAFETY: the caller passes `16 * blocks` writable bytes.
-        unsafe { self.store_bytes(p, v, 16 * blocks) }
-    }
     #[inline(always)]
     unsafe fn load_bytes(self, p: *const u8, len: usize) -> __m512i {
         let mask = byte_mask(len);
@@ -564,9 +677,26 @@ impl Vector for Vaes512 {
         unsafe { _mm512_mask_storeu_epi8(p.cast(), mask, v) }
     }
     #[inline(always)]
-    fn broadcast(self, k: __m128i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_broadcast_i32x4(k) }
+    unsafe fn gather(self, p: &[*mut u8], off: usize) -> __m512i {
+        // SAFETY: the caller passes 16 readable bytes at each `p[l] + off`.
+        unsafe {
+            let q = |l: usize| _mm_loadu_si128(p[l].add(off).cast());
+            let x = _mm512_castsi128_si512(q(0));
+            let x = _mm512_inserti32x4::<1>(x, q(1));
+            let x = _mm512_inserti32x4::<2>(x, q(2));
+            _mm512_inserti32x4::<3>(x, q(3))
+        }
+    }
+    #[inline(always)]
+    unsafe fn scatter(self, p: &[*mut u8], off: usize, v: __m512i) {
+        // SAFETY: the caller passes 16 writable bytes at each `p[l] + off`.
+        unsafe {
+            let q = |l: usize| p[l].add(off).cast::<__m128i>();
+            _mm_storeu_si128(q(0), _mm512_castsi512_si128(v));
+            _mm_storeu_si128(q(1), _mm512_extracti32x4_epi32::<1>(v));
+            _mm_storeu_si128(q(2), _mm512_extracti32x4_epi32::<2>(v));
+            _mm_storeu_si128(q(3), _mm512_extracti32x4_epi32::<3>(v));
+        }
     }
     #[inline(always)]
     fn set_u64x2(self, hi: u64, lo: u64) -> __m512i {
@@ -578,11 +708,6 @@ impl Vector for Vaes512 {
     fn lane_index(self) -> __m512i {
         // SAFETY: see the impl's comment.
         unsafe { _mm512_set_epi64(0, 3, 0, 2, 0, 1, 0, 0) }
-    }
-    #[inline(always)]
-    fn low_block(self, v: __m512i) -> __m128i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_castsi512_si128(v) }
     }
     #[inline(always)]
     fn block(self, v: __m512i, i: usize) -> __m128i {
@@ -609,137 +734,16 @@ impl Vector for Vaes512 {
         unsafe { _mm512_alignr_epi64::<6>(cur, prev) }
     }
     #[inline(always)]
-    fn xor(self, a: __m512i, b: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_xor_si512(a, b) }
-    }
-    #[inline(always)]
     fn xor3(self, a: __m512i, b: __m512i, c: __m512i) -> __m512i {
         // SAFETY: see the impl's comment.
         unsafe { _mm512_ternarylogic_epi64::<0x96>(a, b, c) }
     }
-    #[inline(always)]
-    fn and(self, a: __m512i, b: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_and_si512(a, b) }
-    }
-    #[inline(always)]
-    fn or(self, a: __m512i, b: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_or_si512(a, b) }
-    }
-    #[inline(always)]
-    fn aesenc(self, b: __m512i, k: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_aesenc_epi128(b, k) }
-    }
-    #[inline(always)]
-    fn aesenclast(self, b: __m512i, k: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_aesenclast_epi128(b, k) }
-    }
-    #[inline(always)]
-    fn aesdec(self, b: __m512i, k: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_aesdec_epi128(b, k) }
-    }
-    #[inline(always)]
-    fn aesdeclast(self, b: __m512i, k: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_aesdeclast_epi128(b, k) }
-    }
-    #[inline(always)]
-    fn shuffle_bytes(self, v: __m512i, idx: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_shuffle_epi8(v, idx) }
-    }
-    #[inline(always)]
-    fn shuffle32<const IMM: i32>(self, v: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_shuffle_epi32::<IMM>(v) }
-    }
-    #[inline(always)]
-    fn unpacklo64(self, a: __m512i, b: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_unpacklo_epi64(a, b) }
-    }
-    #[inline(always)]
-    fn unpackhi64(self, a: __m512i, b: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_unpackhi_epi64(a, b) }
-    }
-    #[inline(always)]
-    fn alignr<const N: i32>(self, hi: __m512i, lo: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_alignr_epi8::<N>(hi, lo) }
-    }
-    #[inline(always)]
-    fn add32(self, a: __m512i, b: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_add_epi32(a, b) }
-    }
-    #[inline(always)]
-    fn add64(self, a: __m512i, b: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_add_epi64(a, b) }
-    }
-    #[inline(always)]
-    fn sub64(self, a: __m512i, b: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_sub_epi64(a, b) }
-    }
-    #[inline(always)]
-    fn bslli<const N: i32>(self, v: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_bslli_epi128::<N>(v) }
-    }
-    #[inline(always)]
-    fn bsrli<const N: i32>(self, v: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_bsrli_epi128::<N>(v) }
-    }
-    #[inline(always)]
-    fn slli64<const N: u32>(self, v: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_slli_epi64::<N>(v) }
-    }
-    #[inline(always)]
-    fn srli64<const N: u32>(self, v: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_srli_epi64::<N>(v) }
-    }
-    #[inline(always)]
-    fn sllv64(self, v: __m512i, n: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_sllv_epi64(v, n) }
-    }
-    #[inline(always)]
-    fn srlv64(self, v: __m512i, n: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_srlv_epi64(v, n) }
-    }
-    #[inline(always)]
-    fn clmul<const IMM: i32>(self, a: __m512i, b: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
-        unsafe { _mm512_clmulepi64_epi128::<IMM>(a, b) }
-    }
-    #[inline(always)]
-    fn order<const N: usize>(self, b: &mut [__m512i; N]) {
-        // The register class needs the feature in the function that names
-        // it; inlined into a caller with the features, this is no call.
-        #[inline]
-        #[target_feature(enable = "avx512f")]
-        fn go<const N: usize>(b: &mut [__m512i; N]) {
-            order_impl!(b, zmm_reg);
-        }
-        // SAFETY: see the impl's comment.
-        unsafe { go(b) }
-    }
+    order_method!(__m512i, "avx512f", zmm_reg);
 }
 
-/// The byte mask of the first `len` (0..=64) bytes.
+/// The byte mask of the first `len` (0..=64) bytes of a zmm register.
 #[inline(always)]
-fn byte_mask(len: usize) -> __mmask64 {
+pub(super) fn byte_mask(len: usize) -> __mmask64 {
     if len >= 64 {
         u64::MAX
     } else {
@@ -777,6 +781,20 @@ mod tests {
         u128::from_le_bytes(b)
     }
 
+    /// `shift` of each qword of `x` by the matching qword of `s`, 0 where
+    /// that count is 64 or more (the variable shifts' rule).
+    fn per_qword(x: __m128i, s: __m128i, shift: fn(u64, u32) -> Option<u64>) -> __m128i {
+        let (x, s) = (bits(x), bits(s));
+        let q = |x: u128, s: u128| {
+            shift(x as u64, s as u64 as u32)
+                .filter(|_| (s as u64) < 64)
+                .unwrap_or(0) as u128
+        };
+        let r = q(x, s) | (q(x >> 64, s >> 64) << 64);
+        // SAFETY: SSE2, baseline on x86-64.
+        unsafe { _mm_set_epi64x((r >> 64) as i64, r as i64) }
+    }
+
     /// A register of pseudo-random bytes.
     fn random<V: Vector>(v: V, seed: u64) -> V::V {
         let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
@@ -807,6 +825,33 @@ mod tests {
         }
     }
 
+    /// The cases of `check`, one a row: `method(operands) ~ instruction`, a
+    /// method of the width over `a` (and `b`) and the 128-bit instruction it
+    /// must match on every lane, given the same operands.
+    macro_rules! cases {
+        (|$a:ident, $b:ident| $($m:ident $(::<$c:literal>)? ($($arg:ident),*) ~ $f:ident;)*) => {
+            [$((
+                concat!(stringify!($m) $(, "::<", stringify!($c), ">")?),
+                |v, $a, $b| {
+                    let _ = ($a, $b);
+                    v.$m $(::<$c>)? ($($arg),*)
+                },
+                |$a, $b| {
+                    let _ = ($a, $b);
+                    unsafe { $f $(::<$c>)? ($($arg),*) }
+                },
+            ),)*]
+        };
+    }
+
+    /// A case of `check`: a name, a method of the width over two registers,
+    /// and the 128-bit instruction it must match on every lane.
+    type Case<V> = (
+        &'static str,
+        fn(V, <V as Vector>::V, <V as Vector>::V) -> <V as Vector>::V,
+        fn(__m128i, __m128i) -> __m128i,
+    );
+
     // SAFETY (every `unsafe` block in the reference closures below): the
     // test runs only with a VAES token, which implies AES-NI, PCLMULQDQ and
     // SSE4.1 (with SSSE3), all that the 128-bit instructions need.
@@ -818,224 +863,45 @@ mod tests {
                 random(v, seed + 100),
                 random(v, seed + 200),
             );
-            lanewise(
-                v,
-                v.xor(a, b),
-                a,
-                b,
-                |x, y| unsafe { _mm_xor_si128(x, y) },
-                "xor",
+            let cases: [Case<V>; 23] = cases!(|a, b|
+                xor(a, b) ~ _mm_xor_si128;
+                and(a, b) ~ _mm_and_si128;
+                or(a, b) ~ _mm_or_si128;
+                aesenc(a, b) ~ _mm_aesenc_si128;
+                aesenclast(a, b) ~ _mm_aesenclast_si128;
+                aesdec(a, b) ~ _mm_aesdec_si128;
+                aesdeclast(a, b) ~ _mm_aesdeclast_si128;
+                shuffle_bytes(a, b) ~ _mm_shuffle_epi8;
+                shuffle32::<0x4e>(a) ~ _mm_shuffle_epi32;
+                unpacklo64(a, b) ~ _mm_unpacklo_epi64;
+                unpackhi64(a, b) ~ _mm_unpackhi_epi64;
+                alignr::<8>(a, b) ~ _mm_alignr_epi8;
+                add32(a, b) ~ _mm_add_epi32;
+                add64(a, b) ~ _mm_add_epi64;
+                sub64(a, b) ~ _mm_sub_epi64;
+                bslli::<3>(a) ~ _mm_bslli_si128;
+                bsrli::<15>(a) ~ _mm_bsrli_si128;
+                slli64::<5>(a) ~ _mm_slli_epi64;
+                srli64::<59>(a) ~ _mm_srli_epi64;
+                clmul::<0x00>(a, b) ~ _mm_clmulepi64_si128;
+                clmul::<0x11>(a, b) ~ _mm_clmulepi64_si128;
+                clmul::<0x01>(a, b) ~ _mm_clmulepi64_si128;
+                clmul::<0x10>(a, b) ~ _mm_clmulepi64_si128;
             );
-            lanewise(
-                v,
-                v.and(a, b),
-                a,
-                b,
-                |x, y| unsafe { _mm_and_si128(x, y) },
-                "and",
-            );
-            lanewise(
-                v,
-                v.or(a, b),
-                a,
-                b,
-                |x, y| unsafe { _mm_or_si128(x, y) },
-                "or",
-            );
+            for (what, wide, narrow) in cases {
+                lanewise(v, wide(v, a, b), a, b, narrow, what);
+            }
             assert_eq!(bytes(v, v.xor3(a, b, c)), bytes(v, v.xor(v.xor(a, b), c)));
-            lanewise(
-                v,
-                v.aesenc(a, b),
-                a,
-                b,
-                |x, y| unsafe { _mm_aesenc_si128(x, y) },
-                "enc",
-            );
-            lanewise(
-                v,
-                v.aesenclast(a, b),
-                a,
-                b,
-                |x, y| unsafe { _mm_aesenclast_si128(x, y) },
-                "enclast",
-            );
-            lanewise(
-                v,
-                v.aesdec(a, b),
-                a,
-                b,
-                |x, y| unsafe { _mm_aesdec_si128(x, y) },
-                "dec",
-            );
-            lanewise(
-                v,
-                v.aesdeclast(a, b),
-                a,
-                b,
-                |x, y| unsafe { _mm_aesdeclast_si128(x, y) },
-                "declast",
-            );
-            assert_eq!(bytes(v, v.round::<false>(a, b)), bytes(v, v.aesenc(a, b)));
-            assert_eq!(bytes(v, v.round::<true>(a, b)), bytes(v, v.aesdec(a, b)));
-            assert_eq!(
-                bytes(v, v.last::<false>(a, b)),
-                bytes(v, v.aesenclast(a, b))
-            );
-            assert_eq!(bytes(v, v.last::<true>(a, b)), bytes(v, v.aesdeclast(a, b)));
-            lanewise(
-                v,
-                v.shuffle_bytes(a, b),
-                a,
-                b,
-                |x, y| unsafe { _mm_shuffle_epi8(x, y) },
-                "pshufb",
-            );
-            lanewise(
-                v,
-                v.shuffle32::<0x4e>(a),
-                a,
-                b,
-                |x, _| unsafe { _mm_shuffle_epi32::<0x4e>(x) },
-                "pshufd",
-            );
-            lanewise(
-                v,
-                v.unpacklo64(a, b),
-                a,
-                b,
-                |x, y| unsafe { _mm_unpacklo_epi64(x, y) },
-                "unpacklo",
-            );
-            lanewise(
-                v,
-                v.unpackhi64(a, b),
-                a,
-                b,
-                |x, y| unsafe { _mm_unpackhi_epi64(x, y) },
-                "unpackhi",
-            );
-            lanewise(
-                v,
-                v.alignr::<8>(a, b),
-                a,
-                b,
-                |x, y| unsafe { _mm_alignr_epi8::<8>(x, y) },
-                "alignr",
-            );
-            lanewise(
-                v,
-                v.add32(a, b),
-                a,
-                b,
-                |x, y| unsafe { _mm_add_epi32(x, y) },
-                "add32",
-            );
-            lanewise(
-                v,
-                v.add64(a, b),
-                a,
-                b,
-                |x, y| unsafe { _mm_add_epi64(x, y) },
-                "add64",
-            );
-            lanewise(
-                v,
-                v.sub64(a, b),
-                a,
-                b,
-                |x, y| unsafe { _mm_sub_epi64(x, y) },
-                "sub64",
-            );
-            lanewise(
-                v,
-                v.bslli::<3>(a),
-                a,
-                b,
-                |x, _| unsafe { _mm_bslli_si128::<3>(x) },
-                "bslli",
-            );
-            lanewise(
-                v,
-                v.bsrli::<15>(a),
-                a,
-                b,
-                |x, _| unsafe { _mm_bsrli_si128::<15>(x) },
-                "bsrli",
-            );
-            lanewise(
-                v,
-                v.slli64::<5>(a),
-                a,
-                b,
-                |x, _| unsafe { _mm_slli_epi64::<5>(x) },
-                "slli64",
-            );
-            lanewise(
-                v,
-                v.srli64::<59>(a),
-                a,
-                b,
-                |x, _| unsafe { _mm_srli_epi64::<59>(x) },
-                "srli64",
-            );
+            assert_eq!(bytes(v, v.round(false, a, b)), bytes(v, v.aesenc(a, b)));
+            assert_eq!(bytes(v, v.round(true, a, b)), bytes(v, v.aesdec(a, b)));
+            assert_eq!(bytes(v, v.last(false, a, b)), bytes(v, v.aesenclast(a, b)));
+            assert_eq!(bytes(v, v.last(true, a, b)), bytes(v, v.aesdeclast(a, b)));
             // Shift counts 0..=70 per qword, some past 63.
             let n = v.and(b, v.set_u64x2(0x7f, 0x3f));
-            let sllv = |x: __m128i, s: __m128i| {
-                let (x, s) = (bits(x), bits(s));
-                let q = |x: u128, s: u128| {
-                    (x as u64)
-                        .checked_shl(s as u64 as u32)
-                        .filter(|_| (s as u64) < 64)
-                        .unwrap_or(0) as u128
-                };
-                let r = q(x, s) | (q(x >> 64, s >> 64) << 64);
-                unsafe { _mm_set_epi64x((r >> 64) as i64, r as i64) }
-            };
-            let srlv = |x: __m128i, s: __m128i| {
-                let (x, s) = (bits(x), bits(s));
-                let q = |x: u128, s: u128| {
-                    (x as u64)
-                        .checked_shr(s as u64 as u32)
-                        .filter(|_| (s as u64) < 64)
-                        .unwrap_or(0) as u128
-                };
-                let r = q(x, s) | (q(x >> 64, s >> 64) << 64);
-                unsafe { _mm_set_epi64x((r >> 64) as i64, r as i64) }
-            };
+            let sllv = |x, s| per_qword(x, s, u64::checked_shl);
+            let srlv = |x, s| per_qword(x, s, u64::checked_shr);
             lanewise(v, v.sllv64(a, n), a, n, sllv, "sllv64");
             lanewise(v, v.srlv64(a, n), a, n, srlv, "srlv64");
-            lanewise(
-                v,
-                v.clmul::<0x00>(a, b),
-                a,
-                b,
-                |x, y| unsafe { _mm_clmulepi64_si128::<0x00>(x, y) },
-                "clmul00",
-            );
-            lanewise(
-                v,
-                v.clmul::<0x11>(a, b),
-                a,
-                b,
-                |x, y| unsafe { _mm_clmulepi64_si128::<0x11>(x, y) },
-                "clmul11",
-            );
-            lanewise(
-                v,
-                v.clmul::<0x01>(a, b),
-                a,
-                b,
-                |x, y| unsafe { _mm_clmulepi64_si128::<0x01>(x, y) },
-                "clmul01",
-            );
-            lanewise(
-                v,
-                v.clmul::<0x10>(a, b),
-                a,
-                b,
-                |x, y| unsafe { _mm_clmulepi64_si128::<0x10>(x, y) },
-                "clmul10",
-            );
 
             // Lane moves.
             let la = lanes(v, a);
@@ -1052,8 +918,12 @@ mod tests {
                 assert_eq!(bits(s[i]), bits(la[i - 1]));
             }
             assert_eq!(bytes(v, v.load_lanes(&la)), bytes(v, a));
-            for l in lanes(v, v.broadcast(la[1])) {
-                assert_eq!(bits(l), bits(la[1]));
+            let last = la[V::BLOCKS - 1];
+            for l in lanes(v, v.broadcast(last)) {
+                assert_eq!(bits(l), bits(last));
+            }
+            for (i, l) in lanes(v, v.zext(last)).iter().enumerate() {
+                assert_eq!(bits(*l), if i == 0 { bits(last) } else { 0 });
             }
             let mut keys = [unsafe { _mm_setzero_si128() }; 15];
             for (i, k) in keys.iter_mut().enumerate() {
@@ -1108,6 +978,14 @@ mod tests {
             unsafe { v.store_blocks(dst.as_mut_ptr(), x, blocks) };
             assert_eq!(&dst[..16 * blocks], &src[..16 * blocks]);
             assert!(dst[16 * blocks..].iter().all(|&b| b == 0xee));
+        }
+    }
+
+    #[test]
+    fn xmm_methods_match_the_128_bit_instructions() {
+        match cpu::features().aesni {
+            Some(t) => check(t),
+            None => eprintln!("skipped: no AES-NI on this CPU"),
         }
     }
 

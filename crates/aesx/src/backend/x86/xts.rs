@@ -49,57 +49,55 @@ impl X86Aes {
     }
 }
 
-impl XtsKernels for X86Aes {
-    fn xts_encrypt(&self, tweak: &mut Block, io: InOut<'_>) {
+impl X86Aes {
+    /// [`XtsKernels::xts_encrypt`] (`ENC`) or `xts_decrypt`.
+    #[inline]
+    fn xts<const ENC: bool>(&self, tweak: &mut Block, io: InOut<'_>) {
         // SAFETY: the matched level's token (made only by detection) proves
         // that level's CPU features, which are all each kernel enables.
         unsafe {
             match self.level {
-                Level::Aesni(_) => xts_aesni::xts_encrypt(self, tweak, io),
-                Level::Vaes256(t) => xts_vaes::xts_256::<true>(t, self, tweak, io),
-                Level::Vaes512(t) => xts_vaes::xts_512::<true>(t, self, tweak, io),
+                Level::Aesni(_) => xts_aesni::xts::<ENC>(self, tweak, io),
+                Level::Vaes256(t) => xts_vaes::xts_256::<ENC>(t, self, tweak, io),
+                Level::Vaes512(t) => xts_vaes::xts_512::<ENC>(t, self, tweak, io),
             }
         }
     }
 
-    fn xts_decrypt(&self, tweak: &mut Block, io: InOut<'_>) {
-        // SAFETY: as in xts_encrypt.
-        unsafe {
-            match self.level {
-                Level::Aesni(_) => xts_aesni::xts_decrypt(self, tweak, io),
-                Level::Vaes256(t) => xts_vaes::xts_256::<false>(t, self, tweak, io),
-                Level::Vaes512(t) => xts_vaes::xts_512::<false>(t, self, tweak, io),
-            }
-        }
-    }
-
-    fn xts_encrypt_sectors(&self, tk: &Self, size: usize, first: u128, io: InOut<'_>) {
+    /// [`XtsKernels::xts_encrypt_sectors`] (`ENC`) or
+    /// `xts_decrypt_sectors`.
+    #[inline]
+    fn xts_sectors<const ENC: bool>(&self, tk: &Self, size: usize, first: u128, io: InOut<'_>) {
         match self.level {
             // SAFETY: the Vaes256 token proves the CPU features; the mode passes
             // a sector size that is a non-zero multiple of 16 dividing the
             // length, and both keys come from one XTS key (same size).
             Level::Vaes256(t) => unsafe {
-                xts_vaes::sectors_256::<true>(t, self, tk, size, first, io)
+                xts_vaes::sectors_256::<ENC>(t, self, tk, size, first, io)
             },
             // SAFETY: as above, with the Vaes512 token.
             Level::Vaes512(t) => unsafe {
-                xts_vaes::sectors_512::<true>(t, self, tk, size, first, io)
+                xts_vaes::sectors_512::<ENC>(t, self, tk, size, first, io)
             },
-            _ => self.xts_sectors_by8(tk, true, size, first, io),
+            _ => self.xts_sectors_by8(tk, ENC, size, first, io),
         }
+    }
+}
+
+impl XtsKernels for X86Aes {
+    fn xts_encrypt(&self, tweak: &mut Block, io: InOut<'_>) {
+        self.xts::<true>(tweak, io)
+    }
+
+    fn xts_decrypt(&self, tweak: &mut Block, io: InOut<'_>) {
+        self.xts::<false>(tweak, io)
+    }
+
+    fn xts_encrypt_sectors(&self, tk: &Self, size: usize, first: u128, io: InOut<'_>) {
+        self.xts_sectors::<true>(tk, size, first, io)
     }
 
     fn xts_decrypt_sectors(&self, tk: &Self, size: usize, first: u128, io: InOut<'_>) {
-        match self.level {
-            // SAFETY: as in xts_encrypt_sectors.
-            Level::Vaes256(t) => unsafe {
-                xts_vaes::sectors_256::<false>(t, self, tk, size, first, io)
-            },
-            // SAFETY: as above, with the Vaes512 token.
-            Level::Vaes512(t) => unsafe {
-                xts_vaes::sectors_512::<false>(t, self, tk, size, first, io)
-            },
-            _ => self.xts_sectors_by8(tk, false, size, first, io),
-        }
+        self.xts_sectors::<false>(tk, size, first, io)
     }
 }

@@ -28,6 +28,7 @@
 
 use core::arch::x86_64::*;
 
+use super::aesni::aes_round;
 use super::X86Aes;
 use crate::backend::inout::InOut;
 use crate::backend::trace::{self, Kernel};
@@ -49,26 +50,6 @@ pub(super) fn mul_x(t: __m128i) -> __m128i {
 /// Blocks in flight per iteration: AESENC has a latency of four cycles and
 /// two issue per cycle, so eight independent chains fill the pipes.
 const W: usize = 8;
-
-#[inline]
-#[target_feature(enable = "aes")]
-fn round<const ENC: bool>(x: __m128i, k: __m128i) -> __m128i {
-    if ENC {
-        _mm_aesenc_si128(x, k)
-    } else {
-        _mm_aesdec_si128(x, k)
-    }
-}
-
-#[inline]
-#[target_feature(enable = "aes")]
-fn round_last<const ENC: bool>(x: __m128i, k: __m128i) -> __m128i {
-    if ENC {
-        _mm_aesenclast_si128(x, k)
-    } else {
-        _mm_aesdeclast_si128(x, k)
-    }
-}
 
 /// Keeps the eight states in round-major order (see `aesni.rs`).
 use super::vector::order_xmm as order;
@@ -110,7 +91,7 @@ unsafe fn run<const R: usize, const ENC: bool>(k: &X86Aes, tweak: &mut Block, mu
             let mut cur = tw[W - 1];
             for (r, key) in rk[1..R].iter().enumerate() {
                 for x in b.iter_mut() {
-                    *x = round::<ENC>(*x, *key);
+                    *x = aes_round(!ENC, false, *x, *key);
                 }
                 order(&mut b);
                 if r < W {
@@ -119,7 +100,7 @@ unsafe fn run<const R: usize, const ENC: bool>(k: &X86Aes, tweak: &mut Block, mu
                 }
             }
             for j in 0..W {
-                b[j] = round_last::<ENC>(b[j], _mm_xor_si128(last, tw[j]));
+                b[j] = aes_round(!ENC, true, b[j], _mm_xor_si128(last, tw[j]));
                 // SAFETY: block i + j < n lies inside the output; its input
                 // was read above, so in place is fine.
                 unsafe { _mm_storeu_si128(dst.add(16 * (i + j)).cast(), b[j]) };
@@ -134,9 +115,9 @@ unsafe fn run<const R: usize, const ENC: bool>(k: &X86Aes, tweak: &mut Block, mu
         let p = unsafe { _mm_loadu_si128(src.add(16 * i).cast()) };
         let mut b = _mm_xor_si128(p, _mm_xor_si128(t, first));
         for key in &rk[1..R] {
-            b = round::<ENC>(b, *key);
+            b = aes_round(!ENC, false, b, *key);
         }
-        b = round_last::<ENC>(b, _mm_xor_si128(last, t));
+        b = aes_round(!ENC, true, b, _mm_xor_si128(last, t));
         // SAFETY: as above.
         unsafe { _mm_storeu_si128(dst.add(16 * i).cast(), b) };
         t = mul_x(t);
@@ -146,33 +127,27 @@ unsafe fn run<const R: usize, const ENC: bool>(k: &X86Aes, tweak: &mut Block, mu
     unsafe { _mm_storeu_si128(tweak.as_mut_ptr().cast(), t) };
 }
 
-/// XTS-encrypts whole blocks from the encrypted tweak `tweak`, which is
-/// advanced past the last block.
+/// XTS-encrypts (`ENC`) or -decrypts whole blocks from the encrypted tweak
+/// `tweak`, which is advanced past the last block.
 ///
 /// # Safety
 /// The CPU must support AES-NI, SSE4.1 and PCLMULQDQ (guaranteed by holding
 /// an `X86Aes`, whose every level implies them).
-pub(super) unsafe fn xts_encrypt(k: &X86Aes, tweak: &mut Block, io: InOut<'_>) {
-    trace::hit(Kernel::AesniXtsEnc);
+pub(super) unsafe fn xts<const ENC: bool>(k: &X86Aes, tweak: &mut Block, io: InOut<'_>) {
+    trace::hit(if ENC {
+        Kernel::AesniXtsEnc
+    } else {
+        Kernel::AesniXtsDec
+    });
     // SAFETY: the caller guarantees the CPU features.
-    unsafe { blocks::<true>(k, tweak, io) }
-}
-
-/// XTS-decrypts whole blocks, as [`xts_encrypt`].
-///
-/// # Safety
-/// As [`xts_encrypt`].
-pub(super) unsafe fn xts_decrypt(k: &X86Aes, tweak: &mut Block, io: InOut<'_>) {
-    trace::hit(Kernel::AesniXtsDec);
-    // SAFETY: the caller guarantees the CPU features.
-    unsafe { blocks::<false>(k, tweak, io) }
+    unsafe { blocks::<ENC>(k, tweak, io) }
 }
 
 /// The 128-bit kernel without the trace counter, for the short calls and
 /// tails of the wider levels (which have counted themselves).
 ///
 /// # Safety
-/// As [`xts_encrypt`].
+/// As [`xts`].
 pub(super) unsafe fn blocks<const ENC: bool>(k: &X86Aes, tweak: &mut Block, io: InOut<'_>) {
     // SAFETY: the caller guarantees the CPU features.
     unsafe { by_rounds!(k, run::<ENC>(k, tweak, io)) }
@@ -202,7 +177,7 @@ unsafe fn encrypt8<const R: usize>(tk: &X86Aes, blocks: &mut [Block; 8]) {
 /// Encrypts eight sector tweaks in place with the tweak key `tk`.
 ///
 /// # Safety
-/// As [`xts_encrypt`].
+/// As [`xts`].
 pub(super) unsafe fn encrypt_tweaks(tk: &X86Aes, blocks: &mut [Block; 8]) {
     // SAFETY: the caller guarantees the CPU features.
     unsafe {

@@ -113,26 +113,6 @@ fn next_tweaks<V: Vector>(v: V, x: V::V) -> V::V {
     }
 }
 
-/// One round of the direction `ENC`.
-#[inline(always)]
-fn rnd<V: Vector, const ENC: bool>(v: V, b: V::V, k: V::V) -> V::V {
-    if ENC {
-        v.aesenc(b, k)
-    } else {
-        v.aesdec(b, k)
-    }
-}
-
-/// The last round of the direction `ENC`.
-#[inline(always)]
-fn rnd_last<V: Vector, const ENC: bool>(v: V, b: V::V, k: V::V) -> V::V {
-    if ENC {
-        v.aesenclast(b, k)
-    } else {
-        v.aesdeclast(b, k)
-    }
-}
-
 /// Whitens, runs the `R` rounds and unwhitens one register.
 #[inline(always)]
 fn cipher<V: Vector, const R: usize, const ENC: bool>(
@@ -143,9 +123,9 @@ fn cipher<V: Vector, const R: usize, const ENC: bool>(
 ) -> V::V {
     let mut b = v.xor3(p, t, rk[0]);
     for k in &rk[1..R] {
-        b = rnd::<V, ENC>(v, b, *k);
+        b = v.round(!ENC, b, *k);
     }
-    rnd_last::<V, ENC>(v, b, v.xor(rk[R], t))
+    v.last(!ENC, b, v.xor(rk[R], t))
 }
 
 /// XTS over `n` blocks from `src` to `dst` starting at the encrypted tweak
@@ -179,11 +159,11 @@ unsafe fn unit<V: Vector, const R: usize, const ENC: bool>(
         }
         for k in &rk[1..R] {
             for x in b.iter_mut().take(w) {
-                *x = rnd::<V, ENC>(v, *x, *k);
+                *x = v.round(!ENC, *x, *k);
             }
         }
         for j in 0..w {
-            let c = rnd_last::<V, ENC>(v, b[j], v.xor(rk[R], tw[j]));
+            let c = v.last(!ENC, b[j], v.xor(rk[R], tw[j]));
             // SAFETY: the same blocks lie inside the output and were read
             // above, so in place is fine.
             unsafe { v.store(dst.add(16 * (i + bl * j)), c) };
