@@ -92,14 +92,7 @@ fn wycheproof_aes_ccm() {
     for b in common::backends() {
         for c in wycheproof::cases(&doc) {
             let tag_len = c.group_bits("tagSize") / 8;
-            let (key, iv, aad, msg, ct, tag) = (
-                c.hex("key"),
-                c.hex("iv"),
-                c.hex("aad"),
-                c.hex("msg"),
-                c.hex("ct"),
-                c.hex("tag"),
-            );
+            let (key, iv, aad, msg, ct, tag) = c.aead();
             let ccm = match Ccm::with_backend(&key, tag_len, b) {
                 Ok(x) => x,
                 Err(e) => {

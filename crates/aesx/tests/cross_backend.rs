@@ -7,9 +7,10 @@
 mod common;
 
 use aesx::{cbc_encrypt_many, Aes, Backend, Cbc, CbcJob, Ctr, Ecb};
-use openssl::symm::{Cipher, Crypter, Mode};
+use common::ossl::Mode;
+use common::{key_for, random_bytes as bytes};
 use rand::rngs::StdRng;
-use rand::{Rng, RngCore, SeedableRng};
+use rand::{Rng, SeedableRng};
 
 /// Largest message length tested.
 const MAX_LEN: usize = 8192;
@@ -18,12 +19,6 @@ const KEY_SIZES: [usize; 3] = [16, 24, 32];
 
 fn rng() -> StdRng {
     StdRng::seed_from_u64(0x05ee_dae5_0000_0001)
-}
-
-fn bytes(rng: &mut StdRng, n: usize) -> Vec<u8> {
-    let mut v = vec![0u8; n];
-    rng.fill_bytes(&mut v);
-    v
 }
 
 /// Random message bytes: a window at a random offset of one random pool.
@@ -42,29 +37,9 @@ impl Pool {
     }
 }
 
-fn ossl_cipher(mode: &str, key_len: usize) -> Cipher {
-    match (mode, key_len) {
-        ("ecb", 16) => Cipher::aes_128_ecb(),
-        ("ecb", 24) => Cipher::aes_192_ecb(),
-        ("ecb", _) => Cipher::aes_256_ecb(),
-        ("cbc", 16) => Cipher::aes_128_cbc(),
-        ("cbc", 24) => Cipher::aes_192_cbc(),
-        ("cbc", _) => Cipher::aes_256_cbc(),
-        ("ctr", 16) => Cipher::aes_128_ctr(),
-        ("ctr", 24) => Cipher::aes_192_ctr(),
-        (_, _) => Cipher::aes_256_ctr(),
-    }
-}
-
-fn ossl(mode: &str, enc: bool, key: &[u8], iv: Option<&[u8]>, data: &[u8]) -> Vec<u8> {
-    let m = if enc { Mode::Encrypt } else { Mode::Decrypt };
-    let mut c = Crypter::new(ossl_cipher(mode, key.len()), m, key, iv).unwrap();
-    c.pad(false);
-    let mut out = vec![0u8; data.len() + 16];
-    let mut n = c.update(data, &mut out).unwrap();
-    n += c.finalize(&mut out[n..]).unwrap();
-    out.truncate(n);
-    out
+/// OpenSSL without padding.
+fn ossl(mode: Mode, enc: bool, key: &[u8], iv: Option<&[u8]>, data: &[u8]) -> Vec<u8> {
+    common::ossl::crypt(mode, enc, key, iv.unwrap_or_default(), false, data)
 }
 
 /// The hardware backends (and soft) this machine has.
@@ -98,11 +73,6 @@ fn run_buf(
     dst[offset..offset + n].to_vec()
 }
 
-/// A key size and a key, rotating through the sizes with `i`.
-fn key_for(rng: &mut StdRng, i: usize) -> Vec<u8> {
-    bytes(rng, KEY_SIZES[i % 3])
-}
-
 #[test]
 fn ecb_all_lengths() {
     let mut rng = rng();
@@ -117,7 +87,7 @@ fn ecb_all_lengths() {
             let data = pool.take(&mut rng, len);
             let off = (blocks * 7 + bi) % 16;
             let ecb = Ecb::with_backend(&key, b).unwrap();
-            let want = ossl("ecb", true, &key, None, &data);
+            let want = ossl(Mode::Ecb, true, &key, None, &data);
             let ct = run_buf(&data, off, blocks % 2 == 0, |s, d| {
                 if s.is_empty() && !d.is_empty() {
                     ecb.encrypt_in_place(d).unwrap()
@@ -144,6 +114,42 @@ fn ecb_all_lengths() {
     }
 }
 
+/// One CBC direction from `iv` over `d` (in place when `s` is empty, as
+/// [`run_buf`] passes it) in two chained pieces cut at `cut`, so the IV
+/// hand-over is tested; the chaining value afterwards must be `last`, the
+/// last ciphertext block (none for an empty message).
+fn cbc_two_pieces(
+    cbc: &Cbc,
+    encrypt: bool,
+    iv: [u8; 16],
+    cut: usize,
+    last: &[u8],
+    s: &[u8],
+    d: &mut [u8],
+) {
+    let in_place = s.is_empty() && !d.is_empty();
+    let mut chain = iv;
+    let (a, z) = d.split_at_mut(cut);
+    for (from, piece) in [(0..cut, a), (cut..s.len(), z)] {
+        match (in_place, encrypt) {
+            (true, true) => cbc.encrypt_chained(&mut chain, piece),
+            (true, false) => cbc.decrypt_chained(&mut chain, piece),
+            (false, true) => cbc.encrypt_chained_to(&mut chain, &s[from], piece),
+            (false, false) => cbc.decrypt_chained_to(&mut chain, &s[from], piece),
+        }
+        .unwrap();
+    }
+    if !last.is_empty() {
+        let dir = if encrypt { "enc" } else { "dec" };
+        assert_eq!(
+            chain[..],
+            *last,
+            "{} CBC {dir} chain out",
+            cbc.aes().backend()
+        );
+    }
+}
+
 #[test]
 fn cbc_all_lengths() {
     let mut rng = rng();
@@ -159,43 +165,19 @@ fn cbc_all_lengths() {
             let data = pool.take(&mut rng, len);
             let off = (blocks * 3 + bi + 1) % 16;
             let cbc = Cbc::with_backend(&key, b).unwrap();
-            let want = ossl("cbc", true, &key, Some(&iv), &data);
+            let want = ossl(Mode::Cbc, true, &key, Some(&iv), &data);
             // Encrypt in two chained pieces, so the IV hand-over is tested.
             let cut = 16 * (blocks / 3);
+            let last = &want[len.saturating_sub(16)..];
             let ct = run_buf(&data, off, blocks % 2 == 1, |s, d| {
-                let mut chain = iv;
-                if s.is_empty() && !d.is_empty() {
-                    let (a, z) = d.split_at_mut(cut);
-                    cbc.encrypt_chained(&mut chain, a).unwrap();
-                    cbc.encrypt_chained(&mut chain, z).unwrap();
-                } else {
-                    let (a, z) = d.split_at_mut(cut);
-                    cbc.encrypt_chained_to(&mut chain, &s[..cut], a).unwrap();
-                    cbc.encrypt_chained_to(&mut chain, &s[cut..], z).unwrap();
-                }
-                if len > 0 {
-                    assert_eq!(chain[..], want[len - 16..], "{b} CBC enc chain out");
-                }
+                cbc_two_pieces(&cbc, true, iv, cut, last, s, d)
             });
             assert_eq!(ct, want, "{b} CBC enc len {len} key {}", key.len());
             let pt = run_buf(&ct, off ^ 9, blocks % 4 < 2, |s, d| {
-                let mut chain = iv;
-                let cut = 16 * (blocks / 2);
-                if s.is_empty() && !d.is_empty() {
-                    let (a, z) = d.split_at_mut(cut);
-                    cbc.decrypt_chained(&mut chain, a).unwrap();
-                    cbc.decrypt_chained(&mut chain, z).unwrap();
-                } else {
-                    let (a, z) = d.split_at_mut(cut);
-                    cbc.decrypt_chained_to(&mut chain, &s[..cut], a).unwrap();
-                    cbc.decrypt_chained_to(&mut chain, &s[cut..], z).unwrap();
-                }
-                if len > 0 {
-                    assert_eq!(chain[..], want[len - 16..], "{b} CBC dec chain out");
-                }
+                cbc_two_pieces(&cbc, false, iv, 16 * (blocks / 2), last, s, d)
             });
             assert_eq!(pt, data, "{b} CBC dec len {len}");
-            assert_eq!(pt, ossl("cbc", false, &key, Some(&iv), &ct));
+            assert_eq!(pt, ossl(Mode::Cbc, false, &key, Some(&iv), &ct));
             {
                 let soft = Cbc::with_backend(&key, Backend::Soft).unwrap();
                 let mut s = data.clone();
@@ -233,7 +215,7 @@ fn ctr_every_length() {
             let key = key_for(&mut rng, len + bi);
             let iv = ctr_iv(&mut rng, len);
             let data = pool.take(&mut rng, len);
-            let want = ossl("ctr", true, &key, Some(&iv), &data);
+            let want = ossl(Mode::Ctr, true, &key, Some(&iv), &data);
             let off = (len + bi) % 16;
             // Two or three pieces of random length through the streaming API.
             let c1 = rng.gen_range(0..=len);
@@ -291,7 +273,7 @@ fn ctr_counter_edges_long() {
                         .apply_keystream(&mut got);
                     assert_eq!(
                         got,
-                        ossl("ctr", true, &key, Some(&iv), &data),
+                        ossl(Mode::Ctr, true, &key, Some(&iv), &data),
                         "{b} {start:x}-{back}"
                     );
                 }
@@ -353,7 +335,7 @@ fn multi_buffer_cbc_matches_single_stream() {
         let ivs: Vec<[u8; 16]> = jobs.iter().map(|j| j.iv).collect();
         drop(jobs);
         for (i, (ki, iv, pt)) in specs.iter().enumerate() {
-            let want = ossl("cbc", true, &keys[*ki].0, Some(iv), pt);
+            let want = ossl(Mode::Cbc, true, &keys[*ki].0, Some(iv), pt);
             assert_eq!(
                 bufs[i],
                 want,

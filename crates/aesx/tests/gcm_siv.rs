@@ -5,6 +5,7 @@
 //! unaligned); forgeries rejected with zeroed output; API errors.
 
 mod common;
+mod wycheproof;
 
 use aesx::{Error, GcmSiv};
 use openssl::cipher::{Cipher, CipherRef};
@@ -15,55 +16,40 @@ fn h(s: &str) -> Vec<u8> {
     hex::decode(s).unwrap()
 }
 
-fn js(v: &serde_json::Value, k: &str) -> Vec<u8> {
-    h(v[k].as_str().unwrap_or(""))
-}
-
 #[test]
 fn wycheproof_aes_gcm_siv() {
-    let path = common::vectors_dir().join("wycheproof/aes_gcm_siv_test.json");
-    let doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let doc = wycheproof::load("aes_gcm_siv_test.json");
     let mut checked = 0;
     for b in common::backends() {
-        for g in doc["testGroups"].as_array().unwrap() {
-            for t in g["tests"].as_array().unwrap() {
-                let id = &t["tcId"];
-                let valid = t["result"] != "invalid";
-                let (key, iv, aad, msg, ct, tag) = (
-                    js(t, "key"),
-                    js(t, "iv"),
-                    js(t, "aad"),
-                    js(t, "msg"),
-                    js(t, "ct"),
-                    js(t, "tag"),
-                );
-                let siv = GcmSiv::with_backend(&key, b).unwrap();
-                assert_eq!(siv.backend(), b);
-                if valid {
-                    let sealed = siv.seal(&iv, &aad, &msg).unwrap();
-                    assert_eq!(&sealed[..msg.len()], &ct[..], "{b} tc {id}");
-                    assert_eq!(&sealed[msg.len()..], &tag[..], "{b} tc {id}");
-                    let mut buf = msg.clone();
-                    let t2 = siv.seal_in_place_detached(&iv, &aad, &mut buf).unwrap();
-                    assert_eq!((buf, t2.as_bytes()), (ct.clone(), &tag[..]), "{b} tc {id}");
-                }
-                let mut buf = ct.clone();
-                let r = siv.open_in_place_detached(&iv, &aad, &mut buf, &tag);
-                let mut joined = ct.clone();
-                joined.extend_from_slice(&tag);
-                let r2 = siv.open(&iv, &aad, &joined);
-                if valid {
-                    r.unwrap();
-                    assert_eq!(buf, msg, "{b} tc {id}");
-                    assert_eq!(r2.unwrap(), msg, "{b} tc {id}");
-                } else {
-                    assert_eq!(r, Err(Error::AuthenticationFailed), "{b} tc {id}");
-                    assert_eq!(r2, Err(Error::AuthenticationFailed), "{b} tc {id}");
-                    assert!(buf.iter().all(|&x| x == 0), "{b} tc {id}: output kept");
-                }
-                checked += 1;
+        for c in wycheproof::cases(&doc) {
+            let id = c.id();
+            let valid = !c.invalid();
+            let (key, iv, aad, msg, ct, tag) = c.aead();
+            let siv = GcmSiv::with_backend(&key, b).unwrap();
+            assert_eq!(siv.backend(), b);
+            if valid {
+                let sealed = siv.seal(&iv, &aad, &msg).unwrap();
+                assert_eq!(&sealed[..msg.len()], &ct[..], "{b} tc {id}");
+                assert_eq!(&sealed[msg.len()..], &tag[..], "{b} tc {id}");
+                let mut buf = msg.clone();
+                let t2 = siv.seal_in_place_detached(&iv, &aad, &mut buf).unwrap();
+                assert_eq!((buf, t2.as_bytes()), (ct.clone(), &tag[..]), "{b} tc {id}");
             }
+            let mut buf = ct.clone();
+            let r = siv.open_in_place_detached(&iv, &aad, &mut buf, &tag);
+            let mut joined = ct.clone();
+            joined.extend_from_slice(&tag);
+            let r2 = siv.open(&iv, &aad, &joined);
+            if valid {
+                r.unwrap();
+                assert_eq!(buf, msg, "{b} tc {id}");
+                assert_eq!(r2.unwrap(), msg, "{b} tc {id}");
+            } else {
+                assert_eq!(r, Err(Error::AuthenticationFailed), "{b} tc {id}");
+                assert_eq!(r2, Err(Error::AuthenticationFailed), "{b} tc {id}");
+                assert!(buf.iter().all(|&x| x == 0), "{b} tc {id}: output kept");
+            }
+            checked += 1;
         }
     }
     assert!(checked >= 202, "only {checked} cases");
@@ -205,31 +191,14 @@ fn backends_agree() {
 
 #[test]
 fn api_errors() {
-    for len in [0, 15, 24, 33] {
-        assert_eq!(
-            GcmSiv::new(&vec![0u8; len]).unwrap_err(),
-            Error::InvalidKeyLength { len }
-        );
-    }
     let siv = GcmSiv::with_backend(&[1u8; 32], common::backend()).unwrap();
-    for n in [0, 8, 11, 13, 16, 24] {
-        let nonce = vec![0u8; n];
-        let want = Err(Error::InvalidIvLength {
-            expected: 12,
-            got: n,
-        });
-        assert_eq!(siv.seal(&nonce, b"", b"x").map(|_| ()), want);
-        assert_eq!(
-            siv.seal_in_place_detached(&nonce, b"", &mut [0u8; 3])
-                .map(|_| ()),
-            want
-        );
-        assert_eq!(siv.open(&nonce, b"", &[0u8; 20]).map(|_| ()), want);
-        assert_eq!(
-            siv.open_in_place_detached(&nonce, b"", &mut [0u8; 3], &[0u8; 16]),
-            want
-        );
-    }
+    common::aead_checks::assert_length_errors!(
+        GcmSiv,
+        keys: [0, 15, 24, 33],
+        siv,
+        nonce: 12,
+        bad: [0, 8, 11, 13, 16, 24]
+    );
     let nonce = [0u8; 12];
     for t in [0, 12, 15, 17] {
         assert_eq!(

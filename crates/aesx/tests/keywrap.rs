@@ -151,8 +151,7 @@ fn random_against_openssl() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(0x3394);
     for b in common::backends() {
         for round in 0..300 {
-            let mut key = vec![0u8; [16, 24, 32][round % 3]];
-            rng.fill_bytes(&mut key);
+            let key = common::key_for(&mut rng, round);
             let kw = KeyWrap::with_backend(&key, b).unwrap();
 
             let mut data = vec![0u8; 8 * rng.gen_range(2..=40)];

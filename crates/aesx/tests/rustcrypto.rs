@@ -196,6 +196,24 @@ fn from_blocks(blocks: &[Block<aes::Aes128>]) -> Vec<u8> {
     blocks.iter().flat_map(|b| b.iter().copied()).collect()
 }
 
+/// Runs `f` over a copy of `blocks`, in place (`f` gets no source) or out
+/// of place into a fresh buffer; returns the output.
+fn on_blocks(
+    blocks: &[Block<aes::Aes128>],
+    in_place: bool,
+    f: impl FnOnce(Option<&[Block<aes::Aes128>]>, &mut [Block<aes::Aes128>]),
+) -> Vec<Block<aes::Aes128>> {
+    if in_place {
+        let mut b = blocks.to_vec();
+        f(None, &mut b);
+        b
+    } else {
+        let mut out = vec![Array::default(); blocks.len()];
+        f(Some(blocks), &mut out);
+        out
+    }
+}
+
 /// CTR-128-BE through `ctr`, split at `split`, in place or out of place.
 fn ctr_generic<C>(cipher: C, iv: &[u8; 16], data: &[u8], split: usize, in_place: bool) -> Vec<u8>
 where
@@ -225,24 +243,14 @@ where
     let mut e = cbc::Encryptor::<C>::inner_iv_init(enc, &(*iv).into());
     let mut d = cbc::Decryptor::<C>::inner_iv_init(dec, &(*iv).into());
     let pt = to_blocks(data);
-    let ct = if in_place {
-        let mut b = pt.clone();
-        e.encrypt_blocks(&mut b);
-        b
-    } else {
-        let mut out = vec![Array::default(); pt.len()];
-        e.encrypt_blocks_b2b(&pt, &mut out).unwrap();
-        out
-    };
-    let back = if in_place {
-        let mut b = ct.clone();
-        d.decrypt_blocks(&mut b);
-        b
-    } else {
-        let mut out = vec![Array::default(); ct.len()];
-        d.decrypt_blocks_b2b(&ct, &mut out).unwrap();
-        out
-    };
+    let ct = on_blocks(&pt, in_place, |src, dst| match src {
+        None => e.encrypt_blocks(dst),
+        Some(src) => e.encrypt_blocks_b2b(src, dst).unwrap(),
+    });
+    let back = on_blocks(&ct, in_place, |src, dst| match src {
+        None => d.decrypt_blocks(dst),
+        Some(src) => d.decrypt_blocks_b2b(src, dst).unwrap(),
+    });
     assert_eq!(back, pt, "CBC round trip");
     from_blocks(&ct)
 }
@@ -253,15 +261,10 @@ where
     C: BlockCipherEncrypt + BlockCipherDecrypt + BlockSizeUser<BlockSize = U16>,
 {
     let pt = to_blocks(data);
-    let ct = if in_place {
-        let mut b = pt.clone();
-        cipher.encrypt_blocks(&mut b);
-        b
-    } else {
-        let mut out = vec![Array::default(); pt.len()];
-        cipher.encrypt_blocks_b2b(&pt, &mut out).unwrap();
-        out
-    };
+    let ct = on_blocks(&pt, in_place, |src, dst| match src {
+        None => cipher.encrypt_blocks(dst),
+        Some(src) => cipher.encrypt_blocks_b2b(src, dst).unwrap(),
+    });
     for (p, c) in pt.iter().zip(&ct) {
         let mut one = *p;
         cipher.encrypt_block(&mut one);

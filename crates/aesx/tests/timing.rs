@@ -166,8 +166,10 @@ fn random_block(rng: &mut StdRng) -> [u8; 16] {
     b
 }
 
-fn aes_encrypt(n: usize, seed: u64) -> Verdict {
-    let mut rng = StdRng::seed_from_u64(seed ^ 1);
+/// Soft AES on one block, one way (`op`), under a key drawn from
+/// `seed ^ key_salt`: fixed = the all-zero block.
+fn aes_block(n: usize, seed: u64, key_salt: u64, op: impl Fn(&Aes, &mut [u8; 16])) -> Verdict {
+    let mut rng = StdRng::seed_from_u64(seed ^ key_salt);
     let aes = Aes::with_backend(&random_block(&mut rng), Backend::Soft).unwrap();
     measure(
         n,
@@ -175,25 +177,18 @@ fn aes_encrypt(n: usize, seed: u64) -> Verdict {
         |c, rng| if c == 0 { [0u8; 16] } else { random_block(rng) },
         |b| {
             let mut x = *b;
-            aes.encrypt_block(&mut x);
+            op(&aes, &mut x);
             black_box(x);
         },
     )
 }
 
+fn aes_encrypt(n: usize, seed: u64) -> Verdict {
+    aes_block(n, seed, 1, Aes::encrypt_block)
+}
+
 fn aes_decrypt(n: usize, seed: u64) -> Verdict {
-    let mut rng = StdRng::seed_from_u64(seed ^ 2);
-    let aes = Aes::with_backend(&random_block(&mut rng), Backend::Soft).unwrap();
-    measure(
-        n,
-        seed,
-        |c, rng| if c == 0 { [0u8; 16] } else { random_block(rng) },
-        |b| {
-            let mut x = *b;
-            aes.decrypt_block(&mut x);
-            black_box(x);
-        },
-    )
+    aes_block(n, seed, 2, Aes::decrypt_block)
 }
 
 /// GHASH over 64 bytes of AAD (a GMAC): the soft GHASH multiplies by H with

@@ -1,5 +1,5 @@
 //! Reads Project Wycheproof JSON files from the repository's `vectors/`
-//! (shared by the CCM, key-wrap and CMAC tests).
+//! (shared by the AEAD, key-wrap and CMAC tests).
 
 #![allow(dead_code)] // each test binary uses a different part
 
@@ -30,6 +30,24 @@ impl Case<'_> {
     /// The case's id, for messages.
     pub fn id(&self) -> u64 {
         self.test["tcId"].as_u64().unwrap()
+    }
+}
+
+/// An AEAD case's fields, hex-decoded: key, iv, aad, msg, ct, tag.
+pub type AeadFields = (Vec<u8>, Vec<u8>, Vec<u8>, Vec<u8>, Vec<u8>, Vec<u8>);
+
+impl Case<'_> {
+    /// The case's AEAD fields in the order of [`AeadFields`] (absent ones
+    /// empty).
+    pub fn aead(&self) -> AeadFields {
+        (
+            self.hex("key"),
+            self.hex("iv"),
+            self.hex("aad"),
+            self.hex("msg"),
+            self.hex("ct"),
+            self.hex("tag"),
+        )
     }
 }
 
