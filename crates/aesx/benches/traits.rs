@@ -39,6 +39,28 @@ struct Case {
     variants: Vec<Variant>,
 }
 
+impl Case {
+    /// A case of the three usual variants, in the table's order: aesx's
+    /// inherent API, aesx through the RustCrypto traits, RustCrypto's own.
+    fn new(
+        name: String,
+        len: usize,
+        inherent: impl FnMut() + 'static,
+        aesx_trait: impl FnMut() + 'static,
+        rustcrypto: impl FnMut() + 'static,
+    ) -> Case {
+        Case {
+            name,
+            len,
+            variants: vec![
+                ("inherent", Box::new(inherent)),
+                ("aesx-trait", Box::new(aesx_trait)),
+                ("rustcrypto", Box::new(rustcrypto)),
+            ],
+        }
+    }
+}
+
 fn blocks_of(buf: &mut [u8]) -> &mut [Array<u8, cipher::consts::U16>] {
     Array::slice_as_chunks_mut(buf).0
 }
@@ -52,24 +74,13 @@ fn cases(backend: Backend) -> Vec<Case> {
             let ours = aesx::Aes128::with_backend(&KEY, backend).unwrap();
             let theirs = aes::Aes128::new(&KEY.into());
             let (mut a, mut b, mut c) = (vec![0u8; len], vec![0u8; len], vec![0u8; len]);
-            out.push(Case {
-                name: format!("ecb-encrypt/{len}"),
+            out.push(Case::new(
+                format!("ecb-encrypt/{len}"),
                 len,
-                variants: vec![
-                    (
-                        "inherent",
-                        Box::new(move || inherent.encrypt_blocks(black_box(&mut a)).unwrap()),
-                    ),
-                    (
-                        "aesx-trait",
-                        Box::new(move || ours.encrypt_blocks(blocks_of(black_box(&mut b)))),
-                    ),
-                    (
-                        "rustcrypto",
-                        Box::new(move || theirs.encrypt_blocks(blocks_of(black_box(&mut c)))),
-                    ),
-                ],
-            });
+                move || inherent.encrypt_blocks(black_box(&mut a)).unwrap(),
+                move || ours.encrypt_blocks(blocks_of(black_box(&mut b))),
+                move || theirs.encrypt_blocks(blocks_of(black_box(&mut c))),
+            ));
         }
         // CTR: aesx::Ctr against ctr::Ctr128BE over each cipher; the stream
         // is set up once (as a long-lived stream would be).
@@ -81,24 +92,13 @@ fn cases(backend: Backend) -> Vec<Case> {
             let mut theirs =
                 ctr::Ctr128BE::from_core(ctr::CtrCore::inner_iv_init(theirs, &IV.into()));
             let (mut a, mut b, mut c) = (vec![0u8; len], vec![0u8; len], vec![0u8; len]);
-            out.push(Case {
-                name: format!("ctr/{len}"),
+            out.push(Case::new(
+                format!("ctr/{len}"),
                 len,
-                variants: vec![
-                    (
-                        "inherent",
-                        Box::new(move || inherent.apply_keystream(black_box(&mut a))),
-                    ),
-                    (
-                        "aesx-trait",
-                        Box::new(move || ours.apply_keystream(black_box(&mut b))),
-                    ),
-                    (
-                        "rustcrypto",
-                        Box::new(move || theirs.apply_keystream(black_box(&mut c))),
-                    ),
-                ],
-            });
+                move || inherent.apply_keystream(black_box(&mut a)),
+                move || ours.apply_keystream(black_box(&mut b)),
+                move || theirs.apply_keystream(black_box(&mut c)),
+            ));
         }
         // CBC decryption (the parallel direction): a message per call, the
         // key expanded once.
@@ -107,32 +107,19 @@ fn cases(backend: Backend) -> Vec<Case> {
             let ours = aesx::Aes128::with_backend(&KEY, backend).unwrap();
             let theirs = aes::Aes128::new(&KEY.into());
             let (mut a, mut b, mut c) = (vec![0u8; len], vec![0u8; len], vec![0u8; len]);
-            out.push(Case {
-                name: format!("cbc-decrypt/{len}"),
+            out.push(Case::new(
+                format!("cbc-decrypt/{len}"),
                 len,
-                variants: vec![
-                    (
-                        "inherent",
-                        Box::new(move || {
-                            inherent.decrypt_in_place(&IV, black_box(&mut a)).unwrap()
-                        }),
-                    ),
-                    (
-                        "aesx-trait",
-                        Box::new(move || {
-                            cbc::Decryptor::inner_iv_init(&ours, &IV.into())
-                                .decrypt_blocks(blocks_of(black_box(&mut b)))
-                        }),
-                    ),
-                    (
-                        "rustcrypto",
-                        Box::new(move || {
-                            cbc::Decryptor::inner_iv_init(&theirs, &IV.into())
-                                .decrypt_blocks(blocks_of(black_box(&mut c)))
-                        }),
-                    ),
-                ],
-            });
+                move || inherent.decrypt_in_place(&IV, black_box(&mut a)).unwrap(),
+                move || {
+                    cbc::Decryptor::inner_iv_init(&ours, &IV.into())
+                        .decrypt_blocks(blocks_of(black_box(&mut b)))
+                },
+                move || {
+                    cbc::Decryptor::inner_iv_init(&theirs, &IV.into())
+                        .decrypt_blocks(blocks_of(black_box(&mut c)))
+                },
+            ));
         }
         // XTS: one data unit per call. xts-mode drives the cipher one block
         // at a time (its design), so this measures that, not aesx's kernels.
@@ -147,24 +134,13 @@ fn cases(backend: Backend) -> Vec<Case> {
                 aes::Aes128::new(&KEY2.into()),
             );
             let (mut a, mut b, mut c) = (vec![0u8; len], vec![0u8; len], vec![0u8; len]);
-            out.push(Case {
-                name: format!("xts-encrypt/{len}"),
+            out.push(Case::new(
+                format!("xts-encrypt/{len}"),
                 len,
-                variants: vec![
-                    (
-                        "inherent",
-                        Box::new(move || inherent.encrypt(&IV, black_box(&mut a)).unwrap()),
-                    ),
-                    (
-                        "aesx-trait",
-                        Box::new(move || ours.encrypt_sector(black_box(&mut b), IV.into())),
-                    ),
-                    (
-                        "rustcrypto",
-                        Box::new(move || theirs.encrypt_sector(black_box(&mut c), IV.into())),
-                    ),
-                ],
-            });
+                move || inherent.encrypt(&IV, black_box(&mut a)).unwrap(),
+                move || ours.encrypt_sector(black_box(&mut b), IV.into()),
+                move || theirs.encrypt_sector(black_box(&mut c), IV.into()),
+            ));
         }
         // GCM seal and open, detached tag, in place.
         for seal in [true, false] {
@@ -179,88 +155,70 @@ fn cases(backend: Backend) -> Vec<Case> {
                 .unwrap();
             let tag_arr = Array::try_from(tag.as_bytes()).unwrap();
             let (mut a, mut b, mut c) = (pt.clone(), pt.clone(), pt.clone());
-            let variants: Vec<Variant> = if seal {
-                vec![
-                    (
-                        "inherent",
-                        Box::new(move || {
-                            black_box(
-                                inherent
-                                    .seal_in_place_detached(&NONCE, &AAD, black_box(&mut a))
-                                    .unwrap(),
-                            );
-                        }),
-                    ),
-                    (
-                        "aesx-trait",
-                        Box::new(move || {
-                            black_box(
-                                ours.encrypt_inout_detached(
+            let name = format!("gcm-{}/{len}", if seal { "seal" } else { "open" });
+            out.push(if seal {
+                Case::new(
+                    name,
+                    len,
+                    move || {
+                        black_box(
+                            inherent
+                                .seal_in_place_detached(&NONCE, &AAD, black_box(&mut a))
+                                .unwrap(),
+                        );
+                    },
+                    move || {
+                        black_box(
+                            ours.encrypt_inout_detached(
+                                &nonce,
+                                &AAD,
+                                InOutBuf::from(black_box(&mut b[..])),
+                            )
+                            .unwrap(),
+                        );
+                    },
+                    move || {
+                        black_box(
+                            theirs
+                                .encrypt_inout_detached(
                                     &nonce,
                                     &AAD,
-                                    InOutBuf::from(black_box(&mut b[..])),
+                                    InOutBuf::from(black_box(&mut c[..])),
                                 )
                                 .unwrap(),
-                            );
-                        }),
-                    ),
-                    (
-                        "rustcrypto",
-                        Box::new(move || {
-                            black_box(
-                                theirs
-                                    .encrypt_inout_detached(
-                                        &nonce,
-                                        &AAD,
-                                        InOutBuf::from(black_box(&mut c[..])),
-                                    )
-                                    .unwrap(),
-                            );
-                        }),
-                    ),
-                ]
+                        );
+                    },
+                )
             } else {
                 // Out of place from the same ciphertext, so that every call
                 // verifies (an in-place open would need a fresh copy).
                 let (ct_a, ct_b, ct_c) = (ct.clone(), ct.clone(), ct);
-                vec![
-                    (
-                        "inherent",
-                        Box::new(move || {
-                            inherent
-                                .open_to_detached(
-                                    &NONCE,
-                                    &AAD,
-                                    &ct_a,
-                                    tag.as_bytes(),
-                                    black_box(&mut a),
-                                )
-                                .unwrap();
-                        }),
-                    ),
-                    (
-                        "aesx-trait",
-                        Box::new(move || {
-                            let io = InOutBuf::new(&ct_b, black_box(&mut b[..])).unwrap();
-                            ours.decrypt_inout_detached(&nonce, &AAD, io, &tag_arr)
-                                .unwrap();
-                        }),
-                    ),
-                    (
-                        "rustcrypto",
-                        Box::new(move || {
-                            let io = InOutBuf::new(&ct_c, black_box(&mut c[..])).unwrap();
-                            theirs
-                                .decrypt_inout_detached(&nonce, &AAD, io, &tag_arr)
-                                .unwrap();
-                        }),
-                    ),
-                ]
-            };
-            out.push(Case {
-                name: format!("gcm-{}/{len}", if seal { "seal" } else { "open" }),
-                len,
-                variants,
+                Case::new(
+                    name,
+                    len,
+                    move || {
+                        inherent
+                            .open_to_detached(
+                                &NONCE,
+                                &AAD,
+                                &ct_a,
+                                tag.as_bytes(),
+                                black_box(&mut a),
+                            )
+                            .unwrap();
+                    },
+                    move || {
+                        let io = InOutBuf::new(&ct_b, black_box(&mut b[..])).unwrap();
+                        ours.decrypt_inout_detached(&nonce, &AAD, io, &tag_arr)
+                            .unwrap();
+                    },
+                    move || {
+                        let io = InOutBuf::new(&ct_c, black_box(&mut c[..])).unwrap();
+                        theirs
+                            .decrypt_inout_detached(&nonce, &AAD, io, &tag_arr)
+                            .unwrap();
+                    },
+                )
             });
         }
     }

@@ -54,30 +54,26 @@ fn sp800_38b_examples() {
 
 #[test]
 fn wycheproof_aes_cmac() {
-    let doc = wycheproof::load("aes_cmac_test.json");
-    let mut checked = 0;
-    for b in common::backends() {
-        for c in wycheproof::cases(&doc) {
-            let (key, msg, tag) = (c.hex("key"), c.hex("msg"), c.hex("tag"));
-            let cmac = match Cmac::with_backend(&key, b) {
-                Ok(x) => x,
-                Err(e) => {
-                    assert!(c.invalid(), "{b} tc {}", c.id());
-                    assert_eq!(e, Error::InvalidKeyLength { len: key.len() });
-                    continue;
-                }
-            };
-            let r = cmac.verify(&msg, &tag);
-            if c.invalid() {
-                assert_eq!(r, Err(Error::AuthenticationFailed), "{b} tc {}", c.id());
-            } else {
-                r.unwrap();
-                let full = cmac.mac(&msg);
-                assert_eq!(&full[..tag.len()], &tag[..], "{b} tc {}", c.id());
+    let checked = wycheproof::check("aes_cmac_test.json", &common::backends(), |b, c| {
+        let (key, msg, tag) = (c.hex("key"), c.hex("msg"), c.hex("tag"));
+        let cmac = match Cmac::with_backend(&key, b) {
+            Ok(x) => x,
+            Err(e) => {
+                assert!(c.invalid(), "{b} tc {}", c.id());
+                assert_eq!(e, Error::InvalidKeyLength { len: key.len() });
+                return false;
             }
-            checked += 1;
+        };
+        let r = cmac.verify(&msg, &tag);
+        if c.invalid() {
+            assert_eq!(r, Err(Error::AuthenticationFailed), "{b} tc {}", c.id());
+        } else {
+            r.unwrap();
+            let full = cmac.mac(&msg);
+            assert_eq!(&full[..tag.len()], &tag[..], "{b} tc {}", c.id());
         }
-    }
+        true
+    });
     assert!(checked >= 300);
 }
 
@@ -95,45 +91,42 @@ fn openssl_cmac(key: &[u8], msg: &[u8]) -> Vec<u8> {
 
 #[test]
 fn random_streaming_against_openssl() {
-    let mut rng = rand::rngs::StdRng::seed_from_u64(0x38b);
-    for b in common::backends() {
-        for round in 0..400 {
-            let key = common::key_for(&mut rng, round);
-            let len = match round % 4 {
-                0 => rng.gen_range(0..=300),
-                1 => 16 * rng.gen_range(0..=20),
-                2 => rng.gen_range(0..=5000),
-                _ => rng.gen_range(0..=40),
-            };
-            let msg = common::random_bytes(&mut rng, len);
-            let want = openssl_cmac(&key, &msg);
-            let cmac = Cmac::with_backend(&key, b).unwrap();
-            assert_eq!(cmac.mac(&msg).to_vec(), want, "{b} len {len}");
+    common::random_rounds(0x38b, 400, |rng, b, round| {
+        let key = common::key_for(rng, round);
+        let len = match round % 4 {
+            0 => rng.gen_range(0..=300),
+            1 => 16 * rng.gen_range(0..=20),
+            2 => rng.gen_range(0..=5000),
+            _ => rng.gen_range(0..=40),
+        };
+        let msg = common::random_bytes(rng, len);
+        let want = openssl_cmac(&key, &msg);
+        let cmac = Cmac::with_backend(&key, b).unwrap();
+        assert_eq!(cmac.mac(&msg).to_vec(), want, "{b} len {len}");
 
-            // The same message in random pieces (empty ones included).
-            let mut hs = cmac.hasher();
-            let mut rest = &msg[..];
-            while !rest.is_empty() {
-                let n = match rng.gen_range(0..4) {
-                    0 => 0,
-                    1 => 16,
-                    _ => rng.gen_range(1..=rest.len().min(70)),
-                }
-                .min(rest.len());
-                hs.update(&rest[..n]);
-                rest = &rest[n..];
+        // The same message in random pieces (empty ones included).
+        let mut hs = cmac.hasher();
+        let mut rest = &msg[..];
+        while !rest.is_empty() {
+            let n = match rng.gen_range(0..4) {
+                0 => 0,
+                1 => 16,
+                _ => rng.gen_range(1..=rest.len().min(70)),
             }
-            let copy = hs.clone();
-            assert_eq!(hs.finalize().to_vec(), want, "{b} len {len} streamed");
-
-            // Truncated tags verify on their own length; a wrong byte fails.
-            let t = rng.gen_range(1..=16);
-            copy.verify(&want[..t]).unwrap();
-            let mut bad = want[..t].to_vec();
-            bad[rng.gen_range(0..t)] ^= 1;
-            assert_eq!(cmac.verify(&msg, &bad), Err(Error::AuthenticationFailed));
+            .min(rest.len());
+            hs.update(&rest[..n]);
+            rest = &rest[n..];
         }
-    }
+        let copy = hs.clone();
+        assert_eq!(hs.finalize().to_vec(), want, "{b} len {len} streamed");
+
+        // Truncated tags verify on their own length; a wrong byte fails.
+        let t = rng.gen_range(1..=16);
+        copy.verify(&want[..t]).unwrap();
+        let mut bad = want[..t].to_vec();
+        bad[rng.gen_range(0..t)] ^= 1;
+        assert_eq!(cmac.verify(&msg, &bad), Err(Error::AuthenticationFailed));
+    });
 }
 
 #[test]

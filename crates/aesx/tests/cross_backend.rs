@@ -73,45 +73,57 @@ fn run_buf(
     dst[offset..offset + n].to_vec()
 }
 
-#[test]
-fn ecb_all_lengths() {
+/// Runs `check(rng, pool, bi, b, i)` for every `i` in `0..=last` on every
+/// hardware backend `b` (`bi` its index among all backends), with one RNG
+/// and one message pool for the whole test.
+fn each_hardware_case(
+    last: usize,
+    mut check: impl FnMut(&mut StdRng, &Pool, usize, Backend, usize),
+) {
     let mut rng = rng();
     let pool = Pool::new(&mut rng);
     for (bi, b) in backends().into_iter().enumerate() {
         if b == Backend::Soft {
             continue;
         }
-        for blocks in 0..=MAX_LEN / 16 {
-            let len = blocks * 16;
-            let key = key_for(&mut rng, blocks + bi);
-            let data = pool.take(&mut rng, len);
-            let off = (blocks * 7 + bi) % 16;
-            let ecb = Ecb::with_backend(&key, b).unwrap();
-            let want = ossl(Mode::Ecb, true, &key, None, &data);
-            let ct = run_buf(&data, off, blocks % 2 == 0, |s, d| {
-                if s.is_empty() && !d.is_empty() {
-                    ecb.encrypt_in_place(d).unwrap()
-                } else {
-                    ecb.aes().encrypt_blocks_to(s, d).unwrap()
-                }
-            });
-            assert_eq!(ct, want, "{b} ECB enc len {len} key {}", key.len());
-            let pt = run_buf(&ct, off ^ 5, blocks % 3 == 0, |s, d| {
-                if s.is_empty() && !d.is_empty() {
-                    ecb.decrypt_in_place(d).unwrap()
-                } else {
-                    ecb.aes().decrypt_blocks_to(s, d).unwrap()
-                }
-            });
-            assert_eq!(pt, data, "{b} ECB dec len {len}");
-            {
-                let soft = Ecb::with_backend(&key, Backend::Soft).unwrap();
-                let mut s = data.clone();
-                soft.encrypt_in_place(&mut s).unwrap();
-                assert_eq!(s, ct, "{b} vs soft ECB len {len}");
-            }
+        for i in 0..=last {
+            check(&mut rng, &pool, bi, b, i);
         }
     }
+}
+
+#[test]
+fn ecb_all_lengths() {
+    each_hardware_case(MAX_LEN / 16, |rng, pool, bi, b, blocks| {
+        let len = blocks * 16;
+        let key = key_for(rng, blocks + bi);
+        let data = pool.take(rng, len);
+        let off = (blocks * 7 + bi) % 16;
+        let ecb = Ecb::with_backend(&key, b).unwrap();
+        let want = ossl(Mode::Ecb, true, &key, None, &data);
+        let ct = run_buf(&data, off, blocks % 2 == 0, |s, d| {
+            if s.is_empty() && !d.is_empty() {
+                ecb.encrypt_in_place(d).unwrap()
+            } else {
+                ecb.aes().encrypt_blocks_to(s, d).unwrap()
+            }
+        });
+        assert_eq!(ct, want, "{b} ECB enc len {len} key {}", key.len());
+        let pt = run_buf(&ct, off ^ 5, blocks % 3 == 0, |s, d| {
+            if s.is_empty() && !d.is_empty() {
+                ecb.decrypt_in_place(d).unwrap()
+            } else {
+                ecb.aes().decrypt_blocks_to(s, d).unwrap()
+            }
+        });
+        assert_eq!(pt, data, "{b} ECB dec len {len}");
+        {
+            let soft = Ecb::with_backend(&key, Backend::Soft).unwrap();
+            let mut s = data.clone();
+            soft.encrypt_in_place(&mut s).unwrap();
+            assert_eq!(s, ct, "{b} vs soft ECB len {len}");
+        }
+    });
 }
 
 /// One CBC direction from `iv` over `d` (in place when `s` is empty, as
@@ -152,42 +164,35 @@ fn cbc_two_pieces(
 
 #[test]
 fn cbc_all_lengths() {
-    let mut rng = rng();
-    let pool = Pool::new(&mut rng);
-    for (bi, b) in backends().into_iter().enumerate() {
-        if b == Backend::Soft {
-            continue;
+    each_hardware_case(MAX_LEN / 16, |rng, pool, bi, b, blocks| {
+        let len = blocks * 16;
+        let key = key_for(rng, blocks + bi + 1);
+        let iv: [u8; 16] = rng.gen();
+        let data = pool.take(rng, len);
+        let off = (blocks * 3 + bi + 1) % 16;
+        let cbc = Cbc::with_backend(&key, b).unwrap();
+        let want = ossl(Mode::Cbc, true, &key, Some(&iv), &data);
+        // Encrypt in two chained pieces, so the IV hand-over is tested.
+        let cut = 16 * (blocks / 3);
+        let last = &want[len.saturating_sub(16)..];
+        let ct = run_buf(&data, off, blocks % 2 == 1, |s, d| {
+            cbc_two_pieces(&cbc, true, iv, cut, last, s, d)
+        });
+        assert_eq!(ct, want, "{b} CBC enc len {len} key {}", key.len());
+        let pt = run_buf(&ct, off ^ 9, blocks % 4 < 2, |s, d| {
+            cbc_two_pieces(&cbc, false, iv, 16 * (blocks / 2), last, s, d)
+        });
+        assert_eq!(pt, data, "{b} CBC dec len {len}");
+        assert_eq!(pt, ossl(Mode::Cbc, false, &key, Some(&iv), &ct));
+        {
+            let soft = Cbc::with_backend(&key, Backend::Soft).unwrap();
+            let mut s = data.clone();
+            soft.encrypt_in_place(&iv, &mut s).unwrap();
+            assert_eq!(s, ct, "{b} vs soft CBC enc len {len}");
+            soft.decrypt_in_place(&iv, &mut s).unwrap();
+            assert_eq!(s, data, "{b} vs soft CBC dec len {len}");
         }
-        for blocks in 0..=MAX_LEN / 16 {
-            let len = blocks * 16;
-            let key = key_for(&mut rng, blocks + bi + 1);
-            let iv: [u8; 16] = rng.gen();
-            let data = pool.take(&mut rng, len);
-            let off = (blocks * 3 + bi + 1) % 16;
-            let cbc = Cbc::with_backend(&key, b).unwrap();
-            let want = ossl(Mode::Cbc, true, &key, Some(&iv), &data);
-            // Encrypt in two chained pieces, so the IV hand-over is tested.
-            let cut = 16 * (blocks / 3);
-            let last = &want[len.saturating_sub(16)..];
-            let ct = run_buf(&data, off, blocks % 2 == 1, |s, d| {
-                cbc_two_pieces(&cbc, true, iv, cut, last, s, d)
-            });
-            assert_eq!(ct, want, "{b} CBC enc len {len} key {}", key.len());
-            let pt = run_buf(&ct, off ^ 9, blocks % 4 < 2, |s, d| {
-                cbc_two_pieces(&cbc, false, iv, 16 * (blocks / 2), last, s, d)
-            });
-            assert_eq!(pt, data, "{b} CBC dec len {len}");
-            assert_eq!(pt, ossl(Mode::Cbc, false, &key, Some(&iv), &ct));
-            {
-                let soft = Cbc::with_backend(&key, Backend::Soft).unwrap();
-                let mut s = data.clone();
-                soft.encrypt_in_place(&iv, &mut s).unwrap();
-                assert_eq!(s, ct, "{b} vs soft CBC enc len {len}");
-                soft.decrypt_in_place(&iv, &mut s).unwrap();
-                assert_eq!(s, data, "{b} vs soft CBC dec len {len}");
-            }
-        }
-    }
+    });
 }
 
 /// A counter block near an edge: random, just below the 2^64 carry of the
@@ -205,53 +210,46 @@ fn ctr_iv(rng: &mut StdRng, i: usize) -> [u8; 16] {
 
 #[test]
 fn ctr_every_length() {
-    let mut rng = rng();
-    let pool = Pool::new(&mut rng);
-    for (bi, b) in backends().into_iter().enumerate() {
-        if b == Backend::Soft {
-            continue;
-        }
-        for len in 0..=MAX_LEN {
-            let key = key_for(&mut rng, len + bi);
-            let iv = ctr_iv(&mut rng, len);
-            let data = pool.take(&mut rng, len);
-            let want = ossl(Mode::Ctr, true, &key, Some(&iv), &data);
-            let off = (len + bi) % 16;
-            // Two or three pieces of random length through the streaming API.
-            let c1 = rng.gen_range(0..=len);
-            let c2 = rng.gen_range(c1..=len);
-            let got = run_buf(&data, off, len % 2 == 0, |s, d| {
-                let mut ctr = Ctr::with_backend(&key, &iv, b).unwrap();
-                if s.is_empty() && !d.is_empty() {
-                    let (a, rest) = d.split_at_mut(c1);
-                    let (m, z) = rest.split_at_mut(c2 - c1);
-                    ctr.apply_keystream(a);
-                    ctr.apply_keystream(m);
-                    ctr.apply_keystream(z);
-                } else {
-                    let (a, rest) = d.split_at_mut(c1);
-                    let (m, z) = rest.split_at_mut(c2 - c1);
-                    ctr.apply_keystream_to(&s[..c1], a).unwrap();
-                    ctr.apply_keystream_to(&s[c1..c2], m).unwrap();
-                    ctr.apply_keystream_to(&s[c2..], z).unwrap();
-                }
-                assert_eq!(ctr.position(), len as u128);
-            });
-            assert_eq!(
-                got,
-                want,
-                "{b} CTR len {len} iv {iv:02x?} key {}",
-                key.len()
-            );
-            {
-                let mut s = data.clone();
-                Ctr::with_backend(&key, &iv, Backend::Soft)
-                    .unwrap()
-                    .apply_keystream(&mut s);
-                assert_eq!(s, got, "{b} vs soft CTR len {len}");
+    each_hardware_case(MAX_LEN, |rng, pool, bi, b, len| {
+        let key = key_for(rng, len + bi);
+        let iv = ctr_iv(rng, len);
+        let data = pool.take(rng, len);
+        let want = ossl(Mode::Ctr, true, &key, Some(&iv), &data);
+        let off = (len + bi) % 16;
+        // Two or three pieces of random length through the streaming API.
+        let c1 = rng.gen_range(0..=len);
+        let c2 = rng.gen_range(c1..=len);
+        let got = run_buf(&data, off, len % 2 == 0, |s, d| {
+            let mut ctr = Ctr::with_backend(&key, &iv, b).unwrap();
+            if s.is_empty() && !d.is_empty() {
+                let (a, rest) = d.split_at_mut(c1);
+                let (m, z) = rest.split_at_mut(c2 - c1);
+                ctr.apply_keystream(a);
+                ctr.apply_keystream(m);
+                ctr.apply_keystream(z);
+            } else {
+                let (a, rest) = d.split_at_mut(c1);
+                let (m, z) = rest.split_at_mut(c2 - c1);
+                ctr.apply_keystream_to(&s[..c1], a).unwrap();
+                ctr.apply_keystream_to(&s[c1..c2], m).unwrap();
+                ctr.apply_keystream_to(&s[c2..], z).unwrap();
             }
+            assert_eq!(ctr.position(), len as u128);
+        });
+        assert_eq!(
+            got,
+            want,
+            "{b} CTR len {len} iv {iv:02x?} key {}",
+            key.len()
+        );
+        {
+            let mut s = data.clone();
+            Ctr::with_backend(&key, &iv, Backend::Soft)
+                .unwrap()
+                .apply_keystream(&mut s);
+            assert_eq!(s, got, "{b} vs soft CTR len {len}");
         }
-    }
+    });
 }
 
 #[test]
@@ -358,18 +356,11 @@ fn multi_buffer_cbc_rejects_partial_blocks_untouched() {
     let aes = Aes::with_backend(&[7u8; 16], common::backend()).unwrap();
     let mut a = vec![1u8; 32];
     let mut b = vec![2u8; 33];
-    let mut jobs = [
-        CbcJob {
-            key: &aes,
-            iv: [0; 16],
-            data: &mut a,
-        },
-        CbcJob {
-            key: &aes,
-            iv: [0; 16],
-            data: &mut b,
-        },
-    ];
+    let mut jobs = [&mut a, &mut b].map(|data| CbcJob {
+        key: &aes,
+        iv: [0; 16],
+        data,
+    });
     assert_eq!(
         cbc_encrypt_many(&mut jobs).unwrap_err(),
         aesx::Error::NotBlockAligned { len: 33 }

@@ -93,65 +93,62 @@ fn sl_functional_tests_through_esp() {
 
 #[test]
 fn esp_equals_gcm_with_salted_nonce() {
-    let mut rng = rand::rngs::StdRng::seed_from_u64(4106);
-    for b in common::backends() {
-        for i in 0..40 {
-            let key_len = [16, 24, 32][i % 3];
-            let tag_len = [8, 12, 16][i % 3];
-            let mut key = vec![0u8; key_len];
-            let mut salt = [0u8; 4];
-            let mut iv = [0u8; 8];
-            rng.fill_bytes(&mut key);
-            rng.fill_bytes(&mut salt);
-            rng.fill_bytes(&mut iv);
-            let aad_len = if i % 2 == 0 { 8 } else { 12 };
-            let mut aad = vec![0u8; aad_len];
-            rng.fill_bytes(&mut aad);
-            let len = if b == Backend::Soft {
-                rng.gen_range(0..300)
-            } else {
-                rng.gen_range(0..9000)
-            };
-            let mut pt = vec![0u8; len];
-            rng.fill_bytes(&mut pt);
+    common::random_rounds(4106, 40, |rng, b, i| {
+        let key_len = [16, 24, 32][i % 3];
+        let tag_len = [8, 12, 16][i % 3];
+        let mut key = vec![0u8; key_len];
+        let mut salt = [0u8; 4];
+        let mut iv = [0u8; 8];
+        rng.fill_bytes(&mut key);
+        rng.fill_bytes(&mut salt);
+        rng.fill_bytes(&mut iv);
+        let aad_len = if i % 2 == 0 { 8 } else { 12 };
+        let mut aad = vec![0u8; aad_len];
+        rng.fill_bytes(&mut aad);
+        let len = if b == Backend::Soft {
+            rng.gen_range(0..300)
+        } else {
+            rng.gen_range(0..9000)
+        };
+        let mut pt = vec![0u8; len];
+        rng.fill_bytes(&mut pt);
 
-            let esp = Esp::with_backend(&key, &salt, tag_len, b).unwrap();
-            let gcm = Gcm::with_backend(&key, b)
-                .unwrap()
-                .with_tag_len(tag_len)
-                .unwrap();
-            let nonce: Vec<u8> = salt.iter().chain(iv.iter()).copied().collect();
-            let want = gcm.seal(&nonce, &aad, &pt).unwrap();
+        let esp = Esp::with_backend(&key, &salt, tag_len, b).unwrap();
+        let gcm = Gcm::with_backend(&key, b)
+            .unwrap()
+            .with_tag_len(tag_len)
+            .unwrap();
+        let nonce: Vec<u8> = salt.iter().chain(iv.iter()).copied().collect();
+        let want = gcm.seal(&nonce, &aad, &pt).unwrap();
 
-            let mut buf = pt.clone();
-            let (tag, sum) = esp
-                .seal_in_place_with_checksum(&iv, &aad, &mut buf)
-                .unwrap();
-            assert_eq!(&buf[..], &want[..len]);
-            assert_eq!(tag.as_bytes(), &want[len..]);
-            assert_eq!(sum, ones_complement_checksum(&pt));
-            let mut buf2 = pt.clone();
-            assert_eq!(esp.seal_in_place(&iv, &aad, &mut buf2).unwrap(), tag);
-            assert_eq!(buf2, buf);
+        let mut buf = pt.clone();
+        let (tag, sum) = esp
+            .seal_in_place_with_checksum(&iv, &aad, &mut buf)
+            .unwrap();
+        assert_eq!(&buf[..], &want[..len]);
+        assert_eq!(tag.as_bytes(), &want[len..]);
+        assert_eq!(sum, ones_complement_checksum(&pt));
+        let mut buf2 = pt.clone();
+        assert_eq!(esp.seal_in_place(&iv, &aad, &mut buf2).unwrap(), tag);
+        assert_eq!(buf2, buf);
 
-            assert_eq!(
-                esp.open_in_place(&iv, &aad, &mut buf, tag.as_bytes())
-                    .unwrap(),
-                sum
-            );
-            assert_eq!(buf, pt);
+        assert_eq!(
+            esp.open_in_place(&iv, &aad, &mut buf, tag.as_bytes())
+                .unwrap(),
+            sum
+        );
+        assert_eq!(buf, pt);
 
-            // A forged ICV: refused, packet zeroed.
-            let mut bad = tag.as_bytes().to_vec();
-            bad[i % tag_len] ^= 1;
-            let mut f = want[..len].to_vec();
-            assert_eq!(
-                esp.open_in_place(&iv, &aad, &mut f, &bad),
-                Err(Error::AuthenticationFailed)
-            );
-            assert!(f.iter().all(|&x| x == 0));
-        }
-    }
+        // A forged ICV: refused, packet zeroed.
+        let mut bad = tag.as_bytes().to_vec();
+        bad[i % tag_len] ^= 1;
+        let mut f = want[..len].to_vec();
+        assert_eq!(
+            esp.open_in_place(&iv, &aad, &mut f, &bad),
+            Err(Error::AuthenticationFailed)
+        );
+        assert!(f.iter().all(|&x| x == 0));
+    });
 }
 
 /// Packets longer than the one-shot size take the chunked path: same bytes,

@@ -24,7 +24,8 @@ use cipher::{
     Array, Block, BlockCipherDecrypt, BlockCipherEncrypt, BlockModeDecrypt, BlockModeEncrypt,
     BlockSizeUser, InnerIvInit, KeyInit, StreamCipher,
 };
-use rand::{Rng, RngCore, SeedableRng};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
 
 // ---------------------------------------------------------------------------
 // 1. RustCrypto's harnesses.
@@ -339,27 +340,29 @@ where
     sealed
 }
 
-fn rng(seed: u64) -> rand::rngs::StdRng {
-    rand::rngs::StdRng::seed_from_u64(seed)
+fn rng(seed: u64) -> StdRng {
+    StdRng::seed_from_u64(seed)
 }
 
-fn random_bytes(r: &mut impl RngCore, n: usize) -> Vec<u8> {
-    let mut v = vec![0u8; n];
-    r.fill_bytes(&mut v);
-    v
+/// Calls `check(r, len, backends)` for every length from 0 to `MAX_LEN`,
+/// drawing from one RNG seeded with `seed`.
+fn each_length(seed: u64, mut check: impl FnMut(&mut StdRng, usize, &[Backend])) {
+    let backends = common::backends();
+    let mut r = rng(seed);
+    for len in 0..=MAX_LEN {
+        check(&mut r, len, &backends);
+    }
 }
 
 macro_rules! block_cipher_differential {
     ($test:ident, $rc:ty, $ours:ty, $klen:literal, $seed:literal) => {
         #[test]
         fn $test() {
-            let backends = common::backends();
-            let mut r = rng($seed);
-            for len in 0..=MAX_LEN {
+            each_length($seed, |r, len, backends| {
                 let key: [u8; $klen] = r.gen();
                 let key2: [u8; $klen] = r.gen();
                 let iv: [u8; 16] = r.gen();
-                let data = random_bytes(&mut r, len);
+                let data = common::random_bytes(r, len);
                 let split = r.gen_range(0..=len);
                 let whole = &data[..len - len % 16];
                 let in_place = len % 2 == 0;
@@ -377,7 +380,7 @@ macro_rules! block_cipher_differential {
                         &data,
                     )
                 });
-                for &b in &backends {
+                for &b in backends {
                     let ours = <$ours>::with_backend(&key, b).unwrap();
                     let ours2 = <$ours>::with_backend(&key2, b).unwrap();
                     assert_eq!(
@@ -413,7 +416,7 @@ macro_rules! block_cipher_differential {
                         );
                     }
                 }
-            }
+            });
         }
     };
 }
@@ -426,9 +429,7 @@ macro_rules! aead_differential {
     ($test:ident, $rc:ty, $ours:ty, $klen:literal, $seed:literal) => {
         #[test]
         fn $test() {
-            let backends = common::backends();
-            let mut r = rng($seed);
-            for len in 0..=MAX_LEN {
+            each_length($seed, |r, len, backends| {
                 let key: [u8; $klen] = r.gen();
                 let nonce: [u8; 12] = r.gen();
                 let aad_len = if len % 5 == 0 {
@@ -436,11 +437,11 @@ macro_rules! aead_differential {
                 } else {
                     r.gen_range(0..40)
                 };
-                let aad = random_bytes(&mut r, aad_len);
-                let data = random_bytes(&mut r, len);
+                let aad = common::random_bytes(r, aad_len);
+                let data = common::random_bytes(r, len);
                 let rc = <$rc>::new(&key.into());
                 let want = gcm_generic(&rc, &nonce, &aad, &data, len % 2 == 0);
-                for &b in &backends {
+                for &b in backends {
                     let ours = <$ours>::with_backend(&key, b).unwrap();
                     for in_place in [true, false] {
                         assert_eq!(
@@ -450,7 +451,7 @@ macro_rules! aead_differential {
                         );
                     }
                 }
-            }
+            });
         }
     };
 }
@@ -479,7 +480,7 @@ fn aes192_gcm_matches_inherent_gcm() {
     for len in (0..=MAX_LEN).step_by(13) {
         let key: [u8; 24] = r.gen();
         let nonce: [u8; 12] = r.gen();
-        let data = random_bytes(&mut r, len);
+        let data = common::random_bytes(&mut r, len);
         for b in common::backends() {
             let want = aesx::Gcm::with_backend(&key, b)
                 .unwrap()

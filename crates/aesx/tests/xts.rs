@@ -10,6 +10,7 @@ use std::fs;
 use std::path::PathBuf;
 
 use aesx::{Aes, Backend, Error, Xts};
+use common::random_bytes;
 use openssl::symm::{Cipher, Crypter, Mode};
 use rand::{Rng, RngCore, SeedableRng};
 
@@ -236,12 +237,9 @@ fn differential_every_length() {
     for backend in backends() {
         for key_len in [32usize, 64] {
             for len in 16..=4096usize {
-                let mut key = vec![0u8; key_len];
-                rng.fill_bytes(&mut key);
-                let mut tweak = [0u8; 16];
-                rng.fill_bytes(&mut tweak);
-                let mut pt = vec![0u8; len];
-                rng.fill_bytes(&mut pt);
+                let key = random_bytes(&mut rng, key_len);
+                let tweak: [u8; 16] = random_bytes(&mut rng, 16).try_into().unwrap();
+                let pt = random_bytes(&mut rng, len);
                 let want = ossl(true, &key, &tweak, &pt);
                 let xts = Xts::with_backend(&key, backend).unwrap();
                 let mut buf = pt.clone();
@@ -264,12 +262,9 @@ fn differential_decrypt_random() {
             for &len in &[
                 16usize, 17, 31, 32, 63, 64, 65, 255, 256, 257, 511, 512, 4095, 4096,
             ] {
-                let mut key = vec![0u8; key_len];
-                rng.fill_bytes(&mut key);
-                let mut tweak = [0u8; 16];
-                rng.fill_bytes(&mut tweak);
-                let mut ct = vec![0u8; len];
-                rng.fill_bytes(&mut ct);
+                let key = random_bytes(&mut rng, key_len);
+                let tweak: [u8; 16] = random_bytes(&mut rng, 16).try_into().unwrap();
+                let ct = random_bytes(&mut rng, len);
                 let xts = Xts::with_backend(&key, backend).unwrap();
                 let mut buf = ct.clone();
                 xts.decrypt(&tweak, &mut buf).unwrap();

@@ -40,3 +40,36 @@ macro_rules! assert_length_errors {
 
 #[allow(unused_imports)] // each test binary uses a different part
 pub(crate) use assert_length_errors;
+
+/// Through `aead`'s `AeadInOut`, out of place: sealing `pt` gives `want`
+/// (ciphertext, then tag), the tag opens it back to `pt`, and the tag with
+/// a flipped bit is refused with the output zeroed.
+pub fn inout_round_trip<A: aead::AeadInOut>(
+    a: &A,
+    nonce: &aead::Nonce<A>,
+    aad: &[u8],
+    pt: &[u8],
+    want: &[u8],
+) {
+    use aead::inout::InOutBuf;
+    let len = pt.len();
+    let mut out = vec![0u8; len];
+    let tag = a
+        .encrypt_inout_detached(nonce, aad, InOutBuf::new(pt, &mut out).unwrap())
+        .unwrap();
+    assert_eq!(&out[..], &want[..len]);
+    assert_eq!(&tag[..], &want[len..]);
+    let mut back = vec![0u8; len];
+    a.decrypt_inout_detached(nonce, aad, InOutBuf::new(&out, &mut back).unwrap(), &tag)
+        .unwrap();
+    assert_eq!(back, pt);
+
+    // A forged tag: an error and a zeroed output.
+    let mut bad = tag;
+    bad[0] ^= 1;
+    let mut back = vec![0x55u8; len];
+    assert!(a
+        .decrypt_inout_detached(nonce, aad, InOutBuf::new(&out, &mut back).unwrap(), &bad)
+        .is_err());
+    assert!(back.iter().all(|&x| x == 0));
+}

@@ -161,6 +161,21 @@ fn forced_backend() -> Option<aesx::Backend> {
         .into()
 }
 
+/// Calls `check(rng, b, round)` for `rounds` rounds on every backend `b`,
+/// drawing from one RNG seeded with `seed`.
+pub fn random_rounds(
+    seed: u64,
+    rounds: usize,
+    mut check: impl FnMut(&mut rand::rngs::StdRng, aesx::Backend, usize),
+) {
+    let mut rng = <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(seed);
+    for b in backends() {
+        for round in 0..rounds {
+            check(&mut rng, b, round);
+        }
+    }
+}
+
 /// `n` random bytes.
 pub fn random_bytes(rng: &mut impl RngCore, n: usize) -> Vec<u8> {
     let mut v = vec![0u8; n];

@@ -73,3 +73,21 @@ pub fn cases(doc: &Value) -> Vec<Case<'_>> {
     assert_eq!(v.len() as u64, doc["numberOfTests"].as_u64().unwrap());
     v
 }
+
+/// Runs `check` on every case of `vectors/wycheproof/<name>` on each of
+/// `backends`; returns how many calls checked their case in full (`check`
+/// returns `false` for a case it skips, such as a key the type refuses).
+pub fn check(
+    name: &str,
+    backends: &[aesx::Backend],
+    mut check: impl FnMut(aesx::Backend, &Case<'_>) -> bool,
+) -> usize {
+    let doc = load(name);
+    let mut checked = 0;
+    for &b in backends {
+        for c in cases(&doc) {
+            checked += usize::from(check(b, &c));
+        }
+    }
+    checked
+}
