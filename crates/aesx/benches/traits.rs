@@ -42,20 +42,25 @@ struct Case {
 impl Case {
     /// A case of the three usual variants, in the table's order: aesx's
     /// inherent API, aesx through the RustCrypto traits, RustCrypto's own.
+    /// Each works on its own copy of `buf` (passed through `black_box`).
     fn new(
         name: String,
-        len: usize,
-        inherent: impl FnMut() + 'static,
-        aesx_trait: impl FnMut() + 'static,
-        rustcrypto: impl FnMut() + 'static,
+        buf: Vec<u8>,
+        inherent: impl FnMut(&mut [u8]) + 'static,
+        aesx_trait: impl FnMut(&mut [u8]) + 'static,
+        rustcrypto: impl FnMut(&mut [u8]) + 'static,
     ) -> Case {
+        fn on_own_copy(buf: &[u8], mut f: impl FnMut(&mut [u8]) + 'static) -> Box<dyn FnMut()> {
+            let mut buf = buf.to_vec();
+            Box::new(move || f(black_box(&mut buf)))
+        }
         Case {
             name,
-            len,
+            len: buf.len(),
             variants: vec![
-                ("inherent", Box::new(inherent)),
-                ("aesx-trait", Box::new(aesx_trait)),
-                ("rustcrypto", Box::new(rustcrypto)),
+                ("inherent", on_own_copy(&buf, inherent)),
+                ("aesx-trait", on_own_copy(&buf, aesx_trait)),
+                ("rustcrypto", on_own_copy(&buf, rustcrypto)),
             ],
         }
     }
@@ -68,56 +73,54 @@ fn blocks_of(buf: &mut [u8]) -> &mut [Array<u8, cipher::consts::U16>] {
 fn cases(backend: Backend) -> Vec<Case> {
     let mut out = Vec::new();
     for len in SIZES {
+        // The AES-128 key under the traits, aesx's and RustCrypto's, expanded
+        // once and cloned into the cases that use it.
+        let ours128 = aesx::Aes128::with_backend(&KEY, backend).unwrap();
+        let theirs128 = aes::Aes128::new(&KEY.into());
         // ECB: the block cipher's bulk entry point.
         {
             let inherent = Aes::with_backend(&KEY, backend).unwrap();
-            let ours = aesx::Aes128::with_backend(&KEY, backend).unwrap();
-            let theirs = aes::Aes128::new(&KEY.into());
-            let (mut a, mut b, mut c) = (vec![0u8; len], vec![0u8; len], vec![0u8; len]);
+            let (ours, theirs) = (ours128.clone(), theirs128.clone());
             out.push(Case::new(
                 format!("ecb-encrypt/{len}"),
-                len,
-                move || inherent.encrypt_blocks(black_box(&mut a)).unwrap(),
-                move || ours.encrypt_blocks(blocks_of(black_box(&mut b))),
-                move || theirs.encrypt_blocks(blocks_of(black_box(&mut c))),
+                vec![0u8; len],
+                move |a| inherent.encrypt_blocks(a).unwrap(),
+                move |b| ours.encrypt_blocks(blocks_of(b)),
+                move |c| theirs.encrypt_blocks(blocks_of(c)),
             ));
         }
         // CTR: aesx::Ctr against ctr::Ctr128BE over each cipher; the stream
         // is set up once (as a long-lived stream would be).
         {
             let mut inherent = Ctr::with_backend(&KEY, &IV, backend).unwrap();
-            let ours = aesx::Aes128::with_backend(&KEY, backend).unwrap();
-            let mut ours = ctr::Ctr128BE::from_core(ctr::CtrCore::inner_iv_init(ours, &IV.into()));
-            let theirs = aes::Aes128::new(&KEY.into());
-            let mut theirs =
-                ctr::Ctr128BE::from_core(ctr::CtrCore::inner_iv_init(theirs, &IV.into()));
-            let (mut a, mut b, mut c) = (vec![0u8; len], vec![0u8; len], vec![0u8; len]);
+            let mut ours =
+                ctr::Ctr128BE::from_core(ctr::CtrCore::inner_iv_init(ours128.clone(), &IV.into()));
+            let mut theirs = ctr::Ctr128BE::from_core(ctr::CtrCore::inner_iv_init(
+                theirs128.clone(),
+                &IV.into(),
+            ));
             out.push(Case::new(
                 format!("ctr/{len}"),
-                len,
-                move || inherent.apply_keystream(black_box(&mut a)),
-                move || ours.apply_keystream(black_box(&mut b)),
-                move || theirs.apply_keystream(black_box(&mut c)),
+                vec![0u8; len],
+                move |a| inherent.apply_keystream(a),
+                move |b| ours.apply_keystream(b),
+                move |c| theirs.apply_keystream(c),
             ));
         }
         // CBC decryption (the parallel direction): a message per call, the
         // key expanded once.
         {
             let inherent = Cbc::with_backend(&KEY, backend).unwrap();
-            let ours = aesx::Aes128::with_backend(&KEY, backend).unwrap();
-            let theirs = aes::Aes128::new(&KEY.into());
-            let (mut a, mut b, mut c) = (vec![0u8; len], vec![0u8; len], vec![0u8; len]);
+            let (ours, theirs) = (ours128.clone(), theirs128.clone());
             out.push(Case::new(
                 format!("cbc-decrypt/{len}"),
-                len,
-                move || inherent.decrypt_in_place(&IV, black_box(&mut a)).unwrap(),
-                move || {
-                    cbc::Decryptor::inner_iv_init(&ours, &IV.into())
-                        .decrypt_blocks(blocks_of(black_box(&mut b)))
+                vec![0u8; len],
+                move |a| inherent.decrypt_in_place(&IV, a).unwrap(),
+                move |b| {
+                    cbc::Decryptor::inner_iv_init(&ours, &IV.into()).decrypt_blocks(blocks_of(b))
                 },
-                move || {
-                    cbc::Decryptor::inner_iv_init(&theirs, &IV.into())
-                        .decrypt_blocks(blocks_of(black_box(&mut c)))
+                move |c| {
+                    cbc::Decryptor::inner_iv_init(&theirs, &IV.into()).decrypt_blocks(blocks_of(c))
                 },
             ));
         }
@@ -133,13 +136,12 @@ fn cases(backend: Backend) -> Vec<Case> {
                 aes::Aes128::new(&KEY.into()),
                 aes::Aes128::new(&KEY2.into()),
             );
-            let (mut a, mut b, mut c) = (vec![0u8; len], vec![0u8; len], vec![0u8; len]);
             out.push(Case::new(
                 format!("xts-encrypt/{len}"),
-                len,
-                move || inherent.encrypt(&IV, black_box(&mut a)).unwrap(),
-                move || ours.encrypt_sector(black_box(&mut b), IV.into()),
-                move || theirs.encrypt_sector(black_box(&mut c), IV.into()),
+                vec![0u8; len],
+                move |a| inherent.encrypt(&IV, a).unwrap(),
+                move |b| ours.encrypt_sector(b, IV.into()),
+                move |c| theirs.encrypt_sector(c, IV.into()),
             ));
         }
         // GCM seal and open, detached tag, in place.
@@ -154,37 +156,24 @@ fn cases(backend: Backend) -> Vec<Case> {
                 .seal_in_place_detached(&NONCE, &AAD, &mut ct)
                 .unwrap();
             let tag_arr = Array::try_from(tag.as_bytes()).unwrap();
-            let (mut a, mut b, mut c) = (pt.clone(), pt.clone(), pt.clone());
             let name = format!("gcm-{}/{len}", if seal { "seal" } else { "open" });
             out.push(if seal {
                 Case::new(
                     name,
-                    len,
-                    move || {
+                    pt.clone(),
+                    move |a| {
+                        black_box(inherent.seal_in_place_detached(&NONCE, &AAD, a).unwrap());
+                    },
+                    move |b| {
                         black_box(
-                            inherent
-                                .seal_in_place_detached(&NONCE, &AAD, black_box(&mut a))
+                            ours.encrypt_inout_detached(&nonce, &AAD, InOutBuf::from(b))
                                 .unwrap(),
                         );
                     },
-                    move || {
-                        black_box(
-                            ours.encrypt_inout_detached(
-                                &nonce,
-                                &AAD,
-                                InOutBuf::from(black_box(&mut b[..])),
-                            )
-                            .unwrap(),
-                        );
-                    },
-                    move || {
+                    move |c| {
                         black_box(
                             theirs
-                                .encrypt_inout_detached(
-                                    &nonce,
-                                    &AAD,
-                                    InOutBuf::from(black_box(&mut c[..])),
-                                )
+                                .encrypt_inout_detached(&nonce, &AAD, InOutBuf::from(c))
                                 .unwrap(),
                         );
                     },
@@ -195,25 +184,19 @@ fn cases(backend: Backend) -> Vec<Case> {
                 let (ct_a, ct_b, ct_c) = (ct.clone(), ct.clone(), ct);
                 Case::new(
                     name,
-                    len,
-                    move || {
+                    pt.clone(),
+                    move |a| {
                         inherent
-                            .open_to_detached(
-                                &NONCE,
-                                &AAD,
-                                &ct_a,
-                                tag.as_bytes(),
-                                black_box(&mut a),
-                            )
+                            .open_to_detached(&NONCE, &AAD, &ct_a, tag.as_bytes(), a)
                             .unwrap();
                     },
-                    move || {
-                        let io = InOutBuf::new(&ct_b, black_box(&mut b[..])).unwrap();
+                    move |b| {
+                        let io = InOutBuf::new(&ct_b, b).unwrap();
                         ours.decrypt_inout_detached(&nonce, &AAD, io, &tag_arr)
                             .unwrap();
                     },
-                    move || {
-                        let io = InOutBuf::new(&ct_c, black_box(&mut c[..])).unwrap();
+                    move |c| {
+                        let io = InOutBuf::new(&ct_c, c).unwrap();
                         theirs
                             .decrypt_inout_detached(&nonce, &AAD, io, &tag_arr)
                             .unwrap();

@@ -160,10 +160,10 @@ fn main() {
         for n in sizes() {
             let mut bufs: Vec<Vec<u8>> = vec![vec![0x5c; n]; 8];
             let mut it = bufs.iter_mut();
-            let mut jobs: Vec<Job<'_>> = Vec::new();
-            for b in backends() {
-                jobs.push(aesx_job::<GcmSiv>("aesx", &key, b, &nonce, &mut it));
-            }
+            let mut jobs: Vec<Job<'_>> = backends()
+                .into_iter()
+                .map(|b| aesx_job::<GcmSiv>("aesx", &key, b, &nonce, &mut it))
+                .collect();
             let buf = it.next().unwrap();
             jobs.push(if key_len == 16 {
                 rustcrypto::<aes_gcm_siv::Aes128GcmSiv>(&key, buf)
@@ -207,6 +207,7 @@ fn main() {
     for n in sizes() {
         let mut bufs: Vec<Vec<u8>> = vec![vec![0x5c; n]; 8];
         let mut it = bufs.iter_mut();
+        // Each backend's XAES next to its AES-256-GCM, the target.
         let mut jobs: Vec<Job<'_>> = Vec::new();
         for b in backends() {
             jobs.push(aesx_job::<Xaes256Gcm>("xaes", &key, b, &xnonce, &mut it));
