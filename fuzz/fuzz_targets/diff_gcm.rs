@@ -21,7 +21,7 @@ fn ossl_cipher(key_len: usize) -> Cipher {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Some((sel, key, mut b)) = Bytes::with_aes_key(data) else {
+    let Some((_, key, mut b)) = Bytes::with_aes_key(data) else {
         return;
     };
     let tag_sel = b.u8();
