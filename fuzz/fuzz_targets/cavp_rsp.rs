@@ -4,15 +4,12 @@
 //! parses on every backend.
 #![no_main]
 
-use aesx_cli::cavp::{self, rsp, BlockMode, Report, Suite};
-use aesx_fuzz::backends;
+use aesx_cli::cavp::{self, rsp, BlockMode, Suite};
+use aesx_fuzz::{run_cavp_suite, selector_and_text};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&sel, rest)) = data.split_first() else {
-        return;
-    };
-    let Ok(text) = std::str::from_utf8(rest) else {
+    let Some((sel, text)) = selector_and_text(data) else {
         return;
     };
     // The reader alone: records carry their line numbers in order.
@@ -34,10 +31,7 @@ fuzz_target!(|data: &[u8]| {
     if matches!(suite, Suite::Mct(_)) && text.matches("COUNT").count() > 4 {
         return;
     }
-    let mut report = Report::default();
-    if cavp::run_suite(suite, text, &backends(), &mut report).is_ok() {
-        assert!(report.passed + report.failed <= (report.records * backends().len()) as u64);
-    }
+    run_cavp_suite(suite, text);
     // Header detection on arbitrary text never panics either.
     let _ = cavp::detect("renamed.rsp".as_ref(), text);
 });

@@ -2,15 +2,12 @@
 //! any JSON, or not JSON at all, is checked or refused with an error.
 #![no_main]
 
-use aesx_cli::cavp::{self, Report, Suite};
-use aesx_fuzz::backends;
+use aesx_cli::cavp::Suite;
+use aesx_fuzz::{run_cavp_suite, selector_and_text};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&sel, rest)) = data.split_first() else {
-        return;
-    };
-    let Ok(text) = std::str::from_utf8(rest) else {
+    let Some((sel, text)) = selector_and_text(data) else {
         return;
     };
     let suite = match sel % 3 {
@@ -18,8 +15,5 @@ fuzz_target!(|data: &[u8]| {
         1 => Suite::WycheproofGcm(true),
         _ => Suite::WycheproofXts,
     };
-    let mut report = Report::default();
-    if cavp::run_suite(suite, text, &backends(), &mut report).is_ok() {
-        assert!(report.passed + report.failed <= (report.records * backends().len()) as u64);
-    }
+    run_cavp_suite(suite, text);
 });

@@ -5,16 +5,13 @@
 #![no_main]
 
 use aesx::Ctr;
-use aesx_fuzz::{aes_key_len, backends, ossl, Bytes, Mode2};
+use aesx_fuzz::{backends, ossl, Bytes, Mode2};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let mut b = Bytes(data);
-    let sel = b.u8();
-    let key = b.take(aes_key_len(sel)).to_vec();
-    if key.len() != aes_key_len(sel) {
+    let Some((sel, key, mut b)) = Bytes::with_aes_key(data) else {
         return;
-    }
+    };
     let raw = b.u128();
     let back = b.u8() as u128;
     let counter = match (sel / 3) % 3 {

@@ -5,16 +5,13 @@
 #![no_main]
 
 use aesx::{Cbc, Ecb, Error, Padding};
-use aesx_fuzz::{aes_key_len, backends, ossl, Bytes, Mode2};
+use aesx_fuzz::{backends, ossl, Bytes, Mode2};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let mut b = Bytes(data);
-    let sel = b.u8();
-    let key = b.take(aes_key_len(sel)).to_vec();
-    if key.len() != aes_key_len(sel) {
+    let Some((sel, key, mut b)) = Bytes::with_aes_key(data) else {
         return;
-    }
+    };
     let iv: [u8; 16] = b.array();
     let cbc = sel & 0x80 != 0;
     let mode = if cbc { Mode2::Cbc } else { Mode2::Ecb };

@@ -6,7 +6,7 @@
 #![no_main]
 
 use aesx::{Error, Gcm};
-use aesx_fuzz::{aes_key_len, backends, Bytes};
+use aesx_fuzz::{backends, Bytes};
 use libfuzzer_sys::fuzz_target;
 use openssl::symm::{decrypt_aead, encrypt_aead, Cipher};
 
@@ -21,12 +21,9 @@ fn ossl_cipher(key_len: usize) -> Cipher {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let mut b = Bytes(data);
-    let sel = b.u8();
-    let key = b.take(aes_key_len(sel)).to_vec();
-    if key.len() != aes_key_len(sel) {
+    let Some((_, key, mut b)) = Bytes::with_aes_key(data) else {
         return;
-    }
+    };
     let tag_sel = b.u8();
     // Mostly allowed lengths; sometimes any length 0..=17, which must be
     // refused unless allowed.

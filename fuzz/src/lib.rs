@@ -54,6 +54,33 @@ impl<'a> Bytes<'a> {
     pub fn rest(self) -> &'a [u8] {
         self.0
     }
+
+    /// The usual start of a differential target's input: a selector byte,
+    /// an AES key of the length it picks ([`aes_key_len`]), and a reader
+    /// for the rest; `None` when the input ends before the key does.
+    pub fn with_aes_key(data: &'a [u8]) -> Option<(u8, Vec<u8>, Bytes<'a>)> {
+        let mut b = Bytes(data);
+        let sel = b.u8();
+        let key = b.take(aes_key_len(sel));
+        (key.len() == aes_key_len(sel)).then(|| (sel, key.to_vec(), b))
+    }
+}
+
+/// A suite selector byte and the rest of the input as text, for the
+/// `aesx cavp` targets; `None` when there is no byte or the rest is not
+/// UTF-8.
+pub fn selector_and_text(data: &[u8]) -> Option<(u8, &str)> {
+    let (&sel, rest) = data.split_first()?;
+    Some((sel, std::str::from_utf8(rest).ok()?))
+}
+
+/// Runs one `aesx cavp` suite over `text` on every backend; whatever it
+/// accepts, it cannot count more results than records times backends.
+pub fn run_cavp_suite(suite: aesx_cli::cavp::Suite, text: &str) {
+    let mut report = aesx_cli::cavp::Report::default();
+    if aesx_cli::cavp::run_suite(suite, text, &backends(), &mut report).is_ok() {
+        assert!(report.passed + report.failed <= (report.records * backends().len()) as u64);
+    }
 }
 
 /// Every backend this machine runs (the soft one always among them).

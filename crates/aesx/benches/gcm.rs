@@ -6,11 +6,16 @@
 //! Every library reuses one expanded key; open benchmarks restore the
 //! ciphertext in an untimed setup step (`iter_batched_ref`).
 
+mod common;
+
+use aes_gcm::aead::consts::U12;
 use aes_gcm::aead::{AeadInOut, KeyInit};
 use aesx::{Backend, Esp, Gcm};
-use criterion::{criterion_group, BatchSize, BenchmarkId, Criterion, Throughput};
+use criterion::measurement::WallTime;
+use criterion::{
+    criterion_group, BatchSize, Bencher, BenchmarkGroup, BenchmarkId, Criterion, Throughput,
+};
 use openssl::cipher::Cipher;
-use openssl::cipher_ctx::CipherCtx;
 use std::time::Duration;
 
 const SIZES: [usize; 4] = [64, 1024, 1500, 16384];
@@ -26,6 +31,46 @@ fn ossl_cipher(key: &[u8]) -> &'static openssl::cipher::CipherRef {
         Cipher::aes_128_gcm()
     } else {
         Cipher::aes_256_gcm()
+    }
+}
+
+/// ring's AES-GCM key.
+fn ring_key(key: &[u8]) -> ring::aead::LessSafeKey {
+    let alg = if key.len() == 16 {
+        &ring::aead::AES_128_GCM
+    } else {
+        &ring::aead::AES_256_GCM
+    };
+    ring::aead::LessSafeKey::new(ring::aead::UnboundKey::new(alg, key).unwrap())
+}
+
+/// RustCrypto's `aes-gcm` (`C` for the key size) sealing `pt` in place, or
+/// opening `ct` with `tag` from a fresh copy each time.
+fn rustcrypto<C: KeyInit + AeadInOut<NonceSize = U12>>(
+    bch: &mut Bencher,
+    key: &[u8],
+    seal: bool,
+    pt: &[u8],
+    (ct, tag): (&[u8], &[u8]),
+) {
+    let nonce = &aes_gcm::aead::Nonce::<C>::from(NONCE);
+    let rc = C::new_from_slice(key).unwrap();
+    if seal {
+        let mut buf = pt.to_vec();
+        bch.iter(|| {
+            rc.encrypt_inout_detached(nonce, &AAD, buf.as_mut_slice().into())
+                .unwrap()
+        });
+    } else {
+        let t = &aes_gcm::aead::Tag::<C>::try_from(tag).unwrap();
+        bch.iter_batched_ref(
+            || ct.to_vec(),
+            |buf| {
+                rc.decrypt_inout_detached(nonce, &AAD, buf.as_mut_slice().into(), t)
+                    .unwrap()
+            },
+            BatchSize::SmallInput,
+        );
     }
 }
 
@@ -65,14 +110,7 @@ fn bench_seal_open(c: &mut Criterion, key: &[u8]) {
 
             // OpenSSL EVP with one context, re-initialised per message with
             // only the IV (the key schedule is kept).
-            let mut ctx = CipherCtx::new().unwrap();
-            if seal {
-                ctx.encrypt_init(Some(ossl_cipher(key)), Some(key), None)
-                    .unwrap();
-            } else {
-                ctx.decrypt_init(Some(ossl_cipher(key)), Some(key), None)
-                    .unwrap();
-            }
+            let mut ctx = common::evp(ossl_cipher(key), Some(key), seal);
             g.bench_with_input(BenchmarkId::new("openssl", n), &n, |bch, _| {
                 if seal {
                     let mut buf = pt.clone();
@@ -99,12 +137,7 @@ fn bench_seal_open(c: &mut Criterion, key: &[u8]) {
                 }
             });
 
-            let alg = if key.len() == 16 {
-                &ring::aead::AES_128_GCM
-            } else {
-                &ring::aead::AES_256_GCM
-            };
-            let rk = ring::aead::LessSafeKey::new(ring::aead::UnboundKey::new(alg, key).unwrap());
+            let rk = ring_key(key);
             g.bench_with_input(BenchmarkId::new("ring", n), &n, |bch, _| {
                 let nonce = || ring::aead::Nonce::assume_unique_for_key(NONCE);
                 if seal {
@@ -126,45 +159,10 @@ fn bench_seal_open(c: &mut Criterion, key: &[u8]) {
             });
 
             g.bench_with_input(BenchmarkId::new("rustcrypto", n), &n, |bch, _| {
-                let nonce = &aes_gcm::Nonce::<aes_gcm::aead::consts::U12>::from(NONCE);
                 if key.len() == 16 {
-                    let rc = aes_gcm::Aes128Gcm::new_from_slice(key).unwrap();
-                    if seal {
-                        let mut buf = pt.clone();
-                        bch.iter(|| {
-                            rc.encrypt_inout_detached(nonce, &AAD, buf.as_mut_slice().into())
-                                .unwrap()
-                        });
-                    } else {
-                        let t = &aes_gcm::Tag::try_from(tag).unwrap();
-                        bch.iter_batched_ref(
-                            || ct.to_vec(),
-                            |buf| {
-                                rc.decrypt_inout_detached(nonce, &AAD, buf.as_mut_slice().into(), t)
-                                    .unwrap()
-                            },
-                            BatchSize::SmallInput,
-                        );
-                    }
+                    rustcrypto::<aes_gcm::Aes128Gcm>(bch, key, seal, &pt, (ct, tag));
                 } else {
-                    let rc = aes_gcm::Aes256Gcm::new_from_slice(key).unwrap();
-                    if seal {
-                        let mut buf = pt.clone();
-                        bch.iter(|| {
-                            rc.encrypt_inout_detached(nonce, &AAD, buf.as_mut_slice().into())
-                                .unwrap()
-                        });
-                    } else {
-                        let t = &aes_gcm::Tag::try_from(tag).unwrap();
-                        bch.iter_batched_ref(
-                            || ct.to_vec(),
-                            |buf| {
-                                rc.decrypt_inout_detached(nonce, &AAD, buf.as_mut_slice().into(), t)
-                                    .unwrap()
-                            },
-                            BatchSize::SmallInput,
-                        );
-                    }
+                    rustcrypto::<aes_gcm::Aes256Gcm>(bch, key, seal, &pt, (ct, tag));
                 }
             });
         }
@@ -180,45 +178,62 @@ fn gcm256(c: &mut Criterion) {
     bench_seal_open(c, &[0x42u8; 32]);
 }
 
+/// The ESP comparison's packet: 1500 bytes, 8-byte AAD, 16-byte ICV.
+const ESP_LEN: usize = 1500;
+const ESP_KEY: [u8; 16] = [0x42; 16];
+const ESP_SALT: [u8; 4] = [1, 2, 3, 4];
+const ESP_IV: [u8; 8] = [7; 8];
+const ESP_AAD: [u8; 8] = [0, 0, 1, 0, 0, 0, 0, 9];
+
+/// One hardware backend, its ESP and GCM keys, the GCM nonce ESP builds
+/// from its salt and IV, and the packet sealed by ESP (ciphertext, ICV).
+type EspCase = (Backend, Esp, Gcm, [u8; 12], Vec<u8>, aesx::Tag);
+
+fn esp_cases() -> Vec<EspCase> {
+    let mut nonce = [0u8; 12];
+    nonce[..4].copy_from_slice(&ESP_SALT);
+    nonce[4..].copy_from_slice(&ESP_IV);
+    let hardware = backends().into_iter().filter(|&b| b != Backend::Soft);
+    hardware
+        .map(|b| {
+            let esp = Esp::with_backend(&ESP_KEY, &ESP_SALT, 16, b).unwrap();
+            let gcm = Gcm::with_backend(&ESP_KEY, b).unwrap();
+            let mut ct = vec![0x5cu8; ESP_LEN];
+            let tag = esp.seal_in_place(&ESP_IV, &ESP_AAD, &mut ct).unwrap();
+            (b, esp, gcm, nonce, ct, tag)
+        })
+        .collect()
+}
+
+/// Times `open` on a fresh copy of `ct` each call (copied untimed).
+fn bench_open<O>(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    id: BenchmarkId,
+    ct: &[u8],
+    open: impl Fn(&mut Vec<u8>) -> O,
+) {
+    g.bench_function(id, |bch| {
+        bch.iter_batched_ref(|| ct.to_vec(), |buf| open(buf), BatchSize::SmallInput)
+    });
+}
+
 /// ESP decryption with its one's-complement checksum against plain GCM
 /// decryption of the same 1500-byte packet (8-byte AAD, 16-byte ICV).
 fn esp(c: &mut Criterion) {
     let mut g = c.benchmark_group("esp-open-1500");
     g.warm_up_time(Duration::from_millis(300));
     g.measurement_time(Duration::from_millis(900));
-    let n = 1500;
+    let n = ESP_LEN;
     g.throughput(Throughput::Bytes(n as u64));
-    let key = [0x42u8; 16];
-    let salt = [1, 2, 3, 4];
-    let iv = [7u8; 8];
-    let aad = [0u8, 0, 1, 0, 0, 0, 0, 9];
-    let mut nonce = [0u8; 12];
-    nonce[..4].copy_from_slice(&salt);
-    nonce[4..].copy_from_slice(&iv);
-    for b in backends() {
-        if b == Backend::Soft {
-            continue;
-        }
-        let esp = Esp::with_backend(&key, &salt, 16, b).unwrap();
-        let gcm = Gcm::with_backend(&key, b).unwrap();
-        let mut ct = vec![0x5cu8; n];
-        let tag = esp.seal_in_place(&iv, &aad, &mut ct).unwrap();
-        g.bench_function(BenchmarkId::new(format!("esp+checksum-{b}"), n), |bch| {
-            bch.iter_batched_ref(
-                || ct.clone(),
-                |buf| esp.open_in_place(&iv, &aad, buf, tag.as_bytes()).unwrap(),
-                BatchSize::SmallInput,
-            )
+    for (b, esp, gcm, nonce, ct, tag) in esp_cases() {
+        let id = |name: &str| BenchmarkId::new(format!("{name}-{b}"), n);
+        bench_open(&mut g, id("esp+checksum"), &ct, |buf| {
+            esp.open_in_place(&ESP_IV, &ESP_AAD, buf, tag.as_bytes())
+                .unwrap()
         });
-        g.bench_function(BenchmarkId::new(format!("gcm-{b}"), n), |bch| {
-            bch.iter_batched_ref(
-                || ct.clone(),
-                |buf| {
-                    gcm.open_in_place_detached(&nonce, &aad, buf, tag.as_bytes())
-                        .unwrap()
-                },
-                BatchSize::SmallInput,
-            )
+        bench_open(&mut g, id("gcm"), &ct, |buf| {
+            gcm.open_in_place_detached(&nonce, &ESP_AAD, buf, tag.as_bytes())
+                .unwrap()
         });
     }
     g.finish();
@@ -279,14 +294,7 @@ fn quick() {
                         }));
                     }
                 }
-                let mut ctx = CipherCtx::new().unwrap();
-                if seal {
-                    ctx.encrypt_init(Some(ossl_cipher(&key)), Some(&key), None)
-                        .unwrap();
-                } else {
-                    ctx.decrypt_init(Some(ossl_cipher(&key)), Some(&key), None)
-                        .unwrap();
-                }
+                let mut ctx = common::evp(ossl_cipher(&key), Some(&key), seal);
                 names.push("openssl".into());
                 {
                     let mut out = vec![0u8; n + 16];
@@ -309,13 +317,7 @@ fn quick() {
                         }
                     }));
                 }
-                let alg = if key.len() == 16 {
-                    &ring::aead::AES_128_GCM
-                } else {
-                    &ring::aead::AES_256_GCM
-                };
-                let rk =
-                    ring::aead::LessSafeKey::new(ring::aead::UnboundKey::new(alg, &key).unwrap());
+                let rk = ring_key(&key);
                 names.push("ring".into());
                 {
                     let mut out = pt.clone();
@@ -391,37 +393,31 @@ fn quick() {
 /// Quick-mode ESP comparison: decrypt+checksum vs plain GCM decrypt, 1500 B.
 fn quick_esp() {
     use std::time::Instant;
-    let n = 1500;
-    let (key, salt, iv) = ([0x42u8; 16], [1u8, 2, 3, 4], [7u8; 8]);
-    let aad = [0u8, 0, 1, 0, 0, 0, 0, 9];
-    let mut nonce = [0u8; 12];
-    nonce[..4].copy_from_slice(&salt);
-    nonce[4..].copy_from_slice(&iv);
-    for b in backends() {
-        if b == Backend::Soft {
-            continue;
+    /// Seconds per call of `open` over a burst of 64, each call on a fresh
+    /// copy of `ct` in `buf`.
+    fn burst<O>(ct: &[u8], buf: &mut [u8], mut open: impl FnMut(&mut [u8]) -> O) -> f64 {
+        let t = Instant::now();
+        for _ in 0..64 {
+            buf.copy_from_slice(ct);
+            open(buf);
         }
-        let esp = Esp::with_backend(&key, &salt, 16, b).unwrap();
-        let gcm = Gcm::with_backend(&key, b).unwrap();
-        let mut ct = vec![0x5cu8; n];
-        let tag = esp.seal_in_place(&iv, &aad, &mut ct).unwrap();
+        t.elapsed().as_secs_f64() / 64.0
+    }
+    let n = ESP_LEN;
+    for (b, esp, gcm, nonce, ct, tag) in esp_cases() {
         let mut buf = ct.clone();
         let (mut best_esp, mut best_gcm) = (f64::MAX, f64::MAX);
         for _ in 0..60 {
-            let t = Instant::now();
-            for _ in 0..64 {
-                buf.copy_from_slice(&ct);
-                esp.open_in_place(&iv, &aad, &mut buf, tag.as_bytes())
-                    .unwrap();
-            }
-            best_esp = best_esp.min(t.elapsed().as_secs_f64() / 64.0);
-            let t = Instant::now();
-            for _ in 0..64 {
-                buf.copy_from_slice(&ct);
-                gcm.open_in_place_detached(&nonce, &aad, &mut buf, tag.as_bytes())
-                    .unwrap();
-            }
-            best_gcm = best_gcm.min(t.elapsed().as_secs_f64() / 64.0);
+            let t = burst(&ct, &mut buf, |buf| {
+                esp.open_in_place(&ESP_IV, &ESP_AAD, buf, tag.as_bytes())
+                    .unwrap()
+            });
+            best_esp = best_esp.min(t);
+            let t = burst(&ct, &mut buf, |buf| {
+                gcm.open_in_place_detached(&nonce, &ESP_AAD, buf, tag.as_bytes())
+                    .unwrap()
+            });
+            best_gcm = best_gcm.min(t);
         }
         println!(
             "esp-open 1500 {:<8} esp+checksum {:>7.3} GB/s  gcm {:>7.3} GB/s  ratio {:.3}",

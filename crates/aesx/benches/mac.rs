@@ -9,6 +9,8 @@
 //! not the absolute figures. Every library reuses one expanded key; every
 //! open/unwrap restores its input first (the same copy for every row).
 
+mod common;
+
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -84,6 +86,19 @@ fn table(title: &str, bytes: usize, mut rows: Vec<Row<'_>>) {
     );
 }
 
+/// The RustCrypto row of a table: `$row!`, a local macro that builds the
+/// row over an `aes` crate cipher, instantiated for the key's size.
+macro_rules! rustcrypto_row {
+    ($bits:expr, $row:ident) => {{
+        let f: Box<dyn FnMut()> = if $bits == 128 {
+            $row!(aes::Aes128)
+        } else {
+            $row!(aes::Aes256)
+        };
+        ("rustcrypto".to_string(), f)
+    }};
+}
+
 fn ccm_cipher(key: &[u8]) -> &'static CipherRef {
     if key.len() == 16 {
         Cipher::aes_128_ccm()
@@ -95,12 +110,7 @@ fn ccm_cipher(key: &[u8]) -> &'static CipherRef {
 /// An OpenSSL CCM context with the key, nonce length and tag length set
 /// once; each message then sets only the nonce.
 fn ossl_ccm(key: &[u8], encrypt: bool) -> CipherCtx {
-    let mut c = CipherCtx::new().unwrap();
-    if encrypt {
-        c.encrypt_init(Some(ccm_cipher(key)), None, None).unwrap();
-    } else {
-        c.decrypt_init(Some(ccm_cipher(key)), None, None).unwrap();
-    }
+    let mut c = common::evp(ccm_cipher(key), None, encrypt);
     c.set_iv_length(12).unwrap();
     if encrypt {
         c.set_tag_length(16).unwrap();
@@ -190,12 +200,7 @@ fn ccm(key: &[u8], n: usize, filter: &str) {
                 })
             }};
         }
-        let f: Box<dyn FnMut()> = if bits == 128 {
-            rustcrypto!(aes::Aes128)
-        } else {
-            rustcrypto!(aes::Aes256)
-        };
-        rows.push(("rustcrypto".into(), f));
+        rows.push(rustcrypto_row!(bits, rustcrypto));
         table(&title, n, rows);
     }
 }
@@ -307,12 +312,7 @@ fn cmac(key: &[u8], n: usize, filter: &str) {
             })
         }};
     }
-    let f: Box<dyn FnMut()> = if bits == 128 {
-        rustcrypto!(aes::Aes128)
-    } else {
-        rustcrypto!(aes::Aes256)
-    };
-    rows.push(("rustcrypto".into(), f));
+    rows.push(rustcrypto_row!(bits, rustcrypto));
     table(&title, n, rows);
 }
 

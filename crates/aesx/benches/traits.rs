@@ -39,6 +39,33 @@ struct Case {
     variants: Vec<Variant>,
 }
 
+impl Case {
+    /// A case of the three usual variants, in the table's order: aesx's
+    /// inherent API, aesx through the RustCrypto traits, RustCrypto's own.
+    /// Each works on its own copy of `buf` (passed through `black_box`).
+    fn new(
+        name: String,
+        buf: Vec<u8>,
+        inherent: impl FnMut(&mut [u8]) + 'static,
+        aesx_trait: impl FnMut(&mut [u8]) + 'static,
+        rustcrypto: impl FnMut(&mut [u8]) + 'static,
+    ) -> Case {
+        fn on_own_copy(buf: &[u8], mut f: impl FnMut(&mut [u8]) + 'static) -> Box<dyn FnMut()> {
+            let mut buf = buf.to_vec();
+            Box::new(move || f(black_box(&mut buf)))
+        }
+        Case {
+            name,
+            len: buf.len(),
+            variants: vec![
+                ("inherent", on_own_copy(&buf, inherent)),
+                ("aesx-trait", on_own_copy(&buf, aesx_trait)),
+                ("rustcrypto", on_own_copy(&buf, rustcrypto)),
+            ],
+        }
+    }
+}
+
 fn blocks_of(buf: &mut [u8]) -> &mut [Array<u8, cipher::consts::U16>] {
     Array::slice_as_chunks_mut(buf).0
 }
@@ -46,93 +73,56 @@ fn blocks_of(buf: &mut [u8]) -> &mut [Array<u8, cipher::consts::U16>] {
 fn cases(backend: Backend) -> Vec<Case> {
     let mut out = Vec::new();
     for len in SIZES {
+        // The AES-128 key under the traits, aesx's and RustCrypto's, expanded
+        // once and cloned into the cases that use it.
+        let ours128 = aesx::Aes128::with_backend(&KEY, backend).unwrap();
+        let theirs128 = aes::Aes128::new(&KEY.into());
         // ECB: the block cipher's bulk entry point.
         {
             let inherent = Aes::with_backend(&KEY, backend).unwrap();
-            let ours = aesx::Aes128::with_backend(&KEY, backend).unwrap();
-            let theirs = aes::Aes128::new(&KEY.into());
-            let (mut a, mut b, mut c) = (vec![0u8; len], vec![0u8; len], vec![0u8; len]);
-            out.push(Case {
-                name: format!("ecb-encrypt/{len}"),
-                len,
-                variants: vec![
-                    (
-                        "inherent",
-                        Box::new(move || inherent.encrypt_blocks(black_box(&mut a)).unwrap()),
-                    ),
-                    (
-                        "aesx-trait",
-                        Box::new(move || ours.encrypt_blocks(blocks_of(black_box(&mut b)))),
-                    ),
-                    (
-                        "rustcrypto",
-                        Box::new(move || theirs.encrypt_blocks(blocks_of(black_box(&mut c)))),
-                    ),
-                ],
-            });
+            let (ours, theirs) = (ours128.clone(), theirs128.clone());
+            out.push(Case::new(
+                format!("ecb-encrypt/{len}"),
+                vec![0u8; len],
+                move |a| inherent.encrypt_blocks(a).unwrap(),
+                move |b| ours.encrypt_blocks(blocks_of(b)),
+                move |c| theirs.encrypt_blocks(blocks_of(c)),
+            ));
         }
         // CTR: aesx::Ctr against ctr::Ctr128BE over each cipher; the stream
         // is set up once (as a long-lived stream would be).
         {
             let mut inherent = Ctr::with_backend(&KEY, &IV, backend).unwrap();
-            let ours = aesx::Aes128::with_backend(&KEY, backend).unwrap();
-            let mut ours = ctr::Ctr128BE::from_core(ctr::CtrCore::inner_iv_init(ours, &IV.into()));
-            let theirs = aes::Aes128::new(&KEY.into());
-            let mut theirs =
-                ctr::Ctr128BE::from_core(ctr::CtrCore::inner_iv_init(theirs, &IV.into()));
-            let (mut a, mut b, mut c) = (vec![0u8; len], vec![0u8; len], vec![0u8; len]);
-            out.push(Case {
-                name: format!("ctr/{len}"),
-                len,
-                variants: vec![
-                    (
-                        "inherent",
-                        Box::new(move || inherent.apply_keystream(black_box(&mut a))),
-                    ),
-                    (
-                        "aesx-trait",
-                        Box::new(move || ours.apply_keystream(black_box(&mut b))),
-                    ),
-                    (
-                        "rustcrypto",
-                        Box::new(move || theirs.apply_keystream(black_box(&mut c))),
-                    ),
-                ],
-            });
+            let mut ours =
+                ctr::Ctr128BE::from_core(ctr::CtrCore::inner_iv_init(ours128.clone(), &IV.into()));
+            let mut theirs = ctr::Ctr128BE::from_core(ctr::CtrCore::inner_iv_init(
+                theirs128.clone(),
+                &IV.into(),
+            ));
+            out.push(Case::new(
+                format!("ctr/{len}"),
+                vec![0u8; len],
+                move |a| inherent.apply_keystream(a),
+                move |b| ours.apply_keystream(b),
+                move |c| theirs.apply_keystream(c),
+            ));
         }
         // CBC decryption (the parallel direction): a message per call, the
         // key expanded once.
         {
             let inherent = Cbc::with_backend(&KEY, backend).unwrap();
-            let ours = aesx::Aes128::with_backend(&KEY, backend).unwrap();
-            let theirs = aes::Aes128::new(&KEY.into());
-            let (mut a, mut b, mut c) = (vec![0u8; len], vec![0u8; len], vec![0u8; len]);
-            out.push(Case {
-                name: format!("cbc-decrypt/{len}"),
-                len,
-                variants: vec![
-                    (
-                        "inherent",
-                        Box::new(move || {
-                            inherent.decrypt_in_place(&IV, black_box(&mut a)).unwrap()
-                        }),
-                    ),
-                    (
-                        "aesx-trait",
-                        Box::new(move || {
-                            cbc::Decryptor::inner_iv_init(&ours, &IV.into())
-                                .decrypt_blocks(blocks_of(black_box(&mut b)))
-                        }),
-                    ),
-                    (
-                        "rustcrypto",
-                        Box::new(move || {
-                            cbc::Decryptor::inner_iv_init(&theirs, &IV.into())
-                                .decrypt_blocks(blocks_of(black_box(&mut c)))
-                        }),
-                    ),
-                ],
-            });
+            let (ours, theirs) = (ours128.clone(), theirs128.clone());
+            out.push(Case::new(
+                format!("cbc-decrypt/{len}"),
+                vec![0u8; len],
+                move |a| inherent.decrypt_in_place(&IV, a).unwrap(),
+                move |b| {
+                    cbc::Decryptor::inner_iv_init(&ours, &IV.into()).decrypt_blocks(blocks_of(b))
+                },
+                move |c| {
+                    cbc::Decryptor::inner_iv_init(&theirs, &IV.into()).decrypt_blocks(blocks_of(c))
+                },
+            ));
         }
         // XTS: one data unit per call. xts-mode drives the cipher one block
         // at a time (its design), so this measures that, not aesx's kernels.
@@ -146,25 +136,13 @@ fn cases(backend: Backend) -> Vec<Case> {
                 aes::Aes128::new(&KEY.into()),
                 aes::Aes128::new(&KEY2.into()),
             );
-            let (mut a, mut b, mut c) = (vec![0u8; len], vec![0u8; len], vec![0u8; len]);
-            out.push(Case {
-                name: format!("xts-encrypt/{len}"),
-                len,
-                variants: vec![
-                    (
-                        "inherent",
-                        Box::new(move || inherent.encrypt(&IV, black_box(&mut a)).unwrap()),
-                    ),
-                    (
-                        "aesx-trait",
-                        Box::new(move || ours.encrypt_sector(black_box(&mut b), IV.into())),
-                    ),
-                    (
-                        "rustcrypto",
-                        Box::new(move || theirs.encrypt_sector(black_box(&mut c), IV.into())),
-                    ),
-                ],
-            });
+            out.push(Case::new(
+                format!("xts-encrypt/{len}"),
+                vec![0u8; len],
+                move |a| inherent.encrypt(&IV, a).unwrap(),
+                move |b| ours.encrypt_sector(b, IV.into()),
+                move |c| theirs.encrypt_sector(c, IV.into()),
+            ));
         }
         // GCM seal and open, detached tag, in place.
         for seal in [true, false] {
@@ -178,89 +156,52 @@ fn cases(backend: Backend) -> Vec<Case> {
                 .seal_in_place_detached(&NONCE, &AAD, &mut ct)
                 .unwrap();
             let tag_arr = Array::try_from(tag.as_bytes()).unwrap();
-            let (mut a, mut b, mut c) = (pt.clone(), pt.clone(), pt.clone());
-            let variants: Vec<Variant> = if seal {
-                vec![
-                    (
-                        "inherent",
-                        Box::new(move || {
-                            black_box(
-                                inherent
-                                    .seal_in_place_detached(&NONCE, &AAD, black_box(&mut a))
-                                    .unwrap(),
-                            );
-                        }),
-                    ),
-                    (
-                        "aesx-trait",
-                        Box::new(move || {
-                            black_box(
-                                ours.encrypt_inout_detached(
-                                    &nonce,
-                                    &AAD,
-                                    InOutBuf::from(black_box(&mut b[..])),
-                                )
+            let name = format!("gcm-{}/{len}", if seal { "seal" } else { "open" });
+            out.push(if seal {
+                Case::new(
+                    name,
+                    pt.clone(),
+                    move |a| {
+                        black_box(inherent.seal_in_place_detached(&NONCE, &AAD, a).unwrap());
+                    },
+                    move |b| {
+                        black_box(
+                            ours.encrypt_inout_detached(&nonce, &AAD, InOutBuf::from(b))
                                 .unwrap(),
-                            );
-                        }),
-                    ),
-                    (
-                        "rustcrypto",
-                        Box::new(move || {
-                            black_box(
-                                theirs
-                                    .encrypt_inout_detached(
-                                        &nonce,
-                                        &AAD,
-                                        InOutBuf::from(black_box(&mut c[..])),
-                                    )
-                                    .unwrap(),
-                            );
-                        }),
-                    ),
-                ]
+                        );
+                    },
+                    move |c| {
+                        black_box(
+                            theirs
+                                .encrypt_inout_detached(&nonce, &AAD, InOutBuf::from(c))
+                                .unwrap(),
+                        );
+                    },
+                )
             } else {
                 // Out of place from the same ciphertext, so that every call
                 // verifies (an in-place open would need a fresh copy).
                 let (ct_a, ct_b, ct_c) = (ct.clone(), ct.clone(), ct);
-                vec![
-                    (
-                        "inherent",
-                        Box::new(move || {
-                            inherent
-                                .open_to_detached(
-                                    &NONCE,
-                                    &AAD,
-                                    &ct_a,
-                                    tag.as_bytes(),
-                                    black_box(&mut a),
-                                )
-                                .unwrap();
-                        }),
-                    ),
-                    (
-                        "aesx-trait",
-                        Box::new(move || {
-                            let io = InOutBuf::new(&ct_b, black_box(&mut b[..])).unwrap();
-                            ours.decrypt_inout_detached(&nonce, &AAD, io, &tag_arr)
-                                .unwrap();
-                        }),
-                    ),
-                    (
-                        "rustcrypto",
-                        Box::new(move || {
-                            let io = InOutBuf::new(&ct_c, black_box(&mut c[..])).unwrap();
-                            theirs
-                                .decrypt_inout_detached(&nonce, &AAD, io, &tag_arr)
-                                .unwrap();
-                        }),
-                    ),
-                ]
-            };
-            out.push(Case {
-                name: format!("gcm-{}/{len}", if seal { "seal" } else { "open" }),
-                len,
-                variants,
+                Case::new(
+                    name,
+                    pt.clone(),
+                    move |a| {
+                        inherent
+                            .open_to_detached(&NONCE, &AAD, &ct_a, tag.as_bytes(), a)
+                            .unwrap();
+                    },
+                    move |b| {
+                        let io = InOutBuf::new(&ct_b, b).unwrap();
+                        ours.decrypt_inout_detached(&nonce, &AAD, io, &tag_arr)
+                            .unwrap();
+                    },
+                    move |c| {
+                        let io = InOutBuf::new(&ct_c, c).unwrap();
+                        theirs
+                            .decrypt_inout_detached(&nonce, &AAD, io, &tag_arr)
+                            .unwrap();
+                    },
+                )
             });
         }
     }

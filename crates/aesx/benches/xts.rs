@@ -17,6 +17,8 @@
 //! turns, best round kept) is printed: on a shared machine its ratios are
 //! the ones to quote.
 
+mod common;
+
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -56,13 +58,9 @@ impl Ossl {
         } else {
             Cipher::aes_256_xts()
         };
-        let mut ctx = CipherCtx::new().unwrap();
-        if encrypt {
-            ctx.encrypt_init(Some(cipher), Some(key), None).unwrap();
-        } else {
-            ctx.decrypt_init(Some(cipher), Some(key), None).unwrap();
+        Ossl {
+            ctx: common::evp(cipher, Some(key), encrypt),
         }
-        Ossl { ctx }
     }
 
     fn sectors(&mut self, encrypt: bool, size: usize, first: u64, src: &[u8], dst: &mut [u8]) {
@@ -113,6 +111,17 @@ impl Rc {
     }
 }
 
+/// aesx over whole sectors from `src` into `dst`, one way.
+fn aesx_sectors(xts: &Xts, encrypt: bool, size: usize, src: &[u8], dst: &mut [u8]) {
+    if encrypt {
+        xts.encrypt_sectors_to(size, FIRST_SECTOR.into(), src, dst)
+    } else {
+        xts.decrypt_sectors_to(size, FIRST_SECTOR.into(), src, dst)
+    }
+    .unwrap();
+    black_box(dst);
+}
+
 /// The three implementations agree before anything is timed.
 fn cross_check(key: &[u8], size: usize) {
     let pt: Vec<u8> = (0..64 * size).map(|i| (i * 131 + 7) as u8).collect();
@@ -153,15 +162,7 @@ fn bench(c: &mut Criterion) {
                 for backend in backends() {
                     let xts = Xts::with_backend(&key, backend).unwrap();
                     g.bench_function(BenchmarkId::new("aesx", backend.name()), |b| {
-                        b.iter(|| {
-                            if encrypt {
-                                xts.encrypt_sectors_to(size, FIRST_SECTOR.into(), &src, &mut dst)
-                            } else {
-                                xts.decrypt_sectors_to(size, FIRST_SECTOR.into(), &src, &mut dst)
-                            }
-                            .unwrap();
-                            black_box(&dst);
-                        })
+                        b.iter(|| aesx_sectors(&xts, encrypt, size, &src, &mut dst))
                     });
                 }
 
@@ -231,13 +232,7 @@ fn paired_summary() {
                     for (i, x) in xts.iter().enumerate() {
                         let t = std::time::Instant::now();
                         for _ in 0..reps {
-                            if encrypt {
-                                x.encrypt_sectors_to(size, FIRST_SECTOR.into(), &src, &mut dst)
-                            } else {
-                                x.decrypt_sectors_to(size, FIRST_SECTOR.into(), &src, &mut dst)
-                            }
-                            .unwrap();
-                            black_box(&dst);
+                            aesx_sectors(x, encrypt, size, &src, &mut dst);
                         }
                         best[i] = best[i].min(t.elapsed().as_secs_f64() / reps as f64);
                     }

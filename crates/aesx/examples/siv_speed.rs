@@ -26,6 +26,48 @@ fn sizes() -> Vec<usize> {
 
 type Job<'a> = (String, Box<dyn FnMut() + 'a>);
 
+const AAD: [u8; 16] = [0xaa; 16];
+
+/// aesx's AEADs as the jobs use them: the types share these methods by
+/// name, not by a trait.
+trait AesxSeal {
+    fn make(key: &[u8], b: Backend) -> Self;
+    fn seal(&self, nonce: &[u8], buf: &mut [u8]);
+}
+
+macro_rules! aesx_seal {
+    ($($ty:ty),*) => {$(
+        impl AesxSeal for $ty {
+            fn make(key: &[u8], b: Backend) -> Self {
+                <$ty>::with_backend(key, b).unwrap()
+            }
+
+            fn seal(&self, nonce: &[u8], buf: &mut [u8]) {
+                std::hint::black_box(self.seal_in_place_detached(nonce, &AAD, buf).unwrap());
+            }
+        }
+    )*};
+}
+
+aesx_seal!(GcmSiv, Xaes256Gcm, Gcm);
+
+/// A job `{name}-{b}`: aesx's `A` on backend `b` sealing the next of
+/// `bufs` in place.
+fn aesx_job<'a, A: AesxSeal + 'a>(
+    name: &str,
+    key: &[u8],
+    b: Backend,
+    nonce: &'a [u8],
+    bufs: &mut impl Iterator<Item = &'a mut Vec<u8>>,
+) -> Job<'a> {
+    let aead = A::make(key, b);
+    let buf = bufs.next().unwrap();
+    (
+        format!("{name}-{b}"),
+        Box::new(move || aead.seal(nonce, buf)),
+    )
+}
+
 fn time_ns(f: &mut dyn FnMut(), iters: u64) -> f64 {
     let t = Instant::now();
     for _ in 0..iters {
@@ -110,7 +152,7 @@ fn main() {
         .nth(1)
         .map(|s| s.parse().unwrap())
         .unwrap_or(31);
-    let aad = [0xaau8; 16];
+    let aad = AAD;
     let nonce = [0x24u8; 12];
     let xnonce = [0x42u8; 24];
     for key_len in [16usize, 32] {
@@ -118,19 +160,10 @@ fn main() {
         for n in sizes() {
             let mut bufs: Vec<Vec<u8>> = vec![vec![0x5c; n]; 8];
             let mut it = bufs.iter_mut();
-            let mut jobs: Vec<Job<'_>> = Vec::new();
-            for b in backends() {
-                let siv = GcmSiv::with_backend(&key, b).unwrap();
-                let buf = it.next().unwrap();
-                jobs.push((
-                    format!("aesx-{b}"),
-                    Box::new(move || {
-                        std::hint::black_box(
-                            siv.seal_in_place_detached(&nonce, &aad, buf).unwrap(),
-                        );
-                    }),
-                ));
-            }
+            let mut jobs: Vec<Job<'_>> = backends()
+                .into_iter()
+                .map(|b| aesx_job::<GcmSiv>("aesx", &key, b, &nonce, &mut it))
+                .collect();
             let buf = it.next().unwrap();
             jobs.push(if key_len == 16 {
                 rustcrypto::<aes_gcm_siv::Aes128GcmSiv>(&key, buf)
@@ -174,24 +207,11 @@ fn main() {
     for n in sizes() {
         let mut bufs: Vec<Vec<u8>> = vec![vec![0x5c; n]; 8];
         let mut it = bufs.iter_mut();
+        // Each backend's XAES next to its AES-256-GCM, the target.
         let mut jobs: Vec<Job<'_>> = Vec::new();
         for b in backends() {
-            let x = Xaes256Gcm::with_backend(&key, b).unwrap();
-            let buf = it.next().unwrap();
-            jobs.push((
-                format!("xaes-{b}"),
-                Box::new(move || {
-                    std::hint::black_box(x.seal_in_place_detached(&xnonce, &aad, buf).unwrap());
-                }),
-            ));
-            let g = Gcm::with_backend(&key, b).unwrap();
-            let buf = it.next().unwrap();
-            jobs.push((
-                format!("gcm256-{b}"),
-                Box::new(move || {
-                    std::hint::black_box(g.seal_in_place_detached(&nonce, &aad, buf).unwrap());
-                }),
-            ));
+            jobs.push(aesx_job::<Xaes256Gcm>("xaes", &key, b, &xnonce, &mut it));
+            jobs.push(aesx_job::<Gcm>("gcm256", &key, b, &nonce, &mut it));
         }
         let rc = xaes_256_gcm::Xaes256Gcm::new_from_slice(&key).unwrap();
         let buf = it.next().unwrap();

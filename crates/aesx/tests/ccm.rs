@@ -87,53 +87,42 @@ fn sp800_38c_and_rfc3610_examples() {
 
 #[test]
 fn wycheproof_aes_ccm() {
-    let doc = wycheproof::load("aes_ccm_test.json");
-    let mut checked = 0;
-    for b in common::backends() {
-        for c in wycheproof::cases(&doc) {
-            let tag_len = c.group_bits("tagSize") / 8;
-            let (key, iv, aad, msg, ct, tag) = (
-                c.hex("key"),
-                c.hex("iv"),
-                c.hex("aad"),
-                c.hex("msg"),
-                c.hex("ct"),
-                c.hex("tag"),
-            );
-            let ccm = match Ccm::with_backend(&key, tag_len, b) {
-                Ok(x) => x,
-                Err(e) => {
-                    assert!(c.invalid(), "{b} tc {}: {e}", c.id());
-                    assert_eq!(e, Error::InvalidTagLength { len: tag_len });
-                    continue;
-                }
-            };
-            if !c.invalid() {
-                let sealed = ccm.seal(&iv, &aad, &msg).unwrap();
-                assert_eq!(&sealed[..msg.len()], &ct[..], "{b} tc {}", c.id());
-                assert_eq!(&sealed[msg.len()..], &tag[..], "{b} tc {}", c.id());
+    let checked = wycheproof::check("aes_ccm_test.json", &common::backends(), |b, c| {
+        let tag_len = c.group_bits("tagSize") / 8;
+        let (key, iv, aad, msg, ct, tag) = c.aead();
+        let ccm = match Ccm::with_backend(&key, tag_len, b) {
+            Ok(x) => x,
+            Err(e) => {
+                assert!(c.invalid(), "{b} tc {}: {e}", c.id());
+                assert_eq!(e, Error::InvalidTagLength { len: tag_len });
+                return false;
             }
-            let mut buf = ct.clone();
-            let r = ccm.open_in_place_detached(&iv, &aad, &mut buf, &tag);
-            if c.invalid() {
-                assert!(r.is_err(), "{b} tc {} accepted", c.id());
-                if r == Err(Error::AuthenticationFailed) {
-                    assert!(buf.iter().all(|&x| x == 0), "{b} tc {}", c.id());
-                } else {
-                    assert!(
-                        matches!(r, Err(Error::InvalidNonceLength { .. })),
-                        "{b} tc {}: {r:?}",
-                        c.id()
-                    );
-                    assert_eq!(buf, ct, "refused before any work");
-                }
-            } else {
-                r.unwrap();
-                assert_eq!(buf, msg, "{b} tc {}", c.id());
-            }
-            checked += 1;
+        };
+        if !c.invalid() {
+            let sealed = ccm.seal(&iv, &aad, &msg).unwrap();
+            assert_eq!(&sealed[..msg.len()], &ct[..], "{b} tc {}", c.id());
+            assert_eq!(&sealed[msg.len()..], &tag[..], "{b} tc {}", c.id());
         }
-    }
+        let mut buf = ct.clone();
+        let r = ccm.open_in_place_detached(&iv, &aad, &mut buf, &tag);
+        if c.invalid() {
+            assert!(r.is_err(), "{b} tc {} accepted", c.id());
+            if r == Err(Error::AuthenticationFailed) {
+                assert!(buf.iter().all(|&x| x == 0), "{b} tc {}", c.id());
+            } else {
+                assert!(
+                    matches!(r, Err(Error::InvalidNonceLength { .. })),
+                    "{b} tc {}: {r:?}",
+                    c.id()
+                );
+                assert_eq!(buf, ct, "refused before any work");
+            }
+        } else {
+            r.unwrap();
+            assert_eq!(buf, msg, "{b} tc {}", c.id());
+        }
+        true
+    });
     assert!(checked >= 500);
 }
 
@@ -228,63 +217,60 @@ fn interesting_len(rng: &mut impl Rng) -> usize {
 
 #[test]
 fn random_against_openssl() {
-    let mut rng = rand::rngs::StdRng::seed_from_u64(0xcc3);
-    for b in common::backends() {
-        for round in 0..600 {
-            let key_len = [16, 24, 32][round % 3];
-            let tag_len = 4 + 2 * (round / 3 % 7);
-            let nonce_len = 7 + round % 7;
-            let mut key = vec![0u8; key_len];
-            let mut nonce = vec![0u8; nonce_len];
-            rng.fill_bytes(&mut key);
-            rng.fill_bytes(&mut nonce);
-            let mut aad = vec![0u8; interesting_len(&mut rng)];
-            let mut pt = vec![0u8; interesting_len(&mut rng)];
-            rng.fill_bytes(&mut aad);
-            rng.fill_bytes(&mut pt);
+    common::random_rounds(0xcc3, 600, |rng, b, round| {
+        let key_len = [16, 24, 32][round % 3];
+        let tag_len = 4 + 2 * (round / 3 % 7);
+        let nonce_len = 7 + round % 7;
+        let mut key = vec![0u8; key_len];
+        let mut nonce = vec![0u8; nonce_len];
+        rng.fill_bytes(&mut key);
+        rng.fill_bytes(&mut nonce);
+        let mut aad = vec![0u8; interesting_len(rng)];
+        let mut pt = vec![0u8; interesting_len(rng)];
+        rng.fill_bytes(&mut aad);
+        rng.fill_bytes(&mut pt);
 
-            let (ct, tag) = openssl_seal(&key, &nonce, &aad, &pt, tag_len);
-            let ccm = Ccm::with_backend(&key, tag_len, b).unwrap();
+        let (ct, tag) = openssl_seal(&key, &nonce, &aad, &pt, tag_len);
+        let ccm = Ccm::with_backend(&key, tag_len, b).unwrap();
 
-            // Out of place (Vec).
-            let sealed = ccm.seal(&nonce, &aad, &pt).unwrap();
-            assert_eq!(&sealed[..pt.len()], &ct[..], "{b} round {round}");
-            assert_eq!(&sealed[pt.len()..], &tag[..], "{b} round {round}");
-            assert_eq!(ccm.open(&nonce, &aad, &sealed).unwrap(), pt);
+        // Out of place (Vec).
+        let sealed = ccm.seal(&nonce, &aad, &pt).unwrap();
+        assert_eq!(&sealed[..pt.len()], &ct[..], "{b} round {round}");
+        assert_eq!(&sealed[pt.len()..], &tag[..], "{b} round {round}");
+        assert_eq!(ccm.open(&nonce, &aad, &sealed).unwrap(), pt);
 
-            // In place, at an unaligned offset.
-            let off = rng.gen_range(0..16);
-            let mut store = vec![0u8; off + pt.len()];
-            store[off..].copy_from_slice(&pt);
-            let t = ccm
-                .seal_in_place_detached(&nonce, &aad, &mut store[off..])
-                .unwrap();
-            assert_eq!(&store[off..], &ct[..]);
-            assert_eq!(t.as_bytes(), &tag[..]);
-            ccm.open_in_place_detached(&nonce, &aad, &mut store[off..], &tag)
-                .unwrap();
-            assert_eq!(&store[off..], &pt[..]);
+        // In place, at an unaligned offset.
+        let off = rng.gen_range(0..16);
+        let mut store = vec![0u8; off + pt.len()];
+        store[off..].copy_from_slice(&pt);
+        let t = ccm
+            .seal_in_place_detached(&nonce, &aad, &mut store[off..])
+            .unwrap();
+        assert_eq!(&store[off..], &ct[..]);
+        assert_eq!(t.as_bytes(), &tag[..]);
+        ccm.open_in_place_detached(&nonce, &aad, &mut store[off..], &tag)
+            .unwrap();
+        assert_eq!(&store[off..], &pt[..]);
 
-            // OpenSSL opens ours.
-            let back = openssl_open(&key, &nonce, &aad, &sealed, tag_len).unwrap();
-            assert_eq!(back, pt);
+        // OpenSSL opens ours.
+        let back = openssl_open(&key, &nonce, &aad, &sealed, tag_len).unwrap();
+        assert_eq!(back, pt);
 
-            // A flipped bit anywhere is refused and nothing is released.
-            if !sealed.is_empty() {
-                let mut forged = sealed.clone();
-                let i = rng.gen_range(0..forged.len());
-                forged[i] ^= 1 << rng.gen_range(0..8);
-                assert_eq!(
-                    ccm.open(&nonce, &aad, &forged),
-                    Err(Error::AuthenticationFailed)
-                );
-                let (c, tg) = forged.split_at_mut(pt.len());
-                let r = ccm.open_in_place_detached(&nonce, &aad, c, tg);
-                assert_eq!(r, Err(Error::AuthenticationFailed));
-                assert!(c.iter().all(|&x| x == 0));
-            }
+        // A flipped bit anywhere is refused and nothing is released.
+        if !sealed.is_empty() {
+            let mut forged = sealed.clone();
+            let i = rng.gen_range(0..forged.len());
+            forged[i] ^= 1 << rng.gen_range(0..8);
+            assert_eq!(
+                ccm.open(&nonce, &aad, &forged),
+                Err(Error::AuthenticationFailed)
+            );
+            let (c, tg) = forged.split_at_mut(pt.len());
+            let r = ccm.open_in_place_detached(&nonce, &aad, c, tg);
+            assert_eq!(r, Err(Error::AuthenticationFailed));
+            assert!(c.iter().all(|&x| x == 0));
         }
-    }
+    });
 }
 
 #[test]
@@ -448,8 +434,7 @@ mod cavp_through_aead_traits {
 #[test]
 fn aead_types_match_rustcrypto_ccm() {
     use aesx::aead::consts::{U10, U12, U13, U16, U4, U7, U8};
-    use aesx::aead::inout::InOutBuf;
-    use aesx::aead::{Aead, AeadInOut, KeyInit};
+    use aesx::aead::{Aead, KeyInit};
 
     fn check<M, N>(b: aesx::Backend, rng: &mut impl RngCore)
     where
@@ -471,25 +456,7 @@ fn aead_types_match_rustcrypto_ccm() {
             assert_eq!(ours.encrypt(&nonce, payload()).unwrap(), want, "{b} {len}");
 
             // Out of place through InOutBuf.
-            let mut out = vec![0u8; len];
-            let tag = ours
-                .encrypt_inout_detached(&nonce, aad, InOutBuf::new(&pt, &mut out).unwrap())
-                .unwrap();
-            assert_eq!(&out[..], &want[..len]);
-            assert_eq!(&tag[..], &want[len..]);
-            let mut back = vec![0u8; len];
-            ours.decrypt_inout_detached(&nonce, aad, InOutBuf::new(&out, &mut back).unwrap(), &tag)
-                .unwrap();
-            assert_eq!(back, pt);
-
-            // A forged tag: an error and a zeroed output.
-            let mut bad = tag;
-            bad[0] ^= 1;
-            let mut back = vec![0x55u8; len];
-            assert!(ours
-                .decrypt_inout_detached(&nonce, aad, InOutBuf::new(&out, &mut back).unwrap(), &bad)
-                .is_err());
-            assert!(back.iter().all(|&x| x == 0));
+            common::aead_checks::inout_round_trip(&ours, &nonce, aad, &pt, &want);
             assert!(theirs
                 .decrypt(
                     &nonce,

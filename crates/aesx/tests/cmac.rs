@@ -15,44 +15,33 @@ fn h(s: &str) -> Vec<u8> {
     hex::decode(s.replace(' ', "")).unwrap()
 }
 
-const MSG: &str = "6bc1bee22e409f96e93d7e117393172a ae2d8a571e03ac9c9eb76fac45af8e51 \
-                   30c81c46a35ce411e5fbc1191a0a52ef f69f2445df4f9b17ad2b417be66c3710";
-
 #[test]
 fn sp800_38b_examples() {
-    let msg = h(MSG);
-    // (key, tags for message lengths 0, 16, 40 and 64 bytes).
-    let cases = [
-        (
-            "2b7e151628aed2a6abf7158809cf4f3c",
-            [
-                "bb1d6929e95937287fa37d129b756746",
-                "070a16b46b4d4144f79bdd9dd04a287c",
-                "dfa66747de9ae63030ca32611497c827",
-                "51f0bebf7e3b9d92fc49741779363cfe",
-            ],
-        ),
-        (
-            "8e73b0f7da0e6452c810f32b809079e562f8ead2522c6b7b",
-            [
-                "d17ddf46adaacde531cac483de7a9367",
-                "9e99a7bf31e710900662f65e617c5184",
-                "8a1de5be2eb31aad089a82e6ee908b0e",
-                "a1d5df0eed790f794d77589659f39a11",
-            ],
-        ),
-        (
-            "603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4",
-            [
-                "028962f61b7bf89efc6b551f4667d983",
-                "28a7023f452e8f82bd4bf28d8c37c35c",
-                "aaf3d8f1de5640c232f5b169b9c911e6",
-                "e1992190549f6ed5696a2c056c315410",
-            ],
-        ),
+    // The SP 800-38A message and keys; tags for message lengths 0, 16, 40
+    // and 64 bytes under each key.
+    let msg = h(common::SP800_38A_PT);
+    let tags = [
+        [
+            "bb1d6929e95937287fa37d129b756746",
+            "070a16b46b4d4144f79bdd9dd04a287c",
+            "dfa66747de9ae63030ca32611497c827",
+            "51f0bebf7e3b9d92fc49741779363cfe",
+        ],
+        [
+            "d17ddf46adaacde531cac483de7a9367",
+            "9e99a7bf31e710900662f65e617c5184",
+            "8a1de5be2eb31aad089a82e6ee908b0e",
+            "a1d5df0eed790f794d77589659f39a11",
+        ],
+        [
+            "028962f61b7bf89efc6b551f4667d983",
+            "28a7023f452e8f82bd4bf28d8c37c35c",
+            "aaf3d8f1de5640c232f5b169b9c911e6",
+            "e1992190549f6ed5696a2c056c315410",
+        ],
     ];
     for b in common::backends() {
-        for (key, tags) in cases {
+        for (key, tags) in common::SP800_38A_KEYS.into_iter().zip(tags) {
             let cmac = Cmac::with_backend(&h(key), b).unwrap();
             assert_eq!(cmac.backend(), b);
             for (len, tag) in [0, 16, 40, 64].into_iter().zip(tags) {
@@ -65,30 +54,26 @@ fn sp800_38b_examples() {
 
 #[test]
 fn wycheproof_aes_cmac() {
-    let doc = wycheproof::load("aes_cmac_test.json");
-    let mut checked = 0;
-    for b in common::backends() {
-        for c in wycheproof::cases(&doc) {
-            let (key, msg, tag) = (c.hex("key"), c.hex("msg"), c.hex("tag"));
-            let cmac = match Cmac::with_backend(&key, b) {
-                Ok(x) => x,
-                Err(e) => {
-                    assert!(c.invalid(), "{b} tc {}", c.id());
-                    assert_eq!(e, Error::InvalidKeyLength { len: key.len() });
-                    continue;
-                }
-            };
-            let r = cmac.verify(&msg, &tag);
-            if c.invalid() {
-                assert_eq!(r, Err(Error::AuthenticationFailed), "{b} tc {}", c.id());
-            } else {
-                r.unwrap();
-                let full = cmac.mac(&msg);
-                assert_eq!(&full[..tag.len()], &tag[..], "{b} tc {}", c.id());
+    let checked = wycheproof::check("aes_cmac_test.json", &common::backends(), |b, c| {
+        let (key, msg, tag) = (c.hex("key"), c.hex("msg"), c.hex("tag"));
+        let cmac = match Cmac::with_backend(&key, b) {
+            Ok(x) => x,
+            Err(e) => {
+                assert!(c.invalid(), "{b} tc {}", c.id());
+                assert_eq!(e, Error::InvalidKeyLength { len: key.len() });
+                return false;
             }
-            checked += 1;
+        };
+        let r = cmac.verify(&msg, &tag);
+        if c.invalid() {
+            assert_eq!(r, Err(Error::AuthenticationFailed), "{b} tc {}", c.id());
+        } else {
+            r.unwrap();
+            let full = cmac.mac(&msg);
+            assert_eq!(&full[..tag.len()], &tag[..], "{b} tc {}", c.id());
         }
-    }
+        true
+    });
     assert!(checked >= 300);
 }
 
@@ -106,47 +91,42 @@ fn openssl_cmac(key: &[u8], msg: &[u8]) -> Vec<u8> {
 
 #[test]
 fn random_streaming_against_openssl() {
-    let mut rng = rand::rngs::StdRng::seed_from_u64(0x38b);
-    for b in common::backends() {
-        for round in 0..400 {
-            let mut key = vec![0u8; [16, 24, 32][round % 3]];
-            rng.fill_bytes(&mut key);
-            let len = match round % 4 {
-                0 => rng.gen_range(0..=300),
-                1 => 16 * rng.gen_range(0..=20),
-                2 => rng.gen_range(0..=5000),
-                _ => rng.gen_range(0..=40),
-            };
-            let mut msg = vec![0u8; len];
-            rng.fill_bytes(&mut msg);
-            let want = openssl_cmac(&key, &msg);
-            let cmac = Cmac::with_backend(&key, b).unwrap();
-            assert_eq!(cmac.mac(&msg).to_vec(), want, "{b} len {len}");
+    common::random_rounds(0x38b, 400, |rng, b, round| {
+        let key = common::key_for(rng, round);
+        let len = match round % 4 {
+            0 => rng.gen_range(0..=300),
+            1 => 16 * rng.gen_range(0..=20),
+            2 => rng.gen_range(0..=5000),
+            _ => rng.gen_range(0..=40),
+        };
+        let msg = common::random_bytes(rng, len);
+        let want = openssl_cmac(&key, &msg);
+        let cmac = Cmac::with_backend(&key, b).unwrap();
+        assert_eq!(cmac.mac(&msg).to_vec(), want, "{b} len {len}");
 
-            // The same message in random pieces (empty ones included).
-            let mut hs = cmac.hasher();
-            let mut rest = &msg[..];
-            while !rest.is_empty() {
-                let n = match rng.gen_range(0..4) {
-                    0 => 0,
-                    1 => 16,
-                    _ => rng.gen_range(1..=rest.len().min(70)),
-                }
-                .min(rest.len());
-                hs.update(&rest[..n]);
-                rest = &rest[n..];
+        // The same message in random pieces (empty ones included).
+        let mut hs = cmac.hasher();
+        let mut rest = &msg[..];
+        while !rest.is_empty() {
+            let n = match rng.gen_range(0..4) {
+                0 => 0,
+                1 => 16,
+                _ => rng.gen_range(1..=rest.len().min(70)),
             }
-            let copy = hs.clone();
-            assert_eq!(hs.finalize().to_vec(), want, "{b} len {len} streamed");
-
-            // Truncated tags verify on their own length; a wrong byte fails.
-            let t = rng.gen_range(1..=16);
-            copy.verify(&want[..t]).unwrap();
-            let mut bad = want[..t].to_vec();
-            bad[rng.gen_range(0..t)] ^= 1;
-            assert_eq!(cmac.verify(&msg, &bad), Err(Error::AuthenticationFailed));
+            .min(rest.len());
+            hs.update(&rest[..n]);
+            rest = &rest[n..];
         }
-    }
+        let copy = hs.clone();
+        assert_eq!(hs.finalize().to_vec(), want, "{b} len {len} streamed");
+
+        // Truncated tags verify on their own length; a wrong byte fails.
+        let t = rng.gen_range(1..=16);
+        copy.verify(&want[..t]).unwrap();
+        let mut bad = want[..t].to_vec();
+        bad[rng.gen_range(0..t)] ^= 1;
+        assert_eq!(cmac.verify(&msg, &bad), Err(Error::AuthenticationFailed));
+    });
 }
 
 #[test]
@@ -199,7 +179,7 @@ fn rustcrypto_cmac_over_aesx_block_cipher() {
 /// borrow) gives the same tags as the borrowing one, across clones.
 #[test]
 fn owned_hasher_matches_borrowed() {
-    let key = h("2b7e151628aed2a6abf7158809cf4f3c");
+    let key = h(common::SP800_38A_KEYS[0]);
     let msg: Vec<u8> = (0..100u8).collect();
     for b in common::backends() {
         let cmac = Cmac::with_backend(&key, b).unwrap();

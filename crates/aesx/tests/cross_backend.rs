@@ -7,9 +7,10 @@
 mod common;
 
 use aesx::{cbc_encrypt_many, Aes, Backend, Cbc, CbcJob, Ctr, Ecb};
-use openssl::symm::{Cipher, Crypter, Mode};
+use common::ossl::Mode;
+use common::{key_for, random_bytes as bytes};
 use rand::rngs::StdRng;
-use rand::{Rng, RngCore, SeedableRng};
+use rand::{Rng, SeedableRng};
 
 /// Largest message length tested.
 const MAX_LEN: usize = 8192;
@@ -18,12 +19,6 @@ const KEY_SIZES: [usize; 3] = [16, 24, 32];
 
 fn rng() -> StdRng {
     StdRng::seed_from_u64(0x05ee_dae5_0000_0001)
-}
-
-fn bytes(rng: &mut StdRng, n: usize) -> Vec<u8> {
-    let mut v = vec![0u8; n];
-    rng.fill_bytes(&mut v);
-    v
 }
 
 /// Random message bytes: a window at a random offset of one random pool.
@@ -42,29 +37,9 @@ impl Pool {
     }
 }
 
-fn ossl_cipher(mode: &str, key_len: usize) -> Cipher {
-    match (mode, key_len) {
-        ("ecb", 16) => Cipher::aes_128_ecb(),
-        ("ecb", 24) => Cipher::aes_192_ecb(),
-        ("ecb", _) => Cipher::aes_256_ecb(),
-        ("cbc", 16) => Cipher::aes_128_cbc(),
-        ("cbc", 24) => Cipher::aes_192_cbc(),
-        ("cbc", _) => Cipher::aes_256_cbc(),
-        ("ctr", 16) => Cipher::aes_128_ctr(),
-        ("ctr", 24) => Cipher::aes_192_ctr(),
-        (_, _) => Cipher::aes_256_ctr(),
-    }
-}
-
-fn ossl(mode: &str, enc: bool, key: &[u8], iv: Option<&[u8]>, data: &[u8]) -> Vec<u8> {
-    let m = if enc { Mode::Encrypt } else { Mode::Decrypt };
-    let mut c = Crypter::new(ossl_cipher(mode, key.len()), m, key, iv).unwrap();
-    c.pad(false);
-    let mut out = vec![0u8; data.len() + 16];
-    let mut n = c.update(data, &mut out).unwrap();
-    n += c.finalize(&mut out[n..]).unwrap();
-    out.truncate(n);
-    out
+/// OpenSSL without padding.
+fn ossl(mode: Mode, enc: bool, key: &[u8], iv: Option<&[u8]>, data: &[u8]) -> Vec<u8> {
+    common::ossl::crypt(mode, enc, key, iv.unwrap_or_default(), false, data)
 }
 
 /// The hardware backends (and soft) this machine has.
@@ -98,114 +73,126 @@ fn run_buf(
     dst[offset..offset + n].to_vec()
 }
 
-/// A key size and a key, rotating through the sizes with `i`.
-fn key_for(rng: &mut StdRng, i: usize) -> Vec<u8> {
-    bytes(rng, KEY_SIZES[i % 3])
-}
-
-#[test]
-fn ecb_all_lengths() {
+/// Runs `check(rng, pool, bi, b, i)` for every `i` in `0..=last` on every
+/// hardware backend `b` (`bi` its index among all backends), with one RNG
+/// and one message pool for the whole test.
+fn each_hardware_case(
+    last: usize,
+    mut check: impl FnMut(&mut StdRng, &Pool, usize, Backend, usize),
+) {
     let mut rng = rng();
     let pool = Pool::new(&mut rng);
     for (bi, b) in backends().into_iter().enumerate() {
         if b == Backend::Soft {
             continue;
         }
-        for blocks in 0..=MAX_LEN / 16 {
-            let len = blocks * 16;
-            let key = key_for(&mut rng, blocks + bi);
-            let data = pool.take(&mut rng, len);
-            let off = (blocks * 7 + bi) % 16;
-            let ecb = Ecb::with_backend(&key, b).unwrap();
-            let want = ossl("ecb", true, &key, None, &data);
-            let ct = run_buf(&data, off, blocks % 2 == 0, |s, d| {
-                if s.is_empty() && !d.is_empty() {
-                    ecb.encrypt_in_place(d).unwrap()
-                } else {
-                    ecb.aes().encrypt_blocks_to(s, d).unwrap()
-                }
-            });
-            assert_eq!(ct, want, "{b} ECB enc len {len} key {}", key.len());
-            let pt = run_buf(&ct, off ^ 5, blocks % 3 == 0, |s, d| {
-                if s.is_empty() && !d.is_empty() {
-                    ecb.decrypt_in_place(d).unwrap()
-                } else {
-                    ecb.aes().decrypt_blocks_to(s, d).unwrap()
-                }
-            });
-            assert_eq!(pt, data, "{b} ECB dec len {len}");
-            {
-                let soft = Ecb::with_backend(&key, Backend::Soft).unwrap();
-                let mut s = data.clone();
-                soft.encrypt_in_place(&mut s).unwrap();
-                assert_eq!(s, ct, "{b} vs soft ECB len {len}");
-            }
+        for i in 0..=last {
+            check(&mut rng, &pool, bi, b, i);
         }
+    }
+}
+
+#[test]
+fn ecb_all_lengths() {
+    each_hardware_case(MAX_LEN / 16, |rng, pool, bi, b, blocks| {
+        let len = blocks * 16;
+        let key = key_for(rng, blocks + bi);
+        let data = pool.take(rng, len);
+        let off = (blocks * 7 + bi) % 16;
+        let ecb = Ecb::with_backend(&key, b).unwrap();
+        let want = ossl(Mode::Ecb, true, &key, None, &data);
+        let ct = run_buf(&data, off, blocks % 2 == 0, |s, d| {
+            if s.is_empty() && !d.is_empty() {
+                ecb.encrypt_in_place(d).unwrap()
+            } else {
+                ecb.aes().encrypt_blocks_to(s, d).unwrap()
+            }
+        });
+        assert_eq!(ct, want, "{b} ECB enc len {len} key {}", key.len());
+        let pt = run_buf(&ct, off ^ 5, blocks % 3 == 0, |s, d| {
+            if s.is_empty() && !d.is_empty() {
+                ecb.decrypt_in_place(d).unwrap()
+            } else {
+                ecb.aes().decrypt_blocks_to(s, d).unwrap()
+            }
+        });
+        assert_eq!(pt, data, "{b} ECB dec len {len}");
+        {
+            let soft = Ecb::with_backend(&key, Backend::Soft).unwrap();
+            let mut s = data.clone();
+            soft.encrypt_in_place(&mut s).unwrap();
+            assert_eq!(s, ct, "{b} vs soft ECB len {len}");
+        }
+    });
+}
+
+/// One CBC direction from `iv` over `d` (in place when `s` is empty, as
+/// [`run_buf`] passes it) in two chained pieces cut at `cut`, so the IV
+/// hand-over is tested; the chaining value afterwards must be `last`, the
+/// last ciphertext block (none for an empty message).
+fn cbc_two_pieces(
+    cbc: &Cbc,
+    encrypt: bool,
+    iv: [u8; 16],
+    cut: usize,
+    last: &[u8],
+    s: &[u8],
+    d: &mut [u8],
+) {
+    let in_place = s.is_empty() && !d.is_empty();
+    let mut chain = iv;
+    let (a, z) = d.split_at_mut(cut);
+    for (from, piece) in [(0..cut, a), (cut..s.len(), z)] {
+        match (in_place, encrypt) {
+            (true, true) => cbc.encrypt_chained(&mut chain, piece),
+            (true, false) => cbc.decrypt_chained(&mut chain, piece),
+            (false, true) => cbc.encrypt_chained_to(&mut chain, &s[from], piece),
+            (false, false) => cbc.decrypt_chained_to(&mut chain, &s[from], piece),
+        }
+        .unwrap();
+    }
+    if !last.is_empty() {
+        let dir = if encrypt { "enc" } else { "dec" };
+        assert_eq!(
+            chain[..],
+            *last,
+            "{} CBC {dir} chain out",
+            cbc.aes().backend()
+        );
     }
 }
 
 #[test]
 fn cbc_all_lengths() {
-    let mut rng = rng();
-    let pool = Pool::new(&mut rng);
-    for (bi, b) in backends().into_iter().enumerate() {
-        if b == Backend::Soft {
-            continue;
+    each_hardware_case(MAX_LEN / 16, |rng, pool, bi, b, blocks| {
+        let len = blocks * 16;
+        let key = key_for(rng, blocks + bi + 1);
+        let iv: [u8; 16] = rng.gen();
+        let data = pool.take(rng, len);
+        let off = (blocks * 3 + bi + 1) % 16;
+        let cbc = Cbc::with_backend(&key, b).unwrap();
+        let want = ossl(Mode::Cbc, true, &key, Some(&iv), &data);
+        // Encrypt in two chained pieces, so the IV hand-over is tested.
+        let cut = 16 * (blocks / 3);
+        let last = &want[len.saturating_sub(16)..];
+        let ct = run_buf(&data, off, blocks % 2 == 1, |s, d| {
+            cbc_two_pieces(&cbc, true, iv, cut, last, s, d)
+        });
+        assert_eq!(ct, want, "{b} CBC enc len {len} key {}", key.len());
+        let pt = run_buf(&ct, off ^ 9, blocks % 4 < 2, |s, d| {
+            cbc_two_pieces(&cbc, false, iv, 16 * (blocks / 2), last, s, d)
+        });
+        assert_eq!(pt, data, "{b} CBC dec len {len}");
+        assert_eq!(pt, ossl(Mode::Cbc, false, &key, Some(&iv), &ct));
+        {
+            let soft = Cbc::with_backend(&key, Backend::Soft).unwrap();
+            let mut s = data.clone();
+            soft.encrypt_in_place(&iv, &mut s).unwrap();
+            assert_eq!(s, ct, "{b} vs soft CBC enc len {len}");
+            soft.decrypt_in_place(&iv, &mut s).unwrap();
+            assert_eq!(s, data, "{b} vs soft CBC dec len {len}");
         }
-        for blocks in 0..=MAX_LEN / 16 {
-            let len = blocks * 16;
-            let key = key_for(&mut rng, blocks + bi + 1);
-            let iv: [u8; 16] = rng.gen();
-            let data = pool.take(&mut rng, len);
-            let off = (blocks * 3 + bi + 1) % 16;
-            let cbc = Cbc::with_backend(&key, b).unwrap();
-            let want = ossl("cbc", true, &key, Some(&iv), &data);
-            // Encrypt in two chained pieces, so the IV hand-over is tested.
-            let cut = 16 * (blocks / 3);
-            let ct = run_buf(&data, off, blocks % 2 == 1, |s, d| {
-                let mut chain = iv;
-                if s.is_empty() && !d.is_empty() {
-                    let (a, z) = d.split_at_mut(cut);
-                    cbc.encrypt_chained(&mut chain, a).unwrap();
-                    cbc.encrypt_chained(&mut chain, z).unwrap();
-                } else {
-                    let (a, z) = d.split_at_mut(cut);
-                    cbc.encrypt_chained_to(&mut chain, &s[..cut], a).unwrap();
-                    cbc.encrypt_chained_to(&mut chain, &s[cut..], z).unwrap();
-                }
-                if len > 0 {
-                    assert_eq!(chain[..], want[len - 16..], "{b} CBC enc chain out");
-                }
-            });
-            assert_eq!(ct, want, "{b} CBC enc len {len} key {}", key.len());
-            let pt = run_buf(&ct, off ^ 9, blocks % 4 < 2, |s, d| {
-                let mut chain = iv;
-                let cut = 16 * (blocks / 2);
-                if s.is_empty() && !d.is_empty() {
-                    let (a, z) = d.split_at_mut(cut);
-                    cbc.decrypt_chained(&mut chain, a).unwrap();
-                    cbc.decrypt_chained(&mut chain, z).unwrap();
-                } else {
-                    let (a, z) = d.split_at_mut(cut);
-                    cbc.decrypt_chained_to(&mut chain, &s[..cut], a).unwrap();
-                    cbc.decrypt_chained_to(&mut chain, &s[cut..], z).unwrap();
-                }
-                if len > 0 {
-                    assert_eq!(chain[..], want[len - 16..], "{b} CBC dec chain out");
-                }
-            });
-            assert_eq!(pt, data, "{b} CBC dec len {len}");
-            assert_eq!(pt, ossl("cbc", false, &key, Some(&iv), &ct));
-            {
-                let soft = Cbc::with_backend(&key, Backend::Soft).unwrap();
-                let mut s = data.clone();
-                soft.encrypt_in_place(&iv, &mut s).unwrap();
-                assert_eq!(s, ct, "{b} vs soft CBC enc len {len}");
-                soft.decrypt_in_place(&iv, &mut s).unwrap();
-                assert_eq!(s, data, "{b} vs soft CBC dec len {len}");
-            }
-        }
-    }
+    });
 }
 
 /// A counter block near an edge: random, just below the 2^64 carry of the
@@ -223,53 +210,46 @@ fn ctr_iv(rng: &mut StdRng, i: usize) -> [u8; 16] {
 
 #[test]
 fn ctr_every_length() {
-    let mut rng = rng();
-    let pool = Pool::new(&mut rng);
-    for (bi, b) in backends().into_iter().enumerate() {
-        if b == Backend::Soft {
-            continue;
-        }
-        for len in 0..=MAX_LEN {
-            let key = key_for(&mut rng, len + bi);
-            let iv = ctr_iv(&mut rng, len);
-            let data = pool.take(&mut rng, len);
-            let want = ossl("ctr", true, &key, Some(&iv), &data);
-            let off = (len + bi) % 16;
-            // Two or three pieces of random length through the streaming API.
-            let c1 = rng.gen_range(0..=len);
-            let c2 = rng.gen_range(c1..=len);
-            let got = run_buf(&data, off, len % 2 == 0, |s, d| {
-                let mut ctr = Ctr::with_backend(&key, &iv, b).unwrap();
-                if s.is_empty() && !d.is_empty() {
-                    let (a, rest) = d.split_at_mut(c1);
-                    let (m, z) = rest.split_at_mut(c2 - c1);
-                    ctr.apply_keystream(a);
-                    ctr.apply_keystream(m);
-                    ctr.apply_keystream(z);
-                } else {
-                    let (a, rest) = d.split_at_mut(c1);
-                    let (m, z) = rest.split_at_mut(c2 - c1);
-                    ctr.apply_keystream_to(&s[..c1], a).unwrap();
-                    ctr.apply_keystream_to(&s[c1..c2], m).unwrap();
-                    ctr.apply_keystream_to(&s[c2..], z).unwrap();
-                }
-                assert_eq!(ctr.position(), len as u128);
-            });
-            assert_eq!(
-                got,
-                want,
-                "{b} CTR len {len} iv {iv:02x?} key {}",
-                key.len()
-            );
-            {
-                let mut s = data.clone();
-                Ctr::with_backend(&key, &iv, Backend::Soft)
-                    .unwrap()
-                    .apply_keystream(&mut s);
-                assert_eq!(s, got, "{b} vs soft CTR len {len}");
+    each_hardware_case(MAX_LEN, |rng, pool, bi, b, len| {
+        let key = key_for(rng, len + bi);
+        let iv = ctr_iv(rng, len);
+        let data = pool.take(rng, len);
+        let want = ossl(Mode::Ctr, true, &key, Some(&iv), &data);
+        let off = (len + bi) % 16;
+        // Two or three pieces of random length through the streaming API.
+        let c1 = rng.gen_range(0..=len);
+        let c2 = rng.gen_range(c1..=len);
+        let got = run_buf(&data, off, len % 2 == 0, |s, d| {
+            let mut ctr = Ctr::with_backend(&key, &iv, b).unwrap();
+            if s.is_empty() && !d.is_empty() {
+                let (a, rest) = d.split_at_mut(c1);
+                let (m, z) = rest.split_at_mut(c2 - c1);
+                ctr.apply_keystream(a);
+                ctr.apply_keystream(m);
+                ctr.apply_keystream(z);
+            } else {
+                let (a, rest) = d.split_at_mut(c1);
+                let (m, z) = rest.split_at_mut(c2 - c1);
+                ctr.apply_keystream_to(&s[..c1], a).unwrap();
+                ctr.apply_keystream_to(&s[c1..c2], m).unwrap();
+                ctr.apply_keystream_to(&s[c2..], z).unwrap();
             }
+            assert_eq!(ctr.position(), len as u128);
+        });
+        assert_eq!(
+            got,
+            want,
+            "{b} CTR len {len} iv {iv:02x?} key {}",
+            key.len()
+        );
+        {
+            let mut s = data.clone();
+            Ctr::with_backend(&key, &iv, Backend::Soft)
+                .unwrap()
+                .apply_keystream(&mut s);
+            assert_eq!(s, got, "{b} vs soft CTR len {len}");
         }
-    }
+    });
 }
 
 #[test]
@@ -291,7 +271,7 @@ fn ctr_counter_edges_long() {
                         .apply_keystream(&mut got);
                     assert_eq!(
                         got,
-                        ossl("ctr", true, &key, Some(&iv), &data),
+                        ossl(Mode::Ctr, true, &key, Some(&iv), &data),
                         "{b} {start:x}-{back}"
                     );
                 }
@@ -353,7 +333,7 @@ fn multi_buffer_cbc_matches_single_stream() {
         let ivs: Vec<[u8; 16]> = jobs.iter().map(|j| j.iv).collect();
         drop(jobs);
         for (i, (ki, iv, pt)) in specs.iter().enumerate() {
-            let want = ossl("cbc", true, &keys[*ki].0, Some(iv), pt);
+            let want = ossl(Mode::Cbc, true, &keys[*ki].0, Some(iv), pt);
             assert_eq!(
                 bufs[i],
                 want,
@@ -376,18 +356,11 @@ fn multi_buffer_cbc_rejects_partial_blocks_untouched() {
     let aes = Aes::with_backend(&[7u8; 16], common::backend()).unwrap();
     let mut a = vec![1u8; 32];
     let mut b = vec![2u8; 33];
-    let mut jobs = [
-        CbcJob {
-            key: &aes,
-            iv: [0; 16],
-            data: &mut a,
-        },
-        CbcJob {
-            key: &aes,
-            iv: [0; 16],
-            data: &mut b,
-        },
-    ];
+    let mut jobs = [&mut a, &mut b].map(|data| CbcJob {
+        key: &aes,
+        iv: [0; 16],
+        data,
+    });
     assert_eq!(
         cbc_encrypt_many(&mut jobs).unwrap_err(),
         aesx::Error::NotBlockAligned { len: 33 }

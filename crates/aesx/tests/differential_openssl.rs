@@ -7,48 +7,10 @@
 mod common;
 
 use aesx::{Backend, Cbc, Ctr, Ecb, Padding};
-use openssl::symm::{Cipher, Crypter, Mode};
+use common::ossl::{crypt as ossl, Mode as M};
+use common::random_bytes;
 use rand::rngs::StdRng;
 use rand::{Rng, RngCore, SeedableRng};
-
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum M {
-    Ecb,
-    Cbc,
-    Ctr,
-}
-
-fn cipher(m: M, key_len: usize) -> Cipher {
-    match (m, key_len) {
-        (M::Ecb, 16) => Cipher::aes_128_ecb(),
-        (M::Ecb, 24) => Cipher::aes_192_ecb(),
-        (M::Ecb, 32) => Cipher::aes_256_ecb(),
-        (M::Cbc, 16) => Cipher::aes_128_cbc(),
-        (M::Cbc, 24) => Cipher::aes_192_cbc(),
-        (M::Cbc, 32) => Cipher::aes_256_cbc(),
-        (M::Ctr, 16) => Cipher::aes_128_ctr(),
-        (M::Ctr, 24) => Cipher::aes_192_ctr(),
-        (M::Ctr, 32) => Cipher::aes_256_ctr(),
-        _ => unreachable!(),
-    }
-}
-
-/// OpenSSL's answer.
-fn ossl(m: M, encrypt: bool, key: &[u8], iv: &[u8], pad: bool, data: &[u8]) -> Vec<u8> {
-    let mode = if encrypt {
-        Mode::Encrypt
-    } else {
-        Mode::Decrypt
-    };
-    let iv = (m != M::Ecb).then_some(iv);
-    let mut c = Crypter::new(cipher(m, key.len()), mode, key, iv).unwrap();
-    c.pad(pad);
-    let mut out = vec![0u8; data.len() + 32];
-    let mut n = c.update(data, &mut out).unwrap();
-    n += c.finalize(&mut out[n..]).unwrap();
-    out.truncate(n);
-    out
-}
 
 /// Every length up to 64, then block multiples and their neighbours up to
 /// 4096.
@@ -183,8 +145,7 @@ fn differential_against_openssl() {
     for b in common::backends() {
         for key_len in [16, 24, 32] {
             for (i, &len) in lens.iter().enumerate() {
-                let mut key = vec![0u8; key_len];
-                rng.fill_bytes(&mut key);
+                let key = random_bytes(&mut rng, key_len);
                 let mut iv = [0u8; 16];
                 rng.fill_bytes(&mut iv);
                 // Every fourth case starts the counter just below 2^128 so
@@ -194,8 +155,7 @@ fn differential_against_openssl() {
                     let below = rng.gen_range(0..=(len as u128 / 16).max(1));
                     iv = (u128::MAX - below).to_be_bytes();
                 }
-                let mut pt = vec![0u8; len];
-                rng.fill_bytes(&mut pt);
+                let pt = random_bytes(&mut rng, len);
                 let what = format!("{b} key {} len {len}", key_len * 8);
                 check_ecb(&mut rng, b, &key, &pt, &format!("ECB {what}"));
                 check_cbc(&mut rng, b, &key, &iv, &pt, &format!("CBC {what}"));

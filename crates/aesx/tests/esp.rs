@@ -22,72 +22,31 @@ struct Sl {
     cs: Option<Vec<u8>>,
 }
 
-/// Takes each hex field at the length its bracketed header gives (in bits):
-/// five records carry one hex digit more than `PTlen` says, and the header is
-/// the authority (vectors/SOURCES.md).
-fn parse_sl(text: &str) -> Vec<Sl> {
-    let mut out = Vec::new();
-    let mut hdr: Vec<(String, usize)> = Vec::new();
-    let mut fields: Vec<(String, String)> = Vec::new();
-    let mut fresh_headers = false;
-    let flush = |fields: &mut Vec<(String, String)>, hdr: &[(String, usize)], out: &mut Vec<Sl>| {
-        if fields.is_empty() {
-            return;
-        }
-        let bits = |k: &str| hdr.iter().find(|(n, _)| n == k).map(|(_, v)| *v).unwrap();
-        let get = |k: &str, len_bits: Option<usize>| -> Vec<u8> {
-            let v = &fields.iter().find(|(n, _)| n == k).unwrap().1;
-            match len_bits {
-                Some(b) => h(&v[..b / 4]),
-                None => h(v),
-            }
+impl Sl {
+    /// Takes each hex field at the length its bracketed header gives (in
+    /// bits): five records carry one hex digit more than `PTlen` says, and
+    /// the header is the authority (vectors/SOURCES.md).
+    fn from(r: &common::Record) -> Sl {
+        let get = |name: &str, len: &str| {
+            let bits: usize = r.headers[len].parse().unwrap();
+            h(&r.fields[name][..bits / 4])
         };
-        let cs = fields.iter().find(|(n, _)| n == "CS").map(|(_, v)| h(v));
-        out.push(Sl {
-            key: get("Key", Some(bits("Keylen"))),
-            iv: get("IV", Some(bits("IVlen"))),
-            pt: get("PT", Some(bits("PTlen"))),
-            aad: get("AAD", Some(bits("AADlen"))),
-            ct: get("CT", Some(bits("PTlen"))),
-            tag: get("Tag", Some(bits("Taglen"))),
-            cs,
-        });
-        fields.clear();
-    };
-    for line in text.lines() {
-        let line = line.trim();
-        if line.starts_with('#') {
-            continue;
-        }
-        if line.is_empty() {
-            flush(&mut fields, &hdr, &mut out);
-            continue;
-        }
-        if let Some(inner) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
-            if !fresh_headers {
-                hdr.clear();
-                fresh_headers = true;
-            }
-            let (k, v) = inner.split_once('=').unwrap();
-            hdr.push((k.trim().to_string(), v.trim().parse().unwrap()));
-            continue;
-        }
-        fresh_headers = false;
-        if let Some((k, v)) = line.split_once('=') {
-            fields.push((k.trim().to_string(), v.trim().to_string()));
+        Sl {
+            key: get("KEY", "KEYLEN"),
+            iv: get("IV", "IVLEN"),
+            pt: get("PT", "PTLEN"),
+            aad: get("AAD", "AADLEN"),
+            ct: get("CT", "PTLEN"),
+            tag: get("TAG", "TAGLEN"),
+            cs: r.fields.get("CS").map(|v| h(v)),
         }
     }
-    flush(&mut fields, &hdr, &mut out);
-    out
 }
 
 #[test]
 fn sl_functional_tests_through_esp() {
-    let path = format!(
-        "{}/../../vectors/aarch64cryptolib/SL_functional_tests.rsp",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let recs = parse_sl(&std::fs::read_to_string(path).unwrap());
+    let path = common::vectors_dir().join("aarch64cryptolib/SL_functional_tests.rsp");
+    let recs: Vec<Sl> = common::read_rsp(&path).iter().map(Sl::from).collect();
     assert_eq!(recs.len(), 46);
     let mut via_esp = 0;
     let mut checksums = 0;
@@ -134,65 +93,62 @@ fn sl_functional_tests_through_esp() {
 
 #[test]
 fn esp_equals_gcm_with_salted_nonce() {
-    let mut rng = rand::rngs::StdRng::seed_from_u64(4106);
-    for b in common::backends() {
-        for i in 0..40 {
-            let key_len = [16, 24, 32][i % 3];
-            let tag_len = [8, 12, 16][i % 3];
-            let mut key = vec![0u8; key_len];
-            let mut salt = [0u8; 4];
-            let mut iv = [0u8; 8];
-            rng.fill_bytes(&mut key);
-            rng.fill_bytes(&mut salt);
-            rng.fill_bytes(&mut iv);
-            let aad_len = if i % 2 == 0 { 8 } else { 12 };
-            let mut aad = vec![0u8; aad_len];
-            rng.fill_bytes(&mut aad);
-            let len = if b == Backend::Soft {
-                rng.gen_range(0..300)
-            } else {
-                rng.gen_range(0..9000)
-            };
-            let mut pt = vec![0u8; len];
-            rng.fill_bytes(&mut pt);
+    common::random_rounds(4106, 40, |rng, b, i| {
+        let key_len = [16, 24, 32][i % 3];
+        let tag_len = [8, 12, 16][i % 3];
+        let mut key = vec![0u8; key_len];
+        let mut salt = [0u8; 4];
+        let mut iv = [0u8; 8];
+        rng.fill_bytes(&mut key);
+        rng.fill_bytes(&mut salt);
+        rng.fill_bytes(&mut iv);
+        let aad_len = if i % 2 == 0 { 8 } else { 12 };
+        let mut aad = vec![0u8; aad_len];
+        rng.fill_bytes(&mut aad);
+        let len = if b == Backend::Soft {
+            rng.gen_range(0..300)
+        } else {
+            rng.gen_range(0..9000)
+        };
+        let mut pt = vec![0u8; len];
+        rng.fill_bytes(&mut pt);
 
-            let esp = Esp::with_backend(&key, &salt, tag_len, b).unwrap();
-            let gcm = Gcm::with_backend(&key, b)
-                .unwrap()
-                .with_tag_len(tag_len)
-                .unwrap();
-            let nonce: Vec<u8> = salt.iter().chain(iv.iter()).copied().collect();
-            let want = gcm.seal(&nonce, &aad, &pt).unwrap();
+        let esp = Esp::with_backend(&key, &salt, tag_len, b).unwrap();
+        let gcm = Gcm::with_backend(&key, b)
+            .unwrap()
+            .with_tag_len(tag_len)
+            .unwrap();
+        let nonce: Vec<u8> = salt.iter().chain(iv.iter()).copied().collect();
+        let want = gcm.seal(&nonce, &aad, &pt).unwrap();
 
-            let mut buf = pt.clone();
-            let (tag, sum) = esp
-                .seal_in_place_with_checksum(&iv, &aad, &mut buf)
-                .unwrap();
-            assert_eq!(&buf[..], &want[..len]);
-            assert_eq!(tag.as_bytes(), &want[len..]);
-            assert_eq!(sum, ones_complement_checksum(&pt));
-            let mut buf2 = pt.clone();
-            assert_eq!(esp.seal_in_place(&iv, &aad, &mut buf2).unwrap(), tag);
-            assert_eq!(buf2, buf);
+        let mut buf = pt.clone();
+        let (tag, sum) = esp
+            .seal_in_place_with_checksum(&iv, &aad, &mut buf)
+            .unwrap();
+        assert_eq!(&buf[..], &want[..len]);
+        assert_eq!(tag.as_bytes(), &want[len..]);
+        assert_eq!(sum, ones_complement_checksum(&pt));
+        let mut buf2 = pt.clone();
+        assert_eq!(esp.seal_in_place(&iv, &aad, &mut buf2).unwrap(), tag);
+        assert_eq!(buf2, buf);
 
-            assert_eq!(
-                esp.open_in_place(&iv, &aad, &mut buf, tag.as_bytes())
-                    .unwrap(),
-                sum
-            );
-            assert_eq!(buf, pt);
+        assert_eq!(
+            esp.open_in_place(&iv, &aad, &mut buf, tag.as_bytes())
+                .unwrap(),
+            sum
+        );
+        assert_eq!(buf, pt);
 
-            // A forged ICV: refused, packet zeroed.
-            let mut bad = tag.as_bytes().to_vec();
-            bad[i % tag_len] ^= 1;
-            let mut f = want[..len].to_vec();
-            assert_eq!(
-                esp.open_in_place(&iv, &aad, &mut f, &bad),
-                Err(Error::AuthenticationFailed)
-            );
-            assert!(f.iter().all(|&x| x == 0));
-        }
-    }
+        // A forged ICV: refused, packet zeroed.
+        let mut bad = tag.as_bytes().to_vec();
+        bad[i % tag_len] ^= 1;
+        let mut f = want[..len].to_vec();
+        assert_eq!(
+            esp.open_in_place(&iv, &aad, &mut f, &bad),
+            Err(Error::AuthenticationFailed)
+        );
+        assert!(f.iter().all(|&x| x == 0));
+    });
 }
 
 /// Packets longer than the one-shot size take the chunked path: same bytes,

@@ -5,88 +5,26 @@
 //! output; limits as typed errors.
 
 mod common;
+mod wycheproof;
 
 use aesx::hazmat::GcmDecryptorHazmat;
 use aesx::{Backend, Error, Gcm};
+use common::Record;
 use openssl::symm::{decrypt_aead, encrypt_aead, Cipher};
 use rand::{Rng, RngCore, SeedableRng};
 
-fn h(s: &str) -> Vec<u8> {
-    hex::decode(s.trim()).unwrap()
+/// The records of `vectors/nist/GCM/<name>`.
+fn nist(name: &str) -> Vec<Record> {
+    common::read_rsp(&common::vectors_dir().join("nist/GCM").join(name))
 }
 
-fn vectors(rel: &str) -> String {
-    let p = format!("{}/../../vectors/{rel}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{p}: {e}"))
-}
-
-/// One record of a NIST .rsp file: its fields, the bracketed headers in
-/// force, and whether it carried a bare `FAIL` line.
-struct Record {
-    fields: Vec<(String, String)>,
-    headers: Vec<(String, String)>,
-    fail: bool,
-}
-
-impl Record {
-    fn get(&self, k: &str) -> Option<&str> {
-        self.fields
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(k))
-            .map(|(_, v)| v.as_str())
-    }
-
-    fn header(&self, k: &str) -> usize {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(k))
-            .map(|(_, v)| v.parse().unwrap())
-            .unwrap_or_else(|| panic!("no header {k}"))
-    }
-}
-
-fn parse_rsp(text: &str) -> Vec<Record> {
-    let mut out = Vec::new();
-    let mut headers: Vec<(String, String)> = Vec::new();
-    let mut cur: Option<Record> = None;
-    let mut in_header_block = false;
-    for line in text.lines() {
-        let line = line.trim();
-        if line.starts_with('#') {
-            continue;
-        }
-        if line.is_empty() {
-            if let Some(r) = cur.take() {
-                out.push(r);
-            }
-            continue;
-        }
-        if let Some(inner) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
-            if !in_header_block {
-                headers.clear();
-                in_header_block = true;
-            }
-            if let Some((k, v)) = inner.split_once('=') {
-                headers.push((k.trim().to_string(), v.trim().to_string()));
-            }
-            continue;
-        }
-        in_header_block = false;
-        let r = cur.get_or_insert_with(|| Record {
-            fields: Vec::new(),
-            headers: headers.clone(),
-            fail: false,
-        });
-        if line == "FAIL" {
-            r.fail = true;
-        } else if let Some((k, v)) = line.split_once('=') {
-            r.fields.push((k.trim().to_string(), v.trim().to_string()));
-        }
-    }
-    if let Some(r) = cur.take() {
-        out.push(r);
-    }
-    out
+/// The record's key on `b`, with the tag length its header gives.
+fn nist_gcm(r: &Record, b: Backend) -> Gcm {
+    let tag_bits: usize = r.headers["TAGLEN"].parse().unwrap();
+    Gcm::with_backend(&r.hex("KEY"), b)
+        .unwrap()
+        .with_tag_len(tag_bits / 8)
+        .unwrap()
 }
 
 /// Every record on every backend (kept as a function so a slow backend can
@@ -98,32 +36,18 @@ fn stride(_b: Backend) -> usize {
 #[test]
 fn nist_encrypt_ext_iv() {
     for bits in [128, 192, 256] {
-        let recs = parse_rsp(&vectors(&format!("nist/GCM/gcmEncryptExtIV{bits}.rsp")));
+        let recs = nist(&format!("gcmEncryptExtIV{bits}.rsp"));
         assert!(recs.len() > 7000);
         for b in common::backends() {
             let mut n = 0;
             for r in recs.iter().step_by(stride(b)) {
-                let tag_len = r.header("Taglen") / 8;
-                let key = h(r.get("Key").unwrap());
-                let gcm = Gcm::with_backend(&key, b)
-                    .unwrap()
-                    .with_tag_len(tag_len)
-                    .unwrap();
-                let (iv, pt, aad) = (
-                    h(r.get("IV").unwrap()),
-                    h(r.get("PT").unwrap()),
-                    h(r.get("AAD").unwrap()),
-                );
-                let (ct, tag) = (h(r.get("CT").unwrap()), h(r.get("Tag").unwrap()));
+                let gcm = nist_gcm(r, b);
+                let (iv, pt, aad) = (r.hex("IV"), r.hex("PT"), r.hex("AAD"));
+                let (ct, tag) = (r.hex("CT"), r.hex("TAG"));
                 let mut out = vec![0u8; pt.len()];
                 let t = gcm.seal_to_detached(&iv, &aad, &pt, &mut out).unwrap();
-                assert_eq!(out, ct, "{b} {bits} count {:?}", r.get("Count"));
-                assert_eq!(
-                    t.as_bytes(),
-                    &tag[..],
-                    "{b} {bits} count {:?}",
-                    r.get("Count")
-                );
+                assert_eq!(out, ct, "{b} {bits} line {}", r.line);
+                assert_eq!(t.as_bytes(), &tag[..], "{b} {bits} line {}", r.line);
                 let mut back = ct.clone();
                 gcm.open_in_place_detached(&iv, &aad, &mut back, &tag)
                     .unwrap();
@@ -138,22 +62,12 @@ fn nist_encrypt_ext_iv() {
 #[test]
 fn nist_decrypt_with_fail_records() {
     for bits in [128, 192, 256] {
-        let recs = parse_rsp(&vectors(&format!("nist/GCM/gcmDecrypt{bits}.rsp")));
+        let recs = nist(&format!("gcmDecrypt{bits}.rsp"));
         assert!(recs.iter().filter(|r| r.fail).count() > 1000);
         for b in common::backends() {
             for r in recs.iter().step_by(stride(b)) {
-                let tag_len = r.header("Taglen") / 8;
-                let key = h(r.get("Key").unwrap());
-                let gcm = Gcm::with_backend(&key, b)
-                    .unwrap()
-                    .with_tag_len(tag_len)
-                    .unwrap();
-                let (iv, ct, aad, tag) = (
-                    h(r.get("IV").unwrap()),
-                    h(r.get("CT").unwrap()),
-                    h(r.get("AAD").unwrap()),
-                    h(r.get("Tag").unwrap()),
-                );
+                let gcm = nist_gcm(r, b);
+                let (iv, ct, aad, tag) = (r.hex("IV"), r.hex("CT"), r.hex("AAD"), r.hex("TAG"));
                 let mut out = vec![0xa5u8; ct.len()];
                 let res = gcm.open_to_detached(&iv, &aad, &ct, &tag, &mut out);
                 if r.fail {
@@ -161,94 +75,69 @@ fn nist_decrypt_with_fail_records() {
                     assert!(out.iter().all(|&x| x == 0), "output not zeroed");
                 } else {
                     res.unwrap();
-                    assert_eq!(out, h(r.get("PT").unwrap()));
+                    assert_eq!(out, r.hex("PT"));
                 }
             }
         }
     }
-}
-
-fn wycheproof(rel: &str) -> serde_json::Value {
-    serde_json::from_str(&vectors(rel)).unwrap()
-}
-
-fn js(v: &serde_json::Value, k: &str) -> Vec<u8> {
-    h(v[k].as_str().unwrap_or(""))
 }
 
 #[test]
 fn wycheproof_aes_gcm() {
-    let doc = wycheproof("wycheproof/aes_gcm_test.json");
-    let mut checked = 0;
-    for b in common::backends() {
-        for g in doc["testGroups"].as_array().unwrap() {
-            let tag_len = g["tagSize"].as_u64().unwrap() as usize / 8;
-            for t in g["tests"].as_array().unwrap() {
-                let valid = t["result"] != "invalid";
-                let (key, iv, aad, msg, ct, tag) = (
-                    js(t, "key"),
-                    js(t, "iv"),
-                    js(t, "aad"),
-                    js(t, "msg"),
-                    js(t, "ct"),
-                    js(t, "tag"),
-                );
-                let gcm = match Gcm::with_backend(&key, b).and_then(|g| g.with_tag_len(tag_len)) {
-                    Ok(g) => g,
-                    Err(_) => {
-                        assert!(!valid, "tc {}", t["tcId"]);
-                        continue;
-                    }
-                };
-                if iv.is_empty() {
-                    assert!(!valid);
-                    assert_eq!(gcm.seal(&iv, &aad, &msg), Err(Error::EmptyNonce));
-                    continue;
-                }
-                if valid {
-                    let sealed = gcm.seal(&iv, &aad, &msg).unwrap();
-                    assert_eq!(&sealed[..msg.len()], &ct[..], "{b} tc {}", t["tcId"]);
-                    assert_eq!(&sealed[msg.len()..], &tag[..], "{b} tc {}", t["tcId"]);
-                }
-                let mut buf = ct.clone();
-                let r = gcm.open_in_place_detached(&iv, &aad, &mut buf, &tag);
-                if valid {
-                    r.unwrap();
-                    assert_eq!(buf, msg);
-                } else {
-                    assert!(r.is_err(), "{b} tc {} accepted", t["tcId"]);
-                    assert!(buf.iter().all(|&x| x == 0) || r != Err(Error::AuthenticationFailed));
-                }
-                checked += 1;
+    let checked = wycheproof::check("aes_gcm_test.json", &common::backends(), |b, c| {
+        let tag_len = c.group_bits("tagSize") / 8;
+        let valid = !c.invalid();
+        let (key, iv, aad, msg, ct, tag) = c.aead();
+        let gcm = match Gcm::with_backend(&key, b).and_then(|g| g.with_tag_len(tag_len)) {
+            Ok(g) => g,
+            Err(_) => {
+                assert!(!valid, "tc {}", c.id());
+                return false;
             }
+        };
+        if iv.is_empty() {
+            assert!(!valid);
+            assert_eq!(gcm.seal(&iv, &aad, &msg), Err(Error::EmptyNonce));
+            return false;
         }
-    }
+        if valid {
+            let sealed = gcm.seal(&iv, &aad, &msg).unwrap();
+            assert_eq!(&sealed[..msg.len()], &ct[..], "{b} tc {}", c.id());
+            assert_eq!(&sealed[msg.len()..], &tag[..], "{b} tc {}", c.id());
+        }
+        let mut buf = ct.clone();
+        let r = gcm.open_in_place_detached(&iv, &aad, &mut buf, &tag);
+        if valid {
+            r.unwrap();
+            assert_eq!(buf, msg);
+        } else {
+            assert!(r.is_err(), "{b} tc {} accepted", c.id());
+            assert!(buf.iter().all(|&x| x == 0) || r != Err(Error::AuthenticationFailed));
+        }
+        true
+    });
     assert!(checked >= 300);
 }
 
 #[test]
 fn wycheproof_aes_gmac() {
-    let doc = wycheproof("wycheproof/aes_gmac_test.json");
-    for b in common::backends() {
-        for g in doc["testGroups"].as_array().unwrap() {
-            let tag_len = g["tagSize"].as_u64().unwrap() as usize / 8;
-            for t in g["tests"].as_array().unwrap() {
-                let valid = t["result"] != "invalid";
-                let (key, iv, msg, tag) = (js(t, "key"), js(t, "iv"), js(t, "msg"), js(t, "tag"));
-                let gcm = Gcm::with_backend(&key, b)
-                    .unwrap()
-                    .with_tag_len(tag_len)
-                    .unwrap();
-                // GMAC is GCM with the message as AAD and no plaintext.
-                let r = gcm.open_in_place_detached(&iv, &msg, &mut [], &tag);
-                assert_eq!(r.is_ok(), valid, "{b} tc {}", t["tcId"]);
-                if valid {
-                    let t2 = gcm.seal_in_place_detached(&iv, &msg, &mut []).unwrap();
-                    assert_eq!(t2.as_bytes(), &tag[..]);
-                }
-            }
+    wycheproof::check("aes_gmac_test.json", &common::backends(), |b, c| {
+        let tag_len = c.group_bits("tagSize") / 8;
+        let valid = !c.invalid();
+        let (key, iv, msg, tag) = (c.hex("key"), c.hex("iv"), c.hex("msg"), c.hex("tag"));
+        let gcm = Gcm::with_backend(&key, b)
+            .unwrap()
+            .with_tag_len(tag_len)
+            .unwrap();
+        // GMAC is GCM with the message as AAD and no plaintext.
+        let r = gcm.open_in_place_detached(&iv, &msg, &mut [], &tag);
+        assert_eq!(r.is_ok(), valid, "{b} tc {}", c.id());
+        if valid {
+            let t2 = gcm.seal_in_place_detached(&iv, &msg, &mut []).unwrap();
+            assert_eq!(t2.as_bytes(), &tag[..]);
         }
-    }
+        true
+    });
 }
 
 fn ossl_cipher(key_len: usize) -> Cipher {

@@ -5,6 +5,7 @@
 //! unaligned); forgeries rejected with zeroed output; API errors.
 
 mod common;
+mod wycheproof;
 
 use aesx::{Error, GcmSiv};
 use openssl::cipher::{Cipher, CipherRef};
@@ -15,57 +16,38 @@ fn h(s: &str) -> Vec<u8> {
     hex::decode(s).unwrap()
 }
 
-fn js(v: &serde_json::Value, k: &str) -> Vec<u8> {
-    h(v[k].as_str().unwrap_or(""))
-}
-
 #[test]
 fn wycheproof_aes_gcm_siv() {
-    let path = common::vectors_dir().join("wycheproof/aes_gcm_siv_test.json");
-    let doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let mut checked = 0;
-    for b in common::backends() {
-        for g in doc["testGroups"].as_array().unwrap() {
-            for t in g["tests"].as_array().unwrap() {
-                let id = &t["tcId"];
-                let valid = t["result"] != "invalid";
-                let (key, iv, aad, msg, ct, tag) = (
-                    js(t, "key"),
-                    js(t, "iv"),
-                    js(t, "aad"),
-                    js(t, "msg"),
-                    js(t, "ct"),
-                    js(t, "tag"),
-                );
-                let siv = GcmSiv::with_backend(&key, b).unwrap();
-                assert_eq!(siv.backend(), b);
-                if valid {
-                    let sealed = siv.seal(&iv, &aad, &msg).unwrap();
-                    assert_eq!(&sealed[..msg.len()], &ct[..], "{b} tc {id}");
-                    assert_eq!(&sealed[msg.len()..], &tag[..], "{b} tc {id}");
-                    let mut buf = msg.clone();
-                    let t2 = siv.seal_in_place_detached(&iv, &aad, &mut buf).unwrap();
-                    assert_eq!((buf, t2.as_bytes()), (ct.clone(), &tag[..]), "{b} tc {id}");
-                }
-                let mut buf = ct.clone();
-                let r = siv.open_in_place_detached(&iv, &aad, &mut buf, &tag);
-                let mut joined = ct.clone();
-                joined.extend_from_slice(&tag);
-                let r2 = siv.open(&iv, &aad, &joined);
-                if valid {
-                    r.unwrap();
-                    assert_eq!(buf, msg, "{b} tc {id}");
-                    assert_eq!(r2.unwrap(), msg, "{b} tc {id}");
-                } else {
-                    assert_eq!(r, Err(Error::AuthenticationFailed), "{b} tc {id}");
-                    assert_eq!(r2, Err(Error::AuthenticationFailed), "{b} tc {id}");
-                    assert!(buf.iter().all(|&x| x == 0), "{b} tc {id}: output kept");
-                }
-                checked += 1;
-            }
+    let checked = wycheproof::check("aes_gcm_siv_test.json", &common::backends(), |b, c| {
+        let id = c.id();
+        let valid = !c.invalid();
+        let (key, iv, aad, msg, ct, tag) = c.aead();
+        let siv = GcmSiv::with_backend(&key, b).unwrap();
+        assert_eq!(siv.backend(), b);
+        if valid {
+            let sealed = siv.seal(&iv, &aad, &msg).unwrap();
+            assert_eq!(&sealed[..msg.len()], &ct[..], "{b} tc {id}");
+            assert_eq!(&sealed[msg.len()..], &tag[..], "{b} tc {id}");
+            let mut buf = msg.clone();
+            let t2 = siv.seal_in_place_detached(&iv, &aad, &mut buf).unwrap();
+            assert_eq!((buf, t2.as_bytes()), (ct.clone(), &tag[..]), "{b} tc {id}");
         }
-    }
+        let mut buf = ct.clone();
+        let r = siv.open_in_place_detached(&iv, &aad, &mut buf, &tag);
+        let mut joined = ct.clone();
+        joined.extend_from_slice(&tag);
+        let r2 = siv.open(&iv, &aad, &joined);
+        if valid {
+            r.unwrap();
+            assert_eq!(buf, msg, "{b} tc {id}");
+            assert_eq!(r2.unwrap(), msg, "{b} tc {id}");
+        } else {
+            assert_eq!(r, Err(Error::AuthenticationFailed), "{b} tc {id}");
+            assert_eq!(r2, Err(Error::AuthenticationFailed), "{b} tc {id}");
+            assert!(buf.iter().all(|&x| x == 0), "{b} tc {id}: output kept");
+        }
+        true
+    });
     assert!(checked >= 202, "only {checked} cases");
 }
 
@@ -205,31 +187,14 @@ fn backends_agree() {
 
 #[test]
 fn api_errors() {
-    for len in [0, 15, 24, 33] {
-        assert_eq!(
-            GcmSiv::new(&vec![0u8; len]).unwrap_err(),
-            Error::InvalidKeyLength { len }
-        );
-    }
     let siv = GcmSiv::with_backend(&[1u8; 32], common::backend()).unwrap();
-    for n in [0, 8, 11, 13, 16, 24] {
-        let nonce = vec![0u8; n];
-        let want = Err(Error::InvalidIvLength {
-            expected: 12,
-            got: n,
-        });
-        assert_eq!(siv.seal(&nonce, b"", b"x").map(|_| ()), want);
-        assert_eq!(
-            siv.seal_in_place_detached(&nonce, b"", &mut [0u8; 3])
-                .map(|_| ()),
-            want
-        );
-        assert_eq!(siv.open(&nonce, b"", &[0u8; 20]).map(|_| ()), want);
-        assert_eq!(
-            siv.open_in_place_detached(&nonce, b"", &mut [0u8; 3], &[0u8; 16]),
-            want
-        );
-    }
+    common::aead_checks::assert_length_errors!(
+        GcmSiv,
+        keys: [0, 15, 24, 33],
+        siv,
+        nonce: 12,
+        bad: [0, 8, 11, 13, 16, 24]
+    );
     let nonce = [0u8; 12];
     for t in [0, 12, 15, 17] {
         assert_eq!(
@@ -268,8 +233,7 @@ fn nonce_reuse_is_deterministic_and_diffuse() {
 /// replace): `Aead`, in place, out of place through `InOutBuf`, forgery.
 #[test]
 fn rustcrypto_traits_match_aes_gcm_siv() {
-    use aead::inout::InOutBuf;
-    use aesx::aead::{Aead, AeadInOut, KeyInit};
+    use aesx::aead::{Aead, KeyInit};
     let mut rng = rand::rngs::StdRng::seed_from_u64(99);
     for len in [0usize, 1, 16, 17, 64, 255, 1000] {
         let mut pt = vec![0u8; len];
@@ -300,34 +264,7 @@ fn rustcrypto_traits_match_aes_gcm_siv() {
         let want = aes_gcm_siv::aead::Aead::encrypt(&theirs, &nonce.into(), pt.as_slice()).unwrap();
         assert_eq!(ours.encrypt(&nonce.into(), pt.as_slice()).unwrap(), want);
         // Out of place through InOutBuf.
-        let mut out = vec![0u8; len];
-        let tag = ours
-            .encrypt_inout_detached(&nonce.into(), b"", InOutBuf::new(&pt, &mut out).unwrap())
-            .unwrap();
-        assert_eq!(&out[..], &want[..len]);
-        assert_eq!(tag.as_slice(), &want[len..]);
-        let mut back = vec![0u8; len];
-        ours.decrypt_inout_detached(
-            &nonce.into(),
-            b"",
-            InOutBuf::new(&out, &mut back).unwrap(),
-            &tag,
-        )
-        .unwrap();
-        assert_eq!(back, pt);
-        // A forged tag: an error and a zeroed output.
-        let mut bad = tag;
-        bad[0] ^= 1;
-        let mut back = vec![0xffu8; len];
-        assert!(ours
-            .decrypt_inout_detached(
-                &nonce.into(),
-                b"",
-                InOutBuf::new(&out, &mut back).unwrap(),
-                &bad
-            )
-            .is_err());
-        assert!(back.iter().all(|&x| x == 0));
+        common::aead_checks::inout_round_trip(&ours, &nonce.into(), b"", &pt, &want);
         for b in common::backends() {
             let k = aesx::Aes128GcmSiv::with_backend(&k16, b).unwrap();
             assert_eq!(k.backend(), b);

@@ -8,8 +8,7 @@ mod wycheproof;
 
 use aesx::{Error, KeyWrap};
 use openssl::cipher::Cipher;
-use openssl::cipher_ctx::CipherCtx;
-use rand::{Rng, RngCore, SeedableRng};
+use rand::{Rng, RngCore};
 
 fn h(s: &str) -> Vec<u8> {
     hex::decode(s.replace(' ', "")).unwrap()
@@ -79,38 +78,33 @@ fn wycheproof_file(
     wrap: fn(&KeyWrap, &[u8]) -> aesx::Result<Vec<u8>>,
     unwrap: fn(&KeyWrap, &[u8]) -> aesx::Result<Vec<u8>>,
 ) {
-    let doc = wycheproof::load(name);
-    let mut checked = 0;
-    for b in common::backends() {
-        for c in wycheproof::cases(&doc) {
-            let (key, msg, ct) = (c.hex("key"), c.hex("msg"), c.hex("ct"));
-            let kw = KeyWrap::with_backend(&key, b).unwrap();
-            let r = unwrap(&kw, &ct);
-            let flags = c.test["flags"].to_string();
-            if c.invalid() {
-                assert!(r.is_err(), "{b} {name} tc {} accepted", c.id());
-                let e = r.unwrap_err();
-                assert!(
-                    e == Error::AuthenticationFailed
-                        || matches!(e, Error::InvalidWrapLength { .. }),
-                    "{b} tc {}: {e:?}",
-                    c.id()
-                );
-                if flags.contains("WrongDataSize") || flags.contains("EmptyKey") {
-                    assert!(wrap(&kw, &msg).is_err(), "{b} tc {}", c.id());
-                }
-            } else if let Ok(w) = wrap(&kw, &msg) {
-                assert_eq!(w, ct, "{b} {name} tc {}", c.id());
-                assert_eq!(r.unwrap(), msg, "{b} {name} tc {}", c.id());
-            } else {
-                // Only "acceptable" cases (KW of an 8-byte key, which
-                // SP 800-38F does not allow) may be refused.
-                assert_eq!(c.test["result"], "acceptable", "{b} tc {}", c.id());
-                assert!(r.is_err());
+    let checked = wycheproof::check(name, &common::backends(), |b, c| {
+        let (key, msg, ct) = (c.hex("key"), c.hex("msg"), c.hex("ct"));
+        let kw = KeyWrap::with_backend(&key, b).unwrap();
+        let r = unwrap(&kw, &ct);
+        let flags = c.test["flags"].to_string();
+        if c.invalid() {
+            assert!(r.is_err(), "{b} {name} tc {} accepted", c.id());
+            let e = r.unwrap_err();
+            assert!(
+                e == Error::AuthenticationFailed || matches!(e, Error::InvalidWrapLength { .. }),
+                "{b} tc {}: {e:?}",
+                c.id()
+            );
+            if flags.contains("WrongDataSize") || flags.contains("EmptyKey") {
+                assert!(wrap(&kw, &msg).is_err(), "{b} tc {}", c.id());
             }
-            checked += 1;
+        } else if let Ok(w) = wrap(&kw, &msg) {
+            assert_eq!(w, ct, "{b} {name} tc {}", c.id());
+            assert_eq!(r.unwrap(), msg, "{b} {name} tc {}", c.id());
+        } else {
+            // Only "acceptable" cases (KW of an 8-byte key, which
+            // SP 800-38F does not allow) may be refused.
+            assert_eq!(c.test["result"], "acceptable", "{b} tc {}", c.id());
+            assert!(r.is_err());
         }
-    }
+        true
+    });
     assert!(checked >= 150);
 }
 
@@ -132,12 +126,7 @@ fn openssl_wrap(key: &[u8], data: &[u8], pad: bool, encrypt: bool) -> Option<Vec
         if pad { "-PAD" } else { "" }
     );
     let cipher = Cipher::fetch(None, &name, None).unwrap();
-    let mut c = CipherCtx::new().unwrap();
-    if encrypt {
-        c.encrypt_init(Some(&cipher), Some(key), None).unwrap();
-    } else {
-        c.decrypt_init(Some(&cipher), Some(key), None).unwrap();
-    }
+    let mut c = common::ossl::evp(&cipher, key, None, encrypt);
     // Room for the update's output plus the block `cipher_final` insists on.
     let mut out = vec![0u8; data.len() + 64];
     let n = c.cipher_update(data, Some(&mut out)).ok()?;
@@ -148,39 +137,35 @@ fn openssl_wrap(key: &[u8], data: &[u8], pad: bool, encrypt: bool) -> Option<Vec
 
 #[test]
 fn random_against_openssl() {
-    let mut rng = rand::rngs::StdRng::seed_from_u64(0x3394);
-    for b in common::backends() {
-        for round in 0..300 {
-            let mut key = vec![0u8; [16, 24, 32][round % 3]];
-            rng.fill_bytes(&mut key);
-            let kw = KeyWrap::with_backend(&key, b).unwrap();
+    common::random_rounds(0x3394, 300, |rng, b, round| {
+        let key = common::key_for(rng, round);
+        let kw = KeyWrap::with_backend(&key, b).unwrap();
 
-            let mut data = vec![0u8; 8 * rng.gen_range(2..=40)];
-            rng.fill_bytes(&mut data);
-            let w = kw.wrap(&data).unwrap();
-            assert_eq!(Some(w.clone()), openssl_wrap(&key, &data, false, true));
-            assert_eq!(kw.unwrap(&w).unwrap(), data);
+        let mut data = vec![0u8; 8 * rng.gen_range(2..=40)];
+        rng.fill_bytes(&mut data);
+        let w = kw.wrap(&data).unwrap();
+        assert_eq!(Some(w.clone()), openssl_wrap(&key, &data, false, true));
+        assert_eq!(kw.unwrap(&w).unwrap(), data);
 
-            let mut data = vec![0u8; rng.gen_range(1..=300)];
-            rng.fill_bytes(&mut data);
-            let w = kw.wrap_pad(&data).unwrap();
-            assert_eq!(
-                Some(w.clone()),
-                openssl_wrap(&key, &data, true, true),
-                "{b} {}",
-                data.len()
-            );
-            assert_eq!(kw.unwrap_pad(&w).unwrap(), data);
-            assert_eq!(openssl_wrap(&key, &w, true, false), Some(data.clone()));
+        let mut data = vec![0u8; rng.gen_range(1..=300)];
+        rng.fill_bytes(&mut data);
+        let w = kw.wrap_pad(&data).unwrap();
+        assert_eq!(
+            Some(w.clone()),
+            openssl_wrap(&key, &data, true, true),
+            "{b} {}",
+            data.len()
+        );
+        assert_eq!(kw.unwrap_pad(&w).unwrap(), data);
+        assert_eq!(openssl_wrap(&key, &w, true, false), Some(data.clone()));
 
-            // Any flipped bit is refused, by both.
-            let mut bad = w.clone();
-            let i = rng.gen_range(0..bad.len());
-            bad[i] ^= 1 << rng.gen_range(0..8);
-            assert_eq!(kw.unwrap_pad(&bad), Err(Error::AuthenticationFailed));
-            assert_eq!(openssl_wrap(&key, &bad, true, false), None);
-        }
-    }
+        // Any flipped bit is refused, by both.
+        let mut bad = w.clone();
+        let i = rng.gen_range(0..bad.len());
+        bad[i] ^= 1 << rng.gen_range(0..8);
+        assert_eq!(kw.unwrap_pad(&bad), Err(Error::AuthenticationFailed));
+        assert_eq!(openssl_wrap(&key, &bad, true, false), None);
+    });
 }
 
 #[test]

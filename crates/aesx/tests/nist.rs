@@ -7,6 +7,7 @@ mod common;
 
 use aesx::{Aes, Backend, Cbc, Ctr, Ecb, Padding};
 use common::{read_rsp, vector_files, Record};
+use std::path::PathBuf;
 
 fn backends() -> Vec<Backend> {
     common::backends()
@@ -14,6 +15,21 @@ fn backends() -> Vec<Backend> {
 
 fn is_kat_or_mmt(name: &str) -> bool {
     name.ends_with(".rsp") && !name.contains("MCT")
+}
+
+/// Calls `check` with every record of `files` on every backend, and a
+/// label for messages; returns how many records it checked.
+fn check_records(files: &[PathBuf], mut check: impl FnMut(Backend, &Record, &str)) -> usize {
+    let mut checked = 0;
+    for b in backends() {
+        for f in files {
+            for r in read_rsp(f) {
+                check(b, &r, &format!("{} line {} on {b}", f.display(), r.line));
+                checked += 1;
+            }
+        }
+    }
+    checked
 }
 
 fn texts(r: &Record) -> (Vec<u8>, Vec<u8>) {
@@ -27,34 +43,27 @@ fn texts(r: &Record) -> (Vec<u8>, Vec<u8>) {
 fn ecb_kat_and_mmt() {
     let files = vector_files("nist/ECB", is_kat_or_mmt);
     assert_eq!(files.len(), 15);
-    let mut checked = 0;
-    for b in backends() {
-        for f in &files {
-            for r in read_rsp(f) {
-                let what = format!("{} line {} on {b}", f.display(), r.line);
-                assert!(r.section == "ENCRYPT" || r.section == "DECRYPT", "{what}");
-                let key = r.hex("KEY");
-                let (pt, ct) = texts(&r);
-                let ecb = Ecb::with_backend(&key, b).unwrap();
-                // Out of place, through the mode.
-                let mut out = vec![0u8; pt.len()];
-                assert_eq!(ecb.encrypt(&pt, &mut out, Padding::None).unwrap(), pt.len());
-                assert_eq!(out, ct, "{what}: encrypt");
-                // In place, through the raw block API.
-                let aes = Aes::with_backend(&key, b).unwrap();
-                let mut buf = ct.clone();
-                aes.decrypt_blocks(&mut buf).unwrap();
-                assert_eq!(buf, pt, "{what}: decrypt");
-                // Block by block.
-                let mut buf = pt.clone();
-                for blk in buf.chunks_exact_mut(16) {
-                    aes.encrypt_block(blk.try_into().unwrap());
-                }
-                assert_eq!(buf, ct, "{what}: block by block");
-                checked += 1;
-            }
+    let checked = check_records(&files, |b, r, what| {
+        assert!(r.section == "ENCRYPT" || r.section == "DECRYPT", "{what}");
+        let key = r.hex("KEY");
+        let (pt, ct) = texts(r);
+        let ecb = Ecb::with_backend(&key, b).unwrap();
+        // Out of place, through the mode.
+        let mut out = vec![0u8; pt.len()];
+        assert_eq!(ecb.encrypt(&pt, &mut out, Padding::None).unwrap(), pt.len());
+        assert_eq!(out, ct, "{what}: encrypt");
+        // In place, through the raw block API.
+        let aes = Aes::with_backend(&key, b).unwrap();
+        let mut buf = ct.clone();
+        aes.decrypt_blocks(&mut buf).unwrap();
+        assert_eq!(buf, pt, "{what}: decrypt");
+        // Block by block.
+        let mut buf = pt.clone();
+        for blk in buf.chunks_exact_mut(16) {
+            aes.encrypt_block(blk.try_into().unwrap());
         }
-    }
+        assert_eq!(buf, ct, "{what}: block by block");
+    });
     assert_eq!(checked, 2138 * backends().len());
 }
 
@@ -62,43 +71,36 @@ fn ecb_kat_and_mmt() {
 fn cbc_kat_and_mmt() {
     let files = vector_files("nist/CBC", is_kat_or_mmt);
     assert_eq!(files.len(), 15);
-    let mut checked = 0;
-    for b in backends() {
-        for f in &files {
-            for r in read_rsp(f) {
-                let what = format!("{} line {} on {b}", f.display(), r.line);
-                let key = r.hex("KEY");
-                let iv = r.block("IV");
-                let (pt, ct) = texts(&r);
-                let cbc = Cbc::with_backend(&key, b).unwrap();
-                // One shot, out of place.
-                assert_eq!(
-                    cbc.encrypt_vec(&iv, &pt, Padding::None).unwrap(),
-                    ct,
-                    "{what}"
-                );
-                assert_eq!(
-                    cbc.decrypt_vec(&iv, &ct, Padding::None).unwrap(),
-                    pt,
-                    "{what}"
-                );
-                // In place, in two chained pieces split at the first block.
-                let mut buf = pt.clone();
-                let mut chain = iv;
-                let (a, c) = buf.split_at_mut(16);
-                cbc.encrypt_chained(&mut chain, a).unwrap();
-                cbc.encrypt_chained(&mut chain, c).unwrap();
-                assert_eq!(buf, ct, "{what}: chained encrypt");
-                assert_eq!(chain[..], ct[ct.len() - 16..], "{what}: chain value");
-                let mut chain = iv;
-                let (a, c) = buf.split_at_mut(16);
-                cbc.decrypt_chained(&mut chain, a).unwrap();
-                cbc.decrypt_chained(&mut chain, c).unwrap();
-                assert_eq!(buf, pt, "{what}: chained decrypt");
-                checked += 1;
-            }
-        }
-    }
+    let checked = check_records(&files, |b, r, what| {
+        let key = r.hex("KEY");
+        let iv = r.block("IV");
+        let (pt, ct) = texts(r);
+        let cbc = Cbc::with_backend(&key, b).unwrap();
+        // One shot, out of place.
+        assert_eq!(
+            cbc.encrypt_vec(&iv, &pt, Padding::None).unwrap(),
+            ct,
+            "{what}"
+        );
+        assert_eq!(
+            cbc.decrypt_vec(&iv, &ct, Padding::None).unwrap(),
+            pt,
+            "{what}"
+        );
+        // In place, in two chained pieces split at the first block.
+        let mut buf = pt.clone();
+        let mut chain = iv;
+        let (a, c) = buf.split_at_mut(16);
+        cbc.encrypt_chained(&mut chain, a).unwrap();
+        cbc.encrypt_chained(&mut chain, c).unwrap();
+        assert_eq!(buf, ct, "{what}: chained encrypt");
+        assert_eq!(chain[..], ct[ct.len() - 16..], "{what}: chain value");
+        let mut chain = iv;
+        let (a, c) = buf.split_at_mut(16);
+        cbc.decrypt_chained(&mut chain, a).unwrap();
+        cbc.decrypt_chained(&mut chain, c).unwrap();
+        assert_eq!(buf, pt, "{what}: chained decrypt");
+    });
     assert_eq!(checked, 2138 * backends().len());
 }
 
@@ -179,40 +181,33 @@ fn cbc_monte_carlo() {
 fn ctr_rfc3686() {
     let files = vector_files("nist/CTR", |n| n.ends_with("-ctr.txt"));
     assert_eq!(files.len(), 3);
-    let mut checked = 0;
-    for b in backends() {
-        for f in &files {
-            for r in read_rsp(f) {
-                let what = format!("{} line {} on {b}", f.display(), r.line);
-                let key = r.hex("KEY");
-                let iv = r.block("IV");
-                let (pt, ct) = (r.hex("PLAINTEXT"), r.hex("CIPHERTEXT"));
-                assert_eq!(pt.len(), ct.len());
-                // One call, out of place.
-                let mut out = vec![0u8; pt.len()];
-                Ctr::with_backend(&key, &iv, b)
-                    .unwrap()
-                    .apply_keystream_to(&pt, &mut out)
-                    .unwrap();
-                assert_eq!(out, ct, "{what}");
-                // Byte by byte, in place.
-                let mut ctr = Ctr::with_backend(&key, &iv, b).unwrap();
-                let mut buf = ct.clone();
-                for byte in buf.chunks_mut(1) {
-                    ctr.apply_keystream(byte);
-                }
-                assert_eq!(buf, pt, "{what}: byte by byte");
-                // Seek to every offset and finish from there.
-                for off in 0..pt.len() {
-                    let mut ctr = Ctr::with_backend(&key, &iv, b).unwrap();
-                    ctr.seek(off as u128);
-                    let mut tail = pt[off..].to_vec();
-                    ctr.apply_keystream(&mut tail);
-                    assert_eq!(tail, ct[off..], "{what}: seek {off}");
-                }
-                checked += 1;
-            }
+    let checked = check_records(&files, |b, r, what| {
+        let key = r.hex("KEY");
+        let iv = r.block("IV");
+        let (pt, ct) = (r.hex("PLAINTEXT"), r.hex("CIPHERTEXT"));
+        assert_eq!(pt.len(), ct.len());
+        // One call, out of place.
+        let mut out = vec![0u8; pt.len()];
+        Ctr::with_backend(&key, &iv, b)
+            .unwrap()
+            .apply_keystream_to(&pt, &mut out)
+            .unwrap();
+        assert_eq!(out, ct, "{what}");
+        // Byte by byte, in place.
+        let mut ctr = Ctr::with_backend(&key, &iv, b).unwrap();
+        let mut buf = ct.clone();
+        for byte in buf.chunks_mut(1) {
+            ctr.apply_keystream(byte);
         }
-    }
+        assert_eq!(buf, pt, "{what}: byte by byte");
+        // Seek to every offset and finish from there.
+        for off in 0..pt.len() {
+            let mut ctr = Ctr::with_backend(&key, &iv, b).unwrap();
+            ctr.seek(off as u128);
+            let mut tail = pt[off..].to_vec();
+            ctr.apply_keystream(&mut tail);
+            assert_eq!(tail, ct[off..], "{what}: seek {off}");
+        }
+    });
     assert_eq!(checked, 9 * backends().len());
 }

@@ -24,7 +24,8 @@ use cipher::{
     Array, Block, BlockCipherDecrypt, BlockCipherEncrypt, BlockModeDecrypt, BlockModeEncrypt,
     BlockSizeUser, InnerIvInit, KeyInit, StreamCipher,
 };
-use rand::{Rng, RngCore, SeedableRng};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
 
 // ---------------------------------------------------------------------------
 // 1. RustCrypto's harnesses.
@@ -196,6 +197,24 @@ fn from_blocks(blocks: &[Block<aes::Aes128>]) -> Vec<u8> {
     blocks.iter().flat_map(|b| b.iter().copied()).collect()
 }
 
+/// Runs `f` over a copy of `blocks`, in place (`f` gets no source) or out
+/// of place into a fresh buffer; returns the output.
+fn on_blocks(
+    blocks: &[Block<aes::Aes128>],
+    in_place: bool,
+    f: impl FnOnce(Option<&[Block<aes::Aes128>]>, &mut [Block<aes::Aes128>]),
+) -> Vec<Block<aes::Aes128>> {
+    if in_place {
+        let mut b = blocks.to_vec();
+        f(None, &mut b);
+        b
+    } else {
+        let mut out = vec![Array::default(); blocks.len()];
+        f(Some(blocks), &mut out);
+        out
+    }
+}
+
 /// CTR-128-BE through `ctr`, split at `split`, in place or out of place.
 fn ctr_generic<C>(cipher: C, iv: &[u8; 16], data: &[u8], split: usize, in_place: bool) -> Vec<u8>
 where
@@ -225,24 +244,14 @@ where
     let mut e = cbc::Encryptor::<C>::inner_iv_init(enc, &(*iv).into());
     let mut d = cbc::Decryptor::<C>::inner_iv_init(dec, &(*iv).into());
     let pt = to_blocks(data);
-    let ct = if in_place {
-        let mut b = pt.clone();
-        e.encrypt_blocks(&mut b);
-        b
-    } else {
-        let mut out = vec![Array::default(); pt.len()];
-        e.encrypt_blocks_b2b(&pt, &mut out).unwrap();
-        out
-    };
-    let back = if in_place {
-        let mut b = ct.clone();
-        d.decrypt_blocks(&mut b);
-        b
-    } else {
-        let mut out = vec![Array::default(); ct.len()];
-        d.decrypt_blocks_b2b(&ct, &mut out).unwrap();
-        out
-    };
+    let ct = on_blocks(&pt, in_place, |src, dst| match src {
+        None => e.encrypt_blocks(dst),
+        Some(src) => e.encrypt_blocks_b2b(src, dst).unwrap(),
+    });
+    let back = on_blocks(&ct, in_place, |src, dst| match src {
+        None => d.decrypt_blocks(dst),
+        Some(src) => d.decrypt_blocks_b2b(src, dst).unwrap(),
+    });
     assert_eq!(back, pt, "CBC round trip");
     from_blocks(&ct)
 }
@@ -253,15 +262,10 @@ where
     C: BlockCipherEncrypt + BlockCipherDecrypt + BlockSizeUser<BlockSize = U16>,
 {
     let pt = to_blocks(data);
-    let ct = if in_place {
-        let mut b = pt.clone();
-        cipher.encrypt_blocks(&mut b);
-        b
-    } else {
-        let mut out = vec![Array::default(); pt.len()];
-        cipher.encrypt_blocks_b2b(&pt, &mut out).unwrap();
-        out
-    };
+    let ct = on_blocks(&pt, in_place, |src, dst| match src {
+        None => cipher.encrypt_blocks(dst),
+        Some(src) => cipher.encrypt_blocks_b2b(src, dst).unwrap(),
+    });
     for (p, c) in pt.iter().zip(&ct) {
         let mut one = *p;
         cipher.encrypt_block(&mut one);
@@ -336,27 +340,29 @@ where
     sealed
 }
 
-fn rng(seed: u64) -> rand::rngs::StdRng {
-    rand::rngs::StdRng::seed_from_u64(seed)
+fn rng(seed: u64) -> StdRng {
+    StdRng::seed_from_u64(seed)
 }
 
-fn random_bytes(r: &mut impl RngCore, n: usize) -> Vec<u8> {
-    let mut v = vec![0u8; n];
-    r.fill_bytes(&mut v);
-    v
+/// Calls `check(r, len, backends)` for every length from 0 to `MAX_LEN`,
+/// drawing from one RNG seeded with `seed`.
+fn each_length(seed: u64, mut check: impl FnMut(&mut StdRng, usize, &[Backend])) {
+    let backends = common::backends();
+    let mut r = rng(seed);
+    for len in 0..=MAX_LEN {
+        check(&mut r, len, &backends);
+    }
 }
 
 macro_rules! block_cipher_differential {
     ($test:ident, $rc:ty, $ours:ty, $klen:literal, $seed:literal) => {
         #[test]
         fn $test() {
-            let backends = common::backends();
-            let mut r = rng($seed);
-            for len in 0..=MAX_LEN {
+            each_length($seed, |r, len, backends| {
                 let key: [u8; $klen] = r.gen();
                 let key2: [u8; $klen] = r.gen();
                 let iv: [u8; 16] = r.gen();
-                let data = random_bytes(&mut r, len);
+                let data = common::random_bytes(r, len);
                 let split = r.gen_range(0..=len);
                 let whole = &data[..len - len % 16];
                 let in_place = len % 2 == 0;
@@ -374,7 +380,7 @@ macro_rules! block_cipher_differential {
                         &data,
                     )
                 });
-                for &b in &backends {
+                for &b in backends {
                     let ours = <$ours>::with_backend(&key, b).unwrap();
                     let ours2 = <$ours>::with_backend(&key2, b).unwrap();
                     assert_eq!(
@@ -410,7 +416,7 @@ macro_rules! block_cipher_differential {
                         );
                     }
                 }
-            }
+            });
         }
     };
 }
@@ -423,9 +429,7 @@ macro_rules! aead_differential {
     ($test:ident, $rc:ty, $ours:ty, $klen:literal, $seed:literal) => {
         #[test]
         fn $test() {
-            let backends = common::backends();
-            let mut r = rng($seed);
-            for len in 0..=MAX_LEN {
+            each_length($seed, |r, len, backends| {
                 let key: [u8; $klen] = r.gen();
                 let nonce: [u8; 12] = r.gen();
                 let aad_len = if len % 5 == 0 {
@@ -433,11 +437,11 @@ macro_rules! aead_differential {
                 } else {
                     r.gen_range(0..40)
                 };
-                let aad = random_bytes(&mut r, aad_len);
-                let data = random_bytes(&mut r, len);
+                let aad = common::random_bytes(r, aad_len);
+                let data = common::random_bytes(r, len);
                 let rc = <$rc>::new(&key.into());
                 let want = gcm_generic(&rc, &nonce, &aad, &data, len % 2 == 0);
-                for &b in &backends {
+                for &b in backends {
                     let ours = <$ours>::with_backend(&key, b).unwrap();
                     for in_place in [true, false] {
                         assert_eq!(
@@ -447,7 +451,7 @@ macro_rules! aead_differential {
                         );
                     }
                 }
-            }
+            });
         }
     };
 }
@@ -476,7 +480,7 @@ fn aes192_gcm_matches_inherent_gcm() {
     for len in (0..=MAX_LEN).step_by(13) {
         let key: [u8; 24] = r.gen();
         let nonce: [u8; 12] = r.gen();
-        let data = random_bytes(&mut r, len);
+        let data = common::random_bytes(&mut r, len);
         for b in common::backends() {
             let want = aesx::Gcm::with_backend(&key, b)
                 .unwrap()

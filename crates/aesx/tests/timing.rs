@@ -160,40 +160,54 @@ fn measure<I: Clone>(
 /// One target: a name and a function measuring it `n` times.
 type Target = (&'static str, fn(usize, u64) -> Verdict);
 
+/// The input classes of a target: class 0 always `fixed`, class 1 drawn by
+/// `random`.
+fn classes<T: Copy>(
+    fixed: T,
+    mut random: impl FnMut(&mut StdRng) -> T,
+) -> impl FnMut(usize, &mut StdRng) -> T {
+    move |c, rng| if c == 0 { fixed } else { random(rng) }
+}
+
+/// Tag candidates against the correct tag `tag`: fixed = right but for the
+/// last byte (the slowest case for an early-exit compare), random = random
+/// but wrong in the first byte (the fastest case).
+fn near_or_random_tag(tag: &aesx::Tag) -> impl FnMut(usize, &mut StdRng) -> [u8; 16] {
+    let mut near: [u8; 16] = tag.as_bytes().try_into().unwrap();
+    near[15] ^= 1;
+    classes(near, move |rng| {
+        let mut r = random_block(rng);
+        if r[0] == near[0] {
+            r[0] ^= 0x80;
+        }
+        r
+    })
+}
+
 fn random_block(rng: &mut StdRng) -> [u8; 16] {
     let mut b = [0u8; 16];
     rng.fill_bytes(&mut b);
     b
 }
 
-fn aes_encrypt(n: usize, seed: u64) -> Verdict {
-    let mut rng = StdRng::seed_from_u64(seed ^ 1);
+/// Soft AES on one block, one way (`op`), under a key drawn from
+/// `seed ^ key_salt`: fixed = the all-zero block.
+fn aes_block(n: usize, seed: u64, key_salt: u64, op: impl Fn(&Aes, &mut [u8; 16])) -> Verdict {
+    let mut rng = StdRng::seed_from_u64(seed ^ key_salt);
     let aes = Aes::with_backend(&random_block(&mut rng), Backend::Soft).unwrap();
-    measure(
-        n,
-        seed,
-        |c, rng| if c == 0 { [0u8; 16] } else { random_block(rng) },
-        |b| {
-            let mut x = *b;
-            aes.encrypt_block(&mut x);
-            black_box(x);
-        },
-    )
+    measure(n, seed, classes([0u8; 16], random_block), |b| {
+        let mut x = *b;
+        op(&aes, &mut x);
+        black_box(x);
+    })
+}
+
+fn aes_encrypt(n: usize, seed: u64) -> Verdict {
+    aes_block(n, seed, 1, Aes::encrypt_block)
 }
 
 fn aes_decrypt(n: usize, seed: u64) -> Verdict {
-    let mut rng = StdRng::seed_from_u64(seed ^ 2);
-    let aes = Aes::with_backend(&random_block(&mut rng), Backend::Soft).unwrap();
-    measure(
-        n,
-        seed,
-        |c, rng| if c == 0 { [0u8; 16] } else { random_block(rng) },
-        |b| {
-            let mut x = *b;
-            aes.decrypt_block(&mut x);
-            black_box(x);
-        },
-    )
+    aes_block(n, seed, 2, Aes::decrypt_block)
 }
 
 /// GHASH over 64 bytes of AAD (a GMAC): the soft GHASH multiplies by H with
@@ -205,13 +219,11 @@ fn ghash(n: usize, seed: u64) -> Verdict {
     measure(
         n,
         seed,
-        |c, rng| {
+        classes([0u8; 64], |rng| {
             let mut a = [0u8; 64];
-            if c == 1 {
-                rng.fill_bytes(&mut a);
-            }
+            rng.fill_bytes(&mut a);
             a
-        },
+        }),
         |aad| {
             let tag = gcm.seal_in_place_detached(&nonce, aad, &mut []).unwrap();
             black_box(tag);
@@ -231,19 +243,7 @@ fn tag_candidates(seed: u64) -> (aesx::Tag, impl FnMut(usize, &mut StdRng) -> [u
     let tag = gcm
         .seal_in_place_detached(&[1u8; 12], b"aad", &mut [])
         .unwrap();
-    let mut near: [u8; 16] = tag.as_bytes().try_into().unwrap();
-    near[15] ^= 1;
-    let prepare = move |c: usize, rng: &mut StdRng| {
-        if c == 0 {
-            near
-        } else {
-            let mut r = random_block(rng);
-            if r[0] == near[0] {
-                r[0] ^= 0x80;
-            }
-            r
-        }
-    };
+    let prepare = near_or_random_tag(&tag);
     (tag, prepare)
 }
 
@@ -285,29 +285,12 @@ fn gcm_open_forged(n: usize, seed: u64) -> Verdict {
     rng.fill_bytes(&mut ct);
     let nonce = [2u8; 12];
     let tag = gcm.seal_in_place_detached(&nonce, &[], &mut ct).unwrap();
-    let mut near: [u8; 16] = tag.as_bytes().try_into().unwrap();
-    near[15] ^= 1;
-    measure(
-        n,
-        seed,
-        move |c, rng| {
-            if c == 0 {
-                near
-            } else {
-                let mut r = random_block(rng);
-                if r[0] == near[0] {
-                    r[0] ^= 0x80;
-                }
-                r
-            }
-        },
-        |cand| {
-            let mut out = [0u8; 64];
-            let r = gcm.open_to_detached(&nonce, &[], &ct, cand, &mut out);
-            assert!(r.is_err());
-            black_box(out);
-        },
-    )
+    measure(n, seed, near_or_random_tag(&tag), |cand| {
+        let mut out = [0u8; 64];
+        let r = gcm.open_to_detached(&nonce, &[], &ct, cand, &mut out);
+        assert!(r.is_err());
+        black_box(out);
+    })
 }
 
 /// The XTS key check: fixed = halves equal but for the last byte (slowest
@@ -320,15 +303,11 @@ fn xts_equal_halves(n: usize, seed: u64) -> Verdict {
     measure(
         n,
         seed,
-        move |c, rng| {
-            if c == 0 {
-                base
-            } else {
-                let mut k = [0u8; 32];
-                rng.fill_bytes(&mut k);
-                k
-            }
-        },
+        classes(base, |rng| {
+            let mut k = [0u8; 32];
+            rng.fill_bytes(&mut k);
+            k
+        }),
         |key| {
             black_box(Xts::with_backend(key, Backend::Soft).unwrap());
         },
@@ -359,18 +338,12 @@ fn cbc_padding(n: usize, seed: u64) -> Verdict {
     measure(
         n,
         seed,
-        |c, rng| {
-            if c == 0 {
-                fixed
-            } else {
-                loop {
-                    let b = random_block(rng);
-                    if !valid(&b) {
-                        break encrypt(b);
-                    }
-                }
+        classes(fixed, |rng| loop {
+            let b = random_block(rng);
+            if !valid(&b) {
+                break encrypt(b);
             }
-        },
+        }),
         |ct| {
             let mut out = [0u8; 32];
             let r = cbc.decrypt(&iv, ct, &mut out, Padding::Pkcs7);

@@ -201,31 +201,14 @@ fn random_differential_vs_openssl() {
 
 #[test]
 fn api_errors() {
-    for len in [0, 16, 24, 31, 33] {
-        assert_eq!(
-            Xaes256Gcm::new(&vec![0u8; len]).unwrap_err(),
-            Error::InvalidKeyLength { len }
-        );
-    }
     let x = Xaes256Gcm::with_backend(&[1u8; 32], common::backend()).unwrap();
-    for n in [0, 12, 16, 23, 25, 32] {
-        let nonce = vec![0u8; n];
-        let want = Err(Error::InvalidIvLength {
-            expected: 24,
-            got: n,
-        });
-        assert_eq!(x.seal(&nonce, b"", b"x").map(|_| ()), want);
-        assert_eq!(x.open(&nonce, b"", &[0u8; 20]).map(|_| ()), want);
-        assert_eq!(
-            x.seal_in_place_detached(&nonce, b"", &mut [0u8; 3])
-                .map(|_| ()),
-            want
-        );
-        assert_eq!(
-            x.open_in_place_detached(&nonce, b"", &mut [0u8; 3], &[0u8; 16]),
-            want
-        );
-    }
+    common::aead_checks::assert_length_errors!(
+        Xaes256Gcm,
+        keys: [0, 16, 24, 31, 33],
+        x,
+        nonce: 24,
+        bad: [0, 12, 16, 23, 25, 32]
+    );
     assert_eq!(
         x.open_in_place_detached(&[0u8; 24], b"", &mut [0u8; 3], &[0u8; 12]),
         Err(Error::InvalidTagLength { len: 12 })

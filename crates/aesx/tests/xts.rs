@@ -10,6 +10,7 @@ use std::fs;
 use std::path::PathBuf;
 
 use aesx::{Aes, Backend, Error, Xts};
+use common::random_bytes;
 use openssl::symm::{Cipher, Crypter, Mode};
 use rand::{Rng, RngCore, SeedableRng};
 
@@ -110,62 +111,23 @@ struct NistRecord {
     ct: Vec<u8>,
 }
 
-fn parse_nist(text: &str) -> (Vec<NistRecord>, usize) {
-    let mut out = Vec::new();
-    let mut encrypt = true;
-    let mut fields: Vec<(String, String)> = Vec::new();
-    let mut records = 0;
-    let flush = |fields: &mut Vec<(String, String)>, encrypt: bool, out: &mut Vec<NistRecord>| {
-        if fields.is_empty() {
-            return;
-        }
-        let get = |name: &str| {
-            fields
-                .iter()
-                .find(|(k, _)| k.eq_ignore_ascii_case(name))
-                .map(|(_, v)| v.clone())
-        };
-        let bits: usize = get("DataUnitLen").unwrap().parse().unwrap();
-        let tweak = match (get("i"), get("DataUnitSeqNumber")) {
-            (Some(i), None) => h(&i).try_into().unwrap(),
+impl NistRecord {
+    fn from(r: &common::Record) -> NistRecord {
+        assert!(r.fields.contains_key("COUNT"), "line {}: no COUNT", r.line);
+        let tweak = match (r.fields.get("I"), r.fields.get("DATAUNITSEQNUMBER")) {
+            (Some(_), None) => r.block("I"),
             (None, Some(n)) => Xts::sector_tweak(n.parse::<u128>().unwrap()),
-            _ => panic!("record without a tweak"),
+            _ => panic!("line {}: record without a tweak", r.line),
         };
-        out.push(NistRecord {
-            encrypt,
-            bits,
-            key: h(&get("Key").unwrap()),
+        NistRecord {
+            encrypt: r.section == "ENCRYPT",
+            bits: r.number("DATAUNITLEN") as usize,
+            key: r.hex("KEY"),
             tweak,
-            pt: h(&get("PT").unwrap()),
-            ct: h(&get("CT").unwrap()),
-        });
-        fields.clear();
-    };
-    for line in text.lines() {
-        let line = line.trim();
-        if line.starts_with('#') {
-            continue;
-        }
-        if line.is_empty() {
-            flush(&mut fields, encrypt, &mut out);
-            continue;
-        }
-        if line.eq_ignore_ascii_case("[ENCRYPT]") || line.eq_ignore_ascii_case("[DECRYPT]") {
-            flush(&mut fields, encrypt, &mut out);
-            encrypt = line.eq_ignore_ascii_case("[ENCRYPT]");
-            continue;
-        }
-        if let Some((k, v)) = line.split_once('=') {
-            if k.trim().eq_ignore_ascii_case("COUNT") {
-                flush(&mut fields, encrypt, &mut out);
-                records += 1;
-            }
-            fields.push((k.trim().to_string(), v.trim().to_string()));
+            pt: r.hex("PT"),
+            ct: r.hex("CT"),
         }
     }
-    flush(&mut fields, encrypt, &mut out);
-    assert_eq!(records, out.len());
-    (out, records)
 }
 
 fn run_nist(variant: &str) {
@@ -173,9 +135,11 @@ fn run_nist(variant: &str) {
     let mut skipped = 0;
     for file in ["XTSGenAES128.rsp", "XTSGenAES256.rsp"] {
         let path = vectors().join("nist/XTS").join(variant).join(file);
-        let text = fs::read_to_string(&path).unwrap();
-        let (records, n) = parse_nist(&text);
-        assert_eq!(n, 1000, "{}", path.display());
+        let records: Vec<NistRecord> = common::read_rsp(&path)
+            .iter()
+            .map(NistRecord::from)
+            .collect();
+        assert_eq!(records.len(), 1000, "{}", path.display());
         for backend in backends() {
             for r in &records {
                 if r.bits % 8 != 0 {
@@ -273,12 +237,9 @@ fn differential_every_length() {
     for backend in backends() {
         for key_len in [32usize, 64] {
             for len in 16..=4096usize {
-                let mut key = vec![0u8; key_len];
-                rng.fill_bytes(&mut key);
-                let mut tweak = [0u8; 16];
-                rng.fill_bytes(&mut tweak);
-                let mut pt = vec![0u8; len];
-                rng.fill_bytes(&mut pt);
+                let key = random_bytes(&mut rng, key_len);
+                let tweak: [u8; 16] = random_bytes(&mut rng, 16).try_into().unwrap();
+                let pt = random_bytes(&mut rng, len);
                 let want = ossl(true, &key, &tweak, &pt);
                 let xts = Xts::with_backend(&key, backend).unwrap();
                 let mut buf = pt.clone();
@@ -301,12 +262,9 @@ fn differential_decrypt_random() {
             for &len in &[
                 16usize, 17, 31, 32, 63, 64, 65, 255, 256, 257, 511, 512, 4095, 4096,
             ] {
-                let mut key = vec![0u8; key_len];
-                rng.fill_bytes(&mut key);
-                let mut tweak = [0u8; 16];
-                rng.fill_bytes(&mut tweak);
-                let mut ct = vec![0u8; len];
-                rng.fill_bytes(&mut ct);
+                let key = random_bytes(&mut rng, key_len);
+                let tweak: [u8; 16] = random_bytes(&mut rng, 16).try_into().unwrap();
+                let ct = random_bytes(&mut rng, len);
                 let xts = Xts::with_backend(&key, backend).unwrap();
                 let mut buf = ct.clone();
                 xts.decrypt(&tweak, &mut buf).unwrap();

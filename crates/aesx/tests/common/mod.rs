@@ -1,5 +1,7 @@
-//! Shared by the vector tests: a small reader for NIST CAVP `.rsp` files
-//! and the path of the repository's `vectors/` folder.
+//! Shared by the tests: a small reader for NIST CAVP `.rsp` files, the path
+//! of the repository's `vectors/` folder, the backends a run covers, random
+//! keys and bytes, and (in submodules) OpenSSL's one-shot answers and the
+//! length checks every AEAD type makes.
 //!
 //! Format: `#` comments; `[ENCRYPT]`/`[DECRYPT]` sections; `[Name = value]`
 //! headers in force until set again; records of `NAME = value` lines
@@ -8,8 +10,13 @@
 
 #![allow(dead_code)] // each test binary uses a different part
 
+pub mod aead_checks;
+pub mod ossl;
+
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+
+use rand::RngCore;
 
 /// One record with the section and headers in force where it appeared.
 #[derive(Debug, Clone, Default)]
@@ -153,3 +160,43 @@ fn forced_backend() -> Option<aesx::Backend> {
         .unwrap_or_else(|_| panic!("AESX_BACKEND={v:?}: not available on this machine"))
         .into()
 }
+
+/// Calls `check(rng, b, round)` for `rounds` rounds on every backend `b`,
+/// drawing from one RNG seeded with `seed`.
+pub fn random_rounds(
+    seed: u64,
+    rounds: usize,
+    mut check: impl FnMut(&mut rand::rngs::StdRng, aesx::Backend, usize),
+) {
+    let mut rng = <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(seed);
+    for b in backends() {
+        for round in 0..rounds {
+            check(&mut rng, b, round);
+        }
+    }
+}
+
+/// `n` random bytes.
+pub fn random_bytes(rng: &mut impl RngCore, n: usize) -> Vec<u8> {
+    let mut v = vec![0u8; n];
+    rng.fill_bytes(&mut v);
+    v
+}
+
+/// A random AES key, its size (16, 24 or 32 bytes) rotating with `i`.
+pub fn key_for(rng: &mut impl RngCore, i: usize) -> Vec<u8> {
+    random_bytes(rng, [16, 24, 32][i % 3])
+}
+
+/// The keys of SP 800-38A appendix F (and of the SP 800-38B CMAC
+/// examples): AES-128, AES-192 and AES-256.
+pub const SP800_38A_KEYS: [&str; 3] = [
+    "2b7e151628aed2a6abf7158809cf4f3c",
+    "8e73b0f7da0e6452c810f32b809079e562f8ead2522c6b7b",
+    "603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4",
+];
+
+/// The four-block plaintext of SP 800-38A appendix F (and the message of
+/// the SP 800-38B CMAC examples).
+pub const SP800_38A_PT: &str = "6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51\
+                                30c81c46a35ce411e5fbc1191a0a52eff69f2445df4f9b17ad2b417be66c3710";

@@ -1,5 +1,5 @@
 //! Reads Project Wycheproof JSON files from the repository's `vectors/`
-//! (shared by the CCM, key-wrap and CMAC tests).
+//! (shared by the AEAD, key-wrap and CMAC tests).
 
 #![allow(dead_code)] // each test binary uses a different part
 
@@ -33,6 +33,24 @@ impl Case<'_> {
     }
 }
 
+/// An AEAD case's fields, hex-decoded: key, iv, aad, msg, ct, tag.
+pub type AeadFields = (Vec<u8>, Vec<u8>, Vec<u8>, Vec<u8>, Vec<u8>, Vec<u8>);
+
+impl Case<'_> {
+    /// The case's AEAD fields in the order of [`AeadFields`] (absent ones
+    /// empty).
+    pub fn aead(&self) -> AeadFields {
+        (
+            self.hex("key"),
+            self.hex("iv"),
+            self.hex("aad"),
+            self.hex("msg"),
+            self.hex("ct"),
+            self.hex("tag"),
+        )
+    }
+}
+
 /// Parses `vectors/wycheproof/<name>`.
 pub fn load(name: &str) -> Value {
     let p = format!(
@@ -54,4 +72,22 @@ pub fn cases(doc: &Value) -> Vec<Case<'_>> {
     }
     assert_eq!(v.len() as u64, doc["numberOfTests"].as_u64().unwrap());
     v
+}
+
+/// Runs `check` on every case of `vectors/wycheproof/<name>` on each of
+/// `backends`; returns how many calls checked their case in full (`check`
+/// returns `false` for a case it skips, such as a key the type refuses).
+pub fn check(
+    name: &str,
+    backends: &[aesx::Backend],
+    mut check: impl FnMut(aesx::Backend, &Case<'_>) -> bool,
+) -> usize {
+    let doc = load(name);
+    let mut checked = 0;
+    for &b in backends {
+        for c in cases(&doc) {
+            checked += usize::from(check(b, &c));
+        }
+    }
+    checked
 }
