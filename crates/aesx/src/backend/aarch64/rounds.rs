@@ -191,8 +191,9 @@ macro_rules! state_kernels {
         $(#[$doc])*
         ///
         /// # Safety
-        /// The CPU must have the target features named above; the token
-        /// argument (`ArmCrypto` for "aes", `ArmSha3` for "aes,sha3") proves it.
+        /// The CPU must have FEAT_AES, and FEAT_SHA3 for the EOR3 flavour;
+        /// the token argument (`ArmCrypto` for "aes", `ArmSha3` for
+        /// "aes,sha3") proves it.
         #[target_feature(enable = $features)]
         pub(super) unsafe fn $name<const R: usize>(
             k: &ArmAes,
