@@ -20,8 +20,7 @@ use core::arch::aarch64::*;
 
 use super::blocks::LANES;
 use super::ghash::{
-    bytes_from_swapped, load_swapped, mul, mul_acc, mul_acc_eor3, mul_eor3, reduce, reduce_eor3,
-    swapped_from_bytes, ArmHKey, Partial, POWERS,
+    self, acc_load, acc_store, base, ghash_blocks, load_swapped, sha3, ArmHKey, Partial, POWERS,
 };
 use super::ArmAes;
 use crate::backend::cpu::{ArmCrypto, ArmSha3};
@@ -29,106 +28,107 @@ use crate::backend::gcm_kernels::GcmKernels;
 use crate::backend::inout::InOut;
 use crate::key::Block;
 
-/// `a ^ b ^ c` on bytes, two EORs.
-macro_rules! xor3_bytes_eor2 {
-    ($a:expr, $b:expr, $c:expr) => {
-        veorq_u8(veorq_u8($a, $b), $c)
-    };
+/// The counter block `ctr` as four native 32-bit lanes (`REV32`).
+#[inline]
+#[target_feature(enable = "aes")]
+fn ctr32_load(ctr: &Block) -> uint32x4_t {
+    // SAFETY: `ctr` is 16 readable bytes.
+    vreinterpretq_u32_u8(vrev32q_u8(unsafe { vld1q_u8(ctr.as_ptr()) }))
 }
 
-/// `a ^ b ^ c` on bytes, one EOR3.
-macro_rules! xor3_bytes_eor3 {
-    ($a:expr, $b:expr, $c:expr) => {
-        veor3q_u8($a, $b, $c)
-    };
+/// Stores the lanes `base` back into `ctr` as a counter block.
+#[inline]
+#[target_feature(enable = "aes")]
+fn ctr32_store(base: uint32x4_t, ctr: &mut Block) {
+    // SAFETY: `ctr` is 16 writable bytes.
+    unsafe { vst1q_u8(ctr.as_mut_ptr(), vrev32q_u8(vreinterpretq_u8_u32(base))) };
 }
 
-/// Hashes 8 blocks at `p` (swapped on load) into the running hash `y`.
-macro_rules! ghash8 {
-    ($hk:expr, $y:ident, $p:expr, $mul:ident, $mul_acc:ident, $reduce:ident) => {{
-        let hk: &ArmHKey = $hk;
-        let p: *const u8 = $p;
-        // SAFETY: the caller's loop keeps 8 blocks at `p` readable.
-        let x0 = veorq_u64($y, unsafe { load_swapped(p, 0) });
-        let mut part: Partial = $mul(x0, hk.k[POWERS - 1], hk.kx[POWERS - 1]);
-        for j in 1..POWERS {
-            // SAFETY: as above.
-            let x = unsafe { load_swapped(p, j) };
-            $mul_acc(&mut part, x, hk.k[POWERS - 1 - j], hk.kx[POWERS - 1 - j]);
+/// Fills the array `$b` with the next counter blocks from the lanes `$base`
+/// (one ADD of `$one` and one REV32 per block), advancing `$base`.
+macro_rules! ctr32_lanes {
+    ($base:ident, $one:ident, $b:ident) => {
+        for x in $b.iter_mut() {
+            *x = vrev32q_u8(vreinterpretq_u8_u32($base));
+            $base = vaddq_u32($base, $one);
         }
-        $y = $reduce(part);
+    };
+}
+
+/// The CTR32 body for `state_kernels!`: as `ctr_body!` in `ctr.rs`, with the
+/// 32-bit counter.
+macro_rules! ctr32_body {
+    ($k:ident, $r:ident, $ctr:ident, $n:ident, $src:ident, $dst:ident, $xor3:ident) => {{
+        let key = &$k.enc;
+        let last = key[$r];
+        let mut base = ctr32_load($ctr);
+        let one = vsetq_lane_u32::<3>(1, vdupq_n_u32(0));
+        let mut i = 0;
+        while i + LANES <= $n {
+            let mut b = [vdupq_n_u8(0); LANES];
+            ctr32_lanes!(base, one, b);
+            lanes_open!(enc, key, $r, b);
+            // SAFETY: blocks i..i+8 lie inside both regions.
+            unsafe { xor_keystream!($xor3, $src, $dst, i, last, b) };
+            i += LANES;
+        }
+        while i < $n {
+            let mut b = [vdupq_n_u8(0)];
+            ctr32_lanes!(base, one, b);
+            lanes_open!(enc, key, $r, b);
+            // SAFETY: block i < n lies inside both regions.
+            unsafe { xor_keystream!($xor3, $src, $dst, i, last, b) };
+            i += 1;
+        }
+        ctr32_store(base, $ctr);
     }};
 }
 
-/// Defines the CTR32 and stitched GCM kernels for one set of target
-/// features and XOR3 flavour.
+state_kernels!(
+    /// XORs the CTR32 keystream from `state` into whole blocks; the counter
+    /// advances by the number of blocks (mod 2^32 in its last word).
+    ctr32_apply;
+    /// As [`ctr32_apply`], with EOR3.
+    ctr32_apply_eor3;
+    ctr32_body
+);
+
+/// Defines the stitched GCM kernels for one set of target features, XOR3
+/// flavour and GHASH flavour module `$fl`: `$encrypt` and `$decrypt` from
+/// one body, in which `$dec`
+/// (a literal, so the branches on it fold away) picks what is hashed and
+/// when.
 macro_rules! gcm_kernels {
     (
-        $features:literal, $tok:ident, $xor3:ident, $mul:ident, $mul_acc:ident, $reduce:ident,
-        $update:path, $ctr32:ident, $encrypt:ident, $decrypt:ident
+        $fl:ident, $features:literal, $tok:ident, $xor3:ident, $ctr32:ident, $encrypt:ident,
+        $decrypt:ident
     ) => {
-        /// XORs the CTR32 keystream from `ctr` into whole blocks; `ctr`
-        /// advances by the number of blocks (mod 2^32 in its last word).
+        gcm_kernels!(
+            @stitched
+            /// Encrypts whole blocks with CTR32 from `ctr` and hashes the
+            /// ciphertext into `acc`.
+            $encrypt, false,
+            $fl, $features, $tok, $xor3, $ctr32
+        );
+        gcm_kernels!(
+            @stitched
+            /// Hashes whole ciphertext blocks into `acc` and decrypts them
+            /// with CTR32 from `ctr`.
+            $decrypt, true,
+            $fl, $features, $tok, $xor3, $ctr32
+        );
+    };
+    (
+        @stitched $(#[$doc:meta])* $name:ident, $dec:literal,
+        $fl:ident, $features:literal, $tok:ident, $xor3:ident, $ctr32:ident
+    ) => {
+        $(#[$doc])*
         ///
         /// # Safety
         /// The CPU must have the target features named above; the token
         /// argument (`ArmCrypto` for "aes", `ArmSha3` for "aes,sha3") proves it.
         #[target_feature(enable = $features)]
-        pub(super) unsafe fn $ctr32<const R: usize>(
-            k: &ArmAes,
-            _: $tok,
-            ctr: &mut Block,
-            mut io: InOut<'_>,
-        ) {
-            let n = io.blocks();
-            let (src, dst) = (io.src_ptr(), io.dst_ptr());
-            let key = &k.enc;
-            let last = key[R];
-            // SAFETY: `ctr` is 16 readable bytes.
-            let mut base = vreinterpretq_u32_u8(vrev32q_u8(unsafe { vld1q_u8(ctr.as_ptr()) }));
-            let one = vsetq_lane_u32::<3>(1, vdupq_n_u32(0));
-            let mut i = 0;
-            while i + LANES <= n {
-                let mut b = [vdupq_n_u8(0); LANES];
-                for x in b.iter_mut() {
-                    *x = vrev32q_u8(vreinterpretq_u8_u32(base));
-                    base = vaddq_u32(base, one);
-                }
-                encrypt_lanes_open!(key, R, b);
-                for (j, x) in b.iter().enumerate() {
-                    // SAFETY: blocks i..i+8 lie inside both regions; each is
-                    // loaded before it is stored.
-                    unsafe {
-                        let d = vld1q_u8(src.add(16 * (i + j)));
-                        vst1q_u8(dst.add(16 * (i + j)), $xor3!(d, last, *x));
-                    }
-                }
-                i += LANES;
-            }
-            while i < n {
-                let mut b = [vrev32q_u8(vreinterpretq_u8_u32(base))];
-                base = vaddq_u32(base, one);
-                encrypt_lanes_open!(key, R, b);
-                // SAFETY: block i < n lies inside both regions; load before
-                // store.
-                unsafe {
-                    let d = vld1q_u8(src.add(16 * i));
-                    vst1q_u8(dst.add(16 * i), $xor3!(d, last, b[0]));
-                }
-                i += 1;
-            }
-            // SAFETY: `ctr` is 16 writable bytes.
-            unsafe { vst1q_u8(ctr.as_mut_ptr(), vrev32q_u8(vreinterpretq_u8_u32(base))) };
-        }
-
-        /// Encrypts whole blocks with CTR32 from `ctr` and hashes the
-        /// ciphertext into `acc`.
-        ///
-        /// # Safety
-        /// The CPU must have the target features named above; the token
-        /// argument (`ArmCrypto` for "aes", `ArmSha3` for "aes,sha3") proves it.
-        #[target_feature(enable = $features)]
-        pub(super) unsafe fn $encrypt<const R: usize>(
+        pub(super) unsafe fn $name<const R: usize>(
             k: &ArmAes,
             tok: $tok,
             hk: &ArmHKey,
@@ -141,121 +141,64 @@ macro_rules! gcm_kernels {
             let (src, dst) = (io.src_ptr(), io.dst_ptr());
             let key = &k.enc;
             let last = key[R];
-            // SAFETY: `ctr` is 16 readable bytes.
-            let mut base = vreinterpretq_u32_u8(vrev32q_u8(unsafe { vld1q_u8(ctr.as_ptr()) }));
-            // SAFETY: `acc` is 16 readable bytes.
-            let mut y = swapped_from_bytes(unsafe { vld1q_u8(acc.as_ptr()) });
+            let mut base = ctr32_load(ctr);
+            let mut y = acc_load(acc);
             let one = vsetq_lane_u32::<3>(1, vdupq_n_u32(0));
             let mut i = 0;
             while i < whole {
                 let mut b = [vdupq_n_u8(0); LANES];
-                for x in b.iter_mut() {
-                    *x = vrev32q_u8(vreinterpretq_u8_u32(base));
-                    base = vaddq_u32(base, one);
-                }
-                if i > 0 {
+                ctr32_lanes!(base, one, b);
+                if $dec {
+                    // SAFETY: blocks i..i+8 of the input are readable;
+                    // nothing of this batch has been stored yet.
+                    unsafe { ghash_blocks!(hk, y, src.add(16 * i), POWERS, $fl) };
+                } else if i > 0 {
                     // The previous batch's ciphertext, stored last iteration.
                     // SAFETY: blocks i-8..i of the output were written.
-                    let prev = unsafe { dst.add(16 * (i - LANES)) };
-                    ghash8!(hk, y, prev, $mul, $mul_acc, $reduce);
-                }
-                encrypt_lanes_open!(key, R, b);
-                for (j, x) in b.iter().enumerate() {
-                    // SAFETY: blocks i..i+8 lie inside both regions (i + 8
-                    // <= whole <= n); each is loaded before it is stored.
                     unsafe {
-                        let d = vld1q_u8(src.add(16 * (i + j)));
-                        vst1q_u8(dst.add(16 * (i + j)), $xor3!(d, last, *x));
+                        let prev = dst.add(16 * (i - LANES));
+                        ghash_blocks!(hk, y, prev, POWERS, $fl);
                     }
                 }
+                lanes_open!(enc, key, R, b);
+                // SAFETY: blocks i..i+8 lie inside both regions (i + 8
+                // <= whole <= n).
+                unsafe { xor_keystream!($xor3, src, dst, i, last, b) };
                 i += LANES;
             }
-            if whole > 0 {
+            if !$dec && whole > 0 {
                 // SAFETY: blocks whole-8..whole of the output were written.
-                let prev = unsafe { dst.add(16 * (whole - LANES)) };
-                ghash8!(hk, y, prev, $mul, $mul_acc, $reduce);
+                unsafe {
+                    let prev = dst.add(16 * (whole - LANES));
+                    ghash_blocks!(hk, y, prev, POWERS, $fl);
+                }
             }
-            // SAFETY: `ctr` and `acc` are 16 writable bytes.
-            unsafe {
-                vst1q_u8(ctr.as_mut_ptr(), vrev32q_u8(vreinterpretq_u8_u32(base)));
-                vst1q_u8(acc.as_mut_ptr(), bytes_from_swapped(y));
-            }
+            ctr32_store(base, ctr);
+            acc_store(y, acc);
             if whole < n {
                 let (_, mut rest) = io.split_at(16 * whole);
-                // SAFETY: the callees need only this function's features.
-                // `rest`'s output region is `rest.len()` initialised bytes
-                // (the caller's buffer) that `$ctr32` just wrote; the shared
-                // slice over it is dropped before anything writes there again.
-                unsafe {
-                    $ctr32::<R>(k, tok, ctr, rest.reborrow());
-                    let out = core::slice::from_raw_parts(rest.dst_ptr(), rest.len());
-                    $update(tok, hk, acc, out);
-                }
-            }
-        }
-
-        /// Hashes whole ciphertext blocks into `acc` and decrypts them with
-        /// CTR32 from `ctr`.
-        ///
-        /// # Safety
-        /// The CPU must have the target features named above; the token
-        /// argument (`ArmCrypto` for "aes", `ArmSha3` for "aes,sha3") proves it.
-        #[target_feature(enable = $features)]
-        pub(super) unsafe fn $decrypt<const R: usize>(
-            k: &ArmAes,
-            tok: $tok,
-            hk: &ArmHKey,
-            ctr: &mut Block,
-            acc: &mut Block,
-            mut io: InOut<'_>,
-        ) {
-            let n = io.blocks();
-            let whole = n - n % LANES;
-            let (src, dst) = (io.src_ptr(), io.dst_ptr());
-            let key = &k.enc;
-            let last = key[R];
-            // SAFETY: `ctr` is 16 readable bytes.
-            let mut base = vreinterpretq_u32_u8(vrev32q_u8(unsafe { vld1q_u8(ctr.as_ptr()) }));
-            // SAFETY: `acc` is 16 readable bytes.
-            let mut y = swapped_from_bytes(unsafe { vld1q_u8(acc.as_ptr()) });
-            let one = vsetq_lane_u32::<3>(1, vdupq_n_u32(0));
-            let mut i = 0;
-            while i < whole {
-                let mut b = [vdupq_n_u8(0); LANES];
-                for x in b.iter_mut() {
-                    *x = vrev32q_u8(vreinterpretq_u8_u32(base));
-                    base = vaddq_u32(base, one);
-                }
-                // SAFETY: blocks i..i+8 of the input are readable; nothing of
-                // this batch has been stored yet.
-                ghash8!(hk, y, unsafe { src.add(16 * i) }, $mul, $mul_acc, $reduce);
-                encrypt_lanes_open!(key, R, b);
-                for (j, x) in b.iter().enumerate() {
-                    // SAFETY: blocks i..i+8 lie inside both regions; each is
-                    // loaded before it is stored.
+                if $dec {
+                    // SAFETY: the callees need only this function's features.
+                    // `rest`'s input region is `rest.len()` readable bytes;
+                    // the shared slice over it is last used (the ciphertext
+                    // hashed) before `$ctr32` writes the output, which may be
+                    // the same memory.
                     unsafe {
-                        let d = vld1q_u8(src.add(16 * (i + j)));
-                        vst1q_u8(dst.add(16 * (i + j)), $xor3!(d, last, *x));
+                        let input = core::slice::from_raw_parts(rest.src_ptr(), rest.len());
+                        $fl::update(tok, hk, acc, input);
+                        $ctr32::<R>(k, tok, ctr, rest.reborrow());
                     }
-                }
-                i += LANES;
-            }
-            // SAFETY: `ctr` and `acc` are 16 writable bytes.
-            unsafe {
-                vst1q_u8(ctr.as_mut_ptr(), vrev32q_u8(vreinterpretq_u8_u32(base)));
-                vst1q_u8(acc.as_mut_ptr(), bytes_from_swapped(y));
-            }
-            if whole < n {
-                let (_, mut rest) = io.split_at(16 * whole);
-                // SAFETY: the callees need only this function's features.
-                // `rest`'s input region is `rest.len()` readable bytes; the
-                // shared slice over it is last used (the ciphertext hashed)
-                // before `$ctr32` writes the output, which may be the same
-                // memory.
-                unsafe {
-                    let input = core::slice::from_raw_parts(rest.src_ptr(), rest.len());
-                    $update(tok, hk, acc, input);
-                    $ctr32::<R>(k, tok, ctr, rest.reborrow());
+                } else {
+                    // SAFETY: the callees need only this function's features.
+                    // `rest`'s output region is `rest.len()` initialised
+                    // bytes (the caller's buffer) that `$ctr32` just wrote;
+                    // the shared slice over it is dropped before anything
+                    // writes there again.
+                    unsafe {
+                        $ctr32::<R>(k, tok, ctr, rest.reborrow());
+                        let out = core::slice::from_raw_parts(rest.dst_ptr(), rest.len());
+                        $fl::update(tok, hk, acc, out);
+                    }
                 }
             }
         }
@@ -263,26 +206,19 @@ macro_rules! gcm_kernels {
 }
 
 gcm_kernels!(
+    base,
     "aes",
     ArmCrypto,
-    xor3_bytes_eor2,
-    mul,
-    mul_acc,
-    reduce,
-    super::ghash::ghash_update,
+    xor3_eor2,
     ctr32_apply,
     gcm_encrypt,
     gcm_decrypt
 );
-
 gcm_kernels!(
+    sha3,
     "aes,sha3",
     ArmSha3,
-    xor3_bytes_eor3,
-    mul_eor3,
-    mul_acc_eor3,
-    reduce_eor3,
-    super::ghash::ghash_update_eor3,
+    xor3_eor3,
     ctr32_apply_eor3,
     gcm_encrypt_eor3,
     gcm_decrypt_eor3
@@ -296,16 +232,16 @@ impl GcmKernels for ArmAes {
 
     fn ghash_key(&self) -> ArmHKey {
         // SAFETY: see above.
-        unsafe { super::ghash::hkey(self) }
+        unsafe { ghash::hkey(self) }
     }
 
     fn ghash_update(&self, hk: &ArmHKey, acc: &mut Block, data: &[u8]) {
         if let Some(sha3) = self.sha3() {
             // SAFETY: see above.
-            unsafe { super::ghash::ghash_update_eor3(sha3, hk, acc, data) }
+            unsafe { ghash::sha3::update(sha3, hk, acc, data) }
         } else {
             // SAFETY: see above.
-            unsafe { super::ghash::ghash_update(self.crypto(), hk, acc, data) }
+            unsafe { ghash::base::update(self.crypto(), hk, acc, data) }
         }
     }
 

@@ -66,42 +66,42 @@ impl Drop for ArmHKey {
 // The asm operands are vector registers, so the keys stay vectors. `pure` and
 // `nomem` leave LLVM free to schedule, hoist and CSE the multiplies.
 
-/// PMULL: lane 0 of `a` times lane 0 of `b`.
-#[inline]
-#[target_feature(enable = "aes")]
-pub(super) fn pmull_lo(a: uint64x2_t, b: uint64x2_t) -> uint64x2_t {
-    let r: uint64x2_t;
-    // SAFETY: PMULL only reads its two vector operands and writes the result
-    // register; FEAT_PMULL is enabled for this function.
-    unsafe {
-        core::arch::asm!(
-            "pmull {r:v}.1q, {a:v}.1d, {b:v}.1d",
-            r = lateout(vreg) r,
-            a = in(vreg) a,
-            b = in(vreg) b,
-            options(pure, nomem, nostack, preserves_flags)
-        )
+/// Defines a carry-less multiply of one 64-bit lane of `a` by the same lane
+/// of `b`, as the instruction `$insn`.
+macro_rules! pmull_fn {
+    ($(#[$doc:meta])* $name:ident, $insn:literal) => {
+        $(#[$doc])*
+        #[inline]
+        #[target_feature(enable = "aes")]
+        pub(super) fn $name(a: uint64x2_t, b: uint64x2_t) -> uint64x2_t {
+            let r: uint64x2_t;
+            // SAFETY: PMULL and PMULL2 only read their two vector operands
+            // and write the result register; FEAT_PMULL is enabled for this
+            // function.
+            unsafe {
+                core::arch::asm!(
+                    $insn,
+                    r = lateout(vreg) r,
+                    a = in(vreg) a,
+                    b = in(vreg) b,
+                    options(pure, nomem, nostack, preserves_flags)
+                )
+            };
+            r
+        }
     };
-    r
 }
 
-/// PMULL2: lane 1 of `a` times lane 1 of `b`.
-#[inline]
-#[target_feature(enable = "aes")]
-pub(super) fn pmull_hi(a: uint64x2_t, b: uint64x2_t) -> uint64x2_t {
-    let r: uint64x2_t;
-    // SAFETY: as in `pmull_lo`.
-    unsafe {
-        core::arch::asm!(
-            "pmull2 {r:v}.1q, {a:v}.2d, {b:v}.2d",
-            r = lateout(vreg) r,
-            a = in(vreg) a,
-            b = in(vreg) b,
-            options(pure, nomem, nostack, preserves_flags)
-        )
-    };
-    r
-}
+pmull_fn!(
+    /// PMULL: lane 0 of `a` times lane 0 of `b`.
+    pmull_lo,
+    "pmull {r:v}.1q, {a:v}.1d, {b:v}.1d"
+);
+pmull_fn!(
+    /// PMULL2: lane 1 of `a` times lane 1 of `b`.
+    pmull_hi,
+    "pmull2 {r:v}.1q, {a:v}.2d, {b:v}.2d"
+);
 
 /// Exchanges the two 64-bit lanes.
 #[inline]
@@ -148,6 +148,43 @@ pub(super) fn bytes_from_swapped(v: uint64x2_t) -> uint8x16_t {
     vrev64q_u8(vreinterpretq_u8_u64(v))
 }
 
+/// The running hash in `acc` (bytes in GCM order) in swapped layout, and
+/// back.
+#[inline]
+#[target_feature(enable = "aes")]
+pub(super) fn acc_load(acc: &Block) -> uint64x2_t {
+    // SAFETY: `acc` is 16 readable bytes.
+    swapped_from_bytes(unsafe { vld1q_u8(acc.as_ptr()) })
+}
+
+#[inline]
+#[target_feature(enable = "aes")]
+pub(super) fn acc_store(y: uint64x2_t, acc: &mut Block) {
+    // SAFETY: `acc` is 16 writable bytes.
+    unsafe { vst1q_u8(acc.as_mut_ptr(), bytes_from_swapped(y)) };
+}
+
+/// Hashes the `$m` blocks at `$p` into the running hash `$y` with one
+/// reduction: block `j` (swapped on load, the first XORed with `$y`) times
+/// key power H^(m-j), with the multiplies of the flavour module `$fl`.
+/// The 8-block loops pass the constant `POWERS`, so that every key index is
+/// a constant and the key powers stay in registers across iterations.
+/// Expands to raw-pointer loads: the caller's `unsafe` block vouches that
+/// the `$m` blocks at `$p` are readable.
+macro_rules! ghash_blocks {
+    ($hk:expr, $y:ident, $p:expr, $m:expr, $fl:ident) => {{
+        let (hk, p, m): (&ArmHKey, *const u8, usize) = ($hk, $p, $m);
+        let x0 = veorq_u64($y, load_swapped(p, 0));
+        let mut part: Partial = $fl::mul(x0, hk.k[m - 1], hk.kx[m - 1]);
+        for j in 1..m {
+            let x = load_swapped(p, j);
+            $fl::mul_acc(&mut part, x, hk.k[m - 1 - j], hk.kx[m - 1 - j]);
+        }
+        $y = $fl::reduce(part);
+    }};
+}
+pub(super) use ghash_blocks;
+
 /// Sums of partial products awaiting one reduction.
 #[derive(Clone, Copy)]
 pub(super) struct Partial {
@@ -156,105 +193,91 @@ pub(super) struct Partial {
     pub(super) mid: uint64x2_t,
 }
 
-/// Defines the multiply-accumulate and reduction helpers for one XOR3 flavour.
+/// Defines the module `$m` of one XOR3 flavour (`$features`, proved by the
+/// token `$tok`): the multiply-accumulate and reduction helpers and GHASH.
 macro_rules! ghash_core {
-    ($features:literal, $tok:ident, $xor3:ident, $mul:ident, $mul_acc:ident, $reduce:ident, $update:ident) => {
-        /// The four partial products of `a` (swapped) times key power
-        /// `k` (swapped) / `kx` (natural).
-        #[inline]
-        #[target_feature(enable = $features)]
-        pub(super) fn $mul(a: uint64x2_t, k: uint64x2_t, kx: uint64x2_t) -> Partial {
-            Partial {
-                hi: pmull_lo(a, k),
-                lo: pmull_hi(a, k),
-                mid: veorq_u64(pmull_lo(a, kx), pmull_hi(a, kx)),
-            }
-        }
+    ($m:ident, $features:literal, $tok:ident, $xor3:ident) => {
+        pub(crate) mod $m {
+            use super::*;
 
-        /// `p += a * k`.
-        #[inline]
-        #[target_feature(enable = $features)]
-        pub(super) fn $mul_acc(p: &mut Partial, a: uint64x2_t, k: uint64x2_t, kx: uint64x2_t) {
-            p.hi = veorq_u64(p.hi, pmull_lo(a, k));
-            p.lo = veorq_u64(p.lo, pmull_hi(a, k));
-            p.mid = $xor3(p.mid, pmull_lo(a, kx), pmull_hi(a, kx));
-        }
-
-        /// Reduces a sum of products by y^128 modulo g'; the result is in
-        /// swapped layout, ready to XOR into the next data block.
-        #[inline]
-        #[target_feature(enable = $features)]
-        pub(super) fn $reduce(p: Partial) -> uint64x2_t {
-            let c = vdupq_n_u64(0xc200_0000_0000_0000);
-            let t = pmull_lo(p.lo, c);
-            let m = $xor3(t, swap_lanes(p.lo), p.mid);
-            let u = pmull_lo(m, c);
-            swap_lanes($xor3(p.hi, u, swap_lanes(m)))
-        }
-
-        /// GHASH over the whole blocks of `data` into `acc`.
-        ///
-        /// # Safety
-        /// The CPU must have the features named above; the token argument
-        /// (`ArmCrypto` for "aes", `ArmSha3` for "aes,sha3") proves it.
-        #[target_feature(enable = $features)]
-        pub(super) unsafe fn $update(_: $tok, hk: &ArmHKey, acc: &mut Block, data: &[u8]) {
-            let n = data.len() / 16;
-            let p = data.as_ptr();
-            // SAFETY: `acc` is 16 readable bytes.
-            let mut y = swapped_from_bytes(unsafe { vld1q_u8(acc.as_ptr()) });
-            let mut i = 0;
-            // Whole chunks of 8 with constant key indices (kept in
-            // registers across iterations), then one shorter chunk.
-            while i + POWERS <= n {
-                // SAFETY: blocks i..i+8 lie inside `data`.
-                let x0 = veorq_u64(y, unsafe { load_swapped(p, i) });
-                let mut acc_p = $mul(x0, hk.k[POWERS - 1], hk.kx[POWERS - 1]);
-                for j in 1..POWERS {
-                    // SAFETY: block i + j lies inside `data` (as above).
-                    let x = unsafe { load_swapped(p, i + j) };
-                    $mul_acc(&mut acc_p, x, hk.k[POWERS - 1 - j], hk.kx[POWERS - 1 - j]);
+            /// The four partial products of `a` (swapped) times key power
+            /// `k` (swapped) / `kx` (natural).
+            #[inline]
+            #[target_feature(enable = $features)]
+            pub(in crate::backend::aarch64) fn mul(
+                a: uint64x2_t,
+                k: uint64x2_t,
+                kx: uint64x2_t,
+            ) -> Partial {
+                Partial {
+                    hi: pmull_lo(a, k),
+                    lo: pmull_hi(a, k),
+                    mid: veorq_u64(pmull_lo(a, kx), pmull_hi(a, kx)),
                 }
-                y = $reduce(acc_p);
-                i += POWERS;
             }
-            if i < n {
-                // Block j of the last m is multiplied by H^(m - j).
-                let m = n - i;
-                // SAFETY: blocks i..n lie inside `data`.
-                let x0 = veorq_u64(y, unsafe { load_swapped(p, i) });
-                let mut acc_p = $mul(x0, hk.k[m - 1], hk.kx[m - 1]);
-                for j in 1..m {
-                    // SAFETY: block i + j lies inside `data` (as above).
-                    let x = unsafe { load_swapped(p, i + j) };
-                    $mul_acc(&mut acc_p, x, hk.k[m - 1 - j], hk.kx[m - 1 - j]);
+
+            /// `p += a * k`.
+            #[inline]
+            #[target_feature(enable = $features)]
+            pub(in crate::backend::aarch64) fn mul_acc(
+                p: &mut Partial,
+                a: uint64x2_t,
+                k: uint64x2_t,
+                kx: uint64x2_t,
+            ) {
+                p.hi = veorq_u64(p.hi, pmull_lo(a, k));
+                p.lo = veorq_u64(p.lo, pmull_hi(a, k));
+                p.mid = $xor3(p.mid, pmull_lo(a, kx), pmull_hi(a, kx));
+            }
+
+            /// Reduces a sum of products by y^128 modulo g'; the result is
+            /// in swapped layout, ready to XOR into the next data block.
+            #[inline]
+            #[target_feature(enable = $features)]
+            pub(in crate::backend::aarch64) fn reduce(p: Partial) -> uint64x2_t {
+                let c = vdupq_n_u64(0xc200_0000_0000_0000);
+                let t = pmull_lo(p.lo, c);
+                let m = $xor3(t, swap_lanes(p.lo), p.mid);
+                let u = pmull_lo(m, c);
+                swap_lanes($xor3(p.hi, u, swap_lanes(m)))
+            }
+
+            /// GHASH over the whole blocks of `data` into `acc`.
+            ///
+            /// # Safety
+            /// The CPU must have the features named above; the token
+            /// argument (`ArmCrypto` for "aes", `ArmSha3` for "aes,sha3")
+            /// proves it.
+            #[target_feature(enable = $features)]
+            pub(in crate::backend::aarch64) unsafe fn update(
+                _: $tok,
+                hk: &ArmHKey,
+                acc: &mut Block,
+                data: &[u8],
+            ) {
+                let n = data.len() / 16;
+                let p = data.as_ptr();
+                let mut y = acc_load(acc);
+                let mut i = 0;
+                // Whole chunks of 8 with constant key indices, then one
+                // shorter chunk: its block j of m is multiplied by H^(m - j).
+                while i + POWERS <= n {
+                    // SAFETY: blocks i..i+8 lie inside `data`.
+                    unsafe { ghash_blocks!(hk, y, p.add(16 * i), POWERS, self) };
+                    i += POWERS;
                 }
-                y = $reduce(acc_p);
+                if i < n {
+                    // SAFETY: blocks i..n lie inside `data`.
+                    unsafe { ghash_blocks!(hk, y, p.add(16 * i), n - i, self) };
+                }
+                acc_store(y, acc);
             }
-            // SAFETY: `acc` is 16 writable bytes.
-            unsafe { vst1q_u8(acc.as_mut_ptr(), bytes_from_swapped(y)) };
         }
     };
 }
 
-ghash_core!(
-    "aes",
-    ArmCrypto,
-    xor3_eor2,
-    mul,
-    mul_acc,
-    reduce,
-    ghash_update
-);
-ghash_core!(
-    "aes,sha3",
-    ArmSha3,
-    xor3_eor3,
-    mul_eor3,
-    mul_acc_eor3,
-    reduce_eor3,
-    ghash_update_eor3
-);
+ghash_core!(base, "aes", ArmCrypto, xor3_eor2);
+ghash_core!(sha3, "aes,sha3", ArmSha3, xor3_eor3);
 
 /// `K = rev(H) * y mod g'`: a one-bit left shift of the reversed value, with
 /// g' folded back in when a bit leaves the top (by mask, not branch).
@@ -289,7 +312,7 @@ pub(super) unsafe fn hkey(aes: &ArmAes) -> ArmHKey {
     kx[0] = swap_lanes(k1);
     for i in 1..POWERS {
         // montmul(K_i, K_1) = K_(i+1): the key powers stay premultiplied.
-        k[i] = reduce(mul(k[i - 1], k[0], kx[0]));
+        k[i] = base::reduce(base::mul(k[i - 1], k[0], kx[0]));
         kx[i] = swap_lanes(k[i]);
     }
     ArmHKey { k, kx }

@@ -3,7 +3,8 @@
 //! single-block path (for the CBC/CTR chaining, batching and counter carry).
 //! Every length from 0 to 40 blocks crosses the 8-block batch edges.
 
-use super::ArmAes;
+use super::ghash::ArmHKey;
+use super::{gcm, ghash, xts, ArmAes};
 use crate::backend::cpu::ArmSha3;
 use crate::backend::inout::InOut;
 use crate::backend::kernels::BlockKernels;
@@ -35,16 +36,26 @@ fn bytes(seed: u64, n: usize) -> std::vec::Vec<u8> {
         .collect()
 }
 
-fn keys() -> std::vec::Vec<(RoundKeys, ArmAes, SoftAes)> {
-    [16usize, 24, 32]
-        .iter()
-        .map(|&len| {
-            let rk = RoundKeys::expand(&bytes(len as u64, len)).unwrap();
-            let arm = ArmAes::new(&rk).expect("armv8 must be available");
-            let soft = SoftAes::new(&rk);
-            (rk, arm, soft)
-        })
-        .collect()
+/// [`bytes`] as one block.
+fn block(seed: u64) -> Block {
+    bytes(seed, 16).try_into().unwrap()
+}
+
+/// Runs `f` for each key size (the key and the soft backend's copy of it)
+/// and every length `n` from 0 to 40 blocks, with `bytes(seed + n, 16 n)`
+/// as the data; nothing where armv8 is unavailable.
+fn each_case(seed: u64, mut f: impl FnMut(&ArmAes, &SoftAes, usize, &[u8])) {
+    if !super::available() {
+        return;
+    }
+    for len in [16usize, 24, 32] {
+        let rk = RoundKeys::expand(&bytes(len as u64, len)).unwrap();
+        let arm = ArmAes::new(&rk).expect("armv8 must be available");
+        let soft = SoftAes::new(&rk);
+        for n in 0..=40 {
+            f(&arm, &soft, n, &bytes(seed + n as u64, 16 * n));
+        }
+    }
 }
 
 /// Runs `f` in place and out of place; both must agree. Returns the output.
@@ -57,74 +68,158 @@ fn both_ways(input: &[u8], mut f: impl FnMut(InOut<'_>)) -> std::vec::Vec<u8> {
     out
 }
 
-#[test]
-fn ecb_matches_soft() {
-    if !super::available() {
-        return;
+/// [`both_ways`] for a kernel that carries state (an IV, a counter, a
+/// tweak): each run starts from `s0`. Returns the output and the state each
+/// run left.
+fn both_ways_from<S: Copy>(
+    input: &[u8],
+    s0: S,
+    mut f: impl FnMut(&mut S, InOut<'_>),
+) -> (std::vec::Vec<u8>, std::vec::Vec<S>) {
+    let mut states = std::vec::Vec::new();
+    let out = both_ways(input, |io| {
+        let mut s = s0;
+        f(&mut s, io);
+        states.push(s);
+    });
+    (out, states)
+}
+
+/// The XOR flavours of the kernels this CPU runs: the baseline (two EORs)
+/// always, EOR3 where detection found FEAT_SHA3.
+fn flavours(arm: &ArmAes) -> &'static [bool] {
+    if arm.sha3().is_some() {
+        &[false, true]
+    } else {
+        &[false]
     }
-    for (_, arm, soft) in keys() {
-        for n in 0..=40 {
-            let pt = bytes(n as u64, 16 * n);
-            let ct = both_ways(&pt, |io| arm.encrypt_blocks(io));
-            let want = both_ways(&pt, |io| soft.encrypt_blocks(io));
-            assert_eq!(ct, want, "encrypt, {n} blocks");
-            let back = both_ways(&ct, |io| arm.decrypt_blocks(io));
-            assert_eq!(back, pt, "decrypt, {n} blocks");
-            let back_soft = both_ways(&ct, |io| soft.decrypt_blocks(io));
-            assert_eq!(back_soft, pt, "soft decrypt, {n} blocks");
+}
+
+/// The FEAT_SHA3 token of a key whose EOR3 flavours a test runs; those
+/// tests run them only where detection found FEAT_SHA3.
+fn sha3(arm: &ArmAes) -> ArmSha3 {
+    arm.sha3()
+        .expect("EOR3 kernels run only where FEAT_SHA3 was detected")
+}
+
+// The kernels of one flavour (`eor3`), called directly for the key's round
+// count. SAFETY (all calls below): `arm` holds the `ArmCrypto` token
+// (FEAT_AES and FEAT_PMULL), which the baseline kernels are handed; the
+// EOR3 ones are handed the `ArmSha3` token, which `sha3` only returns where
+// detection found FEAT_SHA3.
+
+fn ghash_update(arm: &ArmAes, eor3: bool, hk: &ArmHKey, acc: &mut Block, data: &[u8]) {
+    if eor3 {
+        // SAFETY: see above.
+        unsafe { ghash::sha3::update(sha3(arm), hk, acc, data) }
+    } else {
+        // SAFETY: see above.
+        unsafe { ghash::base::update(arm.crypto(), hk, acc, data) }
+    }
+}
+
+fn ctr32_apply(arm: &ArmAes, eor3: bool, ctr: &mut Block, io: InOut<'_>) {
+    if eor3 {
+        // SAFETY: see above.
+        unsafe { by_rounds!(arm, gcm::ctr32_apply_eor3, sha3(arm), ctr, io) }
+    } else {
+        // SAFETY: see above.
+        unsafe { by_rounds!(arm, gcm::ctr32_apply, arm.crypto(), ctr, io) }
+    }
+}
+
+/// The stitched GCM kernels: encryption, or decryption when `dec`; the
+/// state is (counter, GHASH accumulator).
+fn gcm_stitched(
+    arm: &ArmAes,
+    eor3: bool,
+    dec: bool,
+    hk: &ArmHKey,
+    (ctr, acc): &mut (Block, Block),
+    io: InOut<'_>,
+) {
+    // SAFETY: see above.
+    unsafe {
+        match (dec, eor3) {
+            (false, false) => by_rounds!(arm, gcm::gcm_encrypt, arm.crypto(), hk, ctr, acc, io),
+            (false, true) => by_rounds!(arm, gcm::gcm_encrypt_eor3, sha3(arm), hk, ctr, acc, io),
+            (true, false) => by_rounds!(arm, gcm::gcm_decrypt, arm.crypto(), hk, ctr, acc, io),
+            (true, true) => by_rounds!(arm, gcm::gcm_decrypt_eor3, sha3(arm), hk, ctr, acc, io),
         }
     }
+}
+
+/// The XTS kernels: encryption, or decryption when `dec`.
+fn xts_kernel(arm: &ArmAes, eor3: bool, dec: bool, tweak: &mut Block, io: InOut<'_>) {
+    // SAFETY: see above.
+    unsafe {
+        match (dec, eor3) {
+            (false, false) => by_rounds!(arm, xts::xts_encrypt, arm.crypto(), tweak, io),
+            (false, true) => by_rounds!(arm, xts::xts_encrypt_eor3, sha3(arm), tweak, io),
+            (true, false) => by_rounds!(arm, xts::xts_decrypt, arm.crypto(), tweak, io),
+            (true, true) => by_rounds!(arm, xts::xts_decrypt_eor3, sha3(arm), tweak, io),
+        }
+    }
+}
+
+/// H = E_K(0) through the soft backend (the reference) and this backend's
+/// key powers of it.
+fn hash_keys(arm: &ArmAes, soft: &SoftAes) -> (Block, ArmHKey) {
+    let mut h = [0u8; 16];
+    soft.encrypt_blocks(InOut::in_place(&mut h));
+    // SAFETY: FEAT_AES/PMULL are present (`arm` holds the `ArmCrypto` token).
+    (h, unsafe { ghash::hkey(arm) })
+}
+
+#[test]
+fn ecb_matches_soft() {
+    each_case(0, |arm, soft, n, pt| {
+        let ct = both_ways(pt, |io| arm.encrypt_blocks(io));
+        let want = both_ways(pt, |io| soft.encrypt_blocks(io));
+        assert_eq!(ct, want, "encrypt, {n} blocks");
+        let back = both_ways(&ct, |io| arm.decrypt_blocks(io));
+        assert_eq!(back, pt, "decrypt, {n} blocks");
+        let back_soft = both_ways(&ct, |io| soft.decrypt_blocks(io));
+        assert_eq!(back_soft, pt, "soft decrypt, {n} blocks");
+    });
 }
 
 #[test]
 fn cbc_matches_generic() {
-    if !super::available() {
-        return;
-    }
-    for (_, arm, _) in keys() {
-        let generic = Generic(&arm);
+    each_case(100, |arm, _, n, pt| {
+        let generic = Generic(arm);
         // The EOR3 kernel where the CPU has FEAT_SHA3, and the baseline one
         // always.
         let plain = arm.without_sha3();
-        for n in 0..=40 {
-            let pt = bytes(100 + n as u64, 16 * n);
-            let iv0: Block = bytes(200 + n as u64, 16).try_into().unwrap();
-            let run = |k: &dyn BlockKernels, enc: bool, data: &[u8]| {
-                let mut ivs = std::vec::Vec::new();
-                let out = both_ways(data, |io| {
-                    let mut iv = iv0;
-                    if enc {
-                        k.cbc_encrypt(&mut iv, io)
-                    } else {
-                        k.cbc_decrypt(&mut iv, io)
-                    }
-                    ivs.push(iv);
-                });
-                (out, ivs)
-            };
-            let ct = run(&arm, true, &pt);
-            assert_eq!(ct, run(&generic, true, &pt), "encrypt, {n} blocks");
-            let back = run(&arm, false, &ct.0);
-            assert_eq!(back.0, pt, "decrypt, {n} blocks");
-            assert_eq!(back, run(&generic, false, &ct.0), "decrypt, {n} blocks");
-            assert_eq!(back, run(&plain, false, &ct.0), "EOR2 decrypt, {n} blocks");
-            // The chaining value carries across calls: two halves = one call.
-            let half = 16 * (n / 2);
-            let mut iv = iv0;
-            let mut split = pt.clone();
-            let (a, b) = split.split_at_mut(half);
-            arm.cbc_encrypt(&mut iv, InOut::in_place(a));
-            arm.cbc_encrypt(&mut iv, InOut::in_place(b));
-            assert_eq!(split, ct.0, "encrypt in two calls, {n} blocks");
-        }
-    }
+        let iv0 = block(200 + n as u64);
+        let run = |k: &dyn BlockKernels, enc: bool, data: &[u8]| {
+            both_ways_from(data, iv0, |iv, io| {
+                if enc {
+                    k.cbc_encrypt(iv, io)
+                } else {
+                    k.cbc_decrypt(iv, io)
+                }
+            })
+        };
+        let ct = run(arm, true, pt);
+        assert_eq!(ct, run(&generic, true, pt), "encrypt, {n} blocks");
+        let back = run(arm, false, &ct.0);
+        assert_eq!(back.0, pt, "decrypt, {n} blocks");
+        assert_eq!(back, run(&generic, false, &ct.0), "decrypt, {n} blocks");
+        assert_eq!(back, run(&plain, false, &ct.0), "EOR2 decrypt, {n} blocks");
+        // The chaining value carries across calls: two halves = one call.
+        let half = 16 * (n / 2);
+        let mut iv = iv0;
+        let mut split = pt.to_vec();
+        let (a, b) = split.split_at_mut(half);
+        arm.cbc_encrypt(&mut iv, InOut::in_place(a));
+        arm.cbc_encrypt(&mut iv, InOut::in_place(b));
+        assert_eq!(split, ct.0, "encrypt in two calls, {n} blocks");
+    });
 }
 
 #[test]
 fn ctr_matches_generic_across_carries() {
-    if !super::available() {
-        return;
-    }
     // Counters at and just before every carry boundary the vector path
     // special-cases: the low 64 bits wrapping into the high half, and the
     // whole 128-bit block wrapping to zero.
@@ -137,38 +232,22 @@ fn ctr_matches_generic_across_carries() {
         u128::MAX,
         u128::MAX - 12,
     ];
-    for (_, arm, _) in keys() {
-        let generic = Generic(&arm);
+    each_case(300, |arm, _, n, data| {
+        let generic = Generic(arm);
         // The EOR3 kernel where the CPU has FEAT_SHA3, and the baseline one
         // always.
         let plain = arm.without_sha3();
         for &start in &starts {
-            for n in 0..=40 {
-                let data = bytes(300 + n as u64, 16 * n);
-                let run = |k: &dyn BlockKernels| {
-                    let mut ctrs = std::vec::Vec::new();
-                    let out = both_ways(&data, |io| {
-                        let mut c = start.to_be_bytes();
-                        k.ctr_apply(&mut c, io);
-                        ctrs.push(c);
-                    });
-                    (out, ctrs)
-                };
-                let got = run(&arm);
-                assert_eq!(got, run(&generic), "start {start:#x}, {n} blocks");
-                assert_eq!(run(&plain), got, "EOR2 vs EOR3, {n} blocks");
-                let next = start.wrapping_add(n as u128).to_be_bytes();
-                assert_eq!(got.1[0], next, "counter after {n} blocks");
-            }
+            let run = |k: &dyn BlockKernels| {
+                both_ways_from(data, start.to_be_bytes(), |c, io| k.ctr_apply(c, io))
+            };
+            let got = run(arm);
+            assert_eq!(got, run(&generic), "start {start:#x}, {n} blocks");
+            assert_eq!(run(&plain), got, "EOR2 vs EOR3, {n} blocks");
+            let next = start.wrapping_add(n as u128).to_be_bytes();
+            assert_eq!(got.1[0], next, "counter after {n} blocks");
         }
-    }
-}
-
-/// The FEAT_SHA3 token of a key whose EOR3 flavours a test runs; those
-/// tests run them only where detection found FEAT_SHA3.
-fn sha3(arm: &ArmAes) -> ArmSha3 {
-    arm.sha3()
-        .expect("EOR3 kernels run only where FEAT_SHA3 was detected")
+    });
 }
 
 /// CI names the features its (emulated) CPU has, so that a detection bug
@@ -232,55 +311,20 @@ fn instruction_count_workload() {
     plain.cbc_decrypt(&mut iv, InOut::in_place(&mut buf));
     arm.ctr_apply(&mut iv, InOut::in_place(&mut buf));
     plain.ctr_apply(&mut iv, InOut::in_place(&mut buf));
-    let mut acc = [0u8; 16];
-    // SAFETY: FEAT_AES/PMULL are present (`arm` holds the `ArmCrypto` token); the EOR3
-    // flavours run only where FEAT_SHA3 was detected.
-    unsafe {
-        use super::{gcm, ghash, xts};
-        let hk = ghash::hkey(&arm);
-        ghash::ghash_update(arm.crypto(), &hk, &mut acc, &buf);
-        gcm::gcm_encrypt::<10>(
-            &arm,
-            arm.crypto(),
-            &hk,
-            &mut iv,
-            &mut acc,
-            InOut::in_place(&mut buf),
-        );
-        gcm::gcm_decrypt::<10>(
-            &arm,
-            arm.crypto(),
-            &hk,
-            &mut iv,
-            &mut acc,
-            InOut::in_place(&mut buf),
-        );
-        xts::xts_encrypt::<10>(&arm, arm.crypto(), &mut iv, InOut::in_place(&mut buf));
-        xts::xts_decrypt::<10>(&arm, arm.crypto(), &mut iv, InOut::in_place(&mut buf));
-        if arm.sha3().is_some() {
-            ghash::ghash_update_eor3(sha3(&arm), &hk, &mut acc, &buf);
-            gcm::gcm_encrypt_eor3::<10>(
-                &arm,
-                sha3(&arm),
-                &hk,
-                &mut iv,
-                &mut acc,
-                InOut::in_place(&mut buf),
-            );
-            gcm::gcm_decrypt_eor3::<10>(
-                &arm,
-                sha3(&arm),
-                &hk,
-                &mut iv,
-                &mut acc,
-                InOut::in_place(&mut buf),
-            );
-            xts::xts_encrypt_eor3::<10>(&arm, sha3(&arm), &mut iv, InOut::in_place(&mut buf));
-            xts::xts_decrypt_eor3::<10>(&arm, sha3(&arm), &mut iv, InOut::in_place(&mut buf));
+    let mut state = (iv, [0u8; 16]);
+    // SAFETY: FEAT_AES/PMULL are present (`arm` holds the `ArmCrypto` token).
+    let hk = unsafe { ghash::hkey(&arm) };
+    for &eor3 in flavours(&arm) {
+        ghash_update(&arm, eor3, &hk, &mut state.1, &buf);
+        for dec in [false, true] {
+            gcm_stitched(&arm, eor3, dec, &hk, &mut state, InOut::in_place(&mut buf));
+        }
+        for dec in [false, true] {
+            xts_kernel(&arm, eor3, dec, &mut state.0, InOut::in_place(&mut buf));
         }
     }
     assert!(core::hint::black_box(&buf).len() == 65536);
-    assert!(core::hint::black_box(&acc).len() == 16);
+    assert!(core::hint::black_box(&state).1.len() == 16);
 }
 
 /// GF(2^128) multiplication straight from SP 800-38D algorithm 1 (bit by
@@ -309,30 +353,16 @@ fn ghash_reference(h: &Block, acc: &Block, data: &[u8]) -> Block {
 
 #[test]
 fn ghash_matches_reference() {
-    if !super::available() {
-        return;
-    }
-    for (_, arm, soft) in keys() {
-        let mut h = [0u8; 16];
-        soft.encrypt_blocks(InOut::in_place(&mut h));
-        // SAFETY: FEAT_AES/PMULL are present (`arm` holds the `ArmCrypto` token).
-        let hk = unsafe { super::ghash::hkey(&arm) };
-        for n in 0..=40 {
-            let data = bytes(400 + n as u64, 16 * n);
-            let acc0: Block = bytes(500 + n as u64, 16).try_into().unwrap();
-            let want = ghash_reference(&h, &acc0, &data);
+    each_case(400, |arm, soft, n, data| {
+        let (h, hk) = hash_keys(arm, soft);
+        let acc0 = block(500 + n as u64);
+        let want = ghash_reference(&h, &acc0, data);
+        for &eor3 in flavours(arm) {
             let mut acc = acc0;
-            // SAFETY: as above.
-            unsafe { super::ghash::ghash_update(arm.crypto(), &hk, &mut acc, &data) };
-            assert_eq!(acc, want, "GHASH, {n} blocks");
-            if arm.sha3().is_some() {
-                let mut acc = acc0;
-                // SAFETY: as above, and FEAT_SHA3 was detected.
-                unsafe { super::ghash::ghash_update_eor3(sha3(&arm), &hk, &mut acc, &data) };
-                assert_eq!(acc, want, "GHASH with EOR3, {n} blocks");
-            }
+            ghash_update(arm, eor3, &hk, &mut acc, data);
+            assert_eq!(acc, want, "GHASH, {n} blocks, eor3 {eor3}");
         }
-    }
+    });
 }
 
 #[test]
@@ -358,10 +388,9 @@ fn ghash_known_answer() {
     data[31] = 0x80;
     let want = ghash_reference(&h, &[0; 16], &data);
     // SAFETY: FEAT_AES/PMULL are present (`arm` holds the `ArmCrypto` token).
-    let hk = unsafe { super::ghash::hkey(&arm) };
+    let hk = unsafe { ghash::hkey(&arm) };
     let mut acc = [0u8; 16];
-    // SAFETY: as above.
-    unsafe { super::ghash::ghash_update(arm.crypto(), &hk, &mut acc, &data) };
+    ghash_update(&arm, false, &hk, &mut acc, &data);
     assert_eq!(acc, want);
     // Tag = GHASH ^ E_K(J0), J0 = 0^96 || 1; the published tag is
     // ab6e47d42cec13bdf53a67b21257bddf.
@@ -393,274 +422,79 @@ fn ctr32_reference(arm: &ArmAes, ctr: &mut Block, data: &mut [u8]) {
 
 #[test]
 fn gcm_kernels_match_reference() {
-    use super::gcm;
-    if !super::available() {
-        return;
-    }
-    for (_, arm, soft) in keys() {
-        let mut h = [0u8; 16];
-        soft.encrypt_blocks(InOut::in_place(&mut h));
-        // SAFETY: FEAT_AES/PMULL are present (`arm` holds the `ArmCrypto` token).
-        let hk = unsafe { super::ghash::hkey(&arm) };
-        let r = arm.rounds;
-        for n in 0..=40 {
-            let pt = bytes(600 + n as u64, 16 * n);
-            let acc0: Block = bytes(700 + n as u64, 16).try_into().unwrap();
-            // Counters whose low word wraps inside the data, and not.
-            for low in [0u32, u32::MAX - 3] {
-                let mut ctr0: Block = bytes(800 + n as u64, 16).try_into().unwrap();
-                ctr0[12..].copy_from_slice(&low.to_be_bytes());
-                let mut want_ct = pt.clone();
-                let mut want_ctr = ctr0;
-                ctr32_reference(&arm, &mut want_ctr, &mut want_ct);
-                let want_acc = ghash_reference(&h, &acc0, &want_ct);
+    each_case(600, |arm, soft, n, pt| {
+        let (h, hk) = hash_keys(arm, soft);
+        let acc0 = block(700 + n as u64);
+        // Counters whose low word wraps inside the data, and not.
+        for low in [0u32, u32::MAX - 3] {
+            let mut ctr0 = block(800 + n as u64);
+            ctr0[12..].copy_from_slice(&low.to_be_bytes());
+            let mut want_ct = pt.to_vec();
+            let mut want_ctr = ctr0;
+            ctr32_reference(arm, &mut want_ctr, &mut want_ct);
+            let want_acc = ghash_reference(&h, &acc0, &want_ct);
 
-                let flavours: &[bool] = if arm.sha3().is_some() {
-                    &[false, true]
-                } else {
-                    &[false]
-                };
-                for &eor3 in flavours {
-                    // CTR32 alone.
-                    let ks = both_ways(&pt, |io| {
-                        let mut c = ctr0;
-                        // SAFETY: FEAT_AES present; FEAT_SHA3 when eor3.
-                        unsafe {
-                            match (r, eor3) {
-                                (10, false) => {
-                                    gcm::ctr32_apply::<10>(&arm, arm.crypto(), &mut c, io)
-                                }
-                                (12, false) => {
-                                    gcm::ctr32_apply::<12>(&arm, arm.crypto(), &mut c, io)
-                                }
-                                (_, false) => {
-                                    gcm::ctr32_apply::<14>(&arm, arm.crypto(), &mut c, io)
-                                }
-                                (10, true) => {
-                                    gcm::ctr32_apply_eor3::<10>(&arm, sha3(&arm), &mut c, io)
-                                }
-                                (12, true) => {
-                                    gcm::ctr32_apply_eor3::<12>(&arm, sha3(&arm), &mut c, io)
-                                }
-                                (_, true) => {
-                                    gcm::ctr32_apply_eor3::<14>(&arm, sha3(&arm), &mut c, io)
-                                }
-                            }
-                        }
-                        assert_eq!(c, want_ctr, "ctr32 counter, {n} blocks");
-                    });
-                    assert_eq!(ks, want_ct, "ctr32, {n} blocks, eor3 {eor3}");
-
-                    // Stitched encrypt, then decrypt back.
-                    let ct = both_ways(&pt, |io| {
-                        let (mut c, mut a) = (ctr0, acc0);
-                        // SAFETY: as above.
-                        unsafe {
-                            match (r, eor3) {
-                                (10, false) => gcm::gcm_encrypt::<10>(
-                                    &arm,
-                                    arm.crypto(),
-                                    &hk,
-                                    &mut c,
-                                    &mut a,
-                                    io,
-                                ),
-                                (12, false) => gcm::gcm_encrypt::<12>(
-                                    &arm,
-                                    arm.crypto(),
-                                    &hk,
-                                    &mut c,
-                                    &mut a,
-                                    io,
-                                ),
-                                (_, false) => gcm::gcm_encrypt::<14>(
-                                    &arm,
-                                    arm.crypto(),
-                                    &hk,
-                                    &mut c,
-                                    &mut a,
-                                    io,
-                                ),
-                                (10, true) => gcm::gcm_encrypt_eor3::<10>(
-                                    &arm,
-                                    sha3(&arm),
-                                    &hk,
-                                    &mut c,
-                                    &mut a,
-                                    io,
-                                ),
-                                (12, true) => gcm::gcm_encrypt_eor3::<12>(
-                                    &arm,
-                                    sha3(&arm),
-                                    &hk,
-                                    &mut c,
-                                    &mut a,
-                                    io,
-                                ),
-                                (_, true) => gcm::gcm_encrypt_eor3::<14>(
-                                    &arm,
-                                    sha3(&arm),
-                                    &hk,
-                                    &mut c,
-                                    &mut a,
-                                    io,
-                                ),
-                            }
-                        }
-                        assert_eq!(c, want_ctr, "encrypt counter, {n} blocks");
-                        assert_eq!(a, want_acc, "encrypt GHASH, {n} blocks, eor3 {eor3}");
-                    });
-                    assert_eq!(ct, want_ct, "encrypt, {n} blocks, eor3 {eor3}");
-                    let back = both_ways(&ct, |io| {
-                        let (mut c, mut a) = (ctr0, acc0);
-                        // SAFETY: as above.
-                        unsafe {
-                            match (r, eor3) {
-                                (10, false) => gcm::gcm_decrypt::<10>(
-                                    &arm,
-                                    arm.crypto(),
-                                    &hk,
-                                    &mut c,
-                                    &mut a,
-                                    io,
-                                ),
-                                (12, false) => gcm::gcm_decrypt::<12>(
-                                    &arm,
-                                    arm.crypto(),
-                                    &hk,
-                                    &mut c,
-                                    &mut a,
-                                    io,
-                                ),
-                                (_, false) => gcm::gcm_decrypt::<14>(
-                                    &arm,
-                                    arm.crypto(),
-                                    &hk,
-                                    &mut c,
-                                    &mut a,
-                                    io,
-                                ),
-                                (10, true) => gcm::gcm_decrypt_eor3::<10>(
-                                    &arm,
-                                    sha3(&arm),
-                                    &hk,
-                                    &mut c,
-                                    &mut a,
-                                    io,
-                                ),
-                                (12, true) => gcm::gcm_decrypt_eor3::<12>(
-                                    &arm,
-                                    sha3(&arm),
-                                    &hk,
-                                    &mut c,
-                                    &mut a,
-                                    io,
-                                ),
-                                (_, true) => gcm::gcm_decrypt_eor3::<14>(
-                                    &arm,
-                                    sha3(&arm),
-                                    &hk,
-                                    &mut c,
-                                    &mut a,
-                                    io,
-                                ),
-                            }
-                        }
-                        assert_eq!(c, want_ctr, "decrypt counter, {n} blocks");
-                        assert_eq!(a, want_acc, "decrypt GHASH, {n} blocks, eor3 {eor3}");
-                    });
-                    assert_eq!(back, pt, "decrypt, {n} blocks, eor3 {eor3}");
+            for &eor3 in flavours(arm) {
+                // CTR32 alone.
+                let (ks, ctrs) = both_ways_from(pt, ctr0, |c, io| ctr32_apply(arm, eor3, c, io));
+                for c in ctrs {
+                    assert_eq!(c, want_ctr, "ctr32 counter, {n} blocks");
                 }
+                assert_eq!(ks, want_ct, "ctr32, {n} blocks, eor3 {eor3}");
+
+                // Stitched encrypt, then decrypt back.
+                let stitched = |dec: bool, data: &[u8]| {
+                    let (out, states) = both_ways_from(data, (ctr0, acc0), |s, io| {
+                        gcm_stitched(arm, eor3, dec, &hk, s, io)
+                    });
+                    let what = if dec { "decrypt" } else { "encrypt" };
+                    for (c, a) in states {
+                        assert_eq!(c, want_ctr, "{what} counter, {n} blocks");
+                        assert_eq!(a, want_acc, "{what} GHASH, {n} blocks, eor3 {eor3}");
+                    }
+                    out
+                };
+                let ct = stitched(false, pt);
+                assert_eq!(ct, want_ct, "encrypt, {n} blocks, eor3 {eor3}");
+                assert_eq!(stitched(true, &ct), pt, "decrypt, {n} blocks, eor3 {eor3}");
             }
         }
-    }
+    });
 }
 
 #[test]
 fn xts_kernels_match_reference() {
-    use super::xts;
-    if !super::available() {
-        return;
-    }
-    for (_, arm, _) in keys() {
-        let r = arm.rounds;
-        let flavours: &[bool] = if arm.sha3().is_some() {
-            &[false, true]
-        } else {
-            &[false]
-        };
-        for n in 0..=40 {
-            let pt = bytes(900 + n as u64, 16 * n);
-            // A tweak with the top bit set, so the first doubling reduces.
-            let mut t0: Block = bytes(950 + n as u64, 16).try_into().unwrap();
-            t0[15] |= 0x80;
-            // Reference: C_j = E(P_j ^ T_j) ^ T_j through this backend's ECB.
-            let mut want = pt.clone();
-            let mut t = u128::from_le_bytes(t0);
-            for b in want.chunks_exact_mut(16) {
-                let tb = t.to_le_bytes();
-                let mut x: Block = core::array::from_fn(|i| b[i] ^ tb[i]);
-                arm.encrypt_blocks(InOut::in_place(&mut x));
-                for i in 0..16 {
-                    b[i] = x[i] ^ tb[i];
-                }
-                t = (t << 1) ^ (if t >> 127 == 1 { 0x87 } else { 0 });
+    each_case(900, |arm, _, n, pt| {
+        // A tweak with the top bit set, so the first doubling reduces.
+        let mut t0 = block(950 + n as u64);
+        t0[15] |= 0x80;
+        // Reference: C_j = E(P_j ^ T_j) ^ T_j through this backend's ECB.
+        let mut want = pt.to_vec();
+        let mut t = u128::from_le_bytes(t0);
+        for b in want.chunks_exact_mut(16) {
+            let tb = t.to_le_bytes();
+            let mut x: Block = core::array::from_fn(|i| b[i] ^ tb[i]);
+            arm.encrypt_blocks(InOut::in_place(&mut x));
+            for i in 0..16 {
+                b[i] = x[i] ^ tb[i];
             }
-            let want_t = t.to_le_bytes();
-            for &eor3 in flavours {
-                let run = |enc: bool, data: &[u8]| {
-                    both_ways(data, |io| {
-                        let mut tw = t0;
-                        // SAFETY: FEAT_AES present; FEAT_SHA3 when eor3.
-                        unsafe {
-                            match (r, enc, eor3) {
-                                (10, true, false) => {
-                                    xts::xts_encrypt::<10>(&arm, arm.crypto(), &mut tw, io)
-                                }
-                                (12, true, false) => {
-                                    xts::xts_encrypt::<12>(&arm, arm.crypto(), &mut tw, io)
-                                }
-                                (_, true, false) => {
-                                    xts::xts_encrypt::<14>(&arm, arm.crypto(), &mut tw, io)
-                                }
-                                (10, true, true) => {
-                                    xts::xts_encrypt_eor3::<10>(&arm, sha3(&arm), &mut tw, io)
-                                }
-                                (12, true, true) => {
-                                    xts::xts_encrypt_eor3::<12>(&arm, sha3(&arm), &mut tw, io)
-                                }
-                                (_, true, true) => {
-                                    xts::xts_encrypt_eor3::<14>(&arm, sha3(&arm), &mut tw, io)
-                                }
-                                (10, false, false) => {
-                                    xts::xts_decrypt::<10>(&arm, arm.crypto(), &mut tw, io)
-                                }
-                                (12, false, false) => {
-                                    xts::xts_decrypt::<12>(&arm, arm.crypto(), &mut tw, io)
-                                }
-                                (_, false, false) => {
-                                    xts::xts_decrypt::<14>(&arm, arm.crypto(), &mut tw, io)
-                                }
-                                (10, false, true) => {
-                                    xts::xts_decrypt_eor3::<10>(&arm, sha3(&arm), &mut tw, io)
-                                }
-                                (12, false, true) => {
-                                    xts::xts_decrypt_eor3::<12>(&arm, sha3(&arm), &mut tw, io)
-                                }
-                                (_, false, true) => {
-                                    xts::xts_decrypt_eor3::<14>(&arm, sha3(&arm), &mut tw, io)
-                                }
-                            }
-                        }
-                        assert_eq!(tw, want_t, "next tweak, {n} blocks");
-                    })
-                };
-                let ct = run(true, &pt);
-                assert_eq!(ct, want, "xts encrypt, {n} blocks, eor3 {eor3}");
-                assert_eq!(run(false, &ct), pt, "xts decrypt, {n} blocks, eor3 {eor3}");
-            }
+            t = (t << 1) ^ (if t >> 127 == 1 { 0x87 } else { 0 });
         }
-    }
+        let want_t = t.to_le_bytes();
+        for &eor3 in flavours(arm) {
+            let run = |dec: bool, data: &[u8]| {
+                let (out, tweaks) =
+                    both_ways_from(data, t0, |tw, io| xts_kernel(arm, eor3, dec, tw, io));
+                for tw in tweaks {
+                    assert_eq!(tw, want_t, "next tweak, {n} blocks");
+                }
+                out
+            };
+            let ct = run(false, pt);
+            assert_eq!(ct, want, "xts encrypt, {n} blocks, eor3 {eor3}");
+            assert_eq!(run(true, &ct), pt, "xts decrypt, {n} blocks, eor3 {eor3}");
+        }
+    });
 }
 
 /// One operation through the public API, on a buffer.
@@ -678,30 +512,16 @@ fn forced_armv8_runs_armv8_kernels() {
     let count = |op: &str| trace::count(&format!("armv8::{op}")).expect("armv8 counter");
     for key in [&[9u8; 16][..], &[9u8; 24], &[9u8; 32]] {
         let mut buf = vec![0x3cu8; 16 * 37];
+        let ecb = Ecb::with_backend(key, Backend::Armv8).unwrap();
+        let cbc = Cbc::with_backend(key, Backend::Armv8).unwrap();
         let ops: [Op<'_>; 5] = [
-            ("encrypt_blocks", &|b| {
-                Ecb::with_backend(key, Backend::Armv8)
-                    .unwrap()
-                    .encrypt_in_place(b)
-                    .unwrap()
-            }),
-            ("decrypt_blocks", &|b| {
-                Ecb::with_backend(key, Backend::Armv8)
-                    .unwrap()
-                    .decrypt_in_place(b)
-                    .unwrap()
-            }),
+            ("encrypt_blocks", &|b| ecb.encrypt_in_place(b).unwrap()),
+            ("decrypt_blocks", &|b| ecb.decrypt_in_place(b).unwrap()),
             ("cbc_encrypt", &|b| {
-                Cbc::with_backend(key, Backend::Armv8)
-                    .unwrap()
-                    .encrypt_in_place(&[1; 16], b)
-                    .unwrap()
+                cbc.encrypt_in_place(&[1; 16], b).unwrap()
             }),
             ("cbc_decrypt", &|b| {
-                Cbc::with_backend(key, Backend::Armv8)
-                    .unwrap()
-                    .decrypt_in_place(&[1; 16], b)
-                    .unwrap()
+                cbc.decrypt_in_place(&[1; 16], b).unwrap()
             }),
             ("ctr_apply", &|b| {
                 Ctr::with_backend(key, &[2; 16], Backend::Armv8)

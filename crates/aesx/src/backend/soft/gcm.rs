@@ -9,40 +9,20 @@
 
 use zeroize::Zeroize;
 
+use super::gf128::{self, Powers};
 use crate::backend::gcm_kernels::GcmKernels;
 use crate::backend::inout::InOut;
 use crate::backend::kernels::BlockKernels;
 use crate::backend::soft::SoftAes;
 use crate::key::{Block, BLOCK_LEN};
 
-/// Powers of H kept: blocks hashed per reduction.
-const POWERS: usize = 4;
-
 /// H^1..H^4, each premultiplied by y, as integers (see `gcm_kernels`).
 #[derive(Clone)]
 pub(crate) struct SoftHKey {
-    /// `pow[i]` = H^(i+1)·y.
-    pow: [u128; POWERS],
+    pow: Powers,
 }
 
-impl Drop for SoftHKey {
-    fn drop(&mut self) {
-        self.pow.zeroize();
-    }
-}
-
-/// Bits at positions `i` with `i % 5 == r`, for the 64-bit operands.
-const fn mask64(r: u32) -> u64 {
-    let mut m = 0u64;
-    let mut i = r;
-    while i < 64 {
-        m |= 1 << i;
-        i += 5;
-    }
-    m
-}
-
-/// The same masks over the 128-bit product.
+/// Bits at positions `i` with `i % 5 == r`, over the 128-bit product.
 const fn mask128(r: u32) -> u128 {
     let mut m = 0u128;
     let mut i = r;
@@ -51,6 +31,11 @@ const fn mask128(r: u32) -> u128 {
         i += 5;
     }
     m
+}
+
+/// The same masks for the 64-bit operands: the low half of each.
+const fn mask64(r: u32) -> u64 {
+    mask128(r) as u64
 }
 
 const M64: [u64; 5] = [mask64(0), mask64(1), mask64(2), mask64(3), mask64(4)];
@@ -83,55 +68,6 @@ fn clmul64(x: u64, y: u64) -> u128 {
     (z[0] & M128[0]) | (z[1] & M128[1]) | (z[2] & M128[2]) | (z[3] & M128[3]) | (z[4] & M128[4])
 }
 
-/// A 256-bit carry-less product kept as its Karatsuba parts, so that several
-/// products can be summed before the middle term is folded in.
-#[derive(Default)]
-struct Wide {
-    lo: u128,
-    mid: u128,
-    hi: u128,
-}
-
-impl Wide {
-    /// Adds the carry-less product `a * b` (Karatsuba: three 64x64 products).
-    #[inline]
-    fn mul_add(&mut self, a: u128, b: u128) {
-        let (a0, a1) = (a as u64, (a >> 64) as u64);
-        let (b0, b1) = (b as u64, (b >> 64) as u64);
-        let lo = clmul64(a0, b0);
-        let hi = clmul64(a1, b1);
-        self.lo ^= lo;
-        self.hi ^= hi;
-        self.mid ^= clmul64(a0 ^ a1, b0 ^ b1) ^ lo ^ hi;
-    }
-
-    /// Reduces the sum modulo g'(y), dividing by y^128 (see `gcm_kernels`).
-    #[inline]
-    fn reduce(&self) -> u128 {
-        let lo = self.lo ^ (self.mid << 64);
-        let hi = self.hi ^ (self.mid >> 64);
-        let z0 = lo as u64;
-        let t = mul_c(z0);
-        let z1 = ((lo >> 64) as u64) ^ (t as u64);
-        let t2 = mul_c(z1);
-        hi ^ (z0 as u128 | ((z1 as u128) << 64)) ^ (t >> 64) ^ t2
-    }
-}
-
-/// Carry-less product of `z` with the constant y^63 + y^62 + y^57.
-#[inline]
-fn mul_c(z: u64) -> u128 {
-    let z = z as u128;
-    (z << 57) ^ (z << 62) ^ (z << 63)
-}
-
-/// Field product of two values in the premultiplied layout.
-fn mul(a: u128, b: u128) -> u128 {
-    let mut w = Wide::default();
-    w.mul_add(a, b);
-    w.reduce()
-}
-
 impl SoftHKey {
     fn new(h: u128) -> Self {
         // H·y: shift left one bit; a bit shifted out at y^128 comes back as
@@ -139,11 +75,9 @@ impl SoftHKey {
         // not a branch, since H is secret).
         const POLY: u128 = 0xc200_0000_0000_0000_0000_0000_0000_0001;
         let k1 = (h << 1) ^ (POLY & 0u128.wrapping_sub(h >> 127));
-        let mut pow = [k1; POWERS];
-        for i in 1..POWERS {
-            pow[i] = mul(pow[i - 1], k1);
+        SoftHKey {
+            pow: gf128::powers(k1, clmul64),
         }
-        SoftHKey { pow }
     }
 }
 
@@ -159,32 +93,9 @@ impl GcmKernels for SoftAes {
     }
 
     fn ghash_update(&self, hk: &SoftHKey, acc: &mut Block, data: &[u8]) {
-        let mut y = u128::from_be_bytes(*acc);
-        let mut groups = data.chunks_exact(POWERS * BLOCK_LEN);
-        for g in &mut groups {
-            // Block i of the group is multiplied by H^(4-i); one reduction.
-            let mut w = Wide::default();
-            for (i, b) in g.chunks_exact(BLOCK_LEN).enumerate() {
-                let mut x = load(b);
-                if i == 0 {
-                    x ^= y;
-                }
-                w.mul_add(x, hk.pow[POWERS - 1 - i]);
-            }
-            y = w.reduce();
-        }
-        for b in groups.remainder().chunks_exact(BLOCK_LEN) {
-            y = mul(y ^ load(b), hk.pow[0]);
-        }
-        *acc = y.to_be_bytes();
+        let y = u128::from_be_bytes(*acc);
+        *acc = gf128::absorb(y, &hk.pow, data, u128::from_be_bytes, clmul64).to_be_bytes();
     }
-}
-
-#[inline]
-fn load(b: &[u8]) -> u128 {
-    let mut a = [0u8; BLOCK_LEN];
-    a.copy_from_slice(b);
-    u128::from_be_bytes(a)
 }
 
 #[cfg(test)]
@@ -204,17 +115,7 @@ mod tests {
 
     #[test]
     fn clmul64_matches_reference() {
-        let mut s = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s
-        };
-        for _ in 0..2000 {
-            let (a, b) = (next(), next());
-            assert_eq!(clmul64(a, b), clmul_ref(a, b));
-        }
+        gf128::check_clmul64(clmul64, clmul_ref, 2000);
         assert_eq!(clmul64(u64::MAX, u64::MAX), clmul_ref(u64::MAX, u64::MAX));
     }
 }

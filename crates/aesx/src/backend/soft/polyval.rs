@@ -8,25 +8,13 @@
 //! are little-endian `u128`s: POLYVAL's own field layout, so no bit reversal
 //! is needed, and dot(a, b) = a·b·x^-128 is a Montgomery reduction.
 
-use zeroize::Zeroize;
+use super::gf128::{self, Powers};
+use crate::key::Block;
 
-use crate::key::{Block, BLOCK_LEN};
-
-/// Powers of H kept: blocks per reduction.
-pub(crate) const POWERS: usize = 4;
-
-/// H^1..H^4 in the Montgomery domain (`pow[i]` = H^(i+1)·x^(-128·i)),
-/// so that a block times `pow[i]` under one reduction is dot-multiplied
-/// i + 1 times by H.
+/// H^1..H^4 in the Montgomery domain (see [`Powers`]).
 #[derive(Clone)]
 pub(crate) struct SoftPolyvalKey {
-    pow: [u128; POWERS],
-}
-
-impl Drop for SoftPolyvalKey {
-    fn drop(&mut self) {
-        self.pow.zeroize();
-    }
+    pow: Powers,
 }
 
 const CLASS: [u32; 4] = [0x1111_1111, 0x2222_2222, 0x4444_4444, 0x8888_8888];
@@ -64,94 +52,19 @@ fn clmul64(a: u64, b: u64) -> u128 {
     lo as u128 ^ ((mid as u128) << 32) ^ ((hi as u128) << 64)
 }
 
-/// An unreduced 256-bit sum of carry-less products, `hi`·x^128 + `lo`.
-#[derive(Default)]
-struct Acc256 {
-    lo: u128,
-    hi: u128,
-}
-
-impl Acc256 {
-    /// Adds a·b (three 64x64 products).
-    #[inline]
-    fn add_product(&mut self, a: u128, b: u128) {
-        let (a0, a1) = (a as u64, (a >> 64) as u64);
-        let (b0, b1) = (b as u64, (b >> 64) as u64);
-        let lo = clmul64(a0, b0);
-        let hi = clmul64(a1, b1);
-        let mid = clmul64(a0 ^ a1, b0 ^ b1) ^ lo ^ hi;
-        self.lo ^= lo ^ (mid << 64);
-        self.hi ^= hi ^ (mid >> 64);
-    }
-
-    /// The sum times x^-128 modulo x^128 + x^127 + x^126 + x^121 + 1.
-    ///
-    /// Each 64-bit word w at the bottom is cleared by adding w·g; since
-    /// g = 1 + x^121 + x^126 + x^127 + x^128, that adds w shifted by 121, 126
-    /// and 127 and w itself one position of 128 higher.
-    #[inline]
-    fn reduce(&self) -> u128 {
-        let w0 = self.lo as u64;
-        let f0 = fold(w0);
-        let w1 = ((self.lo >> 64) as u64) ^ (f0 as u64);
-        let f1 = fold(w1);
-        self.hi ^ (w0 as u128) ^ ((w1 as u128) << 64) ^ (f0 >> 64) ^ f1
-    }
-}
-
-/// w·(x^57 + x^62 + x^63): the part of w·g above x^64 that stays below x^192.
-#[inline]
-fn fold(w: u64) -> u128 {
-    let w = w as u128;
-    (w << 57) ^ (w << 62) ^ (w << 63)
-}
-
-/// dot(a, b) = a·b·x^-128.
-#[inline]
-fn dot(a: u128, b: u128) -> u128 {
-    let mut s = Acc256::default();
-    s.add_product(a, b);
-    s.reduce()
-}
-
-#[inline]
-fn load(b: &[u8]) -> u128 {
-    let mut a = [0u8; BLOCK_LEN];
-    a.copy_from_slice(b);
-    u128::from_le_bytes(a)
-}
-
 impl SoftPolyvalKey {
     pub(crate) fn new(h: &Block) -> Self {
-        let h = u128::from_le_bytes(*h);
-        let mut pow = [h; POWERS];
-        for i in 1..POWERS {
-            pow[i] = dot(pow[i - 1], h);
-        }
         // dot(x, pow[i]) = x·H^(i+1)·x^(-128(i+1)): what i + 1 chained dot
         // products by H give.
-        SoftPolyvalKey { pow }
+        SoftPolyvalKey {
+            pow: gf128::powers(u128::from_le_bytes(*h), clmul64),
+        }
     }
 
     /// S = dot(S ^ X, H) over the whole blocks of `data`.
     pub(crate) fn update(&self, acc: &mut Block, data: &[u8]) {
-        let mut s = u128::from_le_bytes(*acc);
-        let mut groups = data.chunks_exact(POWERS * BLOCK_LEN);
-        for g in &mut groups {
-            let mut w = Acc256::default();
-            for (i, b) in g.chunks_exact(BLOCK_LEN).enumerate() {
-                let mut x = load(b);
-                if i == 0 {
-                    x ^= s;
-                }
-                w.add_product(x, self.pow[POWERS - 1 - i]);
-            }
-            s = w.reduce();
-        }
-        for b in groups.remainder().chunks_exact(BLOCK_LEN) {
-            s = dot(s ^ load(b), self.pow[0]);
-        }
-        *acc = s.to_le_bytes();
+        let s = u128::from_le_bytes(*acc);
+        *acc = gf128::absorb(s, &self.pow, data, u128::from_le_bytes, clmul64).to_le_bytes();
     }
 }
 
@@ -172,17 +85,7 @@ mod tests {
 
     #[test]
     fn clmul64_is_carryless() {
-        let mut s = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s
-        };
-        for _ in 0..300 {
-            let (a, b) = (next(), next());
-            assert_eq!(clmul64(a, b), clmul_by_definition(a, b));
-        }
+        gf128::check_clmul64(clmul64, clmul_by_definition, 300);
         for (a, b) in [
             (u64::MAX, u64::MAX),
             (1, u64::MAX),

@@ -93,24 +93,16 @@ pub(super) mod portable {
 
         #[inline(always)]
         fn shift_rows(self) -> Rows {
-            let a = self.0;
-            Rows([
-                a[0],
-                a[1].rotate_right(16),
-                a[2].rotate_right(32),
-                a[3].rotate_right(48),
-            ])
+            Rows(core::array::from_fn(|r| {
+                self.0[r].rotate_right(16 * r as u32)
+            }))
         }
 
         #[inline(always)]
         fn inv_shift_rows(self) -> Rows {
-            let a = self.0;
-            Rows([
-                a[0],
-                a[1].rotate_left(16),
-                a[2].rotate_left(32),
-                a[3].rotate_left(48),
-            ])
+            Rows(core::array::from_fn(|r| {
+                self.0[r].rotate_left(16 * r as u32)
+            }))
         }
 
         #[inline(always)]
@@ -216,24 +208,12 @@ pub(super) mod sse2 {
         /// down by one (rotate right 16), `0x4e` by two, `0x93` by three.
         #[inline(always)]
         fn shift_rows(self) -> Rows {
-            // SAFETY: SSE2 is baseline.
-            unsafe {
-                Rows(
-                    _mm_shufflehi_epi16::<0x39>(self.0),
-                    _mm_shufflehi_epi16::<0x93>(_mm_shufflelo_epi16::<0x4e>(self.1)),
-                )
-            }
+            self.rotate_words::<0x39, 0x93>()
         }
 
         #[inline(always)]
         fn inv_shift_rows(self) -> Rows {
-            // SAFETY: SSE2 is baseline.
-            unsafe {
-                Rows(
-                    _mm_shufflehi_epi16::<0x93>(self.0),
-                    _mm_shufflehi_epi16::<0x39>(_mm_shufflelo_epi16::<0x4e>(self.1)),
-                )
-            }
+            self.rotate_words::<0x93, 0x39>()
         }
 
         #[inline(always)]
@@ -252,6 +232,23 @@ pub(super) mod sse2 {
         fn splat(_: (), x: u64) -> Rows {
             // SAFETY: SSE2 is baseline.
             unsafe { Rows(_mm_set1_epi64x(x as i64), _mm_set1_epi64x(x as i64)) }
+        }
+    }
+
+    impl Rows {
+        /// Lane 0 as it is, lanes 1 and 3 with their 16-bit words shuffled
+        /// by `ROW1` and `ROW3`, lane 2 by `0x4e` (rotated by 32 bits, the
+        /// same both ways): ShiftRows and its inverse differ only in the
+        /// direction of the odd rows.
+        #[inline(always)]
+        fn rotate_words<const ROW1: i32, const ROW3: i32>(self) -> Rows {
+            // SAFETY: SSE2 is baseline.
+            unsafe {
+                Rows(
+                    _mm_shufflehi_epi16::<ROW1>(self.0),
+                    _mm_shufflehi_epi16::<ROW3>(_mm_shufflelo_epi16::<0x4e>(self.1)),
+                )
+            }
         }
     }
 
@@ -370,22 +367,12 @@ pub(super) mod avx2 {
 
         #[inline(always)]
         fn shift_rows(self) -> Rows {
-            let c = SHIFT_ROWS;
-            // SAFETY: `self.1` proves AVX2.
-            unsafe {
-                let ctl = _mm256_set_epi64x(c[3], c[2], c[1], c[0]);
-                Rows(_mm256_shuffle_epi8(self.0, ctl), self.1)
-            }
+            self.shuffle_bytes(SHIFT_ROWS)
         }
 
         #[inline(always)]
         fn inv_shift_rows(self) -> Rows {
-            let c = INV_SHIFT_ROWS;
-            // SAFETY: `self.1` proves AVX2.
-            unsafe {
-                let ctl = _mm256_set_epi64x(c[3], c[2], c[1], c[0]);
-                Rows(_mm256_shuffle_epi8(self.0, ctl), self.1)
-            }
+            self.shuffle_bytes(INV_SHIFT_ROWS)
         }
 
         #[inline(always)]
@@ -404,6 +391,18 @@ pub(super) mod avx2 {
         fn splat(cpu: Avx2, x: u64) -> Rows {
             // SAFETY: `cpu` proves AVX2 (and so AVX).
             unsafe { Rows(_mm256_set1_epi64x(x as i64), cpu) }
+        }
+    }
+
+    impl Rows {
+        /// `vpshufb` by the control `c` (lane constants, lane 0 first).
+        #[inline(always)]
+        fn shuffle_bytes(self, c: [i64; 4]) -> Rows {
+            // SAFETY: `self.1` proves AVX2.
+            unsafe {
+                let ctl = _mm256_set_epi64x(c[3], c[2], c[1], c[0]);
+                Rows(_mm256_shuffle_epi8(self.0, ctl), self.1)
+            }
         }
     }
 
