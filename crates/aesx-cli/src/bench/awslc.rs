@@ -21,6 +21,7 @@ use aws_lc_rs::cipher::{
 use aws_lc_rs::iv::FixedLength;
 
 use super::cases::{Mode, Setup};
+use super::peers::seal_separate_tag;
 use super::runner::{aead_rows, calls, fixed_iv, Runner};
 
 /// GCM, ECB (and one block per call), CBC and CTR, every AES key size.
@@ -191,13 +192,7 @@ fn gcm_runner(mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, String> {
         nonce,
         mode,
         setup,
-        |key, nonce, aad, buf| {
-            let nonce = Nonce::assume_unique_for_key(*nonce);
-            let tag = key
-                .seal_in_place_separate_tag(nonce, Aad::from(aad), buf)
-                .map_err(err("GCM seal"))?;
-            Ok(tag.as_ref().try_into().ok())
-        },
+        seal_separate_tag!(aws_lc_rs, err("GCM seal")),
         |key, nonce, aad, ct, tag, buf| {
             // Out of place, like OpenSSL's and RustCrypto's rows (ring
             // opens only in place and pays for a copy).

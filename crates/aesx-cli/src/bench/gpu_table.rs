@@ -439,28 +439,12 @@ fn plot(path: &Path, title: &str, rows: &[TableRow]) -> Result<(), String> {
                 .filter(|r| r.workload == w)
                 .map(|r| (r.size as f64, r.gbps(if gpu { r.gpu_s } else { r.cpu_s })))
                 .collect();
-            let color = Palette99::pick(k).to_rgba();
-            k += 1;
             let label = format!("{} {}", w.name(), if gpu { "GPU" } else { "CPU" });
-            chart
-                .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
-                .map_err(e)?
-                .label(label)
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2))
-                });
-            chart
-                .draw_series(pts.into_iter().map(|p| Circle::new(p, 3, color.filled())))
-                .map_err(e)?;
+            super::plot::series(&mut chart, pts, k, &label)?;
+            k += 1;
         }
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()
-        .map_err(e)?;
+    super::plot::legend(&mut chart)?;
     root.present().map_err(|e| e.to_string())
 }
 

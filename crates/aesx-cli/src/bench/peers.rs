@@ -194,6 +194,22 @@ pub fn ring_supports(mode: Mode, key_bits: u32) -> bool {
     matches!(mode, Mode::GcmEnc | Mode::GcmDec) && matches!(key_bits, 128 | 256)
 }
 
+/// The sealing call of `aead_rows` for ring or aws-lc-rs (crate `$krate`),
+/// whose `aead` modules have one API: seals in place and returns the tag,
+/// `$err` mapping the crate's error.
+macro_rules! seal_separate_tag {
+    ($krate:ident, $err:expr) => {
+        |key, nonce, aad, buf| {
+            let nonce = $krate::aead::Nonce::assume_unique_for_key(*nonce);
+            let tag = key
+                .seal_in_place_separate_tag(nonce, $krate::aead::Aad::from(aad), buf)
+                .map_err($err)?;
+            Ok(tag.as_ref().try_into().ok())
+        }
+    };
+}
+pub(super) use seal_separate_tag;
+
 /// A ring AES-GCM key for the case.
 pub fn ring_runner(mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, String> {
     use ring::aead::{Aad, LessSafeKey, Nonce, Tag, UnboundKey, AES_128_GCM, AES_256_GCM};
@@ -214,13 +230,7 @@ pub fn ring_runner(mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, String>
         nonce,
         mode,
         setup,
-        |key, nonce, aad, buf| {
-            let nonce = Nonce::assume_unique_for_key(*nonce);
-            let tag = key
-                .seal_in_place_separate_tag(nonce, Aad::from(aad), buf)
-                .map_err(|_| String::from("ring: seal failed"))?;
-            Ok(tag.as_ref().try_into().ok())
-        },
+        seal_separate_tag!(ring, |_| String::from("ring: seal failed")),
         |key, nonce, aad, ct, tag, buf| {
             let nonce = Nonce::assume_unique_for_key(*nonce);
             // ring opens in place only: the copy is part of its call.

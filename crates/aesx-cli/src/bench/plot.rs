@@ -7,6 +7,7 @@
 
 use std::path::Path;
 
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
 use super::cases::Mode;
@@ -101,29 +102,51 @@ fn draw(path: &Path, meta: &Meta, rows: &[Row]) -> Result<(), String> {
                     continue;
                 }
                 pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-                let color = Palette99::pick(k).to_rgba();
-                chart
-                    .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
-                    .map_err(e)?
-                    .label(*imp)
-                    .legend(move |(x, y)| {
-                        PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2))
-                    });
-                chart
-                    .draw_series(pts.into_iter().map(|p| Circle::new(p, 3, color.filled())))
-                    .map_err(e)?;
+                series(&mut chart, pts, k, imp)?;
             }
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperLeft)
-                .background_style(WHITE.mix(0.8))
-                .border_style(BLACK)
-                .draw()
-                .map_err(e)?;
+            legend(&mut chart)?;
         }
     }
     root.present().map_err(e)?;
     Ok(())
+}
+
+/// A chart of throughput (GB/s) against size in bytes on a log scale.
+pub(super) type SizeChart<'a, DB> =
+    ChartContext<'a, DB, Cartesian2d<LogCoord<f64>, RangedCoordf64>>;
+
+/// Draws `pts` as a line with dots in palette colour `k`, under `label` in
+/// the legend.
+pub(super) fn series<'a, DB: DrawingBackend + 'a>(
+    chart: &mut SizeChart<'a, DB>,
+    pts: Vec<(f64, f64)>,
+    k: usize,
+    label: &str,
+) -> Result<(), String> {
+    let e = |e: DrawingAreaErrorKind<_>| e.to_string();
+    let color = Palette99::pick(k).to_rgba();
+    chart
+        .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
+        .map_err(e)?
+        .label(label)
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2)));
+    chart
+        .draw_series(pts.into_iter().map(|p| Circle::new(p, 3, color.filled())))
+        .map_err(e)?;
+    Ok(())
+}
+
+/// Draws the legend of the series, upper left.
+pub(super) fn legend<'a, DB: DrawingBackend + 'a>(
+    chart: &mut SizeChart<'a, DB>,
+) -> Result<(), String> {
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| e.to_string())
 }
 
 fn human_size(x: f64) -> String {

@@ -15,7 +15,7 @@ use aesx_cuda::{CudaError, CudaGcm, CudaXts, Gpu};
 use super::gcm::GcmFile;
 use super::rsp::{self, ParseError, Record};
 use super::{detect, hx, Direction, Report, Suite};
-use crate::{backend_arg, outln, CliError};
+use crate::{backend_arg, CliError};
 
 /// A GCM open that was refused: whether for a tag mismatch (then the
 /// output must have been zeroed) and whether it was.
@@ -105,56 +105,11 @@ impl Engine for GpuEngine {
 /// Runs `aesx cavp --backend cuda` over `files`.
 pub fn run(files: &[std::path::PathBuf]) -> Result<ExitCode, CliError> {
     let engine = GpuEngine(backend_arg::open_gpu()?);
-    let (mut passed, mut failed, mut unreadable) = (0u64, 0u64, 0usize);
+    let mut tally = super::Tally::default();
     for path in files {
-        match run_file(path, &engine) {
-            Ok((suite, report)) => {
-                for f in &report.failures {
-                    outln!("  FAIL {}: {f}", path.display());
-                }
-                if report.failed as usize > report.failures.len() {
-                    outln!(
-                        "  ... and {} more failures in {}",
-                        report.failed as usize - report.failures.len(),
-                        path.display()
-                    );
-                }
-                let skipped = if report.skipped > 0 {
-                    format!(", {} skipped ({})", report.skipped, report.skip_reason)
-                } else {
-                    String::new()
-                };
-                outln!(
-                    "{}: {}, {} records, {} passed, {} failed{skipped} [{}]",
-                    path.display(),
-                    suite.describe(),
-                    report.records,
-                    report.passed,
-                    report.failed,
-                    engine.name()
-                );
-                passed += report.passed;
-                failed += report.failed;
-            }
-            Err(msg) => {
-                crate::write_stderr(format_args!("aesx: {}: {msg}", path.display()));
-                outln!(
-                    "{}: ERROR (see stderr), counted as 1 failed",
-                    path.display()
-                );
-                unreadable += 1;
-                failed += 1;
-            }
-        }
+        tally.file(path, run_file(path, &engine), engine.name())?;
     }
-    outln!("{passed} passed, {failed} failed");
-    Ok(ExitCode::from(if unreadable > 0 {
-        2
-    } else if failed > 0 {
-        1
-    } else {
-        0
-    }))
+    tally.finish()
 }
 
 /// One file on `engine`: GCM and XTS files only.
@@ -356,18 +311,7 @@ fn nist_xts(
             continue;
         }
         let key = rec.hex("KEY")?;
-        let tweak = match (rec.get("I"), rec.get("DATAUNITSEQNUMBER")) {
-            (Some(_), None) => rec.hex_array::<16>("I")?,
-            (None, Some(n)) => aesx::Xts::sector_tweak(n.parse::<u128>().map_err(|_| {
-                ParseError::at(rec.line, format!("DATAUNITSEQNUMBER: not a number: {n:?}"))
-            })?),
-            _ => {
-                return Err(ParseError::at(
-                    rec.line,
-                    "record needs exactly one of i and DataUnitSeqNumber",
-                ))
-            }
-        };
+        let tweak = super::xts::nist_tweak(rec)?;
         let (pt, ct) = (rec.hex("PT")?, rec.hex("CT")?);
         let u = XtsUnit {
             key: &key,

@@ -358,9 +358,32 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let backends = backend_arg::selected_all(args.backend.as_deref())?;
     let names: Vec<&str> = backends.iter().map(|b| b.name()).collect();
     let names = names.join(" ");
-    let (mut passed, mut failed, mut unreadable) = (0u64, 0u64, 0usize);
+    let mut tally = Tally::default();
     for path in &args.files {
-        match run_file(path, &backends) {
+        let outcome = run_file(path, &backends).map_err(|m| crate::error::strip_os_error(&m));
+        tally.file(path, outcome, &names)?;
+    }
+    tally.finish()
+}
+
+/// The counts over the files of one `aesx cavp` run.
+#[derive(Default)]
+struct Tally {
+    passed: u64,
+    failed: u64,
+    unreadable: usize,
+}
+
+impl Tally {
+    /// Prints the outcome of the file at `path`, checked on `names`, and
+    /// counts it. `Err` carries the message for stderr.
+    fn file(
+        &mut self,
+        path: &Path,
+        outcome: Result<(Suite, Report), String>,
+        names: &str,
+    ) -> Result<(), CliError> {
+        match outcome {
             Ok((suite, report)) => {
                 for f in &report.failures {
                     outln!("  FAIL {}: {f}", path.display());
@@ -385,34 +408,36 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                     report.passed,
                     report.failed
                 );
-                passed += report.passed;
-                failed += report.failed;
+                self.passed += report.passed;
+                self.failed += report.failed;
             }
             Err(msg) => {
                 // Not a silent skip: the file counts as a failure and the
                 // exit status says that input could not be read.
-                crate::write_stderr(format_args!(
-                    "aesx: {}: {}",
-                    path.display(),
-                    crate::error::strip_os_error(&msg)
-                ));
+                crate::write_stderr(format_args!("aesx: {}: {msg}", path.display()));
                 outln!(
                     "{}: ERROR (see stderr), counted as 1 failed",
                     path.display()
                 );
-                unreadable += 1;
-                failed += 1;
+                self.unreadable += 1;
+                self.failed += 1;
             }
         }
+        Ok(())
     }
-    outln!("{passed} passed, {failed} failed");
-    Ok(ExitCode::from(if unreadable > 0 {
-        2
-    } else if failed > 0 {
-        1
-    } else {
-        0
-    }))
+
+    /// Prints the totals; the exit status is 2 when a file could not be
+    /// read, else 1 when a check failed.
+    fn finish(&self) -> Result<ExitCode, CliError> {
+        outln!("{} passed, {} failed", self.passed, self.failed);
+        Ok(ExitCode::from(if self.unreadable > 0 {
+            2
+        } else if self.failed > 0 {
+            1
+        } else {
+            0
+        }))
+    }
 }
 
 fn run_file(path: &Path, backends: &[Backend]) -> Result<(Suite, Report), String> {

@@ -24,6 +24,21 @@ struct Case {
     invalid: bool,
 }
 
+/// A NIST record's tweak: `i` in hex, or the sector number
+/// `DataUnitSeqNumber` (exactly one of them).
+pub(super) fn nist_tweak(rec: &Record) -> Result<[u8; 16], ParseError> {
+    match (rec.get("I"), rec.get("DATAUNITSEQNUMBER")) {
+        (Some(_), None) => rec.hex_array::<16>("I"),
+        (None, Some(n)) => Ok(Xts::sector_tweak(n.parse::<u128>().map_err(|_| {
+            ParseError::at(rec.line, format!("DATAUNITSEQNUMBER: not a number: {n:?}"))
+        })?)),
+        _ => Err(ParseError::at(
+            rec.line,
+            "record needs exactly one of i and DataUnitSeqNumber",
+        )),
+    }
+}
+
 fn from_record(rec: &Record) -> Result<Option<Case>, ParseError> {
     rec.no_fail()?;
     let encrypt = Direction::of(rec)? == Direction::Encrypt;
@@ -35,18 +50,7 @@ fn from_record(rec: &Record) -> Result<Option<Case>, ParseError> {
             format!("KEY is {} bytes, expected 32 or 64", key.len()),
         ));
     }
-    let tweak = match (rec.get("I"), rec.get("DATAUNITSEQNUMBER")) {
-        (Some(_), None) => rec.hex_array::<16>("I")?,
-        (None, Some(n)) => Xts::sector_tweak(n.parse::<u128>().map_err(|_| {
-            ParseError::at(rec.line, format!("DATAUNITSEQNUMBER: not a number: {n:?}"))
-        })?),
-        _ => {
-            return Err(ParseError::at(
-                rec.line,
-                "record needs exactly one of i and DataUnitSeqNumber",
-            ))
-        }
-    };
+    let tweak = nist_tweak(rec)?;
     let pt = rec.hex("PT")?;
     let ct = rec.hex("CT")?;
     let bytes = bits.div_ceil(8);

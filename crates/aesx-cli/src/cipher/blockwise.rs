@@ -14,16 +14,11 @@ use crate::CliError;
 pub trait BlockOp {
     /// Processes whole blocks in place, continuing any chain.
     fn blocks(&mut self, op: Op, buf: &mut [u8]) -> aesx::Result<()>;
-    /// The final piece: on encryption the < 16 leftover bytes, padded into
-    /// `out`; on decryption the last block, unpadded into `out`. Returns the
-    /// bytes written to `out`.
-    fn last(
-        &mut self,
-        op: Op,
-        piece: &[u8],
-        out: &mut [u8],
-        padding: Padding,
-    ) -> aesx::Result<usize>;
+    /// The final piece under PKCS#7 (the only padding that has one): on
+    /// encryption the < 16 leftover bytes, padded into `out`; on decryption
+    /// the last block, unpadded into `out`. Returns the bytes written to
+    /// `out`.
+    fn last(&mut self, op: Op, piece: &[u8], out: &mut [u8]) -> aesx::Result<usize>;
 }
 
 /// A block mode as a [`Stream`].
@@ -109,9 +104,7 @@ impl<B: BlockOp> Stream for Blockwise<B> {
             }
             (Op::Encrypt, Padding::Pkcs7) => {
                 let mut last = [0u8; BLOCK_LEN];
-                let n = self
-                    .inner
-                    .last(self.op, &pending, &mut last, Padding::Pkcs7)?;
+                let n = self.inner.last(self.op, &pending, &mut last)?;
                 out.extend_from_slice(&last[..n]);
                 Ok(())
             }
@@ -125,7 +118,7 @@ impl<B: BlockOp> Stream for Blockwise<B> {
                 let mut last = [0u8; BLOCK_LEN];
                 let n = self
                     .inner
-                    .last(self.op, &pending, &mut last, Padding::Pkcs7)
+                    .last(self.op, &pending, &mut last)
                     .map_err(|e| match e {
                         aesx::Error::BadPadding => CliError::failure(format!(
                             "bad padding on decryption ({}: wrong key or IV, or corrupted \

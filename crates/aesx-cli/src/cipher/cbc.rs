@@ -20,16 +20,10 @@ impl BlockOp for Chained {
         }
     }
 
-    fn last(
-        &mut self,
-        op: Op,
-        piece: &[u8],
-        out: &mut [u8],
-        padding: Padding,
-    ) -> aesx::Result<usize> {
+    fn last(&mut self, op: Op, piece: &[u8], out: &mut [u8]) -> aesx::Result<usize> {
         match op {
-            Op::Encrypt => self.cbc.encrypt(&self.chain, piece, out, padding),
-            Op::Decrypt => self.cbc.decrypt(&self.chain, piece, out, padding),
+            Op::Encrypt => self.cbc.encrypt(&self.chain, piece, out, Padding::Pkcs7),
+            Op::Decrypt => self.cbc.decrypt(&self.chain, piece, out, Padding::Pkcs7),
         }
     }
 }

@@ -14,16 +14,10 @@ impl BlockOp for Ecb {
         }
     }
 
-    fn last(
-        &mut self,
-        op: Op,
-        piece: &[u8],
-        out: &mut [u8],
-        padding: Padding,
-    ) -> aesx::Result<usize> {
+    fn last(&mut self, op: Op, piece: &[u8], out: &mut [u8]) -> aesx::Result<usize> {
         match op {
-            Op::Encrypt => self.encrypt(piece, out, padding),
-            Op::Decrypt => self.decrypt(piece, out, padding),
+            Op::Encrypt => self.encrypt(piece, out, Padding::Pkcs7),
+            Op::Decrypt => self.decrypt(piece, out, Padding::Pkcs7),
         }
     }
 }

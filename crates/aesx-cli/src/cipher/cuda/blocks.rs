@@ -32,10 +32,10 @@ impl BlockOp for GpuEcb {
         self.aes.ecb(op == Op::Decrypt, buf).map_err(aes_err)
     }
 
-    fn last(&mut self, op: Op, piece: &[u8], out: &mut [u8], pad: Padding) -> aesx::Result<usize> {
+    fn last(&mut self, op: Op, piece: &[u8], out: &mut [u8]) -> aesx::Result<usize> {
         match op {
-            Op::Encrypt => self.cpu.encrypt(piece, out, pad),
-            Op::Decrypt => self.cpu.decrypt(piece, out, pad),
+            Op::Encrypt => self.cpu.encrypt(piece, out, Padding::Pkcs7),
+            Op::Decrypt => self.cpu.decrypt(piece, out, Padding::Pkcs7),
         }
     }
 }
@@ -58,8 +58,8 @@ impl BlockOp for GpuCbcDec {
         Ok(())
     }
 
-    fn last(&mut self, _op: Op, piece: &[u8], out: &mut [u8], pad: Padding) -> aesx::Result<usize> {
-        self.cpu.decrypt(&self.chain, piece, out, pad)
+    fn last(&mut self, _op: Op, piece: &[u8], out: &mut [u8]) -> aesx::Result<usize> {
+        self.cpu.decrypt(&self.chain, piece, out, Padding::Pkcs7)
     }
 }
 
