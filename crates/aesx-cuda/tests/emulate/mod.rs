@@ -10,7 +10,6 @@ use std::sync::OnceLock;
 
 use aesx_cuda::plan::{self, LaunchDims};
 use aesx_cuda::testing;
-use rand::RngCore;
 
 pub fn harness() -> Option<&'static PathBuf> {
     static BIN: OnceLock<Option<PathBuf>> = OnceLock::new();
@@ -104,12 +103,6 @@ pub fn aes_launch(kernel: &str, key: &[u8], p: [u64; 6], data: &[u8]) -> Vec<u8>
         dims2: dims,
         data,
     })
-}
-
-pub fn random(rng: &mut impl RngCore, n: usize) -> Vec<u8> {
-    let mut v = vec![0u8; n];
-    rng.fill_bytes(&mut v);
-    v
 }
 
 /// The launch parameters of a CTR kernel from a counter block.
