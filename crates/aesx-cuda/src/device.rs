@@ -218,6 +218,28 @@ fn cfg(d: LaunchDims) -> LaunchConfig {
     }
 }
 
+/// What both GHASH kernels take: `nbytes` of `src` (GCM blocks when
+/// `gcm_order`, else the little-endian elements of a lower level), folded in
+/// runs with `base` (a power of H), the results to `out`. Building one is
+/// safe, launching it ([`GpuInner::ghash_runs`], [`GpuInner::ghash_msgs`])
+/// is not.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct GhashLaunch {
+    pub src: u64,
+    pub nbytes: u64,
+    pub gcm_order: bool,
+    pub out: u64,
+    pub base: u128,
+}
+
+impl GhashLaunch {
+    /// The kernels' `order` flag and `base` as (lo, hi) halves.
+    fn words(&self) -> (i32, u64, u64) {
+        let (lo, hi) = plan::u128_halves(self.base);
+        (i32::from(self.gcm_order), lo, hi)
+    }
+}
+
 /// One `aesx_encrypt`/`aesx_decrypt` launch: the mode and its arguments
 /// (see aes_bitsliced.cu for what `n`, `a` and `b` mean in each mode; a mode
 /// leaves the ones it does not use at zero). Building one is safe, launching
@@ -432,25 +454,19 @@ impl GpuInner {
     ///
     /// The addresses satisfy the contract above (live, aligned, large enough
     /// for the sizes given, untouched until `stream` is synchronised).
-    #[allow(clippy::too_many_arguments)]
     pub(crate) unsafe fn ghash_runs(
         &self,
         stream: &Arc<CudaStream>,
-        src: u64,
-        nbytes: u64,
-        gcm_order: bool,
-        out: u64,
+        g: GhashLaunch,
         level: &plan::GhashLevel,
-        base: u128,
     ) -> Result<()> {
-        let order = i32::from(gcm_order);
-        let (lo, hi) = plan::u128_halves(base);
+        let (order, lo, hi) = g.words();
         let dims = plan::ghash_launch_dims(level.runs)?;
         let mut b = stream.launch_builder(&self.funcs.ghash_runs);
-        b.arg(&src)
-            .arg(&nbytes)
+        b.arg(&g.src)
+            .arg(&g.nbytes)
             .arg(&order)
-            .arg(&out)
+            .arg(&g.out)
             .arg(&level.runs)
             .arg(&level.pad)
             .arg(&lo)
@@ -461,37 +477,32 @@ impl GpuInner {
         Ok(())
     }
 
-    /// One level of the per-message GHASH trees (see ghash.cu).
+    /// One level of the per-message GHASH trees (see ghash.cu): `nmsgs`
+    /// messages `stride` bytes apart in `g.src`, `nruns` runs each.
     ///
     /// # Safety
     ///
     /// The addresses satisfy the contract above (live, aligned, large enough
     /// for the sizes given, untouched until `stream` is synchronised).
-    #[allow(clippy::too_many_arguments)]
     pub(crate) unsafe fn ghash_msgs(
         &self,
         stream: &Arc<CudaStream>,
-        src: u64,
-        nbytes: u64,
+        g: GhashLaunch,
         stride: u64,
-        gcm_order: bool,
-        out: u64,
         nmsgs: u64,
         nruns: u64,
-        base: u128,
     ) -> Result<()> {
-        let order = i32::from(gcm_order);
-        let (lo, hi) = plan::u128_halves(base);
+        let (order, lo, hi) = g.words();
         let threads = nmsgs
             .checked_mul(nruns)
             .ok_or(CudaError::Aes(aesx::Error::MessageTooLong))?;
         let dims = plan::ghash_launch_dims(threads)?;
         let mut b = stream.launch_builder(&self.funcs.ghash_msgs);
-        b.arg(&src)
-            .arg(&nbytes)
+        b.arg(&g.src)
+            .arg(&g.nbytes)
             .arg(&stride)
             .arg(&order)
-            .arg(&out)
+            .arg(&g.out)
             .arg(&nmsgs)
             .arg(&nruns)
             .arg(&lo)
