@@ -218,25 +218,32 @@ fn cfg(d: LaunchDims) -> LaunchConfig {
     }
 }
 
-/// What both GHASH kernels take: `nbytes` of `src` (GCM blocks when
-/// `gcm_order`, else the little-endian elements of a lower level), folded in
-/// runs with `base` (a power of H), the results to `out`. Building one is
-/// safe, launching it ([`GpuInner::ghash_runs`], [`GpuInner::ghash_msgs`])
-/// is not.
+/// What both GHASH kernels take, as their argument words: `nbytes` of
+/// `src` (GCM blocks when `order` is 1, else the little-endian elements of a
+/// lower level), folded in runs with a power of H (`lo`, `hi`), the results
+/// to `out`. Building one is safe, launching it ([`GpuInner::ghash_runs`],
+/// [`GpuInner::ghash_msgs`]) is not.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct GhashLaunch {
-    pub src: u64,
-    pub nbytes: u64,
-    pub gcm_order: bool,
-    pub out: u64,
-    pub base: u128,
+    src: u64,
+    nbytes: u64,
+    order: i32,
+    out: u64,
+    lo: u64,
+    hi: u64,
 }
 
 impl GhashLaunch {
-    /// The kernels' `order` flag and `base` as (lo, hi) halves.
-    fn words(&self) -> (i32, u64, u64) {
-        let (lo, hi) = plan::u128_halves(self.base);
-        (i32::from(self.gcm_order), lo, hi)
+    pub(crate) fn new(src: u64, nbytes: u64, gcm_order: bool, out: u64, base: u128) -> Self {
+        let (lo, hi) = plan::u128_halves(base);
+        GhashLaunch {
+            src,
+            nbytes,
+            order: i32::from(gcm_order),
+            out,
+            lo,
+            hi,
+        }
     }
 }
 
@@ -460,17 +467,16 @@ impl GpuInner {
         g: GhashLaunch,
         level: &plan::GhashLevel,
     ) -> Result<()> {
-        let (order, lo, hi) = g.words();
         let dims = plan::ghash_launch_dims(level.runs)?;
         let mut b = stream.launch_builder(&self.funcs.ghash_runs);
         b.arg(&g.src)
             .arg(&g.nbytes)
-            .arg(&order)
+            .arg(&g.order)
             .arg(&g.out)
             .arg(&level.runs)
             .arg(&level.pad)
-            .arg(&lo)
-            .arg(&hi);
+            .arg(&g.lo)
+            .arg(&g.hi);
         // SAFETY: matches aesx_ghash_runs(const uchar*, u64, int, uint4*,
         // u64, u64, u64, u64); `src` holds nbytes, `out` holds runs blocks.
         unsafe { b.launch(cfg(dims)) }?;
@@ -492,7 +498,6 @@ impl GpuInner {
         nmsgs: u64,
         nruns: u64,
     ) -> Result<()> {
-        let (order, lo, hi) = g.words();
         let threads = nmsgs
             .checked_mul(nruns)
             .ok_or(CudaError::Aes(aesx::Error::MessageTooLong))?;
@@ -501,12 +506,12 @@ impl GpuInner {
         b.arg(&g.src)
             .arg(&g.nbytes)
             .arg(&stride)
-            .arg(&order)
+            .arg(&g.order)
             .arg(&g.out)
             .arg(&nmsgs)
             .arg(&nruns)
-            .arg(&lo)
-            .arg(&hi);
+            .arg(&g.lo)
+            .arg(&g.hi);
         // SAFETY: matches aesx_ghash_msgs(const uchar*, u64, u64, int,
         // uint4*, u64, u64, u64, u64); `src` holds nbytes, `out` holds
         // nmsgs * nruns blocks, and the grid covers nmsgs * nruns threads.

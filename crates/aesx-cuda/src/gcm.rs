@@ -86,13 +86,8 @@ impl CudaGcm {
             if (level.runs as usize) * 16 > half {
                 return Err(CudaError::Driver("GHASH scratch too small".into()));
             }
-            let tree = GhashLaunch {
-                src: cur.src,
-                nbytes: cur.nbytes as u64,
-                gcm_order: cur.gcm_order,
-                out,
-                base: gf::pow(self.h, level.runs),
-            };
+            let base = gf::pow(self.h, level.runs);
+            let tree = GhashLaunch::new(cur.src, cur.nbytes as u64, cur.gcm_order, out, base);
             // SAFETY: cur.src holds cur.nbytes bytes and each level's output fits
             // its half of the scratch (checked above); both satisfy this
             // function's contract.

@@ -77,20 +77,8 @@ impl CudaGcm {
             if sealing {
                 ctr()?;
             }
-            let runs = GhashLaunch {
-                src: d,
-                nbytes: len,
-                gcm_order: true,
-                out: l1,
-                base: gf::pow(self.h, nruns),
-            };
-            let sums = GhashLaunch {
-                src: l1,
-                nbytes: 16 * nmsgs * nruns,
-                gcm_order: false,
-                out: l2,
-                base: self.h,
-            };
+            let runs = GhashLaunch::new(d, len, true, l1, gf::pow(self.h, nruns));
+            let sums = GhashLaunch::new(l1, 16 * nmsgs * nruns, false, l2, self.h);
             // SAFETY: data, ctrs, lvl1 and lvl2 were allocated above for exactly these
             // sizes (the layout checked by check_layout) and outlive the work, which
             // their records order on s and which is synchronised before they drop.
