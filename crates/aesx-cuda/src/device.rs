@@ -218,6 +218,35 @@ fn cfg(d: LaunchDims) -> LaunchConfig {
     }
 }
 
+/// What both GHASH kernels take, as their argument words: `nbytes` of
+/// `src` (GCM blocks when `order` is 1, else the little-endian elements of a
+/// lower level), folded in runs with a power of H (`lo`, `hi`), the results
+/// to `out`. Building one is safe, launching it ([`GpuInner::ghash_runs`],
+/// [`GpuInner::ghash_msgs`]) is not.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct GhashLaunch {
+    src: u64,
+    nbytes: u64,
+    order: i32,
+    out: u64,
+    lo: u64,
+    hi: u64,
+}
+
+impl GhashLaunch {
+    pub(crate) fn new(src: u64, nbytes: u64, gcm_order: bool, out: u64, base: u128) -> Self {
+        let (lo, hi) = plan::u128_halves(base);
+        GhashLaunch {
+            src,
+            nbytes,
+            order: i32::from(gcm_order),
+            out,
+            lo,
+            hi,
+        }
+    }
+}
+
 /// One `aesx_encrypt`/`aesx_decrypt` launch: the mode and its arguments
 /// (see aes_bitsliced.cu for what `n`, `a` and `b` mean in each mode; a mode
 /// leaves the ones it does not use at zero). Building one is safe, launching
@@ -432,70 +461,57 @@ impl GpuInner {
     ///
     /// The addresses satisfy the contract above (live, aligned, large enough
     /// for the sizes given, untouched until `stream` is synchronised).
-    #[allow(clippy::too_many_arguments)]
     pub(crate) unsafe fn ghash_runs(
         &self,
         stream: &Arc<CudaStream>,
-        src: u64,
-        nbytes: u64,
-        gcm_order: bool,
-        out: u64,
+        g: GhashLaunch,
         level: &plan::GhashLevel,
-        base: u128,
     ) -> Result<()> {
-        let order = i32::from(gcm_order);
-        let (lo, hi) = plan::u128_halves(base);
         let dims = plan::ghash_launch_dims(level.runs)?;
         let mut b = stream.launch_builder(&self.funcs.ghash_runs);
-        b.arg(&src)
-            .arg(&nbytes)
-            .arg(&order)
-            .arg(&out)
+        b.arg(&g.src)
+            .arg(&g.nbytes)
+            .arg(&g.order)
+            .arg(&g.out)
             .arg(&level.runs)
             .arg(&level.pad)
-            .arg(&lo)
-            .arg(&hi);
+            .arg(&g.lo)
+            .arg(&g.hi);
         // SAFETY: matches aesx_ghash_runs(const uchar*, u64, int, uint4*,
         // u64, u64, u64, u64); `src` holds nbytes, `out` holds runs blocks.
         unsafe { b.launch(cfg(dims)) }?;
         Ok(())
     }
 
-    /// One level of the per-message GHASH trees (see ghash.cu).
+    /// One level of the per-message GHASH trees (see ghash.cu): `nmsgs`
+    /// messages `stride` bytes apart in `g.src`, `nruns` runs each.
     ///
     /// # Safety
     ///
     /// The addresses satisfy the contract above (live, aligned, large enough
     /// for the sizes given, untouched until `stream` is synchronised).
-    #[allow(clippy::too_many_arguments)]
     pub(crate) unsafe fn ghash_msgs(
         &self,
         stream: &Arc<CudaStream>,
-        src: u64,
-        nbytes: u64,
+        g: GhashLaunch,
         stride: u64,
-        gcm_order: bool,
-        out: u64,
         nmsgs: u64,
         nruns: u64,
-        base: u128,
     ) -> Result<()> {
-        let order = i32::from(gcm_order);
-        let (lo, hi) = plan::u128_halves(base);
         let threads = nmsgs
             .checked_mul(nruns)
             .ok_or(CudaError::Aes(aesx::Error::MessageTooLong))?;
         let dims = plan::ghash_launch_dims(threads)?;
         let mut b = stream.launch_builder(&self.funcs.ghash_msgs);
-        b.arg(&src)
-            .arg(&nbytes)
+        b.arg(&g.src)
+            .arg(&g.nbytes)
             .arg(&stride)
-            .arg(&order)
-            .arg(&out)
+            .arg(&g.order)
+            .arg(&g.out)
             .arg(&nmsgs)
             .arg(&nruns)
-            .arg(&lo)
-            .arg(&hi);
+            .arg(&g.lo)
+            .arg(&g.hi);
         // SAFETY: matches aesx_ghash_msgs(const uchar*, u64, u64, int,
         // uint4*, u64, u64, u64, u64); `src` holds nbytes, `out` holds
         // nmsgs * nruns blocks, and the grid covers nmsgs * nruns threads.

@@ -5,7 +5,7 @@
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
 use crate::aes::{same_context, CudaAes};
-use crate::device::CipherLaunch;
+use crate::device::{CipherLaunch, GhashLaunch};
 use crate::device::{Gpu, GpuInner};
 use crate::error::{CudaError, Result};
 use crate::gcm_math;
@@ -86,20 +86,12 @@ impl CudaGcm {
             if (level.runs as usize) * 16 > half {
                 return Err(CudaError::Driver("GHASH scratch too small".into()));
             }
+            let base = gf::pow(self.h, level.runs);
+            let tree = GhashLaunch::new(cur.src, cur.nbytes as u64, cur.gcm_order, out, base);
             // SAFETY: cur.src holds cur.nbytes bytes and each level's output fits
             // its half of the scratch (checked above); both satisfy this
             // function's contract.
-            unsafe {
-                g.ghash_runs(
-                    stream,
-                    cur.src,
-                    cur.nbytes as u64,
-                    cur.gcm_order,
-                    out,
-                    level,
-                    gf::pow(self.h, level.runs),
-                )
-            }?;
+            unsafe { g.ghash_runs(stream, tree, level) }?;
             cur = TreeRest {
                 src: out,
                 nbytes: level.runs as usize * 16,

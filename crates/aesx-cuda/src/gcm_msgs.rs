@@ -10,7 +10,7 @@
 
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
-use crate::device::CipherLaunch;
+use crate::device::{CipherLaunch, GhashLaunch};
 use crate::error::Result;
 use crate::gcm::CudaGcm;
 use crate::gcm_batch;
@@ -77,37 +77,14 @@ impl CudaGcm {
             if sealing {
                 ctr()?;
             }
+            let runs = GhashLaunch::new(d, len, true, l1, gf::pow(self.h, nruns));
+            let sums = GhashLaunch::new(l1, 16 * nmsgs * nruns, false, l2, self.h);
             // SAFETY: data, ctrs, lvl1 and lvl2 were allocated above for exactly these
             // sizes (the layout checked by check_layout) and outlive the work, which
             // their records order on s and which is synchronised before they drop.
             unsafe {
-                g.ghash_msgs(
-                    s,
-                    d,
-                    len,
-                    stride as u64,
-                    true,
-                    l1,
-                    nmsgs,
-                    nruns,
-                    gf::pow(self.h, nruns),
-                )
-            }?;
-            // SAFETY: data, ctrs, lvl1 and lvl2 were allocated above for exactly these
-            // sizes (the layout checked by check_layout) and outlive the work, which
-            // their records order on s and which is synchronised before they drop.
-            unsafe {
-                g.ghash_msgs(
-                    s,
-                    l1,
-                    16 * nmsgs * nruns,
-                    16 * nruns,
-                    false,
-                    l2,
-                    nmsgs,
-                    1,
-                    self.h,
-                )
+                g.ghash_msgs(s, runs, stride as u64, nmsgs, nruns)?;
+                g.ghash_msgs(s, sums, 16 * nruns, nmsgs, 1)
             }?;
             if !sealing {
                 ctr()?;

@@ -14,6 +14,17 @@ use crate::device::Gpu;
 use crate::error::Result;
 use crate::plan;
 
+/// The sector entry points: one direction over host or device memory, each
+/// a call of `host` or `device` with the direction fixed.
+macro_rules! sector_fns {
+    ($($(#[$doc:meta])* $name:ident($buf:ty) => $via:ident($decrypt:literal);)*) => {$(
+        $(#[$doc])*
+        pub fn $name(&self, first_sector: u128, sector_size: usize, buf: $buf) -> Result<()> {
+            self.$via($decrypt, first_sector, sector_size, buf)
+        }
+    )*};
+}
+
 /// An XTS key (32 bytes for AES-128, 64 for AES-256) on the GPU.
 pub struct CudaXts {
     data: CudaAes,
@@ -110,24 +121,15 @@ impl CudaXts {
         ]
     }
 
-    /// Encrypts whole sectors in place in device memory.
-    pub fn encrypt_sectors_device(
-        &self,
-        first_sector: u128,
-        sector_size: usize,
-        buf: &mut CudaSlice<u8>,
-    ) -> Result<()> {
-        self.device(false, first_sector, sector_size, buf)
-    }
-
-    /// Decrypts whole sectors in place in device memory.
-    pub fn decrypt_sectors_device(
-        &self,
-        first_sector: u128,
-        sector_size: usize,
-        buf: &mut CudaSlice<u8>,
-    ) -> Result<()> {
-        self.device(true, first_sector, sector_size, buf)
+    sector_fns! {
+        /// Encrypts whole sectors in place in device memory.
+        encrypt_sectors_device(&mut CudaSlice<u8>) => device(false);
+        /// Decrypts whole sectors in place in device memory.
+        decrypt_sectors_device(&mut CudaSlice<u8>) => device(true);
+        /// Encrypts whole sectors in place in host memory.
+        encrypt_sectors(&mut [u8]) => host(false);
+        /// Decrypts whole sectors in place in host memory.
+        decrypt_sectors(&mut [u8]) => host(true);
     }
 
     fn host(
@@ -167,26 +169,6 @@ impl CudaXts {
             },
             |_, _| Ok(()),
         )
-    }
-
-    /// Encrypts whole sectors in place in host memory.
-    pub fn encrypt_sectors(
-        &self,
-        first_sector: u128,
-        sector_size: usize,
-        buf: &mut [u8],
-    ) -> Result<()> {
-        self.host(false, first_sector, sector_size, buf)
-    }
-
-    /// Decrypts whole sectors in place in host memory.
-    pub fn decrypt_sectors(
-        &self,
-        first_sector: u128,
-        sector_size: usize,
-        buf: &mut [u8],
-    ) -> Result<()> {
-        self.host(true, first_sector, sector_size, buf)
     }
 
     fn unit(&self, decrypt: bool, tweak: &[u8; 16], buf: &mut [u8]) -> Result<()> {

@@ -21,22 +21,15 @@ fn ghash_emulated(data: &[u8], h: u128) -> u128 {
     for level in plan::ghash_levels(blocks) {
         assert_eq!(level.elements, cur_len.div_ceil(16));
         let base = testing::gf_pow(h, level.runs);
-        let out = run(&Launch {
-            kernel: "ghash_runs",
-            key: &[0u8; 16],
-            key2: None,
-            p: [
-                base as u64,
-                (base >> 64) as u64,
-                u64::from(gcm_order),
-                level.pad,
-                level.runs,
-                0,
-            ],
-            dims: plan::ghash_launch_dims(level.runs).unwrap(),
-            dims2: plan::ghash_launch_dims(level.runs).unwrap(),
-            data: &cur[..cur_len as usize],
-        });
+        let p = [
+            base as u64,
+            (base >> 64) as u64,
+            u64::from(gcm_order),
+            level.pad,
+            level.runs,
+            0,
+        ];
+        let out = ghash_launch("ghash_runs", p, level.runs, &cur[..cur_len as usize]);
         // The host model of the same level.
         let input = elements(&cur[..cur_len as usize], gcm_order);
         let model = plan::ghash_level_reference(&input, &level, base);
@@ -190,15 +183,8 @@ fn gcm_msgs_emulated(
         let mut input = ctrs.clone();
         input.extend_from_slice(d);
         let dims = plan::aes_launch_dims((d.len() as u64).div_ceil(16)).unwrap();
-        run(&Launch {
-            kernel: "ctr_msgs",
-            key,
-            key2: None,
-            p: [nonces.len() as u64, (stride / 16) as u64, 0, 0, 0, 0],
-            dims,
-            dims2: dims,
-            data: &input,
-        })
+        let p = [nonces.len() as u64, (stride / 16) as u64, 0, 0, 0, 0];
+        run_one_key("ctr_msgs", key, p, dims, &input)
     };
     let out = if seal { ctr(data) } else { data.to_vec() };
     let ct = if seal { &out } else { data };
@@ -208,31 +194,17 @@ fn gcm_msgs_emulated(
         vec![0u8; 16 * nonces.len()]
     } else {
         let base = testing::gf_pow(h, nruns);
-        let l1 = run(&Launch {
-            kernel: "ghash_msgs",
-            key: &[0u8; 16],
-            key2: None,
-            p: [
-                base as u64,
-                (base >> 64) as u64,
-                1,
-                stride as u64,
-                nmsgs,
-                nruns,
-            ],
-            dims: plan::ghash_launch_dims(nmsgs * nruns).unwrap(),
-            dims2: plan::ghash_launch_dims(nmsgs * nruns).unwrap(),
-            data: ct,
-        });
-        run(&Launch {
-            kernel: "ghash_msgs",
-            key: &[0u8; 16],
-            key2: None,
-            p: [h as u64, (h >> 64) as u64, 0, 16 * nruns, nmsgs, 1],
-            dims: plan::ghash_launch_dims(nmsgs).unwrap(),
-            dims2: plan::ghash_launch_dims(nmsgs).unwrap(),
-            data: &l1,
-        })
+        let p = [
+            base as u64,
+            (base >> 64) as u64,
+            1,
+            stride as u64,
+            nmsgs,
+            nruns,
+        ];
+        let l1 = ghash_launch("ghash_msgs", p, nmsgs * nruns, ct);
+        let p = [h as u64, (h >> 64) as u64, 0, 16 * nruns, nmsgs, 1];
+        ghash_launch("ghash_msgs", p, nmsgs, &l1)
     };
     let mut ek = j0s.clone();
     aes.encrypt_blocks(&mut ek).unwrap();

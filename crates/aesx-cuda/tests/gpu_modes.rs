@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 use aesx::{Backend, Cbc, Ctr};
 use aesx_cuda::{CudaAes, CudaError, CudaGcm, CudaXts, Gpu};
 use common::*;
-use rand::{Rng, RngCore, SeedableRng};
+use rand::{Rng, SeedableRng};
 
 /// Small chunks (64 KiB) so that moderate inputs span several chunks and
 /// every slot of the pipeline.
@@ -41,12 +41,6 @@ fn gpu_and_rng(seed: u64) -> Option<(&'static Gpu, rand::rngs::StdRng)> {
     Some((gpu()?, rand::rngs::StdRng::seed_from_u64(seed)))
 }
 
-fn random(rng: &mut impl RngCore, n: usize) -> Vec<u8> {
-    let mut v = vec![0u8; n];
-    rng.fill_bytes(&mut v);
-    v
-}
-
 /// Byte lengths: tiny, around 32 and 1024 blocks, around and across chunks.
 fn lengths() -> Vec<usize> {
     vec![
@@ -66,6 +60,11 @@ fn lengths() -> Vec<usize> {
         7 * TEST_CHUNK + 5,
         (1 << 20) + 7,
     ]
+}
+
+/// [`lengths`] rounded down to whole blocks, for the block modes.
+fn block_lengths() -> impl Iterator<Item = usize> {
+    lengths().into_iter().map(|l| l & !15)
 }
 
 /// A device copy of non-empty `data` (CUDA does not allocate zero bytes, so
@@ -106,26 +105,25 @@ fn ecb_host_and_device_match_soft() {
     let Some((g, mut rng)) = gpu_and_rng(11) else {
         return;
     };
-    for (klen, len) in per_key_len(lengths().into_iter().map(|l| l & !15)) {
-        let key = random(&mut rng, klen);
-        let data = random(&mut rng, len);
+    per_random_key(&mut rng, block_lengths(), |rng, key, len| {
+        let data = random(rng, len);
         let mut want = data.clone();
-        soft(&key).encrypt_blocks(&mut want).unwrap();
-        let k = CudaAes::new(g, &key).unwrap();
+        soft(key).encrypt_blocks(&mut want).unwrap();
+        let k = CudaAes::new(g, key).unwrap();
         let mut host = data.clone();
         k.ecb_encrypt(&mut host).unwrap();
-        assert_eq!(host, want, "ecb host {klen} {len}");
+        assert_eq!(host, want, "ecb host {} {len}", key.len());
         k.ecb_decrypt(&mut host).unwrap();
         assert_eq!(host, data);
         if len == 0 {
-            continue;
+            return;
         }
         let mut dev = to_device(g, &data);
         k.ecb_encrypt_device(&mut dev).unwrap();
-        assert_eq!(from_device(g, &dev), want, "ecb device {klen} {len}");
+        assert_eq!(from_device(g, &dev), want, "ecb device {} {len}", key.len());
         k.ecb_decrypt_device(&mut dev).unwrap();
         assert_eq!(from_device(g, &dev), data);
-    }
+    });
     let k = CudaAes::new(g, &[0u8; 16]).unwrap();
     assert!(matches!(
         k.ecb_encrypt(&mut [0u8; 17]),
@@ -169,25 +167,24 @@ fn cbc_decrypt_host_and_device_match_soft() {
     let Some((g, mut rng)) = gpu_and_rng(13) else {
         return;
     };
-    for (klen, len) in per_key_len(lengths().into_iter().map(|l| l & !15)) {
-        let key = random(&mut rng, klen);
+    per_random_key(&mut rng, block_lengths(), |rng, key, len| {
         let iv: [u8; 16] = rng.gen();
-        let ct = random(&mut rng, len);
+        let ct = random(rng, len);
         let mut want = ct.clone();
         let mut chain = iv;
-        Cbc::with_backend(&key, Backend::Soft)
+        Cbc::with_backend(key, Backend::Soft)
             .unwrap()
             .decrypt_chained(&mut chain, &mut want)
             .unwrap();
-        let k = CudaAes::new(g, &key).unwrap();
+        let k = CudaAes::new(g, key).unwrap();
         let host = on_copy(&ct, |b| k.cbc_decrypt(&iv, b).unwrap());
-        assert_eq!(host, want, "cbc host {klen} {len}");
+        assert_eq!(host, want, "cbc host {} {len}", key.len());
         if len == 0 {
-            continue;
+            return;
         }
         let out = device_to(g, &ct, |s, d| k.cbc_decrypt_device(&iv, s, d).unwrap());
-        assert_eq!(out, want, "cbc device {klen} {len}");
-    }
+        assert_eq!(out, want, "cbc device {} {len}", key.len());
+    });
 }
 
 #[test]

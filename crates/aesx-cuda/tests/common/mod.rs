@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 use aesx::{Aes, Backend};
+use rand::RngCore;
 
 /// The repository's `vectors/` directory.
 pub fn vectors_dir() -> PathBuf {
@@ -63,14 +64,28 @@ pub fn hexfield(rec: &[(String, String)], key: &str) -> Vec<u8> {
     hex::decode(field(rec, key).unwrap_or("")).expect("hex field")
 }
 
-/// Every AES key length (16, 24 and 32 bytes) with every item, key length
-/// outermost: the case grid of the mode tests.
-pub fn per_key_len<T: Clone>(items: impl IntoIterator<Item = T>) -> Vec<(usize, T)> {
+pub fn random(rng: &mut impl RngCore, n: usize) -> Vec<u8> {
+    let mut v = vec![0u8; n];
+    rng.fill_bytes(&mut v);
+    v
+}
+
+/// Runs `case` on every AES key length (16, 24 and 32 bytes) with every
+/// item, key length outermost (the case grid of the mode tests), each time
+/// with a fresh random key of that length from `rng`, which the case then
+/// draws its own inputs from.
+pub fn per_random_key<R: RngCore, T: Clone>(
+    rng: &mut R,
+    items: impl IntoIterator<Item = T>,
+    mut case: impl FnMut(&mut R, &[u8], T),
+) {
     let items: Vec<T> = items.into_iter().collect();
-    [16, 24, 32]
-        .into_iter()
-        .flat_map(|k| items.iter().map(move |t| (k, t.clone())))
-        .collect()
+    for klen in [16, 24, 32] {
+        for item in &items {
+            let key = random(rng, klen);
+            case(rng, &key, item.clone());
+        }
+    }
 }
 
 pub fn soft(key: &[u8]) -> Aes {

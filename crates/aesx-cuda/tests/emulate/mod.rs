@@ -10,7 +10,6 @@ use std::sync::OnceLock;
 
 use aesx_cuda::plan::{self, LaunchDims};
 use aesx_cuda::testing;
-use rand::RngCore;
 
 pub fn harness() -> Option<&'static PathBuf> {
     static BIN: OnceLock<Option<PathBuf>> = OnceLock::new();
@@ -92,9 +91,14 @@ pub fn run(l: &Launch) -> Vec<u8> {
     out.stdout
 }
 
-pub fn aes_launch(kernel: &str, key: &[u8], p: [u64; 6], data: &[u8]) -> Vec<u8> {
-    let blocks = (data.len() as u64).div_ceil(16);
-    let dims = plan::aes_launch_dims(blocks).unwrap();
+/// A launch with one key and one grid for every phase (all kernels but XTS).
+pub fn run_one_key(
+    kernel: &str,
+    key: &[u8],
+    p: [u64; 6],
+    dims: LaunchDims,
+    data: &[u8],
+) -> Vec<u8> {
     run(&Launch {
         kernel,
         key,
@@ -106,10 +110,15 @@ pub fn aes_launch(kernel: &str, key: &[u8], p: [u64; 6], data: &[u8]) -> Vec<u8>
     })
 }
 
-pub fn random(rng: &mut impl RngCore, n: usize) -> Vec<u8> {
-    let mut v = vec![0u8; n];
-    rng.fill_bytes(&mut v);
-    v
+pub fn aes_launch(kernel: &str, key: &[u8], p: [u64; 6], data: &[u8]) -> Vec<u8> {
+    let blocks = (data.len() as u64).div_ceil(16);
+    run_one_key(kernel, key, p, plan::aes_launch_dims(blocks).unwrap(), data)
+}
+
+/// A GHASH kernel on `threads` threads (it takes no key).
+pub fn ghash_launch(kernel: &str, p: [u64; 6], threads: u64, data: &[u8]) -> Vec<u8> {
+    let dims = plan::ghash_launch_dims(threads).unwrap();
+    run_one_key(kernel, &[0u8; 16], p, dims, data)
 }
 
 /// The launch parameters of a CTR kernel from a counter block.
