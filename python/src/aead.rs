@@ -4,17 +4,15 @@
 //! The three classes differ only in their keys, nonces and length rules; the
 //! sealing and opening around the library call is [`Sealed`], shared.
 
-use pyo3::exceptions::{PyOverflowError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::buf::{maybe_detached, AeadArgs, Buf};
+use crate::checks::{data_len, key_len};
 use crate::gcm::generate;
 use crate::methods::both_ways;
 use crate::{err, pick_backend, InvalidTag};
-
-/// pyca refuses data or associated data longer than this.
-const MAX_LEN: usize = (1 << 31) - 1;
 
 /// One keyed library AEAD.
 enum Kind {
@@ -77,11 +75,7 @@ impl Kind {
             }
             Kind::Ccm(_) => {}
         }
-        if data > MAX_LEN || aad > MAX_LEN {
-            return Err(PyOverflowError::new_err(
-                "Data or associated data too long. Max 2**31 - 1 bytes",
-            ));
-        }
+        data_len(data, aad)?;
         // RFC 3610: the length field has 15 - nonce bytes, so a payload of
         // 2^(8L) bytes cannot be sealed; pyca lets a ciphertext of exactly
         // that length through to a failed open (InvalidTag).
@@ -215,14 +209,6 @@ macro_rules! aead_class {
             ) -> PyResult<Bound<'py, PyBytes>> = 0.call(nonce, data, associated_data);
         }
     };
-}
-
-fn key_len(key: &[u8], allowed: &[usize], msg: &'static str) -> PyResult<()> {
-    if allowed.contains(&key.len()) {
-        Ok(())
-    } else {
-        Err(PyValueError::new_err(msg))
-    }
 }
 
 aead_class! {

@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::buf::{alias, maybe_detached, Alias, Buf};
+use crate::checks::key_len;
 use crate::methods::both_ways;
 use crate::{err, pick_backend, AlreadyFinalized};
 
@@ -339,6 +340,21 @@ fn tweak(t: &Bound<'_, PyAny>) -> PyResult<[u8; BLOCK]> {
 }
 
 impl Xts {
+    /// Runs `f` from `data` into new bytes of its length.
+    fn map<'py>(
+        &self,
+        py: Python<'py>,
+        data: &Bound<'py, PyAny>,
+        f: impl FnOnce(&aesx::Xts, &[u8], &mut [u8]) -> aesx::Result<()> + Send,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let d = Buf::read(data)?;
+        let s = d.as_slice();
+        let x = &self.xts;
+        PyBytes::new_with(py, s.len(), |o| {
+            maybe_detached(py, s.len(), || f(x, s, o)).map_err(err)
+        })
+    }
+
     fn one<'py>(
         &self,
         py: Python<'py>,
@@ -346,18 +362,12 @@ impl Xts {
         t: [u8; BLOCK],
         data: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let d = Buf::read(data)?;
-        let s = d.as_slice();
-        let x = &self.xts;
-        PyBytes::new_with(py, s.len(), |o| {
-            maybe_detached(py, s.len(), || {
-                if encrypt {
-                    x.encrypt_to(&t, s, o)
-                } else {
-                    x.decrypt_to(&t, s, o)
-                }
-            })
-            .map_err(err)
+        self.map(py, data, |x, s, o| {
+            if encrypt {
+                x.encrypt_to(&t, s, o)
+            } else {
+                x.decrypt_to(&t, s, o)
+            }
         })
     }
 
@@ -369,18 +379,12 @@ impl Xts {
         sector_size: usize,
         first_sector: u128,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let d = Buf::read(data)?;
-        let s = d.as_slice();
-        let x = &self.xts;
-        PyBytes::new_with(py, s.len(), |o| {
-            maybe_detached(py, s.len(), || {
-                if encrypt {
-                    x.encrypt_sectors_to(sector_size, first_sector, s, o)
-                } else {
-                    x.decrypt_sectors_to(sector_size, first_sector, s, o)
-                }
-            })
-            .map_err(err)
+        self.map(py, data, |x, s, o| {
+            if encrypt {
+                x.encrypt_sectors_to(sector_size, first_sector, s, o)
+            } else {
+                x.decrypt_sectors_to(sector_size, first_sector, s, o)
+            }
         })
     }
 
@@ -428,11 +432,11 @@ both_ways! {
         #[pyo3(signature = (key, *, backend = None))]
         fn new(key: &Bound<'_, PyAny>, backend: Option<&str>) -> PyResult<Self> {
             let k = Buf::read(key)?;
-            if !matches!(k.len(), 32 | 64) {
-                return Err(PyValueError::new_err(
-                    "The XTS specification requires a 256-bit key for AES-128-XTS and 512-bit key for AES-256-XTS",
-                ));
-            }
+            key_len(
+                k.as_slice(),
+                &[32, 64],
+                "The XTS specification requires a 256-bit key for AES-128-XTS and 512-bit key for AES-256-XTS",
+            )?;
             let xts = aesx::Xts::with_backend(k.as_slice(), pick_backend(backend)?).map_err(err)?;
             Ok(Xts { xts: Box::new(xts) })
         }

@@ -1,16 +1,15 @@
 //! AES-GCM with pyca's `AESGCM` interface, and RFC 4106 ESP.
 
-use pyo3::exceptions::{PyOverflowError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::buf::{alias, maybe_detached, AeadArgs, Alias, Buf};
+use crate::checks::{data_len, key_len};
 use crate::methods::both_ways;
 use crate::{err, pick_backend, InvalidTag};
 
 const TAG: usize = 16;
-/// pyca refuses data or associated data longer than this.
-const MAX_LEN: usize = (1 << 31) - 1;
 
 /// AES-GCM with a 16-byte tag, as `cryptography`'s AESGCM: `key` is 16, 24
 /// or 32 bytes of any buffer; nonces are 8 to 128 bytes. The object is
@@ -35,11 +34,7 @@ fn read_args(
 }
 
 fn check(nonce: usize, data: usize, aad: usize) -> PyResult<()> {
-    if data > MAX_LEN || aad > MAX_LEN {
-        return Err(PyOverflowError::new_err(
-            "Data or associated data too long. Max 2**31 - 1 bytes",
-        ));
-    }
+    data_len(data, aad)?;
     if !(8..=128).contains(&nonce) {
         return Err(PyValueError::new_err(
             "Nonce must be between 8 and 128 bytes",
@@ -154,11 +149,7 @@ both_ways! {
         #[pyo3(signature = (key, *, backend = None))]
         fn new(key: &Bound<'_, PyAny>, backend: Option<&str>) -> PyResult<Self> {
             let key = Buf::read(key)?;
-            if !matches!(key.len(), 16 | 24 | 32) {
-                return Err(PyValueError::new_err(
-                    "AESGCM key must be 128, 192, or 256 bits.",
-                ));
-            }
+            key_len(key.as_slice(), &[16, 24, 32], "AESGCM key must be 128, 192, or 256 bits.")?;
             let gcm = aesx::Gcm::with_backend(key.as_slice(), pick_backend(backend)?).map_err(err)?;
             Ok(AesGcm { gcm: Box::new(gcm) })
         }

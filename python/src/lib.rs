@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 
 mod aead;
 mod buf;
+mod checks;
 mod cipher;
 mod cmac;
 mod file;

@@ -112,50 +112,26 @@ fn cbc_and_gcm_equal_the_library_in_place_and_out_of_place() {
         let want = rust.encrypt_vec(&iv, &msg, Padding::Pkcs7).unwrap();
         let mut out = vec![0u8; 96];
         let mut n = 0;
-        // SAFETY: valid pointers for their lengths.
-        let rc = unsafe {
-            aesx_cbc_encrypt(
-                k,
-                iv.as_ptr(),
-                AESX_PADDING_PKCS7,
-                msg.as_ptr(),
-                msg.len(),
-                out.as_mut_ptr(),
-                out.len(),
-                &mut n,
-            )
-        };
-        assert_eq!((rc, &out[..n]), (AESX_OK, &want[..]));
         let mut buf = msg.clone();
         buf.resize(96, 0);
-        // SAFETY: as above; in place.
-        let rc = unsafe {
-            aesx_cbc_encrypt(
-                k,
-                iv.as_ptr(),
-                AESX_PADDING_PKCS7,
-                buf.as_ptr(),
-                msg.len(),
-                buf.as_mut_ptr(),
-                buf.len(),
-                &mut n,
-            )
-        };
-        assert_eq!((rc, &buf[..n]), (AESX_OK, &want[..]));
-        // SAFETY: as above; in place.
-        let rc = unsafe {
-            aesx_cbc_decrypt(
-                k,
-                iv.as_ptr(),
-                AESX_PADDING_PKCS7,
-                buf.as_ptr(),
-                n,
-                buf.as_mut_ptr(),
-                n,
-                &mut n,
-            )
-        };
-        assert_eq!((rc, &buf[..n]), (AESX_OK, &msg[..]));
+        // SAFETY: valid pointers for their lengths; the in-place calls pass
+        // one buffer as both sides, as the ABI allows.
+        unsafe {
+            let cbc = |enc: bool, i: *const u8, il, o: *mut u8, ol, n: &mut usize| {
+                let f = if enc {
+                    aesx_cbc_encrypt
+                } else {
+                    aesx_cbc_decrypt
+                };
+                f(k, iv.as_ptr(), AESX_PADDING_PKCS7, i, il, o, ol, n)
+            };
+            let rc = cbc(true, msg.as_ptr(), msg.len(), out.as_mut_ptr(), 96, &mut n);
+            assert_eq!((rc, &out[..n]), (AESX_OK, &want[..]));
+            let rc = cbc(true, buf.as_ptr(), msg.len(), buf.as_mut_ptr(), 96, &mut n);
+            assert_eq!((rc, &buf[..n]), (AESX_OK, &want[..]));
+            let rc = cbc(false, buf.as_ptr(), n, buf.as_mut_ptr(), n, &mut n);
+            assert_eq!((rc, &buf[..n]), (AESX_OK, &msg[..]));
+        }
 
         let gcm = Gcm::with_backend(&kb, rust.aes().backend())
             .unwrap()

@@ -66,121 +66,48 @@ fn aeads_equal_the_library_every_way() {
                 let mut n = 0usize;
                 // SAFETY: every pointer valid for its length.
                 unsafe {
-                    let rc = aesx_aead_seal(
-                        a,
-                        nonce.as_ptr(),
-                        nlen,
-                        aad.as_ptr(),
-                        aad.len(),
-                        pt.as_ptr(),
-                        ct.as_mut_ptr(),
-                        len,
-                        tag.as_mut_ptr(),
-                        tl,
-                    );
+                    let (np, ap, al) = (nonce.as_ptr(), aad.as_ptr(), aad.len());
+                    // The calls below differ only in their buffers.
+                    let seal = |i: *const u8, o: *mut u8, t: *mut u8| {
+                        aesx_aead_seal(a, np, nlen, ap, al, i, o, len, t, tl)
+                    };
+                    let open = |i: *const u8, o: *mut u8, t: *const u8| {
+                        aesx_aead_open(a, np, nlen, ap, al, i, o, len, t, tl)
+                    };
+                    let seal_append = |i: *const u8, il, o: *mut u8, ol, n: &mut usize| {
+                        aesx_aead_seal_append(a, np, nlen, ap, al, i, il, o, ol, n)
+                    };
+                    let open_append = |i: *const u8, il, o: *mut u8, ol, n: &mut usize| {
+                        aesx_aead_open_append(a, np, nlen, ap, al, i, il, o, ol, n)
+                    };
+                    let rc = seal(pt.as_ptr(), ct.as_mut_ptr(), tag.as_mut_ptr());
                     assert_eq!(rc, AESX_OK);
                     assert_eq!([ct.clone(), tag.clone()].concat(), want);
                     // In place, detached.
                     let mut buf = pt.clone();
                     let p = buf.as_mut_ptr();
-                    let rc = aesx_aead_seal(
-                        a,
-                        nonce.as_ptr(),
-                        nlen,
-                        aad.as_ptr(),
-                        aad.len(),
-                        p,
-                        p,
-                        len,
-                        tag.as_mut_ptr(),
-                        tl,
-                    );
+                    let rc = seal(p, p, tag.as_mut_ptr());
                     assert_eq!((rc, &buf[..]), (AESX_OK, &want[..len]));
-                    let rc = aesx_aead_open(
-                        a,
-                        nonce.as_ptr(),
-                        nlen,
-                        aad.as_ptr(),
-                        aad.len(),
-                        p,
-                        p,
-                        len,
-                        tag.as_ptr(),
-                        tl,
-                    );
+                    let rc = open(p, p, tag.as_ptr());
                     assert_eq!((rc, &buf[..]), (AESX_OK, &pt[..]));
                     // Appended, out of place and in place.
-                    let rc = aesx_aead_seal_append(
-                        a,
-                        nonce.as_ptr(),
-                        nlen,
-                        aad.as_ptr(),
-                        aad.len(),
-                        pt.as_ptr(),
-                        len,
-                        out.as_mut_ptr(),
-                        out.len(),
-                        &mut n,
-                    );
+                    let rc = seal_append(pt.as_ptr(), len, out.as_mut_ptr(), out.len(), &mut n);
                     assert_eq!((rc, &out[..n]), (AESX_OK, &want[..]));
                     let mut back = vec![0u8; len];
-                    let rc = aesx_aead_open_append(
-                        a,
-                        nonce.as_ptr(),
-                        nlen,
-                        aad.as_ptr(),
-                        aad.len(),
-                        out.as_ptr(),
-                        n,
-                        back.as_mut_ptr(),
-                        len,
-                        &mut n,
-                    );
+                    let rc = open_append(out.as_ptr(), n, back.as_mut_ptr(), len, &mut n);
                     assert_eq!((rc, n, &back[..]), (AESX_OK, len, &pt[..]));
                     let mut buf = [pt.clone(), vec![0; tl]].concat();
                     let p = buf.as_mut_ptr();
-                    let rc = aesx_aead_seal_append(
-                        a,
-                        nonce.as_ptr(),
-                        nlen,
-                        aad.as_ptr(),
-                        aad.len(),
-                        p,
-                        len,
-                        p,
-                        len + tl,
-                        &mut n,
-                    );
+                    let rc = seal_append(p, len, p, len + tl, &mut n);
                     assert_eq!((rc, &buf[..]), (AESX_OK, &want[..]));
                     // A forged tag: AUTH_FAILED and nothing released.
                     buf[len] ^= 1;
                     let mut sink = vec![0xaa; len + 3];
-                    let rc = aesx_aead_open_append(
-                        a,
-                        nonce.as_ptr(),
-                        nlen,
-                        aad.as_ptr(),
-                        aad.len(),
-                        buf.as_ptr(),
-                        len + tl,
-                        sink.as_mut_ptr(),
-                        sink.len(),
-                        &mut n,
-                    );
+                    let (bp, sl) = (buf.as_ptr(), sink.len());
+                    let rc = open_append(bp, len + tl, sink.as_mut_ptr(), sl, &mut n);
                     assert_eq!(rc, AESX_ERR_AUTH_FAILED);
                     assert!(sink.iter().all(|&x| x == 0));
-                    let rc = aesx_aead_open_append(
-                        a,
-                        nonce.as_ptr(),
-                        nlen,
-                        aad.as_ptr(),
-                        aad.len(),
-                        p,
-                        len + tl,
-                        p,
-                        len + tl,
-                        &mut n,
-                    );
+                    let rc = open_append(p, len + tl, p, len + tl, &mut n);
                     assert_eq!(rc, AESX_ERR_AUTH_FAILED);
                     assert!(buf.iter().all(|&x| x == 0));
                 }
@@ -284,15 +211,14 @@ fn key_wrap_equals_the_library_and_releases_nothing() {
                 .unwrap();
                 let mut out = vec![0u8; want.len() + 8];
                 let mut n = 0;
-                let rc = aesx_key_wrap(
-                    k,
-                    variant,
-                    msg.as_ptr(),
-                    len,
-                    out.as_mut_ptr(),
-                    out.len(),
-                    &mut n,
-                );
+                // Out of place, from `i` into all of `o`.
+                let wrap_to = |i: &[u8], o: &mut [u8], n: &mut usize| {
+                    aesx_key_wrap(k, variant, i.as_ptr(), i.len(), o.as_mut_ptr(), o.len(), n)
+                };
+                let unwrap_to = |i: &[u8], o: &mut [u8], n: &mut usize| {
+                    aesx_key_unwrap(k, variant, i.as_ptr(), i.len(), o.as_mut_ptr(), o.len(), n)
+                };
+                let rc = wrap_to(&msg, &mut out, &mut n);
                 assert_eq!((rc, &out[..n]), (AESX_OK, &want[..]));
                 // In place: the buffer holds the key and room for the result.
                 let mut buf = [msg.clone(), vec![0; want.len() - len]].concat();
@@ -302,39 +228,15 @@ fn key_wrap_equals_the_library_and_releases_nothing() {
                 let rc = aesx_key_unwrap(k, variant, p, n, p, n, &mut n);
                 assert_eq!((rc, &buf[..n]), (AESX_OK, &msg[..]));
                 let mut back = vec![0u8; want.len()];
-                let rc = aesx_key_unwrap(
-                    k,
-                    variant,
-                    want.as_ptr(),
-                    want.len(),
-                    back.as_mut_ptr(),
-                    back.len(),
-                    &mut n,
-                );
+                let rc = unwrap_to(&want, &mut back, &mut n);
                 assert_eq!((rc, &back[..n]), (AESX_OK, &msg[..]));
                 let mut bad = want.clone();
                 bad[3] ^= 0x40;
                 back.fill(0xaa);
-                let rc = aesx_key_unwrap(
-                    k,
-                    variant,
-                    bad.as_ptr(),
-                    bad.len(),
-                    back.as_mut_ptr(),
-                    back.len(),
-                    &mut n,
-                );
+                let rc = unwrap_to(&bad, &mut back, &mut n);
                 assert_eq!(rc, AESX_ERR_AUTH_FAILED);
                 assert!(back.iter().all(|&x| x == 0));
-                let rc = aesx_key_wrap(
-                    k,
-                    variant,
-                    msg.as_ptr(),
-                    len,
-                    out.as_mut_ptr(),
-                    want.len() - 1,
-                    &mut n,
-                );
+                let rc = wrap_to(&msg, &mut out[..want.len() - 1], &mut n);
                 assert_eq!(rc, AESX_ERR_OUTPUT_TOO_SMALL);
             }
             let mut out = [0u8; 64];

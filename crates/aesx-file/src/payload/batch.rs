@@ -61,9 +61,15 @@ pub struct Sealer {
 impl Sealer {
     /// A sealer that starts at chunk 0.
     pub fn new(cipher: ChunkCipher) -> Self {
+        Self::at(cipher, 0)
+    }
+
+    /// A sealer that starts at chunk `index` (a range of a file sealed on
+    /// its own).
+    pub fn at(cipher: ChunkCipher, index: u64) -> Self {
         Sealer {
             cipher,
-            next: 0,
+            next: index,
             finished: false,
         }
     }
