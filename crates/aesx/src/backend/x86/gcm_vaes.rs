@@ -57,6 +57,11 @@
 //! form saves one product in four but costs a shuffle and an XOR per
 //! register on the same pipes; it measured no better on ymm earlier and was
 //! not tried here.
+//!
+//! Why one file of over 700 lines: the main loop, the short-message path
+//! and the one-shot path share one schedule (which registers hold counters,
+//! which hold powers of H, where each reduction falls), and each is tuned
+//! against the others' register budget; they are read and changed together.
 
 use core::arch::x86_64::*;
 

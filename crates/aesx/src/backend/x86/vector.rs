@@ -18,6 +18,13 @@
 //! correct (the token still proves the CPU has them) but become calls:
 //! check new kernels with `objdump -d`.
 //!
+//! Why one file of about a thousand lines: the trait, its three width
+//! impls and the entry-point macro are one contract. Every method must be an
+//! inline single instruction (or a short fixed sequence) on each width, and
+//! the impls are read side by side against the trait to check that; split
+//! across files, a method added to the trait without its zmm form, or with
+//! a different lane order on one width, would be easy to miss.
+//!
 //! Lanes are 128-bit blocks: lane `l` of a register holds bytes
 //! `16 l .. 16 l + 16` of a load. Shifts, shuffles and the carry-less
 //! multiply act within each lane, as the instructions do.
