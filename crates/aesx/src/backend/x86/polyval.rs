@@ -232,13 +232,15 @@ unsafe fn update<V: Vector, const R: usize>(
             }
             while n - i >= g {
                 let mut s = Acc::zero(v);
-                for (r, h) in hs.iter().enumerate().take(R) {
-                    let mut x = v.load(p.add(16 * (i + r * l)));
-                    if r == 0 {
-                        x = v.xor(x, v.zext(a));
-                    }
-                    s.mul_add(v, x, *h);
+                // The register that takes `a` goes last: `mul_add`'s
+                // three-way XOR is not reassociated by LLVM, so only then
+                // is the previous group's reduction one product and one
+                // XOR from this group's sum, not R (about 5% on zmm).
+                for (r, h) in hs.iter().enumerate().take(R).skip(1) {
+                    s.mul_add(v, v.load(p.add(16 * (i + r * l))), *h);
                 }
+                let x = v.xor(v.load(p.add(16 * i)), v.zext(a));
+                s.mul_add(v, x, hs[0]);
                 let (lo, hi) = s.fold(v);
                 a = reduce(x1, lo, hi);
                 i += g;
