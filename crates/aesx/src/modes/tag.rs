@@ -49,9 +49,7 @@ impl Tag {
     pub fn verify(&self, other: &[u8]) -> bool {
         ct_eq(self.as_bytes(), other)
     }
-}
 
-impl Tag {
     /// The first `len` bytes of a full-length tag block (for the other AEAD
     /// modes: CCM).
     pub(crate) fn truncated(bytes: Block, len: usize) -> Tag {
