@@ -43,6 +43,9 @@ class EncryptedFile(io.RawIOBase):
 
     def readinto(self, b) -> int:
         self._checkClosed()
+        if self._pos >= self.size:
+            # Past the end (any position, even beyond 2**64): nothing.
+            return 0
         n = self._r.readinto_at(self._pos, b)
         self._pos += n
         return n

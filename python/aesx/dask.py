@@ -8,26 +8,41 @@
     client = Client("scheduler:8786")
     key = bytes.fromhex(open("data.key").read())        # `aesx keygen -o data.key`
     report = aesx.dask.encrypt_tree(client, "s3://bucket/raw", "s3://bucket/enc", key=key)
-    print(report)                                        # done / skipped / failed per file
+    print(report)                     # done / skipped / failed / left out, per file
+    report.raise_for_failures()       # unless every source file is in dst
     aesx.dask.decrypt_tree(client, "s3://bucket/enc", "/scratch/raw", key=key)
 
-Every file under ``src`` becomes the file of the same relative path under
-``dst``, in the format of ``aesx encrypt`` (so ``aesx decrypt`` reads it).
-Paths are local paths or fsspec URLs. The workers do the work: one task per
-file, and for files larger than ``range_size`` one task per byte range (the
-format's 16 KiB chunks are independent, so ranges encrypt in parallel) and a
-final task that joins the ranges.
+Every regular file under ``src`` becomes the file of the same relative path
+under ``dst``, in the format of ``aesx encrypt`` (so ``aesx decrypt`` reads
+it). Paths are local paths or fsspec URLs. The workers do the work: one task
+per file, and for files larger than ``range_size`` one task per byte range
+(the format's 16 KiB chunks are independent, so ranges encrypt in parallel)
+and a final task that joins the ranges.
 
-- Nothing half-written: outputs are written under hidden temporary names
-  (``.NAME.aesx-tmp-*``, range parts under ``dst/.aesx-parts-*``) and moved
-  into place only when complete; on failure they are removed.
-- A manifest ``dst/aesx-manifest.json`` lists every output with its size and
-  the SHA-256 of its bytes (of the ciphertext, for ``encrypt_tree``), and the
-  source's size and modification time.
-- A re-run skips a file whose manifest entry matches the source and whose
-  output still hashes to the recorded SHA-256; everything else is redone.
-- Failures are reported per file in the returned :class:`TreeReport`; one
-  bad file does not stop the others.
+What a run guarantees (see ``python/README.md``):
+
+- ``src`` and ``dst`` are refused when they are the same tree or one is
+  inside the other, by any name (symlinks, ``..``, trailing slashes, bind
+  mounts): sources are never written over.
+- Atomic per file: an output appears only complete and synced (written
+  under a hidden temporary name, ``.NAME.aesx-tmp-*``, then renamed; range
+  parts of non-local outputs under ``dst/.aesx-parts-*``). On any failure,
+  and on an interrupt of the driver, temporary files are removed. Plaintext
+  outputs are created private (0600; a replaced file keeps its mode).
+- Local destinations are entered directory by directory without following
+  symlinks: a symlink inside ``dst`` fails that file, nothing is written
+  through it.
+- A source file that grows, shrinks or is written to during the run fails,
+  and is never cut or mixed silently.
+- ``dst/aesx-manifest.json`` lists every output with its size and SHA-256
+  and its source's size and modification time, authenticated with a key
+  derived from the data key (HMAC-SHA-256). A re-run skips a file only when
+  that authenticated entry matches the source and the output still hashes to
+  it; a manifest that does not verify is ignored (every file is redone).
+- Every source file is accounted for: ``done``, ``skipped`` (verified
+  unchanged), ``failed`` (with the error) or ``excluded`` (not processed,
+  with the reason: symlinks, special files, names aesx reserves). ``ok`` is
+  true only when nothing failed and nothing was left out.
 
 The key travels to the workers inside the task graph: use TLS for the
 cluster's communications when the network is not trusted.
@@ -35,14 +50,17 @@ cluster's communications when the network is not trusted.
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import hmac
 import json
 import os
 import posixpath
+import stat
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 import fsspec
 from fsspec.implementations.local import LocalFileSystem
@@ -56,39 +74,71 @@ CHUNK = _aesx.CHUNK_LEN
 ENC_CHUNK = _aesx.ENC_CHUNK_LEN
 DEFAULT_RANGE = 64 * 1024 * 1024
 _IO_BLOCK = 8 * 1024 * 1024
+_TMP_MARK = ".aesx-tmp-"
+_PARTS_MARK = ".aesx-parts-"
+_MANIFEST_VERSION = 2
+_MANIFEST_KEY_LABEL = b"aesx-manifest v2: authentication key"
 
 
 @dataclass
 class TreeReport:
-    """What a tree operation did, per relative path."""
+    """What a tree operation did, per relative path.
+
+    ``done``: written this run. ``skipped``: already in ``dst``, proven by
+    the authenticated manifest and the output's hash. ``failed``: path ->
+    error; nothing of it was written. ``excluded``: source files not
+    processed, path -> reason (a directory left out ends with ``/``).
+    ``notes``: what the run noticed about the tree as a whole (for example a
+    manifest that did not verify).
+    """
 
     operation: str
     done: List[str] = field(default_factory=list)
     skipped: List[str] = field(default_factory=list)
     failed: Dict[str, str] = field(default_factory=dict)
+    excluded: Dict[str, str] = field(default_factory=dict)
+    notes: List[str] = field(default_factory=list)
     manifest: str = ""
     bytes_in: int = 0
     seconds: float = 0.0
 
     @property
     def ok(self) -> bool:
-        """True when no file failed."""
-        return not self.failed
+        """True when every source file is in ``dst``: nothing failed and
+        nothing was left out."""
+        return not self.failed and not self.excluded
 
     def raise_for_failures(self) -> None:
-        """Raises RuntimeError listing the failed files, if any."""
-        if self.failed:
-            lines = "\n".join(f"  {p}: {m}" for p, m in sorted(self.failed.items()))
-            raise RuntimeError(f"aesx.dask.{self.operation}_tree: {len(self.failed)} file(s) failed:\n{lines}")
+        """Raises RuntimeError listing the failed and the left-out files,
+        if any."""
+        if self.ok:
+            return
+        lines = [f"  FAILED {_show(p)}: {m}" for p, m in sorted(self.failed.items())]
+        lines += [f"  LEFT OUT {_show(p)}: {m}" for p, m in sorted(self.excluded.items())]
+        raise RuntimeError(
+            f"aesx.dask.{self.operation}_tree: {len(self.failed)} file(s) failed,"
+            f" {len(self.excluded)} left out:\n" + "\n".join(lines)
+        )
 
     def __str__(self) -> str:
         s = (
             f"{self.operation}_tree: {len(self.done)} done, {len(self.skipped)} skipped,"
-            f" {len(self.failed)} failed ({self.bytes_in} bytes in {self.seconds:.2f} s)"
+            f" {len(self.failed)} failed, {len(self.excluded)} left out"
+            f" ({self.bytes_in} bytes in {self.seconds:.2f} s)"
         )
+        for n in self.notes:
+            s += f"\n  NOTE {n}"
         for p, m in sorted(self.failed.items()):
-            s += f"\n  FAILED {p}: {m}"
+            s += f"\n  FAILED {_show(p)}: {m}"
+        for p, m in sorted(self.excluded.items()):
+            s += f"\n  LEFT OUT {_show(p)}: {m}"
         return s
+
+
+def _show(rel: str) -> str:
+    """A path for one report line: quoted when it holds control characters
+    (a newline in a name must not forge another line)."""
+    return repr(rel) if any(ord(c) < 32 or ord(c) == 127 for c in rel) else rel
 
 
 def _key_bytes(key) -> bytes:
@@ -107,9 +157,10 @@ def _join(root: str, rel: str) -> str:
     return posixpath.join(root.rstrip("/"), rel) if root else rel
 
 
-def _tmp_name(fs, path: str) -> str:
-    d, b = posixpath.split(path)
-    return _join(d, f".{b}.aesx-tmp-{uuid.uuid4().hex[:12]}")
+def _tmp_name(name: str) -> str:
+    # Room for the marker within NAME_MAX, whatever the name's length.
+    stem = os.fsdecode(os.fsencode(name)[:200])
+    return f".{stem}{_TMP_MARK}{uuid.uuid4().hex[:16]}"
 
 
 def _remove(fs, path: str) -> None:
@@ -120,13 +171,319 @@ def _remove(fs, path: str) -> None:
         pass
 
 
+def _is_local(*fss) -> bool:
+    return all(isinstance(fs, LocalFileSystem) for fs in fss)
+
+
+def _reserved(rel: str) -> Optional[str]:
+    """Why a source file cannot be processed under its name, if it cannot."""
+    if rel == MANIFEST_NAME:
+        return f"its name is reserved for the manifest at the root of dst ({MANIFEST_NAME})"
+    if _TMP_MARK in posixpath.basename(rel):
+        return f"its name holds {_TMP_MARK!r}, which marks aesx's temporary files"
+    return None
+
+
+# --- src and dst ------------------------------------------------------------
+
+
+def _nearest_existing(path: str) -> str:
+    while not os.path.exists(path):
+        parent = os.path.dirname(path)
+        if parent == path:
+            break
+        path = parent
+    return path
+
+
+def _ancestors(path: str):
+    while True:
+        yield path
+        parent = os.path.dirname(path)
+        if parent == path:
+            return
+        path = parent
+
+
+def _dir_id(path: str) -> Optional[Tuple[int, int]]:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+def _check_roots(fs_src, src_root: str, fs_dst, dst_root: str, src, dst) -> None:
+    """Refuses src and dst that are the same tree or nested, by any name."""
+    same = f"src and dst are the same directory ({src} and {dst}): refusing to write over the sources"
+    dst_in_src = f"dst {dst} is inside src {src}: its outputs would be read back as sources"
+    src_in_dst = f"src {src} is inside dst {dst}: outputs would be written over the sources"
+    if _is_local(fs_src, fs_dst):
+        rs, rd = os.path.realpath(src_root), os.path.realpath(dst_root)
+
+        def within(a, b):
+            return a == b or a.startswith(b.rstrip(os.sep) + os.sep)
+
+        if rs == rd:
+            raise ValueError(same)
+        if within(rd, rs):
+            raise ValueError(dst_in_src)
+        if within(rs, rd):
+            raise ValueError(src_in_dst)
+        # The same directory under another path (a bind mount): compare
+        # identities up both chains of ancestors.
+        sid = _dir_id(rs)
+        did = _dir_id(rd)
+        if did is not None and did == sid:
+            raise ValueError(same)
+        if any(_dir_id(a) == sid for a in _ancestors(_nearest_existing(rd))):
+            raise ValueError(dst_in_src)
+        if did is not None and any(_dir_id(a) == did for a in _ancestors(rs)):
+            raise ValueError(src_in_dst)
+        return
+    if type(fs_src) is not type(fs_dst) or fs_src.protocol != fs_dst.protocol:
+        return
+    a = posixpath.normpath("/" + fs_src._strip_protocol(src_root).strip("/"))
+    b = posixpath.normpath("/" + fs_dst._strip_protocol(dst_root).strip("/"))
+    if a == b:
+        raise ValueError(same)
+    if b.startswith(a.rstrip("/") + "/"):
+        raise ValueError(dst_in_src)
+    if a.startswith(b.rstrip("/") + "/"):
+        raise ValueError(src_in_dst)
+
+
+def _list_local(root: str, operation: str):
+    """Regular files under `root`, without following symlinks; the rest is
+    returned as left out (path -> reason) or failed (unreadable dirs)."""
+    files, excluded, failed = {}, {}, {}
+    stack = [("", root)]
+    while stack:
+        rel_dir, path = stack.pop()
+        try:
+            with os.scandir(path) as it:
+                entries = list(it)
+        except OSError as e:
+            failed[(rel_dir or ".") + "/"] = f"cannot list the directory: {e.strerror or e}"
+            continue
+        for e in entries:
+            rel = f"{rel_dir}/{e.name}" if rel_dir else e.name
+            try:
+                if e.is_symlink():
+                    excluded[rel] = "a symbolic link: not followed"
+                    continue
+                if e.is_dir(follow_symlinks=False):
+                    if e.name.startswith(_PARTS_MARK):
+                        excluded[rel + "/"] = f"a directory named {_PARTS_MARK}*, which marks aesx's range parts"
+                    else:
+                        stack.append((rel, e.path))
+                    continue
+                if not e.is_file(follow_symlinks=False):
+                    excluded[rel] = "not a regular file (a FIFO, socket or device)"
+                    continue
+                st = e.stat(follow_symlinks=False)
+            except OSError as err:
+                failed[rel] = f"cannot stat: {err.strerror or err}"
+                continue
+            if operation == "decrypt" and rel == MANIFEST_NAME:
+                continue  # the encrypted tree's own manifest
+            why = _reserved(rel)
+            if why:
+                excluded[rel] = why
+                continue
+            files[rel] = {"path": e.path, "size": st.st_size, "mtime": st.st_mtime_ns}
+    return files, excluded, failed
+
+
+def _list_fsspec(fs, root: str, operation: str):
+    files, excluded = {}, {}
+    root = root.rstrip("/")
+    for path, info in fs.find(root, detail=True).items():
+        rel = path[len(root):].lstrip("/") if path.startswith(root) else posixpath.basename(path)
+        kind = info.get("type", "file")
+        if kind != "file":
+            excluded[rel] = f"not a regular file ({kind})"
+            continue
+        parts = rel.split("/")
+        if any(p.startswith(_PARTS_MARK) for p in parts[:-1]):
+            excluded[rel] = f"inside a directory named {_PARTS_MARK}*, which marks aesx's range parts"
+            continue
+        if operation == "decrypt" and rel == MANIFEST_NAME:
+            continue
+        why = _reserved(rel)
+        if why:
+            excluded[rel] = why
+            continue
+        files[rel] = {"path": path, "size": int(info.get("size") or 0), "mtime": _mtime(info)}
+    return files, excluded, {}
+
+
+def _mtime(info: dict):
+    for k in ("mtime", "LastModified", "last_modified", "updated", "modified"):
+        v = info.get(k)
+        if v is not None:
+            return v if isinstance(v, (int, float)) else str(v)
+    return None
+
+
+# --- local destinations, entered without following symlinks ---------------
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+def _open_dst_dir(root: str, rel_dir: str, create: bool) -> int:
+    """A descriptor of `root`/`rel_dir`, each component opened (and made,
+    if `create`) relative to its parent without following a symlink: a link
+    inside dst fails with ELOOP instead of leading outside it."""
+    fd = os.open(root, _DIR_FLAGS)
+    try:
+        done = []
+        for part in rel_dir.split("/") if rel_dir else []:
+            if create:
+                try:
+                    os.mkdir(part, 0o777, dir_fd=fd)
+                except FileExistsError:
+                    pass
+            try:
+                nfd = os.open(part, _DIR_FLAGS | _NOFOLLOW, dir_fd=fd)
+            except OSError as e:
+                if e.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+                    where = _join(root, "/".join(done + [part]))
+                    raise OSError(
+                        errno.ELOOP, f"{where}: not a directory of dst (a symbolic link is not followed)"
+                    ) from None
+                raise
+            os.close(fd)
+            fd = nfd
+            done.append(part)
+        return fd
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _hash_fd(fd: int) -> Tuple[int, str]:
+    h = hashlib.sha256()
+    size = 0
+    while True:
+        b = os.pread(fd, _IO_BLOCK, size)
+        if not b:
+            return size, h.hexdigest()
+        h.update(b)
+        size += len(b)
+
+
+def _create_local_tmp(dst_root: str, rel: str, encrypt: bool) -> str:
+    """Creates the temporary output of a ranged local file, before any range
+    is written: private for plaintext (0600), with the mode of the file it
+    will replace if there is one. Returns its name (in the output's dir)."""
+    d, name = posixpath.split(rel)
+    fd = _open_dst_dir(dst_root, d, create=True)
+    try:
+        try:
+            st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+        except FileNotFoundError:
+            st = None
+        if st is not None and stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(errno.EISDIR, f"cannot write {_join(dst_root, rel)}: is a directory")
+        if st is not None and not (stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode)):
+            raise OSError(errno.EINVAL, f"cannot write {_join(dst_root, rel)}: not a regular file")
+        keep = stat.S_IMODE(st.st_mode) if st is not None and stat.S_ISREG(st.st_mode) else None
+        mode = 0o666 if encrypt and keep is None else 0o600
+        for _ in range(16):
+            tmp = _tmp_name(name)
+            try:
+                tfd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, mode, dir_fd=fd)
+            except FileExistsError:
+                continue
+            try:
+                if keep is not None:
+                    os.fchmod(tfd, keep)
+            except BaseException:
+                os.close(tfd)
+                os.unlink(tmp, dir_fd=fd)
+                raise
+            os.close(tfd)
+            return tmp
+        raise OSError(errno.EEXIST, "cannot find a free temporary name")
+    finally:
+        os.close(fd)
+
+
+def _remove_local_tmp(dst_root: str, rel: str, tmp: str) -> None:
+    try:
+        fd = _open_dst_dir(dst_root, posixpath.dirname(rel), create=False)
+    except OSError:
+        return
+    try:
+        os.unlink(tmp, dir_fd=fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _prune_empty_dirs(dst_root: str, rel: str) -> None:
+    """Removes the directories made for a failed output, if left empty
+    (entered without following symlinks)."""
+    parts = posixpath.dirname(rel).split("/") if posixpath.dirname(rel) else []
+    while parts:
+        try:
+            fd = _open_dst_dir(dst_root, "/".join(parts[:-1]), create=False)
+        except OSError:
+            return
+        try:
+            os.rmdir(parts[-1], dir_fd=fd)
+        except OSError:
+            return
+        finally:
+            os.close(fd)
+        parts.pop()
+
+
+def _write_local_atomic(dst_root: str, name: str, data: bytes) -> None:
+    fd = os.open(dst_root, _DIR_FLAGS)
+    try:
+        tmp = _tmp_name(name)
+        tfd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o666, dir_fd=fd)
+        try:
+            try:
+                _pwrite_all(tfd, data, 0)
+                os.fsync(tfd)
+            finally:
+                os.close(tfd)
+            os.replace(tmp, name, src_dir_fd=fd, dst_dir_fd=fd)
+        except BaseException:
+            try:
+                os.unlink(tmp, dir_fd=fd)
+            except OSError:
+                pass
+            raise
+    finally:
+        os.close(fd)
+
+
+def _check_source(spath: str, info: dict) -> None:
+    """Fails if a local source is no longer what was listed."""
+    st = os.stat(spath, follow_symlinks=False)
+    if not stat.S_ISREG(st.st_mode) or st.st_size != info["size"] or st.st_mtime_ns != info["mtime"]:
+        raise OSError(
+            f"{spath}: the file changed during the run ({info['size']} bytes when listed,"
+            f" {st.st_size} now); run again"
+        )
+
+
+# --- other filesystems (fsspec) --------------------------------------------
+
+
 def _write_atomic(fs, path: str, pieces) -> tuple:
     """Writes `pieces` (bytes-likes) to `path` via a temporary name; returns
     (size, sha256 hex)."""
     parent = posixpath.dirname(path)
     if parent:
         fs.makedirs(parent, exist_ok=True)
-    tmp = _tmp_name(fs, path)
+    tmp = _join(parent, _tmp_name(posixpath.basename(path)))
     h = hashlib.sha256()
     size = 0
     try:
@@ -155,10 +512,6 @@ def _hash_file(fs, path: str) -> tuple:
     return size, h.hexdigest()
 
 
-def _is_local(*fss) -> bool:
-    return all(isinstance(fs, LocalFileSystem) for fs in fss)
-
-
 def _pwrite_all(fd: int, data, offset: int) -> None:
     view = memoryview(data)
     while view:
@@ -171,7 +524,7 @@ def _read_range(fs, path: str, start: int, length: int) -> bytes:
         f.seek(start)
         data = f.read(length)
     if len(data) != length:
-        raise IOError(f"{path}: short read ({len(data)} of {length} bytes at {start}): the file changed")
+        raise OSError(f"{path}: short read ({len(data)} of {length} bytes at {start}): the file changed")
     return data
 
 
@@ -186,35 +539,60 @@ def _guard(rel, fn, *args):
 # --- task bodies (run on the workers) -------------------------------------
 
 
-def _verify_task(rel, fs_dst, dpath, entry):
+def _verify_task(rel, fs_dst, dst_root, entry):
     def body():
-        if not fs_dst.exists(dpath):
-            return {"verified": False}
-        size, sha = _hash_file(fs_dst, dpath)
-        return {"verified": size == entry.get("size") and sha == entry.get("sha256")}
+        if _is_local(fs_dst):
+            d, name = posixpath.split(rel)
+            try:
+                fd = _open_dst_dir(dst_root, d, create=False)
+            except OSError:
+                return {"verified": False}
+            try:
+                ofd = os.open(name, os.O_RDONLY | _NOFOLLOW, dir_fd=fd)
+            except OSError:
+                return {"verified": False}
+            finally:
+                os.close(fd)
+            try:
+                size, sha = _hash_fd(ofd)
+            finally:
+                os.close(ofd)
+        else:
+            dpath = _join(dst_root, rel)
+            if not fs_dst.exists(dpath):
+                return {"verified": False}
+            size, sha = _hash_file(fs_dst, dpath)
+        return {"verified": size == entry.get("size") and hmac.compare_digest(sha, str(entry.get("sha256")))}
 
     return _guard(rel, body)
 
 
-def _local_whole(encrypt, spath, dpath, key):
-    # Local files: the Rust path streams, writes atomically and hashes the
-    # output as it writes it (one pass, no Python copies).
-    parent = os.path.dirname(dpath)
-    if parent:
-        os.makedirs(parent, exist_ok=True)
-    size, sha = _aesx._file_hashed(encrypt, spath, dpath, key, threads=1)
-    return {"size": size, "sha256": sha, "bytes_in": os.path.getsize(spath)}
+def _local_whole(encrypt, spath, dst_root, rel, key, info):
+    # Local files: the Rust path streams, writes atomically into the
+    # directory opened here, and hashes the output as it writes it.
+    # Changed since listed: fail before anything is written (the Rust side
+    # then catches a change while it reads).
+    _check_source(spath, info)
+    d, name = posixpath.split(rel)
+    fd = _open_dst_dir(dst_root, d, create=True)
+    try:
+        size, sha = _aesx._file_hashed(encrypt, spath, fd, name, key, info["size"], threads=1)
+    finally:
+        os.close(fd)
+    return {"size": size, "sha256": sha, "bytes_in": info["size"]}
 
 
-def _whole_task(rel, encrypt, fs_src, spath, fs_dst, dpath, key):
+def _whole_task(rel, encrypt, fs_src, spath, fs_dst, dst_root, key, info):
     """Encrypts or decrypts one whole file: through the Rust path for local
     files, else read whole, transformed in memory and written atomically."""
     if _is_local(fs_src, fs_dst):
-        return _guard(rel, _local_whole, encrypt, spath, dpath, key)
+        return _guard(rel, _local_whole, encrypt, spath, dst_root, rel, key, info)
 
     def body():
         with fs_src.open(spath, "rb") as f:
             data = f.read()
+        if len(data) != info["size"]:
+            raise OSError(f"{spath}: the file changed during the run ({info['size']} bytes when listed, {len(data)} read)")
         if encrypt:
             prefix = _aesx._new_prefix(key)
             parts = [prefix, _aesx._seal_chunks(key, prefix, 0, data, True)]
@@ -223,16 +601,17 @@ def _whole_task(rel, encrypt, fs_src, spath, fs_dst, dpath, key):
             if len(data) < pl:
                 raise _aesx.DecryptionError("file too short: truncated inside the header")
             parts = [_aesx._open_chunks(key, data[:pl], 0, data[pl:], True)]
-        size, sha = _write_atomic(fs_dst, dpath, parts)
+        size, sha = _write_atomic(fs_dst, _join(dst_root, rel), parts)
         return {"size": size, "sha256": sha, "bytes_in": len(data)}
 
     return _guard(rel, body)
 
 
 def _range_task(rel, encrypt, fs_src, spath, fs_dst, target, key, prefix, first, start, length, last):
-    """Encrypts or decrypts one byte range: into its place in the shared
-    temporary output (local files, target = ("at", tmp, offset)) or into a
-    part file (other filesystems, target = ("part", path))."""
+    """Encrypts or decrypts one byte range: into its place in the temporary
+    output the driver created (local files, target = ("at", dst_root, tmp,
+    offset)) or into a part file (other filesystems, target = ("part",
+    path))."""
 
     def body():
         data = _read_range(fs_src, spath, start, length)
@@ -241,9 +620,16 @@ def _range_task(rel, encrypt, fs_src, spath, fs_dst, target, key, prefix, first,
         else:
             out = _aesx._open_chunks(key, prefix, first, data, last)
         if target[0] == "at":
-            fd = os.open(target[1], os.O_WRONLY | os.O_CREAT, 0o666)
+            _, dst_root, tmp, offset = target
+            dfd = _open_dst_dir(dst_root, posixpath.dirname(rel), create=False)
             try:
-                _pwrite_all(fd, out, target[2])
+                # No O_CREAT: once the driver removed the file (a failure,
+                # an interrupt), a late range cannot bring it back.
+                fd = os.open(tmp, os.O_WRONLY | _NOFOLLOW, dir_fd=dfd)
+            finally:
+                os.close(dfd)
+            try:
+                _pwrite_all(fd, out, offset)
             finally:
                 os.close(fd)
             return {"part": None, "bytes_in": len(data)}
@@ -256,45 +642,58 @@ def _range_task(rel, encrypt, fs_src, spath, fs_dst, target, key, prefix, first,
     return _guard(rel, body)
 
 
-def _commit_local_task(rel, dpath, head, tmp, results):
-    """Local files: the ranges are in place in `tmp`; write the head, sync,
-    hash and rename into place (or remove `tmp` if any range failed)."""
+def _first_error(results):
+    bad = [r for r in results if not r["ok"]]
+    if bad:
+        raise RuntimeError(bad[0]["error"])
+
+
+def _commit_local_task(rel, dst_root, tmp, head, spath, info, results):
+    """Local files: the ranges are in place in `tmp`; check the source did
+    not change, write the head, sync, hash and rename into place (or remove
+    `tmp` if anything failed)."""
 
     def body():
+        d, name = posixpath.split(rel)
+        fd = _open_dst_dir(dst_root, d, create=False)
         try:
-            bad = [r for r in results if not r["ok"]]
-            if bad:
-                raise RuntimeError(bad[0]["error"])
-            fd = os.open(tmp, os.O_RDWR | os.O_CREAT, 0o666)
             try:
-                _pwrite_all(fd, head, 0)
+                _first_error(results)
+                _check_source(spath, info)
+                tfd = os.open(tmp, os.O_RDWR | _NOFOLLOW, dir_fd=fd)
+                try:
+                    _pwrite_all(tfd, head, 0)
+                    os.fsync(tfd)
+                    size, sha = _hash_fd(tfd)
+                finally:
+                    os.close(tfd)
+                os.replace(tmp, name, src_dir_fd=fd, dst_dir_fd=fd)
+            except BaseException:
+                try:
+                    os.unlink(tmp, dir_fd=fd)
+                except OSError:
+                    pass
+                raise
+            try:
                 os.fsync(fd)
-            finally:
-                os.close(fd)
-            size, sha = _hash_file(LocalFileSystem(), tmp)
-            os.replace(tmp, dpath)
-            return {"size": size, "sha256": sha, "bytes_in": sum(r["bytes_in"] for r in results)}
-        except BaseException:
-            try:
-                os.unlink(tmp)
             except OSError:
                 pass
-            raise
+        finally:
+            os.close(fd)
+        return {"size": size, "sha256": sha, "bytes_in": sum(r["bytes_in"] for r in results)}
 
-    out = _guard(rel, body)
-    if not out["ok"]:
-        out["error"] = out["error"].replace("RuntimeError: ", "", 1)
-    return out
+    return _unwrapped(_guard(rel, body))
 
 
-def _commit_task(rel, fs_dst, dpath, head, parts_dir, results):
+def _commit_task(rel, fs_src, spath, fs_dst, dpath, head, parts_dir, info, results):
     """Joins the range parts (after `head`) into `dpath`, hashing as it goes."""
 
     def body():
         try:
-            bad = [r for r in results if not r["ok"]]
-            if bad:
-                raise RuntimeError(bad[0]["error"])
+            _first_error(results)
+            now = fs_src.info(spath)
+            if int(now.get("size") or 0) != info["size"] or _mtime(now) != info["mtime"]:
+                raise OSError(f"{spath}: the file changed during the run; run again")
 
             def pieces():
                 if head:
@@ -312,59 +711,65 @@ def _commit_task(rel, fs_dst, dpath, head, parts_dir, results):
         finally:
             _remove(fs_dst, parts_dir)
 
-    out = _guard(rel, body)
+    return _unwrapped(_guard(rel, body))
+
+
+def _unwrapped(out):
+    # Report the first range's own message, not a wrapped one.
     if not out["ok"]:
-        # Report the first range's own message, not a wrapped one.
         out["error"] = out["error"].replace("RuntimeError: ", "", 1)
     return out
 
 
-# --- the driver -------------------------------------------------------------
+# --- the manifest -----------------------------------------------------------
 
 
-def _prune_empty_dirs(root: str, rel: str) -> None:
-    """Removes the directories made for a failed output, if left empty."""
-    d = posixpath.dirname(rel)
-    while d:
-        try:
-            os.rmdir(_join(root, d))
-        except OSError:
-            return
-        d = posixpath.dirname(d)
+def _manifest_mac(key: bytes, body: dict) -> str:
+    mkey = hmac.new(key, _MANIFEST_KEY_LABEL, hashlib.sha256).digest()
+    canon = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+    return hmac.new(mkey, canon, hashlib.sha256).hexdigest()
 
 
-def _load_manifest(fs, path) -> dict:
+def _load_manifest(fs, path: str, key: bytes, operation: str, report: "TreeReport") -> dict:
+    """The manifest's entries if it verifies with `key`, else none (and a
+    note): an entry the key did not vouch for never makes a file skipped."""
     try:
         with fs.open(path, "rb") as f:
             m = json.load(f)
-        if isinstance(m, dict) and isinstance(m.get("files"), dict):
-            return m
-    except Exception:
-        pass
-    return {"files": {}}
+    except FileNotFoundError:
+        return {}
+    except Exception as e:  # noqa: BLE001 - any unreadable manifest
+        report.notes.append(f"the manifest could not be read ({type(e).__name__}); every file is processed again")
+        return {}
+    mac = m.pop("mac", None) if isinstance(m, dict) else None
+    if not isinstance(mac, str) or not hmac.compare_digest(mac, _manifest_mac(key, m)):
+        report.notes.append(
+            "the manifest does not verify with this key (edited, forged, written with another key"
+            " or by an older aesx): every file is processed again"
+        )
+        return {}
+    if m.get("operation") != operation or not isinstance(m.get("files"), dict):
+        report.notes.append(f"the manifest is not one of {operation}_tree: every file is processed again")
+        return {}
+    return m["files"]
 
 
-def _list(fs, root: str) -> Dict[str, dict]:
-    out = {}
-    root = root.rstrip("/")
-    for path, info in fs.find(root, detail=True).items():
-        if info.get("type", "file") != "file":
-            continue
-        rel = path[len(root):].lstrip("/") if path.startswith(root) else posixpath.basename(path)
-        parts = rel.split("/")
-        base = parts[-1]
-        if rel == MANIFEST_NAME or ".aesx-tmp-" in base or any(p.startswith(".aesx-parts-") for p in parts):
-            continue
-        out[rel] = {"path": path, "size": int(info.get("size") or 0), "mtime": _mtime(info)}
-    return out
+def _write_manifest(fs, dst_root: str, path: str, key: bytes, operation: str, entries: dict) -> None:
+    body = {
+        "format": "aesx-manifest",
+        "version": _MANIFEST_VERSION,
+        "operation": operation,
+        "files": dict(sorted(entries.items())),
+    }
+    body["mac"] = _manifest_mac(key, body)
+    data = json.dumps(body, indent=1).encode()
+    if _is_local(fs):
+        _write_local_atomic(dst_root, MANIFEST_NAME, data)
+    else:
+        _write_atomic(fs, path, [data])
 
 
-def _mtime(info: dict):
-    for k in ("mtime", "LastModified", "last_modified", "updated", "modified"):
-        v = info.get(k)
-        if v is not None:
-            return v if isinstance(v, (int, float)) else str(v)
-    return None
+# --- the driver -------------------------------------------------------------
 
 
 def _run(operation, client, src, dst, key, range_size, storage_options):
@@ -378,94 +783,124 @@ def _run(operation, client, src, dst, key, range_size, storage_options):
     fs_dst, dst_root = fsspec.core.url_to_fs(dst, **so)
     if not fs_src.isdir(src_root):
         raise FileNotFoundError(f"{src}: not a directory")
+    _check_roots(fs_src, src_root, fs_dst, dst_root, src, dst)
+    local = _is_local(fs_src, fs_dst)
     fs_dst.makedirs(dst_root, exist_ok=True)
     manifest_path = _join(dst_root, MANIFEST_NAME)
-    old = _load_manifest(fs_dst, manifest_path)["files"]
-    files = _list(fs_src, src_root)
     report = TreeReport(operation=operation, manifest=manifest_path)
+    old = _load_manifest(fs_dst, manifest_path, key, operation, report)
+    if _is_local(fs_src):
+        files, report.excluded, report.failed = _list_local(src_root, operation)
+    else:
+        files, report.excluded, report.failed = _list_fsspec(fs_src, src_root, operation)
 
-    # 1. Which files are already done? (hash the outputs on the workers)
-    candidates = {}
-    for rel, info in files.items():
-        e = old.get(rel)
-        if e and e.get("source_size") == info["size"] and e.get("source_mtime") == info["mtime"]:
-            candidates[rel] = e
-    checks = {
-        rel: client.submit(_verify_task, rel, fs_dst, _join(dst_root, rel), e, pure=False)
-        for rel, e in candidates.items()
-    }
-    new_entries = {}
-    for rel, fut in checks.items():
-        r = fut.result()
-        if r["ok"] and r["verified"]:
-            report.skipped.append(rel)
-            new_entries[rel] = candidates[rel]
-
-    # 2. One task per file, or per range plus a join for large files.
-    finals = {}
-    for rel, info in sorted(files.items()):
-        if rel in new_entries:
-            continue
-        spath, dpath, size = info["path"], _join(dst_root, rel), info["size"]
-        if size <= range_size:
-            finals[rel] = client.submit(
-                _whole_task, rel, encrypt, fs_src, spath, fs_dst, dpath, key, pure=False
-            )
-            continue
-        try:
-            ranges, head, prefix = _plan_ranges(encrypt, fs_src, spath, size, key, range_size)
-        except Exception as e:  # noqa: BLE001 - reported per file
-            report.failed[rel] = f"{type(e).__name__}: {e}"
-            continue
-        if _is_local(fs_src, fs_dst):
-            fs_dst.makedirs(posixpath.dirname(dpath), exist_ok=True)
-            tmp = _tmp_name(fs_dst, dpath)
-            base = len(head) if encrypt else 0
-            step = ENC_CHUNK if encrypt else CHUNK
-            targets = [("at", tmp, base + first * step) for first, _, _, _ in ranges]
-        else:
-            parts_dir = _join(dst_root, f".aesx-parts-{uuid.uuid4().hex[:12]}")
-            targets = [("part", _join(parts_dir, f"{i:08d}")) for i in range(len(ranges))]
-        futs = [
-            client.submit(
-                _range_task, rel, encrypt, fs_src, spath, fs_dst, target,
-                key, prefix, first, start, length, last, pure=False,
-            )
-            for target, (first, start, length, last) in zip(targets, ranges)
-        ]
-        if targets and targets[0][0] == "at":
-            finals[rel] = client.submit(_commit_local_task, rel, dpath, head, targets[0][1], futs, pure=False)
-        else:
-            finals[rel] = client.submit(_commit_task, rel, fs_dst, dpath, head, parts_dir, futs, pure=False)
-
-    for rel, fut in finals.items():
-        try:
+    futures = []
+    pending_tmp = {}  # rel -> local temporary output, until its commit ran
+    parts_dirs = []
+    try:
+        # 1. Which files are already done? (hash the outputs on the workers)
+        candidates = {}
+        for rel, info in files.items():
+            e = old.get(rel)
+            if isinstance(e, dict) and e.get("source_size") == info["size"] and e.get("source_mtime") == info["mtime"]:
+                candidates[rel] = e
+        checks = {
+            rel: client.submit(_verify_task, rel, fs_dst, dst_root, e, pure=False)
+            for rel, e in candidates.items()
+        }
+        futures += checks.values()
+        new_entries = {}
+        for rel, fut in checks.items():
             r = fut.result()
-        except Exception as e:  # noqa: BLE001 - a lost worker, a cancelled task
-            r = {"ok": False, "error": f"{type(e).__name__}: {e}"}
-        if r["ok"]:
-            info = files[rel]
-            report.done.append(rel)
-            report.bytes_in += r["bytes_in"]
-            new_entries[rel] = {
-                "size": r["size"],
-                "sha256": r["sha256"],
-                "source_size": info["size"],
-                "source_mtime": info["mtime"],
-            }
-        else:
-            report.failed[rel] = r["error"]
-            if _is_local(fs_dst):
-                _prune_empty_dirs(dst_root, rel)
+            if r["ok"] and r["verified"]:
+                report.skipped.append(rel)
+                new_entries[rel] = candidates[rel]
 
-    # 3. The manifest: what is in dst and verified, written atomically.
-    manifest = {
-        "format": "aesx-manifest",
-        "version": 1,
-        "operation": operation,
-        "files": dict(sorted(new_entries.items())),
-    }
-    _write_atomic(fs_dst, manifest_path, [json.dumps(manifest, indent=1).encode()])
+        # 2. One task per file, or per range plus a join for large files.
+        finals = {}
+        for rel, info in sorted(files.items()):
+            if rel in new_entries:
+                continue
+            spath, size = info["path"], info["size"]
+            if size <= range_size:
+                finals[rel] = client.submit(
+                    _whole_task, rel, encrypt, fs_src, spath, fs_dst, dst_root, key, info, pure=False
+                )
+                futures.append(finals[rel])
+                continue
+            try:
+                ranges, head, prefix = _plan_ranges(encrypt, fs_src, spath, size, key, range_size)
+                if local:
+                    tmp = _create_local_tmp(dst_root, rel, encrypt)
+                    pending_tmp[rel] = tmp
+            except Exception as e:  # noqa: BLE001 - reported per file
+                report.failed[rel] = f"{type(e).__name__}: {e}"
+                continue
+            if local:
+                base = len(head) if encrypt else 0
+                step = ENC_CHUNK if encrypt else CHUNK
+                targets = [("at", dst_root, tmp, base + first * step) for first, _, _, _ in ranges]
+            else:
+                parts_dir = _join(dst_root, f"{_PARTS_MARK}{uuid.uuid4().hex[:12]}")
+                parts_dirs.append(parts_dir)
+                targets = [("part", _join(parts_dir, f"{i:08d}")) for i in range(len(ranges))]
+            futs = [
+                client.submit(
+                    _range_task, rel, encrypt, fs_src, spath, fs_dst, target,
+                    key, prefix, first, start, length, last, pure=False,
+                )
+                for target, (first, start, length, last) in zip(targets, ranges)
+            ]
+            futures += futs
+            if local:
+                finals[rel] = client.submit(
+                    _commit_local_task, rel, dst_root, tmp, head, spath, info, futs, pure=False
+                )
+            else:
+                finals[rel] = client.submit(
+                    _commit_task, rel, fs_src, spath, fs_dst, _join(dst_root, rel), head, parts_dir,
+                    info, futs, pure=False,
+                )
+            futures.append(finals[rel])
+
+        for rel, fut in finals.items():
+            try:
+                r = fut.result()
+            except Exception as e:  # noqa: BLE001 - a lost worker, a cancelled task
+                r = {"ok": False, "error": f"{type(e).__name__}: {e}"}
+            if rel in pending_tmp:
+                # Its commit removed or renamed it; a lost task did not.
+                _remove_local_tmp(dst_root, rel, pending_tmp.pop(rel))
+            if r["ok"]:
+                info = files[rel]
+                report.done.append(rel)
+                report.bytes_in += r["bytes_in"]
+                new_entries[rel] = {
+                    "size": r["size"],
+                    "sha256": r["sha256"],
+                    "source_size": info["size"],
+                    "source_mtime": info["mtime"],
+                }
+            else:
+                report.failed[rel] = r["error"]
+                if _is_local(fs_dst):
+                    _prune_empty_dirs(dst_root, rel)
+    except BaseException:
+        # An interrupt or a lost scheduler: stop the work, and leave no
+        # temporary output behind (ranges never re-create a removed one).
+        try:
+            client.cancel(futures)
+        except Exception:  # noqa: BLE001 - the client may be gone too
+            pass
+        for rel, tmp in pending_tmp.items():
+            _remove_local_tmp(dst_root, rel, tmp)
+        for d in parts_dirs:
+            _remove(fs_dst, d)
+        raise
+
+    # 3. The manifest: what is in dst and verified, authenticated, written
+    # atomically.
+    _write_manifest(fs_dst, dst_root, manifest_path, key, operation, new_entries)
     report.done.sort()
     report.skipped.sort()
     report.seconds = time.perf_counter() - t0
@@ -504,20 +939,21 @@ def _plan_ranges(encrypt, fs_src, spath, size, key, range_size):
 
 def encrypt_tree(client, src, dst, *, key, range_size: int = DEFAULT_RANGE,
                  storage_options: Optional[dict] = None) -> TreeReport:
-    """Encrypts every file under ``src`` to the same relative path under
-    ``dst`` on the cluster behind ``client``; see the module notes.
+    """Encrypts every regular file under ``src`` to the same relative path
+    under ``dst`` on the cluster behind ``client``; see the module notes.
 
     ``key``: the 32 bytes of an aesx key file (or its 64 hex digits).
     ``range_size``: files larger than this (a multiple of 16 KiB) are split
     into ranges of this many plaintext bytes. ``storage_options`` go to
-    fsspec for both URLs. Returns a :class:`TreeReport`.
+    fsspec for both URLs. Returns a :class:`TreeReport`. Raises ValueError
+    before any work when ``src`` and ``dst`` are the same tree or nested.
     """
     return _run("encrypt", client, src, dst, key, range_size, storage_options)
 
 
 def decrypt_tree(client, src, dst, *, key, range_size: int = DEFAULT_RANGE,
                  storage_options: Optional[dict] = None) -> TreeReport:
-    """Decrypts every aesx file under ``src`` (the manifest excepted) to the
+    """Decrypts every aesx file under ``src`` (its manifest excepted) to the
     same relative path under ``dst``; a file that fails to verify is reported
     and nothing of it is written. Same arguments as :func:`encrypt_tree`.
     """

@@ -124,11 +124,13 @@ def test_atomic_output(tmp_path, keyfile):
     b[-1] ^= 1
     (tmp_path / "bad.aesx").write_bytes(b)
     with pytest.raises(aesx.DecryptionError):
-        aesx.decrypt_file(tmp_path / "bad.aesx", tmp_path / "out", key=key)
+        aesx.decrypt_file(tmp_path / "bad.aesx", tmp_path / "out", key=key, force=True)
     # The old file stands; no temporary file is left behind.
     assert (tmp_path / "out").read_bytes() == b"previous contents"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.aesx", "c.aesx", "k.key", "out", "plain"]
-    aesx.decrypt_file(tmp_path / "c.aesx", tmp_path / "out", key=key)
+    with pytest.raises(FileExistsError):
+        aesx.decrypt_file(tmp_path / "c.aesx", tmp_path / "out", key=key)
+    aesx.decrypt_file(tmp_path / "c.aesx", tmp_path / "out", key=key, force=True)
     assert (tmp_path / "out").read_bytes() == (tmp_path / "plain").read_bytes()
     with pytest.raises(ValueError, match="same file"):
         aesx.decrypt_file(tmp_path / "c.aesx", tmp_path / "c.aesx", key=key)

@@ -16,6 +16,8 @@ pub(crate) enum Failure {
     Value(String),
     /// The operating system said no (OSError with errno).
     Io(std::io::Error, String),
+    /// A Python exception (KeyboardInterrupt from a signal handler).
+    Python(PyErr),
 }
 
 impl From<Failure> for PyErr {
@@ -24,12 +26,20 @@ impl From<Failure> for PyErr {
             Failure::Format(m) => DecryptionError::new_err(m),
             Failure::Value(m) => PyValueError::new_err(m),
             Failure::Io(e, ctx) => {
-                let msg = format!("{ctx}: {e}");
+                // "No such file or directory", without Rust's "(os error 2)":
+                // Python shows the number itself.
+                let text = e.to_string();
+                let text = match text.rfind(" (os error ") {
+                    Some(i) if e.raw_os_error().is_some() => &text[..i],
+                    _ => &text,
+                };
+                let msg = format!("{ctx}: {text}");
                 match e.raw_os_error() {
                     Some(code) => PyOSError::new_err((code, msg)),
                     None => PyOSError::new_err(msg),
                 }
             }
+            Failure::Python(e) => e,
         }
     }
 }

@@ -5,6 +5,7 @@
 
 mod args;
 mod failure;
+mod input;
 mod output;
 mod ranges;
 mod reader;

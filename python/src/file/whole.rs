@@ -1,8 +1,10 @@
 //! Whole files: `encrypt_file`, `decrypt_file` and the hashed variant that
 //! `aesx.dask` uses, streaming in batches of chunks over threads.
 
+use std::ffi::OsStr;
 use std::fs::File;
-use std::path::Path;
+use std::os::fd::BorrowedFd;
+use std::path::{Path, PathBuf};
 
 use aesx_file::header::{Argon2Params, Header, KeySource, KDF_SALT_LEN};
 use aesx_file::kdf;
@@ -14,62 +16,48 @@ use pyo3::prelude::*;
 
 use super::args::{key_bytes, path_of, secret, threads, unlock, Secret};
 use super::failure::{fill_random, header_err, io, payload_err, Failure};
-use super::output::{same_file, AtomicOutput, Written};
+use super::input::Input;
+use super::output::{Dest, OutputOpts, Target, Written};
 use crate::pick_backend;
 
 /// Chunks per batch: 2 MiB of plaintext, spread over the threads.
 const BATCH_CHUNKS: usize = 128;
 
-fn read_full(f: &mut File, buf: &mut [u8], what: &Path) -> Result<usize, Failure> {
-    payload::read_full(f, buf).map_err(io(format!("reading {}", what.display())))
+/// One file to encrypt or decrypt, and how.
+pub(crate) struct Job<'a> {
+    pub(crate) src: &'a Path,
+    pub(crate) dest: Dest<'a>,
+    /// Replace an existing output.
+    pub(crate) replace: bool,
+    /// Hash the output as it is written.
+    pub(crate) hash: bool,
+    /// The tree calls: the source's size when listed, and no symlink as
+    /// its last component.
+    pub(crate) listed_size: Option<u64>,
 }
 
-/// Reads `input` in batches of `batch` bytes and hands each to `f` with
-/// whether it is the last, looking one batch ahead to know: an input of
-/// whole batches ends with its last full batch marked last.
-fn for_each_batch(
-    input: &mut File,
-    src: &Path,
-    batch: usize,
-    mut f: impl FnMut(&[u8], bool) -> Result<(), Failure>,
-) -> Result<(), Failure> {
-    let mut cur = vec![0u8; batch];
-    let mut next = vec![0u8; batch];
-    let mut n = read_full(input, &mut cur, src)?;
-    loop {
-        let m = if n == batch {
-            read_full(input, &mut next, src)?
-        } else {
-            0
+impl Job<'_> {
+    fn open(self, mode: u32) -> Result<(Input, Target), Failure> {
+        let input = Input::open(self.src, self.listed_size.is_some(), self.listed_size)?;
+        let opts = OutputOpts {
+            mode,
+            replace: self.replace,
+            hash: self.hash,
+            input: input.id(),
         };
-        let last = n < batch || m == 0;
-        f(&cur[..n], last)?;
-        if last {
-            return Ok(());
-        }
-        std::mem::swap(&mut cur, &mut next);
-        n = m;
+        Ok((input, Target::resolve(self.dest, opts)?))
     }
-}
-
-/// Opens `src` for a call that writes `dst`, refusing the same file.
-fn open_input(src: &Path, dst: &Path) -> Result<File, Failure> {
-    if same_file(src, dst) {
-        return Err(Failure::Value("input and output are the same file".into()));
-    }
-    File::open(src).map_err(io(format!("cannot open {}", src.display())))
 }
 
 fn encrypt_path(
-    src: &Path,
-    dst: &Path,
+    job: Job<'_>,
     secret: Secret,
     cost: (u32, u32, u32),
     backend: aesx::Backend,
     threads: usize,
-    hash: bool,
 ) -> Result<Written, Failure> {
-    let mut input = open_input(src, dst)?;
+    // Ciphertext: a new file gets the usual 0666 less the umask.
+    let (mut input, target) = job.open(0o666)?;
     let (key, source) = match &secret {
         Secret::Key(k) => (k.clone(), KeySource::Key),
         Secret::Passphrase(p) => {
@@ -92,13 +80,13 @@ fn encrypt_path(
         payload::seal_header(Suite::Aes256Gcm, &key[..], &header.bytes, &salt, backend)
             .map_err(payload_err)?;
     drop(key);
-    let mut out = AtomicOutput::create(dst, hash)?;
+    let mut out = target.create()?;
     out.write_all(&header.bytes)?;
     out.write_all(&ph)?;
     let mut sealer = Sealer::new(cipher);
     let mut sealed = Vec::new();
     // A full batch followed by nothing still ends with an empty chunk.
-    for_each_batch(&mut input, src, BATCH_CHUNKS * CHUNK_LEN, |batch, last| {
+    input.for_each_batch(BATCH_CHUNKS * CHUNK_LEN, |batch, last| {
         sealer
             .seal_batch(batch, last, &mut sealed, threads)
             .map_err(payload_err)?;
@@ -127,40 +115,34 @@ pub(crate) fn open_file(
 }
 
 fn decrypt_path(
-    src: &Path,
-    dst: &Path,
+    job: Job<'_>,
     secret: Secret,
     backend: aesx::Backend,
     threads: usize,
-    hash: bool,
 ) -> Result<Written, Failure> {
-    let mut input = open_input(src, dst)?;
-    let (cipher, _) = open_file(&mut input, &secret, backend)?;
+    // Plaintext: a new file is private (a replaced one keeps its mode).
+    let (mut input, target) = job.open(0o600)?;
+    let (cipher, _) = open_file(input.file(), &secret, backend)?;
     // Nothing is created before the key commitment verified.
-    let mut out = AtomicOutput::create(dst, hash)?;
+    let mut out = target.create()?;
     let mut opener = Opener::new(cipher.clone());
     let mut pt = Vec::new();
-    for_each_batch(
-        &mut input,
-        src,
-        BATCH_CHUNKS * ENC_CHUNK_LEN,
-        |batch, eof| {
-            if let Err(e) = opener.open_batch(batch, eof, &mut pt, threads) {
-                // Find the failing chunk to tell appended data from tampering.
-                let err = match e.error {
-                    PayloadError::ChunkAuth { .. } => {
-                        let c0 = (e.valid / CHUNK_LEN) * ENC_CHUNK_LEN;
-                        let c1 = (c0 + ENC_CHUNK_LEN).min(batch.len());
-                        let tail = if eof { &batch[c0..] } else { &batch[c0..c1] };
-                        payload::explain_failure(&cipher, e.error, tail)
-                    }
-                    other => other,
-                };
-                return Err(payload_err(err));
-            }
-            out.write_all(&pt)
-        },
-    )?;
+    input.for_each_batch(BATCH_CHUNKS * ENC_CHUNK_LEN, |batch, eof| {
+        if let Err(e) = opener.open_batch(batch, eof, &mut pt, threads) {
+            // Find the failing chunk to tell appended data from tampering.
+            let err = match e.error {
+                PayloadError::ChunkAuth { .. } => {
+                    let c0 = (e.valid / CHUNK_LEN) * ENC_CHUNK_LEN;
+                    let c1 = (c0 + ENC_CHUNK_LEN).min(batch.len());
+                    let tail = if eof { &batch[c0..] } else { &batch[c0..c1] };
+                    payload::explain_failure(&cipher, e.error, tail)
+                }
+                other => other,
+            };
+            return Err(payload_err(err));
+        }
+        out.write_all(&pt)
+    })?;
     out.commit()
 }
 
@@ -168,11 +150,11 @@ fn decrypt_path(
 /// `key` (the 32 bytes of an aesx key file, or its 64 hex digits as str) or
 /// `passphrase` (str or bytes; stretched with Argon2id at the CLI's default
 /// cost). `dst` appears only once complete and synced (written under a
-/// temporary name in its directory, then renamed; an existing file is
-/// replaced). Runs without the GIL, on `threads` threads (default: all
-/// cores).
+/// temporary name in its directory, then renamed); an existing `dst` raises
+/// FileExistsError unless `force=True`, and a replaced file keeps its mode.
+/// Runs without the GIL, on `threads` threads (default: all cores).
 #[pyfunction]
-#[pyo3(signature = (src, dst, *, key = None, passphrase = None, backend = None, threads = None, _kdf_cost = None))]
+#[pyo3(signature = (src, dst, *, key = None, passphrase = None, backend = None, threads = None, force = false, _kdf_cost = None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn encrypt_file(
     py: Python<'_>,
@@ -182,6 +164,7 @@ pub(crate) fn encrypt_file(
     passphrase: Option<&Bound<'_, PyAny>>,
     backend: Option<&str>,
     threads: Option<usize>,
+    force: bool,
     _kdf_cost: Option<(u32, u32, u32)>,
 ) -> PyResult<()> {
     let (src, dst) = (path_of(src)?, path_of(dst)?);
@@ -193,7 +176,8 @@ pub(crate) fn encrypt_file(
         kdf::DEFAULT_PARALLELISM,
     ));
     let t = self::threads(threads);
-    py.allow_threads(|| encrypt_path(&src, &dst, secret, cost, backend, t, false))?;
+    let job = user_job(&src, &dst, force);
+    py.allow_threads(|| encrypt_path(job, secret, cost, backend, t))?;
     Ok(())
 }
 
@@ -201,9 +185,14 @@ pub(crate) fn encrypt_file(
 /// Raises DecryptionError (a ValueError) with the reason if the file is not
 /// an aesx file, the key or passphrase is wrong, or the file was truncated,
 /// extended or modified; `dst` is then not created (nor replaced). Costs in
-/// the header above the CLI's caps are refused before any work.
+/// the header above the CLI's caps are refused before any work. A new `dst`
+/// is private (0600); an existing one raises FileExistsError unless
+/// `force=True`, and a replaced file keeps its mode. The plaintext is never
+/// readable by others while it is written, and no temporary file is left
+/// behind on any failure.
 #[pyfunction]
-#[pyo3(signature = (src, dst, *, key = None, passphrase = None, backend = None, threads = None))]
+#[pyo3(signature = (src, dst, *, key = None, passphrase = None, backend = None, threads = None, force = false))]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn decrypt_file(
     py: Python<'_>,
     src: &Bound<'_, PyAny>,
@@ -212,38 +201,75 @@ pub(crate) fn decrypt_file(
     passphrase: Option<&Bound<'_, PyAny>>,
     backend: Option<&str>,
     threads: Option<usize>,
+    force: bool,
 ) -> PyResult<()> {
     let (src, dst) = (path_of(src)?, path_of(dst)?);
     let secret = secret(key, passphrase)?;
     let backend = pick_backend(backend)?;
     let t = self::threads(threads);
-    py.allow_threads(|| decrypt_path(&src, &dst, secret, backend, t, false))?;
+    let job = user_job(&src, &dst, force);
+    py.allow_threads(|| decrypt_path(job, secret, backend, t))?;
     Ok(())
 }
 
-/// _file_hashed(encrypt, src, dst, key, threads=None) -> (int, str)
+fn user_job<'a>(src: &'a Path, dst: &'a Path, force: bool) -> Job<'a> {
+    Job {
+        src,
+        dest: Dest::Path(dst),
+        replace: force,
+        hash: false,
+        listed_size: None,
+    }
+}
+
+/// _file_hashed(encrypt, src, dir_fd, name, key, listed_size, threads=None) -> (int, str)
 ///
-/// encrypt_file or decrypt_file with a raw key that also returns the
-/// output's size and SHA-256 (hex), hashed as it is written (aesx.dask).
+/// One file of a tree (aesx.dask): encrypts or decrypts `src` with a raw
+/// key to the plain `name` inside the open directory `dir_fd` (which the
+/// caller opened without following symlinks and keeps open), replacing what
+/// is there; returns the output's size and SHA-256 (hex), hashed as it is
+/// written. `src` must still have `listed_size` bytes and must not change
+/// while it is read.
 #[pyfunction]
-#[pyo3(signature = (encrypt, src, dst, key, threads = None))]
+#[pyo3(signature = (encrypt, src, dir_fd, name, key, listed_size, threads = None))]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn _file_hashed(
     py: Python<'_>,
     encrypt: bool,
     src: &Bound<'_, PyAny>,
-    dst: &Bound<'_, PyAny>,
+    dir_fd: i32,
+    name: &Bound<'_, PyAny>,
     key: &Bound<'_, PyAny>,
+    listed_size: u64,
     threads: Option<usize>,
 ) -> PyResult<(u64, String)> {
-    let (src, dst) = (path_of(src)?, path_of(dst)?);
+    let (src, name): (PathBuf, PathBuf) = (path_of(src)?, path_of(name)?);
     let secret = Secret::Key(key_bytes(key)?);
     let backend = pick_backend(None)?;
     let t = self::threads(threads);
+    if dir_fd < 0 {
+        return Err(Failure::Value("dir_fd: not a file descriptor".into()).into());
+    }
+    // SAFETY: `dir_fd` is a descriptor the (private) caller opened and keeps
+    // open for the whole call; it is only borrowed to be duplicated, and a
+    // descriptor that is not open makes that duplication fail with EBADF.
+    let dir = unsafe { BorrowedFd::borrow_raw(dir_fd) };
     let w = py.allow_threads(|| {
+        let job = Job {
+            src: &src,
+            dest: Dest::In {
+                dir,
+                name: OsStr::new(name.as_os_str()),
+                shown: &name,
+            },
+            replace: true,
+            hash: true,
+            listed_size: Some(listed_size),
+        };
         if encrypt {
-            encrypt_path(&src, &dst, secret, (0, 0, 0), backend, t, true)
+            encrypt_path(job, secret, (0, 0, 0), backend, t)
         } else {
-            decrypt_path(&src, &dst, secret, backend, t, true)
+            decrypt_path(job, secret, backend, t)
         }
     })?;
     let hex = w
