@@ -330,6 +330,8 @@ def _mtime(info: dict):
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+# A FIFO planted where a file was listed must fail, not block an open().
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 
 
 def _open_dst_dir(root: str, rel_dir: str, create: bool) -> int:
@@ -520,9 +522,25 @@ def _pwrite_all(fd: int, data, offset: int) -> None:
 
 
 def _read_range(fs, path: str, start: int, length: int) -> bytes:
-    with fs.open(path, "rb") as f:
-        f.seek(start)
-        data = f.read(length)
+    if _is_local(fs):
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK)
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise OSError(f"{path}: no longer a regular file")
+            parts, got = [], 0
+            while got < length:
+                b = os.pread(fd, length - got, start + got)
+                if not b:
+                    break
+                parts.append(b)
+                got += len(b)
+            data = b"".join(parts)
+        finally:
+            os.close(fd)
+    else:
+        with fs.open(path, "rb") as f:
+            f.seek(start)
+            data = f.read(length)
     if len(data) != length:
         raise OSError(f"{path}: short read ({len(data)} of {length} bytes at {start}): the file changed")
     return data
@@ -548,12 +566,14 @@ def _verify_task(rel, fs_dst, dst_root, entry):
             except OSError:
                 return {"verified": False}
             try:
-                ofd = os.open(name, os.O_RDONLY | _NOFOLLOW, dir_fd=fd)
+                ofd = os.open(name, os.O_RDONLY | _NOFOLLOW | _NONBLOCK, dir_fd=fd)
             except OSError:
                 return {"verified": False}
             finally:
                 os.close(fd)
             try:
+                if not stat.S_ISREG(os.fstat(ofd).st_mode):
+                    return {"verified": False}
                 size, sha = _hash_fd(ofd)
             finally:
                 os.close(ofd)
@@ -922,8 +942,7 @@ def _plan_ranges(encrypt, fs_src, spath, size, key, range_size):
         # A size that is a whole number of ranges still ends with the
         # (empty) final chunk: the last range above carries it.
         return ranges, prefix, prefix
-    with fs_src.open(spath, "rb") as f:
-        head = f.read(96)
+    head = _read_range(fs_src, spath, 0, 96)  # the file is over range_size bytes
     pl = _aesx._prefix_len(head)
     prefix = head[:pl]
     enc = size - pl

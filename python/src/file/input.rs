@@ -36,8 +36,9 @@ pub(crate) struct Input {
 }
 
 impl Input {
-    /// Opens `path`; `nofollow` refuses a symlink as the last component (the
-    /// tree calls, which list symlinks as left out). `expect_size`: the size
+    /// Opens `path`; `nofollow` (the tree calls, which list symlinks and
+    /// special files as left out) refuses anything but a regular file, a
+    /// symlink included. `expect_size`: the size
     /// the caller saw when it listed the file; another size now is an error.
     pub(crate) fn open(
         path: &Path,
@@ -47,7 +48,10 @@ impl Input {
         let mut o = OpenOptions::new();
         o.read(true);
         if nofollow {
-            o.custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32);
+            // Non-blocking too: a FIFO swapped in after the listing must
+            // fail below, not hang the worker in open().
+            let flags = rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK;
+            o.custom_flags(flags.bits() as i32);
         }
         let file = o
             .open(path)
@@ -55,6 +59,9 @@ impl Input {
         let m = file
             .metadata()
             .map_err(|e| Failure::Io(e, format!("cannot stat {}", path.display())))?;
+        if nofollow && !m.is_file() {
+            return Err(changed(path, "no longer a regular file".into()));
+        }
         let start = stamp(&m);
         if let (Some(want), Some(s)) = (expect_size, start) {
             if s.size != want {
