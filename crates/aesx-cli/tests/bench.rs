@@ -67,6 +67,12 @@ fn quick_run_writes_json_csv_and_svg() {
     assert!(!names.contains(&"ring"), "ring has no CTR API");
     let backends = aesx::Backend::available().len();
     assert_eq!(rows.len(), 2 * (backends + 3));
+    let x86 = aesx::Backend::available()
+        .iter()
+        .any(|b| matches!(b.name(), "aesni" | "vaes256" | "vaes512"));
+    let bounds = doc["bounds"].as_array().expect("bounds");
+    // One per x86 tier measured and key size.
+    assert_eq!(bounds.is_empty(), !x86, "{bounds:?}");
     for r in rows {
         assert_eq!(r["mode"], "ctr");
         assert_eq!(r["size"], 64);
@@ -84,6 +90,14 @@ fn quick_run_writes_json_csv_and_svg() {
         assert!(r["cycles_per_byte"].is_null() || r["cycles_per_byte"].as_f64().unwrap() > 0.0);
         if r["impl"] == "aesx-soft" {
             assert_eq!(r["vs_soft"].as_f64(), Some(1.0));
+            assert!(r["vs_bound"].is_null(), "soft has no x86 port bound: {r}");
+        }
+        let x86 = ["aesx-aesni", "aesx-vaes256", "aesx-vaes512"];
+        if x86.contains(&r["impl"].as_str().unwrap()) {
+            // Positive, and CTR cannot be many times faster than ECB on the
+            // same tier (noise on a shared machine allows some excess).
+            let b = r["vs_bound"].as_f64().expect("x86 rows have a bound");
+            assert!(b > 0.0 && b < 3.0, "{r}");
         }
     }
 

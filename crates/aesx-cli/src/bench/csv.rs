@@ -7,7 +7,7 @@ use super::report::Row;
 use crate::CliError;
 
 const HEADER: &str = "impl,peer,mode,key_bits,size,threads,iterations,calls_per_iter,\
-ns_per_call,gb_per_s,cycles_per_byte,best_gb_per_s,worst_gb_per_s,vs_best_peer,vs_soft";
+ns_per_call,gb_per_s,cycles_per_byte,best_gb_per_s,worst_gb_per_s,vs_best_peer,vs_soft,vs_bound";
 
 /// The CSV text for `rows`.
 pub fn render(rows: &[Row]) -> String {
@@ -17,7 +17,7 @@ pub fn render(rows: &[Row]) -> String {
     for r in rows {
         let _ = writeln!(
             s,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             r.imp,
             r.peer,
             r.mode.name(),
@@ -33,6 +33,7 @@ pub fn render(rows: &[Row]) -> String {
             r.worst_gb_per_s,
             o(r.vs_best_peer),
             o(r.vs_soft),
+            o(r.vs_bound),
         );
     }
     s

@@ -25,6 +25,7 @@ pub fn row_value(r: &Row) -> Value {
         "worst_gb_per_s": r.worst_gb_per_s,
         "vs_best_peer": r.vs_best_peer,
         "vs_soft": r.vs_soft,
+        "vs_bound": r.vs_bound,
     })
 }
 
@@ -36,6 +37,7 @@ pub fn write(path: &Path, meta: &Meta, rows: &[Row]) -> Result<(), CliError> {
         "cpu": meta.cpu,
         "date": meta.date,
         "clock": meta.clock,
+        "bounds": meta.bounds,
         "rows": rows.iter().map(row_value).collect::<Vec<_>>(),
     });
     let text = serde_json::to_string_pretty(&doc)

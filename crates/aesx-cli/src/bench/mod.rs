@@ -16,6 +16,7 @@
 //!   `peers`, `awslc`: their runners, behind the `runner::Runner` trait.
 //! - `timing`: the cycle counter and its calibration; `stats`: order
 //!   statistics and Welch's t.
+//! - `bound`: the AES port bound of each x86 tier, for the "x bound" column.
 //! - `header`, `report`, `json`, `csv`, `plot`: output.
 //!
 //! The method is explained in `docs/BENCHMARKS.md`.
@@ -28,6 +29,7 @@ use crate::CliError;
 mod aesx_impl;
 mod args;
 mod awslc;
+mod bound;
 mod cases;
 mod check;
 mod compare;

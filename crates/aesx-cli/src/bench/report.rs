@@ -15,6 +15,8 @@ pub struct Meta {
     pub date: String,
     /// The clock line.
     pub clock: String,
+    /// The AES port bounds measured for the "x bound" column.
+    pub bounds: Vec<String>,
 }
 
 /// One implementation on one case.
@@ -50,6 +52,8 @@ pub struct Row {
     pub vs_best_peer: Option<f64>,
     /// Median over aesx-soft's median for the case.
     pub vs_soft: Option<f64>,
+    /// Median over the AES port bound of the row's x86 tier (`bound.rs`).
+    pub vs_bound: Option<f64>,
 }
 
 impl Row {
@@ -74,6 +78,7 @@ impl Row {
             cycles_per_byte: clock.per_byte(gbs(sum.median) * 1e9),
             vs_best_peer: None,
             vs_soft: None,
+            vs_bound: None,
         })
     }
 
@@ -127,7 +132,7 @@ pub fn print(out: &mut impl Write, rows: &[Row], mb: bool) -> io::Result<()> {
     let (unit, scale) = if mb { ("MB/s", 1e3) } else { ("GB/s", 1.0) };
     writeln!(
         out,
-        "\n{:<8} {:>4} {:>8} {:>3}  {:<13} {:>10} {:>8} {:>7} {:>8} {:>8} {:>7} {:>7} {:>5}",
+        "\n{:<8} {:>4} {:>8} {:>3}  {:<13} {:>10} {:>8} {:>7} {:>8} {:>8} {:>7} {:>7} {:>7} {:>5}",
         "mode",
         "key",
         "bytes",
@@ -140,6 +145,7 @@ pub fn print(out: &mut impl Write, rows: &[Row], mb: bool) -> io::Result<()> {
         "worst",
         "x peer",
         "x soft",
+        "x bound",
         "iters"
     )?;
     let mut last: Option<&Row> = None;
@@ -150,7 +156,7 @@ pub fn print(out: &mut impl Write, rows: &[Row], mb: bool) -> io::Result<()> {
         last = Some(r);
         writeln!(
             out,
-            "{:<8} {:>4} {:>8} {:>3}  {:<13} {:>10} {:>8} {:>7} {:>8} {:>8} {:>7} {:>7} {:>5}",
+            "{:<8} {:>4} {:>8} {:>3}  {:<13} {:>10} {:>8} {:>7} {:>8} {:>8} {:>7} {:>7} {:>7} {:>5}",
             r.mode.name(),
             r.key_bits,
             r.size,
@@ -163,6 +169,7 @@ pub fn print(out: &mut impl Write, rows: &[Row], mb: bool) -> io::Result<()> {
             sig(r.worst_gb_per_s * scale),
             opt(r.vs_best_peer),
             opt(r.vs_soft),
+            opt(r.vs_bound),
             r.iterations,
         )?;
     }

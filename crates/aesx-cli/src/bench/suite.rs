@@ -5,6 +5,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use super::args::Options;
+use super::bound::Bounds;
 use super::cases::{Case, Setup};
 use super::check::honesty_check;
 #[cfg(feature = "cuda")]
@@ -49,6 +50,8 @@ pub(super) fn run(mut opts: Options, clock: &ClockInfo) -> Result<ExitCode, CliE
     }
     progress.finish();
     report::add_ratios(&mut rows);
+    let bounds = Bounds::measure(&rows, opts.isa, &plan, clock).map_err(CliError::failure)?;
+    bounds.apply(&mut rows, opts.isa);
     report::print(&mut out, &rows, opts.mb).map_err(w)?;
     report::print_summary(&mut out, &rows).map_err(w)?;
     #[cfg(feature = "cuda")]
@@ -57,14 +60,19 @@ pub(super) fn run(mut opts: Options, clock: &ClockInfo) -> Result<ExitCode, CliE
     }
     writeln!(
         out,
-        "x peer: median over the best peer's median for the same case; x soft: over aesx-soft's. \
-         Shared machine: compare within one run."
+        "x peer: median over the best peer's median for the same case; x soft: over aesx-soft's; \
+         x bound: over the AES port bound of the row's x86 tier, measured in this run as:"
     )
     .map_err(w)?;
+    for line in bounds.describe() {
+        writeln!(out, "  {line}").map_err(w)?;
+    }
+    writeln!(out, "Shared machine: compare within one run.").map_err(w)?;
     let meta = report::Meta {
         cpu: timing::cpu_name(),
         date: timing::utc_now(),
         clock: clock.describe(),
+        bounds: bounds.describe(),
     };
     if let Some(p) = &opts.json {
         json::write(p, &meta, &rows)?;
