@@ -1,6 +1,7 @@
 """``Cipher(algorithm, mode)`` as in ``cryptography``, on aesx."""
 
 from . import _aesx
+from ._exceptions import UnsupportedAlgorithm
 
 __all__ = ["Cipher"]
 
@@ -22,7 +23,8 @@ class Cipher:
         if not isinstance(name, str):
             raise TypeError("Expected interface of Mode.")
         if name not in _SUPPORTED:
-            raise ValueError(
+            # pyca's exception for a mode its backend lacks.
+            raise UnsupportedAlgorithm(
                 f"aesx.Cipher supports ECB, CBC, CTR and XTS, not {name}"
                 " (use aesx.AESGCM for GCM)"
             )
