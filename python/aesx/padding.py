@@ -70,16 +70,42 @@ class PaddingContext:
             raise AlreadyFinalized("Context was already finalized.")
 
     def update(self, data) -> bytes:
+        raise NotImplementedError
+
+    def finalize(self) -> bytes:
+        raise NotImplementedError
+
+
+class _Padder(PaddingContext):
+    # As pyca's: the data goes straight through (only its length is kept),
+    # and finalize returns the padding alone.
+    def __init__(self, block_size) -> None:
+        super().__init__(block_size)
+        self._seen = 0
+
+    def update(self, data) -> bytes:
+        view = _bytes_of(data)
+        self._check_open()
+        self._seen += view.nbytes
+        return view.tobytes()
+
+    def finalize(self) -> bytes:
+        self._check_open()
+        self._done = True
+        return self._padding(self._n - self._seen % self._n)
+
+    def _padding(self, pad: int) -> bytes:
+        raise NotImplementedError
+
+
+class _Unpadder(PaddingContext):
+    def update(self, data) -> bytes:
         view = _bytes_of(data)
         self._check_open()
         self._buf += view
-        # Whole blocks go out as pyca releases them: a padder keeps the
-        # partial block, an unpadder also one whole block before it (the
-        # last block holds the padding).
-        blocks = len(self._buf) // self._n
-        if self._holds_last_block:
-            blocks = max(blocks - 1, 0)
-        cut = blocks * self._n
+        # Whole blocks go out as pyca releases them, all but the last (which
+        # holds the padding) and any partial one.
+        cut = max(len(self._buf) // self._n - 1, 0) * self._n
         out = bytes(self._buf[:cut])
         del self._buf[:cut]
         return out
@@ -88,27 +114,6 @@ class PaddingContext:
         self._check_open()
         self._done = True
         rest, self._buf = bytes(self._buf), bytearray()
-        return self._end(rest)
-
-    _holds_last_block = False
-
-    def _end(self, rest: bytes) -> bytes:
-        raise NotImplementedError
-
-
-class _Padder(PaddingContext):
-    def _end(self, rest: bytes) -> bytes:
-        pad = self._n - len(rest)
-        return rest + self._padding(pad)
-
-    def _padding(self, pad: int) -> bytes:
-        raise NotImplementedError
-
-
-class _Unpadder(PaddingContext):
-    _holds_last_block = True
-
-    def _end(self, rest: bytes) -> bytes:
         if len(rest) != self._n:
             raise ValueError(_INVALID)
         pad = rest[-1]
