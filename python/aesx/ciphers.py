@@ -17,8 +17,15 @@ class Cipher:
     """
 
     def __init__(self, algorithm, mode, backend=None):
-        if getattr(algorithm, "name", None) != "AES" or not hasattr(algorithm, "key"):
+        if not isinstance(getattr(algorithm, "name", None), str) or not hasattr(
+            algorithm, "key"
+        ):
             raise TypeError("Expected interface of CipherAlgorithm.")
+        if algorithm.name != "AES":
+            # A cipher algorithm (pyca's Camellia, say) that aesx lacks.
+            raise UnsupportedAlgorithm(
+                f"aesx.Cipher supports AES only, not {algorithm.name}"
+            )
         name = getattr(mode, "name", None)
         if not isinstance(name, str):
             raise TypeError("Expected interface of Mode.")

@@ -65,9 +65,15 @@ fn exception_class(py: Python<'_>, name: &str) -> Py<pyo3::types::PyType> {
     let found = py
         .import("aesx._exceptions")
         .and_then(|m| m.getattr(name))
-        .and_then(|c| c.downcast_into::<pyo3::types::PyType>().map_err(PyErr::from));
+        .and_then(|c| {
+            c.downcast_into::<pyo3::types::PyType>()
+                .map_err(PyErr::from)
+        });
     match found {
-        Ok(c) if c.is_subclass_of::<pyo3::exceptions::PyBaseException>().unwrap_or(false) => {
+        Ok(c)
+            if c.is_subclass_of::<pyo3::exceptions::PyBaseException>()
+                .unwrap_or(false) =>
+        {
             c.unbind()
         }
         _ => {
@@ -128,9 +134,9 @@ fn env_backend() -> PyResult<Option<aesx::Backend>> {
     match std::env::var("AESX_BACKEND") {
         Ok(v) if !v.trim().is_empty() => parse_backend(&v, "AESX_BACKEND").map(Some),
         Ok(_) | Err(std::env::VarError::NotPresent) => Ok(None),
-        Err(std::env::VarError::NotUnicode(_)) => Err(PyValueError::new_err(
-            "AESX_BACKEND: not valid UTF-8",
-        )),
+        Err(std::env::VarError::NotUnicode(_)) => {
+            Err(PyValueError::new_err("AESX_BACKEND: not valid UTF-8"))
+        }
     }
 }
 
@@ -150,7 +156,10 @@ fn parse_backend(name: &str, source: &str) -> PyResult<aesx::Backend> {
     let Ok(b) = trimmed.parse::<aesx::Backend>() else {
         // A backend of another architecture (armv8 on x86) is known but
         // not built in: it is unavailable, not unknown.
-        if KNOWN_BACKENDS.iter().any(|k| k.eq_ignore_ascii_case(trimmed)) {
+        if KNOWN_BACKENDS
+            .iter()
+            .any(|k| k.eq_ignore_ascii_case(trimmed))
+        {
             return Err(unavailable());
         }
         let hint = if trimmed.eq_ignore_ascii_case("cuda") {
@@ -201,7 +210,10 @@ fn _aesx(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("InvalidTag", py.get_type::<InvalidTag>())?;
     m.add("AlreadyFinalized", py.get_type::<AlreadyFinalized>())?;
     m.add("InvalidSignature", py.get_type::<InvalidSignature>())?;
-    m.add("UnsupportedAlgorithm", py.get_type::<UnsupportedAlgorithm>())?;
+    m.add(
+        "UnsupportedAlgorithm",
+        py.get_type::<UnsupportedAlgorithm>(),
+    )?;
     m.add("InvalidUnwrap", py.get_type::<InvalidUnwrap>())?;
     m.add("DecryptionError", py.get_type::<DecryptionError>())?;
     m.add_function(wrap_pyfunction!(backends, m)?)?;

@@ -465,3 +465,20 @@ def test_aesx_backend_bad_value_is_an_error_at_first_use(value):
     for line in lines:
         assert line.startswith("AESX_BACKEND:") and value in line
         assert ("unknown backend" in line) == (value not in KNOWN)
+
+
+# ---------------------------------------------------------------- Cipher
+
+
+def test_cipher_modes_and_algorithms_aesx_lacks():
+    key = b"k" * 16
+    for mode in (pyca_modes.GCM(b"n" * 12), pyca_modes.CFB(b"\0" * 16), pyca_modes.OFB(b"\0" * 16)):
+        with pytest.raises(pyca_exc.UnsupportedAlgorithm, match=mode.name):
+            Cipher(algorithms.AES(key), mode)
+    with pytest.raises(pyca_exc.UnsupportedAlgorithm, match="SM4"):
+        Cipher(pyca_algorithms.SM4(key), pyca_modes.CBC(b"\0" * 16))
+    # Not an algorithm at all: pyca's TypeError and message.
+    with pytest.raises(TypeError, match="Expected interface of CipherAlgorithm."):
+        Cipher(object(), modes.ECB())
+    with pytest.raises(TypeError, match="Expected interface of CipherAlgorithm."):
+        PycaCipher(object(), pyca_modes.ECB())
