@@ -472,7 +472,14 @@ def test_aesx_backend_bad_value_is_an_error_at_first_use(value):
 
 def test_cipher_modes_and_algorithms_aesx_lacks():
     key = b"k" * 16
-    for mode in (pyca_modes.GCM(b"n" * 12), pyca_modes.CFB(b"\0" * 16), pyca_modes.OFB(b"\0" * 16)):
+    class OFB:  # the shape of pyca's (now decrepit) OFB mode object
+        name = "OFB"
+        initialization_vector = b"\0" * 16
+
+        def validate_for_algorithm(self, algorithm):
+            pass
+
+    for mode in (pyca_modes.GCM(b"n" * 12), OFB()):
         with pytest.raises(pyca_exc.UnsupportedAlgorithm, match=mode.name):
             Cipher(algorithms.AES(key), mode)
     with pytest.raises(pyca_exc.UnsupportedAlgorithm, match="SM4"):
