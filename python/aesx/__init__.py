@@ -16,6 +16,11 @@ Change one import and go faster::
   streaming ECB, CBC (optionally with PKCS#7), CTR and XTS contexts with
   ``update``/``update_into``/``finalize``; :class:`XTS` is the sector API,
   :class:`ESP` is RFC 4106 with the one's-complement checksum.
+- :mod:`aesx.padding`: PKCS7 and ANSIX923 as ``cryptography``'s.
+- Where ``cryptography`` is installed, aesx's exceptions derive from its
+  exceptions of the same names (``except cryptography.exceptions.InvalidTag``
+  catches :class:`InvalidTag`), and the cipher and padding contexts are
+  registered with its ``CipherContext`` and ``PaddingContext`` ABCs.
 - Any C-contiguous buffer is accepted without a copy; ``*_into`` methods
   write into the caller's buffer; calls on 4 KiB or more release the GIL.
 - Files in the format of ``aesx encrypt``: :func:`encrypt_file`,
@@ -23,6 +28,14 @@ Change one import and go faster::
   cluster: :mod:`aesx.dask`.
 """
 
+from ._exceptions import (
+    AlreadyFinalized,
+    InvalidSignature,
+    InvalidTag,
+    InvalidUnwrap,
+    UnsupportedAlgorithm,
+    pyca_attr as _pyca_attr,
+)
 from ._aesx import (
     AESCCM,
     AESGCM,
@@ -30,20 +43,15 @@ from ._aesx import (
     ESP,
     XAES256GCM,
     XTS,
-    AlreadyFinalized,
     CipherContext,
     DecryptionError,
-    InvalidSignature,
-    InvalidTag,
-    InvalidUnwrap,
-    UnsupportedAlgorithm,
     backends,
     decrypt_file,
     default_backend,
     encrypt_file,
     use_backend,
 )
-from . import algorithms, cmac, keywrap, modes
+from . import algorithms, cmac, keywrap, modes, padding
 from .ciphers import Cipher
 from ._files import EncryptedFile, open_encrypted
 
@@ -74,8 +82,24 @@ __all__ = [
     "encrypt_file",
     "modes",
     "open_encrypted",
+    "padding",
     "use_backend",
 ]
+
+
+def _register_with_pyca() -> None:
+    # pyca's ABCs, so that isinstance checks in code written for pyca hold
+    # for aesx's contexts. Nothing to do without cryptography.
+    ctx = _pyca_attr("cryptography.hazmat.primitives.ciphers", "CipherContext")
+    if ctx is not None:
+        ctx.register(CipherContext)
+    pad = _pyca_attr("cryptography.hazmat.primitives.padding", "PaddingContext")
+    if pad is not None:
+        for cls in padding._CONTEXTS:
+            pad.register(cls)
+
+
+_register_with_pyca()
 
 
 def __getattr__(name):

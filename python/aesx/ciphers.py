@@ -1,6 +1,7 @@
 """``Cipher(algorithm, mode)`` as in ``cryptography``, on aesx."""
 
 from . import _aesx
+from ._exceptions import UnsupportedAlgorithm
 
 __all__ = ["Cipher"]
 
@@ -16,13 +17,21 @@ class Cipher:
     """
 
     def __init__(self, algorithm, mode, backend=None):
-        if getattr(algorithm, "name", None) != "AES" or not hasattr(algorithm, "key"):
+        if not isinstance(getattr(algorithm, "name", None), str) or not hasattr(
+            algorithm, "key"
+        ):
             raise TypeError("Expected interface of CipherAlgorithm.")
+        if algorithm.name != "AES":
+            # A cipher algorithm (pyca's Camellia, say) that aesx lacks.
+            raise UnsupportedAlgorithm(
+                f"aesx.Cipher supports AES only, not {algorithm.name}"
+            )
         name = getattr(mode, "name", None)
         if not isinstance(name, str):
             raise TypeError("Expected interface of Mode.")
         if name not in _SUPPORTED:
-            raise ValueError(
+            # pyca's exception for a mode its backend lacks.
+            raise UnsupportedAlgorithm(
                 f"aesx.Cipher supports ECB, CBC, CTR and XTS, not {name}"
                 " (use aesx.AESGCM for GCM)"
             )

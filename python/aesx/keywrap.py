@@ -7,7 +7,8 @@
 time and releases nothing on failure.
 """
 
-from ._aesx import InvalidUnwrap, _keywrap
+from ._aesx import _keywrap
+from ._exceptions import InvalidUnwrap
 
 __all__ = [
     "InvalidUnwrap",

@@ -8,7 +8,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use crate::buf::{maybe_detached, AeadArgs, Buf};
+use crate::buf::{alias, maybe_detached, AeadArgs, Alias, Buf};
 use crate::checks::{data_len, key_len};
 use crate::gcm::generate;
 use crate::methods::both_ways;
@@ -147,6 +147,80 @@ impl Sealed {
         })
     }
 
+    /// pyca's `encrypt_into` (`sealing`) or `decrypt_into`: the output goes
+    /// into `buf`, which must be exactly the output's length and may be the
+    /// input's own memory. A failed open leaves `buf` zeroed.
+    fn call_into(
+        &self,
+        py: Python<'_>,
+        sealing: bool,
+        nonce: &Bound<'_, PyAny>,
+        data: &Bound<'_, PyAny>,
+        aad: Option<&Bound<'_, PyAny>>,
+        buf: &Bound<'_, PyAny>,
+    ) -> PyResult<usize> {
+        let args = AeadArgs::read(nonce, data, aad)?;
+        // pyca converts `buf` with the other arguments, before any check.
+        let mut out = Buf::write(buf)?;
+        let (n, a, d) = (args.nonce.as_slice(), args.aad(), args.data.as_slice());
+        let (kind, tl) = (&self.kind, self.tag_len);
+        let len = if sealing {
+            d.len()
+        } else {
+            d.len().saturating_sub(tl)
+        };
+        // pyca's order: the nonce and lengths, a ciphertext shorter than its
+        // tag, then the buffer's size.
+        kind.check(n.len(), d.len(), a.len(), len, sealing)?;
+        if !sealing && d.len() < tl {
+            return Err(InvalidTag::new_err(()));
+        }
+        let total = if sealing { len + tl } else { len };
+        if out.len() != total {
+            return Err(PyValueError::new_err(format!(
+                "buffer must be {total} bytes"
+            )));
+        }
+        // The tag is read before the output is written: in place, the
+        // output may cover it.
+        let mut tag = [0u8; 16];
+        if !sealing {
+            tag[..tl].copy_from_slice(&d[len..]);
+        }
+        // The text goes into `buf` first (nothing to do when it is already
+        // there), then is sealed or opened in place.
+        match alias(&args.data, &out) {
+            Alias::Same => {}
+            Alias::None => out.as_mut_slice()[..len].copy_from_slice(&d[..len]),
+            Alias::Partial => {
+                let body = d[..len].to_vec();
+                out.as_mut_slice()[..len].copy_from_slice(&body);
+            }
+        }
+        let o = out.as_mut_slice();
+        if sealing {
+            let (body, tag_out) = o.split_at_mut(len);
+            let t = maybe_detached(py, len, || kind.seal(n, a, body)).map_err(err)?;
+            tag_out.copy_from_slice(t.as_bytes());
+        } else {
+            let tag = &tag[..tl];
+            let r = maybe_detached(py, len, || kind.open(n, a, o, tag));
+            if let Err(e) = r {
+                // The library zeroes what it decrypted; an open refused
+                // before decrypting leaves the ciphertext copied in, which
+                // is not the caller's plaintext either, but a failed call
+                // leaves zeros in all cases.
+                o.fill(0);
+                return Err(match e {
+                    // A ciphertext just at CCM's length limit: pyca's InvalidTag.
+                    aesx::Error::MessageTooLong => InvalidTag::new_err(()),
+                    e => err(e),
+                });
+            }
+        }
+        Ok(total)
+    }
+
     fn backend(&self) -> &'static str {
         self.kind.backend().name()
     }
@@ -154,8 +228,9 @@ impl Sealed {
 
 /// Defines a pyclass around [`Sealed`]: its constructor (`$make` builds the
 /// library object from the key bytes `$k` and the backend `$b`), its
-/// `generate_key`, and the shared `backend`, `encrypt`, `decrypt` (the last
-/// two one [`both_ways!`] pair over [`Sealed::call`]).
+/// `generate_key`, and the shared `backend`, `encrypt`, `decrypt` (one
+/// [`both_ways!`] pair over [`Sealed::call`]) and `encrypt_into`,
+/// `decrypt_into` (a pair over [`Sealed::call_into`]).
 macro_rules! aead_class {
     (
         $(#[$doc:meta])*
@@ -207,6 +282,22 @@ macro_rules! aead_class {
                 data: &Bound<'py, PyAny>,
                 associated_data: Option<&Bound<'py, PyAny>>
             ) -> PyResult<Bound<'py, PyBytes>> = 0.call(nonce, data, associated_data);
+
+            /// As encrypt, writing ciphertext and tag into `buf`, a writable
+            /// buffer of exactly len(data) + the tag length (it may be the
+            /// input's own memory); returns the bytes written.
+            encrypt_into,
+            /// As decrypt, writing the plaintext into `buf`, a writable buffer
+            /// of exactly len(data) - the tag length (it may be the input's
+            /// own memory). On InvalidTag `buf` is zeroed.
+            decrypt_into,
+            #[pyo3(signature = (nonce, data, associated_data, buf))]
+            (
+                nonce: &Bound<'py, PyAny>,
+                data: &Bound<'py, PyAny>,
+                associated_data: Option<&Bound<'py, PyAny>>,
+                buf: &Bound<'py, PyAny>
+            ) -> PyResult<usize> = 0.call_into(nonce, data, associated_data, buf);
         }
     };
 }

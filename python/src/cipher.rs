@@ -12,7 +12,7 @@ use pyo3::types::PyBytes;
 use crate::buf::{alias, maybe_detached, Alias, Buf};
 use crate::checks::key_len;
 use crate::methods::both_ways;
-use crate::{err, pick_backend, AlreadyFinalized};
+use crate::{err, pick_backend, AlreadyFinalized, UnsupportedAlgorithm};
 
 const BLOCK: usize = 16;
 
@@ -231,6 +231,27 @@ impl CipherContext {
             }
         }
         Ok(n)
+    }
+
+    /// CTR mode only: starts the keystream again from the 16-byte initial
+    /// counter block `nonce`, as a fresh context with that nonce would (the
+    /// context keeps its key and direction). Other modes raise
+    /// UnsupportedAlgorithm, as in `cryptography`.
+    fn reset_nonce(&mut self, nonce: &Bound<'_, PyAny>) -> PyResult<()> {
+        let nonce = Buf::read(nonce)?;
+        let Mode::Ctr(ctr) = self.mode()? else {
+            return Err(UnsupportedAlgorithm::new_err(
+                "This algorithm or mode does not support resetting the nonce.",
+            ));
+        };
+        let n = nonce.as_slice();
+        if n.len() != BLOCK {
+            return Err(PyValueError::new_err(format!(
+                "Nonce must be {BLOCK} bytes long"
+            )));
+        }
+        *ctr = aesx::Ctr::from_aes(ctr.aes().clone(), n).map_err(err)?;
+        Ok(())
     }
 
     /// Ends the operation: adds or checks and removes PKCS#7 padding, or

@@ -2,26 +2,12 @@
 //! `cryptography.hazmat.primitives.cmac.CMAC`: `update`, `finalize`,
 //! `verify`, `copy`, and `AlreadyFinalized` after `finalize` or `verify`.
 
-use pyo3::create_exception;
-use pyo3::exceptions::{PyException, PyTypeError};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::buf::{maybe_detached, Buf};
-use crate::{err, pick_backend, AlreadyFinalized};
-
-create_exception!(
-    aesx,
-    InvalidSignature,
-    PyException,
-    "The MAC did not verify: wrong key, message or tag."
-);
-create_exception!(
-    aesx,
-    UnsupportedAlgorithm,
-    PyException,
-    "The algorithm is not supported here (aesx's CMAC is AES-128/192/256 only)."
-);
+use crate::{err, pick_backend, AlreadyFinalized, InvalidSignature, UnsupportedAlgorithm};
 
 /// A CMAC computation in progress. The hasher owns its copy of the key: a
 /// Python object cannot hold a borrow.
@@ -75,7 +61,11 @@ impl Cmac {
             .getattr("name")
             .and_then(|n| n.extract::<String>());
         let key = algorithm.getattr("key");
-        let (Ok(name), Ok(key)) = (name, key) else {
+        // pyca takes any BlockCipherAlgorithm and refuses other algorithms
+        // (a stream cipher such as ChaCha20) with TypeError; a block
+        // cipher is what has a block size.
+        let block = algorithm.hasattr("block_size").unwrap_or(false);
+        let (Ok(name), Ok(key), true) = (name, key, block) else {
             return Err(PyTypeError::new_err(
                 "Expected instance of BlockCipherAlgorithm.",
             ));
@@ -132,12 +122,6 @@ impl Cmac {
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    let py = m.py();
-    m.add("InvalidSignature", py.get_type::<InvalidSignature>())?;
-    m.add(
-        "UnsupportedAlgorithm",
-        py.get_type::<UnsupportedAlgorithm>(),
-    )?;
     m.add_class::<Cmac>()?;
     Ok(())
 }

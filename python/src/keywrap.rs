@@ -1,21 +1,13 @@
 //! AES key wrap, RFC 3394 (KW) and RFC 5649 (KWP), with the functions,
 //! argument checks and exceptions of `cryptography.hazmat.primitives.keywrap`.
 
-use pyo3::create_exception;
-use pyo3::exceptions::{PyException, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use zeroize::Zeroize;
 
 use crate::buf::{maybe_detached, Buf};
-use crate::{err, pick_backend};
-
-create_exception!(
-    aesx,
-    InvalidUnwrap,
-    PyException,
-    "The wrapped key did not unwrap: wrong wrapping key, or modified or truncated data. Nothing was released."
-);
+use crate::{err, pick_backend, InvalidUnwrap};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Op {
@@ -112,7 +104,6 @@ fn _keywrap<'py>(
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add("InvalidUnwrap", m.py().get_type::<InvalidUnwrap>())?;
     m.add_function(wrap_pyfunction!(_keywrap, m)?)?;
     Ok(())
 }

@@ -22,18 +22,76 @@ mod methods;
 /// releasing and re-taking the GIL costs more than other threads gain.
 pub const RELEASE_GIL_AT: usize = 4096;
 
-create_exception!(
-    aesx,
-    InvalidTag,
-    PyException,
-    "The authentication tag did not verify: the key, nonce, associated data or ciphertext is wrong. No plaintext was released."
-);
-create_exception!(
-    aesx,
-    AlreadyFinalized,
-    PyException,
-    "The cipher context was already finalized."
-);
+/// Declares a Rust handle on an exception class that `aesx/_exceptions.py`
+/// defines: there, each derives from `cryptography`'s exception of the same
+/// name when `cryptography` is installed (so pyca's `except` lines catch it),
+/// else from `Exception`. `Name::new_err(args)` makes the error lazily, as
+/// `create_exception!` types do, so it can be built without the GIL.
+macro_rules! python_exception {
+    ($name:ident) => {
+        pub struct $name;
+
+        impl $name {
+            pub fn new_err<A>(args: A) -> PyErr
+            where
+                A: pyo3::PyErrArguments + Send + Sync + 'static,
+            {
+                PyErr::new::<$name, A>(args)
+            }
+        }
+
+        // SAFETY: `type_object_raw` returns a type object (a subclass of
+        // BaseException) that the static cell holds a strong reference to
+        // for the life of the process, so the pointer stays valid.
+        unsafe impl pyo3::type_object::PyTypeInfo for $name {
+            const NAME: &'static str = stringify!($name);
+            const MODULE: Option<&'static str> = Some("aesx");
+
+            fn type_object_raw(py: Python<'_>) -> *mut pyo3::ffi::PyTypeObject {
+                static TYPE: pyo3::sync::GILOnceCell<Py<pyo3::types::PyType>> =
+                    pyo3::sync::GILOnceCell::new();
+                TYPE.get_or_init(py, || exception_class(py, stringify!($name)))
+                    .as_ptr()
+                    .cast()
+            }
+        }
+    };
+}
+
+/// The class `name` of `aesx._exceptions`. Should that module be missing or
+/// broken (a damaged install), a plain Exception subclass of that name, so
+/// that raising never fails.
+fn exception_class(py: Python<'_>, name: &str) -> Py<pyo3::types::PyType> {
+    let found = py
+        .import("aesx._exceptions")
+        .and_then(|m| m.getattr(name))
+        .and_then(|c| {
+            c.downcast_into::<pyo3::types::PyType>()
+                .map_err(PyErr::from)
+        });
+    match found {
+        Ok(c)
+            if c.is_subclass_of::<pyo3::exceptions::PyBaseException>()
+                .unwrap_or(false) =>
+        {
+            c.unbind()
+        }
+        _ => {
+            let qualified = std::ffi::CString::new(format!("aesx.{name}"))
+                .expect("exception names have no NUL");
+            let base = py.get_type::<PyException>();
+            PyErr::new_type(py, &qualified, None, Some(&base), None)
+                .expect("a subclass of Exception can always be created")
+        }
+    }
+}
+
+python_exception!(InvalidTag);
+python_exception!(AlreadyFinalized);
+python_exception!(InvalidSignature);
+python_exception!(UnsupportedAlgorithm);
+python_exception!(InvalidUnwrap);
+
 create_exception!(
     aesx,
     DecryptionError,
@@ -52,24 +110,69 @@ pub fn err(e: aesx::Error) -> PyErr {
     }
 }
 
-/// The backend for a new key: the named one, else the one set with
-/// `use_backend`, else `AESX_BACKEND`, else the fastest.
+/// The backend for a new key: the named one (`backend=`), else the one set
+/// with `use_backend`, else the one `AESX_BACKEND` names (as for the CLI),
+/// else the fastest. A name this machine cannot run, or one aesx does not
+/// know, is a ValueError: never a silent fallback.
 pub fn pick_backend(name: Option<&str>) -> PyResult<aesx::Backend> {
-    match name {
-        Some(n) => parse_backend(n),
-        None => {
-            let set = *DEFAULT_BACKEND.lock().unwrap_or_else(|p| p.into_inner());
-            match set {
-                Some(b) => Ok(b),
-                None => aesx::Backend::preferred().map_err(err),
-            }
+    if let Some(n) = name {
+        return parse_backend(n, "backend");
+    }
+    let set = *DEFAULT_BACKEND.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(b) = set {
+        return Ok(b);
+    }
+    match env_backend()? {
+        Some(b) => Ok(b),
+        None => aesx::Backend::preferred().map_err(err),
+    }
+}
+
+/// The backend `AESX_BACKEND` forces, if it is set and not empty. Read at
+/// each call, so a change to `os.environ` takes effect for the next key.
+fn env_backend() -> PyResult<Option<aesx::Backend>> {
+    match std::env::var("AESX_BACKEND") {
+        Ok(v) if !v.trim().is_empty() => parse_backend(&v, "AESX_BACKEND").map(Some),
+        Ok(_) | Err(std::env::VarError::NotPresent) => Ok(None),
+        Err(std::env::VarError::NotUnicode(_)) => {
+            Err(PyValueError::new_err("AESX_BACKEND: not valid UTF-8"))
         }
     }
 }
 
-fn parse_backend(name: &str) -> PyResult<aesx::Backend> {
-    let b: aesx::Backend = name.trim().parse().map_err(err)?;
-    b.require().map_err(err)
+/// Every backend name aesx has on some CPU (the CLI's `cuda` aside).
+const KNOWN_BACKENDS: [&str; 5] = ["soft", "aesni", "vaes256", "vaes512", "armv8"];
+
+/// Parses a backend name and checks that this machine can run it; `source`
+/// (`backend`, `AESX_BACKEND`) says where the name came from.
+fn parse_backend(name: &str, source: &str) -> PyResult<aesx::Backend> {
+    let trimmed = name.trim();
+    let unavailable = || {
+        PyValueError::new_err(format!(
+            "{source}: backend {trimmed:?} is not available on this machine (available: {})",
+            backends().join(", ")
+        ))
+    };
+    let Ok(b) = trimmed.parse::<aesx::Backend>() else {
+        // A backend of another architecture (armv8 on x86) is known but
+        // not built in: it is unavailable, not unknown.
+        if KNOWN_BACKENDS
+            .iter()
+            .any(|k| k.eq_ignore_ascii_case(trimmed))
+        {
+            return Err(unavailable());
+        }
+        let hint = if trimmed.eq_ignore_ascii_case("cuda") {
+            " (the GPU is the aesx CLI's; the Python package runs on the CPU)"
+        } else {
+            ""
+        };
+        return Err(PyValueError::new_err(format!(
+            "{source}: unknown backend {name:?} (expected one of {}){hint}",
+            KNOWN_BACKENDS.join(", ")
+        )));
+    };
+    b.require().map_err(|_| unavailable())
 }
 
 /// The backends this machine can run, slowest first (the last is the
@@ -83,7 +186,8 @@ fn backends() -> Vec<&'static str> {
         .collect()
 }
 
-/// The backend that new keys use when no `backend=` is given.
+/// The backend that new keys use when no `backend=` is given; ValueError if
+/// `AESX_BACKEND` names one this machine cannot run.
 #[pyfunction]
 fn default_backend() -> PyResult<&'static str> {
     pick_backend(None).map(|b| b.name())
@@ -95,7 +199,7 @@ fn default_backend() -> PyResult<&'static str> {
 #[pyfunction]
 #[pyo3(signature = (name))]
 fn use_backend(name: Option<&str>) -> PyResult<()> {
-    let b = name.map(parse_backend).transpose()?;
+    let b = name.map(|n| parse_backend(n, "use_backend")).transpose()?;
     *DEFAULT_BACKEND.lock().unwrap_or_else(|p| p.into_inner()) = b;
     Ok(())
 }
@@ -105,6 +209,12 @@ fn _aesx(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add("InvalidTag", py.get_type::<InvalidTag>())?;
     m.add("AlreadyFinalized", py.get_type::<AlreadyFinalized>())?;
+    m.add("InvalidSignature", py.get_type::<InvalidSignature>())?;
+    m.add(
+        "UnsupportedAlgorithm",
+        py.get_type::<UnsupportedAlgorithm>(),
+    )?;
+    m.add("InvalidUnwrap", py.get_type::<InvalidUnwrap>())?;
     m.add("DecryptionError", py.get_type::<DecryptionError>())?;
     m.add_function(wrap_pyfunction!(backends, m)?)?;
     m.add_function(wrap_pyfunction!(default_backend, m)?)?;
