@@ -304,8 +304,9 @@ pub use aead::{AeadCore, AeadInOut, KeyInit, KeySizeUser};
 pub use cipher;
 #[cfg(feature = "rustcrypto")]
 pub use rustcrypto::{
-    Aes128, Aes128Ccm, Aes128Gcm, Aes128GcmSiv, Aes192, Aes192Ccm, Aes192Gcm, Aes256, Aes256Ccm,
-    Aes256Gcm, Aes256GcmSiv, AesCcm, CcmKeySize, CcmNonceSize, CcmTagSize, Key, Nonce,
+    Aes128, Aes128Ccm, Aes128Dec, Aes128Enc, Aes128Gcm, Aes128GcmSiv, Aes192, Aes192Ccm, Aes192Dec,
+    Aes192Enc, Aes192Gcm, Aes256, Aes256Ccm, Aes256Dec, Aes256Enc, Aes256Gcm, Aes256GcmSiv, AesCcm,
+    AesCipher, AesGcm, CcmKeySize, CcmNonceSize, CcmTagSize, GcmTagSize, Key, Nonce,
 };
 
 /// Hazardous interfaces: correct to use only with care their docs spell out.
