@@ -20,7 +20,8 @@
 //!   TagSize>`](AesGcm) with its aliases [`Aes128Gcm`], [`Aes192Gcm`],
 //!   [`Aes256Gcm`] implements `aead` 0.6's `KeyInit`, `AeadCore` and
 //!   `AeadInOut` (and so `Aead` with `alloc`), as `aes-gcm`'s types do;
-//!   [`Aes128GcmSiv`], [`Aes256GcmSiv`] (as `aes-gcm-siv`'s) and
+//!   [`AesGcmSiv<Aes>`](AesGcmSiv) with [`Aes128GcmSiv`], [`Aes256GcmSiv`]
+//!   (as `aes-gcm-siv`'s) and
 //!   [`Xaes256Gcm`] (24-byte nonces) implement the same traits.
 //!   [`AesCcm<Aes, M, N>`](AesCcm) (aliases [`Aes128Ccm<M, N>`](Aes128Ccm),
 //!   192, 256) does the same for CCM with typenum tag and nonce sizes, as
@@ -222,7 +223,8 @@
 //!   `aes_gcm::Error` and `aes_gcm::Tag`. `aes_gcm::aes::Aes128` is
 //!   `aesx::Aes128`, so `AesGcm<Aes128, U16>` (other nonce sizes) and
 //!   `AesGcm<Aes128, U12, U12>` (other tag sizes) port too.
-//! - **aes-gcm-siv 0.12**: `use aesx::{Aes128GcmSiv, Aes256GcmSiv, Nonce}`.
+//! - **aes-gcm-siv 0.12**: `use aesx::{Aes128GcmSiv, Aes256GcmSiv, Nonce}`
+//!   (and `AesGcmSiv`, with `aesx::Aes128`/`Aes256` for `aes`'s).
 //! - **ccm 0.6**: `use aesx::AesCcm as Ccm` and `use aesx::Aes256` (for
 //!   `aes::Aes256`): `Ccm<Aes256, U10, U13>` is then aesx's. The
 //!   `consts` are `aesx::aead::consts`.
@@ -246,15 +248,16 @@
 //!   no byte of unauthenticated plaintext, and a zeroed buffer cannot be
 //!   mistaken for either plaintext or intact ciphertext; keep a copy of the
 //!   ciphertext if you need it after a failure.
-//! - **No AES-192-GCM-SIV, and no generic `AesGcmSiv<Aes>`**: RFC 8452
-//!   defines AES-GCM-SIV for 128- and 256-bit keys only, so aesx offers
-//!   [`Aes128GcmSiv`] and [`Aes256GcmSiv`], the two `aes-gcm-siv` names
-//!   them; `AesGcmSiv<aes::Aes192>` has no aesx counterpart.
-//! - **The generic AEADs take aesx's ciphers only**: [`AesGcm`] and
-//!   [`AesCcm`] accept [`Aes128`], [`Aes192`], [`Aes256`] and their `Enc`
-//!   halves ([`AesCipher`]), not any `BlockCipherEncrypt` type: they run
-//!   aesx's fused GCM and CCM kernels, for which the type only names the
-//!   key size. (`aes-gcm` warns against other ciphers anyway.)
+//! - **No AES-192-GCM-SIV**: RFC 8452 defines AES-GCM-SIV for 128- and
+//!   256-bit keys only, so [`AesGcmSiv<Aes>`](AesGcmSiv) takes [`Aes128`]
+//!   or [`Aes256`] ([`GcmSivCipher`]); `AesGcmSiv<Aes192>` does not
+//!   compile, where `aes-gcm-siv` accepts `AesGcmSiv<aes::Aes192>`.
+//! - **The generic AEADs take aesx's ciphers only**: [`AesGcm`],
+//!   [`AesGcmSiv`] and [`AesCcm`] accept [`Aes128`], [`Aes192`],
+//!   [`Aes256`] and their `Enc` halves ([`AesCipher`]; GCM-SIV as above),
+//!   not any `BlockCipherEncrypt` type such as `aes::Aes128`: they run
+//!   aesx's fused kernels, for which the type only names the key size.
+//!   (`aes-gcm` warns against other ciphers anyway.)
 //! - **A zero-length GCM nonce is refused** (`AesGcm<_, U0>` fails every
 //!   call with `aead::Error`): SP 800-38D requires an IV of at least one
 //!   bit; `aes-gcm` accepts it.
@@ -381,7 +384,8 @@ pub use cipher;
 pub use rustcrypto::{
     Aes128, Aes128Ccm, Aes128Dec, Aes128Enc, Aes128Gcm, Aes128GcmSiv, Aes192, Aes192Ccm, Aes192Dec,
     Aes192Enc, Aes192Gcm, Aes256, Aes256Ccm, Aes256Dec, Aes256Enc, Aes256Gcm, Aes256GcmSiv, AesCcm,
-    AesCipher, AesGcm, CcmKeySize, CcmNonceSize, CcmTagSize, GcmTagSize, Key, Nonce,
+    AesCipher, AesGcm, AesGcmSiv, CcmKeySize, CcmNonceSize, CcmTagSize, GcmSivCipher, GcmTagSize,
+    Key, Nonce,
 };
 
 /// Hazardous interfaces: correct to use only with care their docs spell out.

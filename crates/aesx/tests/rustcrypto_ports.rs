@@ -718,6 +718,8 @@ mod cbc_example {
     type Aes128CbcEnc = cbc::Encryptor<aesx::Aes128>;
     type Aes128CbcDec = cbc::Decryptor<aesx::Aes128>;
 
+    // Verbatim, `&ct` included.
+    #[allow(clippy::needless_borrow)]
     #[test]
     fn cbc_example() {
         let key = [0x42; 16];
@@ -974,5 +976,62 @@ mod aes_kw_example {
         // aesx's inherent key wrap gives the same bytes.
         let ours = aesx::KeyWrap::new(&kw_key).unwrap();
         assert_eq!(ours.wrap(&key).unwrap(), wkey);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// aes-gcm-siv's generic type: code naming `AesGcmSiv<Aes256>` ports with its
+// `use` lines, and gives aes-gcm-siv's bytes on every backend.
+
+mod aes_gcm_siv_generic {
+    use aesx::aead::{Aead, AeadInOut, KeyInit, Payload};
+    use aesx::{Aes128, Aes256, AesGcmSiv, Nonce};
+    use rand::{Rng, SeedableRng};
+
+    type Siv256 = AesGcmSiv<Aes256>;
+    type Siv128 = AesGcmSiv<Aes128>;
+
+    #[test]
+    fn matches_aes_gcm_siv() {
+        let mut r = rand::rngs::StdRng::seed_from_u64(8452);
+        for len in [0usize, 1, 15, 16, 17, 64, 100, 1000] {
+            let k32: [u8; 32] = r.gen();
+            let k16: [u8; 16] = r.gen();
+            let nonce = Nonce::from(r.gen::<[u8; 12]>());
+            let msg: Vec<u8> = (0..len).map(|_| r.gen()).collect();
+            let p = || Payload {
+                msg: &msg,
+                aad: b"aad",
+            };
+            let want256 = aes_gcm_siv::Aes256GcmSiv::new(&k32.into())
+                .encrypt(&nonce, p())
+                .unwrap();
+            let want128 = aes_gcm_siv::AesGcmSiv::<aes::Aes128>::new(&k16.into())
+                .encrypt(&nonce, p())
+                .unwrap();
+            for b in crate::common::backends() {
+                let ours = Siv256::with_backend(&k32, b).unwrap();
+                assert_eq!(ours.encrypt(&nonce, p()).unwrap(), want256, "{b} len {len}");
+                let ours128 = Siv128::with_backend(&k16, b).unwrap();
+                assert_eq!(
+                    ours128.encrypt(&nonce, p()).unwrap(),
+                    want128,
+                    "{b} len {len}"
+                );
+
+                // A forged tag: an error and, unlike aes-gcm-siv (which
+                // restores the ciphertext), a zeroed buffer.
+                let mut buf = want256.clone();
+                buf[len] ^= 1;
+                let (ct, tag) = buf.split_at_mut(len);
+                let tag = aesx::aead::Tag::<Siv256>::try_from(&tag[..]).unwrap();
+                assert!(ours
+                    .decrypt_inout_detached(&nonce, b"aad", ct.into(), &tag)
+                    .is_err());
+                assert!(ct.iter().all(|&x| x == 0), "{b} len {len}");
+            }
+            // The aliases are the generic type.
+            let _: aesx::Aes256GcmSiv = Siv256::new(&k32.into());
+        }
     }
 }

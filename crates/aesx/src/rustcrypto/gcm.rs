@@ -81,10 +81,12 @@ tag_sizes!(U4, U8, U12, U13, U14, U15, U16);
 /// ```
 pub struct AesGcm<Aes, NonceSize, TagSize = U16> {
     gcm: Gcm,
-    // The parameters only pick sizes: no value of theirs is held, so they
-    // take no part in `Send`, `Sync` or drop.
-    _sizes: PhantomData<fn() -> (Aes, NonceSize, TagSize)>,
+    _sizes: Sizes<Aes, NonceSize, TagSize>,
 }
+
+/// The parameters only pick sizes: no value of theirs is held, so they take
+/// no part in `Send`, `Sync` or drop.
+type Sizes<A, N, T> = PhantomData<fn() -> (A, N, T)>;
 
 /// AES-128-GCM with 96-bit nonces and 128-bit tags: a drop-in for
 /// `aes_gcm::Aes128Gcm` (also `AesGcm<Aes128, U12>`, as there).

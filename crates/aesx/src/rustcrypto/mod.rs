@@ -23,7 +23,7 @@ pub use block::{
 };
 pub use ccm::{Aes128Ccm, Aes192Ccm, Aes256Ccm, AesCcm, CcmKeySize, CcmNonceSize, CcmTagSize};
 pub use gcm::{Aes128Gcm, Aes192Gcm, Aes256Gcm, AesGcm, GcmTagSize, Nonce};
-pub use siv::{Aes128GcmSiv, Aes256GcmSiv};
+pub use siv::{Aes128GcmSiv, Aes256GcmSiv, AesGcmSiv, GcmSivCipher};
 
 /// Blocks a mode crate (`ctr`, `cbc`) hands the cipher at once through
 /// `encrypt_par_blocks`: 512 bytes, enough to fill every backend's widest
