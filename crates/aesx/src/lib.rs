@@ -212,7 +212,32 @@
 //! # }
 //! ```
 //!
-//! ## Moving from aes-gcm, aes + ctr/cbc/xts-mode, or ring
+//! `aes-gcm`'s own example, with only its `use` line changed (random key
+//! and nonce from the OS: the `getrandom` feature, on by default):
+//!
+//! ```
+//! # #[cfg(feature = "getrandom")]
+//! # fn main() -> Result<(), Box<dyn core::error::Error>> {
+//! use aesx::{
+//!     aead::{Aead, AeadCore, Generate, Key, KeyInit},
+//!     Aes256Gcm, Nonce, // Or `Aes128Gcm`
+//! };
+//!
+//! let key = Key::<Aes256Gcm>::generate();
+//! let cipher = Aes256Gcm::new(&key);
+//!
+//! let nonce = Nonce::generate(); // MUST be unique per message
+//! let ciphertext = cipher.encrypt(&nonce, b"plaintext message".as_ref())?;
+//!
+//! let plaintext = cipher.decrypt(&nonce, ciphertext.as_ref())?;
+//! assert_eq!(&plaintext, b"plaintext message");
+//! # Ok(())
+//! # }
+//! # #[cfg(not(feature = "getrandom"))]
+//! # fn main() {}
+//! ```
+//!
+//! ## Moving from RustCrypto's crates or ring
 //!
 //! - **aes-gcm 0.11**: change `use aes_gcm::{...}` to `use aesx::{...}`.
 //!   `aesx` re-exports `aead` and the items `aes-gcm` has at its root
