@@ -272,7 +272,9 @@
 //!   ciphertext in the buffer and `aes-gcm-siv` restores it. aesx releases
 //!   no byte of unauthenticated plaintext, and a zeroed buffer cannot be
 //!   mistaken for either plaintext or intact ciphertext; keep a copy of the
-//!   ciphertext if you need it after a failure.
+//!   ciphertext if you need it after a failure. (aes-gcm's own
+//!   `decrypt_in_place_detached_modified` test, which expects the
+//!   ciphertext back, fails on aesx for this reason alone.)
 //! - **No AES-192-GCM-SIV**: RFC 8452 defines AES-GCM-SIV for 128- and
 //!   256-bit keys only, so [`AesGcmSiv<Aes>`](AesGcmSiv) takes [`Aes128`]
 //!   or [`Aes256`] ([`GcmSivCipher`]); `AesGcmSiv<Aes192>` does not

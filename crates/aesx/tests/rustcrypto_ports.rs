@@ -482,6 +482,147 @@ mod aes_gcm_generic_sizes {
 }
 
 // ---------------------------------------------------------------------------
+// aes-gcm's own test suite shape (`tests/common/mod.rs`'s `tests!` and
+// three of `tests/aes128gcm.rs`'s NIST vectors), on aesx's type through the
+// `use` lines. One assertion differs, and it is the documented difference:
+// after a failed `decrypt_inout_detached` aes-gcm's test expects the
+// ciphertext still in the buffer; aesx has zeroed it.
+
+mod aes_gcm_suite {
+    use aesx::aead::{array::Array, Aead, AeadInOut, KeyInit, Payload};
+    use aesx::Aes128Gcm;
+
+    /// Test vectors
+    #[derive(Debug)]
+    pub struct TestVector<K: 'static, N: 'static> {
+        pub key: &'static K,
+        pub nonce: &'static N,
+        pub aad: &'static [u8],
+        pub plaintext: &'static [u8],
+        pub ciphertext: &'static [u8],
+        pub tag: &'static [u8; 16],
+    }
+
+    const TEST_VECTORS: &[TestVector<[u8; 16], [u8; 12]>] = &[
+        TestVector {
+            key: &hex!("11754cd72aec309bf52f7687212e8957"),
+            nonce: &hex!("3c819d9a9bed087615030b65"),
+            plaintext: &hex!(""),
+            aad: &hex!(""),
+            ciphertext: &hex!(""),
+            tag: &hex!("250327c674aaf477aef2675748cf6971"),
+        },
+        TestVector {
+            key: &hex!("c939cc13397c1d37de6ae0e1cb7c423c"),
+            nonce: &hex!("b3d8cc017cbb89b39e0f67e2"),
+            plaintext: &hex!("c3b3c41f113a31b73d9a5cd432103069"),
+            aad: &hex!("24825602bd12a984e0092d3e448eda5f"),
+            ciphertext: &hex!("93fe7d9e9bfd10348a5606e5cafa7354"),
+            tag: &hex!("0032a1dc85f1c9786925a2e71d8272dd"),
+        },
+        TestVector {
+            key: &hex!("55c8bcb0021090e4b2c785c79cb966b8"),
+            nonce: &hex!("5e9f1313282f73d7ffb92837"),
+            plaintext: &hex!(
+                "2d7c1b689189bbfa2be26ad5c1f296dee4c0f61456ffc94cf8e70aad0f09d0608c4115aa6ed5eba93ed5820b3f3426bbf4d64a"
+            ),
+            aad: &hex!(
+                "f7e14a57e3bb6b99866b90573d7bc355baeb7ac347e43d0b65d97ecc2eb9c772401a8e3c7e9e2871c2b79579d44c139e62c33b42a9e0c87686960009d659d5e3874e168c334b6650c6d36168633757a7c20764232ce94a0de1a5"
+            ),
+            ciphertext: &hex!(
+                "ba59002df3394c5b80983519dc163eca5c44df80f8c4c4e15d3ff73f13c170c80a59d87a2165a7b450be01031a8e41c505c89f"
+            ),
+            tag: &hex!("28418c564731bddf3d504d8ed32e66ee"),
+        },
+    ];
+
+    #[test]
+    fn encrypt() {
+        for vector in TEST_VECTORS {
+            let key = Array(*vector.key);
+            let nonce = Array(*vector.nonce);
+            let payload = Payload {
+                msg: vector.plaintext,
+                aad: vector.aad,
+            };
+
+            let cipher = <Aes128Gcm>::new(&key);
+            let ciphertext = cipher.encrypt(&nonce, payload).unwrap();
+            let (ct, tag) = ciphertext.split_at(ciphertext.len() - 16);
+            assert_eq!(
+                vector.ciphertext, ct,
+                "ciphertext mismatch (expected != actual)"
+            );
+            assert_eq!(vector.tag, tag, "tag mismatch (expected != actual)");
+        }
+    }
+
+    #[test]
+    fn decrypt() {
+        for vector in TEST_VECTORS {
+            let key = Array(*vector.key);
+            let nonce = Array(*vector.nonce);
+            let mut ciphertext = Vec::from(vector.ciphertext);
+            ciphertext.extend_from_slice(vector.tag);
+
+            let payload = Payload {
+                msg: &ciphertext,
+                aad: vector.aad,
+            };
+
+            let cipher = <Aes128Gcm>::new(&key);
+            let plaintext = cipher.decrypt(&nonce, payload).unwrap();
+
+            assert_eq!(vector.plaintext, plaintext.as_slice(), "plaintext mismatch");
+        }
+    }
+
+    #[test]
+    fn decrypt_modified() {
+        let vector = &TEST_VECTORS[0];
+        let key = Array(*vector.key);
+        let nonce = Array(*vector.nonce);
+        let mut ciphertext = Vec::from(vector.ciphertext);
+        ciphertext.extend_from_slice(vector.tag);
+
+        // Tweak the first byte
+        ciphertext[0] ^= 0xaa;
+
+        let payload = Payload {
+            msg: &ciphertext,
+            aad: vector.aad,
+        };
+
+        let cipher = <Aes128Gcm>::new(&key);
+        assert!(cipher.decrypt(&nonce, payload).is_err());
+    }
+
+    #[test]
+    fn decrypt_in_place_detached_modified() {
+        let vector = &TEST_VECTORS.iter().last().unwrap();
+        let key = Array(*vector.key);
+        let nonce = Array(*vector.nonce);
+
+        let mut buffer = Vec::from(vector.ciphertext);
+        assert!(!buffer.is_empty());
+
+        // Tweak the first byte
+        let mut tag = Array(*vector.tag);
+        tag[0] ^= 0xaa;
+
+        let cipher = <Aes128Gcm>::new(&key);
+        assert!(cipher
+            .decrypt_inout_detached(&nonce, &[], buffer.as_mut_slice().into(), &tag)
+            .is_err());
+
+        // aes-gcm: `assert_eq!(vector.ciphertext, buffer);`. aesx zeroes the
+        // buffer on a failed check (crate docs, "Differences from
+        // RustCrypto").
+        assert_eq!(buffer, vec![0u8; vector.ciphertext.len()]);
+    }
+}
+
+// ---------------------------------------------------------------------------
 // aes-gcm-siv 0.12: the crate's two examples.
 
 // Key and nonce from the OS: the `getrandom` feature (default).
