@@ -298,9 +298,18 @@
 //!   constant-time MAC and wrap calls. Code written for the `cmac` and
 //!   `aes-kw` crates keeps them, over aesx's cipher: `cmac::Cmac<aesx::Aes128>`,
 //!   `aes_kw::AesKw<aesx::Aes128>`.
-//! - **`aesx::Ccm`, `aesx::Error`, `aesx::Tag` are aesx's own**: the
-//!   inherent CCM type and aesx's error and tag; `ccm::Ccm` is
-//!   [`AesCcm`], `aes_gcm::Error`/`Tag` are `aesx::aead::Error`/`Tag`.
+//! - **Some root names are aesx's own**: `aesx::Block` is `[u8; 16]`
+//!   (the inherent API's block; `aes::Block` is
+//!   `aesx::cipher::Block<aesx::Aes128>`, an `Array<u8, U16>`),
+//!   `aesx::Ccm` the inherent CCM type (`ccm::Ccm` is [`AesCcm`]),
+//!   `aesx::Error` and `aesx::Tag` aesx's error and tag (`aes_gcm::Error`
+//!   and `Tag` are `aesx::aead::Error` and `Tag`). The trait names are
+//!   prefixed because one crate holds them all: `aes_gcm::TagSize` is
+//!   [`GcmTagSize`], `ccm::TagSize`/`NonceSize` are [`CcmTagSize`]/
+//!   [`CcmNonceSize`]. The `A_MAX`/`P_MAX`/`C_MAX` constants are not
+//!   re-exported; the limits are the same ([`Gcm::MAX_PLAINTEXT_LEN`],
+//!   [`Gcm::MAX_AAD_LEN`], [`GcmSiv::MAX_LEN`]) and
+//!   a message over them is `aead::Error`.
 //! - **No `aes::hazmat` rounds, no `aes_backend`/`aes_compact` cfg
 //!   flags**: aesx's kernels work on whole blocks and batches, not single
 //!   rounds; the backend is chosen at run time or forced per key with
