@@ -122,7 +122,8 @@ mod sealed {
 
 /// The AES block cipher types that name the key size of the generic AEADs
 /// ([`AesGcm<Aes, NonceSize>`](super::AesGcm), [`AesCcm<Aes, M,
-/// N>`](super::AesCcm)), as `aes_gcm::AesGcm<aes::Aes128, U12>` takes the
+/// N>`](super::AesCcm), [`AesGcmSiv<Aes>`](super::AesGcmSiv)), as
+/// `aes_gcm::AesGcm<aes::Aes128, U12>` takes the
 /// `aes` crate's type: [`Aes128`], [`Aes192`], [`Aes256`] and their
 /// encrypt-only halves. The AEAD runs on aesx's own kernels; the type only
 /// picks the key length. Implemented only here.
@@ -168,8 +169,8 @@ macro_rules! block_cipher {
         keyed! {
             #[doc = half_doc!($bits, " encryption", stringify!($enc), "`BlockCipherEncrypt`")]
             ///
-            /// For modes that only encrypt (CTR, CFB/OFB encryption, CBC
-            /// encryption, GCM, CMAC). It holds the same round keys as
+            /// For modes that only run the cipher forward (CTR, CFB, OFB,
+            /// CBC encryption, GCM, CMAC). It holds the same round keys as
             #[doc = concat!("[`", stringify!($name), "`] (the key schedule is one piece in aesx),")]
             /// so it saves no memory; it exists so that code naming it ports
             /// unchanged. `From` converts it to the full cipher and to the
