@@ -1176,3 +1176,30 @@ mod aes_gcm_siv_generic {
         }
     }
 }
+
+// ---------------------------------------------------------------------------
+// aead 0.6's key and nonce generation with the caller's RNG (`rand_core`,
+// under `getrandom` here for an RNG to hand): `Generate::generate_from_rng`
+// and `KeyInit`'s deprecated `generate_key`, which replaced aead 0.5's
+// `generate_key(&mut OsRng)`/`generate_nonce`.
+
+#[cfg(feature = "getrandom")]
+mod caller_rng {
+    use aesx::aead::common::getrandom::{rand_core::UnwrapErr, SysRng};
+    use aesx::aead::{Aead, Generate, Key, KeyInit, Nonce};
+    use aesx::Aes256Gcm;
+
+    #[test]
+    #[allow(deprecated)] // `generate_key`, kept by crypto-common for porting
+    fn keys_and_nonces_from_a_caller_rng() {
+        let mut rng = UnwrapErr(SysRng);
+        let key = Key::<Aes256Gcm>::generate_from_rng(&mut rng);
+        let other = Aes256Gcm::generate_key(&mut rng);
+        assert_ne!(key, other);
+        let nonce = Nonce::<Aes256Gcm>::generate_from_rng(&mut rng);
+        let cipher = Aes256Gcm::new(&key);
+        let ct = cipher.encrypt(&nonce, &b"message"[..]).unwrap();
+        assert_eq!(cipher.decrypt(&nonce, &ct[..]).unwrap(), b"message");
+        assert!(Aes256Gcm::new(&other).decrypt(&nonce, &ct[..]).is_err());
+    }
+}
