@@ -251,8 +251,8 @@
 //! - **aes-gcm-siv 0.12**: `use aesx::{Aes128GcmSiv, Aes256GcmSiv, Nonce}`
 //!   (and `AesGcmSiv`, with `aesx::Aes128`/`Aes256` for `aes`'s).
 //! - **ccm 0.6**: `use aesx::AesCcm as Ccm` and `use aesx::Aes256` (for
-//!   `aes::Aes256`): `Ccm<Aes256, U10, U13>` is then aesx's. The
-//!   `consts` are `aesx::aead::consts`.
+//!   `aes::Aes256`): `Ccm<Aes256, U10, U13>` is then aesx's. `ccm::consts`
+//!   is [`aesx::consts`](consts) (typenum's, as in `aead` and `cipher`).
 //! - **aes 0.9 with ctr 0.10, cbc 0.2, xts-mode 0.6, cmac 0.8, aes-kw
 //!   0.3**: replace `aes::Aes128` (`Aes192`, `Aes256`, and the `Enc`/`Dec`
 //!   halves) by `aesx::Aes128` (...) in the type parameters; `aesx::cipher`
@@ -413,7 +413,7 @@ pub use modes::xts::Xts;
 #[cfg(feature = "rustcrypto")]
 pub use aead;
 #[cfg(feature = "rustcrypto")]
-pub use aead::{AeadCore, AeadInOut, KeyInit, KeySizeUser};
+pub use aead::{consts, AeadCore, AeadInOut, KeyInit, KeySizeUser};
 #[cfg(feature = "rustcrypto")]
 pub use cipher;
 #[cfg(feature = "rustcrypto")]

@@ -707,8 +707,8 @@ mod ccm_example {
     use aesx::Aes256;
     #[allow(unused_imports)]
     use aesx::{
-        aead::consts::{U10, U13},
         aead::{Aead, AeadCore, Generate, Key, KeyInit, Nonce},
+        consts::{U10, U13},
         AesCcm as Ccm,
     };
 
