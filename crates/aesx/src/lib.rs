@@ -258,6 +258,11 @@
 //!   halves) by `aesx::Aes128` (...) in the type parameters; `aesx::cipher`
 //!   is the `cipher` crate (`aes::cipher`). The inherent [`Ctr`], [`Cbc`],
 //!   [`Xts`], [`Cmac`] and [`KeyWrap`] are faster still (fused kernels).
+//! - **ring**: `LessSafeKey::new(UnboundKey::new(&AES_256_GCM, key)?)`
+//!   becomes `Gcm::new(key)?`; `seal_in_place_append_tag(nonce, aad, &mut
+//!   vec)` becomes [`Gcm::seal_in_place_append_tag`] with the nonce as
+//!   bytes, and `open_in_place` becomes [`Gcm::open_in_place`]; the
+//!   nonce-sequence machinery is the caller's (a counter per key).
 //!
 //! `tests/rustcrypto_ports.rs` holds each of those crates' documentation
 //! examples, ported by changing only their `use` lines, and runs them.
@@ -296,8 +301,9 @@
 //!   is not `digest::Mac`, [`KeyWrap`] is not `aes_kw::AesKw` (aesx has no
 //!   `KwAes128`): aesx depends on no `digest` crate and offers its own
 //!   constant-time MAC and wrap calls. Code written for the `cmac` and
-//!   `aes-kw` crates keeps them, over aesx's cipher: `cmac::Cmac<aesx::Aes128>`,
-//!   `aes_kw::AesKw<aesx::Aes128>`.
+//!   `aes-kw` crates keeps them, over aesx's cipher:
+//!   `cmac::Cmac<aesx::Aes128>`, `aes_kw::AesKw<aesx::Aes128>` (for
+//!   `aes_kw::KwAes128`, which names the `aes` crate's cipher).
 //! - **Some root names are aesx's own**: `aesx::Block` is `[u8; 16]`
 //!   (the inherent API's block; `aes::Block` is
 //!   `aesx::cipher::Block<aesx::Aes128>`, an `Array<u8, U16>`),
@@ -308,8 +314,8 @@
 //!   [`GcmTagSize`], `ccm::TagSize`/`NonceSize` are [`CcmTagSize`]/
 //!   [`CcmNonceSize`]. The `A_MAX`/`P_MAX`/`C_MAX` constants are not
 //!   re-exported; the limits are the same ([`Gcm::MAX_PLAINTEXT_LEN`],
-//!   [`Gcm::MAX_AAD_LEN`], [`GcmSiv::MAX_LEN`]) and
-//!   a message over them is `aead::Error`.
+//!   [`Gcm::MAX_AAD_LEN`], [`GcmSiv::MAX_LEN`]) and a message over them is
+//!   `aead::Error`.
 //! - **No `aes::hazmat` rounds, no `aes_backend`/`aes_compact` cfg
 //!   flags**: aesx's kernels work on whole blocks and batches, not single
 //!   rounds; the backend is chosen at run time or forced per key with
@@ -318,15 +324,11 @@
 //!   aesx's `std` feature (or `aead/alloc` enabled by the program itself);
 //!   aesx has no separate `alloc` feature.
 //!
-//! Also the same, by design: `KeyInit::new` detects the CPU at run time as
-//! `aes` does, key types zeroize on drop (with or without `aes`'s `zeroize`
-//! feature), and the `Enc`/`Dec` halves hold the whole key schedule (aesx
-//! has one), so they save no memory.
-//! - **ring**: `LessSafeKey::new(UnboundKey::new(&AES_256_GCM, key)?)`
-//!   becomes `Gcm::new(key)?`; `seal_in_place_append_tag(nonce, aad, &mut
-//!   vec)` becomes [`Gcm::seal_in_place_append_tag`] with the nonce as
-//!   bytes, and `open_in_place` becomes [`Gcm::open_in_place`]; the
-//!   nonce-sequence machinery is the caller's (a counter per key).
+//! Not differences in behaviour: `KeyInit::new` detects the CPU at run
+//! time as `aes` does; key types always zeroize on drop (`aes` does with
+//! its `zeroize` feature); `Debug` prints the backend, never key
+//! material; the `Enc`/`Dec` halves hold the whole key schedule (aesx has
+//! one piece), so unlike `aes`'s they save no memory.
 //!
 //! ## Backends
 //!
