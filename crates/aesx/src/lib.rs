@@ -265,7 +265,8 @@
 //!   nonce-sequence machinery is the caller's (a counter per key).
 //!
 //! `tests/rustcrypto_ports.rs` holds each of those crates' documentation
-//! examples, ported by changing only their `use` lines, and runs them.
+//! examples, ported by changing only their `use` lines (aes-kw's
+//! `KwAes128` needs one alias, see below), and runs them.
 //!
 //! ## Differences from RustCrypto
 //!
