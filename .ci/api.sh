@@ -26,6 +26,9 @@ target=thumbv7em-none-eabihf
 rustup target add "$target" >/dev/null 2>&1 || rustup target list --installed | grep -qx "$target"
 cargo build -p aesx --no-default-features --target "$target"
 cargo build -p aesx --no-default-features --features rustcrypto --target "$target"
+# aead's optional features that need no OS or allocator (getrandom needs an
+# OS, bytes needs alloc).
+cargo build -p aesx --no-default-features --features rand_core,arrayvec --target "$target"
 
 step "the library reads no environment variable"
 # Test-only files (cfg(test) modules) may; the library proper may not.

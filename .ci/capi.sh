@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # libaesx, the C interface: build the library, run the C examples and ABI
-# tests against it (shared and static, and from C++), again under
-# AddressSanitizer and UndefinedBehaviorSanitizer, then install it into a
-# scratch prefix and build a program through pkg-config. The header's
+# tests against it (shared and static, and from C++) and check its SONAME
+# and symbol versions, again under AddressSanitizer and
+# UndefinedBehaviorSanitizer, then install it into a scratch prefix (the
+# libaesx.so -> libaesx.so.0 layout) and build a program through
+# pkg-config, checking what it links. The header's
 # staleness test runs with `cargo test --workspace`. Called by .ci/run;
 # also runs on its own.
 set -euo pipefail
@@ -15,6 +17,7 @@ command -v make >/dev/null || need+=(make)
 command -v cc >/dev/null || need+=(gcc)
 command -v c++ >/dev/null || need+=(g++)
 command -v pkg-config >/dev/null || need+=(pkg-config)
+command -v readelf >/dev/null || need+=(binutils)
 if [ ${#need[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq && apt-get install -y -qq "${need[@]}" >/dev/null
@@ -49,4 +52,11 @@ for variant in shared static; do
   printf 'pkg-config, %s: ' "$variant"
   "$out/functional_$variant" vectors/aarch64cryptolib/SL_functional_tests.rsp | tail -n 1
 done
+# The installed layout: the library under its SONAME, libaesx.so a link to it.
+[ -f "$libdir/libaesx.so.0" ] && [ ! -L "$libdir/libaesx.so.0" ] \
+  || { echo "capi: $libdir/libaesx.so.0 is not the installed library" >&2; exit 1; }
+[ "$(readlink "$libdir/libaesx.so")" = libaesx.so.0 ] \
+  || { echo "capi: $libdir/libaesx.so does not link to libaesx.so.0" >&2; exit 1; }
+examples/c/check_soname.sh "$libdir/libaesx.so.0" "$(pkg-config --variable=includedir aesx)/aesx.h" \
+  "$out/functional_shared"
 printf '\n=== capi: done (%ss)\n' "$SECONDS"

@@ -14,13 +14,18 @@
 //! - **RustCrypto's traits** (feature `rustcrypto`, on by default):
 //!   [`Aes128`], [`Aes192`], [`Aes256`] implement `cipher` 0.5's `KeyInit`,
 //!   `BlockCipherEncrypt` and `BlockCipherDecrypt`, so they drop into `ctr`,
-//!   `cbc`, `xts-mode` and any generic code; [`Aes128Gcm`], [`Aes192Gcm`],
-//!   [`Aes256Gcm`] implement `aead` 0.6's `KeyInit`, `AeadCore` and
+//!   `cbc`, `xts-mode`, `cmac`, `aes-kw` and any generic code, and
+//!   [`Aes128Enc`]/[`Aes128Dec`] (192, 256) are their encrypt-only and
+//!   decrypt-only halves, as in the `aes` crate; [`AesGcm<Aes, NonceSize,
+//!   TagSize>`](AesGcm) with its aliases [`Aes128Gcm`], [`Aes192Gcm`],
+//!   [`Aes256Gcm`] implements `aead` 0.6's `KeyInit`, `AeadCore` and
 //!   `AeadInOut` (and so `Aead` with `alloc`), as `aes-gcm`'s types do;
-//!   [`Aes128GcmSiv`], [`Aes256GcmSiv`] (as `aes-gcm-siv`'s) and
+//!   [`AesGcmSiv<Aes>`](AesGcmSiv) with [`Aes128GcmSiv`], [`Aes256GcmSiv`]
+//!   (as `aes-gcm-siv`'s) and
 //!   [`Xaes256Gcm`] (24-byte nonces) implement the same traits.
-//!   [`Aes128Ccm<M, N>`](Aes128Ccm) (and 192/256) do the same for CCM with
-//!   typenum tag and nonce sizes, as `ccm::Ccm<Aes128, M, N>` does.
+//!   [`AesCcm<Aes, M, N>`](AesCcm) (aliases [`Aes128Ccm<M, N>`](Aes128Ccm),
+//!   192, 256) does the same for CCM with typenum tag and nonce sizes, as
+//!   `ccm::Ccm<Aes128, M, N>` does.
 //!
 //! Every key type zeroizes its key material on drop, and no `Debug` output
 //! shows keys, keystream, IVs or salts.
@@ -207,26 +212,124 @@
 //! # }
 //! ```
 //!
-//! ## Moving from aes-gcm, aes + ctr/cbc/xts-mode, or ring
+//! `aes-gcm`'s own example, with only its `use` line changed (random key
+//! and nonce from the OS: the `getrandom` feature, on by default):
+//!
+//! ```
+//! # #[cfg(feature = "getrandom")]
+//! # fn main() -> Result<(), Box<dyn core::error::Error>> {
+//! use aesx::{
+//!     aead::{Aead, AeadCore, Generate, Key, KeyInit},
+//!     Aes256Gcm, Nonce, // Or `Aes128Gcm`
+//! };
+//!
+//! let key = Key::<Aes256Gcm>::generate();
+//! let cipher = Aes256Gcm::new(&key);
+//!
+//! let nonce = Nonce::generate(); // MUST be unique per message
+//! let ciphertext = cipher.encrypt(&nonce, b"plaintext message".as_ref())?;
+//!
+//! let plaintext = cipher.decrypt(&nonce, ciphertext.as_ref())?;
+//! assert_eq!(&plaintext, b"plaintext message");
+//! # Ok(())
+//! # }
+//! # #[cfg(not(feature = "getrandom"))]
+//! # fn main() {}
+//! ```
+//!
+//! ## Moving from RustCrypto's crates or ring
 //!
 //! - **aes-gcm 0.11**: change `use aes_gcm::{...}` to `use aesx::{...}`.
 //!   `aesx` re-exports `aead` and the items `aes-gcm` has at its root
-//!   (`Aes128Gcm`, `Aes256Gcm`, `Key`, `Nonce`, `KeyInit`, `AeadCore`,
-//!   `AeadInOut`, `KeySizeUser`), except two names that are aesx's own:
-//!   `aesx::Error` and `aesx::Tag`; use `aesx::aead::Error` and
-//!   `aesx::aead::Tag` for `aes_gcm::Error` and `aes_gcm::Tag`. Only 96-bit
-//!   nonces and 16-byte tags are offered through the traits (other lengths:
-//!   [`Gcm`]). One difference: a failed decryption zeroes the buffer, where
-//!   aes-gcm leaves the ciphertext in it.
-//! - **aes 0.9 with ctr 0.10, cbc 0.2, xts-mode 0.6**: replace
-//!   `aes::Aes128` (`Aes192`, `Aes256`) by `aesx::Aes128` (...) in the type
-//!   parameters; `aesx::cipher` is the `cipher` crate. The inherent
-//!   [`Ctr`], [`Cbc`] and [`Xts`] are faster still (fused kernels).
+//!   (`AesGcm`, `Aes128Gcm`, `Aes256Gcm`, `Key`, `Nonce`, `KeyInit`,
+//!   `AeadCore`, `AeadInOut`, `KeySizeUser`; `aes_gcm::TagSize` is
+//!   [`GcmTagSize`]), except two names that are aesx's own: `aesx::Error`
+//!   and `aesx::Tag`; use `aesx::aead::Error` and `aesx::aead::Tag` for
+//!   `aes_gcm::Error` and `aes_gcm::Tag`. `aes_gcm::aes::Aes128` is
+//!   `aesx::Aes128`, so `AesGcm<Aes128, U16>` (other nonce sizes) and
+//!   `AesGcm<Aes128, U12, U12>` (other tag sizes) port too.
+//! - **aes-gcm-siv 0.12**: `use aesx::{Aes128GcmSiv, Aes256GcmSiv, Nonce}`
+//!   (and `AesGcmSiv`, with `aesx::Aes128`/`Aes256` for `aes`'s).
+//! - **ccm 0.6**: `use aesx::AesCcm as Ccm` and `use aesx::Aes256` (for
+//!   `aes::Aes256`): `Ccm<Aes256, U10, U13>` is then aesx's. `ccm::consts`
+//!   is [`aesx::consts`](consts) (typenum's, as in `aead` and `cipher`).
+//! - **aes 0.9 with ctr 0.10, cbc 0.2, xts-mode 0.6, cmac 0.8, aes-kw
+//!   0.3**: replace `aes::Aes128` (`Aes192`, `Aes256`, and the `Enc`/`Dec`
+//!   halves) by `aesx::Aes128` (...) in the type parameters; `aesx::cipher`
+//!   is the `cipher` crate (`aes::cipher`). The inherent [`Ctr`], [`Cbc`],
+//!   [`Xts`], [`Cmac`] and [`KeyWrap`] are faster still (fused kernels).
 //! - **ring**: `LessSafeKey::new(UnboundKey::new(&AES_256_GCM, key)?)`
 //!   becomes `Gcm::new(key)?`; `seal_in_place_append_tag(nonce, aad, &mut
 //!   vec)` becomes [`Gcm::seal_in_place_append_tag`] with the nonce as
 //!   bytes, and `open_in_place` becomes [`Gcm::open_in_place`]; the
 //!   nonce-sequence machinery is the caller's (a counter per key).
+//!
+//! `tests/rustcrypto_ports.rs` holds each of those crates' documentation
+//! examples, ported by changing only their `use` lines (aes-kw's
+//! `KwAes128` needs one alias, see below), and runs them.
+//!
+//! ## Differences from RustCrypto
+//!
+//! Code ported as above compiles and behaves the same, except for these,
+//! each on purpose:
+//!
+//! - **A failed AEAD decryption zeroes the output** (GCM, GCM-SIV,
+//!   XAES-256-GCM; CCM does so in `ccm` too): `aes-gcm` leaves the
+//!   ciphertext in the buffer and `aes-gcm-siv` restores it. aesx releases
+//!   no byte of unauthenticated plaintext, and a zeroed buffer cannot be
+//!   mistaken for either plaintext or intact ciphertext; keep a copy of the
+//!   ciphertext if you need it after a failure. (aes-gcm's own
+//!   `decrypt_in_place_detached_modified` test, which expects the
+//!   ciphertext back, fails on aesx for this reason alone.)
+//! - **No AES-192-GCM-SIV**: RFC 8452 defines AES-GCM-SIV for 128- and
+//!   256-bit keys only, so [`AesGcmSiv<Aes>`](AesGcmSiv) takes [`Aes128`]
+//!   or [`Aes256`] ([`GcmSivCipher`]); `AesGcmSiv<Aes192>` does not
+//!   compile, where `aes-gcm-siv` accepts `AesGcmSiv<aes::Aes192>`.
+//! - **The generic AEADs take aesx's ciphers only**: [`AesGcm`],
+//!   [`AesGcmSiv`] and [`AesCcm`] accept [`Aes128`], [`Aes192`],
+//!   [`Aes256`] and their `Enc` halves ([`AesCipher`]; GCM-SIV as above),
+//!   not any `BlockCipherEncrypt` type such as `aes::Aes128`: they run
+//!   aesx's fused kernels, for which the type only names the key size.
+//!   (`aes-gcm` warns against other ciphers anyway.)
+//! - **A zero-length GCM nonce is refused** (`AesGcm<_, U0>` fails every
+//!   call with `aead::Error`): SP 800-38D requires an IV of at least one
+//!   bit; `aes-gcm` accepts it.
+//! - **Short GCM tags without a feature**: `GcmTagSize` includes `U4` and
+//!   `U8`, which `aes-gcm` puts behind `hazmat`, because aesx's [`Gcm`]
+//!   offers them too (SP 800-38D's limits for them are the caller's to
+//!   keep). Code that compiles against `aes-gcm` is unaffected.
+//! - **CMAC and key wrap are aesx's own types**: [`Cmac`] is AES-only and
+//!   is not `digest::Mac`, [`KeyWrap`] is not `aes_kw::AesKw` (aesx has no
+//!   `KwAes128`): aesx depends on no `digest` crate and offers its own
+//!   constant-time MAC and wrap calls. Code written for the `cmac` and
+//!   `aes-kw` crates keeps them, over aesx's cipher:
+//!   `cmac::Cmac<aesx::Aes128>`, `aes_kw::AesKw<aesx::Aes128>` (for
+//!   `aes_kw::KwAes128`, which names the `aes` crate's cipher).
+//! - **Some root names are aesx's own**: `aesx::Block` is `[u8; 16]`
+//!   (the inherent API's block; `aes::Block` is
+//!   `aesx::cipher::Block<aesx::Aes128>`, an `Array<u8, U16>`),
+//!   `aesx::Ccm` the inherent CCM type (`ccm::Ccm` is [`AesCcm`]),
+//!   `aesx::Error` and `aesx::Tag` aesx's error and tag (`aes_gcm::Error`
+//!   and `Tag` are `aesx::aead::Error` and `Tag`). The trait names are
+//!   prefixed because one crate holds them all: `aes_gcm::TagSize` is
+//!   [`GcmTagSize`], `ccm::TagSize`/`NonceSize` are [`CcmTagSize`]/
+//!   [`CcmNonceSize`]. The `A_MAX`/`P_MAX`/`C_MAX` constants are not
+//!   re-exported; the limits are the same ([`Gcm::MAX_PLAINTEXT_LEN`],
+//!   [`Gcm::MAX_AAD_LEN`], [`GcmSiv::MAX_LEN`]) and a message over them is
+//!   `aead::Error`.
+//! - **No `aes::hazmat` rounds, no `aes_backend`/`aes_compact` cfg
+//!   flags**: aesx's kernels work on whole blocks and batches, not single
+//!   rounds; the backend is chosen at run time or forced per key with
+//!   `with_backend` (see "Backends"), never by a build flag.
+//! - **`alloc` comes with `std`**: `Aead`'s `Vec`-returning methods need
+//!   aesx's `std` feature (or `aead/alloc` enabled by the program itself);
+//!   aesx has no separate `alloc` feature.
+//!
+//! Not differences in behaviour: `KeyInit::new` detects the CPU at run
+//! time as `aes` does; key types always zeroize on drop (`aes` does with
+//! its `zeroize` feature); `Debug` prints the backend, never key
+//! material; the `Enc`/`Dec` halves hold the whole key schedule (aesx has
+//! one piece), so unlike `aes`'s they save no memory.
 //!
 //! ## Backends
 //!
@@ -247,6 +350,20 @@
 //! - `std` (default): `Vec`-returning helpers and run-time CPU detection on
 //!   x86-64. Without it the crate is `no_std` and needs no allocator.
 //! - `rustcrypto` (default): the `cipher`/`aead` trait types above.
+//! - `getrandom` (default, as in `aes-gcm`): `aead`'s feature of that name,
+//!   so `Key::<Aes256Gcm>::generate()` and `Nonce::generate()` (the
+//!   `aead::Generate` trait) draw from the operating system's RNG. It needs
+//!   an operating system: `no_std` builds turn the defaults off.
+//! - `rand_core`: `aead::Generate` with a caller's RNG
+//!   (`Key::<Aes256Gcm>::generate_from_rng(&mut rng)`); `no_std`.
+//! - `arrayvec`, `bytes`: `aead::Buffer` for `aead::arrayvec::ArrayVec`
+//!   (in-place encryption without an allocator; `no_std`) and
+//!   `aead::bytes::BytesMut` (`no_std`, but `bytes` needs `alloc`).
+//!
+//! Each of the last four turns `rustcrypto` on. `aead` 0.6 has no `OsRng`
+//! and no `AeadCore::generate_nonce`: those are `aead` 0.5's, and 0.6
+//! replaced them with `Generate` (its `KeyInit::generate_key(&mut rng)`
+//! remains, deprecated, with `rand_core`).
 #![cfg_attr(not(any(feature = "std", test)), no_std)]
 #![deny(unsafe_op_in_unsafe_fn)]
 #![deny(missing_docs)]
@@ -299,13 +416,15 @@ pub use modes::xts::Xts;
 #[cfg(feature = "rustcrypto")]
 pub use aead;
 #[cfg(feature = "rustcrypto")]
-pub use aead::{AeadCore, AeadInOut, KeyInit, KeySizeUser};
+pub use aead::{consts, AeadCore, AeadInOut, KeyInit, KeySizeUser};
 #[cfg(feature = "rustcrypto")]
 pub use cipher;
 #[cfg(feature = "rustcrypto")]
 pub use rustcrypto::{
-    Aes128, Aes128Ccm, Aes128Gcm, Aes128GcmSiv, Aes192, Aes192Ccm, Aes192Gcm, Aes256, Aes256Ccm,
-    Aes256Gcm, Aes256GcmSiv, AesCcm, CcmKeySize, CcmNonceSize, CcmTagSize, Key, Nonce,
+    Aes128, Aes128Ccm, Aes128Dec, Aes128Enc, Aes128Gcm, Aes128GcmSiv, Aes192, Aes192Ccm, Aes192Dec,
+    Aes192Enc, Aes192Gcm, Aes256, Aes256Ccm, Aes256Dec, Aes256Enc, Aes256Gcm, Aes256GcmSiv, AesCcm,
+    AesCipher, AesGcm, AesGcmSiv, CcmKeySize, CcmNonceSize, CcmTagSize, GcmSivCipher, GcmTagSize,
+    Key, Nonce,
 };
 
 /// Hazardous interfaces: correct to use only with care their docs spell out.

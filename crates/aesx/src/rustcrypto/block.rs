@@ -1,4 +1,6 @@
-//! `Aes128`, `Aes192`, `Aes256`: the block cipher under `cipher`'s traits.
+//! `Aes128`, `Aes192`, `Aes256`: the block cipher under `cipher`'s traits,
+//! and their encrypt-only and decrypt-only halves (`Aes128Enc`, `Aes128Dec`,
+//! ...) as the `aes` crate has them.
 
 use core::fmt;
 
@@ -114,12 +116,49 @@ macro_rules! block_direction {
     };
 }
 
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// The AES block cipher types that name the key size of the generic AEADs
+/// ([`AesGcm<Aes, NonceSize>`](super::AesGcm), [`AesCcm<Aes, M,
+/// N>`](super::AesCcm), [`AesGcmSiv<Aes>`](super::AesGcmSiv)), as
+/// `aes_gcm::AesGcm<aes::Aes128, U12>` takes the
+/// `aes` crate's type: [`Aes128`], [`Aes192`], [`Aes256`] and their
+/// encrypt-only halves. The AEAD runs on aesx's own kernels; the type only
+/// picks the key length. Implemented only here.
+pub trait AesCipher: sealed::Sealed {
+    /// The key length in bytes as a typenum type.
+    type KeySize: cipher::array::ArraySize;
+}
+
+/// The docs of one key size's types: the full cipher, and its encrypt-only
+/// and decrypt-only halves.
+macro_rules! half_doc {
+    ($bits:literal, $what:literal, $aes:expr, $traits:literal) => {
+        concat!(
+            "AES-",
+            $bits,
+            $what,
+            " as a RustCrypto block cipher (`cipher` 0.5): a drop-in for `aes::",
+            $aes,
+            "`, implementing `KeyInit`, ",
+            $traits,
+            ", `BlockSizeUser`, `KeySizeUser` and ",
+            "`AlgorithmName` as it does."
+        )
+    };
+}
+
 macro_rules! block_cipher {
-    ($name:ident, $ks:ty, $bytes:literal, $bits:literal) => {
+    ($name:ident, $enc:ident, $dec:ident, $ks:ty, $bytes:literal, $bits:literal) => {
         keyed! {
-            #[doc = concat!("AES-", $bits, " as a RustCrypto block cipher (`cipher` 0.5): a")]
-            #[doc = concat!("drop-in for `aes::Aes", $bits, "` under `ctr`, `cbc`, `xts-mode` and")]
-            /// any code generic over `KeyInit + BlockCipherEncrypt + BlockCipherDecrypt`.
+            #[doc = half_doc!($bits, "", stringify!($name),
+                "`BlockCipherEncrypt` and `BlockCipherDecrypt`")]
+            ///
+            /// It works under `ctr`, `cbc`, `xts-mode`, `cmac`, `aes-kw` and
+            /// any code generic over `KeyInit + BlockCipherEncrypt +
+            /// BlockCipherDecrypt`.
             ///
             /// `KeyInit::new` runs on the fastest backend this CPU has;
             /// `with_backend` picks one. Round keys are zeroized on drop, and
@@ -127,23 +166,93 @@ macro_rules! block_cipher {
             $name { aes: Aes }, $ks, $bytes, concat!("AES-", $bits)
         }
 
-        impl BlockSizeUser for $name {
-            type BlockSize = U16;
+        keyed! {
+            #[doc = half_doc!($bits, " encryption", stringify!($enc), "`BlockCipherEncrypt`")]
+            ///
+            /// For modes that only run the cipher forward (CTR, CFB, OFB,
+            /// CBC encryption, GCM, CMAC). It holds the same round keys as
+            #[doc = concat!("[`", stringify!($name), "`] (the key schedule is one piece in aesx),")]
+            /// so it saves no memory; it exists so that code naming it ports
+            /// unchanged. `From` converts it to the full cipher and to the
+            /// decrypt-only half, as in `aes`.
+            $enc { aes: Aes }, $ks, $bytes, concat!("AES-", $bits, " encryption")
+        }
+
+        keyed! {
+            #[doc = half_doc!($bits, " decryption", stringify!($dec), "`BlockCipherDecrypt`")]
+            ///
+            /// For modes that only decrypt (CBC decryption). Like
+            #[doc = concat!("[`", stringify!($enc), "`], it holds the whole key schedule.")]
+            $dec { aes: Aes }, $ks, $bytes, concat!("AES-", $bits, " decryption")
         }
 
         block_direction!($name, BlockCipherEncrypt: encrypt_with_backend(BlockCipherEncClosure),
             encrypt_blocks_inout, encrypt_blocks => encrypt_blocks);
         block_direction!($name, BlockCipherDecrypt: decrypt_with_backend(BlockCipherDecClosure),
             decrypt_blocks_inout, decrypt_blocks => decrypt_blocks);
+        block_direction!($enc, BlockCipherEncrypt: encrypt_with_backend(BlockCipherEncClosure),
+            encrypt_blocks_inout, encrypt_blocks => encrypt_blocks);
+        block_direction!($dec, BlockCipherDecrypt: decrypt_with_backend(BlockCipherDecClosure),
+            decrypt_blocks_inout, decrypt_blocks => decrypt_blocks);
 
-        impl AlgorithmName for $name {
-            fn write_alg_name(f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(concat!("Aes", $bits))
+        block_common!($name, $enc, $dec);
+
+        impl sealed::Sealed for $name {}
+        impl AesCipher for $name {
+            type KeySize = $ks;
+        }
+        impl sealed::Sealed for $enc {}
+        impl AesCipher for $enc {
+            type KeySize = $ks;
+        }
+
+        // The conversions `aes` has: an encrypt-only key becomes the full
+        // cipher or the decrypt-only half (the round keys are shared, so
+        // this is a copy).
+        impl From<&$enc> for $name {
+            fn from(enc: &$enc) -> Self {
+                Self { aes: enc.aes.clone() }
+            }
+        }
+
+        impl From<$enc> for $name {
+            fn from(enc: $enc) -> Self {
+                Self::from(&enc)
+            }
+        }
+
+        impl From<&$enc> for $dec {
+            fn from(enc: &$enc) -> Self {
+                Self { aes: enc.aes.clone() }
+            }
+        }
+
+        impl From<$enc> for $dec {
+            fn from(enc: $enc) -> Self {
+                Self::from(&enc)
             }
         }
     };
 }
 
-block_cipher!(Aes128, U16, 16, "128");
-block_cipher!(Aes192, U24, 24, "192");
-block_cipher!(Aes256, U32, 32, "256");
+/// `BlockSizeUser` and `AlgorithmName` (the type's own name, as `aes`
+/// writes it) for each type.
+macro_rules! block_common {
+    ($($name:ident),*) => {
+        $(
+            impl BlockSizeUser for $name {
+                type BlockSize = U16;
+            }
+
+            impl AlgorithmName for $name {
+                fn write_alg_name(f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str(stringify!($name))
+                }
+            }
+        )*
+    };
+}
+
+block_cipher!(Aes128, Aes128Enc, Aes128Dec, U16, 16, "128");
+block_cipher!(Aes192, Aes192Enc, Aes192Dec, U24, 24, "192");
+block_cipher!(Aes256, Aes256Enc, Aes256Dec, U32, 32, "256");

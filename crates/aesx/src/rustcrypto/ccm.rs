@@ -5,27 +5,38 @@
 use core::fmt;
 use core::marker::PhantomData;
 
+use aead::array::typenum::Unsigned;
 use aead::array::ArraySize;
 use aead::consts::{U10, U11, U12, U13, U14, U16, U24, U32, U4, U6, U7, U8, U9};
 use aead::{AeadCore, Key, KeyInit, KeySizeUser, TagPosition};
 
 use super::shell::{aead_inout, fastest};
+use super::{Aes128, Aes128Enc, Aes192, Aes192Enc, Aes256, Aes256Enc};
 use crate::backend::Backend;
 use crate::error::Result;
 use crate::key::check_key_len;
 use crate::modes::ccm::Ccm;
+use sealed::Sealed;
 
-// Only the sizes below implement these (the orphan rule keeps other crates
-// from adding any).
+mod sealed {
+    pub trait Sealed {}
+}
 
 /// The tag sizes CCM allows: `U4`, `U6`, `U8`, `U10`, `U12`, `U14`, `U16`.
-pub trait CcmTagSize: ArraySize {}
+/// Implemented only here.
+pub trait CcmTagSize: ArraySize + sealed::Sealed {}
 
-/// The nonce sizes CCM allows: `U7` to `U13`.
-pub trait CcmNonceSize: ArraySize {}
+/// The nonce sizes CCM allows: `U7` to `U13`. Implemented only here.
+pub trait CcmNonceSize: ArraySize + sealed::Sealed {}
 
-/// The AES key sizes: `U16`, `U24`, `U32`.
-pub trait CcmKeySize: ArraySize {}
+/// What names the AES key size of [`AesCcm`]: a key size (`U16`, `U24`,
+/// `U32`) or, as `ccm::Ccm<aes::Aes256, M, N>` has it, an aesx block cipher
+/// type ([`Aes256`](crate::Aes256), ..., see [`AesCipher`](crate::AesCipher)). Implemented
+/// only here.
+pub trait CcmKeySize {
+    /// The key length in bytes.
+    type KeySize: ArraySize;
+}
 
 macro_rules! sizes {
     ($tr:ident: $($t:ty),*) => {
@@ -35,12 +46,29 @@ macro_rules! sizes {
     };
 }
 
+sizes!(Sealed: U4, U6, U7, U8, U9, U10, U11, U12, U13, U14, U16);
 sizes!(CcmTagSize: U4, U6, U8, U10, U12, U14, U16);
 sizes!(CcmNonceSize: U7, U8, U9, U10, U11, U12, U13);
-sizes!(CcmKeySize: U16, U24, U32);
+
+macro_rules! key_sizes {
+    ($($t:ty => $ks:ty),*) => {
+        $(
+            impl CcmKeySize for $t {
+                type KeySize = $ks;
+            }
+        )*
+    };
+}
+
+key_sizes!(U16 => U16, U24 => U24, U32 => U32);
+key_sizes!(Aes128 => U16, Aes192 => U24, Aes256 => U32);
+key_sizes!(Aes128Enc => U16, Aes192Enc => U24, Aes256Enc => U32);
 
 /// AES-CCM under `aead` 0.6's traits; use the aliases [`Aes128Ccm`],
-/// [`Aes192Ccm`], [`Aes256Ccm`].
+/// [`Aes192Ccm`], [`Aes256Ccm`], or name the cipher as `ccm::Ccm` does:
+/// `AesCcm<aesx::Aes256, U10, U13>` (which is `Aes256Ccm<U10, U13>`) for
+/// `ccm::Ccm<aes::Aes256, U10, U13>`. The key size types `U16`, `U24`,
+/// `U32` are accepted in the first place too.
 ///
 /// `encrypt_inout_detached` and `decrypt_inout_detached` run aesx's CCM
 /// kernels directly (in place or out of place); `Aead::encrypt`/`decrypt`
@@ -55,17 +83,17 @@ pub struct AesCcm<K, M, N> {
 
 /// AES-128-CCM with `M`-byte tags and `N`-byte nonces: a drop-in for
 /// `ccm::Ccm<aes::Aes128, M, N>`.
-pub type Aes128Ccm<M, N> = AesCcm<U16, M, N>;
+pub type Aes128Ccm<M, N> = AesCcm<Aes128, M, N>;
 /// AES-192-CCM with `M`-byte tags and `N`-byte nonces.
-pub type Aes192Ccm<M, N> = AesCcm<U24, M, N>;
+pub type Aes192Ccm<M, N> = AesCcm<Aes192, M, N>;
 /// AES-256-CCM with `M`-byte tags and `N`-byte nonces.
-pub type Aes256Ccm<M, N> = AesCcm<U32, M, N>;
+pub type Aes256Ccm<M, N> = AesCcm<Aes256, M, N>;
 
 impl<K: CcmKeySize, M: CcmTagSize, N: CcmNonceSize> AesCcm<K, M, N> {
     /// CCM on the named backend; an error if this machine cannot run it or
     /// the key is not `K` bytes.
     pub fn with_backend(key: &[u8], backend: Backend) -> Result<Self> {
-        check_key_len(key, &[K::USIZE])?;
+        check_key_len(key, &[K::KeySize::USIZE])?;
         Ok(AesCcm {
             ccm: Ccm::with_backend(key, M::USIZE, backend)?,
             _sizes: PhantomData,
@@ -88,7 +116,7 @@ impl<K, M, N> Clone for AesCcm<K, M, N> {
 }
 
 impl<K: CcmKeySize, M, N> KeySizeUser for AesCcm<K, M, N> {
-    type KeySize = K;
+    type KeySize = K::KeySize;
 }
 
 impl<K: CcmKeySize, M: CcmTagSize, N: CcmNonceSize> KeyInit for AesCcm<K, M, N> {

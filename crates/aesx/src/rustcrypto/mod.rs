@@ -2,8 +2,10 @@
 //! code written against the `aes`, `ctr`, `cbc`, `xts-mode` and `aes-gcm`
 //! crates runs on aesx by changing only its `use` lines.
 //!
-//! The types here are thin wrappers over [`Aes`](crate::Aes) and
-//! [`Gcm`](crate::Gcm) with the key size in the type, as the traits want.
+//! The types here are thin wrappers over [`Aes`](crate::Aes),
+//! [`Gcm`](crate::Gcm), [`Ccm`](crate::Ccm), [`GcmSiv`](crate::GcmSiv)
+//! and [`Xaes256Gcm`](crate::Xaes256Gcm) with the sizes in the type, as
+//! the traits want.
 //! Multi-block calls go to the backends' bulk kernels in one call per
 //! buffer (or per batch of [`PAR_BLOCKS`] blocks when a mode crate drives
 //! the cipher through `cipher`'s backend closures), never block by block.
@@ -14,10 +16,14 @@ mod gcm;
 mod shell;
 mod siv;
 
-pub use block::{Aes128, Aes192, Aes256};
+pub use aead::Key;
+pub use block::{
+    Aes128, Aes128Dec, Aes128Enc, Aes192, Aes192Dec, Aes192Enc, Aes256, Aes256Dec, Aes256Enc,
+    AesCipher,
+};
 pub use ccm::{Aes128Ccm, Aes192Ccm, Aes256Ccm, AesCcm, CcmKeySize, CcmNonceSize, CcmTagSize};
-pub use gcm::{Aes128Gcm, Aes192Gcm, Aes256Gcm, Key, Nonce};
-pub use siv::{Aes128GcmSiv, Aes256GcmSiv};
+pub use gcm::{Aes128Gcm, Aes192Gcm, Aes256Gcm, AesGcm, GcmTagSize, Nonce};
+pub use siv::{Aes128GcmSiv, Aes256GcmSiv, AesGcmSiv, GcmSivCipher};
 
 /// Blocks a mode crate (`ctr`, `cbc`) hands the cipher at once through
 /// `encrypt_par_blocks`: 512 bytes, enough to fill every backend's widest

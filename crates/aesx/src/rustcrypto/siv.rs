@@ -1,22 +1,109 @@
-//! `Aes128GcmSiv`, `Aes256GcmSiv` (drop-ins for `aes_gcm_siv`'s types) and
-//! [`Xaes256Gcm`] under `aead` 0.6's traits.
+//! `AesGcmSiv<Aes>` with `Aes128GcmSiv`, `Aes256GcmSiv` (drop-ins for
+//! `aes_gcm_siv`'s types) and [`Xaes256Gcm`] under `aead` 0.6's traits.
 
-use aead::consts::{U16, U24, U32};
+use core::fmt;
+use core::marker::PhantomData;
+
+use aead::array::typenum::Unsigned;
+use aead::consts::{U12, U16, U24, U32};
 use aead::{AeadCore, Key, KeyInit, KeySizeUser, TagPosition};
 
-use super::shell::{aead_inout, aead_types, fastest};
+use super::block::AesCipher;
+use super::shell::{aead_inout, fastest};
+use super::{Aes128, Aes128Enc, Aes256, Aes256Enc};
+use crate::backend::Backend;
+use crate::error::Result;
+use crate::key::check_key_len;
 use crate::modes::gcm_siv::GcmSiv;
 use crate::modes::xaes::Xaes256Gcm;
 
-aead_types! {
-    ///
-    /// `KeyInit::new` runs on the fastest backend; `with_backend` picks
-    /// one. A failed decryption zeroes the buffer. Keys are zeroized on
-    /// drop; `Debug` prints only the backend.
-    "-GCM-SIV" " (RFC 8452) under `aead` 0.6's traits: a drop-in for `aes_gcm_siv::Aes" "GcmSiv`.";
-    in_place { siv: GcmSiv };
-    Aes128GcmSiv(U16, 16, "128"), Aes256GcmSiv(U32, 32, "256")
+/// The ciphers AES-GCM-SIV is defined for (RFC 8452: 128- and 256-bit
+/// keys): [`Aes128`], [`Aes256`] and their `Enc` halves. There is no
+/// AES-192-GCM-SIV. Implemented only here.
+pub trait GcmSivCipher: AesCipher {}
+
+impl GcmSivCipher for Aes128 {}
+impl GcmSivCipher for Aes128Enc {}
+impl GcmSivCipher for Aes256 {}
+impl GcmSivCipher for Aes256Enc {}
+
+/// AES-GCM-SIV (RFC 8452) under `aead` 0.6's traits, generic as
+/// `aes_gcm_siv::AesGcmSiv` is: `Aes` names the key size ([`Aes128`] or
+/// [`Aes256`]); 96-bit nonces and 128-bit tags. Use the aliases
+/// [`Aes128GcmSiv`] and [`Aes256GcmSiv`].
+///
+/// `KeyInit::new` runs on the fastest backend; `with_backend` picks one. A
+/// failed decryption zeroes the buffer (aes-gcm-siv restores the
+/// ciphertext). Keys are zeroized on drop; `Debug` prints only the backend.
+pub struct AesGcmSiv<Aes> {
+    siv: GcmSiv,
+    // Only the key size: no value of `Aes` is held.
+    _aes: PhantomData<fn() -> Aes>,
 }
+
+/// AES-128-GCM-SIV: a drop-in for `aes_gcm_siv::Aes128GcmSiv`.
+pub type Aes128GcmSiv = AesGcmSiv<Aes128>;
+/// AES-256-GCM-SIV: a drop-in for `aes_gcm_siv::Aes256GcmSiv`.
+pub type Aes256GcmSiv = AesGcmSiv<Aes256>;
+
+impl<A: GcmSivCipher> AesGcmSiv<A> {
+    /// GCM-SIV on the named backend; an error if this machine cannot run
+    /// it or the key is not the length `A` names.
+    pub fn with_backend(key: &[u8], backend: Backend) -> Result<Self> {
+        check_key_len(key, &[A::KeySize::USIZE])?;
+        Ok(AesGcmSiv {
+            siv: GcmSiv::with_backend(key, backend)?,
+            _aes: PhantomData,
+        })
+    }
+
+    /// The backend this key runs on.
+    pub fn backend(&self) -> Backend {
+        self.siv.backend()
+    }
+}
+
+impl<A> Clone for AesGcmSiv<A> {
+    fn clone(&self) -> Self {
+        AesGcmSiv {
+            siv: self.siv.clone(),
+            _aes: PhantomData,
+        }
+    }
+}
+
+impl<A: GcmSivCipher> KeySizeUser for AesGcmSiv<A> {
+    type KeySize = A::KeySize;
+}
+
+impl<A: GcmSivCipher> KeyInit for AesGcmSiv<A> {
+    #[inline]
+    fn new(key: &Key<Self>) -> Self {
+        // The key length is fixed by the type and the fastest backend
+        // exists: this cannot fail.
+        fastest(Self::with_backend, key.as_slice())
+    }
+}
+
+impl<A> AeadCore for AesGcmSiv<A> {
+    type NonceSize = U12;
+    type TagSize = U16;
+    const TAG_POSITION: TagPosition = TagPosition::Postfix;
+}
+
+aead_inout!(in_place [A] AesGcmSiv<A>, siv);
+
+impl<A> fmt::Debug for AesGcmSiv<A> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Never print key material.
+        f.debug_struct("AesGcmSiv")
+            .field("backend", &self.siv.backend())
+            .finish_non_exhaustive()
+    }
+}
+
+// The key-generating key zeroizes itself on drop.
+impl<A> zeroize::ZeroizeOnDrop for AesGcmSiv<A> {}
 
 impl KeySizeUser for Xaes256Gcm {
     type KeySize = U32;
