@@ -395,9 +395,15 @@ impl Output {
                 )))
             }
             Ok(m) if m.is_file() => {
-                if let Some(id) = super::sys::meta_id(&dest, &m) {
-                    same(id)?;
-                }
+                // Fails closed: a file whose identity cannot be read might
+                // be the input (never on unix, where it comes with `m`).
+                let id = super::sys::meta_id(&dest, &m).ok_or_else(|| {
+                    CliError::failure(format!(
+                        "cannot write {}: cannot tell whether it is the input",
+                        path.display()
+                    ))
+                })?;
+                same(id)?;
                 keep_mode = file_mode(&m);
                 if !o.force {
                     return Err(CliError::failure(format!(
@@ -429,9 +435,14 @@ impl Output {
             None => {
                 // A named hidden file, removed on error and on
                 // SIGINT/SIGTERM (Windows: Ctrl-C and its kin).
+                // Registered before it exists, so that no signal can come
+                // between its creation and its registration.
                 let tmp = dir.join(random_name()?);
-                let f = create_named(&tmp, o.mode).map_err(fail)?;
                 register(&tmp);
+                let f = create_named(&tmp, o.mode).map_err(|e| {
+                    deregister(&tmp);
+                    fail(e)
+                })?;
                 Kind::Named { file: f, path: tmp }
             }
         };
