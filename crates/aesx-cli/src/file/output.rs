@@ -33,8 +33,11 @@
 //!   read-only attribute are not carried over. `sync_all` is
 //!   `FlushFileBuffers`; `std::fs::rename` is `MoveFileExW` with
 //!   `MOVEFILE_REPLACE_EXISTING` (std retries a read-only destination with
-//!   a POSIX-semantics `FileRenameInfoEx` rename). Ctrl-C, Ctrl-Break and
-//!   closing the console remove the temporary file (the `ctrlc` handler).
+//!   a POSIX-semantics `FileRenameInfoEx` rename). Ctrl-C and Ctrl-Break
+//!   remove the temporary file (the `ctrlc` handler, on
+//!   `SetConsoleCtrlHandler`); closing the console, logoff and shutdown
+//!   end the process as soon as that handler returns, so, like SIGKILL on
+//!   unix, they can leave the `.aesx-tmp-*` file.
 
 use std::fs::File;
 use std::io::{self, Write};
@@ -60,10 +63,9 @@ fn deregister(p: &Path) {
     pending().retain(|q| q != p);
 }
 
-/// Installs a handler for SIGINT/SIGTERM/SIGHUP (Windows: Ctrl-C,
-/// Ctrl-Break, closing the console, logoff, shutdown) that removes pending
-/// temporary files and exits with status 130, and ignores SIGXFSZ.
-/// Installing twice is harmless.
+/// Installs a handler for SIGINT/SIGTERM/SIGHUP (Windows: Ctrl-C and
+/// Ctrl-Break) that removes pending temporary files and exits with status
+/// 130, and ignores SIGXFSZ. Installing twice is harmless.
 pub fn install_signal_cleanup() {
     super::sys::ignore_file_size_signal();
     let _ = ctrlc::set_handler(|| {
