@@ -81,16 +81,19 @@ fn decrypt_refused(dir: &Path, secret: &[&str], file: &str, code: i32, msg: &str
 
 #[test]
 fn keygen_writes_a_private_hex_key_and_refuses_to_overwrite() {
-    use std::os::unix::fs::PermissionsExt;
     let d = setup();
     let text = std::fs::read_to_string(d.path().join("key")).unwrap();
     assert_eq!(text.len(), 65);
     assert!(text.trim_end().bytes().all(|b| b.is_ascii_hexdigit()));
-    let mode = std::fs::metadata(d.path().join("key"))
-        .unwrap()
-        .permissions()
-        .mode();
-    assert_eq!(mode & 0o777, 0o600);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(d.path().join("key"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
     let o = aesx(d.path(), &["keygen", "-o", "key"], b"");
     assert_eq!(o.code, 1);
     assert!(o.stderr.contains("already exists"), "{}", o.stderr);
@@ -460,7 +463,10 @@ fn refusals() {
     assert!(o.stderr.contains("same file"), "{}", o.stderr);
     assert_eq!(std::fs::read(p.join("pt")).unwrap(), b"plain");
     // Through a symlink, still the same file.
+    #[cfg(unix)]
     std::os::unix::fs::symlink("pt", p.join("link")).unwrap();
+    #[cfg(windows)]
+    std::os::windows::fs::symlink_file("pt", p.join("link")).unwrap();
     let o = aesx(
         p,
         &["encrypt", "-k", "key", "-o", "link", "--force", "pt"],

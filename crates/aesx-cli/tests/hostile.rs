@@ -1,6 +1,9 @@
 //! The CLI tried as an attacker would (issue 17): each test is the repro of
 //! a bug that was found, kept as a regression test. Every refusal is one
 //! `aesx: ...` line with the right exit code, and leaves no output file.
+//! Unix only: file modes, symlinks, sockets and non-UTF-8 names throughout.
+
+#![cfg(unix)]
 
 use std::io::Write;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};

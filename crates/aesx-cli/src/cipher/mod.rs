@@ -375,7 +375,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         }
         None => {
             let stdin = io::stdin();
-            let id = output::file_id(std::os::fd::AsFd::as_fd(&stdin));
+            let id = output::file_id(&stdin);
             (Box::new(stdin.lock()), id)
         }
     };

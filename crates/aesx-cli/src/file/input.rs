@@ -10,6 +10,7 @@ use super::args::CommonArgs;
 use super::io_msg;
 use super::output;
 use super::pipeline::Source;
+use super::sys;
 use crate::CliError;
 
 /// Refuses a key or passphrase file that is the input itself read through
@@ -20,7 +21,7 @@ pub(super) fn check_secrets_not_input(c: &CommonArgs) -> Result<(), CliError> {
     if !reads_stdin {
         return Ok(());
     }
-    let Ok(st) = rustix::fs::fstat(std::io::stdin()) else {
+    let Some(stdin) = sys::any_id(std::io::stdin()) else {
         return Ok(());
     };
     for (p, what) in [
@@ -28,8 +29,8 @@ pub(super) fn check_secrets_not_input(c: &CommonArgs) -> Result<(), CliError> {
         (&c.passphrase_file, "passphrase file"),
     ] {
         if let Some(p) = p {
-            if let Ok(k) = rustix::fs::stat(p.as_path()) {
-                if (k.st_dev, k.st_ino) == (st.st_dev, st.st_ino) {
+            if let Some(k) = sys::any_path_id(p) {
+                if k == stdin {
                     return Err(CliError::usage(format!(
                         "the {what} {} is the standard input, which carries the data; \
                          give the data as a file",
@@ -48,8 +49,7 @@ pub(super) fn secret_files(c: &CommonArgs) -> Vec<(output::FileId, &'static str)
     let mut v = Vec::new();
     let id = |p: &Path| {
         let m = std::fs::metadata(p).ok()?;
-        use std::os::unix::fs::MetadataExt;
-        m.is_file().then_some((m.dev(), m.ino()))
+        sys::meta_id(p, &m)
     };
     if let Some(i) = c.key_file.as_deref().and_then(id) {
         v.push((i, "key file"));
@@ -94,7 +94,7 @@ pub(super) fn open_input(path: Option<&Path>) -> Result<Input, CliError> {
         }
         None => {
             let stdin = io::stdin();
-            let id = output::file_id(std::os::fd::AsFd::as_fd(&stdin));
+            let id = output::file_id(&stdin);
             Ok(Input {
                 reader: Box::new(stdin),
                 file: None,

@@ -13,7 +13,6 @@
 
 use std::fs::File;
 use std::io::{self, IsTerminal, Read};
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -29,6 +28,7 @@ mod input;
 pub mod kdf;
 pub mod output;
 mod pipeline;
+mod sys;
 
 use aesx_file::header::{Header, KeySource};
 use aesx_file::payload;
@@ -332,7 +332,7 @@ fn random_access(
     let enc_len = file_len.saturating_sub(start);
     let layout = payload::Layout::from_len(enc_len).map_err(payload_err)?;
     let read_at = |buf: &mut [u8], pos: u64| {
-        file.read_exact_at(buf, start + pos)
+        sys::read_exact_at(file, buf, start + pos)
             .map_err(|e| CliError::failure(format!("reading input: {}", io_msg(&e))))
     };
     // Authenticate the final chunk.

@@ -2,7 +2,7 @@
 //! implementation of "open the output safely, refuse to write over the
 //! input, publish atomically, clean up on a signal" all of them share).
 //!
-//! A named output is written to an *unnamed* temporary file in the
+//! On Linux a named output is written to an *unnamed* temporary file in the
 //! destination's directory (`O_TMPFILE`), fsynced, and only then given a
 //! name: without `--force` it is linked straight to the destination (which
 //! fails if the destination appeared meanwhile, never clobbering it); with
@@ -12,18 +12,37 @@
 //! The only window in which a SIGKILL can leave a `.aesx-tmp-*` file is the
 //! link-then-rename of `--force`, after all data was written and synced.
 //!
-//! Where `O_TMPFILE` is unavailable (some filesystems) the temporary file is a
-//! named `.aesx-tmp-*` file from the start: errors and SIGINT/SIGTERM remove
+//! Where `O_TMPFILE` is unavailable (some Linux filesystems, and every other
+//! system) the temporary file is a named `.aesx-tmp-*` file in the
+//! destination's directory from the start: errors and SIGINT/SIGTERM remove
 //! it (the handler installed by [`install_signal_cleanup`]), SIGKILL cannot.
+//! It is published the same way: renamed over the destination with
+//! `--force`, else given the destination's name by an operation that fails
+//! if that name exists (unix: `link` then `unlink`; Windows: `MoveFileExW`
+//! without `MOVEFILE_REPLACE_EXISTING`).
+//!
+//! Per system:
+//! - unix: the temporary file is created with the mode asked for (0600 for
+//!   plaintext and keys) before any byte is written; a file replaced with
+//!   `--force` keeps its mode. `fsync` is `File::sync_all`, which on macOS
+//!   is `fcntl(F_FULLFSYNC)` (the drive's cache flushed too); the directory
+//!   is synced after the rename.
+//! - Windows: there are no mode bits; the temporary file gets the ACL the
+//!   destination directory passes to new files (the same one the output
+//!   would have had if written in place), and a replaced file's own ACL and
+//!   read-only attribute are not carried over. `sync_all` is
+//!   `FlushFileBuffers`; `std::fs::rename` is `MoveFileExW` with
+//!   `MOVEFILE_REPLACE_EXISTING` (std retries a read-only destination with
+//!   a POSIX-semantics `FileRenameInfoEx` rename). Ctrl-C and Ctrl-Break
+//!   remove the temporary file (the `ctrlc` handler, on
+//!   `SetConsoleCtrlHandler`); closing the console, logoff and shutdown
+//!   end the process as soon as that handler returns, so, like SIGKILL on
+//!   unix, they can leave the `.aesx-tmp-*` file.
 
 use std::fs::File;
 use std::io::{self, Write};
-use std::os::fd::AsFd;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-
-use nix::sys::signal::{SigSet, Signal};
 
 use crate::CliError;
 
@@ -44,18 +63,11 @@ fn deregister(p: &Path) {
     pending().retain(|q| q != p);
 }
 
-/// Installs a SIGINT/SIGTERM/SIGHUP handler that removes pending temporary
-/// files and exits with status 130, and ignores SIGXFSZ. Installing twice
-/// is harmless.
+/// Installs a handler for SIGINT/SIGTERM/SIGHUP (Windows: Ctrl-C and
+/// Ctrl-Break) that removes pending temporary files and exits with status
+/// 130, and ignores SIGXFSZ. Installing twice is harmless.
 pub fn install_signal_cleanup() {
-    // Past RLIMIT_FSIZE a write fails with EFBIG, reported like a full disk,
-    // instead of SIGXFSZ killing the process without a word. The kernel
-    // sends SIGXFSZ to the thread that wrote; blocked in this thread, and so
-    // in every thread it starts from now on (the writers), it stays pending
-    // and is never delivered.
-    let mut xfsz = SigSet::empty();
-    xfsz.add(Signal::SIGXFSZ);
-    let _ = xfsz.thread_block();
+    super::sys::ignore_file_size_signal();
     let _ = ctrlc::set_handler(|| {
         for p in pending().drain(..) {
             let _ = std::fs::remove_file(p);
@@ -65,16 +77,7 @@ pub fn install_signal_cleanup() {
     });
 }
 
-/// The identity of a file, to refuse reading and writing the same one.
-pub type FileId = (u64, u64);
-
-/// Device and inode of an open file, if it is a regular file.
-pub fn file_id(f: impl AsFd) -> Option<FileId> {
-    let st = rustix::fs::fstat(f).ok()?;
-    let is_file =
-        rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::RegularFile;
-    is_file.then_some((st.st_dev, st.st_ino))
-}
+pub use super::sys::{file_id, FileId};
 
 /// Names of standard output that must not be opened as paths: when stdout
 /// is a pipe, `/proc/self/fd/1` resolves to `pipe:[N]`, which cannot be
@@ -115,13 +118,6 @@ pub fn check_writable(flag: &str, path: &Path) -> Result<(), CliError> {
         Ok(_) => return Err(fail(format!("{} is not a directory", dir.display()))),
         Err(e) => return Err(fail(format!("{}: {}", dir.display(), io_msg(&e)))),
     }
-    // An unnamed file proves the directory takes new files, and vanishes.
-    let probe = rustix::fs::openat(
-        rustix::fs::CWD,
-        dir,
-        rustix::fs::OFlags::TMPFILE | rustix::fs::OFlags::WRONLY | rustix::fs::OFlags::CLOEXEC,
-        rustix::fs::Mode::from_raw_mode(0o600),
-    );
     let cannot = |e: io::Error| {
         fail(format!(
             "cannot create files in {}: {}",
@@ -129,33 +125,55 @@ pub fn check_writable(flag: &str, path: &Path) -> Result<(), CliError> {
             io_msg(&e)
         ))
     };
-    match probe {
-        Ok(_) => Ok(()),
-        // No O_TMPFILE on this filesystem: a named probe, removed at once.
-        Err(rustix::io::Errno::OPNOTSUPP) | Err(rustix::io::Errno::ISDIR) => {
-            let tmp = dir.join(random_name()?);
-            std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&tmp)
-                .map_err(cannot)?;
-            let _ = std::fs::remove_file(&tmp);
-            Ok(())
-        }
-        Err(e) => Err(cannot(io::Error::from(e))),
+    // An unnamed file proves the directory takes new files, and vanishes.
+    #[cfg(target_os = "linux")]
+    match rustix::fs::openat(
+        rustix::fs::CWD,
+        dir,
+        rustix::fs::OFlags::TMPFILE | rustix::fs::OFlags::WRONLY | rustix::fs::OFlags::CLOEXEC,
+        rustix::fs::Mode::from_raw_mode(0o600),
+    ) {
+        Ok(_) => return Ok(()),
+        // No O_TMPFILE on this filesystem: the named probe below.
+        Err(rustix::io::Errno::OPNOTSUPP) | Err(rustix::io::Errno::ISDIR) => {}
+        Err(e) => return Err(cannot(io::Error::from(e))),
     }
+    // A named probe, removed at once.
+    let tmp = dir.join(random_name()?);
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .map_err(cannot)?;
+    let _ = std::fs::remove_file(&tmp);
+    Ok(())
 }
 
 enum Kind {
     Stdout(io::Stdout),
     /// A device or FIFO named with `-o` (e.g. /dev/null): written in place.
     Direct(File),
-    /// A temporary file that becomes `dest` on commit.
-    Temp {
+    /// An unnamed (`O_TMPFILE`) temporary file that becomes `dest` on
+    /// commit.
+    #[cfg(target_os = "linux")]
+    Unnamed(File),
+    /// A hidden `.aesx-tmp-*` file beside `dest` that becomes `dest` on
+    /// commit; removed when the output is dropped uncommitted.
+    Named {
         file: File,
-        /// The named temporary file, when `O_TMPFILE` was not available.
-        named: Option<PathBuf>,
+        path: PathBuf,
     },
+}
+
+impl Kind {
+    fn is_temp(&self) -> bool {
+        match self {
+            Kind::Stdout(_) | Kind::Direct(_) => false,
+            #[cfg(target_os = "linux")]
+            Kind::Unnamed(_) => true,
+            Kind::Named { .. } => true,
+        }
+    }
 }
 
 /// Where the output goes.
@@ -203,12 +221,99 @@ fn random_name() -> Result<String, CliError> {
     Ok(format!(".aesx-tmp-{}", hex::encode(r)))
 }
 
+/// The unnamed temporary file in `dir` (`O_TMPFILE`), or `None` where the
+/// filesystem has none (the caller then makes a named one).
+#[cfg(target_os = "linux")]
+fn open_unnamed(dir: &Path, mode: u32) -> Option<Kind> {
+    // Tests set AESX_TEST_NAMED_TEMP to exercise the named fallback on
+    // filesystems that do have O_TMPFILE.
+    if std::env::var_os("AESX_TEST_NAMED_TEMP").is_some() {
+        return None;
+    }
+    rustix::fs::openat(
+        rustix::fs::CWD,
+        dir,
+        rustix::fs::OFlags::TMPFILE | rustix::fs::OFlags::WRONLY | rustix::fs::OFlags::CLOEXEC,
+        rustix::fs::Mode::from_raw_mode(mode),
+    )
+    .ok()
+    .map(|fd| Kind::Unnamed(File::from(fd)))
+}
+
+/// `O_TMPFILE` is Linux's: elsewhere the temporary file is always named.
+#[cfg(not(target_os = "linux"))]
+fn open_unnamed(_dir: &Path, _mode: u32) -> Option<Kind> {
+    None
+}
+
+/// Creates the named temporary file `tmp`, never opening an existing one;
+/// on unix with `mode` (before the umask) from the start, so that it is
+/// private before any byte is written.
+fn create_named(tmp: &Path, mode: u32) -> io::Result<File> {
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut opts, mode);
+    // Windows has no mode bits: the file takes the directory's inherited ACL.
+    #[cfg(not(unix))]
+    let _ = mode;
+    opts.open(tmp)
+}
+
+/// The permission bits a replaced file passes on to its replacement.
+#[cfg(unix)]
+fn file_mode(m: &std::fs::Metadata) -> Option<u32> {
+    use std::os::unix::fs::MetadataExt;
+    Some(m.mode() & 0o7777)
+}
+
+/// Windows: no mode bits to keep (see the module's documentation).
+#[cfg(not(unix))]
+fn file_mode(_m: &std::fs::Metadata) -> Option<u32> {
+    None
+}
+
+#[cfg(unix)]
+fn set_mode(file: &File, mode: u32) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    file.set_permissions(std::fs::Permissions::from_mode(mode))
+}
+
+/// Never called: [`file_mode`] gives no mode to keep on Windows.
+#[cfg(not(unix))]
+fn set_mode(_file: &File, _mode: u32) -> io::Result<()> {
+    Ok(())
+}
+
+/// Gives the finished temporary file `tmp` the name `dest`: replacing it
+/// with `force`, else failing with `AlreadyExists` if `dest` exists.
+fn publish_named(tmp: &Path, dest: &Path, force: bool) -> io::Result<()> {
+    if force {
+        return std::fs::rename(tmp, dest);
+    }
+    #[cfg(unix)]
+    {
+        // Link then unlink: never clobbers a file that appeared meanwhile.
+        std::fs::hard_link(tmp, dest).and_then(|()| std::fs::remove_file(tmp))
+    }
+    #[cfg(windows)]
+    {
+        // MoveFileExW without MOVEFILE_REPLACE_EXISTING: one atomic rename
+        // that fails if `dest` exists, on every filesystem (FAT has no hard
+        // links). On failure the returned `TempPath` is dropped, which
+        // deletes the temporary file.
+        tempfile::TempPath::try_from_path(tmp)?
+            .persist_noclobber(dest)
+            .map_err(|e| e.error)
+    }
+}
+
 impl Output {
     /// Checks the destination and opens the temporary output. Nothing is
     /// created for stdout; for a file, nothing visible is created.
     pub fn open(o: OutputOpts<'_>) -> Result<Output, CliError> {
         let mut out = Self::open_unspooled(&o)?;
-        if o.hold_back && !matches!(out.kind, Kind::Temp { .. }) {
+        if o.hold_back && !out.kind.is_temp() {
             let f = tempfile::tempfile().map_err(|e| {
                 CliError::failure(format!(
                     "cannot create a temporary file to hold the output until it is verified: {}",
@@ -240,7 +345,7 @@ impl Output {
                     "refusing to write binary ciphertext to a terminal; use -o FILE or redirect",
                 ));
             }
-            if let Some(s) = file_id(out.as_fd()) {
+            if let Some(s) = file_id(&out) {
                 same(s)?;
             }
             return Ok(Output {
@@ -292,8 +397,16 @@ impl Output {
                 )))
             }
             Ok(m) if m.is_file() => {
-                same((m.dev(), m.ino()))?;
-                keep_mode = Some(m.mode() & 0o7777);
+                // Fails closed: a file whose identity cannot be read might
+                // be the input (never on unix, where it comes with `m`).
+                let id = super::sys::meta_id(&dest, &m).ok_or_else(|| {
+                    CliError::failure(format!(
+                        "cannot write {}: cannot tell whether it is the input",
+                        path.display()
+                    ))
+                })?;
+                same(id)?;
+                keep_mode = file_mode(&m);
                 if !o.force {
                     return Err(CliError::failure(format!(
                         "{} already exists; use --force to overwrite it",
@@ -318,55 +431,34 @@ impl Output {
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
             Err(e) => return Err(fail(e)),
         }
-        let dir = match dest.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let mode = rustix::fs::Mode::from_raw_mode(o.mode);
-        // Tests set AESX_TEST_NAMED_TEMP to exercise the fallback below on
-        // filesystems that do have O_TMPFILE.
-        let unnamed = if std::env::var_os("AESX_TEST_NAMED_TEMP").is_some() {
-            Err(rustix::io::Errno::OPNOTSUPP)
-        } else {
-            rustix::fs::openat(
-                rustix::fs::CWD,
-                &dir,
-                rustix::fs::OFlags::TMPFILE
-                    | rustix::fs::OFlags::WRONLY
-                    | rustix::fs::OFlags::CLOEXEC,
-                mode,
-            )
-        };
-        out.kind = match unnamed {
-            Ok(fd) => Kind::Temp {
-                file: File::from(fd),
-                named: None,
-            },
-            Err(_) => {
-                // No O_TMPFILE here: a named hidden file, removed on error
-                // and on SIGINT/SIGTERM.
+        let dir = dest_dir(&dest);
+        out.kind = match open_unnamed(&dir, o.mode) {
+            Some(kind) => kind,
+            None => {
+                // A named hidden file, removed on error and on
+                // SIGINT/SIGTERM (Windows: Ctrl-C and its kin).
+                // Registered before it exists, so that no signal can come
+                // between its creation and its registration.
                 let tmp = dir.join(random_name()?);
-                let f = std::fs::OpenOptions::new()
-                    .write(true)
-                    .create_new(true)
-                    .mode(o.mode)
-                    .open(&tmp)
-                    .map_err(fail)?;
                 register(&tmp);
-                Kind::Temp {
-                    file: f,
-                    named: Some(tmp),
-                }
+                let f = create_named(&tmp, o.mode).map_err(|e| {
+                    deregister(&tmp);
+                    fail(e)
+                })?;
+                Kind::Named { file: f, path: tmp }
             }
         };
         // Like `cp`, replacing a file keeps its permissions (the owner
         // cannot be kept without privileges; the new file is the caller's);
         // a key file is never made more readable than asked.
         let keep_mode = keep_mode.map(|m| if o.private { m & o.mode } else { m });
-        if let (Some(m), Kind::Temp { file, .. }) = (keep_mode, &out.kind) {
-            use std::os::unix::fs::PermissionsExt;
-            file.set_permissions(std::fs::Permissions::from_mode(m))
-                .map_err(fail)?;
+        if let Some(m) = keep_mode {
+            match &out.kind {
+                #[cfg(target_os = "linux")]
+                Kind::Unnamed(file) => set_mode(file, m).map_err(fail)?,
+                Kind::Named { file, .. } => set_mode(file, m).map_err(fail)?,
+                Kind::Stdout(_) | Kind::Direct(_) => {}
+            }
         }
         Ok(out)
     }
@@ -380,7 +472,9 @@ impl Output {
         }
         let r = match &mut self.kind {
             Kind::Stdout(s) => s.lock().write_all(data),
-            Kind::Direct(f) | Kind::Temp { file: f, .. } => f.write_all(data),
+            Kind::Direct(f) | Kind::Named { file: f, .. } => f.write_all(data),
+            #[cfg(target_os = "linux")]
+            Kind::Unnamed(f) => f.write_all(data),
         };
         r.map_err(|e| {
             CliError::failure(format!("writing {}: {}", self.shown.display(), io_msg(&e)))
@@ -417,68 +511,41 @@ impl Output {
         match &mut self.kind {
             Kind::Stdout(s) => s.lock().flush().map_err(fail)?,
             Kind::Direct(f) => f.flush().map_err(fail)?,
-            Kind::Temp { file, named } => {
+            #[cfg(target_os = "linux")]
+            Kind::Unnamed(file) => {
                 file.sync_all().map_err(fail)?;
-                let dir = match self.dest.parent() {
-                    Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-                    _ => PathBuf::from("."),
+                let proc_path = format!("/proc/self/fd/{}", std::os::fd::AsRawFd::as_raw_fd(file));
+                let link = |to: &Path| {
+                    rustix::fs::linkat(
+                        rustix::fs::CWD,
+                        proc_path.as_str(),
+                        rustix::fs::CWD,
+                        to,
+                        rustix::fs::AtFlags::SYMLINK_FOLLOW,
+                    )
+                    .map_err(io::Error::from)
                 };
-                match named.take() {
-                    None => {
-                        let proc_path =
-                            format!("/proc/self/fd/{}", std::os::fd::AsRawFd::as_raw_fd(file));
-                        let link = |to: &Path| {
-                            rustix::fs::linkat(
-                                rustix::fs::CWD,
-                                proc_path.as_str(),
-                                rustix::fs::CWD,
-                                to,
-                                rustix::fs::AtFlags::SYMLINK_FOLLOW,
-                            )
-                            .map_err(io::Error::from)
-                        };
-                        if self.force {
-                            let tmp = dir.join(random_name()?);
-                            register(&tmp);
-                            let r = link(&tmp).and_then(|()| std::fs::rename(&tmp, &self.dest));
-                            if r.is_err() {
-                                let _ = std::fs::remove_file(&tmp);
-                            }
-                            deregister(&tmp);
-                            r.map_err(fail)?;
-                        } else {
-                            link(&self.dest).map_err(|e| {
-                                if e.kind() == io::ErrorKind::AlreadyExists {
-                                    CliError::failure(format!(
-                                        "{} appeared while writing; use --force to overwrite it",
-                                        shown.display()
-                                    ))
-                                } else {
-                                    fail(e)
-                                }
-                            })?;
-                        }
+                if self.force {
+                    let tmp = dest_dir(&self.dest).join(random_name()?);
+                    register(&tmp);
+                    let r = link(&tmp).and_then(|()| std::fs::rename(&tmp, &self.dest));
+                    if r.is_err() {
+                        let _ = std::fs::remove_file(&tmp);
                     }
-                    Some(tmp) => {
-                        let r = if self.force {
-                            std::fs::rename(&tmp, &self.dest)
-                        } else {
-                            // Link then unlink: never clobbers a file that
-                            // appeared meanwhile.
-                            std::fs::hard_link(&tmp, &self.dest)
-                                .and_then(|()| std::fs::remove_file(&tmp))
-                        };
-                        if r.is_err() {
-                            let _ = std::fs::remove_file(&tmp);
-                        }
-                        deregister(&tmp);
-                        r.map_err(fail)?;
-                    }
+                    deregister(&tmp);
+                    r.map_err(fail)?;
+                } else {
+                    link(&self.dest).map_err(|e| appeared(e, &shown))?;
                 }
-                // Make the new name durable too.
-                if let Ok(d) = File::open(&dir) {
-                    let _ = d.sync_all();
-                }
+                sync_dir(&self.dest);
+            }
+            Kind::Named { file, path } => {
+                file.sync_all().map_err(fail)?;
+                // On failure the temporary file stays registered and named
+                // in `self`: dropping `self` removes it.
+                publish_named(path, &self.dest, self.force).map_err(|e| appeared(e, &shown))?;
+                deregister(path);
+                sync_dir(&self.dest);
             }
         }
         self.committed = true;
@@ -488,14 +555,43 @@ impl Output {
 
 impl Drop for Output {
     fn drop(&mut self) {
-        if let Kind::Temp {
-            named: Some(tmp), ..
-        } = &self.kind
-        {
+        if let Kind::Named { path, .. } = &self.kind {
             if !self.committed {
-                let _ = std::fs::remove_file(tmp);
-                deregister(tmp);
+                let _ = std::fs::remove_file(path);
+                deregister(path);
             }
         }
     }
+}
+
+/// The directory `dest` is in.
+fn dest_dir(dest: &Path) -> PathBuf {
+    match dest.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// "appeared while writing" for a destination that exists after all,
+/// else the error as it is.
+fn appeared(e: io::Error, shown: &Path) -> CliError {
+    if e.kind() == io::ErrorKind::AlreadyExists {
+        CliError::failure(format!(
+            "{} appeared while writing; use --force to overwrite it",
+            shown.display()
+        ))
+    } else {
+        CliError::failure(format!("writing {}: {}", shown.display(), io_msg(&e)))
+    }
+}
+
+/// Makes the new name durable too (unix: fsync of the directory). Windows
+/// cannot open a directory as a file this way; NTFS journals the rename.
+fn sync_dir(dest: &Path) {
+    #[cfg(unix)]
+    if let Ok(d) = File::open(dest_dir(dest)) {
+        let _ = d.sync_all();
+    }
+    #[cfg(not(unix))]
+    let _ = dest;
 }

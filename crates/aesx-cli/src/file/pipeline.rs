@@ -5,7 +5,6 @@
 
 use std::fs::File;
 use std::io::{self, IsTerminal, Read};
-use std::os::unix::fs::FileExt;
 use std::sync::mpsc;
 
 use aesx_file::payload;
@@ -41,7 +40,7 @@ const FILE_READERS: usize = 2;
 fn pread_full(file: &File, buf: &mut [u8], pos: u64) -> io::Result<usize> {
     let mut n = 0;
     while n < buf.len() {
-        match file.read_at(&mut buf[n..], pos + n as u64) {
+        match super::sys::read_at(file, &mut buf[n..], pos + n as u64) {
             Ok(0) => break,
             Ok(k) => n += k,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
