@@ -9,9 +9,12 @@
 // lengths, which are public. (A T-table kernel would index shared memory by
 // secret bytes; its bank conflicts leak the key, as shown on GPUs.)
 //
-// Round keys are the FIPS 197 schedule, expanded on the host, stored in
-// device memory as 4 little-endian 32-bit words per round (240 bytes at most).
-// Every thread of a launch reads the same words, so the loads are broadcasts.
+// Round keys are the FIPS 197 schedule, expanded on the host and stored in
+// device memory already bitsliced: 128 masks per round (slice s of round r
+// at rk[128 r + s], all zeros or all ones; 7.5 KiB for AES-256), so that
+// AddRoundKey is one XOR per slice with no instruction spent on the key
+// bits. Every thread of a launch reads the same words, so the 16-byte loads
+// are broadcasts that stay in the L1 cache.
 
 #ifdef AESX_EMULATE
 #define AESX_NOUNROLL
@@ -108,18 +111,21 @@ AESX_DEV void aesx_inv_sbox(u32 *s) {
 
 // --- Round functions on the 128 slices -----------------------------------
 
-AESX_DEV void aesx_add_round_key(u32 *x, const u32 *rk) {
+// rk: the 128 masks of one round key, as 32 uint4 (slice 4 i + c in
+// component c of rk[i]).
+AESX_DEV void aesx_add_round_key(u32 *x, const uint4 *rk) {
     AESX_UNROLL
-    for (int k = 0; k < 4; k++) {
-        const u32 w = aesx_load_rk(rk + k);
-        AESX_UNROLL
-        for (int b = 0; b < 32; b++) {
-            // Word k bit b is byte 4k + b/8, bit b%8: slice 32k + b. A key
-            // bit becomes an all-zero or all-one mask, without a branch.
-            x[32 * k + b] ^= 0u - ((w >> b) & 1u);
-        }
+    for (int i = 0; i < 32; i++) {
+        const uint4 m = aesx_load_rk4(rk + i);
+        x[4 * i] ^= m.x;
+        x[4 * i + 1] ^= m.y;
+        x[4 * i + 2] ^= m.z;
+        x[4 * i + 3] ^= m.w;
     }
 }
+
+// Masks of one round key, in uint4 units.
+#define AESX_RK_STRIDE 32
 
 AESX_DEV void aesx_sub_bytes(u32 *x) {
     AESX_UNROLL
@@ -241,39 +247,40 @@ AESX_DEV void aesx_transpose32(u32 *a) {
 
 // x[32k + j] holds word k of block j on entry and on exit; in between the
 // blocks are bitsliced (see the top of this file) and go through the cipher.
-AESX_DEV void aesx_encrypt_tile(u32 *x, const u32 *rk, int nr) {
+//
+// Every round, the last included, runs through one rolled loop; the last
+// skips MixColumns on a branch that is the same for every thread. One copy
+// of the S-box layer (about 1,500 instructions) in the code instead of two
+// keeps the kernel within the instruction cache, for one uniform branch
+// per round.
+AESX_DEV void aesx_encrypt_tile(u32 *x, const uint4 *rk, int nr) {
     AESX_UNROLL
     for (int k = 0; k < 4; k++) aesx_transpose32(x + 32 * k);
     aesx_add_round_key(x, rk);
     AESX_NOUNROLL
-    for (int r = 1; r < nr; r++) {
+    for (int r = 1; r <= nr; r++) {
         aesx_sub_bytes(x);
         aesx_shift_rows(x);
-        aesx_mix_columns(x);
-        aesx_add_round_key(x, rk + 4 * r);
+        if (r < nr) aesx_mix_columns(x);
+        aesx_add_round_key(x, rk + AESX_RK_STRIDE * r);
     }
-    aesx_sub_bytes(x);
-    aesx_shift_rows(x);
-    aesx_add_round_key(x, rk + 4 * nr);
     AESX_UNROLL
     for (int k = 0; k < 4; k++) aesx_transpose32(x + 32 * k);
 }
 
-// The straight inverse cipher, with the encryption round keys in reverse.
-AESX_DEV void aesx_decrypt_tile(u32 *x, const u32 *rk, int nr) {
+// The straight inverse cipher, with the encryption round keys in reverse,
+// rolled the same way (the last round skips InvMixColumns).
+AESX_DEV void aesx_decrypt_tile(u32 *x, const uint4 *rk, int nr) {
     AESX_UNROLL
     for (int k = 0; k < 4; k++) aesx_transpose32(x + 32 * k);
-    aesx_add_round_key(x, rk + 4 * nr);
+    aesx_add_round_key(x, rk + AESX_RK_STRIDE * nr);
     AESX_NOUNROLL
-    for (int r = nr - 1; r > 0; r--) {
+    for (int r = nr - 1; r >= 0; r--) {
         aesx_inv_shift_rows(x);
         aesx_inv_sub_bytes(x);
-        aesx_add_round_key(x, rk + 4 * r);
-        aesx_inv_mix_columns(x);
+        aesx_add_round_key(x, rk + AESX_RK_STRIDE * r);
+        if (r > 0) aesx_inv_mix_columns(x);
     }
-    aesx_inv_shift_rows(x);
-    aesx_inv_sub_bytes(x);
-    aesx_add_round_key(x, rk);
     AESX_UNROLL
     for (int k = 0; k < 4; k++) aesx_transpose32(x + 32 * k);
 }
@@ -384,12 +391,14 @@ AESX_DEV void aesx_tweak_step(aesx_tweak_walk *w, const uint4 *tweaks, u64 spb) 
     }
 }
 
-// --- The two kernels -------------------------------------------------------------
+// --- The kernels, one per mode family -----------------------------------------
 
-// One encryption and one decryption kernel serve every mode: the unrolled
-// bitsliced cipher is large, and one copy per kernel keeps NVRTC's and the
-// driver's compile times down. The mode is the same for every thread of a
-// launch, so its branches never diverge.
+// One kernel per mode family (ECB encryption with the XTS sector tweaks,
+// ECB decryption, the CTR modes, CBC decryption, XTS each way): a kernel
+// holding every mode's 32 unrolled loads and stores is several times larger
+// than the instruction cache, and fetch stalls then dominate. Within a
+// family the mode is the same for every thread of a launch, so its branches
+// never diverge.
 //
 // mode                  n        a, b               input block g / output
 // AESX_MODE_ECB         blocks   -                  in[g] / E(.)
@@ -416,10 +425,23 @@ AESX_DEV void aesx_tweak_step(aesx_tweak_walk *w, const uint4 *tweaks, u64 spb) 
 #define AESX_MODE_CBC 5
 #define AESX_MODE_CTR_MSGS 6
 
-template <int DECRYPT>
+#define AESX_BIT(m) (1 << (m))
+
+// Whether this launch runs mode m, for a kernel serving the modes in the
+// bit set MODES: a compile-time false outside the family and a
+// compile-time true for a one-mode family, so each kernel keeps only its
+// own family's code.
+template <int MODES> AESX_DEV bool aesx_is(int mode, int m) {
+    return (MODES & AESX_BIT(m)) != 0 && (MODES == AESX_BIT(m) || mode == m);
+}
+
+template <int DECRYPT, int MODES>
 AESX_DEV void aesx_run(int mode, const unsigned char *in, unsigned char *out, u64 n,
-                       const u32 *rk, int nr, u64 a, u64 b, const uint4 *tweaks, u64 spb) {
-    const int ctr = mode == AESX_MODE_CTR || mode == AESX_MODE_CTR32 || mode == AESX_MODE_CTR_MSGS;
+                       const uint4 *rk, int nr, u64 a, u64 b, const uint4 *tweaks, u64 spb) {
+    const bool ctr = aesx_is<MODES>(mode, AESX_MODE_CTR) ||
+                     aesx_is<MODES>(mode, AESX_MODE_CTR32) ||
+                     aesx_is<MODES>(mode, AESX_MODE_CTR_MSGS);
+    const bool xts = aesx_is<MODES>(mode, AESX_MODE_XTS);
     const u64 nblocks = ctr ? (n + 15) / 16 : n;
     const u64 first = aesx_first_block();
     if (first >= nblocks) return;
@@ -430,25 +452,25 @@ AESX_DEV void aesx_run(int mode, const unsigned char *in, unsigned char *out, u6
     w.j = 0;
     w.t.lo = 0;
     w.t.hi = 0;
-    if (mode == AESX_MODE_XTS) w = aesx_tweak_start(tweaks, first, spb);
+    if (xts) w = aesx_tweak_start(tweaks, first, spb);
     u32 x[128];
     AESX_UNROLL
     for (int j = 0; j < AESX_LANES; j++) {
         const u64 g = first + 32 * (u64)j;
         uint4 v = aesx_zero4();
-        if (mode == AESX_MODE_CTR_MSGS) {
+        if (aesx_is<MODES>(mode, AESX_MODE_CTR_MSGS)) {
             // Blocks past the end have no message (and no counter entry).
             if (g < nblocks) v = aesx_msg_counter_block(tweaks, g, spb);
         } else if (ctr) {
-            v = aesx_counter_block(a, b, g, mode == AESX_MODE_CTR32);
-        } else if (mode == AESX_MODE_XTS_TWEAKS) {
+            v = aesx_counter_block(a, b, g, aesx_is<MODES>(mode, AESX_MODE_CTR32));
+        } else if (aesx_is<MODES>(mode, AESX_MODE_XTS_TWEAKS)) {
             aesx_gf s;
             s.lo = a + g;
             s.hi = b + (s.lo < a ? 1 : 0);
             v = aesx_gf_to4(s);
         } else if (g < nblocks) {
             v = in4[g];
-            if (mode == AESX_MODE_XTS) {
+            if (xts) {
                 if (j > 0) aesx_tweak_step(&w, tweaks, spb);
                 v = aesx_xor4(v, aesx_gf_to4(w.t));
             }
@@ -461,8 +483,14 @@ AESX_DEV void aesx_run(int mode, const unsigned char *in, unsigned char *out, u6
         aesx_encrypt_tile(x, rk, nr);
     }
     // Walk the tweaks again rather than keep 32 of them in registers.
-    if (mode == AESX_MODE_XTS) w = aesx_tweak_start(tweaks, first, spb);
+    if (xts) w = aesx_tweak_start(tweaks, first, spb);
     const u64 nfull = ctr ? n / 16 : nblocks;
+    // CTR's partial last block: at most one lane of one thread has it. Its
+    // keystream is picked out here (word indices stay constants, so the
+    // state stays in registers) and written byte by byte once, below,
+    // rather than in each of the 32 unrolled lanes.
+    uint4 tail = aesx_zero4();
+    bool has_tail = false;
     AESX_UNROLL
     for (int j = 0; j < AESX_LANES; j++) {
         const u64 g = first + 32 * (u64)j;
@@ -470,10 +498,10 @@ AESX_DEV void aesx_run(int mode, const unsigned char *in, unsigned char *out, u6
         if (g < nfull) {
             if (ctr) {
                 out4[g] = aesx_xor4(in4[g], r);
-            } else if (mode == AESX_MODE_XTS) {
+            } else if (xts) {
                 if (j > 0) aesx_tweak_step(&w, tweaks, spb);
                 out4[g] = aesx_xor4(r, aesx_gf_to4(w.t));
-            } else if (mode == AESX_MODE_CBC) {
+            } else if (aesx_is<MODES>(mode, AESX_MODE_CBC)) {
                 aesx_gf iv;
                 iv.lo = a;
                 iv.hi = b;
@@ -481,29 +509,43 @@ AESX_DEV void aesx_run(int mode, const unsigned char *in, unsigned char *out, u6
             } else {
                 out4[g] = r;
             }
-        } else if (ctr && g == nfull && n % 16 != 0) {
-            // The partial last block, byte by byte; word indices are
-            // constants after unrolling so the keystream stays in registers.
-            const u32 rem = (u32)(n % 16);
-            AESX_UNROLL
-            for (u32 i = 0; i < 15; i++) {
-                const u32 k = i < 4 ? r.x : i < 8 ? r.y : i < 12 ? r.z : r.w;
-                if (i < rem) {
-                    out[16 * g + i] = in[16 * g + i] ^ (unsigned char)(k >> (8 * (i % 4)));
-                }
+        } else if (ctr && g == nfull) {
+            tail = r;
+            has_tail = true;
+        }
+    }
+    if (ctr && has_tail && n % 16 != 0) {
+        const u32 rem = (u32)(n % 16);
+        AESX_UNROLL
+        for (u32 i = 0; i < 15; i++) {
+            const u32 k = i < 4 ? tail.x : i < 8 ? tail.y : i < 12 ? tail.z : tail.w;
+            if (i < rem) {
+                out[16 * nfull + i] = in[16 * nfull + i] ^ (unsigned char)(k >> (8 * (i % 4)));
             }
         }
     }
 }
 
-extern "C" __global__ void aesx_encrypt(int mode, const unsigned char *in, unsigned char *out,
-                                        u64 n, const u32 *rk, int nr, u64 a, u64 b,
-                                        const uint4 *tweaks, u64 spb) {
-    aesx_run<0>(mode, in, out, n, rk, nr, a, b, tweaks, spb);
-}
+// Registers against occupancy: the state is 128 registers a thread, and
+// below about 200 ptxas spills it, so two CTAs of 128 threads (8 warps) per
+// SM is what fits; latency is hidden by the 32 independent blocks of each
+// thread. Saying so lets ptxas use all 255 registers without spilling.
+#ifdef AESX_EMULATE
+#define AESX_AES_BOUNDS
+#else
+#define AESX_AES_BOUNDS __launch_bounds__(128, 2)
+#endif
 
-extern "C" __global__ void aesx_decrypt(int mode, const unsigned char *in, unsigned char *out,
-                                        u64 n, const u32 *rk, int nr, u64 a, u64 b,
-                                        const uint4 *tweaks, u64 spb) {
-    aesx_run<1>(mode, in, out, n, rk, nr, a, b, tweaks, spb);
-}
+#define AESX_AES_KERNEL(name, decrypt, modes)                                            \
+    extern "C" __global__ void AESX_AES_BOUNDS name(                                    \
+        int mode, const unsigned char *in, unsigned char *out, u64 n, const uint4 *rk,   \
+        int nr, u64 a, u64 b, const uint4 *tweaks, u64 spb) {                            \
+        aesx_run<decrypt, modes>(mode, in, out, n, rk, nr, a, b, tweaks, spb);           \
+    }
+
+AESX_AES_KERNEL(aesx_ecb_encrypt, 0, AESX_BIT(AESX_MODE_ECB) | AESX_BIT(AESX_MODE_XTS_TWEAKS))
+AESX_AES_KERNEL(aesx_ecb_decrypt, 1, AESX_BIT(AESX_MODE_ECB))
+AESX_AES_KERNEL(aesx_ctr, 0, AESX_BIT(AESX_MODE_CTR) | AESX_BIT(AESX_MODE_CTR32) | AESX_BIT(AESX_MODE_CTR_MSGS))
+AESX_AES_KERNEL(aesx_cbc_decrypt, 1, AESX_BIT(AESX_MODE_CBC))
+AESX_AES_KERNEL(aesx_xts_encrypt, 0, AESX_BIT(AESX_MODE_XTS))
+AESX_AES_KERNEL(aesx_xts_decrypt, 1, AESX_BIT(AESX_MODE_XTS))

@@ -18,7 +18,8 @@ AESX_DEV u32 aesx_brev(u32 x) { return __brev(x); }
 AESX_DEV u32 aesx_bswap(u32 x) { return __byte_perm(x, 0, 0x0123); }
 // Read-only load of one 16-byte block through the non-coherent cache.
 AESX_DEV uint4 aesx_load(const uint4 *p) { return __ldg(p); }
-AESX_DEV u32 aesx_load_rk(const u32 *p) { return __ldg(p); }
+// Four round-key masks; every thread of a launch reads the same address.
+AESX_DEV uint4 aesx_load_rk4(const uint4 *p) { return __ldg(p); }
 #endif
 
 // Number of AES blocks one thread carries in its 32-bit bitslice registers.

@@ -21,6 +21,38 @@ impl Drop for RoundKeyWords {
     }
 }
 
+/// Slices per round key: one per bit of the 16-byte state.
+pub(crate) const SLICES: usize = 128;
+
+/// The round keys as the kernels XOR them into the bitsliced state: mask
+/// `128 r + 32 k + b` is all ones when bit `b` of word `k` of round key `r`
+/// is set, else zero (slice `32 k + b` is bit `b % 8` of byte `4 k + b / 8`,
+/// the kernels' register order). Made here once per key, without a branch
+/// on a key bit, so that the kernels spend no instruction per round on it.
+pub(crate) struct RoundKeyMasks {
+    pub(crate) masks: Vec<u32>,
+}
+
+impl Drop for RoundKeyMasks {
+    fn drop(&mut self) {
+        self.masks.zeroize();
+    }
+}
+
+impl RoundKeyWords {
+    /// The masks of rounds 0..=rounds.
+    pub(crate) fn masks(&self) -> RoundKeyMasks {
+        let words = (self.rounds as usize + 1) * 4;
+        let mut masks = Vec::with_capacity((self.rounds as usize + 1) * SLICES);
+        for &w in &self.words[..words] {
+            for b in 0..32 {
+                masks.push(0u32.wrapping_sub((w >> b) & 1));
+            }
+        }
+        RoundKeyMasks { masks }
+    }
+}
+
 /// Expands a 16, 24 or 32-byte key.
 pub(crate) fn expand(key: &[u8]) -> Result<RoundKeyWords, Error> {
     let ek = aesx::ExpandedKey::new(key)?;
@@ -72,6 +104,20 @@ mod tests {
             let rk = expand(&hex::decode(key).unwrap()).unwrap();
             assert_eq!(rk.rounds, rounds);
             assert_eq!(hex::encode(round_key(&rk, rounds as usize)), last);
+        }
+    }
+
+    #[test]
+    fn masks_are_the_key_bits_in_slice_order() {
+        let rk = expand(&hex::decode("2b7e151628aed2a6abf7158809cf4f3c").unwrap()).unwrap();
+        let m = rk.masks();
+        assert_eq!(m.masks.len(), 11 * SLICES);
+        for r in 0..11 {
+            let bytes = round_key(&rk, r);
+            for s in 0..SLICES {
+                let bit = (bytes[s / 8] >> (s % 8)) & 1;
+                assert_eq!(m.masks[SLICES * r + s], if bit == 1 { !0 } else { 0 });
+            }
         }
     }
 

@@ -1,0 +1,340 @@
+#!/usr/bin/env python3
+"""Offline view of the aesx CUDA kernels: no GPU, no CUDA toolkit.
+
+Installs NVIDIA's PyPI wheels into a private directory under target/
+(ptxas from nvidia-cuda-nvcc-cu12, libnvrtc from nvidia-cuda-nvrtc-cu12,
+cuobjdump and nvdisasm from nvidia-cuda-cuobjdump / nvidia-cuda-nvdisasm,
+which PyPI only has as 13.x; both read sm_80/sm_90 cubins), has aesx itself
+produce its PTX with NVRTC (the `ptx_cache` example: the exact source and
+options that `Gpu::new` compiles), assembles it with ptxas for sm_90 and
+sm_80, and prints per kernel:
+
+- registers and spill bytes (ptxas -v),
+- SASS size in instructions and bytes (cuobjdump -sass),
+- the round loop (the backward branch whose body holds the most LOP3) by
+  instruction class, and the instructions per 32 blocks (one thread's tile)
+  for AES-128 and AES-256,
+- the throughput those counts allow on an H100 SXM / H200, with the formula.
+
+The bounds are predictions from static instruction counts, never
+measurements: they ignore memory, latency, instruction-cache misses and
+occupancy, so a kernel can only be slower than them.
+
+Usage:
+    python3 crates/aesx-cuda/tools/kernel_view.py [--arch sm_90,sm_80]
+        [--markdown] [--sass-dir DIR]
+"""
+
+import argparse
+import collections
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+TOOLS = os.path.join(ROOT, "target", "kernel-view")
+PKGS = os.path.join(TOOLS, "pkgs")
+# ptxas and libnvrtc of one CUDA release; the disassemblers come from 13.x
+# (no 12.x wheel exists), which still disassemble sm_80 and sm_90.
+WHEELS = [
+    "nvidia-cuda-nvcc-cu12==12.9.*",
+    "nvidia-cuda-nvrtc-cu12==12.9.*",
+    "nvidia-cuda-cuobjdump==13.*",
+    "nvidia-cuda-nvdisasm==13.*",
+]
+
+# The machine model. H100 SXM5 and H200 share the GH100 die configuration
+# (132 SMs) and the boost clock; only memory differs, which these bounds
+# ignore. The integer/logic pipe: 64 lanes per SM per cycle (CUDA C
+# Programming Guide, "Arithmetic Instructions": 32-bit bitwise AND/OR/XOR,
+# 32-bit integer add and shift at 64 results per clock per SM for compute
+# capability 8.0 and 9.0; LOP3 is assumed to share that pipe). Issue: 4
+# schedulers per SM, one warp instruction (32 lanes) per cycle each.
+GPUS = [("H100 SXM", 132, 1.98e9), ("H200", 132, 1.98e9)]
+ALU_LANES = 64
+ISSUE_LANES = 128
+BLOCK_BYTES = 16
+TILE_BLOCKS = 32
+
+
+def tool(path):
+    return os.path.join(PKGS, "nvidia", path)
+
+
+PTXAS = tool("cuda_nvcc/bin/ptxas")
+CUOBJDUMP = tool("cu13/bin/cuobjdump")
+NVRTC_LIB = tool("cuda_nvrtc/lib")
+
+
+def install():
+    have = all(os.path.exists(p) for p in (PTXAS, CUOBJDUMP)) and os.path.exists(
+        os.path.join(NVRTC_LIB, "libnvrtc.so.12")
+    )
+    if have:
+        return
+    os.makedirs(PKGS, exist_ok=True)
+    args = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+            "--no-warn-script-location", "--no-deps", "--target", PKGS] + WHEELS
+    # --target never touches the system's packages; Debian's
+    # EXTERNALLY-MANAGED guard may still refuse it without this flag.
+    if subprocess.call(args, stderr=subprocess.DEVNULL) != 0:
+        subprocess.check_call(args + ["--break-system-packages"])
+
+
+def make_ptx(archs):
+    """PTX from aesx's own NVRTC call, one file per virtual architecture."""
+    cache = os.path.join(TOOLS, "ptx")
+    env = dict(os.environ)
+    env["AESX_CUDA_CACHE_DIR"] = cache
+    env["LD_LIBRARY_PATH"] = NVRTC_LIB + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
+    virt = [a.replace("sm_", "compute_") for a in archs]
+    out = subprocess.run(
+        ["cargo", "run", "--quiet", "-p", "aesx-cuda", "--example", "ptx_cache", "--"] + virt,
+        cwd=ROOT, env=env, check=True, capture_output=True, text=True,
+    ).stdout
+    paths = {}
+    for line in out.splitlines():
+        arch, _, path = line.partition(": ")
+        paths[arch.replace("compute_", "sm_")] = path.strip()
+    return paths
+
+
+def ptxas(ptx, arch, cubin):
+    r = subprocess.run([PTXAS, "-v", f"-arch={arch}", "-o", cubin, ptx],
+                       check=True, capture_output=True, text=True)
+    info = {}
+    cur = None
+    for line in r.stderr.splitlines():
+        m = re.search(r"Compiling entry function '(\w+)'", line)
+        if m:
+            cur = info.setdefault(m.group(1), {"regs": 0, "spill_st": 0, "spill_ld": 0})
+        m = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", line)
+        if m and cur is not None:
+            cur["spill_st"], cur["spill_ld"] = int(m.group(1)), int(m.group(2))
+        m = re.search(r"Used (\d+) registers", line)
+        if m and cur is not None:
+            cur["regs"] = int(m.group(1))
+    return info
+
+
+INSN = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?);")
+
+
+def sass(cubin):
+    """{kernel: [(address, opcode, text)]} from cuobjdump -sass."""
+    out = subprocess.run([CUOBJDUMP, "-sass", cubin], check=True, capture_output=True,
+                         text=True).stdout
+    funcs = {}
+    cur = None
+    for line in out.splitlines():
+        m = re.search(r"Function : (\w+)", line)
+        if m:
+            cur = funcs.setdefault(m.group(1), [])
+            continue
+        m = INSN.search(line)
+        if m and cur is not None:
+            text = m.group(2).strip()
+            body = re.sub(r"^@!?U?P\w+\s+", "", text)
+            op = body.split()[0] if body else "?"
+            cur.append((int(m.group(1), 16), op, text))
+    return out, funcs
+
+
+def klass(op):
+    base = op.split(".")[0]
+    if base in ("LOP3", "ULOP3"):
+        return "LOP3"
+    if base in ("LOP", "SHF", "SHL", "SHR", "IADD3", "IADD", "IMAD", "IABS", "LEA", "PRMT",
+                "SEL", "ISETP", "BMSK", "BREV", "FLO", "POPC", "IMNMX", "PLOP3", "P2R", "R2P",
+                "MOV", "IMUL", "ICMP", "VIADD", "UIADD3", "UMOV", "USHF", "ULEA", "USEL",
+                "UISETP", "UPRMT", "UIMAD", "S2R", "S2UR", "CS2R", "R2UR", "UPLOP3", "NOP"):
+        return "other ALU"
+    if base.startswith(("LDG", "LDC", "ULDC", "LD", "LDS", "LDL")):
+        return "loads"
+    if base.startswith(("STG", "ST", "STS", "STL")):
+        return "stores"
+    if base in ("BRA", "BRX", "EXIT", "RET", "CALL", "BSSY", "BSYNC", "WARPSYNC", "JMP", "BREAK"):
+        return "branch"
+    return "other"
+
+
+# Instructions that go down the integer/logic pipe (the ALU bound). Uniform
+# datapath instructions (U*) and MOV/S2R/NOP are counted in "other ALU" for
+# the table but not against the 64-lane pipe: they run on other units.
+def on_alu_pipe(op):
+    base = op.split(".")[0]
+    if base.startswith("U") or base in ("MOV", "S2R", "S2UR", "CS2R", "R2UR", "NOP", "IMAD",
+                                        "IMUL"):
+        # IMAD (also used for moves) issues to the FMA pipe on sm_80/sm_90.
+        return False
+    return klass(op) in ("LOP3", "other ALU")
+
+
+def loops(insns):
+    """Backward branches as (start, end) address ranges of their bodies."""
+    out = []
+    for addr, op, text in insns:
+        if op.split(".")[0] != "BRA":
+            continue
+        m = re.search(r"0x([0-9a-f]+)", text.split("BRA", 1)[1])
+        if m and int(m.group(1), 16) <= addr:
+            out.append((int(m.group(1), 16), addr))
+    return out
+
+
+# A loop with fewer LOP3 than this is not an AES round (one S-box layer of
+# 16 bytes alone is over a thousand gates): the GHASH kernels' loops.
+MIN_ROUND_LOP3 = 1000
+
+
+def round_loop(insns):
+    best, best_lop = None, MIN_ROUND_LOP3 - 1
+    for lo, hi in loops(insns):
+        n = sum(1 for a, op, _ in insns if lo <= a <= hi and klass(op) == "LOP3")
+        if n > best_lop:
+            best, best_lop = (lo, hi), n
+    return best
+
+
+def loop_trips():
+    """Round-loop iterations per tile, as (Nr - 1 or Nr) for (encrypt, decrypt),
+    read from the tile functions' loop headers in aes_bitsliced.cu: the
+    last round inside the loop (`r <= nr`, `r >= 0`) or after it."""
+    src = open(os.path.join(ROOT, "crates/aesx-cuda/kernels/aes_bitsliced.cu")).read()
+    enc = re.search(r"for \(int r = 1; r (<=|<) nr; r\+\+\)", src)
+    dec = re.search(r"for \(int r = nr - 1; r (>=|>) 0; r--\)", src)
+    if not enc or not dec:
+        sys.exit("kernel_view: cannot find the round loops in aes_bitsliced.cu")
+    return (0 if enc.group(1) == "<=" else -1, 0 if dec.group(1) == ">=" else -1)
+
+
+def classes(insns):
+    c = collections.Counter(klass(op) for _, op, _ in insns)
+    c["alu pipe"] = sum(1 for _, op, _ in insns if on_alu_pipe(op))
+    c["total"] = len(insns)
+    return c
+
+
+def gbps(ninsn, lanes, sms, clock):
+    # Instructions per 32-block tile -> bytes per second on every SM.
+    return sms * clock * lanes / ninsn * TILE_BLOCKS * BLOCK_BYTES / 1e9 if ninsn else 0.0
+
+
+COLS = ["LOP3", "other ALU", "loads", "stores", "branch", "other"]
+
+
+def report(arch, info, funcs, md):
+    rows = []
+    for name in sorted(funcs):
+        insns = funcs[name]
+        if not insns:
+            continue
+        # cuobjdump pads every function with BRA-to-self and NOPs: not code.
+        real = [i for i in insns if not (i[1] == "NOP")]
+        while real and real[-1][1].startswith("BRA") and str(hex(real[-1][0]))[2:] in real[-1][2]:
+            real.pop()
+        loop = round_loop(real)
+        body = [i for i in real if loop and loop[0] <= i[0] <= loop[1]]
+        rest = [i for i in real if not (loop and loop[0] <= i[0] <= loop[1])]
+        inf = info.get(name, {})
+        rows.append((name, inf, real, body, rest))
+    p = print
+    p(f"\n### {arch}\n" if md else f"\n== {arch} ==")
+    hdr = ["kernel", "regs", "spill st/ld B", "SASS insns", "SASS bytes", "round loop insns"]
+    if md:
+        p("| " + " | ".join(hdr) + " |")
+        p("|" + " --- |" * len(hdr))
+    else:
+        p("  ".join(f"{h:>16}" for h in hdr))
+    for name, inf, real, body, rest in rows:
+        size = (real[-1][0] + 16) if real else 0
+        vals = [name, inf.get("regs", "?"), f"{inf.get('spill_st', '?')}/{inf.get('spill_ld', '?')}",
+                len(real), size, len(body)]
+        if md:
+            p("| " + " | ".join(str(v) for v in vals) + " |")
+        else:
+            p("  ".join(f"{str(v):>16}" for v in vals))
+    aes = [r for r in rows if r[3]]
+    if not aes:
+        return
+    p("\nRound loop body by class (per iteration = one round on 32 blocks):" if not md else
+      "\nRound loop body by class (one iteration = one round on 32 blocks):\n")
+    hdr = ["kernel"] + COLS + ["alu pipe", "total", "rest (outside loop)"]
+    if md:
+        p("| " + " | ".join(hdr) + " |")
+        p("|" + " --- |" * len(hdr))
+    else:
+        p("  ".join(f"{h:>12}" for h in hdr))
+    for name, inf, real, body, rest in aes:
+        c = classes(body)
+        vals = [name] + [c[k] for k in COLS] + [c["alu pipe"], c["total"], len(rest)]
+        if md:
+            p("| " + " | ".join(str(v) for v in vals) + " |")
+        else:
+            p("  ".join(f"{str(v):>12}" for v in vals))
+    p("\nPredicted bounds (GB/s; instruction counts only, not measurements):\n" if md else
+      "\nPredicted bounds (GB/s; instruction counts only, not measurements):")
+    trips = loop_trips()
+    p(f"  per 32-block tile: N = iterations * loop + rest; the round loop runs Nr{trips[0]:+d} times")
+    p(f"  (encryption) and Nr{trips[1]:+d} (decryption), Nr = 10 (AES-128) or 14 (AES-256);")
+    p(f"  'rest' is every instruction outside the loop once (all modes' paths of the")
+    p(f"  kernel: an over-count when a kernel serves several modes, so the 'tile'")
+    p(f"  bound is a floor and the 'loop' bound (rest = 0) a ceiling).")
+    p(f"  ALU bound   = SMs * clock * {ALU_LANES} lanes / N_alu * {TILE_BLOCKS} blocks * {BLOCK_BYTES} B")
+    p(f"  issue bound = SMs * clock * {ISSUE_LANES} lanes / N_all * {TILE_BLOCKS} blocks * {BLOCK_BYTES} B")
+    p("  " + ", ".join(f"{g}: {s} SMs at {c / 1e9:.2f} GHz (boost)" for g, s, c in GPUS) + "\n")
+    hdr = ["kernel", "key", "N_alu loop", "N_alu tile", "N_all tile"]
+    for g, _, _ in GPUS:
+        hdr += [f"{g} ALU loop", f"{g} ALU tile", f"{g} issue tile"]
+    if md:
+        p("| " + " | ".join(hdr) + " |")
+        p("|" + " --- |" * len(hdr))
+    else:
+        p("  ".join(f"{h:>12}" for h in hdr))
+    for name, inf, real, body, rest in aes:
+        cb, cr = classes(body), classes(rest)
+        dec = 1 if "decrypt" in name else 0
+        for key, nr in (("AES-128", 10), ("AES-256", 14)):
+            it = nr + trips[dec]
+            n_loop = cb["alu pipe"] * it
+            n_alu = n_loop + cr["alu pipe"]
+            n_all = cb["total"] * it + cr["total"]
+            vals = [name, key, n_loop, n_alu, n_all]
+            for _, sms, clk in GPUS:
+                vals += [f"{gbps(n_loop, ALU_LANES, sms, clk):.0f}",
+                         f"{gbps(n_alu, ALU_LANES, sms, clk):.0f}",
+                         f"{gbps(n_all, ISSUE_LANES, sms, clk):.0f}"]
+            if md:
+                p("| " + " | ".join(str(v) for v in vals) + " |")
+            else:
+                p("  ".join(f"{str(v):>12}" for v in vals))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--arch", default="sm_90,sm_80")
+    ap.add_argument("--markdown", action="store_true", help="tables as Markdown")
+    ap.add_argument("--sass-dir", default=os.path.join(TOOLS, "sass"),
+                    help="where the cubins and SASS listings are kept")
+    a = ap.parse_args()
+    archs = a.arch.split(",")
+    install()
+    ptx = make_ptx(archs)
+    os.makedirs(a.sass_dir, exist_ok=True)
+    head = subprocess.run(["git", "log", "-1", "--format=%h %s"], cwd=ROOT, capture_output=True,
+                          text=True).stdout.strip()
+    ver = subprocess.run([PTXAS, "--version"], capture_output=True, text=True).stdout
+    ver = ver.strip().splitlines()[-1] if ver.strip() else "?"
+    print(f"aesx kernels at {head}; ptxas: {ver}")
+    for arch in archs:
+        cubin = os.path.join(a.sass_dir, f"{arch}.cubin")
+        info = ptxas(ptx[arch], arch, cubin)
+        listing, funcs = sass(cubin)
+        with open(os.path.join(a.sass_dir, f"{arch}.sass"), "w") as f:
+            f.write(listing)
+        report(arch, info, funcs, a.markdown)
+
+
+if __name__ == "__main__":
+    main()
