@@ -349,14 +349,22 @@ AESX_DEV uint4 aesx_counter_block(u64 ctr_hi, u64 ctr_lo, u64 g, int ctr32) {
     return v;
 }
 
-// Counter block g of back-to-back messages of spb blocks: message m = g / spb
-// starts at ctrs[m] (a counter block as bytes) and counts with inc32.
-AESX_DEV uint4 aesx_msg_counter_block(const uint4 *ctrs, u64 g, u64 spb) {
-    const u64 m = g / spb;
-    const uint4 c = ctrs[m];
-    const u64 hi = ((u64)aesx_bswap(c.x) << 32) | (u64)aesx_bswap(c.y);
-    const u64 lo = ((u64)aesx_bswap(c.z) << 32) | (u64)aesx_bswap(c.w);
-    return aesx_counter_block(hi, lo, g - m * spb, 1);
+// Block `off` of a message whose first counter block is c (bytes): inc32,
+// so only the last word changes.
+AESX_DEV uint4 aesx_msg_counter_block(uint4 c, u64 off) {
+    c.w = aesx_bswap(aesx_bswap(c.w) + (u32)off);
+    return c;
+}
+
+// Moves (message, offset) of back-to-back messages of spb blocks 32 blocks
+// on: a subtraction per message crossed instead of a 64-bit division per
+// block. Depends on positions only.
+AESX_DEV void aesx_msg_step(u64 *msg, u64 *off, u64 spb) {
+    *off += 32;
+    while (*off >= spb) {
+        *off -= spb;
+        *msg += 1;
+    }
 }
 
 // Walks the XTS tweaks of this thread's blocks first, first + 32, ...: block
@@ -377,17 +385,26 @@ AESX_DEV aesx_tweak_walk aesx_tweak_start(const uint4 *tweaks, u64 first, u64 sp
     return w;
 }
 
+// The walk's move onto a later sector, from its block j >= spb: once per
+// sector at most, so it stays out of line and each of the 32 unrolled steps
+// carries only the common case, a multiplication by x^32.
+AESX_DEV_COLD aesx_tweak_walk aesx_tweak_reseat(aesx_tweak_walk w, const uint4 *tweaks,
+                                                u64 spb) {
+    while (w.j >= spb) {
+        w.j -= spb;
+        w.sector += 1;
+    }
+    w.t = aesx_gf_mulx_pow(aesx_gf_from4(tweaks[w.sector]), w.j);
+    return w;
+}
+
 // Moves the walk 32 blocks on; only called while that block exists.
 AESX_DEV void aesx_tweak_step(aesx_tweak_walk *w, const uint4 *tweaks, u64 spb) {
     w->j += 32;
     if (w->j < spb) {
         w->t = aesx_gf_mulx_k(w->t, 32);
     } else {
-        while (w->j >= spb) {
-            w->j -= spb;
-            w->sector += 1;
-        }
-        w->t = aesx_gf_mulx_pow(aesx_gf_from4(tweaks[w->sector]), w->j);
+        *w = aesx_tweak_reseat(*w, tweaks, spb);
     }
 }
 
@@ -442,6 +459,7 @@ AESX_DEV void aesx_run(int mode, const unsigned char *in, unsigned char *out, u6
                      aesx_is<MODES>(mode, AESX_MODE_CTR32) ||
                      aesx_is<MODES>(mode, AESX_MODE_CTR_MSGS);
     const bool xts = aesx_is<MODES>(mode, AESX_MODE_XTS);
+    const bool msgs = aesx_is<MODES>(mode, AESX_MODE_CTR_MSGS);
     const u64 nblocks = ctr ? (n + 15) / 16 : n;
     const u64 first = aesx_first_block();
     if (first >= nblocks) return;
@@ -453,14 +471,21 @@ AESX_DEV void aesx_run(int mode, const unsigned char *in, unsigned char *out, u6
     w.t.lo = 0;
     w.t.hi = 0;
     if (xts) w = aesx_tweak_start(tweaks, first, spb);
+    // CTR_MSGS: this thread's first block is block `off` of message `msg`.
+    u64 msg = 0, off = 0;
+    if (msgs) {
+        msg = first / spb;
+        off = first - msg * spb;
+    }
     u32 x[128];
     AESX_UNROLL
     for (int j = 0; j < AESX_LANES; j++) {
         const u64 g = first + 32 * (u64)j;
         uint4 v = aesx_zero4();
-        if (aesx_is<MODES>(mode, AESX_MODE_CTR_MSGS)) {
+        if (msgs) {
+            if (j > 0) aesx_msg_step(&msg, &off, spb);
             // Blocks past the end have no message (and no counter entry).
-            if (g < nblocks) v = aesx_msg_counter_block(tweaks, g, spb);
+            if (g < nblocks) v = aesx_msg_counter_block(tweaks[msg], off);
         } else if (ctr) {
             v = aesx_counter_block(a, b, g, aesx_is<MODES>(mode, AESX_MODE_CTR32));
         } else if (aesx_is<MODES>(mode, AESX_MODE_XTS_TWEAKS)) {

@@ -12,6 +12,8 @@ typedef unsigned long long u64;
 #ifndef AESX_EMULATE
 #define AESX_DEV __device__ __forceinline__
 #define AESX_UNROLL _Pragma("unroll")
+// A rarely taken helper kept out of line, so that unrolled code stays small.
+#define AESX_DEV_COLD __device__ __noinline__
 // Bits of a 32-bit word reversed (bit 0 <-> bit 31).
 AESX_DEV u32 aesx_brev(u32 x) { return __brev(x); }
 // Bytes of a 32-bit word reversed.

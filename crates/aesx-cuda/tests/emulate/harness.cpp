@@ -25,6 +25,7 @@ struct aesx_dim {
 static aesx_dim blockIdx, blockDim, threadIdx;
 #define __global__
 #define AESX_DEV static inline
+#define AESX_DEV_COLD static
 #define AESX_UNROLL
 static inline u32 aesx_brev(u32 x) {
     u32 r = 0;
