@@ -236,10 +236,25 @@ AESX_DEV void aesx_inv_mix_columns(u32 *x) {
         }                                                                      \
     }
 
+// The same swap for the two stages that move whole bytes (j = 16, 8): two
+// byte permutations per pair of rows instead of five shifts and logic ops.
+// lo/hi pick the bytes of the new a[k] and a[k + j] from (a[k], a[k + j]).
+#define AESX_TRANSPOSE_BYTES(a, j, lo, hi)                                     \
+    AESX_UNROLL                                                                \
+    for (int k = 0; k < 32; k++) {                                             \
+        if ((k & (j)) == 0) {                                                  \
+            const u32 p = (a)[k], q = (a)[k + (j)];                            \
+            (a)[k] = aesx_prmt(p, q, lo);                                      \
+            (a)[k + (j)] = aesx_prmt(p, q, hi);                                \
+        }                                                                      \
+    }
+
 // Bit c of a[k] <-> bit k of a[c]. Its own inverse.
 AESX_DEV void aesx_transpose32(u32 *a) {
-    AESX_TRANSPOSE_STAGE(a, 16, 0x0000ffffu)
-    AESX_TRANSPOSE_STAGE(a, 8, 0x00ff00ffu)
+    // Halves: a[k] = lo(a[k]) | lo(a[k+16]) << 16, a[k+16] = the high halves.
+    AESX_TRANSPOSE_BYTES(a, 16, 0x5410u, 0x7632u)
+    // Bytes: a[k] = (a0, b0, a2, b2), a[k+8] = (a1, b1, a3, b3), byte 0 first.
+    AESX_TRANSPOSE_BYTES(a, 8, 0x6240u, 0x7351u)
     AESX_TRANSPOSE_STAGE(a, 4, 0x0f0f0f0fu)
     AESX_TRANSPOSE_STAGE(a, 2, 0x33333333u)
     AESX_TRANSPOSE_STAGE(a, 1, 0x55555555u)
@@ -276,10 +291,10 @@ AESX_DEV void aesx_decrypt_tile(u32 *x, const uint4 *rk, int nr) {
     aesx_add_round_key(x, rk + AESX_RK_STRIDE * nr);
     AESX_NOUNROLL
     for (int r = nr - 1; r >= 0; r--) {
+        if (r < nr - 1) aesx_inv_mix_columns(x);
         aesx_inv_shift_rows(x);
         aesx_inv_sub_bytes(x);
         aesx_add_round_key(x, rk + AESX_RK_STRIDE * r);
-        if (r > 0) aesx_inv_mix_columns(x);
     }
     AESX_UNROLL
     for (int k = 0; k < 4; k++) aesx_transpose32(x + 32 * k);

@@ -18,6 +18,9 @@ typedef unsigned long long u64;
 AESX_DEV u32 aesx_brev(u32 x) { return __brev(x); }
 // Bytes of a 32-bit word reversed.
 AESX_DEV u32 aesx_bswap(u32 x) { return __byte_perm(x, 0, 0x0123); }
+// Byte i of the result is byte (s >> 4i) & 7 of the pair, a being bytes
+// 0-3 and b bytes 4-7 (one PRMT instruction).
+AESX_DEV u32 aesx_prmt(u32 a, u32 b, u32 s) { return __byte_perm(a, b, s); }
 // Read-only load of one 16-byte block through the non-coherent cache.
 AESX_DEV uint4 aesx_load(const uint4 *p) { return __ldg(p); }
 // Four round-key masks; every thread of a launch reads the same address.

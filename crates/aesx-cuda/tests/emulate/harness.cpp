@@ -35,6 +35,12 @@ static inline u32 aesx_brev(u32 x) {
 static inline u32 aesx_bswap(u32 x) {
     return (x >> 24) | ((x >> 8) & 0xff00u) | ((x << 8) & 0xff0000u) | (x << 24);
 }
+static inline u32 aesx_prmt(u32 a, u32 b, u32 s) {
+    const u64 v = (u64)a | ((u64)b << 32);
+    u32 r = 0;
+    for (int i = 0; i < 4; i++) r |= (u32)((v >> (8 * ((s >> (4 * i)) & 7))) & 0xffu) << (8 * i);
+    return r;
+}
 static inline uint4 aesx_load_rk4(const uint4 *p) { return *p; }
 
 #include "../../kernels/gf128.cuh"
