@@ -181,7 +181,7 @@ AESX_DEV void aesx_mix_columns(u32 *x) {
         u32 *a = x + 32 * c;
         u32 t[8], out[32];
         AESX_UNROLL
-        for (int b = 0; b < 8; b++) t[b] = a[b] ^ a[8 + b] ^ a[16 + b] ^ a[24 + b];
+        for (int b = 0; b < 8; b++) t[b] = aesx_xor3(a[b], a[8 + b], a[16 + b]) ^ a[24 + b];
         AESX_UNROLL
         for (int r = 0; r < 4; r++) {
             u32 d[8], e[8];
@@ -189,7 +189,47 @@ AESX_DEV void aesx_mix_columns(u32 *x) {
             for (int b = 0; b < 8; b++) d[b] = a[8 * r + b] ^ a[8 * ((r + 1) & 3) + b];
             aesx_xtime(d, e);
             AESX_UNROLL
-            for (int b = 0; b < 8; b++) out[8 * r + b] = a[8 * r + b] ^ t[b] ^ e[b];
+            for (int b = 0; b < 8; b++) out[8 * r + b] = aesx_xor3(a[8 * r + b], t[b], e[b]);
+        }
+        AESX_UNROLL
+        for (int b = 0; b < 32; b++) a[b] = out[b];
+    }
+}
+
+// MixColumns then AddRoundKey (rk: this round's 32 uint4 of masks), with
+// every output slice written as one XOR of 5 or 7 terms, which ptxas turns
+// into 2 or 3 three-input LOP3: out_r = a_r + t + 2 (a_r + a_{r+1}) + k,
+// where 2 v moves bit b to b + 1 and folds bit 7 into bits 0, 1, 3 and 4
+// (0x1b). Fused this way the two take about a fifth fewer logic ops than
+// MixColumns followed by a separate AddRoundKey (tools/kernel_view.py shows
+// the round loop's count).
+AESX_DEV void aesx_mix_columns_ark(u32 *x, const uint4 *rk) {
+    AESX_UNROLL
+    for (int c = 0; c < 4; c++) {
+        u32 *a = x + 32 * c;
+        u32 t[8], out[32];
+        AESX_UNROLL
+        for (int b = 0; b < 8; b++) t[b] = aesx_xor3(a[b], a[8 + b], a[16 + b]) ^ a[24 + b];
+        AESX_UNROLL
+        for (int r = 0; r < 4; r++) {
+            const u32 *p = a + 8 * r, *q = a + 8 * ((r + 1) & 3);
+            // The 8 masks of byte r of this column.
+            const uint4 m0 = aesx_load_rk4(rk + 8 * c + 2 * r);
+            const uint4 m1 = aesx_load_rk4(rk + 8 * c + 2 * r + 1);
+            const u32 kr[8] = {m0.x, m0.y, m0.z, m0.w, m1.x, m1.y, m1.z, m1.w};
+            // Grouped by hand: the compiler would otherwise cancel p[b]
+            // against the copy inside t[b] and lose the sharing of t.
+            out[8 * r + 0] = aesx_xor3(aesx_xor3(p[0], t[0], p[7]), q[7], kr[0]);
+            out[8 * r + 1] =
+                aesx_xor3(aesx_xor3(aesx_xor3(p[1], t[1], p[0]), q[0], p[7]), q[7], kr[1]);
+            out[8 * r + 2] = aesx_xor3(aesx_xor3(p[2], t[2], p[1]), q[1], kr[2]);
+            out[8 * r + 3] =
+                aesx_xor3(aesx_xor3(aesx_xor3(p[3], t[3], p[2]), q[2], p[7]), q[7], kr[3]);
+            out[8 * r + 4] =
+                aesx_xor3(aesx_xor3(aesx_xor3(p[4], t[4], p[3]), q[3], p[7]), q[7], kr[4]);
+            out[8 * r + 5] = aesx_xor3(aesx_xor3(p[5], t[5], p[4]), q[4], kr[5]);
+            out[8 * r + 6] = aesx_xor3(aesx_xor3(p[6], t[6], p[5]), q[5], kr[6]);
+            out[8 * r + 7] = aesx_xor3(aesx_xor3(p[7], t[7], p[6]), q[6], kr[7]);
         }
         AESX_UNROLL
         for (int b = 0; b < 32; b++) a[b] = out[b];
@@ -264,10 +304,10 @@ AESX_DEV void aesx_transpose32(u32 *a) {
 // blocks are bitsliced (see the top of this file) and go through the cipher.
 //
 // Every round, the last included, runs through one rolled loop; the last
-// skips MixColumns on a branch that is the same for every thread. One copy
-// of the S-box layer (about 1,500 instructions) in the code instead of two
-// keeps the kernel within the instruction cache, for one uniform branch
-// per round.
+// skips MixColumns (fused with the round key) on a branch that is the same
+// for every thread, and takes its key after the loop. One copy of the S-box
+// layer (about 1,300 instructions) in the code instead of two keeps the
+// kernel within the instruction cache, for one uniform branch per round.
 AESX_DEV void aesx_encrypt_tile(u32 *x, const uint4 *rk, int nr) {
     AESX_UNROLL
     for (int k = 0; k < 4; k++) aesx_transpose32(x + 32 * k);
@@ -276,9 +316,11 @@ AESX_DEV void aesx_encrypt_tile(u32 *x, const uint4 *rk, int nr) {
     for (int r = 1; r <= nr; r++) {
         aesx_sub_bytes(x);
         aesx_shift_rows(x);
-        if (r < nr) aesx_mix_columns(x);
-        aesx_add_round_key(x, rk + AESX_RK_STRIDE * r);
+        if (r < nr) aesx_mix_columns_ark(x, rk + AESX_RK_STRIDE * r);
     }
+    // The last round's key, after the loop so that the loop holds only the
+    // fused MixColumns + AddRoundKey.
+    aesx_add_round_key(x, rk + AESX_RK_STRIDE * nr);
     AESX_UNROLL
     for (int k = 0; k < 4; k++) aesx_transpose32(x + 32 * k);
 }

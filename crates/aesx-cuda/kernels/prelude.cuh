@@ -21,6 +21,14 @@ AESX_DEV u32 aesx_bswap(u32 x) { return __byte_perm(x, 0, 0x0123); }
 // Byte i of the result is byte (s >> 4i) & 7 of the pair, a being bytes
 // 0-3 and b bytes 4-7 (one PRMT instruction).
 AESX_DEV u32 aesx_prmt(u32 a, u32 b, u32 s) { return __byte_perm(a, b, s); }
+// a ^ b ^ c as one LOP3. Written as PTX so that NVVM does not regroup the
+// XOR terms (it cancels and re-associates them, which loses shared
+// subterms); ptxas still schedules it freely.
+AESX_DEV u32 aesx_xor3(u32 a, u32 b, u32 c) {
+    u32 d;
+    asm("lop3.b32 %0, %1, %2, %3, 0x96;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+    return d;
+}
 // Read-only load of one 16-byte block through the non-coherent cache.
 AESX_DEV uint4 aesx_load(const uint4 *p) { return __ldg(p); }
 // Four round-key masks; every thread of a launch reads the same address.
