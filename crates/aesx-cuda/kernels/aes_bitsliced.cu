@@ -173,29 +173,6 @@ AESX_DEV void aesx_xtime(const u32 *v, u32 *o) {
     o[7] = v[6];
 }
 
-// b_r = 2 a_r + 3 a_{r+1} + a_{r+2} + a_{r+3} = a_r + t + 2 (a_r + a_{r+1})
-// with t = a_0 + a_1 + a_2 + a_3.
-AESX_DEV void aesx_mix_columns(u32 *x) {
-    AESX_UNROLL
-    for (int c = 0; c < 4; c++) {
-        u32 *a = x + 32 * c;
-        u32 t[8], out[32];
-        AESX_UNROLL
-        for (int b = 0; b < 8; b++) t[b] = aesx_xor3(a[b], a[8 + b], a[16 + b]) ^ a[24 + b];
-        AESX_UNROLL
-        for (int r = 0; r < 4; r++) {
-            u32 d[8], e[8];
-            AESX_UNROLL
-            for (int b = 0; b < 8; b++) d[b] = a[8 * r + b] ^ a[8 * ((r + 1) & 3) + b];
-            aesx_xtime(d, e);
-            AESX_UNROLL
-            for (int b = 0; b < 8; b++) out[8 * r + b] = aesx_xor3(a[8 * r + b], t[b], e[b]);
-        }
-        AESX_UNROLL
-        for (int b = 0; b < 32; b++) a[b] = out[b];
-    }
-}
-
 // MixColumns then AddRoundKey (rk: this round's 32 uint4 of masks), with
 // every output slice written as one XOR of 5 or 7 terms, which ptxas turns
 // into 2 or 3 three-input LOP3: out_r = a_r + t + 2 (a_r + a_{r+1}) + k,
@@ -203,42 +180,46 @@ AESX_DEV void aesx_mix_columns(u32 *x) {
 // (0x1b). Fused this way the two take about a fifth fewer logic ops than
 // MixColumns followed by a separate AddRoundKey (tools/kernel_view.py shows
 // the round loop's count).
-AESX_DEV void aesx_mix_columns_ark(u32 *x, const uint4 *rk) {
+// One column a (32 slices) with its 8 uint4 of masks rkc.
+AESX_DEV void aesx_mix_column_ark(u32 *a, const uint4 *rkc) {
+    u32 t[8], out[32];
     AESX_UNROLL
-    for (int c = 0; c < 4; c++) {
-        u32 *a = x + 32 * c;
-        u32 t[8], out[32];
-        AESX_UNROLL
-        for (int b = 0; b < 8; b++) t[b] = aesx_xor3(a[b], a[8 + b], a[16 + b]) ^ a[24 + b];
-        AESX_UNROLL
-        for (int r = 0; r < 4; r++) {
-            const u32 *p = a + 8 * r, *q = a + 8 * ((r + 1) & 3);
-            // The 8 masks of byte r of this column.
-            const uint4 m0 = aesx_load_rk4(rk + 8 * c + 2 * r);
-            const uint4 m1 = aesx_load_rk4(rk + 8 * c + 2 * r + 1);
-            const u32 kr[8] = {m0.x, m0.y, m0.z, m0.w, m1.x, m1.y, m1.z, m1.w};
-            // Grouped by hand: the compiler would otherwise cancel p[b]
-            // against the copy inside t[b] and lose the sharing of t.
-            out[8 * r + 0] = aesx_xor3(aesx_xor3(p[0], t[0], p[7]), q[7], kr[0]);
-            out[8 * r + 1] =
-                aesx_xor3(aesx_xor3(aesx_xor3(p[1], t[1], p[0]), q[0], p[7]), q[7], kr[1]);
-            out[8 * r + 2] = aesx_xor3(aesx_xor3(p[2], t[2], p[1]), q[1], kr[2]);
-            out[8 * r + 3] =
-                aesx_xor3(aesx_xor3(aesx_xor3(p[3], t[3], p[2]), q[2], p[7]), q[7], kr[3]);
-            out[8 * r + 4] =
-                aesx_xor3(aesx_xor3(aesx_xor3(p[4], t[4], p[3]), q[3], p[7]), q[7], kr[4]);
-            out[8 * r + 5] = aesx_xor3(aesx_xor3(p[5], t[5], p[4]), q[4], kr[5]);
-            out[8 * r + 6] = aesx_xor3(aesx_xor3(p[6], t[6], p[5]), q[5], kr[6]);
-            out[8 * r + 7] = aesx_xor3(aesx_xor3(p[7], t[7], p[6]), q[6], kr[7]);
-        }
-        AESX_UNROLL
-        for (int b = 0; b < 32; b++) a[b] = out[b];
+    for (int b = 0; b < 8; b++) t[b] = aesx_xor3(a[b], a[8 + b], a[16 + b]) ^ a[24 + b];
+    AESX_UNROLL
+    for (int r = 0; r < 4; r++) {
+        const u32 *p = a + 8 * r, *q = a + 8 * ((r + 1) & 3);
+        // The 8 masks of byte r of this column.
+        const uint4 m0 = aesx_load_rk4(rkc + 2 * r);
+        const uint4 m1 = aesx_load_rk4(rkc + 2 * r + 1);
+        const u32 kr[8] = {m0.x, m0.y, m0.z, m0.w, m1.x, m1.y, m1.z, m1.w};
+        // Grouped by hand: the compiler would otherwise cancel p[b]
+        // against the copy inside t[b] and lose the sharing of t.
+        out[8 * r + 0] = aesx_xor3(aesx_xor3(p[0], t[0], p[7]), q[7], kr[0]);
+        out[8 * r + 1] =
+            aesx_xor3(aesx_xor3(aesx_xor3(p[1], t[1], p[0]), q[0], p[7]), q[7], kr[1]);
+        out[8 * r + 2] = aesx_xor3(aesx_xor3(p[2], t[2], p[1]), q[1], kr[2]);
+        out[8 * r + 3] =
+            aesx_xor3(aesx_xor3(aesx_xor3(p[3], t[3], p[2]), q[2], p[7]), q[7], kr[3]);
+        out[8 * r + 4] =
+            aesx_xor3(aesx_xor3(aesx_xor3(p[4], t[4], p[3]), q[3], p[7]), q[7], kr[4]);
+        out[8 * r + 5] = aesx_xor3(aesx_xor3(p[5], t[5], p[4]), q[4], kr[5]);
+        out[8 * r + 6] = aesx_xor3(aesx_xor3(p[6], t[6], p[5]), q[5], kr[6]);
+        out[8 * r + 7] = aesx_xor3(aesx_xor3(p[7], t[7], p[6]), q[6], kr[7]);
     }
+    AESX_UNROLL
+    for (int b = 0; b < 32; b++) a[b] = out[b];
 }
 
-// InvMixColumns = MixColumns after multiplying each column by
-// (05 00 04 00) circulant: a_r += 4 (a_r + a_{r+2}).
-AESX_DEV void aesx_inv_mix_columns(u32 *x) {
+AESX_DEV void aesx_mix_columns_ark(u32 *x, const uint4 *rk) {
+    AESX_UNROLL
+    for (int c = 0; c < 4; c++) aesx_mix_column_ark(x + 32 * c, rk + 8 * c);
+}
+
+// InvMixColumns then AddRoundKey with a key of the equivalent inverse
+// cipher: InvMixColumns = MixColumns after multiplying each column by the
+// (05 00 04 00) circulant, a_r += 4 (a_r + a_{r+2}), so the fused
+// MixColumns above serves here too.
+AESX_DEV void aesx_inv_mix_columns_ark(u32 *x, const uint4 *rk) {
     AESX_UNROLL
     for (int c = 0; c < 4; c++) {
         u32 *a = x + 32 * c;
@@ -258,8 +239,8 @@ AESX_DEV void aesx_inv_mix_columns(u32 *x) {
             a[8 + b] ^= v[b];
             a[24 + b] ^= v[b];
         }
+        aesx_mix_column_ark(a, rk + 8 * c);
     }
-    aesx_mix_columns(x);
 }
 
 // --- Bitslicing ------------------------------------------------------------
@@ -325,19 +306,22 @@ AESX_DEV void aesx_encrypt_tile(u32 *x, const uint4 *rk, int nr) {
     for (int k = 0; k < 4; k++) aesx_transpose32(x + 32 * k);
 }
 
-// The straight inverse cipher, with the encryption round keys in reverse,
-// rolled the same way (the last round skips InvMixColumns).
+// FIPS 197's equivalent inverse cipher (5.3.5), rolled the same way: its
+// keys (InvMixColumns of rounds 1..Nr-1) follow the encryption keys in rk,
+// so the key of a middle round folds into InvMixColumns; the last round
+// skips it and takes its key after the loop.
 AESX_DEV void aesx_decrypt_tile(u32 *x, const uint4 *rk, int nr) {
+    const uint4 *dk = rk + AESX_RK_STRIDE * (nr + 1);
     AESX_UNROLL
     for (int k = 0; k < 4; k++) aesx_transpose32(x + 32 * k);
-    aesx_add_round_key(x, rk + AESX_RK_STRIDE * nr);
+    aesx_add_round_key(x, dk + AESX_RK_STRIDE * nr);
     AESX_NOUNROLL
     for (int r = nr - 1; r >= 0; r--) {
-        if (r < nr - 1) aesx_inv_mix_columns(x);
-        aesx_inv_shift_rows(x);
         aesx_inv_sub_bytes(x);
-        aesx_add_round_key(x, rk + AESX_RK_STRIDE * r);
+        aesx_inv_shift_rows(x);
+        if (r > 0) aesx_inv_mix_columns_ark(x, dk + AESX_RK_STRIDE * r);
     }
+    aesx_add_round_key(x, dk);
     AESX_UNROLL
     for (int k = 0; k < 4; k++) aesx_transpose32(x + 32 * k);
 }

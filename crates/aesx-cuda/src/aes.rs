@@ -16,8 +16,9 @@ use crate::plan::{self, Chunk};
 pub struct CudaAes {
     pub(crate) gpu: Gpu,
     masks: CudaSlice<u32>,
-    /// The round-key masks (128 words per round) that every bitsliced
-    /// kernel takes.
+    /// The round-key masks (128 words per round; the encryption schedule,
+    /// then the equivalent inverse cipher's) that every bitsliced kernel
+    /// takes.
     pub(crate) rk_ptr: u64,
     words: CudaSlice<u32>,
     /// The round keys as 4 words per round: only the T-table comparison

@@ -458,7 +458,8 @@ impl GpuInner {
             .arg(&spb);
         // SAFETY: the arguments match every AES kernel's (int, const uchar*,
         // uchar*, u64, const uint4*, int, u64, u64, const uint4*, u64), the
-        // schedule being the key's masks ((nr + 1) * 128 words),
+        // schedule being the key's masks (2 (nr + 1) * 128 words: the
+        // encryption schedule, then the equivalent inverse cipher's),
         // and the pointers satisfy the contract above; the grid covers
         // nblocks and the kernel checks every index against n.
         unsafe { l.launch(cfg(dims)) }?;

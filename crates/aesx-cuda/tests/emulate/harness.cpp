@@ -3,8 +3,9 @@
 // against aesx on machines without a GPU (tests/emulated_kernels.rs).
 //
 // stdin: u32 nr, u32 unused, u32 rk[60], u32 rk2[60] (round-key words, for
-//        the T-table kernel), u32 rkm[1920], u32 rkm2[1920] (the same keys
-//        as the bitsliced kernels' masks, made by the crate's host code),
+//        the T-table kernel), u32 rkm[3840], u32 rkm2[3840] (the same keys
+//        as the bitsliced kernels' masks, encryption then decryption
+//        schedule, made by the crate's host code, zero-padded),
 //        u64 p[6], u64 grid, u64 block, u64 grid2, u64 block2, u64 len,
 //        len bytes.
 // argv[1]: the kernel; stdout: the output bytes.
@@ -98,7 +99,7 @@ int main(int argc, char **argv) {
     const char *k = argv[1];
     u32 nr, unused, rk[60], rk2[60];
     // uint4-aligned, as the device copies are.
-    static uint4 rkm[15 * 32], rkm2[15 * 32];
+    static uint4 rkm[2 * 15 * 32], rkm2[2 * 15 * 32];
     u64 p[6], grid, block, grid2, block2, len;
     read_exact(&nr, 4);
     read_exact(&unused, 4);

@@ -74,8 +74,9 @@ pub fn run(l: &Launch) -> Vec<u8> {
         None => Vec::new(),
     };
     for m in [masks(Some(l.key)), masks(l.key2)] {
-        // 15 rounds' worth, zero-padded, whatever the key size.
-        let mut all = [0u32; 15 * 128];
+        // Two schedules of 15 rounds' worth, zero-padded, whatever the
+        // key size.
+        let mut all = [0u32; 2 * 15 * 128];
         all[..m.len()].copy_from_slice(&m);
         for w in all {
             input.extend_from_slice(&w.to_le_bytes());
