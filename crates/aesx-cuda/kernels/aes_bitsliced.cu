@@ -452,7 +452,8 @@ AESX_DEV void aesx_tweak_step(aesx_tweak_walk *w, const uint4 *tweaks, u64 spb) 
 // --- The kernels, one per mode family -----------------------------------------
 
 // One kernel per mode family (ECB encryption with the XTS sector tweaks,
-// ECB decryption, the CTR modes, CBC decryption, XTS each way): a kernel
+// ECB decryption, CTR with either counter, GCM's CTR over many messages,
+// CBC decryption, XTS each way): a kernel
 // holding every mode's 32 unrolled loads and stores is several times larger
 // than the instruction cache, and fetch stalls then dominate. Within a
 // family the mode is the same for every thread of a launch, so its branches
@@ -611,7 +612,8 @@ AESX_DEV void aesx_run(int mode, const unsigned char *in, unsigned char *out, u6
 
 AESX_AES_KERNEL(aesx_ecb_encrypt, 0, AESX_BIT(AESX_MODE_ECB) | AESX_BIT(AESX_MODE_XTS_TWEAKS))
 AESX_AES_KERNEL(aesx_ecb_decrypt, 1, AESX_BIT(AESX_MODE_ECB))
-AESX_AES_KERNEL(aesx_ctr, 0, AESX_BIT(AESX_MODE_CTR) | AESX_BIT(AESX_MODE_CTR32) | AESX_BIT(AESX_MODE_CTR_MSGS))
+AESX_AES_KERNEL(aesx_ctr, 0, AESX_BIT(AESX_MODE_CTR) | AESX_BIT(AESX_MODE_CTR32))
+AESX_AES_KERNEL(aesx_ctr_msgs, 0, AESX_BIT(AESX_MODE_CTR_MSGS))
 AESX_AES_KERNEL(aesx_cbc_decrypt, 1, AESX_BIT(AESX_MODE_CBC))
 AESX_AES_KERNEL(aesx_xts_encrypt, 0, AESX_BIT(AESX_MODE_XTS))
 AESX_AES_KERNEL(aesx_xts_decrypt, 1, AESX_BIT(AESX_MODE_XTS))

@@ -74,7 +74,7 @@ fn cached_ptx(arch: &str) -> Result<Ptx> {
 /// The kernels of the module.
 pub(crate) struct Funcs {
     /// The AES kernels, in the order of `kernels::AES_KERNELS`.
-    pub(crate) aes: [CudaFunction; 6],
+    pub(crate) aes: [CudaFunction; 7],
     pub(crate) ghash_runs: CudaFunction,
     pub(crate) ghash_msgs: CudaFunction,
 }
@@ -163,6 +163,7 @@ impl Gpu {
                 f(kernels::AES_KERNELS[3])?,
                 f(kernels::AES_KERNELS[4])?,
                 f(kernels::AES_KERNELS[5])?,
+                f(kernels::AES_KERNELS[6])?,
             ],
             ghash_runs: f("aesx_ghash_runs")?,
             ghash_msgs: f("aesx_ghash_msgs")?,

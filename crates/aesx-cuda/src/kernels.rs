@@ -35,23 +35,25 @@ pub const TTABLE_SOURCES: [(&str, &str); 2] = [
 /// family's loads and stores, so that its code stays small enough for the
 /// instruction cache). All take the same arguments; [`aes_kernel`] says
 /// which one runs a mode.
-pub const AES_KERNELS: [&str; 6] = [
+pub const AES_KERNELS: [&str; 7] = [
     "aesx_ecb_encrypt",
     "aesx_ecb_decrypt",
     "aesx_ctr",
+    "aesx_ctr_msgs",
     "aesx_cbc_decrypt",
     "aesx_xts_encrypt",
     "aesx_xts_decrypt",
 ];
 
 /// Every `extern "C"` kernel of the module.
-pub const KERNEL_NAMES: [&str; 8] = [
+pub const KERNEL_NAMES: [&str; 9] = [
     AES_KERNELS[0],
     AES_KERNELS[1],
     AES_KERNELS[2],
     AES_KERNELS[3],
     AES_KERNELS[4],
     AES_KERNELS[5],
+    AES_KERNELS[6],
     "aesx_ghash_runs",
     "aesx_ghash_msgs",
 ];
@@ -63,10 +65,11 @@ pub fn aes_kernel(mode: i32, decrypt: bool) -> Option<usize> {
     match (mode, decrypt) {
         (MODE_ECB | MODE_XTS_TWEAKS, false) => Some(0),
         (MODE_ECB, true) => Some(1),
-        (MODE_CTR | MODE_CTR32 | MODE_CTR_MSGS, false) => Some(2),
-        (MODE_CBC, true) => Some(3),
-        (MODE_XTS, false) => Some(4),
-        (MODE_XTS, true) => Some(5),
+        (MODE_CTR | MODE_CTR32, false) => Some(2),
+        (MODE_CTR_MSGS, false) => Some(3),
+        (MODE_CBC, true) => Some(4),
+        (MODE_XTS, false) => Some(5),
+        (MODE_XTS, true) => Some(6),
         _ => None,
     }
 }
@@ -262,7 +265,7 @@ mod tests {
             ("AESX_MODE_ECB", true, "ecb_decrypt"),
             ("AESX_MODE_CTR", false, "ctr"),
             ("AESX_MODE_CTR32", false, "ctr"),
-            ("AESX_MODE_CTR_MSGS", false, "ctr"),
+            ("AESX_MODE_CTR_MSGS", false, "ctr_msgs"),
             ("AESX_MODE_CBC", true, "cbc_decrypt"),
             ("AESX_MODE_XTS", false, "xts_encrypt"),
             ("AESX_MODE_XTS", true, "xts_decrypt"),

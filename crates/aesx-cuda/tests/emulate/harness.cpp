@@ -59,9 +59,12 @@ static void aesx_cipher(int decrypt, int mode, const unsigned char *in, unsigned
         } else {
             aesx_ecb_encrypt(mode, in, out, n, rk, nr, a, b, tw, spb);
         }
-    } else if (mode == AESX_MODE_CTR || mode == AESX_MODE_CTR32 || mode == AESX_MODE_CTR_MSGS) {
+    } else if (mode == AESX_MODE_CTR || mode == AESX_MODE_CTR32) {
         if (decrypt) abort();
         aesx_ctr(mode, in, out, n, rk, nr, a, b, tw, spb);
+    } else if (mode == AESX_MODE_CTR_MSGS) {
+        if (decrypt) abort();
+        aesx_ctr_msgs(mode, in, out, n, rk, nr, a, b, tw, spb);
     } else if (mode == AESX_MODE_CBC) {
         if (!decrypt) abort();
         aesx_cbc_decrypt(mode, in, out, n, rk, nr, a, b, tw, spb);
