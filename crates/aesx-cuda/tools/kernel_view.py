@@ -51,7 +51,11 @@ WHEELS = [
 # 32-bit integer add and shift at 64 results per clock per SM for compute
 # capability 8.0 and 9.0; LOP3 is assumed to share that pipe). Issue: 4
 # schedulers per SM, one warp instruction (32 lanes) per cycle each.
-GPUS = [("H100 SXM", 132, 1.98e9), ("H200", 132, 1.98e9)]
+# sm_80: A100 SXM, 108 SMs at a 1.41 GHz boost clock (same pipe widths).
+GPUS = {
+    "sm_90": [("H100 SXM", 132, 1.98e9), ("H200", 132, 1.98e9)],
+    "sm_80": [("A100 SXM", 108, 1.41e9)],
+}
 ALU_LANES = 64
 ISSUE_LANES = 128
 BLOCK_BYTES = 16
@@ -224,91 +228,113 @@ def gbps(ninsn, lanes, sms, clock):
 COLS = ["LOP3", "other ALU", "loads", "stores", "branch", "other"]
 
 
+def table(md, hdr, rows, width=12):
+    if md:
+        print("| " + " | ".join(hdr) + " |")
+        print("|" + " --- |" * len(hdr))
+        for r in rows:
+            print("| " + " | ".join(str(v) for v in r) + " |")
+    else:
+        print("  ".join(f"{h:>{width}}" for h in hdr))
+        for r in rows:
+            print("  ".join(f"{str(v):>{width}}" for v in r))
+
+
+def hot_loop(name, insns):
+    """The round loop of an AES kernel; the element loop (the largest) of
+    a GHASH kernel, which folds one 16-byte element per iteration."""
+    if "ghash" in name:
+        best = max(loops(insns), key=lambda l: l[1] - l[0], default=None)
+        return best
+    return round_loop(insns)
+
+
 def report(arch, info, funcs, md):
+    gpus = GPUS.get(arch, [])
     rows = []
     for name in sorted(funcs):
         insns = funcs[name]
         if not insns:
             continue
-        # cuobjdump pads every function with BRA-to-self and NOPs: not code.
-        real = [i for i in insns if not (i[1] == "NOP")]
-        while real and real[-1][1].startswith("BRA") and str(hex(real[-1][0]))[2:] in real[-1][2]:
+        # cuobjdump pads every function with NOPs and a branch to itself.
+        real = [i for i in insns if i[1] != "NOP"]
+        while real and real[-1][1].startswith("BRA") and f"{real[-1][0]:x}" in real[-1][2]:
             real.pop()
-        loop = round_loop(real)
-        body = [i for i in real if loop and loop[0] <= i[0] <= loop[1]]
-        rest = [i for i in real if not (loop and loop[0] <= i[0] <= loop[1])]
-        inf = info.get(name, {})
-        rows.append((name, inf, real, body, rest))
-    p = print
-    p(f"\n### {arch}\n" if md else f"\n== {arch} ==")
-    hdr = ["kernel", "regs", "spill st/ld B", "SASS insns", "SASS bytes", "round loop insns"]
-    if md:
-        p("| " + " | ".join(hdr) + " |")
-        p("|" + " --- |" * len(hdr))
-    else:
-        p("  ".join(f"{h:>16}" for h in hdr))
-    for name, inf, real, body, rest in rows:
-        size = (real[-1][0] + 16) if real else 0
-        vals = [name, inf.get("regs", "?"), f"{inf.get('spill_st', '?')}/{inf.get('spill_ld', '?')}",
-                len(real), size, len(body)]
-        if md:
-            p("| " + " | ".join(str(v) for v in vals) + " |")
-        else:
-            p("  ".join(f"{str(v):>16}" for v in vals))
-    aes = [r for r in rows if r[3]]
-    if not aes:
+        loop = hot_loop(name, real)
+        inside = (lambda a: loop[0] <= a <= loop[1]) if loop else (lambda a: False)
+        body = [i for i in real if inside(i[0])]
+        rest = [i for i in real if not inside(i[0])]
+        rows.append((name, info.get(name, {}), real, body, rest))
+    print(f"\n### {arch}\n" if md else f"\n== {arch} ==")
+    table(md, ["kernel", "regs", "spill st/ld B", "SASS insns", "SASS bytes", "hot loop insns"],
+          [[n, i.get("regs", "?"), f"{i.get('spill_st', '?')}/{i.get('spill_ld', '?')}", len(r),
+            (r[-1][0] + 16) if r else 0, len(b)] for n, i, r, b, _ in rows], 16)
+    print("\nHot loop body by class (AES: one iteration = one round on a thread's 32 blocks;"
+          "\nGHASH: one iteration = one element; 'rest' = the kernel outside the loop):\n")
+    table(md, ["kernel"] + COLS + ["alu pipe", "total", "rest"],
+          [[n] + [classes(b)[k] for k in COLS] + [classes(b)["alu pipe"], len(b), len(rest)]
+           for n, _, _, b, rest in rows if b])
+    if not gpus:
+        print(f"\n(no GPU model for {arch}: counts only)")
         return
-    p("\nRound loop body by class (per iteration = one round on 32 blocks):" if not md else
-      "\nRound loop body by class (one iteration = one round on 32 blocks):\n")
-    hdr = ["kernel"] + COLS + ["alu pipe", "total", "rest (outside loop)"]
-    if md:
-        p("| " + " | ".join(hdr) + " |")
-        p("|" + " --- |" * len(hdr))
-    else:
-        p("  ".join(f"{h:>12}" for h in hdr))
-    for name, inf, real, body, rest in aes:
-        c = classes(body)
-        vals = [name] + [c[k] for k in COLS] + [c["alu pipe"], c["total"], len(rest)]
-        if md:
-            p("| " + " | ".join(str(v) for v in vals) + " |")
-        else:
-            p("  ".join(f"{str(v):>12}" for v in vals))
-    p("\nPredicted bounds (GB/s; instruction counts only, not measurements):\n" if md else
-      "\nPredicted bounds (GB/s; instruction counts only, not measurements):")
     trips = loop_trips()
-    p(f"  per 32-block tile: N = iterations * loop + rest; the round loop runs Nr{trips[0]:+d} times")
-    p(f"  (encryption) and Nr{trips[1]:+d} (decryption), Nr = 10 (AES-128) or 14 (AES-256);")
-    p(f"  'rest' is every instruction outside the loop once (all modes' paths of the")
-    p(f"  kernel: an over-count when a kernel serves several modes, so the 'tile'")
-    p(f"  bound is a floor and the 'loop' bound (rest = 0) a ceiling).")
-    p(f"  ALU bound   = SMs * clock * {ALU_LANES} lanes / N_alu * {TILE_BLOCKS} blocks * {BLOCK_BYTES} B")
-    p(f"  issue bound = SMs * clock * {ISSUE_LANES} lanes / N_all * {TILE_BLOCKS} blocks * {BLOCK_BYTES} B")
-    p("  " + ", ".join(f"{g}: {s} SMs at {c / 1e9:.2f} GHz (boost)" for g, s, c in GPUS) + "\n")
+    def it(t):
+        return "Nr" if t == 0 else "Nr - 1"
+    print("\nPredicted bounds, GB/s (from instruction counts, NOT measurements):\n")
+    print(f"  per 32 blocks (one thread's tile): N = iterations * loop + rest; the round")
+    print(f"  loop runs {it(trips[0])} times to encrypt, {it(trips[1])} to decrypt (Nr = 10 or 14).")
+    print(f"  'rest' counts the kernel's code outside the loop once, every path of it, so")
+    print(f"  the 'tile' bound is a floor and the 'loop' bound (rest left out) a ceiling.")
+    print(f"  ALU bound   = SMs * clock * {ALU_LANES} lanes / N_alu * {TILE_BLOCKS} * {BLOCK_BYTES} B")
+    print(f"  issue bound = SMs * clock * {ISSUE_LANES} lanes / N_all * {TILE_BLOCKS} * {BLOCK_BYTES} B")
+    print(f"  N_alu: LOP3, shifts, integer adds/compares, PRMT, SEL... (the 64-lane")
+    print(f"  integer/logic pipe); IMAD (the FMA pipe), uniform-datapath, loads, stores and")
+    print(f"  branches count in N_all only.")
+    print("  " + "; ".join(f"{g}: {n} SMs at {c / 1e9:.2f} GHz" for g, n, c in gpus) + "\n")
     hdr = ["kernel", "key", "N_alu loop", "N_alu tile", "N_all tile"]
-    for g, _, _ in GPUS:
+    for g, _, _ in gpus:
         hdr += [f"{g} ALU loop", f"{g} ALU tile", f"{g} issue tile"]
-    if md:
-        p("| " + " | ".join(hdr) + " |")
-        p("|" + " --- |" * len(hdr))
-    else:
-        p("  ".join(f"{h:>12}" for h in hdr))
-    for name, inf, real, body, rest in aes:
+    out = []
+    tiles = {}
+    for name, _, _, body, rest in rows:
+        if not body:
+            continue
         cb, cr = classes(body), classes(rest)
-        dec = 1 if "decrypt" in name else 0
+        ghash = "ghash" in name
         for key, nr in (("AES-128", 10), ("AES-256", 14)):
-            it = nr + trips[dec]
-            n_loop = cb["alu pipe"] * it
-            n_alu = n_loop + cr["alu pipe"]
-            n_all = cb["total"] * it + cr["total"]
-            vals = [name, key, n_loop, n_alu, n_all]
-            for _, sms, clk in GPUS:
-                vals += [f"{gbps(n_loop, ALU_LANES, sms, clk):.0f}",
-                         f"{gbps(n_alu, ALU_LANES, sms, clk):.0f}",
-                         f"{gbps(n_all, ISSUE_LANES, sms, clk):.0f}"]
-            if md:
-                p("| " + " | ".join(str(v) for v in vals) + " |")
+            if ghash:
+                n = TILE_BLOCKS  # one element per iteration
+                keyname = "-"
             else:
-                p("  ".join(f"{str(v):>12}" for v in vals))
+                n = nr + trips[1 if "decrypt" in name else 0]
+                keyname = key
+            n_loop = cb["alu pipe"] * n
+            n_alu = n_loop + cr["alu pipe"]
+            n_all = cb["total"] * n + cr["total"]
+            tiles[(name, key)] = (n_loop, n_alu, n_all)
+            if ghash and key == "AES-256":
+                continue
+            r = [name, keyname, n_loop, n_alu, n_all]
+            for _, sms, clk in gpus:
+                r += [f"{gbps(n_loop, ALU_LANES, sms, clk):.0f}",
+                      f"{gbps(n_alu, ALU_LANES, sms, clk):.0f}",
+                      f"{gbps(n_all, ISSUE_LANES, sms, clk):.0f}"]
+            out.append(r)
+    # GCM seal/open of one message: the CTR kernel and the first GHASH level
+    # (aesx_ghash_runs folds every ciphertext block once; the levels above it
+    # see 1/32 as many elements and are left out).
+    if ("aesx_ctr", "AES-128") in tiles and ("aesx_ghash_runs", "AES-128") in tiles:
+        g = tiles[("aesx_ghash_runs", "AES-128")]
+        for key in ("AES-128", "AES-256"):
+            c = tiles[("aesx_ctr", key)]
+            n = [c[i] + g[i] for i in range(3)]
+            r = ["GCM = ctr + ghash_runs", key] + n
+            for _, sms, clk in gpus:
+                r += [f"{gbps(n[0], ALU_LANES, sms, clk):.0f}",
+                      f"{gbps(n[1], ALU_LANES, sms, clk):.0f}",
+                      f"{gbps(n[2], ISSUE_LANES, sms, clk):.0f}"]
+            out.append(r)
+    table(md, hdr, out)
 
 
 def main():
