@@ -343,13 +343,45 @@ def main():
     ap.add_argument("--markdown", action="store_true", help="tables as Markdown")
     ap.add_argument("--sass-dir", default=os.path.join(TOOLS, "sass"),
                     help="where the cubins and SASS listings are kept")
+    ap.add_argument("--kernels-rev", metavar="REV",
+                    help="view the kernel sources of git revision REV (e.g. the table's "
+                         "'before'): they replace crates/aesx-cuda/kernels/ for the run and "
+                         "the work tree's files are put back afterwards")
     a = ap.parse_args()
     archs = a.arch.split(",")
     install()
-    ptx = make_ptx(archs)
+    kdir = "crates/aesx-cuda/kernels"
+    saved = {}
+    if a.kernels_rev:
+        names = subprocess.run(["git", "ls-tree", "--name-only", f"{a.kernels_rev}:{kdir}"],
+                               cwd=ROOT, check=True, capture_output=True, text=True).stdout.split()
+        for n in sorted(set(names) | set(os.listdir(os.path.join(ROOT, kdir)))):
+            path = os.path.join(ROOT, kdir, n)
+            saved[path] = open(path, "rb").read() if os.path.exists(path) else None
+        for n in names:
+            text = subprocess.run(["git", "show", f"{a.kernels_rev}:{kdir}/{n}"], cwd=ROOT,
+                                  check=True, capture_output=True).stdout
+            open(os.path.join(ROOT, kdir, n), "wb").write(text)
+    try:
+        ptx = make_ptx(archs)
+        view(a, archs, ptx)
+    finally:
+        for path, data in saved.items():
+            if data is None:
+                os.remove(path)
+            else:
+                open(path, "wb").write(data)
+
+
+def view(a, archs, ptx):
     os.makedirs(a.sass_dir, exist_ok=True)
-    head = subprocess.run(["git", "log", "-1", "--format=%h %s"], cwd=ROOT, capture_output=True,
-                          text=True).stdout.strip()
+    rev = a.kernels_rev or "HEAD"
+    head = subprocess.run(["git", "log", "-1", "--format=%h %s", rev], cwd=ROOT,
+                          capture_output=True, text=True).stdout.strip()
+    if not a.kernels_rev and subprocess.run(
+            ["git", "status", "--porcelain", "crates/aesx-cuda/kernels"], cwd=ROOT,
+            capture_output=True, text=True).stdout.strip():
+        head += " + uncommitted kernel changes"
     ver = subprocess.run([PTXAS, "--version"], capture_output=True, text=True).stdout
     ver = ver.strip().splitlines()[-1] if ver.strip() else "?"
     print(f"aesx kernels at {head}; ptxas: {ver}")
