@@ -593,14 +593,19 @@ AESX_DEV void aesx_run(int mode, const unsigned char *in, unsigned char *out, u6
     }
 }
 
-// Registers against occupancy: the state is 128 registers a thread, and
-// below about 200 ptxas spills it, so two CTAs of 128 threads (8 warps) per
-// SM is what fits; latency is hidden by the 32 independent blocks of each
-// thread. Saying so lets ptxas use all 255 registers without spilling.
+// Registers against occupancy: the state is 128 registers a thread. Two
+// CTAs of 128 threads (8 warps) per SM let ptxas use 255 registers without
+// spilling, and the 32 independent blocks of each thread hide latency;
+// three (12 warps) cap it at 168, which spills in the round loop of most
+// kernels. Which is faster is for a GPU to say: the host may pass
+// -DAESX_MIN_CTAS (src/kernels.rs, AESX_CUDA_MIN_CTAS).
+#ifndef AESX_MIN_CTAS
+#define AESX_MIN_CTAS 2
+#endif
 #ifdef AESX_EMULATE
 #define AESX_AES_BOUNDS
 #else
-#define AESX_AES_BOUNDS __launch_bounds__(128, 2)
+#define AESX_AES_BOUNDS __launch_bounds__(128, AESX_MIN_CTAS)
 #endif
 
 #define AESX_AES_KERNEL(name, decrypt, modes)                                            \

@@ -95,6 +95,21 @@ pub fn source() -> String {
     concat(&SOURCES)
 }
 
+/// The NVRTC options beyond the architecture: C++14, and
+/// `-DAESX_MIN_CTAS=n` when `AESX_CUDA_MIN_CTAS` is 1 to 4 (CTAs of 128
+/// threads per SM that ptxas must fit: 2 by default, 255 registers a
+/// thread; 3 allows 168, more warps at the cost of spills). A knob for
+/// measuring on a GPU; the disk cache keys on it.
+pub fn compile_options() -> Vec<String> {
+    let mut opts = vec!["--std=c++14".to_string()];
+    if let Ok(v) = std::env::var("AESX_CUDA_MIN_CTAS") {
+        if let Ok(n @ 1..=4) = v.trim().parse::<u32>() {
+            opts.push(format!("-DAESX_MIN_CTAS={n}"));
+        }
+    }
+    opts
+}
+
 fn concat(sources: &[(&str, &str)]) -> String {
     let mut s = String::new();
     for (name, text) in sources {
@@ -144,7 +159,9 @@ fn compile_source(src: String, arch: &str) -> Result<nvrtc::Ptx> {
         return Err(CudaError::Compile("source contains a NUL byte".into()));
     }
     let opts = CompileOptions {
-        options: vec![format!("--gpu-architecture={arch}"), "--std=c++14".into()],
+        options: std::iter::once(format!("--gpu-architecture={arch}"))
+            .chain(compile_options())
+            .collect(),
         name: Some("aesx_kernels.cu".into()),
         ..Default::default()
     };
@@ -175,10 +192,12 @@ pub fn ptx_cache_dir() -> Option<std::path::PathBuf> {
     var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache/aesx-cuda"))
 }
 
-/// FNV-1a over the sources and the architecture: a cache key, not a MAC.
+/// FNV-1a over the sources, the architecture and the options: a cache
+/// key, not a MAC.
 fn source_hash(arch: &str) -> u64 {
     let mut h = 0xcbf2_9ce4_8422_2325u64;
-    for b in source().bytes().chain(arch.bytes()) {
+    let opts = compile_options().concat();
+    for b in source().bytes().chain(arch.bytes()).chain(opts.bytes()) {
         h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
     }
     h

@@ -345,12 +345,19 @@ def main():
     ap.add_argument("--markdown", action="store_true", help="tables as Markdown")
     ap.add_argument("--sass-dir", default=os.path.join(TOOLS, "sass"),
                     help="where the cubins and SASS listings are kept")
+    ap.add_argument("--min-ctas", type=int, choices=[1, 2, 3, 4],
+                    help="compile as with AESX_CUDA_MIN_CTAS=N (CTAs per SM that the AES "
+                         "kernels' __launch_bounds__ asks for)")
     ap.add_argument("--kernels-rev", metavar="REV",
                     help="view the kernel sources of git revision REV (e.g. the table's "
                          "'before'): they replace crates/aesx-cuda/kernels/ for the run and "
                          "the work tree's files are put back afterwards")
     a = ap.parse_args()
     archs = a.arch.split(",")
+    if a.min_ctas:
+        os.environ["AESX_CUDA_MIN_CTAS"] = str(a.min_ctas)
+    else:
+        os.environ.pop("AESX_CUDA_MIN_CTAS", None)
     install()
     kdir = "crates/aesx-cuda/kernels"
     saved = {}
@@ -386,7 +393,9 @@ def view(a, archs, ptx):
         head += " + uncommitted kernel changes"
     ver = subprocess.run([PTXAS, "--version"], capture_output=True, text=True).stdout
     ver = ver.strip().splitlines()[-1] if ver.strip() else "?"
-    print(f"aesx kernels at {head}; ptxas: {ver}")
+    ctas = os.environ.get("AESX_CUDA_MIN_CTAS")
+    print(f"aesx kernels at {head}; ptxas: {ver}"
+          + (f"; AESX_CUDA_MIN_CTAS={ctas}" if ctas else ""))
     for arch in archs:
         cubin = os.path.join(a.sass_dir, f"{arch}.cubin")
         info = ptxas(ptx[arch], arch, cubin)
