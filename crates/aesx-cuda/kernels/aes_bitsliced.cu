@@ -281,8 +281,16 @@ AESX_DEV void aesx_transpose32(u32 *a) {
     AESX_TRANSPOSE_STAGE(a, 1, 0x55555555u)
 }
 
-// x[32k + j] holds word k of block j on entry and on exit; in between the
-// blocks are bitsliced (see the top of this file) and go through the cipher.
+// The 32 blocks of a thread between the two bitslicing transposes:
+// x[32k + j] holds word k of block j, and after this bit j of x[32k + c] is
+// bit c of word k of block j (register 8 i + b = bit b of byte i, as at the
+// top of this file). Its own inverse.
+AESX_DEV void aesx_slice_tile(u32 *x) {
+    AESX_UNROLL
+    for (int k = 0; k < 4; k++) aesx_transpose32(x + 32 * k);
+}
+
+// The cipher on a bitsliced tile (see aesx_slice_tile).
 //
 // Every round, the last included, runs through one rolled loop; the last
 // skips MixColumns (fused with the round key) on a branch that is the same
@@ -290,8 +298,6 @@ AESX_DEV void aesx_transpose32(u32 *a) {
 // layer (about 1,300 instructions) in the code instead of two keeps the
 // kernel within the instruction cache, for one uniform branch per round.
 AESX_DEV void aesx_encrypt_tile(u32 *x, const uint4 *rk, int nr) {
-    AESX_UNROLL
-    for (int k = 0; k < 4; k++) aesx_transpose32(x + 32 * k);
     aesx_add_round_key(x, rk);
     AESX_NOUNROLL
     for (int r = 1; r <= nr; r++) {
@@ -302,8 +308,6 @@ AESX_DEV void aesx_encrypt_tile(u32 *x, const uint4 *rk, int nr) {
     // The last round's key, after the loop so that the loop holds only the
     // fused MixColumns + AddRoundKey.
     aesx_add_round_key(x, rk + AESX_RK_STRIDE * nr);
-    AESX_UNROLL
-    for (int k = 0; k < 4; k++) aesx_transpose32(x + 32 * k);
 }
 
 // FIPS 197's equivalent inverse cipher (5.3.5), rolled the same way: its
@@ -312,8 +316,6 @@ AESX_DEV void aesx_encrypt_tile(u32 *x, const uint4 *rk, int nr) {
 // skips it and takes its key after the loop.
 AESX_DEV void aesx_decrypt_tile(u32 *x, const uint4 *rk, int nr) {
     const uint4 *dk = rk + AESX_RK_STRIDE * (nr + 1);
-    AESX_UNROLL
-    for (int k = 0; k < 4; k++) aesx_transpose32(x + 32 * k);
     aesx_add_round_key(x, dk + AESX_RK_STRIDE * nr);
     AESX_NOUNROLL
     for (int r = nr - 1; r >= 0; r--) {
@@ -322,8 +324,6 @@ AESX_DEV void aesx_decrypt_tile(u32 *x, const uint4 *rk, int nr) {
         if (r > 0) aesx_inv_mix_columns_ark(x, dk + AESX_RK_STRIDE * r);
     }
     aesx_add_round_key(x, dk);
-    AESX_UNROLL
-    for (int k = 0; k < 4; k++) aesx_transpose32(x + 32 * k);
 }
 
 // --- Thread layout and memory ---------------------------------------------
@@ -370,26 +370,6 @@ AESX_DEV uint4 aesx_zero4(void) {
 
 // --- Counters and tweaks ------------------------------------------------------
 
-// Counter block number g: the 128-bit big-endian counter ctr_hi:ctr_lo plus
-// g modulo 2^128, or (ctr32 != 0, GCM's inc32) only its low 32 bits plus g
-// modulo 2^32. Returned as the four little-endian words of its bytes.
-AESX_DEV uint4 aesx_counter_block(u64 ctr_hi, u64 ctr_lo, u64 g, int ctr32) {
-    u64 lo, hi;
-    if (ctr32) {
-        lo = (ctr_lo & 0xffffffff00000000ull) | (u64)(u32)((u32)ctr_lo + (u32)g);
-        hi = ctr_hi;
-    } else {
-        lo = ctr_lo + g;
-        hi = ctr_hi + (lo < ctr_lo ? 1 : 0);
-    }
-    uint4 v;
-    v.x = aesx_bswap((u32)(hi >> 32));
-    v.y = aesx_bswap((u32)hi);
-    v.z = aesx_bswap((u32)(lo >> 32));
-    v.w = aesx_bswap((u32)lo);
-    return v;
-}
-
 // Block `off` of a message whose first counter block is c (bytes): inc32,
 // so only the last word changes.
 AESX_DEV uint4 aesx_msg_counter_block(uint4 c, u64 off) {
@@ -405,6 +385,45 @@ AESX_DEV void aesx_msg_step(u64 *msg, u64 *off, u64 spb) {
     while (*off >= spb) {
         *off -= spb;
         *msg += 1;
+    }
+}
+
+// The counter blocks of this thread's 32 blocks, first + 32 j, made directly
+// in bitsliced form (no transpose): lane j's counter is c + 32 j with c the
+// counter of block `first`, so bits 0-4 are c's in every lane and bits from
+// 5 up are c >> 5 plus j, one bitsliced ripple-carry adder whose second
+// operand is the lane number itself (bit k of j over the lanes j = 0..31 is
+// a constant pattern). With ctr32 (GCM's inc32) the carry stops at bit 31.
+// Counter bit nb (big-endian block) is bit nb % 8 of byte 15 - nb / 8.
+// Depends on the counter and positions only, both public.
+AESX_DEV void aesx_counter_slices(u32 *x, u64 ctr_hi, u64 ctr_lo, u64 first, bool ctr32) {
+    u64 lo, hi;
+    if (ctr32) {
+        lo = (ctr_lo & 0xffffffff00000000ull) | (u64)(u32)((u32)ctr_lo + (u32)first);
+        hi = ctr_hi;
+    } else {
+        lo = ctr_lo + first;
+        hi = ctr_hi + (lo < ctr_lo ? 1 : 0);
+    }
+    const u32 lane_bits[5] = {0xaaaaaaaau, 0xccccccccu, 0xf0f0f0f0u, 0xff00ff00u, 0xffff0000u};
+    u32 carry = 0;
+    AESX_UNROLL
+    for (int nb = 0; nb < 128; nb++) {
+        const u64 word = nb < 64 ? lo : hi;
+        const u32 m = 0u - (u32)((word >> (nb & 63)) & 1u);
+        u32 sum;
+        if (nb < 5) {
+            sum = m;
+        } else if (nb < 10) {
+            const u32 jb = lane_bits[nb - 5];
+            sum = m ^ jb ^ carry;
+            carry = (m & jb) | (carry & (m ^ jb));
+        } else {
+            sum = m ^ carry;
+            carry = m & carry;
+        }
+        if (nb == 31 && ctr32) carry = 0;
+        x[8 * (15 - nb / 8) + nb % 8] = sum;
     }
 }
 
@@ -519,36 +538,47 @@ AESX_DEV void aesx_run(int mode, const unsigned char *in, unsigned char *out, u6
         msg = first / spb;
         off = first - msg * spb;
     }
+    // A kernel of plain CTR (either counter) only: its counters are made
+    // bitsliced, skipping the input transpose. The loads below have no CTR
+    // path, so no other family may hold those modes.
+#define AESX_CTR_MODES (AESX_BIT(AESX_MODE_CTR) | AESX_BIT(AESX_MODE_CTR32))
+    static_assert((MODES & AESX_CTR_MODES) == 0 || (MODES & ~AESX_CTR_MODES) == 0,
+                  "CTR and CTR32 share a kernel only with each other");
+    const bool sliced_counters = (MODES & ~AESX_CTR_MODES) == 0;
     u32 x[128];
-    AESX_UNROLL
-    for (int j = 0; j < AESX_LANES; j++) {
-        const u64 g = first + 32 * (u64)j;
-        uint4 v = aesx_zero4();
-        if (msgs) {
-            if (j > 0) aesx_msg_step(&msg, &off, spb);
-            // Blocks past the end have no message (and no counter entry).
-            if (g < nblocks) v = aesx_msg_counter_block(tweaks[msg], off);
-        } else if (ctr) {
-            v = aesx_counter_block(a, b, g, aesx_is<MODES>(mode, AESX_MODE_CTR32));
-        } else if (aesx_is<MODES>(mode, AESX_MODE_XTS_TWEAKS)) {
-            aesx_gf s;
-            s.lo = a + g;
-            s.hi = b + (s.lo < a ? 1 : 0);
-            v = aesx_gf_to4(s);
-        } else if (g < nblocks) {
-            v = in4[g];
-            if (xts) {
-                if (j > 0) aesx_tweak_step(&w, tweaks, spb);
-                v = aesx_xor4(v, aesx_gf_to4(w.t));
+    if (sliced_counters) {
+        aesx_counter_slices(x, a, b, first, aesx_is<MODES>(mode, AESX_MODE_CTR32));
+    } else {
+        AESX_UNROLL
+        for (int j = 0; j < AESX_LANES; j++) {
+            const u64 g = first + 32 * (u64)j;
+            uint4 v = aesx_zero4();
+            if (msgs) {
+                if (j > 0) aesx_msg_step(&msg, &off, spb);
+                // Blocks past the end have no message (and no counter entry).
+                if (g < nblocks) v = aesx_msg_counter_block(tweaks[msg], off);
+            } else if (aesx_is<MODES>(mode, AESX_MODE_XTS_TWEAKS)) {
+                aesx_gf s;
+                s.lo = a + g;
+                s.hi = b + (s.lo < a ? 1 : 0);
+                v = aesx_gf_to4(s);
+            } else if (g < nblocks) {
+                v = in4[g];
+                if (xts) {
+                    if (j > 0) aesx_tweak_step(&w, tweaks, spb);
+                    v = aesx_xor4(v, aesx_gf_to4(w.t));
+                }
             }
+            aesx_put_block(x, j, v);
         }
-        aesx_put_block(x, j, v);
+        aesx_slice_tile(x);
     }
     if (DECRYPT) {
         aesx_decrypt_tile(x, rk, nr);
     } else {
         aesx_encrypt_tile(x, rk, nr);
     }
+    aesx_slice_tile(x);
     // Walk the tweaks again rather than keep 32 of them in registers.
     if (xts) w = aesx_tweak_start(tweaks, first, spb);
     const u64 nfull = ctr ? n / 16 : nblocks;
