@@ -246,14 +246,16 @@ AESX_DEV void aesx_inv_mix_columns_ark(u32 *x, const uint4 *rk) {
 // --- Bitslicing ------------------------------------------------------------
 
 // Swaps the off-diagonal j x j blocks of every 2j x 2j diagonal block of the
-// 32 x 32 bit matrix a (row k = a[k], column c = bit c).
+// 32 x 32 bit matrix a (row k = a[k], column c = bit c): the bits of
+// a[k + j] under m trade places with the bits of a[k] under m << j. Two
+// shifts and two bit selects per pair of rows.
 #define AESX_TRANSPOSE_STAGE(a, j, m)                                          \
     AESX_UNROLL                                                                \
     for (int k = 0; k < 32; k++) {                                             \
         if ((k & (j)) == 0) {                                                  \
-            u32 t = (((a)[k] >> (j)) ^ (a)[k + (j)]) & (m);                    \
-            (a)[k + (j)] ^= t;                                                 \
-            (a)[k] ^= t << (j);                                                \
+            const u32 p = (a)[k], q = (a)[k + (j)];                            \
+            (a)[k + (j)] = aesx_select(p >> (j), q, (m));                      \
+            (a)[k] = aesx_select(q << (j), p, (m) << (j));                     \
         }                                                                      \
     }
 

@@ -29,6 +29,12 @@ AESX_DEV u32 aesx_xor3(u32 a, u32 b, u32 c) {
     asm("lop3.b32 %0, %1, %2, %3, 0x96;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
     return d;
 }
+// The bits of a where m is set, of b elsewhere, as one LOP3.
+AESX_DEV u32 aesx_select(u32 a, u32 b, u32 m) {
+    u32 d;
+    asm("lop3.b32 %0, %1, %2, %3, 0xe4;" : "=r"(d) : "r"(a), "r"(b), "r"(m));
+    return d;
+}
 // Read-only load of one 16-byte block through the non-coherent cache.
 AESX_DEV uint4 aesx_load(const uint4 *p) { return __ldg(p); }
 // Four round-key masks; every thread of a launch reads the same address.

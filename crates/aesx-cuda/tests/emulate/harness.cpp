@@ -37,6 +37,7 @@ static inline u32 aesx_bswap(u32 x) {
     return (x >> 24) | ((x >> 8) & 0xff00u) | ((x << 8) & 0xff0000u) | (x << 24);
 }
 static inline u32 aesx_xor3(u32 a, u32 b, u32 c) { return a ^ b ^ c; }
+static inline u32 aesx_select(u32 a, u32 b, u32 m) { return (a & m) | (b & ~m); }
 static inline u32 aesx_prmt(u32 a, u32 b, u32 s) {
     const u64 v = (u64)a | ((u64)b << 32);
     u32 r = 0;
