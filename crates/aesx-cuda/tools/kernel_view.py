@@ -10,6 +10,8 @@ options that `Gpu::new` compiles), assembles it with ptxas for sm_90 and
 sm_80, and prints per kernel:
 
 - registers and spill bytes (ptxas -v),
+- (into --sass-dir: the cubins, cuobjdump's SASS listings and nvdisasm's
+  control-flow graphs),
 - SASS size in instructions and bytes (cuobjdump -sass),
 - the round loop (the backward branch whose body holds the most LOP3) by
   instruction class, and the instructions per 32 blocks (one thread's tile)
@@ -68,11 +70,12 @@ def tool(path):
 
 PTXAS = tool("cuda_nvcc/bin/ptxas")
 CUOBJDUMP = tool("cu13/bin/cuobjdump")
+NVDISASM = tool("cu13/bin/nvdisasm")
 NVRTC_LIB = tool("cuda_nvrtc/lib")
 
 
 def install():
-    have = all(os.path.exists(p) for p in (PTXAS, CUOBJDUMP)) and os.path.exists(
+    have = all(os.path.exists(p) for p in (PTXAS, CUOBJDUMP, NVDISASM)) and os.path.exists(
         os.path.join(NVRTC_LIB, "libnvrtc.so.12")
     )
     if have:
@@ -147,12 +150,16 @@ def sass(cubin):
 
 def klass(op):
     base = op.split(".")[0]
-    if base in ("LOP3", "ULOP3"):
+    if base in ("LOP3", "ULOP3", "LOP", "PLOP3", "UPLOP3"):
         return "LOP3"
-    if base in ("LOP", "SHF", "SHL", "SHR", "IADD3", "IADD", "IMAD", "IABS", "LEA", "PRMT",
-                "SEL", "ISETP", "BMSK", "BREV", "FLO", "POPC", "IMNMX", "PLOP3", "P2R", "R2P",
-                "MOV", "IMUL", "ICMP", "VIADD", "UIADD3", "UMOV", "USHF", "ULEA", "USEL",
-                "UISETP", "UPRMT", "UIMAD", "S2R", "S2UR", "CS2R", "R2UR", "UPLOP3", "NOP"):
+    if base in ("SHF", "SHL", "SHR", "USHF"):
+        return "shift"
+    if base in ("IADD3", "IADD", "VIADD", "UIADD3", "LEA", "ULEA", "IABS", "IMNMX"):
+        return "IADD"
+    if base in ("IMAD", "IMUL", "UIMAD", "MOV", "UMOV", "CS2R", "S2R", "S2UR", "R2UR"):
+        return "IMAD/MOV"
+    if base in ("PRMT", "UPRMT", "SEL", "USEL", "ISETP", "UISETP", "ICMP", "BMSK", "BREV",
+                "FLO", "POPC", "P2R", "R2P", "NOP"):
         return "other ALU"
     if base.startswith(("LDG", "LDC", "ULDC", "LD", "LDS", "LDL")):
         return "loads"
@@ -163,16 +170,16 @@ def klass(op):
     return "other"
 
 
-# Instructions that go down the integer/logic pipe (the ALU bound). Uniform
-# datapath instructions (U*) and MOV/S2R/NOP are counted in "other ALU" for
-# the table but not against the 64-lane pipe: they run on other units.
+# Instructions that go down the 64-lane integer/logic pipe (the ALU bound):
+# LOP3, shifts, integer adds, PRMT, SEL, compares. IMAD (also the compiler's
+# register move) and MOV issue to the FMA pipe or are moves; uniform-datapath
+# instructions (U*) run on the uniform unit: all of these count in the issue
+# bound only.
 def on_alu_pipe(op):
     base = op.split(".")[0]
-    if base.startswith("U") or base in ("MOV", "S2R", "S2UR", "CS2R", "R2UR", "NOP", "IMAD",
-                                        "IMUL"):
-        # IMAD (also used for moves) issues to the FMA pipe on sm_80/sm_90.
+    if base.startswith("U") or base == "NOP":
         return False
-    return klass(op) in ("LOP3", "other ALU")
+    return klass(op) in ("LOP3", "shift", "IADD", "other ALU")
 
 
 def loops(insns):
@@ -225,7 +232,7 @@ def gbps(ninsn, lanes, sms, clock):
     return sms * clock * lanes / ninsn * TILE_BLOCKS * BLOCK_BYTES / 1e9 if ninsn else 0.0
 
 
-COLS = ["LOP3", "other ALU", "loads", "stores", "branch", "other"]
+COLS = ["LOP3", "shift", "IADD", "IMAD/MOV", "other ALU", "loads", "stores", "branch", "other"]
 
 
 def table(md, hdr, rows, width=12):
@@ -287,9 +294,9 @@ def report(arch, info, funcs, md):
     print(f"  the 'tile' bound is a floor and the 'loop' bound (rest left out) a ceiling.")
     print(f"  ALU bound   = SMs * clock * {ALU_LANES} lanes / N_alu * {TILE_BLOCKS} * {BLOCK_BYTES} B")
     print(f"  issue bound = SMs * clock * {ISSUE_LANES} lanes / N_all * {TILE_BLOCKS} * {BLOCK_BYTES} B")
-    print(f"  N_alu: LOP3, shifts, integer adds/compares, PRMT, SEL... (the 64-lane")
-    print(f"  integer/logic pipe); IMAD (the FMA pipe), uniform-datapath, loads, stores and")
-    print(f"  branches count in N_all only.")
+    print(f"  N_alu: LOP3, shift, IADD and other ALU (PRMT, SEL, compares): the 64-lane")
+    print(f"  integer/logic pipe; IMAD/MOV (FMA pipe, moves), uniform-datapath, loads,")
+    print(f"  stores and branches count in N_all only.")
     print("  " + "; ".join(f"{g}: {n} SMs at {c / 1e9:.2f} GHz" for g, n, c in gpus) + "\n")
     hdr = ["kernel", "key", "N_alu loop", "N_alu tile", "N_all tile"]
     for g, _, _ in gpus:
@@ -402,6 +409,9 @@ def view(a, archs, ptx):
         listing, funcs = sass(cubin)
         with open(os.path.join(a.sass_dir, f"{arch}.sass"), "w") as f:
             f.write(listing)
+        # The control-flow graph (Graphviz) for reading the loops by eye.
+        with open(os.path.join(a.sass_dir, f"{arch}.cfg.dot"), "w") as f:
+            subprocess.run([NVDISASM, "-cfg", cubin], stdout=f, stderr=subprocess.DEVNULL)
         report(arch, info, funcs, a.markdown)
 
 
