@@ -10,8 +10,8 @@ options that `Gpu::new` compiles), assembles it with ptxas for sm_90 and
 sm_80, and prints per kernel:
 
 - registers and spill bytes (ptxas -v),
-- (into --sass-dir: the cubins, cuobjdump's SASS listings and nvdisasm's
-  control-flow graphs),
+- (into --sass-dir: the cubins and the SASS listings of cuobjdump and of
+  nvdisasm, whose instruction count is checked against cuobjdump's),
 - SASS size in instructions and bytes (cuobjdump -sass),
 - the round loop (the backward branch whose body holds the most LOP3) by
   instruction class, and the instructions per 32 blocks (one thread's tile)
@@ -409,9 +409,15 @@ def view(a, archs, ptx):
         listing, funcs = sass(cubin)
         with open(os.path.join(a.sass_dir, f"{arch}.sass"), "w") as f:
             f.write(listing)
-        # The control-flow graph (Graphviz) for reading the loops by eye.
-        with open(os.path.join(a.sass_dir, f"{arch}.cfg.dot"), "w") as f:
-            subprocess.run([NVDISASM, "-cfg", cubin], stdout=f, stderr=subprocess.DEVNULL)
+        # A second disassembler as a cross-check of the instruction count
+        # (nvdisasm 13 warns that it reads a 12.x cubin in the old format).
+        nd = subprocess.run([NVDISASM, "-c", cubin], capture_output=True, text=True).stdout
+        with open(os.path.join(a.sass_dir, f"{arch}.nvdisasm"), "w") as f:
+            f.write(nd)
+        n_nd = len(INSN.findall(nd))
+        n_co = sum(len(v) for v in funcs.values())
+        if n_nd != n_co:
+            print(f"warning: nvdisasm sees {n_nd} instructions, cuobjdump {n_co}")
         report(arch, info, funcs, a.markdown)
 
 
