@@ -11,10 +11,12 @@
 //
 // Round keys are the FIPS 197 schedule, expanded on the host and stored in
 // device memory already bitsliced: 128 masks per round (slice s of round r
-// at rk[128 r + s], all zeros or all ones; 7.5 KiB for AES-256), so that
-// AddRoundKey is one XOR per slice with no instruction spent on the key
-// bits. Every thread of a launch reads the same words, so the 16-byte loads
-// are broadcasts that stay in the L1 cache.
+// at rk[128 r + s], all zeros or all ones), so that AddRoundKey is one XOR
+// per slice, folded into MixColumns, with no instruction spent on the key
+// bits. The Nr + 1 encryption round keys are followed by the Nr + 1 of the
+// equivalent inverse cipher (15 KiB in all for AES-256). Every thread of a
+// launch reads the same words, so the 16-byte loads are broadcasts that stay
+// in the L1 cache.
 
 #ifdef AESX_EMULATE
 #define AESX_NOUNROLL
