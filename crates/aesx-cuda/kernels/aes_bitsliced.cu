@@ -9,9 +9,14 @@
 // lengths, which are public. (A T-table kernel would index shared memory by
 // secret bytes; its bank conflicts leak the key, as shown on GPUs.)
 //
-// Round keys are the FIPS 197 schedule, expanded on the host, stored in
-// device memory as 4 little-endian 32-bit words per round (240 bytes at most).
-// Every thread of a launch reads the same words, so the loads are broadcasts.
+// Round keys are the FIPS 197 schedule, expanded on the host and stored in
+// device memory already bitsliced: 128 masks per round (slice s of round r
+// at rk[128 r + s], all zeros or all ones), so that AddRoundKey is one XOR
+// per slice, folded into MixColumns, with no instruction spent on the key
+// bits. The Nr + 1 encryption round keys are followed by the Nr + 1 of the
+// equivalent inverse cipher (15 KiB in all for AES-256). Every thread of a
+// launch reads the same words, so the 16-byte loads are broadcasts that stay
+// in the L1 cache.
 
 #ifdef AESX_EMULATE
 #define AESX_NOUNROLL
@@ -108,18 +113,21 @@ AESX_DEV void aesx_inv_sbox(u32 *s) {
 
 // --- Round functions on the 128 slices -----------------------------------
 
-AESX_DEV void aesx_add_round_key(u32 *x, const u32 *rk) {
+// rk: the 128 masks of one round key, as 32 uint4 (slice 4 i + c in
+// component c of rk[i]).
+AESX_DEV void aesx_add_round_key(u32 *x, const uint4 *rk) {
     AESX_UNROLL
-    for (int k = 0; k < 4; k++) {
-        const u32 w = aesx_load_rk(rk + k);
-        AESX_UNROLL
-        for (int b = 0; b < 32; b++) {
-            // Word k bit b is byte 4k + b/8, bit b%8: slice 32k + b. A key
-            // bit becomes an all-zero or all-one mask, without a branch.
-            x[32 * k + b] ^= 0u - ((w >> b) & 1u);
-        }
+    for (int i = 0; i < 32; i++) {
+        const uint4 m = aesx_load_rk4(rk + i);
+        x[4 * i] ^= m.x;
+        x[4 * i + 1] ^= m.y;
+        x[4 * i + 2] ^= m.z;
+        x[4 * i + 3] ^= m.w;
     }
 }
+
+// Masks of one round key, in uint4 units.
+#define AESX_RK_STRIDE 32
 
 AESX_DEV void aesx_sub_bytes(u32 *x) {
     AESX_UNROLL
@@ -167,32 +175,53 @@ AESX_DEV void aesx_xtime(const u32 *v, u32 *o) {
     o[7] = v[6];
 }
 
-// b_r = 2 a_r + 3 a_{r+1} + a_{r+2} + a_{r+3} = a_r + t + 2 (a_r + a_{r+1})
-// with t = a_0 + a_1 + a_2 + a_3.
-AESX_DEV void aesx_mix_columns(u32 *x) {
+// MixColumns then AddRoundKey (rk: this round's 32 uint4 of masks), with
+// every output slice written as one XOR of 5 or 7 terms, which ptxas turns
+// into 2 or 3 three-input LOP3: out_r = a_r + t + 2 (a_r + a_{r+1}) + k,
+// where 2 v moves bit b to b + 1 and folds bit 7 into bits 0, 1, 3 and 4
+// (0x1b). Fused this way the two take about a fifth fewer logic ops than
+// MixColumns followed by a separate AddRoundKey (tools/kernel_view.py shows
+// the round loop's count).
+// One column a (32 slices) with its 8 uint4 of masks rkc.
+AESX_DEV void aesx_mix_column_ark(u32 *a, const uint4 *rkc) {
+    u32 t[8], out[32];
     AESX_UNROLL
-    for (int c = 0; c < 4; c++) {
-        u32 *a = x + 32 * c;
-        u32 t[8], out[32];
-        AESX_UNROLL
-        for (int b = 0; b < 8; b++) t[b] = a[b] ^ a[8 + b] ^ a[16 + b] ^ a[24 + b];
-        AESX_UNROLL
-        for (int r = 0; r < 4; r++) {
-            u32 d[8], e[8];
-            AESX_UNROLL
-            for (int b = 0; b < 8; b++) d[b] = a[8 * r + b] ^ a[8 * ((r + 1) & 3) + b];
-            aesx_xtime(d, e);
-            AESX_UNROLL
-            for (int b = 0; b < 8; b++) out[8 * r + b] = a[8 * r + b] ^ t[b] ^ e[b];
-        }
-        AESX_UNROLL
-        for (int b = 0; b < 32; b++) a[b] = out[b];
+    for (int b = 0; b < 8; b++) t[b] = aesx_xor3(a[b], a[8 + b], a[16 + b]) ^ a[24 + b];
+    AESX_UNROLL
+    for (int r = 0; r < 4; r++) {
+        const u32 *p = a + 8 * r, *q = a + 8 * ((r + 1) & 3);
+        // The 8 masks of byte r of this column.
+        const uint4 m0 = aesx_load_rk4(rkc + 2 * r);
+        const uint4 m1 = aesx_load_rk4(rkc + 2 * r + 1);
+        const u32 kr[8] = {m0.x, m0.y, m0.z, m0.w, m1.x, m1.y, m1.z, m1.w};
+        // Grouped by hand: the compiler would otherwise cancel p[b]
+        // against the copy inside t[b] and lose the sharing of t.
+        out[8 * r + 0] = aesx_xor3(aesx_xor3(p[0], t[0], p[7]), q[7], kr[0]);
+        out[8 * r + 1] =
+            aesx_xor3(aesx_xor3(aesx_xor3(p[1], t[1], p[0]), q[0], p[7]), q[7], kr[1]);
+        out[8 * r + 2] = aesx_xor3(aesx_xor3(p[2], t[2], p[1]), q[1], kr[2]);
+        out[8 * r + 3] =
+            aesx_xor3(aesx_xor3(aesx_xor3(p[3], t[3], p[2]), q[2], p[7]), q[7], kr[3]);
+        out[8 * r + 4] =
+            aesx_xor3(aesx_xor3(aesx_xor3(p[4], t[4], p[3]), q[3], p[7]), q[7], kr[4]);
+        out[8 * r + 5] = aesx_xor3(aesx_xor3(p[5], t[5], p[4]), q[4], kr[5]);
+        out[8 * r + 6] = aesx_xor3(aesx_xor3(p[6], t[6], p[5]), q[5], kr[6]);
+        out[8 * r + 7] = aesx_xor3(aesx_xor3(p[7], t[7], p[6]), q[6], kr[7]);
     }
+    AESX_UNROLL
+    for (int b = 0; b < 32; b++) a[b] = out[b];
 }
 
-// InvMixColumns = MixColumns after multiplying each column by
-// (05 00 04 00) circulant: a_r += 4 (a_r + a_{r+2}).
-AESX_DEV void aesx_inv_mix_columns(u32 *x) {
+AESX_DEV void aesx_mix_columns_ark(u32 *x, const uint4 *rk) {
+    AESX_UNROLL
+    for (int c = 0; c < 4; c++) aesx_mix_column_ark(x + 32 * c, rk + 8 * c);
+}
+
+// InvMixColumns then AddRoundKey with a key of the equivalent inverse
+// cipher: InvMixColumns = MixColumns after multiplying each column by the
+// (05 00 04 00) circulant, a_r += 4 (a_r + a_{r+2}), so the fused
+// MixColumns above serves here too.
+AESX_DEV void aesx_inv_mix_columns_ark(u32 *x, const uint4 *rk) {
     AESX_UNROLL
     for (int c = 0; c < 4; c++) {
         u32 *a = x + 32 * c;
@@ -212,70 +241,93 @@ AESX_DEV void aesx_inv_mix_columns(u32 *x) {
             a[8 + b] ^= v[b];
             a[24 + b] ^= v[b];
         }
+        aesx_mix_column_ark(a, rk + 8 * c);
     }
-    aesx_mix_columns(x);
 }
 
 // --- Bitslicing ------------------------------------------------------------
 
 // Swaps the off-diagonal j x j blocks of every 2j x 2j diagonal block of the
-// 32 x 32 bit matrix a (row k = a[k], column c = bit c).
+// 32 x 32 bit matrix a (row k = a[k], column c = bit c): the bits of
+// a[k + j] under m trade places with the bits of a[k] under m << j. Two
+// shifts and two bit selects per pair of rows.
 #define AESX_TRANSPOSE_STAGE(a, j, m)                                          \
     AESX_UNROLL                                                                \
     for (int k = 0; k < 32; k++) {                                             \
         if ((k & (j)) == 0) {                                                  \
-            u32 t = (((a)[k] >> (j)) ^ (a)[k + (j)]) & (m);                    \
-            (a)[k + (j)] ^= t;                                                 \
-            (a)[k] ^= t << (j);                                                \
+            const u32 p = (a)[k], q = (a)[k + (j)];                            \
+            (a)[k + (j)] = aesx_select(p >> (j), q, (m));                      \
+            (a)[k] = aesx_select(q << (j), p, (m) << (j));                     \
+        }                                                                      \
+    }
+
+// The same swap for the two stages that move whole bytes (j = 16, 8): two
+// byte permutations per pair of rows instead of five shifts and logic ops.
+// lo/hi pick the bytes of the new a[k] and a[k + j] from (a[k], a[k + j]).
+#define AESX_TRANSPOSE_BYTES(a, j, lo, hi)                                     \
+    AESX_UNROLL                                                                \
+    for (int k = 0; k < 32; k++) {                                             \
+        if ((k & (j)) == 0) {                                                  \
+            const u32 p = (a)[k], q = (a)[k + (j)];                            \
+            (a)[k] = aesx_prmt(p, q, lo);                                      \
+            (a)[k + (j)] = aesx_prmt(p, q, hi);                                \
         }                                                                      \
     }
 
 // Bit c of a[k] <-> bit k of a[c]. Its own inverse.
 AESX_DEV void aesx_transpose32(u32 *a) {
-    AESX_TRANSPOSE_STAGE(a, 16, 0x0000ffffu)
-    AESX_TRANSPOSE_STAGE(a, 8, 0x00ff00ffu)
+    // Halves: a[k] = lo(a[k]) | lo(a[k+16]) << 16, a[k+16] = the high halves.
+    AESX_TRANSPOSE_BYTES(a, 16, 0x5410u, 0x7632u)
+    // Bytes: a[k] = (a0, b0, a2, b2), a[k+8] = (a1, b1, a3, b3), byte 0 first.
+    AESX_TRANSPOSE_BYTES(a, 8, 0x6240u, 0x7351u)
     AESX_TRANSPOSE_STAGE(a, 4, 0x0f0f0f0fu)
     AESX_TRANSPOSE_STAGE(a, 2, 0x33333333u)
     AESX_TRANSPOSE_STAGE(a, 1, 0x55555555u)
 }
 
-// x[32k + j] holds word k of block j on entry and on exit; in between the
-// blocks are bitsliced (see the top of this file) and go through the cipher.
-AESX_DEV void aesx_encrypt_tile(u32 *x, const u32 *rk, int nr) {
-    AESX_UNROLL
-    for (int k = 0; k < 4; k++) aesx_transpose32(x + 32 * k);
-    aesx_add_round_key(x, rk);
-    AESX_NOUNROLL
-    for (int r = 1; r < nr; r++) {
-        aesx_sub_bytes(x);
-        aesx_shift_rows(x);
-        aesx_mix_columns(x);
-        aesx_add_round_key(x, rk + 4 * r);
-    }
-    aesx_sub_bytes(x);
-    aesx_shift_rows(x);
-    aesx_add_round_key(x, rk + 4 * nr);
+// The 32 blocks of a thread between the two bitslicing transposes:
+// x[32k + j] holds word k of block j, and after this bit j of x[32k + c] is
+// bit c of word k of block j (register 8 i + b = bit b of byte i, as at the
+// top of this file). Its own inverse.
+AESX_DEV void aesx_slice_tile(u32 *x) {
     AESX_UNROLL
     for (int k = 0; k < 4; k++) aesx_transpose32(x + 32 * k);
 }
 
-// The straight inverse cipher, with the encryption round keys in reverse.
-AESX_DEV void aesx_decrypt_tile(u32 *x, const u32 *rk, int nr) {
-    AESX_UNROLL
-    for (int k = 0; k < 4; k++) aesx_transpose32(x + 32 * k);
-    aesx_add_round_key(x, rk + 4 * nr);
-    AESX_NOUNROLL
-    for (int r = nr - 1; r > 0; r--) {
-        aesx_inv_shift_rows(x);
-        aesx_inv_sub_bytes(x);
-        aesx_add_round_key(x, rk + 4 * r);
-        aesx_inv_mix_columns(x);
-    }
-    aesx_inv_shift_rows(x);
-    aesx_inv_sub_bytes(x);
+// The cipher on a bitsliced tile (see aesx_slice_tile).
+//
+// Every round, the last included, runs through one rolled loop; the last
+// skips MixColumns (fused with the round key) on a branch that is the same
+// for every thread, and takes its key after the loop. One copy of the S-box
+// layer (about 1,300 instructions) in the code instead of two keeps the
+// kernel within the instruction cache, for one uniform branch per round.
+AESX_DEV void aesx_encrypt_tile(u32 *x, const uint4 *rk, int nr) {
     aesx_add_round_key(x, rk);
-    AESX_UNROLL
-    for (int k = 0; k < 4; k++) aesx_transpose32(x + 32 * k);
+    AESX_NOUNROLL
+    for (int r = 1; r <= nr; r++) {
+        aesx_sub_bytes(x);
+        aesx_shift_rows(x);
+        if (r < nr) aesx_mix_columns_ark(x, rk + AESX_RK_STRIDE * r);
+    }
+    // The last round's key, after the loop so that the loop holds only the
+    // fused MixColumns + AddRoundKey.
+    aesx_add_round_key(x, rk + AESX_RK_STRIDE * nr);
+}
+
+// FIPS 197's equivalent inverse cipher (5.3.5), rolled the same way: its
+// keys (InvMixColumns of rounds 1..Nr-1) follow the encryption keys in rk,
+// so the key of a middle round folds into InvMixColumns; the last round
+// skips it and takes its key after the loop.
+AESX_DEV void aesx_decrypt_tile(u32 *x, const uint4 *rk, int nr) {
+    const uint4 *dk = rk + AESX_RK_STRIDE * (nr + 1);
+    aesx_add_round_key(x, dk + AESX_RK_STRIDE * nr);
+    AESX_NOUNROLL
+    for (int r = nr - 1; r >= 0; r--) {
+        aesx_inv_sub_bytes(x);
+        aesx_inv_shift_rows(x);
+        if (r > 0) aesx_inv_mix_columns_ark(x, dk + AESX_RK_STRIDE * r);
+    }
+    aesx_add_round_key(x, dk);
 }
 
 // --- Thread layout and memory ---------------------------------------------
@@ -322,34 +374,61 @@ AESX_DEV uint4 aesx_zero4(void) {
 
 // --- Counters and tweaks ------------------------------------------------------
 
-// Counter block number g: the 128-bit big-endian counter ctr_hi:ctr_lo plus
-// g modulo 2^128, or (ctr32 != 0, GCM's inc32) only its low 32 bits plus g
-// modulo 2^32. Returned as the four little-endian words of its bytes.
-AESX_DEV uint4 aesx_counter_block(u64 ctr_hi, u64 ctr_lo, u64 g, int ctr32) {
-    u64 lo, hi;
-    if (ctr32) {
-        lo = (ctr_lo & 0xffffffff00000000ull) | (u64)(u32)((u32)ctr_lo + (u32)g);
-        hi = ctr_hi;
-    } else {
-        lo = ctr_lo + g;
-        hi = ctr_hi + (lo < ctr_lo ? 1 : 0);
-    }
-    uint4 v;
-    v.x = aesx_bswap((u32)(hi >> 32));
-    v.y = aesx_bswap((u32)hi);
-    v.z = aesx_bswap((u32)(lo >> 32));
-    v.w = aesx_bswap((u32)lo);
-    return v;
+// Block `off` of a message whose first counter block is c (bytes): inc32,
+// so only the last word changes.
+AESX_DEV uint4 aesx_msg_counter_block(uint4 c, u64 off) {
+    c.w = aesx_bswap(aesx_bswap(c.w) + (u32)off);
+    return c;
 }
 
-// Counter block g of back-to-back messages of spb blocks: message m = g / spb
-// starts at ctrs[m] (a counter block as bytes) and counts with inc32.
-AESX_DEV uint4 aesx_msg_counter_block(const uint4 *ctrs, u64 g, u64 spb) {
-    const u64 m = g / spb;
-    const uint4 c = ctrs[m];
-    const u64 hi = ((u64)aesx_bswap(c.x) << 32) | (u64)aesx_bswap(c.y);
-    const u64 lo = ((u64)aesx_bswap(c.z) << 32) | (u64)aesx_bswap(c.w);
-    return aesx_counter_block(hi, lo, g - m * spb, 1);
+// Moves (message, offset) of back-to-back messages of spb blocks 32 blocks
+// on: a subtraction per message crossed instead of a 64-bit division per
+// block. Depends on positions only.
+AESX_DEV void aesx_msg_step(u64 *msg, u64 *off, u64 spb) {
+    *off += 32;
+    while (*off >= spb) {
+        *off -= spb;
+        *msg += 1;
+    }
+}
+
+// The counter blocks of this thread's 32 blocks, first + 32 j, made directly
+// in bitsliced form (no transpose): lane j's counter is c + 32 j with c the
+// counter of block `first`, so bits 0-4 are c's in every lane and bits from
+// 5 up are c >> 5 plus j, one bitsliced ripple-carry adder whose second
+// operand is the lane number itself (bit k of j over the lanes j = 0..31 is
+// a constant pattern). With ctr32 (GCM's inc32) the carry stops at bit 31.
+// Counter bit nb (big-endian block) is bit nb % 8 of byte 15 - nb / 8.
+// Depends on the counter and positions only, both public.
+AESX_DEV void aesx_counter_slices(u32 *x, u64 ctr_hi, u64 ctr_lo, u64 first, bool ctr32) {
+    u64 lo, hi;
+    if (ctr32) {
+        lo = (ctr_lo & 0xffffffff00000000ull) | (u64)(u32)((u32)ctr_lo + (u32)first);
+        hi = ctr_hi;
+    } else {
+        lo = ctr_lo + first;
+        hi = ctr_hi + (lo < ctr_lo ? 1 : 0);
+    }
+    const u32 lane_bits[5] = {0xaaaaaaaau, 0xccccccccu, 0xf0f0f0f0u, 0xff00ff00u, 0xffff0000u};
+    u32 carry = 0;
+    AESX_UNROLL
+    for (int nb = 0; nb < 128; nb++) {
+        const u64 word = nb < 64 ? lo : hi;
+        const u32 m = 0u - (u32)((word >> (nb & 63)) & 1u);
+        u32 sum;
+        if (nb < 5) {
+            sum = m;
+        } else if (nb < 10) {
+            const u32 jb = lane_bits[nb - 5];
+            sum = m ^ jb ^ carry;
+            carry = (m & jb) | (carry & (m ^ jb));
+        } else {
+            sum = m ^ carry;
+            carry = m & carry;
+        }
+        if (nb == 31 && ctr32) carry = 0;
+        x[8 * (15 - nb / 8) + nb % 8] = sum;
+    }
 }
 
 // Walks the XTS tweaks of this thread's blocks first, first + 32, ...: block
@@ -370,26 +449,38 @@ AESX_DEV aesx_tweak_walk aesx_tweak_start(const uint4 *tweaks, u64 first, u64 sp
     return w;
 }
 
+// The walk's move onto a later sector, from its block j >= spb: once per
+// sector at most, so it stays out of line and each of the 32 unrolled steps
+// carries only the common case, a multiplication by x^32.
+AESX_DEV_COLD aesx_tweak_walk aesx_tweak_reseat(aesx_tweak_walk w, const uint4 *tweaks,
+                                                u64 spb) {
+    while (w.j >= spb) {
+        w.j -= spb;
+        w.sector += 1;
+    }
+    w.t = aesx_gf_mulx_pow(aesx_gf_from4(tweaks[w.sector]), w.j);
+    return w;
+}
+
 // Moves the walk 32 blocks on; only called while that block exists.
 AESX_DEV void aesx_tweak_step(aesx_tweak_walk *w, const uint4 *tweaks, u64 spb) {
     w->j += 32;
     if (w->j < spb) {
         w->t = aesx_gf_mulx_k(w->t, 32);
     } else {
-        while (w->j >= spb) {
-            w->j -= spb;
-            w->sector += 1;
-        }
-        w->t = aesx_gf_mulx_pow(aesx_gf_from4(tweaks[w->sector]), w->j);
+        *w = aesx_tweak_reseat(*w, tweaks, spb);
     }
 }
 
-// --- The two kernels -------------------------------------------------------------
+// --- The kernels, one per mode family -----------------------------------------
 
-// One encryption and one decryption kernel serve every mode: the unrolled
-// bitsliced cipher is large, and one copy per kernel keeps NVRTC's and the
-// driver's compile times down. The mode is the same for every thread of a
-// launch, so its branches never diverge.
+// One kernel per mode family (ECB encryption with the XTS sector tweaks,
+// ECB decryption, CTR with either counter, GCM's CTR over many messages,
+// CBC decryption, XTS each way): a kernel
+// holding every mode's 32 unrolled loads and stores is several times larger
+// than the instruction cache, and fetch stalls then dominate. Within a
+// family the mode is the same for every thread of a launch, so its branches
+// never diverge.
 //
 // mode                  n        a, b               input block g / output
 // AESX_MODE_ECB         blocks   -                  in[g] / E(.)
@@ -416,10 +507,24 @@ AESX_DEV void aesx_tweak_step(aesx_tweak_walk *w, const uint4 *tweaks, u64 spb) 
 #define AESX_MODE_CBC 5
 #define AESX_MODE_CTR_MSGS 6
 
-template <int DECRYPT>
+#define AESX_BIT(m) (1 << (m))
+
+// Whether this launch runs mode m, for a kernel serving the modes in the
+// bit set MODES: a compile-time false outside the family and a
+// compile-time true for a one-mode family, so each kernel keeps only its
+// own family's code.
+template <int MODES> AESX_DEV bool aesx_is(int mode, int m) {
+    return (MODES & AESX_BIT(m)) != 0 && (MODES == AESX_BIT(m) || mode == m);
+}
+
+template <int DECRYPT, int MODES>
 AESX_DEV void aesx_run(int mode, const unsigned char *in, unsigned char *out, u64 n,
-                       const u32 *rk, int nr, u64 a, u64 b, const uint4 *tweaks, u64 spb) {
-    const int ctr = mode == AESX_MODE_CTR || mode == AESX_MODE_CTR32 || mode == AESX_MODE_CTR_MSGS;
+                       const uint4 *rk, int nr, u64 a, u64 b, const uint4 *tweaks, u64 spb) {
+    const bool ctr = aesx_is<MODES>(mode, AESX_MODE_CTR) ||
+                     aesx_is<MODES>(mode, AESX_MODE_CTR32) ||
+                     aesx_is<MODES>(mode, AESX_MODE_CTR_MSGS);
+    const bool xts = aesx_is<MODES>(mode, AESX_MODE_XTS);
+    const bool msgs = aesx_is<MODES>(mode, AESX_MODE_CTR_MSGS);
     const u64 nblocks = ctr ? (n + 15) / 16 : n;
     const u64 first = aesx_first_block();
     if (first >= nblocks) return;
@@ -430,39 +535,63 @@ AESX_DEV void aesx_run(int mode, const unsigned char *in, unsigned char *out, u6
     w.j = 0;
     w.t.lo = 0;
     w.t.hi = 0;
-    if (mode == AESX_MODE_XTS) w = aesx_tweak_start(tweaks, first, spb);
+    if (xts) w = aesx_tweak_start(tweaks, first, spb);
+    // CTR_MSGS: this thread's first block is block `off` of message `msg`.
+    u64 msg = 0, off = 0;
+    if (msgs) {
+        msg = first / spb;
+        off = first - msg * spb;
+    }
+    // A kernel of plain CTR (either counter) only: its counters are made
+    // bitsliced, skipping the input transpose. The loads below have no CTR
+    // path, so no other family may hold those modes.
+#define AESX_CTR_MODES (AESX_BIT(AESX_MODE_CTR) | AESX_BIT(AESX_MODE_CTR32))
+    static_assert((MODES & AESX_CTR_MODES) == 0 || (MODES & ~AESX_CTR_MODES) == 0,
+                  "CTR and CTR32 share a kernel only with each other");
+    const bool sliced_counters = (MODES & ~AESX_CTR_MODES) == 0;
     u32 x[128];
-    AESX_UNROLL
-    for (int j = 0; j < AESX_LANES; j++) {
-        const u64 g = first + 32 * (u64)j;
-        uint4 v = aesx_zero4();
-        if (mode == AESX_MODE_CTR_MSGS) {
-            // Blocks past the end have no message (and no counter entry).
-            if (g < nblocks) v = aesx_msg_counter_block(tweaks, g, spb);
-        } else if (ctr) {
-            v = aesx_counter_block(a, b, g, mode == AESX_MODE_CTR32);
-        } else if (mode == AESX_MODE_XTS_TWEAKS) {
-            aesx_gf s;
-            s.lo = a + g;
-            s.hi = b + (s.lo < a ? 1 : 0);
-            v = aesx_gf_to4(s);
-        } else if (g < nblocks) {
-            v = in4[g];
-            if (mode == AESX_MODE_XTS) {
-                if (j > 0) aesx_tweak_step(&w, tweaks, spb);
-                v = aesx_xor4(v, aesx_gf_to4(w.t));
+    if (sliced_counters) {
+        aesx_counter_slices(x, a, b, first, aesx_is<MODES>(mode, AESX_MODE_CTR32));
+    } else {
+        AESX_UNROLL
+        for (int j = 0; j < AESX_LANES; j++) {
+            const u64 g = first + 32 * (u64)j;
+            uint4 v = aesx_zero4();
+            if (msgs) {
+                if (j > 0) aesx_msg_step(&msg, &off, spb);
+                // Blocks past the end have no message (and no counter entry).
+                if (g < nblocks) v = aesx_msg_counter_block(tweaks[msg], off);
+            } else if (aesx_is<MODES>(mode, AESX_MODE_XTS_TWEAKS)) {
+                aesx_gf s;
+                s.lo = a + g;
+                s.hi = b + (s.lo < a ? 1 : 0);
+                v = aesx_gf_to4(s);
+            } else if (g < nblocks) {
+                v = in4[g];
+                if (xts) {
+                    if (j > 0) aesx_tweak_step(&w, tweaks, spb);
+                    v = aesx_xor4(v, aesx_gf_to4(w.t));
+                }
             }
+            aesx_put_block(x, j, v);
         }
-        aesx_put_block(x, j, v);
+        aesx_slice_tile(x);
     }
     if (DECRYPT) {
         aesx_decrypt_tile(x, rk, nr);
     } else {
         aesx_encrypt_tile(x, rk, nr);
     }
+    aesx_slice_tile(x);
     // Walk the tweaks again rather than keep 32 of them in registers.
-    if (mode == AESX_MODE_XTS) w = aesx_tweak_start(tweaks, first, spb);
+    if (xts) w = aesx_tweak_start(tweaks, first, spb);
     const u64 nfull = ctr ? n / 16 : nblocks;
+    // CTR's partial last block: at most one lane of one thread has it. Its
+    // keystream is picked out here (word indices stay constants, so the
+    // state stays in registers) and written byte by byte once, below,
+    // rather than in each of the 32 unrolled lanes.
+    uint4 tail = aesx_zero4();
+    bool has_tail = false;
     AESX_UNROLL
     for (int j = 0; j < AESX_LANES; j++) {
         const u64 g = first + 32 * (u64)j;
@@ -470,10 +599,10 @@ AESX_DEV void aesx_run(int mode, const unsigned char *in, unsigned char *out, u6
         if (g < nfull) {
             if (ctr) {
                 out4[g] = aesx_xor4(in4[g], r);
-            } else if (mode == AESX_MODE_XTS) {
+            } else if (xts) {
                 if (j > 0) aesx_tweak_step(&w, tweaks, spb);
                 out4[g] = aesx_xor4(r, aesx_gf_to4(w.t));
-            } else if (mode == AESX_MODE_CBC) {
+            } else if (aesx_is<MODES>(mode, AESX_MODE_CBC)) {
                 aesx_gf iv;
                 iv.lo = a;
                 iv.hi = b;
@@ -481,29 +610,49 @@ AESX_DEV void aesx_run(int mode, const unsigned char *in, unsigned char *out, u6
             } else {
                 out4[g] = r;
             }
-        } else if (ctr && g == nfull && n % 16 != 0) {
-            // The partial last block, byte by byte; word indices are
-            // constants after unrolling so the keystream stays in registers.
-            const u32 rem = (u32)(n % 16);
-            AESX_UNROLL
-            for (u32 i = 0; i < 15; i++) {
-                const u32 k = i < 4 ? r.x : i < 8 ? r.y : i < 12 ? r.z : r.w;
-                if (i < rem) {
-                    out[16 * g + i] = in[16 * g + i] ^ (unsigned char)(k >> (8 * (i % 4)));
-                }
+        } else if (ctr && g == nfull) {
+            tail = r;
+            has_tail = true;
+        }
+    }
+    if (ctr && has_tail && n % 16 != 0) {
+        const u32 rem = (u32)(n % 16);
+        AESX_UNROLL
+        for (u32 i = 0; i < 15; i++) {
+            const u32 k = i < 4 ? tail.x : i < 8 ? tail.y : i < 12 ? tail.z : tail.w;
+            if (i < rem) {
+                out[16 * nfull + i] = in[16 * nfull + i] ^ (unsigned char)(k >> (8 * (i % 4)));
             }
         }
     }
 }
 
-extern "C" __global__ void aesx_encrypt(int mode, const unsigned char *in, unsigned char *out,
-                                        u64 n, const u32 *rk, int nr, u64 a, u64 b,
-                                        const uint4 *tweaks, u64 spb) {
-    aesx_run<0>(mode, in, out, n, rk, nr, a, b, tweaks, spb);
-}
+// Registers against occupancy: the state is 128 registers a thread. Two
+// CTAs of 128 threads (8 warps) per SM let ptxas use 255 registers without
+// spilling, and the 32 independent blocks of each thread hide latency;
+// three (12 warps) cap it at 168, which spills in the round loop of most
+// kernels. Which is faster is for a GPU to say: the host may pass
+// -DAESX_MIN_CTAS (src/kernels.rs, AESX_CUDA_MIN_CTAS).
+#ifndef AESX_MIN_CTAS
+#define AESX_MIN_CTAS 2
+#endif
+#ifdef AESX_EMULATE
+#define AESX_AES_BOUNDS
+#else
+#define AESX_AES_BOUNDS __launch_bounds__(128, AESX_MIN_CTAS)
+#endif
 
-extern "C" __global__ void aesx_decrypt(int mode, const unsigned char *in, unsigned char *out,
-                                        u64 n, const u32 *rk, int nr, u64 a, u64 b,
-                                        const uint4 *tweaks, u64 spb) {
-    aesx_run<1>(mode, in, out, n, rk, nr, a, b, tweaks, spb);
-}
+#define AESX_AES_KERNEL(name, decrypt, modes)                                            \
+    extern "C" __global__ void AESX_AES_BOUNDS name(                                    \
+        int mode, const unsigned char *in, unsigned char *out, u64 n, const uint4 *rk,   \
+        int nr, u64 a, u64 b, const uint4 *tweaks, u64 spb) {                            \
+        aesx_run<decrypt, modes>(mode, in, out, n, rk, nr, a, b, tweaks, spb);           \
+    }
+
+AESX_AES_KERNEL(aesx_ecb_encrypt, 0, AESX_BIT(AESX_MODE_ECB) | AESX_BIT(AESX_MODE_XTS_TWEAKS))
+AESX_AES_KERNEL(aesx_ecb_decrypt, 1, AESX_BIT(AESX_MODE_ECB))
+AESX_AES_KERNEL(aesx_ctr, 0, AESX_BIT(AESX_MODE_CTR) | AESX_BIT(AESX_MODE_CTR32))
+AESX_AES_KERNEL(aesx_ctr_msgs, 0, AESX_BIT(AESX_MODE_CTR_MSGS))
+AESX_AES_KERNEL(aesx_cbc_decrypt, 1, AESX_BIT(AESX_MODE_CBC))
+AESX_AES_KERNEL(aesx_xts_encrypt, 0, AESX_BIT(AESX_MODE_XTS))
+AESX_AES_KERNEL(aesx_xts_decrypt, 1, AESX_BIT(AESX_MODE_XTS))

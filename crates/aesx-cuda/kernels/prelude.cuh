@@ -12,13 +12,33 @@ typedef unsigned long long u64;
 #ifndef AESX_EMULATE
 #define AESX_DEV __device__ __forceinline__
 #define AESX_UNROLL _Pragma("unroll")
+// A rarely taken helper kept out of line, so that unrolled code stays small.
+#define AESX_DEV_COLD __device__ __noinline__
 // Bits of a 32-bit word reversed (bit 0 <-> bit 31).
 AESX_DEV u32 aesx_brev(u32 x) { return __brev(x); }
 // Bytes of a 32-bit word reversed.
 AESX_DEV u32 aesx_bswap(u32 x) { return __byte_perm(x, 0, 0x0123); }
+// Byte i of the result is byte (s >> 4i) & 7 of the pair, a being bytes
+// 0-3 and b bytes 4-7 (one PRMT instruction).
+AESX_DEV u32 aesx_prmt(u32 a, u32 b, u32 s) { return __byte_perm(a, b, s); }
+// a ^ b ^ c as one LOP3. Written as PTX so that NVVM does not regroup the
+// XOR terms (it cancels and re-associates them, which loses shared
+// subterms); ptxas still schedules it freely.
+AESX_DEV u32 aesx_xor3(u32 a, u32 b, u32 c) {
+    u32 d;
+    asm("lop3.b32 %0, %1, %2, %3, 0x96;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+    return d;
+}
+// The bits of a where m is set, of b elsewhere, as one LOP3.
+AESX_DEV u32 aesx_select(u32 a, u32 b, u32 m) {
+    u32 d;
+    asm("lop3.b32 %0, %1, %2, %3, 0xe4;" : "=r"(d) : "r"(a), "r"(b), "r"(m));
+    return d;
+}
 // Read-only load of one 16-byte block through the non-coherent cache.
 AESX_DEV uint4 aesx_load(const uint4 *p) { return __ldg(p); }
-AESX_DEV u32 aesx_load_rk(const u32 *p) { return __ldg(p); }
+// Four round-key masks; every thread of a launch reads the same address.
+AESX_DEV uint4 aesx_load_rk4(const uint4 *p) { return __ldg(p); }
 #endif
 
 // Number of AES blocks one thread carries in its 32-bit bitslice registers.

@@ -11,12 +11,19 @@ use crate::key_schedule;
 use crate::pipeline::Slot;
 use crate::plan::{self, Chunk};
 
-/// An AES key on the GPU: the expanded schedule in device memory, zeroed
-/// when dropped.
+/// An AES key on the GPU: the expanded schedule in device memory, as the
+/// bitsliced kernels' masks and as plain words, zeroed when dropped.
 pub struct CudaAes {
     pub(crate) gpu: Gpu,
-    rk: CudaSlice<u32>,
+    masks: CudaSlice<u32>,
+    /// The round-key masks (128 words per round; the encryption schedule,
+    /// then the equivalent inverse cipher's) that every bitsliced kernel
+    /// takes.
     pub(crate) rk_ptr: u64,
+    words: CudaSlice<u32>,
+    /// The round keys as 4 words per round: only the T-table comparison
+    /// kernel of the benchmark reads them.
+    pub(crate) words_ptr: u64,
     pub(crate) nr: i32,
     key_size: aesx::KeySize,
 }
@@ -32,7 +39,8 @@ impl core::fmt::Debug for CudaAes {
 impl Drop for CudaAes {
     fn drop(&mut self) {
         let stream = &self.gpu.inner.stream;
-        let _ = stream.memset_zeros(&mut self.rk);
+        let _ = stream.memset_zeros(&mut self.masks);
+        let _ = stream.memset_zeros(&mut self.words);
         let _ = stream.synchronize();
     }
 }
@@ -76,14 +84,20 @@ impl CudaAes {
     pub fn new(gpu: &Gpu, key: &[u8]) -> Result<CudaAes> {
         let rk = key_schedule::expand(key)?;
         let stream = &gpu.inner.stream;
-        let words = rk.rounds as usize * 4 + 4;
-        let dev = stream.clone_htod(&rk.words[..words])?;
-        let rk_ptr = dev.device_ptr(stream).0;
+        let nwords = rk.rounds as usize * 4 + 4;
+        let host_masks = rk.masks();
+        let masks = stream.clone_htod(&host_masks.masks[..])?;
+        let rk_ptr = masks.device_ptr(stream).0;
+        let words = stream.clone_htod(&rk.words[..nwords])?;
+        let words_ptr = words.device_ptr(stream).0;
+        // The copies read host memory that is zeroized when this returns.
         stream.synchronize()?;
         Ok(CudaAes {
             gpu: gpu.clone(),
-            rk: dev,
+            masks,
             rk_ptr,
+            words,
+            words_ptr,
             nr: rk.rounds as i32,
             key_size: aesx::KeySize::from_len(key.len())?,
         })

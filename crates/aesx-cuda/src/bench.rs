@@ -350,7 +350,7 @@ pub fn ttable_comparison(g: &Gpu, bytes: usize, iters: usize) -> Result<Vec<Meas
             l.arg(&sp)
                 .arg(&dp)
                 .arg(&nbytes)
-                .arg(&k.rk_ptr)
+                .arg(&k.words_ptr)
                 .arg(&k.nr)
                 .arg(&hi)
                 .arg(&lo)

@@ -73,8 +73,8 @@ fn cached_ptx(arch: &str) -> Result<Ptx> {
 
 /// The kernels of the module.
 pub(crate) struct Funcs {
-    pub(crate) encrypt: CudaFunction,
-    pub(crate) decrypt: CudaFunction,
+    /// The AES kernels, in the order of `kernels::AES_KERNELS`.
+    pub(crate) aes: [CudaFunction; 7],
     pub(crate) ghash_runs: CudaFunction,
     pub(crate) ghash_msgs: CudaFunction,
 }
@@ -156,8 +156,15 @@ impl Gpu {
         };
         let f = |name: &str| module.load_function(name).map_err(CudaError::from);
         let funcs = Funcs {
-            encrypt: f("aesx_encrypt")?,
-            decrypt: f("aesx_decrypt")?,
+            aes: [
+                f(kernels::AES_KERNELS[0])?,
+                f(kernels::AES_KERNELS[1])?,
+                f(kernels::AES_KERNELS[2])?,
+                f(kernels::AES_KERNELS[3])?,
+                f(kernels::AES_KERNELS[4])?,
+                f(kernels::AES_KERNELS[5])?,
+                f(kernels::AES_KERNELS[6])?,
+            ],
             ghash_runs: f("aesx_ghash_runs")?,
             ghash_msgs: f("aesx_ghash_msgs")?,
         };
@@ -247,11 +254,12 @@ impl GhashLaunch {
     }
 }
 
-/// One `aesx_encrypt`/`aesx_decrypt` launch: the mode and its arguments
+/// One launch of an AES kernel (the one of the mode's family,
+/// `kernels::aes_kernel`): the mode and its arguments
 /// (see aes_bitsliced.cu for what `n`, `a` and `b` mean in each mode; a mode
 /// leaves the ones it does not use at zero). Building one is safe, launching
 /// it ([`GpuInner::cipher`]) is not. `rk`/`nr`: a key schedule in device
-/// memory and its round count.
+/// memory as round-key masks (`CudaAes::rk_ptr`) and its round count.
 #[derive(Default)]
 pub(crate) struct CipherLaunch {
     decrypt: bool,
@@ -406,7 +414,8 @@ impl CipherLaunch {
 /// gcm_msgs.rs, the pipeline's slots) take them from `CudaSlice`s that they
 /// hold across the launch and synchronise before freeing.
 impl GpuInner {
-    /// Launches `aesx_encrypt` or `aesx_decrypt` over `l.nblocks` blocks.
+    /// Launches the AES kernel of `l`'s mode and direction over `l.nblocks`
+    /// blocks.
     ///
     /// # Safety
     ///
@@ -431,11 +440,12 @@ impl GpuInner {
             return Ok(());
         }
         let dims = plan::aes_launch_dims(nblocks)?;
-        let func = if decrypt {
-            &self.funcs.decrypt
-        } else {
-            &self.funcs.encrypt
+        let Some(k) = kernels::aes_kernel(mode, decrypt) else {
+            return Err(CudaError::Driver(format!(
+                "no AES kernel for mode {mode} (decrypt: {decrypt})"
+            )));
         };
+        let func = &self.funcs.aes[k];
         let mut l = stream.launch_builder(func);
         l.arg(&mode)
             .arg(&src)
@@ -447,8 +457,10 @@ impl GpuInner {
             .arg(&b)
             .arg(&tweaks)
             .arg(&spb);
-        // SAFETY: the arguments match aesx_encrypt/aesx_decrypt(int, const
-        // uchar*, uchar*, u64, const u32*, int, u64, u64, const uint4*, u64)
+        // SAFETY: the arguments match every AES kernel's (int, const uchar*,
+        // uchar*, u64, const uint4*, int, u64, u64, const uint4*, u64), the
+        // schedule being the key's masks (2 (nr + 1) * 128 words: the
+        // encryption schedule, then the equivalent inverse cipher's),
         // and the pointers satisfy the contract above; the grid covers
         // nblocks and the kernel checks every index against n.
         unsafe { l.launch(cfg(dims)) }?;

@@ -31,16 +31,51 @@ pub const TTABLE_SOURCES: [(&str, &str); 2] = [
     ),
 ];
 
+/// The bitsliced AES kernels, one per mode family (each carries only its
+/// family's loads and stores, so that its code stays small enough for the
+/// instruction cache). All take the same arguments; [`aes_kernel`] says
+/// which one runs a mode.
+pub const AES_KERNELS: [&str; 7] = [
+    "aesx_ecb_encrypt",
+    "aesx_ecb_decrypt",
+    "aesx_ctr",
+    "aesx_ctr_msgs",
+    "aesx_cbc_decrypt",
+    "aesx_xts_encrypt",
+    "aesx_xts_decrypt",
+];
+
 /// Every `extern "C"` kernel of the module.
-pub const KERNEL_NAMES: [&str; 4] = [
-    "aesx_encrypt",
-    "aesx_decrypt",
+pub const KERNEL_NAMES: [&str; 9] = [
+    AES_KERNELS[0],
+    AES_KERNELS[1],
+    AES_KERNELS[2],
+    AES_KERNELS[3],
+    AES_KERNELS[4],
+    AES_KERNELS[5],
+    AES_KERNELS[6],
     "aesx_ghash_runs",
     "aesx_ghash_msgs",
 ];
 
-/// The `mode` argument of `aesx_encrypt` / `aesx_decrypt` (the
-/// `AESX_MODE_*` defines of aes_bitsliced.cu; a test checks they agree).
+/// The index in [`AES_KERNELS`] of the kernel that runs `mode` in the
+/// direction given, or `None` for a pair no kernel serves (CTR and the XTS
+/// sector tweaks only encrypt, CBC only decrypts).
+pub fn aes_kernel(mode: i32, decrypt: bool) -> Option<usize> {
+    match (mode, decrypt) {
+        (MODE_ECB | MODE_XTS_TWEAKS, false) => Some(0),
+        (MODE_ECB, true) => Some(1),
+        (MODE_CTR | MODE_CTR32, false) => Some(2),
+        (MODE_CTR_MSGS, false) => Some(3),
+        (MODE_CBC, true) => Some(4),
+        (MODE_XTS, false) => Some(5),
+        (MODE_XTS, true) => Some(6),
+        _ => None,
+    }
+}
+
+/// The `mode` argument of the AES kernels (the `AESX_MODE_*` defines of
+/// aes_bitsliced.cu; a test checks they agree).
 pub const MODE_ECB: i32 = 0;
 /// CTR with a 128-bit counter.
 pub const MODE_CTR: i32 = 1;
@@ -58,6 +93,21 @@ pub const MODE_CTR_MSGS: i32 = 6;
 /// The whole translation unit.
 pub fn source() -> String {
     concat(&SOURCES)
+}
+
+/// The NVRTC options beyond the architecture: C++14, and
+/// `-DAESX_MIN_CTAS=n` when `AESX_CUDA_MIN_CTAS` is 1 to 4 (CTAs of 128
+/// threads per SM that ptxas must fit: 2 by default, 255 registers a
+/// thread; 3 allows 168, more warps at the cost of spills). A knob for
+/// measuring on a GPU; the disk cache keys on it.
+pub fn compile_options() -> Vec<String> {
+    let mut opts = vec!["--std=c++14".to_string()];
+    if let Ok(v) = std::env::var("AESX_CUDA_MIN_CTAS") {
+        if let Ok(n @ 1..=4) = v.trim().parse::<u32>() {
+            opts.push(format!("-DAESX_MIN_CTAS={n}"));
+        }
+    }
+    opts
 }
 
 fn concat(sources: &[(&str, &str)]) -> String {
@@ -109,7 +159,9 @@ fn compile_source(src: String, arch: &str) -> Result<nvrtc::Ptx> {
         return Err(CudaError::Compile("source contains a NUL byte".into()));
     }
     let opts = CompileOptions {
-        options: vec![format!("--gpu-architecture={arch}"), "--std=c++14".into()],
+        options: std::iter::once(format!("--gpu-architecture={arch}"))
+            .chain(compile_options())
+            .collect(),
         name: Some("aesx_kernels.cu".into()),
         ..Default::default()
     };
@@ -140,10 +192,12 @@ pub fn ptx_cache_dir() -> Option<std::path::PathBuf> {
     var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache/aesx-cuda"))
 }
 
-/// FNV-1a over the sources and the architecture: a cache key, not a MAC.
+/// FNV-1a over the sources, the architecture and the options: a cache
+/// key, not a MAC.
 fn source_hash(arch: &str) -> u64 {
     let mut h = 0xcbf2_9ce4_8422_2325u64;
-    for b in source().bytes().chain(arch.bytes()) {
+    let opts = compile_options().concat();
+    for b in source().bytes().chain(arch.bytes()).chain(opts.bytes()) {
         h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
     }
     h
@@ -213,8 +267,58 @@ mod tests {
                 "{name} is not {value} in the kernels"
             );
         }
-        for name in KERNEL_NAMES {
+        for name in ["aesx_ghash_runs", "aesx_ghash_msgs"] {
             assert!(src.contains(&format!("__global__ void {name}(")), "{name}");
         }
+    }
+
+    #[test]
+    fn every_mode_has_its_family_kernel() {
+        // The kernel source declares each family as
+        // AESX_AES_KERNEL(name, decrypt, modes); the host's choice must be
+        // a kernel whose family holds the mode.
+        let src = source();
+        for (mode, decrypt, name) in [
+            ("AESX_MODE_ECB", false, "ecb_encrypt"),
+            ("AESX_MODE_XTS_TWEAKS", false, "ecb_encrypt"),
+            ("AESX_MODE_ECB", true, "ecb_decrypt"),
+            ("AESX_MODE_CTR", false, "ctr"),
+            ("AESX_MODE_CTR32", false, "ctr"),
+            ("AESX_MODE_CTR_MSGS", false, "ctr_msgs"),
+            ("AESX_MODE_CBC", true, "cbc_decrypt"),
+            ("AESX_MODE_XTS", false, "xts_encrypt"),
+            ("AESX_MODE_XTS", true, "xts_decrypt"),
+        ] {
+            let value = [
+                ("AESX_MODE_ECB", MODE_ECB),
+                ("AESX_MODE_CTR", MODE_CTR),
+                ("AESX_MODE_CTR32", MODE_CTR32),
+                ("AESX_MODE_XTS_TWEAKS", MODE_XTS_TWEAKS),
+                ("AESX_MODE_XTS", MODE_XTS),
+                ("AESX_MODE_CBC", MODE_CBC),
+                ("AESX_MODE_CTR_MSGS", MODE_CTR_MSGS),
+            ]
+            .iter()
+            .find(|(n, _)| *n == mode)
+            .unwrap()
+            .1;
+            let k = aes_kernel(value, decrypt).expect(mode);
+            let full = format!("aesx_{name}");
+            assert_eq!(AES_KERNELS[k], full);
+            let decl = src
+                .lines()
+                .find(|l| l.starts_with(&format!("AESX_AES_KERNEL({full},")))
+                .unwrap_or_else(|| panic!("{full} is not declared"));
+            assert!(
+                decl.contains(&format!(", {}, ", u8::from(decrypt))),
+                "{decl}"
+            );
+            assert!(
+                decl.contains(&format!("AESX_BIT({mode})")),
+                "{decl}: {mode}"
+            );
+        }
+        assert_eq!(aes_kernel(MODE_CTR, true), None);
+        assert_eq!(aes_kernel(MODE_CBC, false), None);
     }
 }

@@ -56,6 +56,11 @@ pub mod testing {
         let rk = crate::key_schedule::expand(key)?;
         Ok((rk.words, rk.rounds))
     }
+    /// The round keys as the bitsliced kernels take them: 128 masks per
+    /// round, rounds 0..=Nr.
+    pub fn round_key_masks(key: &[u8]) -> Result<Vec<u32>, aesx::Error> {
+        Ok(crate::key_schedule::expand(key)?.masks().masks.clone())
+    }
     pub use crate::gcm_batch::{
         check_layout, first_counters, j0s, msg_len, runs_per_msg, tags, verified_prefix,
     };

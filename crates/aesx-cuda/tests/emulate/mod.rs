@@ -69,6 +69,19 @@ pub fn run(l: &Launch) -> Vec<u8> {
     for w in rk.iter().chain(rk2.iter()) {
         input.extend_from_slice(&w.to_le_bytes());
     }
+    let masks = |k: Option<&[u8]>| match k {
+        Some(k) => testing::round_key_masks(k).unwrap(),
+        None => Vec::new(),
+    };
+    for m in [masks(Some(l.key)), masks(l.key2)] {
+        // Two schedules of 15 rounds' worth, zero-padded, whatever the
+        // key size.
+        let mut all = [0u32; 2 * 15 * 128];
+        all[..m.len()].copy_from_slice(&m);
+        for w in all {
+            input.extend_from_slice(&w.to_le_bytes());
+        }
+    }
     for v in l.p {
         input.extend_from_slice(&v.to_le_bytes());
     }
