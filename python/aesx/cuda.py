@@ -25,9 +25,9 @@ itself for in place).
 Streams: ``stream=`` takes a CuPy stream (``.ptr``), a PyTorch stream
 (``.cuda_stream``), a Numba stream (``.handle``) or a raw ``CUstream``
 handle as an int (0 and 1: the legacy default stream, 2: the per-thread
-default stream). Without it, the stream the array's
-``__cuda_array_interface__`` (v3) names, else the legacy default stream
-(the default stream of CuPy and PyTorch). The work is queued on that
+default stream). Without it: the stream the first array's
+``__cuda_array_interface__`` (v3) names, else the current stream of a
+PyTorch or CuPy array's library, else the legacy default stream. The work is queued on that
 stream; ECB, CTR, CBC and XTS return at once, GCM waits for its own digest
 (the tag is needed on the host) but not for the decryption it queues.
 
@@ -39,6 +39,7 @@ tag, length, a read-only, strided or host array raises the same
 import ctypes
 import math
 import os
+import sys
 
 from . import _aesx
 from ._aesx import InvalidTag
@@ -206,7 +207,8 @@ def _from_dlpack(obj, writable, stream):
         )
     # The producer orders the data for the stream the work goes on (DLPack:
     # 1 is the legacy default stream, 2 the per-thread one).
-    capsule = obj.__dlpack__(stream=_STREAM_LEGACY if stream in (None, 0) else stream)
+    h = _stream_handle(stream)
+    capsule = obj.__dlpack__(stream=_STREAM_LEGACY if h in (None, 0) else h)
     if not _capsule_valid(capsule, b"dltensor"):
         raise TypeError("__dlpack__ did not return a DLPack tensor capsule")
     # DLManagedTensor starts with its DLTensor. The capsule stays unconsumed
@@ -231,7 +233,9 @@ def _from_dlpack(obj, writable, stream):
 def _array(obj, *, writable=False, stream=None, what="data"):
     """The device memory of `obj`, checked; TypeError for anything else."""
     if isinstance(obj, DeviceBuffer):
-        a = _Array(obj.ptr, obj.nbytes, obj.device, None, None, obj)
+        # Its interface names the stream of its last write.
+        a = _from_cai(obj, obj.__cuda_array_interface__, writable)
+        a.device = obj.device
         return a
     try:
         cai = obj.__cuda_array_interface__
@@ -278,17 +282,35 @@ def _stream_handle(stream):
     )
 
 
+def _library_stream(obj):
+    """The current stream of the array's library, where the interface does
+    not name it: PyTorch (``__cuda_array_interface__`` v2, no stream) and
+    CuPy arrays; None for others."""
+    mod = type(obj).__module__ or ""
+    try:
+        if mod.startswith("torch") and getattr(obj, "is_cuda", False):
+            torch = sys.modules.get("torch")
+            if torch is not None:
+                return torch.cuda.current_stream(obj.device).cuda_stream
+        if mod.startswith("cupy"):
+            cupy = sys.modules.get("cupy")
+            if cupy is not None:
+                return cupy.cuda.get_current_stream().ptr
+    except Exception:  # an exotic subclass or a library without these: no guess
+        return None
+    return None
+
+
 def _prepare(arrays, stream):
     """The device if an array names it (DLPack, DeviceBuffer; else the
     driver is asked after the arguments are checked) and the stream: the
-    one given, else the first an array names, else the legacy default
-    (None)."""
+    one given, else the first an array's interface names, else the current
+    stream of its library (PyTorch, CuPy), else the legacy default (None)."""
     s = _stream_handle(stream)
     if s is None:
-        for a in arrays:
-            if a.stream is not None:
-                s = a.stream
-                break
+        s = next((a.stream for a in arrays if a.stream is not None), None)
+    if s is None:
+        s = next((h for h in map(_library_stream, (a.obj for a in arrays)) if h is not None), None)
     dev = next((a.device for a in arrays if a.device is not None), None)
     return dev, (None if s in (None, 0, _STREAM_LEGACY) else s)
 

@@ -12,9 +12,9 @@ use aesx_cuda::{CudaAes, CudaError, CudaGcm, CudaXts, Gpu};
 
 use crate::block_modes::handle;
 use crate::buffers::{array, input, write};
+use crate::status::AESX_ERR_OVERLAP;
 use crate::status::{code, guard, Status, AESX_ERR_INTERNAL, AESX_ERR_NULL_POINTER};
 use crate::status::{AESX_ERR_INVALID_ARGUMENT, AESX_ERR_IV_LENGTH, AESX_ERR_KEY_LENGTH};
-use crate::status::{AESX_ERR_OVERLAP, AESX_OK};
 
 /// No usable CUDA GPU: no NVIDIA driver (libcuda), no device with that
 /// ordinal, or no NVRTC (libnvrtc) to compile the kernels.
@@ -187,12 +187,7 @@ pub unsafe extern "C" fn aesx_cuda_xts_key_free(key: *mut AesxCudaXtsKey) {
 }
 
 /// Checks a device pair (see `raw::check_buffers`); returns the addresses.
-fn pair(
-    inp: *const c_void,
-    out: *mut c_void,
-    len: usize,
-    overlap: Overlap,
-) -> Status<(u64, u64)> {
+fn pair(inp: *const c_void, out: *mut c_void, len: usize, overlap: Overlap) -> Status<(u64, u64)> {
     let (s, d) = (addr(inp), addr(out.cast_const()));
     raw::check_buffers(s, d, len, overlap).map_err(ptr_code)?;
     Ok((s, d))
@@ -337,7 +332,18 @@ pub unsafe extern "C" fn aesx_cuda_xts_encrypt_sectors(
     stream: *mut c_void,
 ) -> c_int {
     // SAFETY: forwarded caller contract.
-    guard(|| unsafe { xts(key, sector_size, first_sector, r#in, out, len, stream, false) })
+    guard(|| unsafe {
+        xts(
+            key,
+            sector_size,
+            first_sector,
+            r#in,
+            out,
+            len,
+            stream,
+            false,
+        )
+    })
 }
 
 /// XTS-decrypts consecutive sectors; as aesx_cuda_xts_encrypt_sectors.
@@ -520,8 +526,11 @@ pub unsafe extern "C" fn aesx_cuda_gcm_seal_many(
         }
         let (p, _) = pair(buf, buf, len, Overlap::SameOrDisjoint)?;
         // SAFETY: as in ecb.
-        let t = unsafe { k.gcm.seal_many_raw(&ns, a, stride, p, len, stream_of(stream)) }
-            .map_err(cuda_code)?;
+        let t = unsafe {
+            k.gcm
+                .seal_many_raw(&ns, a, stride, p, len, stream_of(stream))
+        }
+        .map_err(cuda_code)?;
         let flat: Vec<u8> = t.concat();
         // SAFETY: the caller's contract for `tags` (16 * count writable bytes).
         unsafe { write(tags, &flat) }
@@ -580,8 +589,11 @@ pub unsafe extern "C" fn aesx_cuda_gcm_open_many(
         }
         let (p, _) = pair(buf, buf, len, Overlap::SameOrDisjoint)?;
         // SAFETY: as in ecb.
-        let v = unsafe { k.gcm.open_many_raw(&ns, a, stride, p, len, &ts, stream_of(stream)) }
-            .map_err(cuda_code)?;
+        let v = unsafe {
+            k.gcm
+                .open_many_raw(&ns, a, stride, p, len, &ts, stream_of(stream))
+        }
+        .map_err(cuda_code)?;
         let flat: Vec<u8> = v.iter().map(|&b| u8::from(b)).collect();
         // SAFETY: the caller's contract for `ok` (count writable bytes).
         unsafe { write(ok, &flat) }?;
@@ -612,14 +624,29 @@ mod tests {
         let key = [7u8; 16];
         // SAFETY: valid host buffers and out-pointers.
         unsafe {
-            assert_eq!(aesx_cuda_key_new(key.as_ptr(), 15, 0, &mut k), crate::status::AESX_ERR_KEY_LENGTH);
+            assert_eq!(
+                aesx_cuda_key_new(key.as_ptr(), 15, 0, &mut k),
+                crate::status::AESX_ERR_KEY_LENGTH
+            );
             assert!(k.is_null());
-            assert_eq!(aesx_cuda_key_new(key.as_ptr(), 16, 0, &mut k), AESX_ERR_NO_DEVICE);
+            assert_eq!(
+                aesx_cuda_key_new(key.as_ptr(), 16, 0, &mut k),
+                AESX_ERR_NO_DEVICE
+            );
             assert!(k.is_null());
             let mut x: *mut AesxCudaXtsKey = core::ptr::null_mut();
-            assert_eq!(aesx_cuda_xts_key_new(key.as_ptr(), 16, 0, &mut x), crate::status::AESX_ERR_KEY_LENGTH);
-            assert_eq!(aesx_cuda_xts_key_new([1u8; 32].as_ptr(), 32, 0, &mut x), AESX_ERR_NO_DEVICE);
-            assert_eq!(aesx_cuda_key_new(key.as_ptr(), 16, 0, core::ptr::null_mut()), AESX_ERR_NULL_POINTER);
+            assert_eq!(
+                aesx_cuda_xts_key_new(key.as_ptr(), 16, 0, &mut x),
+                crate::status::AESX_ERR_KEY_LENGTH
+            );
+            assert_eq!(
+                aesx_cuda_xts_key_new([1u8; 32].as_ptr(), 32, 0, &mut x),
+                AESX_ERR_NO_DEVICE
+            );
+            assert_eq!(
+                aesx_cuda_key_new(key.as_ptr(), 16, 0, core::ptr::null_mut()),
+                AESX_ERR_NULL_POINTER
+            );
             aesx_cuda_key_free(core::ptr::null_mut());
             aesx_cuda_xts_key_free(core::ptr::null_mut());
         }
@@ -630,11 +657,26 @@ mod tests {
         let p = 4096 as *mut c_void;
         // SAFETY: NULL key handles are checked before any other argument is used.
         unsafe {
-            assert_eq!(aesx_cuda_ecb_encrypt(core::ptr::null(), p, p, 16, core::ptr::null_mut()), AESX_ERR_NULL_POINTER);
+            assert_eq!(
+                aesx_cuda_ecb_encrypt(core::ptr::null(), p, p, 16, core::ptr::null_mut()),
+                AESX_ERR_NULL_POINTER
+            );
             let mut tag = [0u8; 16];
             let n = [0u8; 12];
             assert_eq!(
-                aesx_cuda_gcm_seal(core::ptr::null(), n.as_ptr(), 12, core::ptr::null(), 0, p, p, 16, tag.as_mut_ptr(), 16, core::ptr::null_mut()),
+                aesx_cuda_gcm_seal(
+                    core::ptr::null(),
+                    n.as_ptr(),
+                    12,
+                    core::ptr::null(),
+                    0,
+                    p,
+                    p,
+                    16,
+                    tag.as_mut_ptr(),
+                    16,
+                    core::ptr::null_mut()
+                ),
                 AESX_ERR_NULL_POINTER
             );
         }
@@ -642,15 +684,24 @@ mod tests {
 
     #[test]
     fn statuses_map() {
-        assert_eq!(cuda_code(CudaError::NoDevice("x".into())), AESX_ERR_NO_DEVICE);
-        assert_eq!(cuda_code(CudaError::NoNvrtc("x".into())), AESX_ERR_NO_DEVICE);
+        assert_eq!(
+            cuda_code(CudaError::NoDevice("x".into())),
+            AESX_ERR_NO_DEVICE
+        );
+        assert_eq!(
+            cuda_code(CudaError::NoNvrtc("x".into())),
+            AESX_ERR_NO_DEVICE
+        );
         assert_eq!(cuda_code(CudaError::Driver("x".into())), AESX_ERR_DEVICE);
         assert_eq!(
             cuda_code(CudaError::Aes(aesx::Error::AuthenticationFailed)),
             crate::status::AESX_ERR_AUTH_FAILED
         );
         assert_eq!(ptr_code(raw::PointerError::Overlap), AESX_ERR_OVERLAP);
-        assert_eq!(ptr_code(raw::PointerError::Misaligned { ptr: 1 }), AESX_ERR_DEVICE);
-        assert_eq!(AESX_OK, 0);
+        assert_eq!(
+            ptr_code(raw::PointerError::Misaligned { ptr: 1 }),
+            AESX_ERR_DEVICE
+        );
+        assert_eq!(crate::status::AESX_OK, 0);
     }
 }

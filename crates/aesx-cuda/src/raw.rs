@@ -45,6 +45,9 @@ use crate::{gcm_batch, gcm_math, gf, plan};
 
 pub use cudarc::driver::sys::{CUdeviceptr, CUstream};
 
+/// Decides from the tags the digests give which messages of a batch verified.
+type Verdicts<'a> = dyn Fn(&[[u8; 16]]) -> Vec<bool> + 'a;
+
 /// Alignment the kernels need of every device address.
 pub const ALIGN: u64 = 16;
 
@@ -145,36 +148,63 @@ unsafe fn attribute<T: Default>(ptr: u64, attr: sys::CUpointer_attribute) -> Opt
     (r == sys::CUresult::CUDA_SUCCESS).then_some(v)
 }
 
+/// Whether `ptr` is managed (unified) memory.
+fn is_managed(ptr: u64) -> bool {
+    use sys::CUpointer_attribute as A;
+    // SAFETY: the driver writes IS_MANAGED as an unsigned int.
+    let managed = unsafe { attribute::<u32>(ptr, A::CU_POINTER_ATTRIBUTE_IS_MANAGED) };
+    managed == Some(1)
+}
+
+/// Whether the driver knows `ptr` as device memory: `None` if it does not
+/// know it at all.
+fn is_device_memory(ptr: u64) -> Option<bool> {
+    use sys::CUpointer_attribute as A;
+    // SAFETY: the driver writes MEMORY_TYPE as an unsigned int.
+    let kind = unsafe { attribute::<u32>(ptr, A::CU_POINTER_ATTRIBUTE_MEMORY_TYPE) }?;
+    Some(kind == sys::CUmemorytype::CU_MEMORYTYPE_DEVICE as u32)
+}
+
+/// The device ordinal of device memory at `ptr`.
+fn ordinal_of(ptr: u64) -> Option<i32> {
+    use sys::CUpointer_attribute as A;
+    // SAFETY: the driver writes DEVICE_ORDINAL as an int.
+    unsafe { attribute::<i32>(ptr, A::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL) }
+}
+
+/// The allocation holding `ptr`: its start and size.
+fn allocation_of(ptr: u64) -> Option<(u64, usize)> {
+    use sys::CUpointer_attribute as A;
+    // SAFETY: the driver writes RANGE_START_ADDR as a CUdeviceptr (u64).
+    let start = unsafe { attribute::<u64>(ptr, A::CU_POINTER_ATTRIBUTE_RANGE_START_ADDR) }?;
+    // SAFETY: the driver writes RANGE_SIZE as a size_t.
+    let size = unsafe { attribute::<usize>(ptr, A::CU_POINTER_ATTRIBUTE_RANGE_SIZE) }?;
+    Some((start, size))
+}
+
 /// Asks the driver whether `ptr..ptr + len` is device or managed memory of
 /// `gpu`'s device, inside one allocation.
 fn check_resident(gpu: &Gpu, ptr: u64, len: usize) -> Result<()> {
-    use sys::CUpointer_attribute as A;
     if len == 0 {
         return Ok(());
     }
     gpu.context().bind_to_thread()?;
-    // SAFETY (all four): MEMORY_TYPE is written as an unsigned int, DEVICE_ORDINAL
-    // as an int, RANGE_START_ADDR as a CUdeviceptr, RANGE_SIZE as a size_t.
-    let kind = unsafe { attribute::<u32>(ptr, A::CU_POINTER_ATTRIBUTE_MEMORY_TYPE) };
-    let device = sys::CUmemorytype::CU_MEMORYTYPE_DEVICE as u32;
-    let unified = sys::CUmemorytype::CU_MEMORYTYPE_UNIFIED as u32;
-    match kind {
-        None => {
-            return Err(CudaError::Driver(format!(
-                "address {ptr:#x} is not memory the CUDA driver knows (a host pointer?)"
-            )))
+    if !is_managed(ptr) {
+        match is_device_memory(ptr) {
+            None => {
+                return Err(CudaError::Driver(format!(
+                    "address {ptr:#x} is not memory the CUDA driver knows (a host pointer?)"
+                )))
+            }
+            Some(false) => {
+                return Err(CudaError::Driver(format!(
+                    "address {ptr:#x} is host memory, not device memory"
+                )))
+            }
+            Some(true) => {}
         }
-        Some(k) if k != device && k != unified => {
-            return Err(CudaError::Driver(format!(
-                "address {ptr:#x} is host memory, not device memory"
-            )))
-        }
-        Some(_) => {}
-    }
-    let managed = unsafe { attribute::<u32>(ptr, A::CU_POINTER_ATTRIBUTE_IS_MANAGED) };
-    let ours = gpu.info().ordinal;
-    if managed != Some(1) {
-        if let Some(d) = unsafe { attribute::<i32>(ptr, A::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL) } {
+        let ours = gpu.info().ordinal;
+        if let Some(d) = ordinal_of(ptr) {
             if usize::try_from(d).ok() != Some(ours) {
                 return Err(CudaError::Driver(format!(
                     "address {ptr:#x} is memory of device {d}, this key is on device {ours}"
@@ -182,9 +212,7 @@ fn check_resident(gpu: &Gpu, ptr: u64, len: usize) -> Result<()> {
             }
         }
     }
-    let start = unsafe { attribute::<u64>(ptr, A::CU_POINTER_ATTRIBUTE_RANGE_START_ADDR) };
-    let size = unsafe { attribute::<usize>(ptr, A::CU_POINTER_ATTRIBUTE_RANGE_SIZE) };
-    if let (Some(start), Some(size)) = (start, size) {
+    if let Some((start, size)) = allocation_of(ptr) {
         let end = start.saturating_add(size as u64);
         if ptr.saturating_add(len as u64) > end {
             return Err(CudaError::Driver(format!(
@@ -567,7 +595,7 @@ impl CudaGcm {
         buf: u64,
         len: usize,
         stream: Option<CUstream>,
-        verdicts: Option<&dyn Fn(&[[u8; 16]]) -> Vec<bool>>,
+        verdicts: Option<&Verdicts<'_>>,
     ) -> Result<(Vec<[u8; 16]>, Vec<bool>)> {
         gcm_batch::check_layout(nonces.len(), stride, len)?;
         for (i, n) in nonces.iter().enumerate() {
@@ -762,22 +790,16 @@ pub fn check_sector_args(len: usize, sector_size: usize) -> core::result::Result
 /// ([`CudaError::NoDevice`]), or an address the driver does not know as
 /// device memory ([`CudaError::Driver`]).
 pub fn device_of(ptr: CUdeviceptr) -> Result<usize> {
-    use sys::CUpointer_attribute as A;
     crate::device_count()?;
-    // SAFETY: MEMORY_TYPE is written as an unsigned int.
-    let kind = unsafe { attribute::<u32>(ptr, A::CU_POINTER_ATTRIBUTE_MEMORY_TYPE) };
-    if kind != Some(sys::CUmemorytype::CU_MEMORYTYPE_DEVICE as u32)
-        && kind != Some(sys::CUmemorytype::CU_MEMORYTYPE_UNIFIED as u32)
-    {
+    if is_managed(ptr) {
+        return Ok(0);
+    }
+    if is_device_memory(ptr) != Some(true) {
         return Err(CudaError::Driver(format!(
             "address {ptr:#x} is not device memory"
         )));
     }
-    // SAFETY: IS_MANAGED is written as an unsigned int, DEVICE_ORDINAL as an int.
-    if unsafe { attribute::<u32>(ptr, A::CU_POINTER_ATTRIBUTE_IS_MANAGED) } == Some(1) {
-        return Ok(0);
-    }
-    match unsafe { attribute::<i32>(ptr, A::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL) } {
+    match ordinal_of(ptr) {
         Some(d) if d >= 0 => Ok(d as usize),
         _ => Err(CudaError::Driver(format!(
             "the driver does not say which device {ptr:#x} is on"
