@@ -38,6 +38,7 @@ tag, length, a read-only, strided or host array raises the same
 
 import ctypes
 import math
+import operator
 import os
 import sys
 
@@ -119,9 +120,8 @@ def _c_contiguous(shape, strides, itemsize):
 def _itemsize(typestr):
     if not isinstance(typestr, str) or len(typestr) < 3 or typestr[0] not in "<>|=":
         raise TypeError(f"__cuda_array_interface__ typestr {typestr!r} is not a numpy type string")
-    kind = typestr[1]
-    if kind not in "biufcVmM":
-        raise TypeError(f"arrays of typestr {typestr!r} hold no plain bytes")
+    if typestr[1] == "O":
+        raise TypeError(f"arrays of typestr {typestr!r} hold no plain bytes (Python objects)")
     try:
         size = int(typestr[2:])
     except ValueError:
@@ -131,27 +131,37 @@ def _itemsize(typestr):
     return size
 
 
+def _ints(t, what):
+    """A tuple of ints (NumPy integers too), else TypeError."""
+    if not isinstance(t, tuple):
+        raise TypeError(f"__cuda_array_interface__ {what} must be a tuple of ints")
+    try:
+        return tuple(operator.index(n) for n in t)
+    except TypeError:
+        raise TypeError(f"__cuda_array_interface__ {what} must be a tuple of ints") from None
+
+
 def _from_cai(obj, cai, writable):
     if not isinstance(cai, dict):
         raise TypeError("__cuda_array_interface__ is not a dict")
     version = cai.get("version", 0)
     if not isinstance(version, int) or version > 3:
         raise TypeError(f"__cuda_array_interface__ version {version!r} is not supported (0 to 3)")
-    shape = cai.get("shape")
-    if not isinstance(shape, tuple) or not all(isinstance(n, int) and n >= 0 for n in shape):
+    shape = _ints(cai.get("shape"), "shape")
+    if any(n < 0 for n in shape):
         raise TypeError("__cuda_array_interface__ shape must be a tuple of non-negative ints")
     itemsize = _itemsize(cai.get("typestr"))
     data = cai.get("data")
-    if not (isinstance(data, tuple) and len(data) == 2 and isinstance(data[0], int)):
+    if not (isinstance(data, tuple) and len(data) == 2):
         raise TypeError("__cuda_array_interface__ data must be (pointer, read_only)")
-    ptr, readonly = data
+    ptr, readonly = _ints((data[0],), "data pointer")[0], bool(data[1])
+    if ptr < 0:
+        raise TypeError("__cuda_array_interface__ data pointer must not be negative")
     if cai.get("mask") is not None:
         raise ValueError("masked arrays are not supported")
     strides = cai.get("strides")
-    if strides is not None and not (
-        isinstance(strides, tuple) and all(isinstance(s, int) for s in strides)
-    ):
-        raise TypeError("__cuda_array_interface__ strides must be None or a tuple of ints")
+    if strides is not None:
+        strides = _ints(strides, "strides")
     if not _c_contiguous(shape, strides, itemsize):
         raise ValueError("the array must be C-contiguous (make a contiguous copy first)")
     if writable and readonly:

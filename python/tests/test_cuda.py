@@ -260,6 +260,14 @@ def test_sizes_of_any_dtype():
     assert a.nbytes == 16
     a = cuda._array(FakeDLPack((4, 2), bits=32))
     assert a.nbytes == 32
+    import numpy as np
+
+    a = cuda._array(FakeArray(shape=(np.int64(4),), typestr="|S4", ptr=np.uint64(1 << 20)))
+    assert (a.ptr, a.nbytes) == (1 << 20, 16)
+    with pytest.raises(TypeError, match="tuple of ints"):
+        cuda._array(FakeArray(shape=(4.0,)))
+    with pytest.raises(TypeError, match="pointer"):
+        cuda._array(FakeArray(ptr=-16))
 
 
 @pytest.mark.skipif(GPU, reason="a GPU is present")
