@@ -578,10 +578,10 @@ impl CudaGcm {
     }
 
     /// The batch on the device: CTR over every message when sealing, the
-    /// per-message digests of the ciphertext, and when opening CTR over the
-    /// runs of messages whose tag verified (`want` decides from the
-    /// digests: a verdict per message), zeroes over the others. Returns the
-    /// tags the digests give.
+    /// per-message digests of the ciphertext, and when opening (`verdicts`
+    /// given: it turns the tags the digests give into a verdict per message)
+    /// CTR over the runs of messages that verified and zeroes over the
+    /// others. Returns the tags the digests give and the verdicts.
     ///
     /// # Safety
     ///
