@@ -28,6 +28,7 @@ cargo build --release -p aesx-capi
 
 printf '\n=== capi: make -C examples/c check (%ss)\n' "$SECONDS"
 timeout 900 make -C examples/c check
+timeout 600 make -C examples/c build/test_cuda && timeout 600 examples/c/build/test_cuda
 
 printf '\n=== capi: C tests under -fsanitize=address,undefined (%ss)\n' "$SECONDS"
 timeout 600 make -C examples/c sanitize

@@ -13,6 +13,7 @@ mod buf;
 mod checks;
 mod cipher;
 mod cmac;
+mod cuda;
 mod file;
 mod gcm;
 mod keywrap;
@@ -226,5 +227,6 @@ fn _aesx(m: &Bound<'_, PyModule>) -> PyResult<()> {
     cmac::register(m)?;
     cipher::register(m)?;
     file::register(m)?;
+    cuda::register(m)?;
     Ok(())
 }

@@ -171,6 +171,15 @@
 // bytes; the wrapped key is its length rounded up to a multiple of 8, plus 8.
 #define AESX_KWP 2
 
+// No usable CUDA GPU: no NVIDIA driver (libcuda), no device with that
+// ordinal, or no NVRTC (libnvrtc) to compile the kernels.
+#define AESX_ERR_NO_DEVICE -25
+
+// A device pointer that is not 16-byte aligned, not device memory of the
+// key's GPU, or whose range runs past its allocation; or a CUDA driver
+// call that failed (the stream's work may be incomplete).
+#define AESX_ERR_DEVICE -26
+
 // A keyed AEAD of one of the AESX_AEAD_* algorithms with a fixed tag
 // length. Create with aesx_aead_new, free with aesx_aead_free.
 typedef struct aesx_aead aesx_aead;
@@ -184,6 +193,13 @@ typedef struct aesx_cmac_ctx aesx_cmac_ctx;
 // A CMAC key (16, 24 or 32 bytes). Create with aesx_cmac_key_new, free with
 // aesx_cmac_key_free.
 typedef struct aesx_cmac_key aesx_cmac_key;
+
+// An AES key on a GPU for aesx_cuda_gcm_*, aesx_cuda_ctr,
+// aesx_cuda_ecb_* and aesx_cuda_cbc_decrypt (opaque).
+typedef struct aesx_cuda_key aesx_cuda_key;
+
+// An XTS key on a GPU for aesx_cuda_xts_* (opaque).
+typedef struct aesx_cuda_xts_key aesx_cuda_xts_key;
 
 // An RFC 4106 (AES-GCM for IPsec ESP) context: AES key, 4-byte salt and ICV
 // length. Create with aesx_esp_key_new, free with aesx_esp_key_free.
@@ -834,6 +850,221 @@ int aesx_cmac_final(struct aesx_cmac_ctx *ctx, uint8_t *tag);
 // Requires: `ctx` a live context, used by no other thread during the call;
 // `tag` readable for `tag_len` bytes.
 int aesx_cmac_final_verify(struct aesx_cmac_ctx *ctx, const uint8_t *tag, size_t tag_len);
+
+// Whether CUDA device `device` (0 for the first) can be used: AESX_OK, or
+// AESX_ERR_NO_DEVICE (no driver, no such device, no NVRTC). The first call
+// for a device compiles (or loads cached) kernels and self-tests them,
+// which may take NVRTC tens of seconds; later calls are immediate.
+int aesx_cuda_available(int device);
+
+// Makes an AES key (16, 24 or 32 bytes) on CUDA device `device` for
+// the GCM, CTR, ECB and CBC calls below. Free it with aesx_cuda_key_free.
+//
+// Errors: AESX_ERR_KEY_LENGTH (checked first), AESX_ERR_NO_DEVICE.
+//
+// Requires: `key` readable for `key_len` bytes; `out` writable.
+int aesx_cuda_key_new(const uint8_t *key, size_t key_len, int device, struct aesx_cuda_key **out);
+
+// Frees a key from aesx_cuda_key_new (its schedule on the GPU is zeroed
+// first). NULL is a no-op. No other thread may be using it, and work queued
+// with it must be done (synchronise the streams first).
+//
+// Requires: `key` NULL or a live handle, not used afterwards.
+void aesx_cuda_key_free(struct aesx_cuda_key *key);
+
+// Makes an XTS key (32 or 64 bytes: data key then tweak key) on CUDA
+// device `device`. Equal halves are accepted here and refused for
+// encryption. Free it with aesx_cuda_xts_key_free.
+//
+// Errors: AESX_ERR_KEY_LENGTH (checked first), AESX_ERR_NO_DEVICE.
+//
+// Requires: `key` readable for `key_len` bytes; `out` writable.
+int aesx_cuda_xts_key_new(const uint8_t *key,
+                          size_t key_len,
+                          int device,
+                          struct aesx_cuda_xts_key **out);
+
+// Frees a key from aesx_cuda_xts_key_new; as aesx_cuda_key_free.
+//
+// Requires: `key` NULL or a live handle, not used afterwards.
+void aesx_cuda_xts_key_free(struct aesx_cuda_xts_key *key);
+
+// ECB-encrypts `len` bytes (whole blocks) of device memory from `in` to
+// `out` (equal, or not overlapping), queued on `stream` (a CUstream /
+// cudaStream_t; NULL: the legacy default stream). Returns once queued.
+//
+// Errors: AESX_ERR_NOT_BLOCK_ALIGNED, AESX_ERR_OVERLAP, AESX_ERR_DEVICE
+// (misaligned or not device memory of the key's GPU), AESX_ERR_NULL_POINTER.
+//
+// Requires: `key` a live handle; `in` and `out` device memory of the key's
+// GPU (primary context: cudaMalloc, cuMemAlloc, CuPy, PyTorch) of `len`
+// bytes, 16-byte aligned, alive and not touched by other streams until the
+// work is done; `stream` NULL or a live stream of that device.
+int aesx_cuda_ecb_encrypt(const struct aesx_cuda_key *key,
+                          const void *in,
+                          void *out,
+                          size_t len,
+                          void *stream);
+
+// ECB-decrypts; as aesx_cuda_ecb_encrypt.
+//
+// Requires: As aesx_cuda_ecb_encrypt.
+int aesx_cuda_ecb_decrypt(const struct aesx_cuda_key *key,
+                          const void *in,
+                          void *out,
+                          size_t len,
+                          void *stream);
+
+// CTR over `len` bytes (any length) of device memory from `in` to `out`
+// (equal, or not overlapping) from the 16-byte initial counter block
+// `counter` (host memory; a 128-bit big-endian counter, wrapping), queued
+// on `stream`. Encryption and decryption are the same call.
+//
+// Errors: as aesx_cuda_ecb_encrypt (no block alignment needed).
+//
+// Requires: As aesx_cuda_ecb_encrypt; `counter` readable for 16 bytes.
+int aesx_cuda_ctr(const struct aesx_cuda_key *key,
+                  const uint8_t *counter,
+                  const void *in,
+                  void *out,
+                  size_t len,
+                  void *stream);
+
+// CBC-decrypts `len` bytes (whole blocks) of device memory from `in` into
+// `out`, which must not overlap `in` (every block is decrypted in
+// parallel), with the 16-byte `iv` (host memory), queued on `stream`.
+//
+// Errors: as aesx_cuda_ecb_encrypt; `out == in` is AESX_ERR_OVERLAP.
+//
+// Requires: As aesx_cuda_ecb_encrypt; `iv` readable for 16 bytes.
+int aesx_cuda_cbc_decrypt(const struct aesx_cuda_key *key,
+                          const uint8_t *iv,
+                          const void *in,
+                          void *out,
+                          size_t len,
+                          void *stream);
+
+// XTS-encrypts `len` bytes of device memory holding consecutive sectors of
+// `sector_size` bytes numbered from `first_sector` (the tweak is the
+// sector number, 128-bit little-endian), from `in` to `out` (equal, or not
+// overlapping), queued on `stream`.
+//
+// Errors: AESX_ERR_SECTOR_SIZE, AESX_ERR_PARTIAL_SECTOR,
+// AESX_ERR_XTS_EQUAL_KEY_HALVES, and as aesx_cuda_ecb_encrypt.
+//
+// Requires: As aesx_cuda_ecb_encrypt, with an XTS key handle.
+int aesx_cuda_xts_encrypt_sectors(const struct aesx_cuda_xts_key *key,
+                                  size_t sector_size,
+                                  uint64_t first_sector,
+                                  const void *in,
+                                  void *out,
+                                  size_t len,
+                                  void *stream);
+
+// XTS-decrypts consecutive sectors; as aesx_cuda_xts_encrypt_sectors.
+//
+// Requires: As aesx_cuda_xts_encrypt_sectors.
+int aesx_cuda_xts_decrypt_sectors(const struct aesx_cuda_xts_key *key,
+                                  size_t sector_size,
+                                  uint64_t first_sector,
+                                  const void *in,
+                                  void *out,
+                                  size_t len,
+                                  void *stream);
+
+// AES-GCM-encrypts `len` bytes of device memory from `in` to `out` (equal,
+// or not overlapping) with `nonce` and `aad` (host memory), queued on
+// `stream`, and writes the tag to `tag` (host memory, `tag_len` bytes: 16,
+// 15, 14, 13, 12, 8 or 4). Waits for its own work (the tag needs the GHASH
+// digest on the host), not for the whole device.
+//
+// Errors: AESX_ERR_EMPTY_NONCE, AESX_ERR_TAG_LENGTH,
+// AESX_ERR_MESSAGE_TOO_LONG, AESX_ERR_AAD_TOO_LONG, and as
+// aesx_cuda_ecb_encrypt.
+//
+// Requires: As aesx_cuda_ecb_encrypt; `nonce` and `aad` readable for their
+// lengths; `tag` writable for `tag_len` bytes.
+int aesx_cuda_gcm_seal(const struct aesx_cuda_key *key,
+                       const uint8_t *nonce,
+                       size_t nonce_len,
+                       const uint8_t *aad,
+                       size_t aad_len,
+                       const void *in,
+                       void *out,
+                       size_t len,
+                       uint8_t *tag,
+                       size_t tag_len,
+                       void *stream);
+
+// Verifies `tag` (host memory, `tag_len` bytes) over `len` bytes of
+// ciphertext in device memory at `in` and decrypts them into `out` (equal,
+// or not overlapping), queued on `stream`. On AESX_ERR_AUTH_FAILED `out`
+// is zeroed (queued on `stream` before the call returns) and no plaintext
+// was produced. Waits for the digest, not for the decryption.
+//
+// Errors: AESX_ERR_AUTH_FAILED, and as aesx_cuda_gcm_seal.
+//
+// Requires: As aesx_cuda_gcm_seal, with `tag` readable.
+int aesx_cuda_gcm_open(const struct aesx_cuda_key *key,
+                       const uint8_t *nonce,
+                       size_t nonce_len,
+                       const uint8_t *aad,
+                       size_t aad_len,
+                       const void *in,
+                       void *out,
+                       size_t len,
+                       const uint8_t *tag,
+                       size_t tag_len,
+                       void *stream);
+
+// Seals `count` GCM messages of one device buffer in place in one launch:
+// message `i` is the `stride` bytes at `buf + i * stride` (`stride` a
+// multiple of 16, at most 16384; only the last message shorter, possibly
+// empty, so `len` is from `(count - 1) * stride` to `count * stride`),
+// with the 12-byte nonce at `nonces + 12 * i` and the same `aad` for all.
+// Writes the 16-byte tags to `tags` (`16 * count` host bytes). Waits for
+// its own work.
+//
+// Errors: AESX_ERR_SECTOR_SIZE (a bad stride), AESX_ERR_INVALID_LENGTH
+// (`len` does not fit the layout), AESX_ERR_INVALID_ARGUMENT (`count` 0),
+// and as aesx_cuda_gcm_seal.
+//
+// Requires: As aesx_cuda_ecb_encrypt for `buf` (in place); `nonces`
+// readable for `12 * count` bytes, `aad` for `aad_len`; `tags` writable
+// for `16 * count` bytes.
+int aesx_cuda_gcm_seal_many(const struct aesx_cuda_key *key,
+                            const uint8_t *nonces,
+                            size_t count,
+                            const uint8_t *aad,
+                            size_t aad_len,
+                            size_t stride,
+                            void *buf,
+                            size_t len,
+                            uint8_t *tags,
+                            void *stream);
+
+// Opens `count` messages laid out as for aesx_cuda_gcm_seal_many, in
+// place, against their tags (`16 * count` host bytes). Writes a verdict
+// per message to `ok` (`count` bytes: 1 verified, 0 not): the messages
+// that verified are decrypted (queued on `stream`), every other one is
+// zeroed, and none is decrypted before its own tag verified. Returns
+// AESX_OK when all verified, AESX_ERR_AUTH_FAILED when any did not.
+//
+// Errors: as aesx_cuda_gcm_seal_many, and AESX_ERR_AUTH_FAILED.
+//
+// Requires: As aesx_cuda_gcm_seal_many, with `tags` readable and `ok`
+// writable for `count` bytes.
+int aesx_cuda_gcm_open_many(const struct aesx_cuda_key *key,
+                            const uint8_t *nonces,
+                            size_t count,
+                            const uint8_t *aad,
+                            size_t aad_len,
+                            size_t stride,
+                            void *buf,
+                            size_t len,
+                            const uint8_t *tags,
+                            uint8_t *ok,
+                            void *stream);
 
 #ifdef __cplusplus
 }  // extern "C"

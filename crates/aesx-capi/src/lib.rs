@@ -34,6 +34,8 @@ mod keywrap;
 
 mod cmac;
 
+mod cuda;
+
 mod buffers;
 mod sealing;
 
@@ -41,6 +43,7 @@ pub use aead::*;
 pub use aead_modes::*;
 pub use block_modes::*;
 pub use cmac::*;
+pub use cuda::*;
 pub use keys::*;
 pub use keywrap::*;
 pub use status::*;

@@ -160,6 +160,8 @@ pub extern "C" fn aesx_strerror(status: c_int) -> *const c_char {
         AESX_ERR_INVALID_ARGUMENT => cstr!("invalid argument"),
         AESX_ERR_INTERNAL => cstr!("internal error in aesx"),
         AESX_ERR_WRAP_LENGTH => cstr!("invalid input length for key wrap"),
+        crate::cuda::AESX_ERR_NO_DEVICE => cstr!("no usable CUDA device (driver, NVRTC)"),
+        crate::cuda::AESX_ERR_DEVICE => cstr!("bad device pointer or CUDA driver error"),
         _ => cstr!("unknown aesx status code"),
     }
 }

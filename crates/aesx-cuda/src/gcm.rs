@@ -37,11 +37,11 @@ impl Drop for CudaGcm {
 }
 
 /// Where the last, host-side level of a GHASH tree lies.
-struct TreeRest {
+pub(crate) struct TreeRest {
     /// Device address of the remaining elements.
-    src: u64,
+    pub(crate) src: u64,
     /// Their size in bytes (at most 32 blocks).
-    nbytes: usize,
+    pub(crate) nbytes: usize,
     /// Whether they are still ciphertext blocks (GCM bit order).
     gcm_order: bool,
 }
@@ -64,7 +64,7 @@ impl CudaGcm {
     /// `src` holds `nbytes` bytes and `scratch` `scratch_len` bytes, both
     /// device memory of `g`'s context that stays alive until `stream` is
     /// synchronised.
-    unsafe fn enqueue_tree(
+    pub(crate) unsafe fn enqueue_tree(
         &self,
         g: &GpuInner,
         stream: &std::sync::Arc<cudarc::driver::CudaStream>,
@@ -102,7 +102,7 @@ impl CudaGcm {
     }
 
     /// Finishes a tree on the host from its remaining elements.
-    fn finish_tree(&self, rest: &TreeRest, bytes: &[u8]) -> u128 {
+    pub(crate) fn finish_tree(&self, rest: &TreeRest, bytes: &[u8]) -> u128 {
         if rest.gcm_order {
             gf::poly_eval_gcm_bytes(bytes, self.h)
         } else {
@@ -118,7 +118,7 @@ impl CudaGcm {
         }
     }
 
-    fn tag(&self, j0: &[u8; 16], aad: &[u8], len: usize, digest: u128) -> [u8; 16] {
+    pub(crate) fn tag(&self, j0: &[u8; 16], aad: &[u8], len: usize, digest: u128) -> [u8; 16] {
         let s = gcm_math::ghash_with_lengths(self.h, aad, len as u64, digest);
         let mut ek = *j0;
         self.cpu.encrypt_block(&mut ek);

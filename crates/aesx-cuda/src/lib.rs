@@ -29,6 +29,7 @@ mod key_schedule;
 mod open;
 mod pipeline;
 pub mod plan;
+pub mod raw;
 mod selftest;
 mod xts;
 mod xts_steal;

@@ -27,7 +27,7 @@ macro_rules! sector_fns {
 
 /// An XTS key (32 bytes for AES-128, 64 for AES-256) on the GPU.
 pub struct CudaXts {
-    data: CudaAes,
+    pub(crate) data: CudaAes,
     tweak: CudaAes,
     /// The two keys on the CPU, for the stolen blocks of a partial unit.
     cpu_data: aesx::Aes,
@@ -61,7 +61,7 @@ impl CudaXts {
         })
     }
 
-    fn check(&self, decrypt: bool, len: usize, sector_size: usize) -> Result<()> {
+    pub(crate) fn check(&self, decrypt: bool, len: usize, sector_size: usize) -> Result<()> {
         if !decrypt && self.equal_halves {
             return Err(aesx::Error::XtsEqualKeyHalves.into());
         }
@@ -101,7 +101,7 @@ impl CudaXts {
     /// `dst`: first the sector tweaks from `first_sector` into `tweaks` (16
     /// bytes per sector), then XTS with them.
     #[allow(clippy::too_many_arguments)]
-    fn launches(
+    pub(crate) fn launches(
         &self,
         decrypt: bool,
         src: u64,

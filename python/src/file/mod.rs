@@ -6,7 +6,7 @@
 mod args;
 mod failure;
 mod input;
-mod output;
+pub(crate) mod output;
 mod ranges;
 mod reader;
 mod whole;

@@ -1,0 +1,707 @@
+//! Data in NVIDIA GPU memory (aesx-cuda): GCM with detached tags, many GCM
+//! messages in one launch, CTR, ECB, CBC decryption and XTS sectors on
+//! device pointers, queued on the caller's CUDA stream.
+//!
+//! CUDA is loaded at run time: libaesx builds and runs without it, and
+//! then every call here returns AESX_ERR_NO_DEVICE.
+
+use core::ffi::{c_int, c_void};
+
+use aesx_cuda::raw::{self, Overlap};
+use aesx_cuda::{CudaAes, CudaError, CudaGcm, CudaXts, Gpu};
+
+use crate::block_modes::handle;
+use crate::buffers::{array, input, write};
+use crate::status::AESX_ERR_OVERLAP;
+use crate::status::{code, guard, Status, AESX_ERR_INTERNAL, AESX_ERR_NULL_POINTER};
+use crate::status::{AESX_ERR_INVALID_ARGUMENT, AESX_ERR_IV_LENGTH, AESX_ERR_KEY_LENGTH};
+
+/// No usable CUDA GPU: no NVIDIA driver (libcuda), no device with that
+/// ordinal, or no NVRTC (libnvrtc) to compile the kernels.
+pub const AESX_ERR_NO_DEVICE: c_int = -25;
+/// A device pointer that is not 16-byte aligned, not device memory of the
+/// key's GPU, or whose range runs past its allocation; or a CUDA driver
+/// call that failed (the stream's work may be incomplete).
+pub const AESX_ERR_DEVICE: c_int = -26;
+
+/// An AES key on a GPU for aesx_cuda_gcm_*, aesx_cuda_ctr,
+/// aesx_cuda_ecb_* and aesx_cuda_cbc_decrypt (opaque).
+pub struct AesxCudaKey {
+    aes: CudaAes,
+    gcm: CudaGcm,
+}
+
+/// An XTS key on a GPU for aesx_cuda_xts_* (opaque).
+pub struct AesxCudaXtsKey {
+    xts: CudaXts,
+}
+
+fn cuda_code(e: CudaError) -> c_int {
+    match e {
+        CudaError::Aes(e) => code(e),
+        CudaError::NoDevice(_) | CudaError::NoNvrtc(_) => AESX_ERR_NO_DEVICE,
+        CudaError::Driver(_) => AESX_ERR_DEVICE,
+        _ => AESX_ERR_INTERNAL,
+    }
+}
+
+fn ptr_code(e: raw::PointerError) -> c_int {
+    match e {
+        raw::PointerError::Null => AESX_ERR_NULL_POINTER,
+        raw::PointerError::Overlap => AESX_ERR_OVERLAP,
+        _ => AESX_ERR_DEVICE,
+    }
+}
+
+/// A C device pointer as the driver's address.
+fn addr(p: *const c_void) -> u64 {
+    p as usize as u64
+}
+
+/// A C stream (NULL: the legacy default stream).
+fn stream_of(s: *mut c_void) -> Option<raw::CUstream> {
+    (!s.is_null()).then_some(s.cast())
+}
+
+/// The GPUs opened so far (opening compiles or loads the kernels and runs
+/// the self-test: once per process and device).
+fn gpu(device: c_int) -> Status<Gpu> {
+    use std::sync::Mutex;
+    static GPUS: Mutex<Vec<Option<Gpu>>> = Mutex::new(Vec::new());
+    let d = usize::try_from(device).map_err(|_| AESX_ERR_INVALID_ARGUMENT)?;
+    let mut gpus = GPUS.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(Some(g)) = gpus.get(d) {
+        return Ok(g.clone());
+    }
+    let g = Gpu::new(d).map_err(cuda_code)?;
+    if gpus.len() <= d {
+        gpus.resize(d + 1, None);
+    }
+    gpus[d] = Some(g.clone());
+    Ok(g)
+}
+
+/// Whether CUDA device `device` (0 for the first) can be used: AESX_OK, or
+/// AESX_ERR_NO_DEVICE (no driver, no such device, no NVRTC). The first call
+/// for a device compiles (or loads cached) kernels and self-tests them,
+/// which may take NVRTC tens of seconds; later calls are immediate.
+#[no_mangle]
+pub extern "C" fn aesx_cuda_available(device: c_int) -> c_int {
+    guard(|| gpu(device).map(|_| ()))
+}
+
+/// Makes an AES key (16, 24 or 32 bytes) on CUDA device `device` for
+/// the GCM, CTR, ECB and CBC calls below. Free it with aesx_cuda_key_free.
+///
+/// Errors: AESX_ERR_KEY_LENGTH (checked first), AESX_ERR_NO_DEVICE.
+///
+/// Requires: `key` readable for `key_len` bytes; `out` writable.
+#[no_mangle]
+pub unsafe extern "C" fn aesx_cuda_key_new(
+    key: *const u8,
+    key_len: usize,
+    device: c_int,
+    out: *mut *mut AesxCudaKey,
+) -> c_int {
+    guard(|| {
+        if out.is_null() {
+            return Err(AESX_ERR_NULL_POINTER);
+        }
+        // SAFETY: the caller's contract for `out`.
+        unsafe { out.write(core::ptr::null_mut()) };
+        // SAFETY: the caller's contract for `key`.
+        let k = unsafe { input(key, key_len) }?;
+        if !matches!(k.len(), 16 | 24 | 32) {
+            return Err(AESX_ERR_KEY_LENGTH);
+        }
+        let g = gpu(device)?;
+        let aes = CudaAes::new(&g, k).map_err(cuda_code)?;
+        let gcm = CudaGcm::new(&g, k).map_err(cuda_code)?;
+        // SAFETY: the caller's contract for `out`.
+        unsafe { out.write(Box::into_raw(Box::new(AesxCudaKey { aes, gcm }))) };
+        Ok(())
+    })
+}
+
+/// Frees a key from aesx_cuda_key_new (its schedule on the GPU is zeroed
+/// first). NULL is a no-op. No other thread may be using it, and work queued
+/// with it must be done (synchronise the streams first).
+///
+/// Requires: `key` NULL or a live handle, not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn aesx_cuda_key_free(key: *mut AesxCudaKey) {
+    if !key.is_null() {
+        let _ = guard(|| {
+            // SAFETY: a live handle from aesx_cuda_key_new (the caller's contract).
+            drop(unsafe { Box::from_raw(key) });
+            Ok(())
+        });
+    }
+}
+
+/// Makes an XTS key (32 or 64 bytes: data key then tweak key) on CUDA
+/// device `device`. Equal halves are accepted here and refused for
+/// encryption. Free it with aesx_cuda_xts_key_free.
+///
+/// Errors: AESX_ERR_KEY_LENGTH (checked first), AESX_ERR_NO_DEVICE.
+///
+/// Requires: `key` readable for `key_len` bytes; `out` writable.
+#[no_mangle]
+pub unsafe extern "C" fn aesx_cuda_xts_key_new(
+    key: *const u8,
+    key_len: usize,
+    device: c_int,
+    out: *mut *mut AesxCudaXtsKey,
+) -> c_int {
+    guard(|| {
+        if out.is_null() {
+            return Err(AESX_ERR_NULL_POINTER);
+        }
+        // SAFETY: the caller's contract for `out`.
+        unsafe { out.write(core::ptr::null_mut()) };
+        // SAFETY: the caller's contract for `key`.
+        let k = unsafe { input(key, key_len) }?;
+        if !matches!(k.len(), 32 | 64) {
+            return Err(AESX_ERR_KEY_LENGTH);
+        }
+        let g = gpu(device)?;
+        let xts = CudaXts::new(&g, k).map_err(cuda_code)?;
+        // SAFETY: the caller's contract for `out`.
+        unsafe { out.write(Box::into_raw(Box::new(AesxCudaXtsKey { xts }))) };
+        Ok(())
+    })
+}
+
+/// Frees a key from aesx_cuda_xts_key_new; as aesx_cuda_key_free.
+///
+/// Requires: `key` NULL or a live handle, not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn aesx_cuda_xts_key_free(key: *mut AesxCudaXtsKey) {
+    if !key.is_null() {
+        let _ = guard(|| {
+            // SAFETY: a live handle from aesx_cuda_xts_key_new (the caller's contract).
+            drop(unsafe { Box::from_raw(key) });
+            Ok(())
+        });
+    }
+}
+
+/// Checks a device pair (see `raw::check_buffers`); returns the addresses.
+fn pair(inp: *const c_void, out: *mut c_void, len: usize, overlap: Overlap) -> Status<(u64, u64)> {
+    let (s, d) = (addr(inp), addr(out.cast_const()));
+    raw::check_buffers(s, d, len, overlap).map_err(ptr_code)?;
+    Ok((s, d))
+}
+
+/// ECB-encrypts `len` bytes (whole blocks) of device memory from `in` to
+/// `out` (equal, or not overlapping), queued on `stream` (a CUstream /
+/// cudaStream_t; NULL: the legacy default stream). Returns once queued.
+///
+/// Errors: AESX_ERR_NOT_BLOCK_ALIGNED, AESX_ERR_OVERLAP, AESX_ERR_DEVICE
+/// (misaligned or not device memory of the key's GPU), AESX_ERR_NULL_POINTER.
+///
+/// Requires: `key` a live handle; `in` and `out` device memory of the key's
+/// GPU (primary context: cudaMalloc, cuMemAlloc, CuPy, PyTorch) of `len`
+/// bytes, 16-byte aligned, alive and not touched by other streams until the
+/// work is done; `stream` NULL or a live stream of that device.
+#[no_mangle]
+pub unsafe extern "C" fn aesx_cuda_ecb_encrypt(
+    key: *const AesxCudaKey,
+    r#in: *const c_void,
+    out: *mut c_void,
+    len: usize,
+    stream: *mut c_void,
+) -> c_int {
+    // SAFETY: forwarded caller contract.
+    guard(|| unsafe { ecb(key, r#in, out, len, stream, false) })
+}
+
+/// ECB-decrypts; as aesx_cuda_ecb_encrypt.
+///
+/// Requires: As aesx_cuda_ecb_encrypt.
+#[no_mangle]
+pub unsafe extern "C" fn aesx_cuda_ecb_decrypt(
+    key: *const AesxCudaKey,
+    r#in: *const c_void,
+    out: *mut c_void,
+    len: usize,
+    stream: *mut c_void,
+) -> c_int {
+    // SAFETY: forwarded caller contract.
+    guard(|| unsafe { ecb(key, r#in, out, len, stream, true) })
+}
+
+unsafe fn ecb(
+    key: *const AesxCudaKey,
+    inp: *const c_void,
+    out: *mut c_void,
+    len: usize,
+    stream: *mut c_void,
+    decrypt: bool,
+) -> Status {
+    // SAFETY: NULL or live (the caller's contract).
+    let k = unsafe { handle(key) }?;
+    if !len.is_multiple_of(16) {
+        return Err(crate::status::AESX_ERR_NOT_BLOCK_ALIGNED);
+    }
+    let (s, d) = pair(inp, out, len, Overlap::SameOrDisjoint)?;
+    let st = stream_of(stream);
+    // SAFETY: the caller's contract (device memory of len bytes, alive until the
+    // work is done; the stream live or NULL).
+    unsafe {
+        if decrypt {
+            k.aes.ecb_decrypt_raw(s, d, len, st)
+        } else {
+            k.aes.ecb_encrypt_raw(s, d, len, st)
+        }
+    }
+    .map_err(cuda_code)
+}
+
+/// CTR over `len` bytes (any length) of device memory from `in` to `out`
+/// (equal, or not overlapping) from the 16-byte initial counter block
+/// `counter` (host memory; a 128-bit big-endian counter, wrapping), queued
+/// on `stream`. Encryption and decryption are the same call.
+///
+/// Errors: as aesx_cuda_ecb_encrypt (no block alignment needed).
+///
+/// Requires: As aesx_cuda_ecb_encrypt; `counter` readable for 16 bytes.
+#[no_mangle]
+pub unsafe extern "C" fn aesx_cuda_ctr(
+    key: *const AesxCudaKey,
+    counter: *const u8,
+    r#in: *const c_void,
+    out: *mut c_void,
+    len: usize,
+    stream: *mut c_void,
+) -> c_int {
+    guard(|| {
+        // SAFETY: the caller's contract (a live handle or NULL; 16 readable bytes).
+        let (k, c) = unsafe { (handle(key)?, array::<16>(counter)?) };
+        let (s, d) = pair(r#in, out, len, Overlap::SameOrDisjoint)?;
+        // SAFETY: as in ecb.
+        unsafe { k.aes.ctr_apply_raw(&c, s, d, len, stream_of(stream)) }.map_err(cuda_code)
+    })
+}
+
+/// CBC-decrypts `len` bytes (whole blocks) of device memory from `in` into
+/// `out`, which must not overlap `in` (every block is decrypted in
+/// parallel), with the 16-byte `iv` (host memory), queued on `stream`.
+///
+/// Errors: as aesx_cuda_ecb_encrypt; `out == in` is AESX_ERR_OVERLAP.
+///
+/// Requires: As aesx_cuda_ecb_encrypt; `iv` readable for 16 bytes.
+#[no_mangle]
+pub unsafe extern "C" fn aesx_cuda_cbc_decrypt(
+    key: *const AesxCudaKey,
+    iv: *const u8,
+    r#in: *const c_void,
+    out: *mut c_void,
+    len: usize,
+    stream: *mut c_void,
+) -> c_int {
+    guard(|| {
+        // SAFETY: the caller's contract (a live handle or NULL; 16 readable bytes).
+        let (k, iv) = unsafe { (handle(key)?, array::<16>(iv)?) };
+        if !len.is_multiple_of(16) {
+            return Err(crate::status::AESX_ERR_NOT_BLOCK_ALIGNED);
+        }
+        let (s, d) = pair(r#in, out, len, Overlap::Disjoint)?;
+        // SAFETY: as in ecb.
+        unsafe { k.aes.cbc_decrypt_raw(&iv, s, d, len, stream_of(stream)) }.map_err(cuda_code)
+    })
+}
+
+/// XTS-encrypts `len` bytes of device memory holding consecutive sectors of
+/// `sector_size` bytes numbered from `first_sector` (the tweak is the
+/// sector number, 128-bit little-endian), from `in` to `out` (equal, or not
+/// overlapping), queued on `stream`.
+///
+/// Errors: AESX_ERR_SECTOR_SIZE, AESX_ERR_PARTIAL_SECTOR,
+/// AESX_ERR_XTS_EQUAL_KEY_HALVES, and as aesx_cuda_ecb_encrypt.
+///
+/// Requires: As aesx_cuda_ecb_encrypt, with an XTS key handle.
+#[no_mangle]
+pub unsafe extern "C" fn aesx_cuda_xts_encrypt_sectors(
+    key: *const AesxCudaXtsKey,
+    sector_size: usize,
+    first_sector: u64,
+    r#in: *const c_void,
+    out: *mut c_void,
+    len: usize,
+    stream: *mut c_void,
+) -> c_int {
+    // SAFETY: forwarded caller contract.
+    guard(|| unsafe {
+        xts(
+            key,
+            sector_size,
+            first_sector,
+            r#in,
+            out,
+            len,
+            stream,
+            false,
+        )
+    })
+}
+
+/// XTS-decrypts consecutive sectors; as aesx_cuda_xts_encrypt_sectors.
+///
+/// Requires: As aesx_cuda_xts_encrypt_sectors.
+#[no_mangle]
+pub unsafe extern "C" fn aesx_cuda_xts_decrypt_sectors(
+    key: *const AesxCudaXtsKey,
+    sector_size: usize,
+    first_sector: u64,
+    r#in: *const c_void,
+    out: *mut c_void,
+    len: usize,
+    stream: *mut c_void,
+) -> c_int {
+    // SAFETY: forwarded caller contract.
+    guard(|| unsafe { xts(key, sector_size, first_sector, r#in, out, len, stream, true) })
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe fn xts(
+    key: *const AesxCudaXtsKey,
+    sector_size: usize,
+    first: u64,
+    inp: *const c_void,
+    out: *mut c_void,
+    len: usize,
+    stream: *mut c_void,
+    decrypt: bool,
+) -> Status {
+    // SAFETY: NULL or live (the caller's contract).
+    let k = unsafe { handle(key) }?;
+    raw::check_sector_args(len, sector_size).map_err(code)?;
+    let (s, d) = pair(inp, out, len, Overlap::SameOrDisjoint)?;
+    let st = stream_of(stream);
+    let first = u128::from(first);
+    // SAFETY: as in ecb.
+    unsafe {
+        if decrypt {
+            k.xts.decrypt_sectors_raw(first, sector_size, s, d, len, st)
+        } else {
+            k.xts.encrypt_sectors_raw(first, sector_size, s, d, len, st)
+        }
+    }
+    .map_err(cuda_code)
+}
+
+/// AES-GCM-encrypts `len` bytes of device memory from `in` to `out` (equal,
+/// or not overlapping) with `nonce` and `aad` (host memory), queued on
+/// `stream`, and writes the tag to `tag` (host memory, `tag_len` bytes: 16,
+/// 15, 14, 13, 12, 8 or 4). Waits for its own work (the tag needs the GHASH
+/// digest on the host), not for the whole device.
+///
+/// Errors: AESX_ERR_EMPTY_NONCE, AESX_ERR_TAG_LENGTH,
+/// AESX_ERR_MESSAGE_TOO_LONG, AESX_ERR_AAD_TOO_LONG, and as
+/// aesx_cuda_ecb_encrypt.
+///
+/// Requires: As aesx_cuda_ecb_encrypt; `nonce` and `aad` readable for their
+/// lengths; `tag` writable for `tag_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn aesx_cuda_gcm_seal(
+    key: *const AesxCudaKey,
+    nonce: *const u8,
+    nonce_len: usize,
+    aad: *const u8,
+    aad_len: usize,
+    r#in: *const c_void,
+    out: *mut c_void,
+    len: usize,
+    tag: *mut u8,
+    tag_len: usize,
+    stream: *mut c_void,
+) -> c_int {
+    guard(|| {
+        // SAFETY: the caller's contract (live handle or NULL; readable host inputs).
+        let (k, n, a) = unsafe { (handle(key)?, input(nonce, nonce_len)?, input(aad, aad_len)?) };
+        raw::check_gcm_args(n, a.len(), len, Some(tag_len)).map_err(code)?;
+        if tag.is_null() {
+            return Err(AESX_ERR_NULL_POINTER);
+        }
+        let (s, d) = pair(r#in, out, len, Overlap::SameOrDisjoint)?;
+        // SAFETY: as in ecb.
+        let t = unsafe { k.gcm.seal_raw(n, a, s, d, len, stream_of(stream)) }.map_err(cuda_code)?;
+        // SAFETY: the caller's contract for `tag` (tag_len writable bytes).
+        unsafe { write(tag, &t[..tag_len]) }
+    })
+}
+
+/// Verifies `tag` (host memory, `tag_len` bytes) over `len` bytes of
+/// ciphertext in device memory at `in` and decrypts them into `out` (equal,
+/// or not overlapping), queued on `stream`. On AESX_ERR_AUTH_FAILED `out`
+/// is zeroed (queued on `stream` before the call returns) and no plaintext
+/// was produced. Waits for the digest, not for the decryption.
+///
+/// Errors: AESX_ERR_AUTH_FAILED, and as aesx_cuda_gcm_seal.
+///
+/// Requires: As aesx_cuda_gcm_seal, with `tag` readable.
+#[no_mangle]
+pub unsafe extern "C" fn aesx_cuda_gcm_open(
+    key: *const AesxCudaKey,
+    nonce: *const u8,
+    nonce_len: usize,
+    aad: *const u8,
+    aad_len: usize,
+    r#in: *const c_void,
+    out: *mut c_void,
+    len: usize,
+    tag: *const u8,
+    tag_len: usize,
+    stream: *mut c_void,
+) -> c_int {
+    guard(|| {
+        // SAFETY: the caller's contract (live handle or NULL; readable host inputs).
+        let (k, n, a, t) = unsafe {
+            (
+                handle(key)?,
+                input(nonce, nonce_len)?,
+                input(aad, aad_len)?,
+                input(tag, tag_len)?,
+            )
+        };
+        raw::check_gcm_args(n, a.len(), len, Some(t.len())).map_err(code)?;
+        let (s, d) = pair(r#in, out, len, Overlap::SameOrDisjoint)?;
+        // SAFETY: as in ecb.
+        unsafe { k.gcm.open_raw(n, a, s, d, len, t, stream_of(stream)) }.map_err(cuda_code)
+    })
+}
+
+/// The 12-byte nonces of a batch, from `count * 12` host bytes.
+///
+/// # Safety
+/// `nonces` NULL or readable for `count * 12` bytes.
+unsafe fn nonces12(nonces: *const u8, count: usize) -> Status<Vec<[u8; 12]>> {
+    let bytes = count.checked_mul(12).ok_or(AESX_ERR_IV_LENGTH)?;
+    // SAFETY: this function's contract.
+    let b = unsafe { input(nonces, bytes) }?;
+    Ok(b.chunks_exact(12)
+        .map(|c| {
+            let mut n = [0u8; 12];
+            n.copy_from_slice(c);
+            n
+        })
+        .collect())
+}
+
+/// Seals `count` GCM messages of one device buffer in place in one launch:
+/// message `i` is the `stride` bytes at `buf + i * stride` (`stride` a
+/// multiple of 16, at most 16384; only the last message shorter, possibly
+/// empty, so `len` is from `(count - 1) * stride` to `count * stride`),
+/// with the 12-byte nonce at `nonces + 12 * i` and the same `aad` for all.
+/// Writes the 16-byte tags to `tags` (`16 * count` host bytes). Waits for
+/// its own work.
+///
+/// Errors: AESX_ERR_SECTOR_SIZE (a bad stride), AESX_ERR_INVALID_LENGTH
+/// (`len` does not fit the layout), AESX_ERR_INVALID_ARGUMENT (`count` 0),
+/// and as aesx_cuda_gcm_seal.
+///
+/// Requires: As aesx_cuda_ecb_encrypt for `buf` (in place); `nonces`
+/// readable for `12 * count` bytes, `aad` for `aad_len`; `tags` writable
+/// for `16 * count` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn aesx_cuda_gcm_seal_many(
+    key: *const AesxCudaKey,
+    nonces: *const u8,
+    count: usize,
+    aad: *const u8,
+    aad_len: usize,
+    stride: usize,
+    buf: *mut c_void,
+    len: usize,
+    tags: *mut u8,
+    stream: *mut c_void,
+) -> c_int {
+    guard(|| {
+        // SAFETY: the caller's contract (live handle or NULL; readable host inputs).
+        let (k, ns, a) = unsafe { (handle(key)?, nonces12(nonces, count)?, input(aad, aad_len)?) };
+        many_args(count, stride, len)?;
+        if tags.is_null() {
+            return Err(AESX_ERR_NULL_POINTER);
+        }
+        let (p, _) = pair(buf, buf, len, Overlap::SameOrDisjoint)?;
+        // SAFETY: as in ecb.
+        let t = unsafe {
+            k.gcm
+                .seal_many_raw(&ns, a, stride, p, len, stream_of(stream))
+        }
+        .map_err(cuda_code)?;
+        let flat: Vec<u8> = t.concat();
+        // SAFETY: the caller's contract for `tags` (16 * count writable bytes).
+        unsafe { write(tags, &flat) }
+    })
+}
+
+fn many_args(count: usize, stride: usize, len: usize) -> Status {
+    if count == 0 {
+        return Err(AESX_ERR_INVALID_ARGUMENT);
+    }
+    raw::check_many_args(count, stride, len).map_err(code)
+}
+
+/// Opens `count` messages laid out as for aesx_cuda_gcm_seal_many, in
+/// place, against their tags (`16 * count` host bytes). Writes a verdict
+/// per message to `ok` (`count` bytes: 1 verified, 0 not): the messages
+/// that verified are decrypted (queued on `stream`), every other one is
+/// zeroed, and none is decrypted before its own tag verified. Returns
+/// AESX_OK when all verified, AESX_ERR_AUTH_FAILED when any did not.
+///
+/// Errors: as aesx_cuda_gcm_seal_many, and AESX_ERR_AUTH_FAILED.
+///
+/// Requires: As aesx_cuda_gcm_seal_many, with `tags` readable and `ok`
+/// writable for `count` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn aesx_cuda_gcm_open_many(
+    key: *const AesxCudaKey,
+    nonces: *const u8,
+    count: usize,
+    aad: *const u8,
+    aad_len: usize,
+    stride: usize,
+    buf: *mut c_void,
+    len: usize,
+    tags: *const u8,
+    ok: *mut u8,
+    stream: *mut c_void,
+) -> c_int {
+    guard(|| {
+        // SAFETY: the caller's contract (live handle or NULL; readable host inputs).
+        let (k, ns, a) = unsafe { (handle(key)?, nonces12(nonces, count)?, input(aad, aad_len)?) };
+        let tag_bytes = count.checked_mul(16).ok_or(AESX_ERR_INVALID_ARGUMENT)?;
+        // SAFETY: the caller's contract for `tags`.
+        let tb = unsafe { input(tags, tag_bytes) }?;
+        let ts: Vec<[u8; 16]> = tb
+            .chunks_exact(16)
+            .map(|c| {
+                let mut t = [0u8; 16];
+                t.copy_from_slice(c);
+                t
+            })
+            .collect();
+        many_args(count, stride, len)?;
+        if ok.is_null() {
+            return Err(AESX_ERR_NULL_POINTER);
+        }
+        let (p, _) = pair(buf, buf, len, Overlap::SameOrDisjoint)?;
+        // SAFETY: as in ecb.
+        let v = unsafe {
+            k.gcm
+                .open_many_raw(&ns, a, stride, p, len, &ts, stream_of(stream))
+        }
+        .map_err(cuda_code)?;
+        let flat: Vec<u8> = v.iter().map(|&b| u8::from(b)).collect();
+        // SAFETY: the caller's contract for `ok` (count writable bytes).
+        unsafe { write(ok, &flat) }?;
+        if v.iter().all(|&b| b) {
+            Ok(())
+        } else {
+            Err(crate::status::AESX_ERR_AUTH_FAILED)
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn no_gpu() -> bool {
+        aesx_cuda::device_count().is_err()
+    }
+
+    #[test]
+    fn without_a_gpu_keys_cannot_be_made_but_arguments_are_checked_first() {
+        if !no_gpu() {
+            return;
+        }
+        assert_eq!(aesx_cuda_available(0), AESX_ERR_NO_DEVICE);
+        assert_eq!(aesx_cuda_available(-1), AESX_ERR_INVALID_ARGUMENT);
+        let mut k: *mut AesxCudaKey = core::ptr::dangling_mut();
+        let key = [7u8; 16];
+        // SAFETY: valid host buffers and out-pointers.
+        unsafe {
+            assert_eq!(
+                aesx_cuda_key_new(key.as_ptr(), 15, 0, &mut k),
+                crate::status::AESX_ERR_KEY_LENGTH
+            );
+            assert!(k.is_null());
+            assert_eq!(
+                aesx_cuda_key_new(key.as_ptr(), 16, 0, &mut k),
+                AESX_ERR_NO_DEVICE
+            );
+            assert!(k.is_null());
+            let mut x: *mut AesxCudaXtsKey = core::ptr::null_mut();
+            assert_eq!(
+                aesx_cuda_xts_key_new(key.as_ptr(), 16, 0, &mut x),
+                crate::status::AESX_ERR_KEY_LENGTH
+            );
+            assert_eq!(
+                aesx_cuda_xts_key_new([1u8; 32].as_ptr(), 32, 0, &mut x),
+                AESX_ERR_NO_DEVICE
+            );
+            assert_eq!(
+                aesx_cuda_key_new(key.as_ptr(), 16, 0, core::ptr::null_mut()),
+                AESX_ERR_NULL_POINTER
+            );
+            aesx_cuda_key_free(core::ptr::null_mut());
+            aesx_cuda_xts_key_free(core::ptr::null_mut());
+        }
+    }
+
+    #[test]
+    fn a_null_key_is_refused_before_anything_else() {
+        let p = 4096 as *mut c_void;
+        // SAFETY: NULL key handles are checked before any other argument is used.
+        unsafe {
+            assert_eq!(
+                aesx_cuda_ecb_encrypt(core::ptr::null(), p, p, 16, core::ptr::null_mut()),
+                AESX_ERR_NULL_POINTER
+            );
+            let mut tag = [0u8; 16];
+            let n = [0u8; 12];
+            assert_eq!(
+                aesx_cuda_gcm_seal(
+                    core::ptr::null(),
+                    n.as_ptr(),
+                    12,
+                    core::ptr::null(),
+                    0,
+                    p,
+                    p,
+                    16,
+                    tag.as_mut_ptr(),
+                    16,
+                    core::ptr::null_mut()
+                ),
+                AESX_ERR_NULL_POINTER
+            );
+        }
+    }
+
+    #[test]
+    fn statuses_map() {
+        assert_eq!(
+            cuda_code(CudaError::NoDevice("x".into())),
+            AESX_ERR_NO_DEVICE
+        );
+        assert_eq!(
+            cuda_code(CudaError::NoNvrtc("x".into())),
+            AESX_ERR_NO_DEVICE
+        );
+        assert_eq!(cuda_code(CudaError::Driver("x".into())), AESX_ERR_DEVICE);
+        assert_eq!(
+            cuda_code(CudaError::Aes(aesx::Error::AuthenticationFailed)),
+            crate::status::AESX_ERR_AUTH_FAILED
+        );
+        assert_eq!(ptr_code(raw::PointerError::Overlap), AESX_ERR_OVERLAP);
+        assert_eq!(
+            ptr_code(raw::PointerError::Misaligned { ptr: 1 }),
+            AESX_ERR_DEVICE
+        );
+        assert_eq!(crate::status::AESX_OK, 0);
+    }
+}
