@@ -158,6 +158,7 @@ class _FileCall(Protocol):
         passphrase: Optional[Union[str, Buffer]] = None,
         backend: Optional[str] = None,
         threads: Optional[int] = None,
+        force: bool = False,
     ) -> None: ...
 
 encrypt_file: _FileCall
