@@ -11,8 +11,8 @@ use aesx_cuda::raw::{self, DeviceBuffer as RawBuffer};
 use aesx_cuda::{CudaGcm, Gpu};
 use aesx_file::header::{Header, KeySource};
 use aesx_file::payload::{
-    self, Layout, Suite, CHUNK_LEN, ENC_CHUNK_LEN, MAX_CHUNKS, NONCE_LEN, PAYLOAD_HEADER_LEN,
-    SALT_LEN, TAG_LEN,
+    self, chunk_nonce, Layout, Suite, CHUNK_LEN, ENC_CHUNK_LEN, MAX_CHUNKS, NONCE_LEN,
+    PAYLOAD_HEADER_LEN, SALT_LEN, TAG_LEN,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -23,14 +23,6 @@ use crate::DecryptionError;
 
 /// Chunks per launch: 32 MiB of plaintext, as `aesx encrypt --backend cuda`.
 const BATCH_CHUNKS: usize = 2048;
-
-fn chunk_nonce(base: &[u8; NONCE_LEN], index: u64) -> [u8; NONCE_LEN] {
-    let mut n = *base;
-    for (b, c) in n[4..].iter_mut().zip(index.to_be_bytes()) {
-        *b ^= c;
-    }
-    n
-}
 
 fn format_err(e: impl ToString) -> PyErr {
     DecryptionError::new_err(e.to_string())
@@ -265,13 +257,4 @@ pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_encrypt_to_file, m)?)?;
     m.add_function(wrap_pyfunction!(_decrypt_from_file, m)?)?;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn chunk_nonce_xors_the_big_endian_index() {
-        let n = super::chunk_nonce(&[0u8; 12], 0x0102_0304_0506);
-        assert_eq!(n, [0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6]);
-    }
 }

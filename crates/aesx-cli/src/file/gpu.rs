@@ -12,8 +12,8 @@
 
 use aesx_cuda::{CudaGcm, Gpu};
 use aesx_file::payload::{
-    self, BatchError, ChunkCipher, Opener, PayloadError, Suite, CHUNK_LEN, ENC_CHUNK_LEN,
-    MAX_CHUNKS, NONCE_LEN, SALT_LEN, TAG_LEN,
+    self, chunk_nonce, BatchError, ChunkCipher, Opener, PayloadError, Suite, CHUNK_LEN,
+    ENC_CHUNK_LEN, MAX_CHUNKS, NONCE_LEN, SALT_LEN, TAG_LEN,
 };
 
 use crate::backend_arg;
@@ -209,16 +209,6 @@ impl<G: ChunkGcm> GpuChunks<G> {
     }
 }
 
-/// base nonce XOR the chunk index as a 64-bit big-endian number in the last
-/// eight bytes (c2sp.org/chunked-encryption).
-fn chunk_nonce(base: &[u8; NONCE_LEN], index: u64) -> [u8; NONCE_LEN] {
-    let mut n = *base;
-    for (b, c) in n[4..].iter_mut().zip(index.to_be_bytes()) {
-        *b ^= c;
-    }
-    n
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -380,11 +370,5 @@ mod tests {
                 assert!(got.0 == want.0, "released prefix, case {k} batch {batch}");
             }
         }
-    }
-
-    #[test]
-    fn chunk_nonce_xors_the_big_endian_index() {
-        let n = chunk_nonce(&[0u8; NONCE_LEN], 0x0102_0304_0506);
-        assert_eq!(n, [0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6]);
     }
 }

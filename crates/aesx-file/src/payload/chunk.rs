@@ -6,6 +6,18 @@ use zeroize::Zeroizing;
 
 use super::{PayloadError, CHUNK_LEN, ENC_CHUNK_LEN, MAX_CHUNKS, NONCE_LEN, TAG_LEN};
 
+/// Chunk `index`'s nonce: the base nonce XOR the index as a 64-bit
+/// big-endian number in the last eight bytes (c2sp.org/chunked-encryption).
+/// The GPU paths seal and open chunks with it outside [`ChunkCipher`]; the
+/// caller keeps `index` below `MAX_CHUNKS`.
+pub fn chunk_nonce(base: &[u8; NONCE_LEN], index: u64) -> [u8; NONCE_LEN] {
+    let mut n = *base;
+    for (b, c) in n[4..].iter_mut().zip(index.to_be_bytes()) {
+        *b ^= c;
+    }
+    n
+}
+
 /// The AEAD key and base nonce: seals and opens single chunks ("raw mode").
 #[derive(Clone)]
 pub struct ChunkCipher {
@@ -30,11 +42,7 @@ impl ChunkCipher {
         if index >= MAX_CHUNKS {
             return Err(PayloadError::TooManyChunks);
         }
-        let mut n = self.base_nonce;
-        for (b, c) in n[4..].iter_mut().zip(index.to_be_bytes()) {
-            *b ^= c;
-        }
-        Ok(n)
+        Ok(chunk_nonce(&self.base_nonce, index))
     }
 
     /// Encrypts `pt` (at most one chunk) as chunk `index` into `out`

@@ -34,7 +34,7 @@ mod derive;
 mod layout;
 
 pub use batch::{BatchError, Opener, Sealer};
-pub use chunk::{explain_failure, ChunkCipher};
+pub use chunk::{chunk_nonce, explain_failure, ChunkCipher};
 pub use derive::{derive, open_header, seal_header, Derived};
 pub use layout::Layout;
 
