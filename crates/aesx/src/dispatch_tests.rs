@@ -1,11 +1,11 @@
 //! Proves which kernel runs: forcing a backend must reach that backend's own
 //! kernels (and no other level's), not a generic fallback that happens to
 //! give the same bytes. Relies on the per-kernel, per-thread counters of
-//! `backend::trace`, compiled into the unit-test build.
+//! `backend::kernels::trace`, compiled into the unit-test build.
 
 use std::{format, string::String, vec, vec::Vec};
 
-use crate::backend::trace;
+use crate::backend::kernels::trace;
 use crate::{cbc_encrypt_many, Aes, Backend, Cbc, CbcJob, Ccm, Cmac, Ctr, Ecb, Gcm, KeyWrap, Xts};
 
 const OPS: [&str; 10] = [
@@ -207,7 +207,7 @@ fn gcm_siv_and_xaes_run_their_levels_kernels() {
     assert_eq!(before, counts(), "an x86 kernel ran for a soft key");
 }
 
-/// The serial MAC and key-wrap kernels (`backend::mac_kernels`): one
+/// The serial MAC and key-wrap kernels (`backend::kernels::mac`): one
 /// AES-NI kernel serves every x86 level (a wider register cannot shorten one
 /// chain), the armv8 backend has its own, and the soft backend takes the
 /// generic versions, which reach none of these counters.

@@ -4,7 +4,7 @@
 //! (partial blocks, stealing, counters, tags). Known answers from FIPS 197,
 //! SP 800-38A and the GCM specification's test cases.
 
-use crate::backend::inout::InOut;
+use crate::backend::kernels::inout::InOut;
 use crate::{Aes, Backend, Cbc, Ctr, Ecb, Error, Gcm, Padding, Xts};
 
 fn h(s: &str) -> alloc::vec::Vec<u8> {

@@ -9,40 +9,14 @@
 //! GHASH key) and an XTS key (`XtsPair`: data and tweak keys). The payload
 //! is inline (no `Box`, no `dyn`): the match is the whole cost of dispatch.
 
-use super::gcm_kernels::GcmKernels;
-use super::kernels::{CbcLanes, CbcManyKernels};
-use super::mac_kernels::MacKernels;
-use super::siv_kernels::SivKernels;
-use super::xts_kernels::XtsKernels;
-use super::{map_engine, Backend, BackendSet, Engine};
+use super::kernels::family::{Shape, WithGhash, XtsPair};
+use super::kernels::gcm::GcmKey;
+use super::kernels::inout::InOut;
+use super::kernels::xts::{XtsKernels, XtsKeys};
+use super::kernels::{BlockKernels, CbcLanes};
+use super::{map_engine, with_engine, Backend, Engine};
 use crate::error::Result;
 use crate::key::{Block, RoundKeys};
-
-/// A backend family's key type: what `families!` needs of each entry. The
-/// kernel traits are supertraits: every mode runs on every family, and
-/// every shape can be built from any family.
-pub(crate) trait Family:
-    GcmKernels + XtsKernels + MacKernels + SivKernels + CbcManyKernels + Clone
-{
-    /// Expands `rk` for `backend`, one of this family's; fails unless the CPU
-    /// runs it.
-    fn new(backend: Backend, rk: &RoundKeys) -> Result<Self>;
-
-    /// The backends of this family that this CPU and build can run.
-    fn available() -> BackendSet;
-}
-
-/// What an engine holds for a family's key type `K`.
-pub(crate) trait Shape {
-    type Of<K: Family>: Clone;
-}
-
-/// The family's key type itself: ECB, CBC, CTR, the MACs, key wrap.
-pub(crate) enum Plain {}
-
-impl Shape for Plain {
-    type Of<K: Family> = K;
-}
 
 /// Emits, from the one list of backend families: the public `Backend` enum
 /// (its `ALL` and `name`), [`Engine`], its constructor, detection and
@@ -84,7 +58,7 @@ macro_rules! families {
         // Keys live inline: boxing them would cost an allocation per key and
         // an indirection per call, and the variants are a few hundred bytes.
         #[allow(clippy::large_enum_variant)]
-        pub(crate) enum Engine<S: $crate::backend::engine::Shape = $crate::backend::engine::Plain> {
+        pub(crate) enum Engine<S: $crate::backend::kernels::family::Shape = $crate::backend::kernels::family::Plain> {
             $( $(#[$cfg])* $family(S::Of<$key>), )+
         }
 
@@ -120,7 +94,7 @@ macro_rules! families {
                 match backend {
                     $(
                         $(#[$cfg])*
-                        $(Backend::$backend)|+ => <$key as $crate::backend::engine::Family>::new(backend, rk).map(Engine::$family),
+                        $(Backend::$backend)|+ => <$key as $crate::backend::kernels::family::Family>::new(backend, rk).map(Engine::$family),
                     )+
                     #[allow(unreachable_patterns)]
                     _ => Err(Error::BackendUnavailable(backend)),
@@ -151,7 +125,7 @@ macro_rules! families {
             $(
                 $(#[$cfg])*
                 {
-                    set.0 |= <$key as $crate::backend::engine::Family>::available().0;
+                    set.0 |= <$key as $crate::backend::kernels::family::Family>::available().0;
                 }
             )+
             set
@@ -181,5 +155,46 @@ impl<K, L: CbcLanes<Engine>> CbcLanes<K> for OneKind<'_, L, K> {
     fn lane(&mut self, i: usize) -> Option<(&K, &mut Block, &mut [u8])> {
         let (e, iv, data) = self.lanes.lane(i)?;
         Some(((self.pick)(e)?, iv, data))
+    }
+}
+
+/// A GCM key on its backend; dispatch with `with_engine!`.
+pub(crate) type GcmEngine = Engine<WithGhash>;
+
+impl Engine {
+    /// Derives H (and its powers) for this AES key.
+    pub(crate) fn with_ghash(self) -> GcmEngine {
+        map_engine!(self, k => GcmKey::new(k))
+    }
+}
+
+/// An XTS key on its backend.
+pub(crate) type XtsEngine = Engine<XtsPair>;
+
+impl XtsEngine {
+    /// Expands the data key `k1` and the tweak key `k2` for `backend`.
+    pub(crate) fn pair(backend: Backend, k1: &RoundKeys, k2: &RoundKeys) -> Result<Self> {
+        Ok(map_engine!(Engine::new(backend, k1)?, data => XtsKeys::new(data, backend, k2)?))
+    }
+
+    /// `T = E_K2(tweak)`, in place.
+    pub(crate) fn encrypt_tweak(&self, tweak: &mut Block) {
+        with_engine!(self, k => k.tweak.encrypt_blocks(InOut::in_place(tweak)));
+    }
+
+    pub(crate) fn encrypt(&self, tweak: &mut Block, io: InOut<'_>) {
+        with_engine!(self, k => k.data.xts_encrypt(tweak, io));
+    }
+
+    pub(crate) fn decrypt(&self, tweak: &mut Block, io: InOut<'_>) {
+        with_engine!(self, k => k.data.xts_decrypt(tweak, io));
+    }
+
+    pub(crate) fn encrypt_sectors(&self, sector_size: usize, first: u128, io: InOut<'_>) {
+        with_engine!(self, k => k.data.xts_encrypt_sectors(&k.tweak, sector_size, first, io));
+    }
+
+    pub(crate) fn decrypt_sectors(&self, sector_size: usize, first: u128, io: InOut<'_>) {
+        with_engine!(self, k => k.data.xts_decrypt_sectors(&k.tweak, sector_size, first, io));
     }
 }

@@ -19,23 +19,13 @@ use crate::key::RoundKeys;
 
 #[cfg(target_arch = "aarch64")]
 pub(crate) mod aarch64;
-pub(crate) mod cpu;
 pub(crate) mod engine;
-pub(crate) mod gcm_kernels;
-pub(crate) mod inout;
 pub(crate) mod kernels;
-pub(crate) mod mac_kernels;
-pub(crate) mod polyval_kernels;
-pub(crate) mod siv_kernels;
 pub(crate) mod soft;
-pub(crate) mod trace;
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-pub(crate) mod vector_keys;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86;
-pub(crate) mod xts_kernels;
 
-pub(crate) use inout::InOut;
+pub(crate) use kernels::inout::InOut;
 pub(crate) use kernels::{BlockKernels, CbcLanes, CbcManyKernels};
 
 // The one list of backend families. Each family names its key type (which
@@ -81,7 +71,7 @@ impl Backend {
     /// The backends this machine can run (detected once, then cached).
     pub fn available() -> BackendSet {
         static CACHE: AtomicU8 = AtomicU8::new(0);
-        BackendSet(cpu::cached(&CACHE, || detect_families().0))
+        BackendSet(kernels::cpu::cached(&CACHE, || detect_families().0))
     }
 
     /// The fastest backend this machine can run.

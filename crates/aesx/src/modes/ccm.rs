@@ -5,7 +5,7 @@ use zeroize::Zeroize;
 use super::block::Aes;
 use super::cmac::CbcMacState;
 use super::tag::{self, open_in_place_detached, AeadIo, Tag};
-use crate::backend::mac_kernels::{xor_into, MacKernels};
+use crate::backend::kernels::mac::{xor_into, MacKernels};
 use crate::backend::{with_engine, Backend, BlockKernels, InOut};
 use crate::error::{Error, Result};
 use crate::key::{Block, KeySize, BLOCK_LEN};

@@ -4,7 +4,7 @@ use zeroize::{Zeroize, Zeroizing};
 
 use super::block::{debug_over_aes, Aes};
 use super::tag;
-use crate::backend::mac_kernels::{xor_into, MacKernels};
+use crate::backend::kernels::mac::{xor_into, MacKernels};
 use crate::backend::{with_engine, Backend};
 use crate::error::{Error, Result};
 use crate::key::{Block, KeySize, BLOCK_LEN};

@@ -206,7 +206,7 @@ impl Esp {
 /// little-endian bytes are the `CS` value of AArch64cryptolib's test files:
 /// `ffffeeeeddddccccbbbbaaaa` sums to `babb9999deddcccc`.
 pub fn ones_complement_checksum(data: &[u8]) -> u64 {
-    fold(crate::backend::gcm_kernels::word_sum(data))
+    fold(crate::backend::kernels::gcm::word_sum(data))
 }
 
 /// Running one's-complement sum. Pieces must be fed at 8-byte boundaries

@@ -4,7 +4,8 @@ use core::fmt;
 
 use super::block::{debug_keyed, Aes};
 use super::tag::{self, open_in_place_detached, AeadIo, Tag};
-use crate::backend::gcm_kernels::{GcmEngine, GcmKernels};
+use crate::backend::engine::GcmEngine;
+use crate::backend::kernels::gcm::GcmKernels;
 use crate::backend::{with_engine, Backend, InOut};
 use crate::error::{Error, Result};
 use crate::key::{Block, KeySize, BLOCK_LEN};
@@ -373,7 +374,7 @@ pub(super) fn j0_of(gcm: &Gcm, nonce: &[u8]) -> Result<Block> {
 
 #[cfg(test)]
 mod tests {
-    use crate::backend::gcm_kernels::inc32;
+    use crate::backend::kernels::gcm::inc32;
 
     #[test]
     fn inc32_wraps_without_carry() {

@@ -4,8 +4,8 @@ use core::fmt;
 
 use super::block::{debug_keyed, Aes};
 use super::tag::{self, open_in_place_detached, Tag};
-use crate::backend::polyval_kernels::PolyvalKernels;
-use crate::backend::siv_kernels::SivKernels;
+use crate::backend::kernels::polyval::PolyvalKernels;
+use crate::backend::kernels::siv::SivKernels;
 use crate::backend::{with_engine, Backend, InOut};
 use crate::error::{Error, Result};
 use crate::key::{check_key_len, Block, KeySize, BLOCK_LEN};

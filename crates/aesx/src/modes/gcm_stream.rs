@@ -7,7 +7,7 @@ use zeroize::Zeroize;
 
 use super::gcm::{j0_of, Gcm, MAX_AAD_LEN, MAX_PLAINTEXT_LEN};
 use super::tag::{self, Tag};
-use crate::backend::gcm_kernels::{inc32, GcmKernels};
+use crate::backend::kernels::gcm::{inc32, GcmKernels};
 use crate::backend::{with_engine, BlockKernels, InOut};
 use crate::error::{Error, Result};
 use crate::key::{Block, BLOCK_LEN};

@@ -5,7 +5,7 @@ use zeroize::Zeroize;
 
 use super::block::Aes;
 use super::tag;
-use crate::backend::mac_kernels::MacKernels;
+use crate::backend::kernels::mac::MacKernels;
 use crate::backend::{with_engine, Backend, BlockKernels, InOut};
 use crate::ct::ct_eq;
 use crate::error::{Error, Result};

@@ -2,7 +2,8 @@
 
 use zeroize::Zeroize;
 
-use crate::backend::xts_kernels::{mul_x, XtsEngine};
+use crate::backend::engine::XtsEngine;
+use crate::backend::kernels::xts::mul_x;
 use crate::backend::{Backend, InOut};
 use crate::ct::ct_eq;
 use crate::error::{Error, Result};

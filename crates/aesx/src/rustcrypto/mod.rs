@@ -36,7 +36,7 @@ mod tests {
     use cipher::{BlockCipherEncrypt, BlockModeDecrypt, InnerIvInit, StreamCipher};
     use std::vec;
 
-    use crate::backend::trace;
+    use crate::backend::kernels::trace;
     use crate::Backend;
 
     /// The mode crates reach the bulk kernels once per PAR_BLOCKS blocks

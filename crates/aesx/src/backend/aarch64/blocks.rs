@@ -9,8 +9,8 @@
 use core::arch::aarch64::*;
 
 use super::ArmAes;
-use crate::backend::cpu::{ArmCrypto, ArmSha3};
-use crate::backend::inout::InOut;
+use crate::backend::kernels::cpu::{ArmCrypto, ArmSha3};
+use crate::backend::kernels::inout::InOut;
 use crate::key::Block;
 
 /// Blocks in flight in the parallel kernels.

@@ -11,9 +11,9 @@
 use core::arch::aarch64::*;
 
 use super::ArmAes;
-use crate::backend::inout::InOut;
-use crate::backend::mac_kernels::MacKernels;
-use crate::backend::trace::{self, Kernel};
+use crate::backend::kernels::inout::InOut;
+use crate::backend::kernels::mac::MacKernels;
+use crate::backend::kernels::trace::{self, Kernel};
 use crate::key::Block;
 
 // Each entry records itself for the dispatch test; `self` holds the

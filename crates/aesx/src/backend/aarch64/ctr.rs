@@ -13,8 +13,8 @@ use core::arch::aarch64::*;
 
 use super::blocks::LANES;
 use super::ArmAes;
-use crate::backend::cpu::{ArmCrypto, ArmSha3};
-use crate::backend::inout::InOut;
+use crate::backend::kernels::cpu::{ArmCrypto, ArmSha3};
+use crate::backend::kernels::inout::InOut;
 use crate::key::Block;
 
 /// The counter block `c` as big-endian bytes in a vector.

@@ -23,9 +23,9 @@ use super::ghash::{
     self, acc_load, acc_store, base, ghash_blocks, load_swapped, sha3, ArmHKey, Partial, POWERS,
 };
 use super::ArmAes;
-use crate::backend::cpu::{ArmCrypto, ArmSha3};
-use crate::backend::gcm_kernels::GcmKernels;
-use crate::backend::inout::InOut;
+use crate::backend::kernels::cpu::{ArmCrypto, ArmSha3};
+use crate::backend::kernels::gcm::GcmKernels;
+use crate::backend::kernels::inout::InOut;
 use crate::key::Block;
 
 /// The counter block `ctr` as four native 32-bit lanes (`REV32`).

@@ -33,7 +33,7 @@
 use core::arch::aarch64::*;
 
 use super::ArmAes;
-use crate::backend::cpu::{ArmCrypto, ArmSha3};
+use crate::backend::kernels::cpu::{ArmCrypto, ArmSha3};
 use crate::key::Block;
 
 /// Key powers used per aggregated reduction.
@@ -302,7 +302,7 @@ pub(super) unsafe fn hkey(aes: &ArmAes) -> ArmHKey {
     let mut h = [0u8; 16];
     crate::backend::kernels::BlockKernels::encrypt_blocks(
         aes,
-        crate::backend::inout::InOut::in_place(&mut h),
+        crate::backend::kernels::inout::InOut::in_place(&mut h),
     );
     let k1 = swapped_from_u128(premultiply_by_y(u128::from_be_bytes(h)));
     zeroize::Zeroize::zeroize(&mut h);

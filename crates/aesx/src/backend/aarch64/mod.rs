@@ -2,7 +2,7 @@
 //! and PMULL.
 //!
 //! An [`ArmAes`] holds a [`cpu::ArmCrypto`] token (FEAT_AES and FEAT_PMULL),
-//! which only the cached detection in `backend::cpu` can make, and, where
+//! which only the cached detection in `backend::kernels::cpu` can make, and, where
 //! the CPU has FEAT_SHA3, a [`cpu::ArmSha3`] token. Its fields are private
 //! to this module and its children, which cannot make tokens either, so
 //! holding an `ArmAes` is the proof that calling the `"aes"` kernels is
@@ -18,14 +18,14 @@
 
 use core::arch::aarch64::*;
 
-use super::cpu::{self, ArmCrypto, ArmSha3};
-use super::engine::Family;
-use super::inout::InOut;
+use super::kernels::cpu::{self, ArmCrypto, ArmSha3};
+use super::kernels::family::Family;
+use super::kernels::inout::InOut;
+use super::kernels::polyval::PolyvalKernels;
+use super::kernels::siv::SivKernels;
+use super::kernels::trace::{self, Kernel};
+use super::kernels::vector_keys::{inverse_keys, wipe};
 use super::kernels::{BlockKernels, CbcManyKernels};
-use super::polyval_kernels::PolyvalKernels;
-use super::siv_kernels::SivKernels;
-use super::trace::{self, Kernel};
-use super::vector_keys::{inverse_keys, wipe};
 use super::{Backend, BackendSet};
 use crate::error::{Error, Result};
 use crate::key::{Block, RoundKeys, MAX_ROUNDS};
@@ -173,7 +173,7 @@ macro_rules! by_eor3 {
 }
 
 // Each entry point records itself in the debug-build kernel counters
-// (`backend::trace`), so that tests can prove a forced `armv8` key reaches
+// (`backend::kernels::trace`), so that tests can prove a forced `armv8` key reaches
 // these kernels; in release builds `hit` is empty.
 impl BlockKernels for ArmAes {
     fn encrypt_blocks(&self, io: InOut<'_>) {

@@ -11,7 +11,7 @@ use core::arch::aarch64::*;
 
 use super::ghash::{pmull_hi, pmull_lo, swap_lanes};
 use super::ArmAes;
-use crate::backend::cpu::ArmCrypto;
+use crate::backend::kernels::cpu::ArmCrypto;
 use crate::key::{Block, BLOCK_LEN};
 
 /// Most powers of H kept (blocks per reduction).

@@ -5,8 +5,8 @@
 
 use super::ghash::ArmHKey;
 use super::{gcm, ghash, xts, ArmAes};
-use crate::backend::cpu::ArmSha3;
-use crate::backend::inout::InOut;
+use crate::backend::kernels::cpu::ArmSha3;
+use crate::backend::kernels::inout::InOut;
 use crate::backend::kernels::BlockKernels;
 use crate::backend::soft::SoftAes;
 use crate::key::{Block, RoundKeys};
@@ -257,7 +257,7 @@ fn detection_finds_expected_features() {
     let Ok(want) = std::env::var("AESX_EXPECT_ARM_FEATURES") else {
         return;
     };
-    let f = crate::backend::cpu::features();
+    let f = crate::backend::kernels::cpu::features();
     for name in want.split(',').map(str::trim) {
         match name {
             "aes" | "pmull" => assert!(f.crypto.is_some(), "FEAT_AES/PMULL not detected"),
@@ -501,10 +501,10 @@ fn xts_kernels_match_reference() {
 type Op<'a> = (&'a str, &'a dyn Fn(&mut [u8]));
 
 /// A key forced to `armv8` through the public API reaches this backend's own
-/// kernels (debug builds count kernel entries; see `backend::trace`).
+/// kernels (debug builds count kernel entries; see `backend::kernels::trace`).
 #[test]
 fn forced_armv8_runs_armv8_kernels() {
-    use crate::backend::{trace, Backend};
+    use crate::backend::{kernels::trace, Backend};
     use crate::{Cbc, Ctr, Ecb};
     if !super::available() || !trace::enabled() {
         return;

@@ -13,9 +13,9 @@ use core::arch::aarch64::*;
 
 use super::blocks::LANES;
 use super::ArmAes;
-use crate::backend::cpu::{ArmCrypto, ArmSha3};
-use crate::backend::inout::InOut;
-use crate::backend::xts_kernels::XtsKernels;
+use crate::backend::kernels::cpu::{ArmCrypto, ArmSha3};
+use crate::backend::kernels::inout::InOut;
+use crate::backend::kernels::xts::XtsKernels;
 use crate::key::Block;
 
 /// T * x in GF(2^128), IEEE 1619 bit order (little-endian), by mask.

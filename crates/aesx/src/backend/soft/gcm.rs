@@ -10,8 +10,8 @@
 use zeroize::Zeroize;
 
 use super::gf128::{self, Powers};
-use crate::backend::gcm_kernels::GcmKernels;
-use crate::backend::inout::InOut;
+use crate::backend::kernels::gcm::GcmKernels;
+use crate::backend::kernels::inout::InOut;
 use crate::backend::kernels::BlockKernels;
 use crate::backend::soft::SoftAes;
 use crate::key::{Block, BLOCK_LEN};

@@ -30,12 +30,12 @@ use zeroize::Zeroize;
 use self::bitslice::{pack, unpack};
 use self::round::RoundKey;
 use self::rows::Word;
-use super::engine::Family;
-use super::inout::InOut;
+use super::kernels::family::Family;
+use super::kernels::inout::InOut;
+use super::kernels::mac::MacKernels;
+use super::kernels::polyval::PolyvalKernels;
+use super::kernels::siv::SivKernels;
 use super::kernels::{BlockKernels, CbcManyKernels};
-use super::mac_kernels::MacKernels;
-use super::polyval_kernels::PolyvalKernels;
-use super::siv_kernels::SivKernels;
 use super::{Backend, BackendSet};
 use crate::error::Result;
 use crate::key::{Block, RoundKeys, BLOCK_LEN, MAX_ROUNDS};
@@ -96,7 +96,7 @@ enum Simd {
     Baseline,
     /// With detection's AVX2 token: the proof that `batch_avx2` may run.
     #[cfg(all(target_arch = "x86_64", feature = "std"))]
-    Avx2(super::cpu::Avx2),
+    Avx2(super::kernels::cpu::Avx2),
 }
 
 /// The soft backend's choice of build, decided once per process: 0 not yet,
@@ -120,7 +120,7 @@ impl Simd {
         #[cfg(all(target_arch = "x86_64", feature = "std"))]
         {
             use core::sync::atomic::Ordering;
-            let avx2 = super::cpu::features().avx2;
+            let avx2 = super::kernels::cpu::features().avx2;
             let choice = match (SIMD_CHOICE.load(Ordering::Relaxed), avx2) {
                 (1, _) | (_, None) => return Simd::Baseline,
                 (_, Some(t)) => Simd::Avx2(t),
@@ -164,7 +164,12 @@ fn batch_baseline(blocks: &mut [Block; PAR], rk: &[RoundKey], decrypt: bool) {
 /// [`batch`] compiled for AVX2, on 256-bit words; `cpu` is the proof.
 #[cfg(all(target_arch = "x86_64", feature = "std"))]
 #[target_feature(enable = "avx2")]
-fn batch_avx2(cpu: super::cpu::Avx2, blocks: &mut [Block; PAR], rk: &[RoundKey], decrypt: bool) {
+fn batch_avx2(
+    cpu: super::kernels::cpu::Avx2,
+    blocks: &mut [Block; PAR],
+    rk: &[RoundKey],
+    decrypt: bool,
+) {
     batch::<rows::avx2::Rows>(cpu, blocks, rk, decrypt);
 }
 

@@ -294,7 +294,7 @@ pub(super) mod sse2 {
 #[cfg(all(target_arch = "x86_64", feature = "std"))]
 pub(super) mod avx2 {
     use super::{Plane, Word};
-    use crate::backend::cpu::Avx2;
+    use crate::backend::kernels::cpu::Avx2;
     use core::arch::x86_64::*;
     use core::ops::{BitAnd, BitXor, Not};
 
@@ -483,11 +483,11 @@ mod tests {
     #[cfg(all(target_arch = "x86_64", feature = "std"))]
     #[test]
     fn avx2_matches_reference() {
-        let Some(cpu) = crate::backend::cpu::features().avx2 else {
+        let Some(cpu) = crate::backend::kernels::cpu::features().avx2 else {
             return;
         };
         #[target_feature(enable = "avx2")]
-        fn run(cpu: crate::backend::cpu::Avx2) {
+        fn run(cpu: crate::backend::kernels::cpu::Avx2) {
             matches_reference::<super::avx2::Rows>(cpu);
         }
         // SAFETY: `cpu` is detection's AVX2 token.

@@ -11,6 +11,6 @@
 //! untouched.
 
 use super::SoftAes;
-use crate::backend::xts_kernels::XtsKernels;
+use crate::backend::kernels::xts::XtsKernels;
 
 impl XtsKernels for SoftAes {}

@@ -12,8 +12,8 @@
 use core::arch::x86_64::*;
 
 use super::X86Aes;
-use crate::backend::inout::InOut;
-use crate::backend::trace::{self, Kernel};
+use crate::backend::kernels::inout::InOut;
+use crate::backend::kernels::trace::{self, Kernel};
 use crate::key::Block;
 
 /// Blocks in flight in the bulk loops.

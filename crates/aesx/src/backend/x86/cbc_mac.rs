@@ -13,9 +13,9 @@ use core::arch::x86_64::*;
 
 use super::aesni::{aes_round, chain};
 use super::X86Aes;
-use crate::backend::inout::InOut;
-use crate::backend::mac_kernels::MacKernels;
-use crate::backend::trace::{self, Kernel};
+use crate::backend::kernels::inout::InOut;
+use crate::backend::kernels::mac::MacKernels;
+use crate::backend::kernels::trace::{self, Kernel};
 use crate::key::Block;
 
 // Every level's token includes AES-NI and SSE4.1 (`Level::aesni`), the

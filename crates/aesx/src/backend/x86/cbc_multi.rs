@@ -21,9 +21,9 @@ use core::arch::x86_64::*;
 
 use super::vector::{vaes_entries, Vector};
 use super::{Level, X86Aes};
+use crate::backend::kernels::inout::InOut;
+use crate::backend::kernels::trace::{self, Kernel};
 use crate::backend::kernels::{BlockKernels, CbcLanes, CbcManyKernels};
-use crate::backend::trace::{self, Kernel};
-use crate::backend::InOut;
 use crate::key::Block;
 
 /// Most lanes of any kernel.

@@ -4,8 +4,8 @@
 use super::ghash_clmul::{self, X86HKey};
 use super::vector::{vaes_entries, Vector};
 use super::{gcm_aesni, gcm_vaes, Level, X86Aes};
-use crate::backend::gcm_kernels::{oneshot_generic, word_sum, GcmKernels};
-use crate::backend::inout::InOut;
+use crate::backend::kernels::gcm::{oneshot_generic, word_sum, GcmKernels};
+use crate::backend::kernels::inout::InOut;
 use crate::key::Block;
 
 // SAFETY (all calls below): each arm holds the token of the level it matched

@@ -34,9 +34,9 @@ use core::arch::x86_64::*;
 
 use super::ghash_clmul::{bswap_mask, half_sum, Wide, WideK, X86HKey, POWERS};
 use super::X86Aes;
-use crate::backend::gcm_kernels::inc32;
-use crate::backend::inout::InOut;
-use crate::backend::trace::{self, Kernel};
+use crate::backend::kernels::gcm::inc32;
+use crate::backend::kernels::inout::InOut;
+use crate::backend::kernels::trace::{self, Kernel};
 use crate::key::Block;
 
 /// Blocks per step.

@@ -69,10 +69,10 @@ use super::ghash_clmul::{bswap_mask, Wide, X86HKey, POWERS};
 use super::polyval::Acc;
 use super::vector::{byte_mask, vaes_entries, Vector};
 use super::X86Aes;
-use crate::backend::cpu::{Vaes256, Vaes512};
-use crate::backend::gcm_kernels::inc32;
-use crate::backend::inout::InOut;
-use crate::backend::trace::{self, Kernel};
+use crate::backend::kernels::cpu::{Vaes256, Vaes512};
+use crate::backend::kernels::gcm::inc32;
+use crate::backend::kernels::inout::InOut;
+use crate::backend::kernels::trace::{self, Kernel};
 use crate::key::{Block, MAX_ROUNDS};
 
 /// Registers per main-loop step.

@@ -13,7 +13,7 @@
 use core::arch::x86_64::*;
 
 use super::X86Aes;
-use crate::backend::inout::InOut;
+use crate::backend::kernels::inout::InOut;
 use crate::backend::kernels::BlockKernels;
 use crate::key::{Block, BLOCK_LEN};
 

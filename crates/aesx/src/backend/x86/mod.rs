@@ -2,7 +2,7 @@
 //! zmm with AVX-512.
 //!
 //! An [`X86Aes`] holds its [`Level`], and each level holds the CPU feature
-//! token of its tier (`backend::cpu`), which only run-time detection can
+//! token of its tier (`backend::kernels::cpu`), which only run-time detection can
 //! make. Each dispatch below matches on the level and calls a
 //! `#[target_feature]` kernel with the token of that tier in hand: that
 //! token is the `SAFETY` argument of every such call. The key's fields are
@@ -12,13 +12,13 @@
 
 use core::arch::x86_64::*;
 
-use super::cpu;
-use super::engine::Family;
-use super::inout::InOut;
+use super::kernels::cpu;
+use super::kernels::family::Family;
+use super::kernels::inout::InOut;
+use super::kernels::polyval::PolyvalKernels;
+use super::kernels::siv::SivKernels;
+use super::kernels::vector_keys::{inverse_keys, wipe};
 use super::kernels::BlockKernels;
-use super::polyval_kernels::PolyvalKernels;
-use super::siv_kernels::SivKernels;
-use super::vector_keys::{inverse_keys, wipe};
 use super::{Backend, BackendSet};
 use crate::error::{Error, Result};
 use crate::key::{Block, RoundKeys, MAX_ROUNDS};

@@ -12,7 +12,7 @@ use core::arch::x86_64::*;
 
 use super::vector::{vaes_entries, Vector};
 use super::Level;
-use crate::backend::trace::{self, Kernel};
+use crate::backend::kernels::trace::{self, Kernel};
 use crate::key::{Block, BLOCK_LEN};
 
 /// Most powers of H kept (the largest group).

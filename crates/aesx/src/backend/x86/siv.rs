@@ -16,9 +16,9 @@ use super::ghash_clmul::{X86HKey, POWERS};
 use super::polyval::powers;
 use super::vector::{vaes_entries, Vector};
 use super::{Level, X86Aes};
-use crate::backend::inout::InOut;
+use crate::backend::kernels::inout::InOut;
+use crate::backend::kernels::trace::{self, Kernel};
 use crate::backend::kernels::BlockKernels;
-use crate::backend::trace::{self, Kernel};
 use crate::error::{Error, Result};
 use crate::key::{Block, KeySize, MAX_ROUNDS};
 

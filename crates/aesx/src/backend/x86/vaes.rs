@@ -21,8 +21,8 @@ use core::arch::x86_64::*;
 use super::aesni::{cbc_enc, ecb_small};
 use super::vector::{vaes_entries, Vector};
 use super::X86Aes;
-use crate::backend::inout::InOut;
-use crate::backend::trace::{self, Kernel};
+use crate::backend::kernels::inout::InOut;
+use crate::backend::kernels::trace::{self, Kernel};
 use crate::key::Block;
 
 /// Registers in flight in the bulk loops.

@@ -31,7 +31,7 @@
 
 use core::arch::x86_64::*;
 
-use crate::backend::cpu::{Aesni, Vaes256, Vaes512};
+use crate::backend::kernels::cpu::{Aesni, Vaes256, Vaes512};
 
 /// Defines the `#[target_feature]` entry points of a generic kernel body:
 /// `$n256` instantiates `$body::<Vaes256, ..>` with the ymm tier's features,
@@ -81,11 +81,11 @@ macro_rules! vaes_entries {
         /// the CPU features.
         #[target_feature(enable = $feat)]
         $vis unsafe fn $n<$(const $c: $ct),*>(
-            v: $crate::backend::cpu::$tok,
+            v: $crate::backend::kernels::cpu::$tok,
             $($a: $t),*
         ) $(-> $r)? {
             // SAFETY: the caller upholds the body's contract.
-            unsafe { $body::<$crate::backend::cpu::$tok, $($c),*>(v, $($a),*) }
+            unsafe { $body::<$crate::backend::kernels::cpu::$tok, $($c),*>(v, $($a),*) }
         }
     };
 }
@@ -764,7 +764,7 @@ mod tests {
     //! byte-level model), on each width the CPU has.
 
     use super::*;
-    use crate::backend::cpu;
+    use crate::backend::kernels::cpu;
 
     fn bytes<V: Vector>(v: V, x: V::V) -> Vec<u8> {
         let mut out = vec![0u8; V::BYTES];

@@ -1,10 +1,10 @@
 //! XTS on the x86 backends: one `match` on the key's level per call.
 
 use super::{xts_aesni, xts_vaes, Level, X86Aes};
-use crate::backend::inout::InOut;
+use crate::backend::kernels::inout::InOut;
 use zeroize::Zeroize;
 
-use crate::backend::xts_kernels::XtsKernels;
+use crate::backend::kernels::xts::XtsKernels;
 use crate::key::Block;
 
 impl X86Aes {

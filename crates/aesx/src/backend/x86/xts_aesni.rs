@@ -30,8 +30,8 @@ use core::arch::x86_64::*;
 
 use super::aesni::aes_round;
 use super::X86Aes;
-use crate::backend::inout::InOut;
-use crate::backend::trace::{self, Kernel};
+use crate::backend::kernels::inout::InOut;
+use crate::backend::kernels::trace::{self, Kernel};
 use crate::key::Block;
 
 /// `t * x` in GF(2^128) (IEEE 1619 order: byte 0 is least significant),

@@ -44,8 +44,8 @@ use zeroize::Zeroize;
 
 use super::vector::{vaes_entries, Vector};
 use super::{xts_aesni, X86Aes};
-use crate::backend::inout::InOut;
-use crate::backend::trace::{self, Kernel};
+use crate::backend::kernels::inout::InOut;
+use crate::backend::kernels::trace::{self, Kernel};
 use crate::key::Block;
 
 /// Most registers in flight per iteration (array sizes).

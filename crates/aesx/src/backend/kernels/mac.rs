@@ -13,7 +13,7 @@
 use zeroize::Zeroize;
 
 use super::inout::InOut;
-use super::kernels::BlockKernels;
+use super::BlockKernels;
 use crate::key::{Block, BLOCK_LEN};
 
 /// Blocks per batch in the generic CCM kernel (2 KiB on the stack).

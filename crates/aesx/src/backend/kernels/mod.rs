@@ -9,7 +9,19 @@
 //! All kernels take whole blocks only (`io.len() % 16 == 0`); partial blocks,
 //! padding and stealing are the modes' business.
 
-use super::inout::InOut;
+pub(crate) mod cpu;
+pub(crate) mod family;
+pub(crate) mod gcm;
+pub(crate) mod inout;
+pub(crate) mod mac;
+pub(crate) mod polyval;
+pub(crate) mod siv;
+pub(crate) mod trace;
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+pub(crate) mod vector_keys;
+pub(crate) mod xts;
+
+use self::inout::InOut;
 use crate::key::{Block, BLOCK_LEN};
 
 /// Blocks per batch in the generic kernels (2 KiB on the stack).

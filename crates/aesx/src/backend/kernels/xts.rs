@@ -15,12 +15,9 @@
 
 use zeroize::Zeroize;
 
-use super::engine::{Family, Shape};
 use super::inout::InOut;
-use super::kernels::BlockKernels;
-use super::{map_engine, with_engine, Backend, Engine};
-use crate::error::Result;
-use crate::key::{Block, RoundKeys, BLOCK_LEN};
+use super::BlockKernels;
+use crate::key::{Block, BLOCK_LEN};
 
 /// Blocks per batch in the generic kernels (2 KiB of data, 2 KiB of tweaks).
 const BATCH: usize = 128;
@@ -154,54 +151,8 @@ pub(crate) fn sectors_generic<K: BlockKernels>(
 /// The two expanded keys of an XTS key, on one backend.
 #[derive(Clone)]
 pub(crate) struct XtsKeys<K> {
-    data: K,
-    tweak: K,
-}
-
-impl<K: Family> XtsKeys<K> {
-    /// The pair of `data` and the tweak key `k2` on the same backend.
-    fn new(data: K, backend: Backend, k2: &RoundKeys) -> Result<Self> {
-        let tweak = K::new(backend, k2)?;
-        Ok(XtsKeys { data, tweak })
-    }
-}
-
-/// The XTS shape of an engine: each family's data and tweak keys.
-pub(crate) enum XtsPair {}
-
-impl Shape for XtsPair {
-    type Of<K: Family> = XtsKeys<K>;
-}
-
-/// An XTS key on its backend.
-pub(crate) type XtsEngine = Engine<XtsPair>;
-
-impl XtsEngine {
-    /// Expands the data key `k1` and the tweak key `k2` for `backend`.
-    pub(crate) fn pair(backend: Backend, k1: &RoundKeys, k2: &RoundKeys) -> Result<Self> {
-        Ok(map_engine!(Engine::new(backend, k1)?, data => XtsKeys::new(data, backend, k2)?))
-    }
-
-    /// `T = E_K2(tweak)`, in place.
-    pub(crate) fn encrypt_tweak(&self, tweak: &mut Block) {
-        with_engine!(self, k => k.tweak.encrypt_blocks(InOut::in_place(tweak)));
-    }
-
-    pub(crate) fn encrypt(&self, tweak: &mut Block, io: InOut<'_>) {
-        with_engine!(self, k => k.data.xts_encrypt(tweak, io));
-    }
-
-    pub(crate) fn decrypt(&self, tweak: &mut Block, io: InOut<'_>) {
-        with_engine!(self, k => k.data.xts_decrypt(tweak, io));
-    }
-
-    pub(crate) fn encrypt_sectors(&self, sector_size: usize, first: u128, io: InOut<'_>) {
-        with_engine!(self, k => k.data.xts_encrypt_sectors(&k.tweak, sector_size, first, io));
-    }
-
-    pub(crate) fn decrypt_sectors(&self, sector_size: usize, first: u128, io: InOut<'_>) {
-        with_engine!(self, k => k.data.xts_decrypt_sectors(&k.tweak, sector_size, first, io));
-    }
+    pub(crate) data: K,
+    pub(crate) tweak: K,
 }
 
 #[cfg(test)]

@@ -9,9 +9,9 @@
 
 use zeroize::Zeroize;
 
-use super::gcm_kernels::GcmKernels;
+use super::gcm::GcmKernels;
 use super::inout::InOut;
-use super::polyval_kernels::PolyvalKernels;
+use super::polyval::PolyvalKernels;
 use crate::error::Result;
 use crate::key::{Block, BLOCK_LEN};
 

@@ -12,7 +12,7 @@ use zeroize::Zeroize;
 use crate::key::{Block, BLOCK_LEN};
 
 /// A POLYVAL key (H and the powers its kernel uses), one type per backend
-/// family ([`SivKernels::Polyval`](super::siv_kernels::SivKernels::Polyval)).
+/// family ([`SivKernels::Polyval`](super::siv::SivKernels::Polyval)).
 pub(crate) trait PolyvalKernels {
     /// `acc = dot(acc ^ X, H)` over the whole blocks of `data` (a trailing
     /// partial block is ignored).

@@ -17,10 +17,8 @@
 //! Counter blocks follow SP 800-38D's inc32: only the last 32 bits (big
 //! endian) count, modulo 2^32; the first 96 bits never change.
 
-use super::engine::{Family, Shape};
 use super::inout::InOut;
-use super::kernels::BlockKernels;
-use super::{map_engine, Engine};
+use super::BlockKernels;
 use crate::key::{Block, BLOCK_LEN};
 
 /// Blocks per batch in the generic kernels (1 KiB on the stack).
@@ -251,25 +249,8 @@ pub(crate) struct GcmKey<K: GcmKernels> {
 }
 
 impl<K: GcmKernels> GcmKey<K> {
-    fn new(aes: K) -> Self {
+    pub(crate) fn new(aes: K) -> Self {
         let h = aes.ghash_key();
         GcmKey { aes, h }
-    }
-}
-
-/// The GCM shape of an engine: each family's key with its GHASH key.
-pub(crate) enum WithGhash {}
-
-impl Shape for WithGhash {
-    type Of<K: Family> = GcmKey<K>;
-}
-
-/// A GCM key on its backend; dispatch with `with_engine!`.
-pub(crate) type GcmEngine = Engine<WithGhash>;
-
-impl Engine {
-    /// Derives H (and its powers) for this AES key.
-    pub(crate) fn with_ghash(self) -> GcmEngine {
-        map_engine!(self, k => GcmKey::new(k))
     }
 }
