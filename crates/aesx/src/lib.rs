@@ -405,8 +405,9 @@ pub use modes::cmac::{Cmac, CmacHasher};
 pub use modes::ctr::Ctr;
 pub use modes::ecb::Ecb;
 pub use modes::esp::{ones_complement_checksum, Esp};
-pub use modes::gcm::{Gcm, GcmEncryptor};
+pub use modes::gcm::Gcm;
 pub use modes::gcm_siv::GcmSiv;
+pub use modes::gcm_stream::GcmEncryptor;
 pub use modes::keywrap::KeyWrap;
 pub use modes::padding::Padding;
 pub use modes::tag::Tag;
@@ -429,7 +430,7 @@ pub use rustcrypto::{
 
 /// Hazardous interfaces: correct to use only with care their docs spell out.
 pub mod hazmat {
-    pub use crate::modes::gcm::hazmat::GcmDecryptorHazmat;
+    pub use crate::modes::gcm_stream::hazmat::GcmDecryptorHazmat;
 }
 
 /// Hooks for aesx's own tests and benchmarks. Not part of the API: no

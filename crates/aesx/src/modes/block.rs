@@ -50,21 +50,13 @@ impl Aes {
     // caller's loop and one block costs one direct call (x86).
     #[inline]
     pub fn encrypt_block(&self, block: &mut Block) {
-        match &self.engine {
-            #[cfg(target_arch = "x86_64")]
-            Engine::X86(k) => crate::backend::x86::encrypt_block(k, block),
-            engine => with_engine!(engine, k => k.encrypt_blocks(InOut::in_place(block))),
-        }
+        with_engine!(&self.engine, k => k.encrypt_block(block))
     }
 
     /// Decrypts one block in place.
     #[inline]
     pub fn decrypt_block(&self, block: &mut Block) {
-        match &self.engine {
-            #[cfg(target_arch = "x86_64")]
-            Engine::X86(k) => crate::backend::x86::decrypt_block(k, block),
-            engine => with_engine!(engine, k => k.decrypt_blocks(InOut::in_place(block))),
-        }
+        with_engine!(&self.engine, k => k.decrypt_block(block))
     }
 
     /// Encrypts whole blocks in place; the length must be a multiple of 16.

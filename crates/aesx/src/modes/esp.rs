@@ -2,7 +2,8 @@
 
 use zeroize::Zeroize;
 
-use super::gcm::{Core, Gcm};
+use super::gcm::Gcm;
+use super::gcm_stream::Core;
 use super::tag::{self, Tag};
 use crate::backend::{Backend, InOut};
 use crate::error::{Error, Result};

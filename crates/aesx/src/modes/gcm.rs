@@ -26,8 +26,6 @@ pub(crate) const MAX_AAD_LEN: u64 = (1 << 61) - 1;
 pub(crate) const ALLOWED_TAG_LENS: [usize; 7] = [16, 15, 14, 13, 12, 8, 4];
 
 // The streaming half, reached from here as before the split.
-pub use super::gcm_stream::GcmEncryptor;
-pub(crate) use super::gcm_stream::{hazmat, Core};
 
 /// AES-GCM with one key: seal and open many messages.
 ///
@@ -40,7 +38,7 @@ pub(crate) use super::gcm_stream::{hazmat, Core};
 /// before returning [`Error::AuthenticationFailed`], so no unauthenticated
 /// plaintext ever leaves it.
 ///
-/// Incremental encryption ([`GcmEncryptor`]) takes AAD, then data in pieces of
+/// Incremental encryption ([`GcmEncryptor`](crate::GcmEncryptor)) takes AAD, then data in pieces of
 /// any size, then yields the tag. Incremental decryption lives in [`hazmat`](crate::hazmat):
 /// it has to hand out plaintext before it can check the tag.
 ///
@@ -271,13 +269,6 @@ impl Gcm {
         let mut out = alloc::vec![0u8; ct_and_tag.len() - self.tag_len];
         self.open_to(nonce, aad, ct_and_tag, &mut out)?;
         Ok(out)
-    }
-
-    /// Starts an incremental encryption under `nonce`.
-    pub fn encryptor(&self, nonce: &[u8]) -> Result<GcmEncryptor<'_>> {
-        Ok(GcmEncryptor {
-            core: Core::new(self, nonce)?,
-        })
     }
 
     fn check_tag(&self, tag: &[u8]) -> Result<()> {

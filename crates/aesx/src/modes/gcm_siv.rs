@@ -6,6 +6,7 @@ use super::block::{debug_keyed, Aes};
 use super::tag::{self, open_in_place_detached, Tag};
 use crate::backend::kernels::polyval::PolyvalKernels;
 use crate::backend::kernels::siv::SivKernels;
+use crate::backend::kernels::wipe;
 use crate::backend::{with_engine, Backend, InOut};
 use crate::error::{Error, Result};
 use crate::key::{check_key_len, Block, KeySize, BLOCK_LEN};
@@ -183,13 +184,13 @@ impl GcmSiv {
         {
             h.copy_from_slice(&b[..8]);
         }
-        wipe(&mut blocks);
+        wipe([&mut blocks], [0; 6 * BLOCK_LEN]);
         let mut auth = [0u8; BLOCK_LEN];
         auth.copy_from_slice(&halves[..BLOCK_LEN]);
         let aes = k.message_key(&halves[BLOCK_LEN..count * 8]);
-        wipe(&mut halves);
+        wipe([&mut halves], [0; 6 * 8]);
         let polyval = k.polyval_key(&auth, longest.div_ceil(BLOCK_LEN));
-        wipe(&mut auth);
+        wipe([&mut auth], [0; BLOCK_LEN]);
         Ok(Message { polyval, aes: aes? })
     }
 }
@@ -218,17 +219,9 @@ impl<K: SivKernels> Message<K> {
     fn check(&self, nonce: &[u8; NONCE_LEN], aad: &[u8], pt: &[u8], want: &Block) -> Result<()> {
         let mut got = self.tag(nonce, aad, pt);
         let r = tag::check(&got, want);
-        wipe(&mut got);
+        wipe([&mut got], [0; BLOCK_LEN]);
         r
     }
-}
-
-/// Zeroes a secret stack array with whole-array volatile stores: the
-/// `zeroize` crate's byte-at-a-time loop costs as much as a short message.
-pub(crate) fn wipe<const N: usize>(b: &mut [u8; N]) {
-    // SAFETY: `b` is a valid, aligned, exclusive reference to N bytes.
-    unsafe { core::ptr::write_volatile(b, [0u8; N]) };
-    core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
 }
 
 fn check_nonce(nonce: &[u8]) -> Result<&[u8; NONCE_LEN]> {

@@ -258,6 +258,15 @@ macro_rules! piece_calls {
     };
 }
 
+impl Gcm {
+    /// Starts an incremental encryption under `nonce`.
+    pub fn encryptor(&self, nonce: &[u8]) -> Result<GcmEncryptor<'_>> {
+        Ok(GcmEncryptor {
+            core: Core::new(self, nonce)?,
+        })
+    }
+}
+
 impl GcmEncryptor<'_> {
     piece_calls! {
         /// Encrypts the next piece in place.

@@ -10,6 +10,7 @@ use super::gcm::Gcm;
 use super::tag::{self, open_in_place_detached, AeadIo, Tag};
 use crate::backend::kernels::gcm::{GcmKernels, GcmKey};
 use crate::backend::kernels::siv::SivKernels;
+use crate::backend::kernels::wipe;
 use crate::backend::{with_engine, Backend, InOut};
 use crate::error::{Error, Result};
 use crate::key::{check_key_len, Block, KeySize, BLOCK_LEN};
@@ -138,7 +139,7 @@ impl Xaes256Gcm {
         }
         k.encrypt_blocks(InOut::in_place(&mut kx));
         let aes = k.message_key(&kx);
-        crate::modes::gcm_siv::wipe(&mut kx);
+        wipe([&mut kx], [0; 2 * BLOCK_LEN]);
         let aes = aes?;
         let blocks = aad
             .div_ceil(BLOCK_LEN)

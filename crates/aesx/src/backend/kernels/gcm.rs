@@ -17,6 +17,8 @@
 //! Counter blocks follow SP 800-38D's inc32: only the last 32 bits (big
 //! endian) count, modulo 2^32; the first 96 bits never change.
 
+use zeroize::Zeroize;
+
 use super::inout::InOut;
 use super::BlockKernels;
 use crate::key::{Block, BLOCK_LEN};
@@ -65,7 +67,7 @@ pub(crate) trait GcmKernels: BlockKernels {
             part.xor_from(&ks[..m * BLOCK_LEN]);
             done += m;
         }
-        wipe(&mut ks);
+        ks[..].zeroize();
     }
 
     /// Encrypts whole blocks (CTR32 from `ctr`) and hashes the ciphertext
@@ -135,7 +137,7 @@ fn gcm_batches<K: GcmKernels + ?Sized, const ENCRYPT: bool>(
         }
         done += m;
     }
-    wipe(&mut buf);
+    buf[..].zeroize();
 }
 
 /// Portable [`GcmKernels::word_sum`]: the 32-bit halves of the words are
@@ -220,9 +222,9 @@ pub(crate) fn oneshot_generic<K: GcmKernels + ?Sized>(
         let mut padded = [0u8; BLOCK_LEN];
         padded[..n].copy_from_slice(&ct[..n]);
         k.ghash_update(hk, &mut acc, &padded);
-        wipe(&mut ks);
-        wipe(&mut b);
-        wipe(&mut c);
+        ks[..].zeroize();
+        b[..].zeroize();
+        c[..].zeroize();
     }
     let mut lens = [0u8; BLOCK_LEN];
     lens[..8].copy_from_slice(&(aad.len() as u64 * 8).to_be_bytes());
@@ -234,11 +236,6 @@ pub(crate) fn oneshot_generic<K: GcmKernels + ?Sized>(
         *t ^= a;
     }
     tag
-}
-
-/// Overwrites a stack buffer that held keystream or plaintext.
-fn wipe(buf: &mut [u8]) {
-    zeroize::Zeroize::zeroize(buf);
 }
 
 /// An AES key together with its GHASH key, in one backend's layout.

@@ -19,7 +19,10 @@ pub(crate) mod siv;
 pub(crate) mod trace;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 pub(crate) mod vector_keys;
+mod wipe;
 pub(crate) mod xts;
+
+pub(crate) use self::wipe::wipe;
 
 use self::inout::InOut;
 use crate::key::{Block, BLOCK_LEN};
@@ -34,6 +37,21 @@ pub(crate) trait BlockKernels {
 
     /// ECB-decrypts whole blocks.
     fn decrypt_blocks(&self, io: InOut<'_>);
+
+    /// Encrypts one block in place (`Aes::encrypt_block`). A backend with a
+    /// cheaper single-block path than its bulk kernel overrides it.
+    // Inline, so that `Aes::encrypt_block` (itself inline) folds the whole
+    // path into its caller's loop.
+    #[inline]
+    fn encrypt_block(&self, block: &mut Block) {
+        self.encrypt_blocks(InOut::in_place(block))
+    }
+
+    /// Decrypts one block in place, as [`BlockKernels::encrypt_block`].
+    #[inline]
+    fn decrypt_block(&self, block: &mut Block) {
+        self.decrypt_blocks(InOut::in_place(block))
+    }
 
     /// CBC-encrypts whole blocks; `iv` becomes the last ciphertext block.
     /// Inherently serial: one block at a time through `encrypt_blocks`.

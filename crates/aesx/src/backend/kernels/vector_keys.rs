@@ -1,8 +1,6 @@
 //! What the hardware families share about round keys held in vector
 //! registers (x86 `__m128i`, AArch64 `uint8x16_t`): the order of the
-//! inverse cipher's keys, and the wipe on drop.
-
-use core::sync::atomic::{compiler_fence, Ordering};
+//! inverse cipher's keys. Their wipe on drop is [`super::wipe`].
 
 use crate::key::MAX_ROUNDS;
 
@@ -24,14 +22,4 @@ pub(crate) fn inverse_keys<T: Copy>(
     }
     dec[rounds] = enc[0];
     dec
-}
-
-/// Overwrites every key with `zero`, with writes the compiler may not
-/// elide (a plain store to memory about to be freed is dead code to it).
-pub(crate) fn wipe<'k, T: Copy + 'k>(keys: impl IntoIterator<Item = &'k mut T>, zero: T) {
-    for k in keys {
-        // SAFETY: `k` is a valid, aligned, exclusive reference.
-        unsafe { core::ptr::write_volatile(k, zero) };
-    }
-    compiler_fence(Ordering::SeqCst);
 }

@@ -17,7 +17,8 @@ use super::kernels::family::Family;
 use super::kernels::inout::InOut;
 use super::kernels::polyval::PolyvalKernels;
 use super::kernels::siv::SivKernels;
-use super::kernels::vector_keys::{inverse_keys, wipe};
+use super::kernels::vector_keys::inverse_keys;
+use super::kernels::wipe;
 use super::kernels::BlockKernels;
 use super::{Backend, BackendSet};
 use crate::error::{Error, Result};
@@ -56,8 +57,6 @@ pub(crate) mod vector;
 mod xts;
 mod xts_aesni;
 mod xts_vaes;
-
-pub(crate) use aesni::{decrypt_block, encrypt_block};
 
 /// Which x86 instruction tier a key runs on, with the token that proves
 /// the CPU has it (tokens are zero-sized: this is one byte).
@@ -247,6 +246,17 @@ impl BlockKernels for X86Aes {
 
     fn decrypt_blocks(&self, io: InOut<'_>) {
         by_level!(self, decrypt_blocks, decrypt_blocks_256, decrypt_blocks_512; io)
+    }
+
+    // One block is one AES-NI call at every level: no tier dispatch.
+    #[inline]
+    fn encrypt_block(&self, block: &mut Block) {
+        aesni::encrypt_block(self, block)
+    }
+
+    #[inline]
+    fn decrypt_block(&self, block: &mut Block) {
+        aesni::decrypt_block(self, block)
     }
 
     fn cbc_encrypt(&self, iv: &mut Block, io: InOut<'_>) {
