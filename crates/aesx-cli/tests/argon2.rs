@@ -1,4 +1,4 @@
-//! Hostile Argon2id costs in a passphrase file's header (issue 17): the
+//! Hostile Argon2id costs in a passphrase file's header: the
 //! decryption ceilings, their flags, and the order of the checks (output
 //! and caps before any memory is spent).
 

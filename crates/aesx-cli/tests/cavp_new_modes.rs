@@ -1,4 +1,4 @@
-//! `aesx cavp` on the Wycheproof files of issue 19 (AES-GCM-SIV, CCM, KW,
+//! `aesx cavp` on the Wycheproof files of the CPU-only modes (AES-GCM-SIV, CCM, KW,
 //! KWP, CMAC): every case passes on every available backend, a corrupted
 //! case fails, and `--backend cuda` says in one line that they are CPU-only.
 

@@ -1,4 +1,4 @@
-//! Faults while writing and reading (issue 17): a full disk (`/dev/full`),
+//! Faults while writing and reading: a full disk (`/dev/full`),
 //! `RLIMIT_FSIZE` reached mid-write, a full tmpfs in a private mount
 //! namespace, a pipe whose writer dies, an output that is (or becomes) a
 //! directory. Each must be one `aesx: ...` line and leave no output file and

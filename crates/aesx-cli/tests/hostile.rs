@@ -1,4 +1,4 @@
-//! The CLI tried as an attacker would (issue 17): each test is the repro of
+//! The CLI tried as an attacker would: each test is the repro of
 //! a bug that was found, kept as a regression test. Every refusal is one
 //! `aesx: ...` line with the right exit code, and leaves no output file.
 //! Unix only: file modes, symlinks, sockets and non-UTF-8 names throughout.
@@ -153,7 +153,7 @@ fn gcm(op: &str, extra: &[&str]) -> Vec<String> {
 #[test]
 fn cipher_gcm_streams_in_bounded_memory() {
     // 48 MiB through a process limited to 96 MiB of address space: holding
-    // the whole input (as before, about twice its size) cannot fit.
+    // the whole input in memory (about twice its size) cannot fit.
     let pt = data(48 << 20, 4);
     let d = dir_with("pt", &pt);
     let p = d.path();

@@ -38,7 +38,7 @@ use openssl::symm::{Cipher, Crypter, Mode};
 
 const SIZES: [usize; 3] = [64, 1024, 16384];
 const MODES: [&str; 4] = ["ecb", "ctr", "cbc-dec", "cbc-enc"];
-/// Message counts of the multi-buffer cases: the 16, and enough
+/// Message counts of the multi-buffer cases: 16, and enough
 /// for the 32-lane zmm layout.
 const MULTI_NS: [usize; 2] = [16, 64];
 const MULTI_LEN: usize = 1504;

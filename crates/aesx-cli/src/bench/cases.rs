@@ -70,7 +70,7 @@ pub struct ModeSpec {
     pub min_size: usize,
     /// Longest message (XTS: 2^20 blocks per data unit, IEEE 1619).
     pub max_size: usize,
-    /// In the suite `aesx bench` runs without `--mode` (issue 19's modes
+    /// In the suite `aesx bench` runs without `--mode` (the CPU-only modes
     /// are not, to keep its run time; `--mode` reaches them).
     pub default: bool,
 }
@@ -168,7 +168,7 @@ impl Mode {
         self.spec().name
     }
 
-    /// The one-shot AEAD family of issue 19's AEAD rows, if this is one.
+    /// The one-shot AEAD family (GCM-SIV, XAES, CCM) of this row, if it is one.
     pub fn aead_kind(self) -> Option<crate::cipher::aead::Kind> {
         use crate::cipher::aead::Kind;
         match self {
@@ -179,7 +179,7 @@ impl Mode {
         }
     }
 
-    /// Issue 19's modes, which aesx runs on the CPU only.
+    /// The modes aesx runs on the CPU only: the one-shot AEADs, CMAC and KW.
     pub fn cpu_only(self) -> bool {
         self.aead_kind().is_some() || matches!(self, Mode::Cmac | Mode::Kw)
     }

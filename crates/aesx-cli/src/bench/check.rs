@@ -110,7 +110,7 @@ mod tests {
         }
         // block, ecb, cbc-enc, cbc-dec: 3 keys x 3 sizes; ctr, gcm-enc,
         // gcm-dec: 3 keys x 4 sizes; no XTS.
-        // Issue 19's rows: gcm-siv-enc/dec (2 keys, 4 sizes), kw (2 keys,
+        // The CPU-only rows: gcm-siv-enc/dec (2 keys, 4 sizes), kw (2 keys,
         // 3 whole-block sizes), cmac (3 keys, 4 sizes).
         assert_eq!(checked, 4 * 9 + 3 * 12 + 16 + 6 + 12);
     }

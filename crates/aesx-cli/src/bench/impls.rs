@@ -125,7 +125,7 @@ impl Impl {
     }
 
     /// The peer's runner file for `mode`: its `supports` and its `runner`
-    /// (issue 19's modes have their own file). `None` for aesx itself.
+    /// (the CPU-only modes have their own file). `None` for aesx itself.
     fn peer(self, mode: Mode) -> Option<(SupportsFn, RunnerFn)> {
         Some(match self {
             Impl::OpenSsl if mode.cpu_only() => (more::openssl_supports, more::openssl_runner),

@@ -151,7 +151,7 @@ impl Runner for OpenSslRunner {
                     .cipher_final(&mut [0u8; 32])
                     .map_err(|_| String::from("openssl: GCM tag did not verify"))?;
             }
-            // Issue 19's rows run in `peers_siv_ccm_kw.rs`.
+            // GCM-SIV, CCM, KW and CMAC rows run in `peers_siv_ccm_kw.rs`.
             other => return Err(format!("openssl: no {other} row here")),
         }
         Ok(())
@@ -301,7 +301,7 @@ macro_rules! rc_runner {
                 $mode,
                 $setup,
             )?,
-            // Issue 19's rows run in `peers_siv_ccm_kw.rs`.
+            // GCM-SIV, CCM, KW and CMAC rows run in `peers_siv_ccm_kw.rs`.
             other => return Err(format!("rustcrypto: no {other} row here")),
         };
         Ok(r)

@@ -1,4 +1,4 @@
-//! The peers' rows for issue 19's modes: OpenSSL (GCM-SIV through
+//! The peers' rows for the CPU-only modes: OpenSSL (GCM-SIV through
 //! `EVP_CIPHER_fetch("AES-*-GCM-SIV")`, CCM, KW through `AES-*-WRAP`, CMAC
 //! through an `EVP_PKEY` CMAC key), AWS-LC (GCM-SIV, KW and CMAC; it has no
 //! CCM in aws-lc-rs) and RustCrypto (`aes-gcm-siv`, `ccm`, `cmac`,
@@ -32,7 +32,7 @@ fn ossl(e: openssl::error::ErrorStack) -> String {
     format!("openssl: {e}")
 }
 
-/// An OpenSSL runner for one of issue 19's rows.
+/// An OpenSSL runner for one of this file's rows.
 pub fn openssl_runner(mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, String> {
     let bits = setup.key.len() * 8;
     if mode == Mode::Cmac {
@@ -262,7 +262,7 @@ macro_rules! rc19 {
     }};
 }
 
-/// A RustCrypto runner for one of issue 19's rows.
+/// A RustCrypto runner for one of this file's rows.
 pub fn rustcrypto_runner(mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, String> {
     match setup.key.len() {
         16 => rc19!(aes::Aes128, mode, setup),
@@ -278,7 +278,7 @@ mod tests {
     use super::super::impls::Impl;
     use super::super::plan::setup_for;
 
-    /// Every row of issue 19's modes, on every implementation that has it,
+    /// Every row of this file's modes, on every implementation that has it,
     /// gives aesx-soft's bytes (tags, CMAC and KW's integrity block
     /// included) on its first two calls.
     #[test]

@@ -114,7 +114,8 @@ impl Suite {
         }
     }
 
-    /// Whether the suite runs on the CPU only (issue 19's modes).
+    /// Whether the suite runs on the CPU only (GCM-SIV, CCM, key wrap, CMAC:
+    /// aesx-cuda has no kernels for them).
     pub fn cpu_only(self) -> bool {
         matches!(
             self,

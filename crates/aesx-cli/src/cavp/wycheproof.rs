@@ -94,7 +94,7 @@ pub fn read(text: &str) -> Result<Vec<Test>, ParseError> {
     Ok(out)
 }
 
-/// One family of issue 19's files: how a test becomes a typed case, and
+/// One family of the CPU-only Wycheproof files (AEADs, key wrap, CMAC): how a test becomes a typed case, and
 /// how a case is checked on a backend.
 pub trait Family {
     /// A test's fields, read.

@@ -1,4 +1,4 @@
-//! `--mode gcm-siv|xaes|ccm`: the one-shot AEADs of issue 19 (AES-GCM-SIV,
+//! `--mode gcm-siv|xaes|ccm`: the one-shot AEADs without a stream (AES-GCM-SIV,
 //! RFC 8452; XAES-256-GCM, c2sp.org; CCM, SP 800-38C). Encryption writes the
 //! ciphertext followed by the tag, as `--mode gcm` and pyca/cryptography's
 //! `encrypt` do; decryption takes the tag from the end of its input.
@@ -96,7 +96,7 @@ impl Kind {
 }
 
 /// The library's three one-shot AEAD types. Their four calls have the
-/// same names and signatures (issue 19's API contract), so [`each!`] lets
+/// same names and signatures (the library keeps them alike), so [`each!`] lets
 /// one code path drive all three.
 enum Raw {
     GcmSiv(GcmSiv),

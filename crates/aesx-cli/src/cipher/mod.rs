@@ -298,8 +298,8 @@ fn build(mode: Mode, p: &Params) -> Result<Job, CliError> {
     })
 }
 
-/// "This mode runs on the CPU only", for issue 19's modes with
-/// `--backend cuda`.
+/// "This mode runs on the CPU only", for the modes without a GPU path
+/// (GCM-SIV, XAES, CCM, key wrap, CMAC) with `--backend cuda`.
 pub fn cpu_only(p: &Params) -> CliError {
     CliError::usage(format!(
         "--backend cuda: {} runs on the CPU only (choose soft, aesni, vaes256 or vaes512, or \

@@ -25,8 +25,6 @@ pub(crate) const MAX_AAD_LEN: u64 = (1 << 61) - 1;
 /// Tag lengths SP 800-38D permits (4 and 8 only for special applications).
 pub(crate) const ALLOWED_TAG_LENS: [usize; 7] = [16, 15, 14, 13, 12, 8, 4];
 
-// The streaming half, reached from here as before the split.
-
 /// AES-GCM with one key: seal and open many messages.
 ///
 /// AES-GCM (NIST SP 800-38D): authenticated encryption with associated data.
