@@ -9,6 +9,13 @@
 //! generates [`Backend`], [`Engine`] and the dispatch from it (see
 //! `engine.rs`). The x86 family keeps its own sub-dispatch (by tier) in its
 //! folder.
+//!
+//! Three floors: [`kernels`] is the contract (the kernel traits, `Family`
+//! and the shapes, `InOut`, the CPU tokens) and imports nothing else of
+//! `backend`; the families import it and their own children; this module
+//! and `engine.rs`, the registry, stand on both. `Backend` and
+//! `BackendSet`, generated here from the list, are the one pair of names
+//! the lower floors take from above.
 
 use core::fmt;
 use core::str::FromStr;
@@ -29,7 +36,7 @@ pub(crate) use kernels::inout::InOut;
 pub(crate) use kernels::{BlockKernels, CbcLanes, CbcManyKernels};
 
 // The one list of backend families. Each family names its key type (which
-// implements `engine::Family` in its own folder), the build it exists in, and
+// implements `kernels::family::Family` in its own folder), the build it exists in, and
 // the public backends it serves, slowest first: their order here is the
 // order of `Backend::ALL` and of the enum's discriminants (`BackendSet`
 // bits), so a new backend goes after those it is faster than.

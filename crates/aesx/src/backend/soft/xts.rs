@@ -1,6 +1,6 @@
 //! XTS on the portable backend.
 //!
-//! The generic kernels in `backend/xts_kernels.rs` already hand the block
+//! The generic kernels in `backend/kernels/xts.rs` already hand the block
 //! cipher 128 independent blocks per call (and 32 sector tweaks per call), the
 //! shape a bitsliced implementation wants, and their tweak update is a
 //! branch-free shift and masked XOR; so the portable backend takes them as

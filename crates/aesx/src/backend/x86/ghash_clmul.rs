@@ -1,6 +1,6 @@
 //! GHASH with PCLMULQDQ on 128-bit lanes, and the x86 GHASH key layout.
 //!
-//! Layout (see `gcm_kernels` for the math): a block is byte-reversed into a
+//! Layout (see `kernels/gcm.rs` for the math): a block is byte-reversed into a
 //! register, so the register holds the big-endian integer of the block; the
 //! powers of H are premultiplied by y; products are accumulated schoolbook
 //! (four PCLMULQDQ per block: lo, hi and two middle terms) and reduced once
