@@ -68,6 +68,15 @@ def test_output_is_a_directory(tmp_path, enc):
     assert temps(tmp_path) == [] and os.listdir(tmp_path / "d") == []
 
 
+def test_output_named_as_a_directory_refused(tmp_path, enc):
+    for name in (str(tmp_path / "new") + "/", str(tmp_path) + "/.."):
+        with pytest.raises(ValueError, match="not a file name"):
+            aesx.decrypt_file(enc, name, key=KEY, force=True)
+    with pytest.raises(IsADirectoryError):  # "d/." is d itself
+        aesx.decrypt_file(enc, str(tmp_path) + "/.", key=KEY, force=True)
+    assert not (tmp_path / "new").exists() and temps(tmp_path) == []
+
+
 def test_output_is_a_device_or_fifo_refused(tmp_path, enc):
     os.mkfifo(tmp_path / "fifo")
     with pytest.raises(ValueError, match="not a regular file"):

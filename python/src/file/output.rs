@@ -94,6 +94,10 @@ impl Target {
     pub(crate) fn resolve(dest: Dest<'_>, opts: OutputOpts) -> Result<Target, Failure> {
         let (dir, name, shown) = match dest {
             Dest::Path(p) => {
+                // "out/" names a directory, never a file to create.
+                if p.as_os_str().as_bytes().ends_with(b"/") {
+                    return Err(Failure::Value(format!("{}: not a file name", p.display())));
+                }
                 let resolved = resolve_link(p)?;
                 let name = resolved
                     .file_name()
