@@ -444,24 +444,42 @@ def _prune_empty_dirs(dst_root: str, rel: str) -> None:
         parts.pop()
 
 
+def _publish_local(fd: int, tmp: str, name: str, head: bytes, check=None) -> Tuple[int, str]:
+    """Runs `check`, writes `head` at the start of the temporary file `tmp`
+    (in the directory `fd`), syncs it and renames it to `name`; returns its
+    size and SHA-256. On any failure `tmp` is removed."""
+    try:
+        if check is not None:
+            check()
+        tfd = os.open(tmp, os.O_RDWR | _NOFOLLOW, dir_fd=fd)
+        try:
+            _pwrite_all(tfd, head, 0)
+            os.fsync(tfd)
+            written = _hash_fd(tfd)
+        finally:
+            os.close(tfd)
+        os.replace(tmp, name, src_dir_fd=fd, dst_dir_fd=fd)
+    except BaseException:
+        try:
+            os.unlink(tmp, dir_fd=fd)
+        except OSError:
+            pass
+        raise
+    try:
+        # The new name is durable once the directory is synced; the data
+        # already is, so a failure here does not fail the file.
+        os.fsync(fd)
+    except OSError:
+        pass
+    return written
+
+
 def _write_local_atomic(dst_root: str, name: str, data: bytes) -> None:
     fd = os.open(dst_root, _DIR_FLAGS)
     try:
         tmp = _tmp_name(name)
-        tfd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o666, dir_fd=fd)
-        try:
-            try:
-                _pwrite_all(tfd, data, 0)
-                os.fsync(tfd)
-            finally:
-                os.close(tfd)
-            os.replace(tmp, name, src_dir_fd=fd, dst_dir_fd=fd)
-        except BaseException:
-            try:
-                os.unlink(tmp, dir_fd=fd)
-            except OSError:
-                pass
-            raise
+        os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o666, dir_fd=fd))
+        _publish_local(fd, tmp, name, data)
     finally:
         os.close(fd)
 
@@ -674,30 +692,14 @@ def _commit_local_task(rel, dst_root, tmp, head, spath, info, results):
     `tmp` if anything failed)."""
 
     def body():
+        def check():
+            _first_error(results)
+            _check_source(spath, info)
+
         d, name = posixpath.split(rel)
         fd = _open_dst_dir(dst_root, d, create=False)
         try:
-            try:
-                _first_error(results)
-                _check_source(spath, info)
-                tfd = os.open(tmp, os.O_RDWR | _NOFOLLOW, dir_fd=fd)
-                try:
-                    _pwrite_all(tfd, head, 0)
-                    os.fsync(tfd)
-                    size, sha = _hash_fd(tfd)
-                finally:
-                    os.close(tfd)
-                os.replace(tmp, name, src_dir_fd=fd, dst_dir_fd=fd)
-            except BaseException:
-                try:
-                    os.unlink(tmp, dir_fd=fd)
-                except OSError:
-                    pass
-                raise
-            try:
-                os.fsync(fd)
-            except OSError:
-                pass
+            size, sha = _publish_local(fd, tmp, name, head, check)
         finally:
             os.close(fd)
         return {"size": size, "sha256": sha, "bytes_in": sum(r["bytes_in"] for r in results)}
