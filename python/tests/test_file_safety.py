@@ -116,53 +116,43 @@ def _when_temp_appears(d, act, stop):
         time.sleep(0.0002)
 
 
-def test_rename_failure_leaves_no_temporary_file(tmp_path):
-    # A directory takes the output's name while it is written: the final
-    # rename fails, and the temporary file (the whole plaintext) goes.
+def _during_decrypt(tmp_path, act, caught, late=0.0):
+    """Decrypts a large file while another thread runs `act(out)` the moment
+    the output's temporary file appears, until the call raises `caught`;
+    checks that no temporary file is left after every try. Returns the
+    output path of the try that raised."""
     src = _big(tmp_path)
-    hit = 0
     for i in range(6):
         out = tmp_path / f"out{i}"
         stop = threading.Event()
-        t = threading.Thread(target=_when_temp_appears, args=(tmp_path, lambda: out.mkdir(), stop))
+        t = threading.Thread(target=_when_temp_appears, args=(tmp_path, lambda: act(out), stop))
         t.start()
         try:
             aesx.decrypt_file(src, out, key=KEY, threads=1)
-        except OSError:
-            hit += 1
+            time.sleep(late)  # a late act lands here, not in the next try
+            hit = False
+        except caught:
+            hit = True
         finally:
             stop.set()
             t.join()
         assert temps(tmp_path) == []
         if hit:
-            break
-    if not hit:
-        pytest.skip("the decryption always finished before the directory appeared")
+            return out
+    pytest.skip("the decryption always finished before the other thread acted")
+
+
+def test_rename_failure_leaves_no_temporary_file(tmp_path):
+    # A directory takes the output's name while it is written: the final
+    # rename fails, and the temporary file (the whole plaintext) goes.
+    _during_decrypt(tmp_path, lambda out: out.mkdir(), OSError)
 
 
 def test_interrupt_leaves_no_temporary_file(tmp_path):
-    src = _big(tmp_path)
     main = threading.main_thread().ident
-    hit = 0
-    for i in range(6):
-        stop = threading.Event()
-        t = threading.Thread(target=_when_temp_appears,
-                             args=(tmp_path, lambda: signal.pthread_kill(main, signal.SIGINT), stop))
-        t.start()
-        try:
-            aesx.decrypt_file(src, tmp_path / f"out{i}", key=KEY, threads=1)
-            time.sleep(0.05)  # a late signal lands here
-        except KeyboardInterrupt:
-            hit += 1
-            assert not (tmp_path / f"out{i}").exists()
-        finally:
-            stop.set()
-            t.join()
-        assert temps(tmp_path) == []
-        if hit:
-            break
-    if not hit:
-        pytest.skip("the decryption always finished before the signal")
+    out = _during_decrypt(tmp_path, lambda out: signal.pthread_kill(main, signal.SIGINT),
+                          KeyboardInterrupt, late=0.05)
+    assert not out.exists()
 
 
 def test_seek_far_past_the_end_reads_nothing(tmp_path, enc):
