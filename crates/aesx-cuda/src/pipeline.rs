@@ -2,10 +2,13 @@
 //! pinned staging buffers and device buffers, so that while one chunk's
 //! kernels run, the next chunk is copied in and the previous one out.
 //!
-//! Chunk i goes to slot i mod N. Before a slot is reused its stream is
-//! synchronised, its result copied into the caller's buffer and handed to a
-//! completion callback, which therefore sees chunks in order (GCM joins the
-//! chunk digests in order).
+//! Two ways in and out of host memory. Large buffers are page-locked in
+//! place for the call, so the copy engines read and write the caller's
+//! memory directly; small ones, and any the driver will not lock, go
+//! through the slots' pinned buffers, copied by host threads while the GPU
+//! works on other chunks. Either way chunk i runs on slot i mod N and the
+//! completion callback sees chunks in order (GCM joins the chunk digests in
+//! order), after the chunk's work finished and before its output is used.
 
 use std::sync::{Arc, Mutex};
 
@@ -15,8 +18,8 @@ use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtr, PinnedHostSl
 use crate::error::{CudaError, Result};
 use crate::plan::{self, Chunk};
 
-/// Slots in flight.
-const SLOTS: usize = 3;
+/// Slots in flight: one being filled, two on the GPU, one being emptied.
+const SLOTS: usize = 4;
 /// Bytes of the small pinned buffer for the last GHASH level (32 blocks).
 pub(crate) const SMALL_LEN: usize = 16 * plan::GHASH_RUN as usize;
 
@@ -201,6 +204,31 @@ impl Staging {
     }
 }
 
+/// How host memory reaches the GPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum HostPath {
+    /// The caller's buffer page-locked in place (`cuMemHostRegister`) for
+    /// the call: the copy engines read and write it directly, no host copy.
+    Registered,
+    /// Through the slots' pinned buffers, copied in and out by host threads
+    /// while the GPU works on other chunks.
+    Staged,
+}
+
+/// Buffers at least this long are page-locked in place; shorter ones are
+/// staged (locking has a fixed cost per call). `AESX_CUDA_HOST_PATH` =
+/// `registered` or `staged` forces one path (for measuring both).
+const REGISTER_MIN: usize = 16 << 20;
+
+fn host_path(len: usize) -> HostPath {
+    match std::env::var("AESX_CUDA_HOST_PATH").as_deref() {
+        Ok("staged") => HostPath::Staged,
+        Ok("registered") => HostPath::Registered,
+        _ if len >= REGISTER_MIN => HostPath::Registered,
+        _ => HostPath::Staged,
+    }
+}
+
 fn run_on(
     ctx: &Arc<CudaContext>,
     slots: &Slots,
@@ -219,47 +247,21 @@ fn run_on(
     let chunks = plan::split_chunks(buf.len(), chunk_len)?;
     // The raw copies below act on the thread's current context.
     ctx.bind_to_thread()?;
-    let mut pending: Vec<Option<Chunk>> = vec![None; slots.slots.len()];
-    let result = (|| -> Result<()> {
-        for chunk in &chunks {
-            let i = chunk.index % slots.slots.len();
-            let slot = &slots.slots[i];
-            if let Some(prev) = pending[i].take() {
-                finish(slot, &prev, buf, &mut complete)?;
+    let result = match host_path(buf.len()) {
+        // SAFETY: buf is exclusively borrowed for this whole function, and
+        // `locked` is dropped (unlocked) before it returns.
+        HostPath::Registered => match unsafe { Locked::new(buf.as_mut_ptr(), buf.len()) } {
+            Some(locked) => {
+                let r = run_registered(slots, &locked, &chunks, &mut enqueue, &mut complete);
+                // No DMA may touch the buffer once it is unlocked.
+                slots.sync_all();
+                drop(locked);
+                r
             }
-            // SAFETY: the slot's stream is idle (synchronised in finish, or
-            // never used), so no DMA reads h_in; h_in holds capacity >=
-            // chunk.len bytes and is not otherwise borrowed.
-            let staging = unsafe { std::slice::from_raw_parts_mut(slot.h_in_ptr, chunk.len) };
-            parallel_copy(staging, &buf[chunk.offset..chunk.offset + chunk.len]);
-            // SAFETY: as above; the DMA reads h_in[..len] into d_in, which
-            // has capacity bytes; both stay alive (owned by the slot) and
-            // untouched by the host until the stream is synchronised.
-            let src = unsafe { std::slice::from_raw_parts(slot.h_in_ptr, chunk.len) };
-            // SAFETY: d_in is the slot's device buffer of capacity >=
-            // chunk.len bytes; the copy is ordered on the slot's stream.
-            unsafe {
-                cudarc::driver::result::memcpy_htod_async(slot.d_in, src, slot.stream.cu_stream())
-            }?;
-            enqueue(slot, chunk)?;
-            // SAFETY: h_out has capacity bytes, not read by the host until
-            // the stream is synchronised.
-            let dst = unsafe { std::slice::from_raw_parts_mut(slot.h_out_ptr, chunk.len) };
-            // SAFETY: d_out holds chunk.len bytes of the kernels' output,
-            // copied in stream order after them.
-            unsafe {
-                cudarc::driver::result::memcpy_dtoh_async(dst, slot.d_out, slot.stream.cu_stream())
-            }?;
-            pending[i] = Some(*chunk);
-        }
-        let mut rest: Vec<Chunk> = pending.iter_mut().filter_map(Option::take).collect();
-        rest.sort_by_key(|c| c.index);
-        for c in rest {
-            let slot = &slots.slots[c.index % slots.slots.len()];
-            finish(slot, &c, buf, &mut complete)?;
-        }
-        Ok(())
-    })();
+            None => run_staged(slots, buf, &chunks, &mut enqueue, &mut complete),
+        },
+        HostPath::Staged => run_staged(slots, buf, &chunks, &mut enqueue, &mut complete),
+    };
     if result.is_err() {
         // Leave no DMA running into or out of the staging buffers.
         slots.sync_all();
@@ -267,31 +269,238 @@ fn run_on(
     result
 }
 
-fn finish(
-    slot: &Slot,
-    chunk: &Chunk,
-    buf: &mut [u8],
+/// The caller's buffer, page-locked for the length of one call.
+struct Locked {
+    ptr: *mut u8,
+    len: usize,
+}
+
+impl Locked {
+    /// Locks `len` bytes at `ptr` in place, or `None` where the driver
+    /// refuses (part of them already locked by someone else, or the
+    /// system's limit reached): the caller stages instead.
+    ///
+    /// # Safety
+    ///
+    /// `ptr..ptr + len` is a live buffer that only the caller uses until
+    /// the `Locked` is dropped, after every copy that used it finished.
+    unsafe fn new(ptr: *mut u8, len: usize) -> Option<Locked> {
+        // SAFETY: ptr/len describe a live buffer (this function's contract).
+        let r = unsafe { cudarc::driver::sys::cuMemHostRegister_v2(ptr.cast(), len, 0) };
+        (r == cudarc::driver::sys::CUresult::CUDA_SUCCESS).then_some(Locked { ptr, len })
+    }
+}
+
+impl Drop for Locked {
+    fn drop(&mut self) {
+        // SAFETY: ptr was registered by Locked::new; every copy that used
+        // it was synchronised by the owner before the drop.
+        unsafe { cudarc::driver::sys::cuMemHostUnregister(self.ptr.cast()) };
+    }
+}
+
+/// The page-locked path: each chunk is copied straight from the caller's
+/// buffer to the slot's device input and back from its output; the slots'
+/// streams overlap the two copy directions and the kernels.
+fn run_registered(
+    slots: &Slots,
+    buf: &Locked,
+    chunks: &[Chunk],
+    enqueue: &mut impl FnMut(&Slot, &Chunk) -> Result<()>,
     complete: &mut impl FnMut(&Finished<'_>, &Chunk) -> Result<()>,
 ) -> Result<()> {
-    slot.stream.synchronize()?;
-    complete(&Finished { slot }, chunk)?;
-    // SAFETY: the stream is synchronised, so the DMA into h_out is done;
-    // h_out holds at least chunk.len bytes.
-    let out = unsafe { std::slice::from_raw_parts(slot.h_out_ptr, chunk.len) };
-    parallel_copy(&mut buf[chunk.offset..chunk.offset + chunk.len], out);
+    let n = slots.slots.len();
+    let mut pending: Vec<Option<Chunk>> = vec![None; n];
+    for chunk in chunks {
+        let slot = &slots.slots[chunk.index % n];
+        if let Some(prev) = pending[chunk.index % n].take() {
+            slot.stream.synchronize()?;
+            complete(&Finished { slot }, &prev)?;
+        }
+        debug_assert!(chunk.offset + chunk.len <= buf.len);
+        // SAFETY: the chunk lies inside the locked buffer (split_chunks
+        // over its length); no other copy in flight touches these bytes
+        // (chunks are disjoint) and the host does not touch the buffer
+        // until every stream is synchronised.
+        let part = unsafe { std::slice::from_raw_parts_mut(buf.ptr.add(chunk.offset), chunk.len) };
+        // SAFETY: d_in holds capacity >= chunk.len bytes; ordered on the
+        // slot's stream, synchronised before the slot is reused.
+        unsafe {
+            cudarc::driver::result::memcpy_htod_async(slot.d_in, &part[..], slot.stream.cu_stream())
+        }?;
+        enqueue(slot, chunk)?;
+        // SAFETY: d_out holds chunk.len bytes of the kernels' output,
+        // copied in stream order after them into the chunk's own bytes.
+        unsafe { cudarc::driver::result::memcpy_dtoh_async(part, slot.d_out, slot.stream.cu_stream()) }?;
+        pending[chunk.index % n] = Some(*chunk);
+    }
+    finish_in_order(slots, &mut pending, |slot, c| {
+        slot.stream.synchronize()?;
+        complete(&Finished { slot }, c)
+    })
+}
+
+/// Runs `finish` on the chunks still pending, in chunk order.
+fn finish_in_order(
+    slots: &Slots,
+    pending: &mut [Option<Chunk>],
+    mut finish: impl FnMut(&Slot, &Chunk) -> Result<()>,
+) -> Result<()> {
+    let mut rest: Vec<Chunk> = pending.iter_mut().filter_map(Option::take).collect();
+    rest.sort_by_key(|c| c.index);
+    for c in rest {
+        finish(&slots.slots[c.index % slots.slots.len()], &c)?;
+    }
     Ok(())
 }
 
-/// Copies with several threads for large chunks: one core's memcpy is well
-/// below the PCIe bandwidth, and the staging copies sit on the critical
-/// path of host-to-host throughput.
-fn parallel_copy(dst: &mut [u8], src: &[u8]) {
-    const PIECE: usize = 4 << 20;
-    let threads = std::thread::available_parallelism()
+/// Chunks kept queued on the GPU before the oldest is waited for.
+const GPU_DEPTH: usize = 2;
+
+/// A raw address that may cross to the copy threads.
+#[derive(Clone, Copy)]
+struct Addr(usize);
+
+/// The staged path: a copy-in thread fills each slot's pinned input, the
+/// calling thread queues the copies and kernels and finishes chunks in
+/// order, and a copy-out thread moves results into the caller's buffer and
+/// hands the slot back. So the host copies of three chunks and the GPU's
+/// work on two others all run at once.
+fn run_staged(
+    slots: &Slots,
+    buf: &mut [u8],
+    chunks: &[Chunk],
+    enqueue: &mut impl FnMut(&Slot, &Chunk) -> Result<()>,
+    complete: &mut impl FnMut(&Finished<'_>, &Chunk) -> Result<()>,
+) -> Result<()> {
+    use std::collections::VecDeque;
+    use std::sync::mpsc;
+
+    let n = slots.slots.len();
+    let buf_addr = Addr(buf.as_mut_ptr() as usize);
+    let h_in: Vec<Addr> = slots.slots.iter().map(|s| Addr(s.h_in_ptr as usize)).collect();
+    let h_out: Vec<Addr> = slots.slots.iter().map(|s| Addr(s.h_out_ptr as usize)).collect();
+    let threads = copy_threads() / 2;
+    std::thread::scope(|scope| {
+        // Slot tokens: the copy-out thread returns a slot once its result
+        // is in the caller's buffer.
+        let (free_tx, free_rx) = mpsc::sync_channel::<()>(n);
+        let (filled_tx, filled_rx) = mpsc::sync_channel::<usize>(n);
+        let (done_tx, done_rx) = mpsc::sync_channel::<usize>(n);
+        for _ in 0..n {
+            let _ = free_tx.send(());
+        }
+        let h_in2 = h_in.clone();
+        scope.spawn(move || {
+            for (k, c) in chunks.iter().enumerate() {
+                if free_rx.recv().is_err() {
+                    return;
+                }
+                // SAFETY: slot k % n is free (its token came back: no DMA
+                // reads its h_in, no other thread copies into it); the
+                // chunk lies inside the caller's buffer, which only this
+                // thread reads and whose other chunks only the copy-out
+                // thread writes.
+                let (dst, src) = unsafe {
+                    (
+                        std::slice::from_raw_parts_mut(h_in2[k % n].0 as *mut u8, c.len),
+                        std::slice::from_raw_parts((buf_addr.0 as *const u8).add(c.offset), c.len),
+                    )
+                };
+                copy_with(dst, src, threads);
+                if filled_tx.send(k).is_err() {
+                    return;
+                }
+            }
+        });
+        scope.spawn(move || {
+            while let Ok(k) = done_rx.recv() {
+                let c = &chunks[k];
+                // SAFETY: chunk k's stream was synchronised (its result is
+                // in h_out) and the slot is not reused until its token goes
+                // back below; the chunk's bytes of the caller's buffer are
+                // written only here, after the copy-in thread read them.
+                let (dst, src) = unsafe {
+                    (
+                        std::slice::from_raw_parts_mut((buf_addr.0 as *mut u8).add(c.offset), c.len),
+                        std::slice::from_raw_parts(h_out[k % n].0 as *const u8, c.len),
+                    )
+                };
+                copy_with(dst, src, threads);
+                // The copy-in thread stops taking tokens after the last
+                // chunk; every chunk handed here is still copied out.
+                let _ = free_tx.send(());
+            }
+        });
+        let mut inflight: VecDeque<usize> = VecDeque::new();
+        let mut finish_oldest = |inflight: &mut VecDeque<usize>| -> Result<()> {
+            if let Some(k) = inflight.pop_front() {
+                let slot = &slots.slots[k % n];
+                slot.stream.synchronize()?;
+                complete(&Finished { slot }, &chunks[k])?;
+                done_tx
+                    .send(k)
+                    .map_err(|_| CudaError::Driver("copy-out thread stopped".into()))?;
+            }
+            Ok(())
+        };
+        let result = (|| -> Result<()> {
+            for _ in 0..chunks.len() {
+                let k = filled_rx
+                    .recv()
+                    .map_err(|_| CudaError::Driver("copy-in thread stopped".into()))?;
+                let (slot, c) = (&slots.slots[k % n], &chunks[k]);
+                // SAFETY: the copy-in thread filled h_in[..c.len] and no
+                // longer touches it; d_in holds capacity >= c.len bytes;
+                // ordered on the slot's stream.
+                unsafe {
+                    let src = std::slice::from_raw_parts(slot.h_in_ptr, c.len);
+                    cudarc::driver::result::memcpy_htod_async(slot.d_in, src, slot.stream.cu_stream())
+                }?;
+                enqueue(slot, c)?;
+                // SAFETY: h_out has capacity >= c.len bytes, read by the
+                // copy-out thread only after this stream is synchronised.
+                unsafe {
+                    let dst = std::slice::from_raw_parts_mut(slot.h_out_ptr, c.len);
+                    cudarc::driver::result::memcpy_dtoh_async(dst, slot.d_out, slot.stream.cu_stream())
+                }?;
+                inflight.push_back(k);
+                if inflight.len() >= GPU_DEPTH {
+                    finish_oldest(&mut inflight)?;
+                }
+            }
+            while !inflight.is_empty() {
+                finish_oldest(&mut inflight)?;
+            }
+            Ok(())
+        })();
+        if result.is_err() {
+            // Before the copy threads are let go: no DMA still running.
+            slots.sync_all();
+        }
+        // Dropping the senders ends both copy threads (the scope joins
+        // them); the copy-out thread first drains what it was given.
+        drop(done_tx);
+        drop(filled_rx);
+        result
+    })
+}
+
+/// Host threads for the staging copies: one core's memcpy is well below
+/// the PCIe bandwidth.
+fn copy_threads() -> usize {
+    std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)
-        .min(8);
-    if threads < 2 || src.len() < 2 * PIECE {
+        .clamp(2, 16)
+}
+
+/// Copies `src` into `dst` with up to `threads` threads (pieces of at
+/// least 4 MiB).
+fn copy_with(dst: &mut [u8], src: &[u8], threads: usize) {
+    const PIECE: usize = 4 << 20;
+    let threads = threads.min(src.len() / PIECE).max(1);
+    if threads < 2 {
         dst.copy_from_slice(src);
         return;
     }
@@ -305,14 +514,14 @@ fn parallel_copy(dst: &mut [u8], src: &[u8]) {
 
 #[cfg(test)]
 mod tests {
-    use super::parallel_copy;
+    use super::copy_with;
 
     #[test]
-    fn parallel_copy_copies_every_byte() {
+    fn copy_with_copies_every_byte() {
         for len in [0usize, 1, 4095, 8 << 20, (20 << 20) + 12345] {
             let src: Vec<u8> = (0..len).map(|i| (i * 7 + i / 4099) as u8).collect();
             let mut dst = vec![0u8; len];
-            parallel_copy(&mut dst, &src);
+            copy_with(&mut dst, &src, 8);
             assert!(dst == src, "len {len}");
         }
     }
