@@ -155,55 +155,92 @@ fn file_encryption_on_cuda_fails_cleanly_or_interoperates() {
     assert!(aesx(&["keygen", "-o", key.to_str().unwrap()], &[])
         .status
         .success());
-    // Across a 2048-chunk GPU batch and with a short final chunk.
-    let data: Vec<u8> = (0..(2049 * 16384 + 5) as u32)
-        .map(|i| (i ^ (i >> 9)) as u8)
-        .collect();
-    std::fs::write(d("in.bin"), &data).unwrap();
-    let (k, i) = (key.to_str().unwrap(), d("in.bin"));
-    let keep = ["k.key", "in.bin", "cpu.aesx"];
-    // `aesx VERB -q -k KEY INPUT -o OUT`, on the GPU when `cuda`.
-    let file_cmd = |verb: &str, input: &Path, out: &Path, cuda: bool| {
+    let k = key.to_str().unwrap();
+    // `aesx VERB -q -k KEY INPUT -o OUT`, on `backend` when given.
+    let file_cmd = |verb: &str, input: &Path, out: &Path, backend: Option<&str>| {
         let mut args = vec![verb, "-q", "-k", k, input.to_str().unwrap()];
         args.extend(["-o", out.to_str().unwrap()]);
-        if cuda {
-            args.extend(["--backend", "cuda"]);
+        if let Some(b) = backend {
+            args.extend(["--backend", b, "-j", "2"]);
         }
         aesx(&args, &[])
     };
-    assert!(file_cmd("encrypt", &i, &d("cpu.aesx"), false)
-        .status
-        .success());
-    let gpu_out = d("gpu.aesx");
-    let o = file_cmd("encrypt", &i, &gpu_out, true);
-    if gpu_or_clean_failure(&o, Some(&gpu_out), dir.path(), &keep) {
-        // The GPU's file opens on the CPU.
-        let back = aesx(&["decrypt", "-q", "-k", k, gpu_out.to_str().unwrap()], &[]);
-        assert!(back.status.success());
-        assert!(back.stdout == data);
-        std::fs::remove_file(&gpu_out).unwrap();
+    // Empty, one byte, across the GPU's 2048-chunk run and the CPU
+    // workers' 128-chunk runs, exact multiples of both (a final empty
+    // chunk), and a short final chunk.
+    let sizes = [
+        0usize,
+        1,
+        16384,
+        130 * 16384 + 7,
+        2048 * 16384,
+        2049 * 16384 + 5,
+    ];
+    for (n, size) in sizes.into_iter().enumerate() {
+        let data: Vec<u8> = (0..size as u32).map(|i| (i ^ (i >> 9)) as u8).collect();
+        let i = d(&format!("in{n}.bin"));
+        std::fs::write(&i, &data).unwrap();
+        let cpu_file = d(&format!("cpu{n}.aesx"));
+        assert!(file_cmd("encrypt", &i, &cpu_file, None).status.success());
+        let keep_names = [
+            "k.key".to_string(),
+            format!("in{n}.bin"),
+            format!("cpu{n}.aesx"),
+        ];
+        let mut keep: Vec<&str> = keep_names.iter().map(|s| s.as_str()).collect();
+        // Earlier sizes' files are still there.
+        let earlier: Vec<String> = (0..n)
+            .flat_map(|m| [format!("in{m}.bin"), format!("cpu{m}.aesx")])
+            .collect();
+        keep.extend(earlier.iter().map(|s| s.as_str()));
+        for backend in ["cuda", "cpu+cuda"] {
+            let gpu_out = d("gpu.aesx");
+            let o = file_cmd("encrypt", &i, &gpu_out, Some(backend));
+            if gpu_or_clean_failure(&o, Some(&gpu_out), dir.path(), &keep) {
+                // The GPU's file opens on the CPU.
+                let back = aesx(&["decrypt", "-q", "-k", k, gpu_out.to_str().unwrap()], &[]);
+                assert!(back.status.success(), "{backend} {size}");
+                assert!(back.stdout == data, "{backend} {size}");
+                std::fs::remove_file(&gpu_out).unwrap();
+            }
+            // The CPU's file opens on the GPU.
+            let plain = d("plain.bin");
+            let o = file_cmd("decrypt", &cpu_file, &plain, Some(backend));
+            if gpu_or_clean_failure(&o, Some(&plain), dir.path(), &keep) {
+                assert!(std::fs::read(&plain).unwrap() == data, "{backend} {size}");
+                std::fs::remove_file(&plain).unwrap();
+            }
+        }
     }
-    // The CPU's file opens on the GPU.
+    // A modified, a truncated and an extended file fail on the GPU as on
+    // the CPU, with nothing written.
+    let good = std::fs::read(d("cpu5.aesx")).unwrap();
+    let n = good.len();
+    let mut flipped = good.clone();
+    flipped[n - 40_000] ^= 1;
+    let mut extended = good.clone();
+    extended.push(0);
+    let cases = [
+        flipped,
+        good[..n - 5].to_vec(),
+        good[..n - 16389].to_vec(),
+        extended,
+    ];
     let plain = d("plain.bin");
-    let o = file_cmd("decrypt", &d("cpu.aesx"), &plain, true);
-    if gpu_or_clean_failure(&o, Some(&plain), dir.path(), &keep) {
-        assert!(std::fs::read(&plain).unwrap() == data);
-        std::fs::remove_file(&plain).unwrap();
+    for (c, bytes) in cases.iter().enumerate() {
+        std::fs::write(d("bad.aesx"), bytes).unwrap();
+        let cpu_err = file_cmd("decrypt", &d("bad.aesx"), &plain, None);
+        assert_eq!(cpu_err.status.code(), Some(1), "case {c}");
+        assert!(!plain.exists());
+        for backend in ["cuda", "cpu+cuda"] {
+            let o = file_cmd("decrypt", &d("bad.aesx"), &plain, Some(backend));
+            if o.status.code() != Some(2) {
+                assert_eq!(o.status.code(), Some(1), "case {c} {backend}");
+                assert_eq!(o.stderr, cpu_err.stderr, "case {c} {backend}");
+            }
+            assert!(!plain.exists(), "case {c} {backend}");
+        }
     }
-    // A modified file fails on the GPU as on the CPU, with nothing written.
-    let mut bad = std::fs::read(d("cpu.aesx")).unwrap();
-    let n = bad.len();
-    bad[n - 40_000] ^= 1;
-    std::fs::write(d("cpu.aesx"), &bad).unwrap();
-    let cpu_err = file_cmd("decrypt", &d("cpu.aesx"), &plain, false);
-    assert_eq!(cpu_err.status.code(), Some(1));
-    assert!(!plain.exists());
-    let o = file_cmd("decrypt", &d("cpu.aesx"), &plain, true);
-    if o.status.code() != Some(2) {
-        assert_eq!(o.status.code(), Some(1));
-        assert_eq!(o.stderr, cpu_err.stderr);
-    }
-    assert!(!plain.exists());
 }
 
 #[test]

@@ -25,7 +25,73 @@ struct Ran {
     j0s: Vec<u8>,
 }
 
+/// Device addresses of one batch of messages: `len` bytes at `data`,
+/// message i at `data + i * stride`; the first counter block of each at
+/// `ctrs` (16 bytes each); the two GHASH levels (`nmsgs * runs_per_msg`
+/// and `nmsgs` elements).
+pub(crate) struct Msgs {
+    pub(crate) data: u64,
+    pub(crate) len: u64,
+    pub(crate) stride: usize,
+    pub(crate) nmsgs: u64,
+    pub(crate) ctrs: u64,
+    pub(crate) lvl1: u64,
+    pub(crate) lvl2: u64,
+}
+
 impl CudaGcm {
+    /// Queues a batch's work on `s`: CTR in place (first when `sealing`,
+    /// last when opening, so the digests always cover the ciphertext) and
+    /// the two GHASH levels that leave P(C_m; H) of every message at
+    /// `m.lvl2`.
+    ///
+    /// # Safety
+    ///
+    /// Every address of `m` is device memory of this key's context, large
+    /// enough for the sizes it gives, alive and untouched by others until
+    /// `s` is synchronised.
+    pub(crate) unsafe fn enqueue_msgs(
+        &self,
+        s: &std::sync::Arc<cudarc::driver::CudaStream>,
+        m: &Msgs,
+        sealing: bool,
+    ) -> Result<()> {
+        let g = &self.aes.gpu.inner;
+        let nruns = gcm_batch::runs_per_msg(m.stride);
+        let spb = (m.stride / 16) as u64;
+        // SAFETY: the addresses hold the sizes given (this function's
+        // contract); rk_ptr is this key's live schedule.
+        let ctr = || unsafe {
+            g.cipher(
+                s,
+                CipherLaunch::ctr_msgs(
+                    m.data,
+                    m.data,
+                    m.len,
+                    self.aes.rk_ptr,
+                    self.aes.nr,
+                    m.ctrs,
+                    spb,
+                ),
+            )
+        };
+        if sealing {
+            ctr()?;
+        }
+        let runs = GhashLaunch::new(m.data, m.len, true, m.lvl1, gf::pow(self.h, nruns));
+        let sums = GhashLaunch::new(m.lvl1, 16 * m.nmsgs * nruns, false, m.lvl2, self.h);
+        // SAFETY: as above: data holds len bytes, lvl1 nmsgs * nruns
+        // elements and lvl2 nmsgs.
+        unsafe {
+            g.ghash_msgs(s, runs, m.stride as u64, m.nmsgs, nruns)?;
+            g.ghash_msgs(s, sums, 16 * nruns, m.nmsgs, 1)
+        }?;
+        if !sealing {
+            ctr()?;
+        }
+        Ok(())
+    }
+
     /// Runs the batch through the GPU: CTR when `sealing` (before the
     /// digests) and digests of the ciphertext. Returns the output on the
     /// device and the digests; `buf` is not changed.
@@ -62,33 +128,20 @@ impl CudaGcm {
             let (c, _rc) = ctrs.device_ptr(s);
             let (l1, _r1) = lvl1.device_ptr(s);
             let (l2, _r2) = lvl2.device_ptr(s);
-            let len = buf.len() as u64;
-            let spb = (stride / 16) as u64;
-            // SAFETY: data and ctrs were allocated above for exactly these
-            // sizes (the layout checked by check_layout) and outlive the
-            // work, which their records order on s and which is
-            // synchronised before they drop.
-            let ctr = || unsafe {
-                g.cipher(
-                    s,
-                    CipherLaunch::ctr_msgs(d, d, len, self.aes.rk_ptr, self.aes.nr, c, spb),
-                )
+            let m = Msgs {
+                data: d,
+                len: buf.len() as u64,
+                stride,
+                nmsgs,
+                ctrs: c,
+                lvl1: l1,
+                lvl2: l2,
             };
-            if sealing {
-                ctr()?;
-            }
-            let runs = GhashLaunch::new(d, len, true, l1, gf::pow(self.h, nruns));
-            let sums = GhashLaunch::new(l1, 16 * nmsgs * nruns, false, l2, self.h);
-            // SAFETY: data, ctrs, lvl1 and lvl2 were allocated above for exactly these
-            // sizes (the layout checked by check_layout) and outlive the work, which
-            // their records order on s and which is synchronised before they drop.
-            unsafe {
-                g.ghash_msgs(s, runs, stride as u64, nmsgs, nruns)?;
-                g.ghash_msgs(s, sums, 16 * nruns, nmsgs, 1)
-            }?;
-            if !sealing {
-                ctr()?;
-            }
+            // SAFETY: data, ctrs, lvl1 and lvl2 were allocated above for
+            // exactly these sizes (the layout checked by check_layout) and
+            // outlive the work, which their records order on s and which is
+            // synchronised before they drop.
+            unsafe { self.enqueue_msgs(s, &m, sealing) }?;
         }
         s.memcpy_dtoh(&lvl2, &mut digests)?;
         s.synchronize()?;

@@ -16,6 +16,7 @@
 
 mod aes;
 pub mod bench;
+pub mod chunk_pipe;
 mod ctr_stream;
 mod device;
 mod error;
@@ -24,6 +25,7 @@ mod gcm_batch;
 mod gcm_math;
 mod gcm_msgs;
 mod gf;
+mod host_buffer;
 pub mod kernels;
 mod key_schedule;
 mod open;
@@ -40,6 +42,7 @@ pub use device::{device_count, DeviceInfo, Gpu, DEFAULT_CHUNK_LEN};
 pub use error::{CudaError, Result};
 pub use gcm::CudaGcm;
 pub use gcm_batch::MAX_STRIDE as MAX_MESSAGE_STRIDE;
+pub use host_buffer::HostBuffer;
 pub use xts::CudaXts;
 
 /// The same key on the CPU for the little the host computes (H, E_K(J0),

@@ -464,3 +464,154 @@ fn unaligned_host_buffers() {
         }
     }
 }
+
+/// A `HostBuffer` (and any slice of one) goes to the copy engines without
+/// staging; the bytes must be those of a pageable buffer, and a forged GCM
+/// tag must still leave nothing behind.
+#[test]
+fn host_buffers_match_pageable_buffers() {
+    let Some((g, mut rng)) = gpu_and_rng(29) else {
+        return;
+    };
+    let key = random(&mut rng, 16);
+    let k = CudaAes::new(g, &key).unwrap();
+    let x = CudaXts::new(g, &random(&mut rng, 64)).unwrap();
+    let gcm = CudaGcm::new(g, &key).unwrap();
+    let iv: [u8; 16] = random(&mut rng, 16).try_into().unwrap();
+    let len = 5 * TEST_CHUNK + 4096;
+    let mut pinned = g.host_buffer(len + 64).unwrap();
+    assert!(
+        pinned.iter().all(|&b| b == 0),
+        "a new host buffer is zeroed"
+    );
+    for (off, n) in [(0, len), (16, 3 * TEST_CHUNK), (7, TEST_CHUNK + 33)] {
+        let data = random(&mut rng, n);
+        let run = |b: &mut [u8]| {
+            k.ctr_apply(&iv, b).unwrap();
+            let whole = b.len() / 4096 * 4096;
+            x.encrypt_sectors(3, 4096, &mut b[..whole]).unwrap();
+            let t = gcm.seal_in_place(&iv[..12], b"ad", b).unwrap();
+            gcm.open_in_place(&iv[..12], b"ad", b, &t).unwrap();
+            gcm.seal_in_place(&iv[..12], b"ad", b).unwrap()
+        };
+        let mut pageable = data.clone();
+        let want_tag = run(&mut pageable);
+        let p = &mut pinned[off..off + n];
+        p.copy_from_slice(&data);
+        let tag = run(p);
+        assert!(*p == pageable[..], "host buffer at {off}+{n}");
+        assert_eq!(tag, want_tag, "tag at {off}+{n}");
+        let mut bad = tag;
+        bad[3] ^= 0x40;
+        assert!(gcm.open_in_place(&iv[..12], b"ad", p, &bad).is_err());
+        assert!(p.iter().all(|&b| b == 0), "forgery at {off}+{n} left bytes");
+    }
+}
+
+/// The chunk pipe against aesx's GCM chunk by chunk: records out when
+/// sealing (ciphertext then tag, the last chunk short or empty), the
+/// plaintext back when opening, and a forged chunk stops the verified
+/// count at itself with everything after it zeroed.
+#[test]
+fn chunk_pipe_matches_gcm_chunk_by_chunk() {
+    use aesx_cuda::chunk_pipe::{Direction, CHUNK, RECORD};
+    let Some((g, mut rng)) = gpu_and_rng(31) else {
+        return;
+    };
+    let key = random(&mut rng, 32);
+    let gcm = CudaGcm::new(g, &key).unwrap();
+    let cpu = aesx::Gcm::with_backend(&key, Backend::Soft).unwrap();
+    let nonce = |i: usize| {
+        let mut n = [0x5au8; 12];
+        n[4..].copy_from_slice(&(i as u64).to_be_bytes());
+        n
+    };
+    const BATCH: usize = 3;
+    for len in [
+        0,
+        1,
+        CHUNK - 1,
+        CHUNK,
+        CHUNK + 1,
+        3 * CHUNK,
+        5 * CHUNK + 17,
+        7 * CHUNK,
+    ] {
+        let pt = random(&mut rng, len);
+        // The stream's chunks: whole ones, then the final short (or empty).
+        let nchunks = len / CHUNK + 1;
+        let mut want = Vec::new();
+        for i in 0..nchunks {
+            let mut c = pt[(i * CHUNK).min(len)..((i + 1) * CHUNK).min(len)].to_vec();
+            let t = cpu.seal_in_place_detached(&nonce(i), &[], &mut c).unwrap();
+            want.extend_from_slice(&c);
+            want.extend_from_slice(t.as_bytes());
+        }
+        // Seal in batches of BATCH chunks, two slots.
+        let mut pipe = gcm.chunk_pipe(Direction::Seal, BATCH, 2).unwrap();
+        let mut got = Vec::new();
+        let mut first = 0;
+        while first < nchunks {
+            let n = BATCH.min(nchunks - first);
+            let a = (first * CHUNK).min(len);
+            let b = ((first + n) * CHUNK).min(len);
+            if pipe.is_full() {
+                got.extend_from_slice(pipe.take().unwrap().unwrap().output);
+            }
+            pipe.input().unwrap()[..b - a].copy_from_slice(&pt[a..b]);
+            let nonces: Vec<[u8; 12]> = (first..first + n).map(nonce).collect();
+            pipe.submit(b - a, &nonces).unwrap();
+            first += n;
+        }
+        while let Some(d) = pipe.take().unwrap() {
+            got.extend_from_slice(d.output);
+        }
+        assert!(got == want, "sealed records, {len} bytes");
+        drop(pipe);
+        // Open the records, once intact and once with a flipped bit in
+        // the last chunk's tag.
+        for forge in [false, true] {
+            let mut ct = want.clone();
+            if forge {
+                // A bit of the last chunk's tag (the only bytes of an
+                // empty stream's record).
+                let k = ct.len() - 1;
+                ct[k] ^= 1;
+            }
+            let mut pipe = gcm.chunk_pipe(Direction::Open, BATCH, 2).unwrap();
+            let mut back = Vec::new();
+            let mut verified = 0;
+            let mut first = 0;
+            while first < nchunks {
+                let n = BATCH.min(nchunks - first);
+                let a = first * RECORD;
+                let b = ((first + n) * RECORD).min(ct.len());
+                if pipe.is_full() {
+                    let d = pipe.take().unwrap().unwrap();
+                    verified += d.verified;
+                    back.extend_from_slice(d.output);
+                }
+                pipe.input().unwrap()[..b - a].copy_from_slice(&ct[a..b]);
+                let nonces: Vec<[u8; 12]> = (first..first + n).map(nonce).collect();
+                pipe.submit(b - a, &nonces).unwrap();
+                first += n;
+            }
+            while let Some(d) = pipe.take().unwrap() {
+                verified += d.verified;
+                back.extend_from_slice(d.output);
+            }
+            if forge {
+                assert_eq!(verified, nchunks - 1, "forged last chunk, {len} bytes");
+                let good = (nchunks - 1) * CHUNK;
+                assert!(back[..good] == pt[..good]);
+                assert!(
+                    back[good..].iter().all(|&b| b == 0),
+                    "unverified bytes released"
+                );
+            } else {
+                assert_eq!(verified, nchunks);
+                assert!(back == pt, "opened plaintext, {len} bytes");
+            }
+        }
+    }
+}

@@ -20,6 +20,12 @@ pub(super) struct Device {
 }
 
 impl Device {
+    /// The GPU, when the command runs on it.
+    #[cfg(feature = "cuda")]
+    pub(super) fn gpu(&self) -> Option<&aesx_cuda::Gpu> {
+        self.gpu.as_ref()
+    }
+
     /// Opens the GPU if `choice` names it.
     pub(super) fn open(choice: Choice) -> Result<Device, CliError> {
         match choice {

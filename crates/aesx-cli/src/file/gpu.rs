@@ -102,6 +102,13 @@ impl GpuChunks<CudaGcm> {
     }
 }
 
+impl GpuChunks<CudaGcm> {
+    /// The chunk key on the GPU and the base nonce, for the offload path.
+    pub fn into_parts(self) -> (CudaGcm, [u8; NONCE_LEN]) {
+        (self.gcm, self.base_nonce)
+    }
+}
+
 impl<G: ChunkGcm> GpuChunks<G> {
     fn nonces(&self, n: usize) -> Result<Vec<[u8; NONCE_LEN]>, PayloadError> {
         if self.next + n as u64 > MAX_CHUNKS {

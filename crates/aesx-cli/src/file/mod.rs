@@ -26,6 +26,8 @@ mod chunks;
 pub(crate) mod gpu;
 mod input;
 pub mod kdf;
+#[cfg(feature = "cuda")]
+mod offload;
 pub mod output;
 mod pipeline;
 mod sys;
@@ -144,23 +146,45 @@ fn decryption_key(
 
 /// What encrypt and decrypt set up alike before reading anything.
 struct Start {
-    /// The GPU, if `--backend cuda` asked for it.
+    /// The GPU, if `--backend cuda` (or `cpu+cuda`) asked for it.
     device: Device,
+    /// `--backend cpu+cuda`: CPU workers beside the GPU.
+    hybrid: bool,
     /// The CPU backend (key setup, and the chunks unless on the GPU).
     backend: aesx::Backend,
     threads: usize,
     input: Input,
 }
 
+/// Whether the backend named (`--backend`, else `AESX_BACKEND`) is
+/// `cpu+cuda` (or `cuda+cpu`): the GPU and CPU workers together.
+fn is_hybrid(arg: Option<&str>) -> bool {
+    let env = std::env::var("AESX_BACKEND").ok();
+    let named = arg.or(env.as_deref().filter(|v| !v.trim().is_empty()));
+    named.is_some_and(|n| {
+        let n = n.trim().to_ascii_lowercase();
+        n == "cpu+cuda" || n == "cuda+cpu"
+    })
+}
+
 fn start(c: &CommonArgs) -> Result<Start, CliError> {
     output::install_signal_cleanup();
-    let choice = backend_arg::choose(c.backend.as_deref())?;
+    let hybrid = is_hybrid(c.backend.as_deref());
+    let choice = if hybrid {
+        if cfg!(not(feature = "cuda")) {
+            return Err(backend_arg::no_cuda("--backend cpu+"));
+        }
+        backend_arg::choose(Some("cuda"))?
+    } else {
+        backend_arg::choose(c.backend.as_deref())?
+    };
     let device = Device::open(choice)?;
     let threads = threads(c.threads)?;
     check_secrets_not_input(c)?;
     let input = open_input(c.input.as_deref())?;
     Ok(Start {
         device,
+        hybrid,
         backend: choice.cpu(),
         threads,
         input,
@@ -193,6 +217,7 @@ pub fn run_encrypt(a: EncryptArgs) -> Result<ExitCode, CliError> {
     let c = &a.common;
     let Start {
         device,
+        hybrid,
         backend,
         threads,
         input,
@@ -206,6 +231,23 @@ pub fn run_encrypt(a: EncryptArgs) -> Result<ExitCode, CliError> {
     let (ph, cipher) =
         payload::seal_header(Suite::Aes256Gcm, &key[..], &header.bytes, &salt, backend)
             .map_err(payload_err)?;
+    #[cfg(feature = "cuda")]
+    if let (Some(g), Some(file), Some(len)) = (device.gpu(), &input.file, input.len) {
+        // A regular file: the offload path (pipes take the batch path).
+        let (gcm, base_nonce) =
+            gpu::GpuChunks::new(g, &key[..], &header.bytes, &salt)?.into_parts();
+        drop(key);
+        out.write_all(&header.bytes)?;
+        out.write_all(&ph)?;
+        let job = offload_job(&gcm, base_nonce, cipher, hybrid, threads, file, 0, len)?;
+        let pb = progress(c.quiet, input.len);
+        offload::run(aesx_cuda::chunk_pipe::Direction::Seal, job, &mut out, &pb)?;
+        pb.finish_and_clear();
+        out.commit()?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    #[cfg(not(feature = "cuda"))]
+    let _ = hybrid;
     let mut sealer = device.sealer(cipher, threads, &key[..], &header.bytes, &salt)?;
     drop(key);
     out.write_all(&header.bytes)?;
@@ -228,11 +270,40 @@ pub fn run_encrypt(a: EncryptArgs) -> Result<ExitCode, CliError> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The offload path's job over `len` bytes of chunks from `start` in
+/// `file`: the GPU alone, or with `threads` CPU workers when `hybrid`.
+#[cfg(feature = "cuda")]
+#[allow(clippy::too_many_arguments)]
+fn offload_job<'a>(
+    gcm: &'a aesx_cuda::CudaGcm,
+    base_nonce: [u8; payload::NONCE_LEN],
+    cpu: payload::ChunkCipher,
+    hybrid: bool,
+    threads: usize,
+    file: &File,
+    start: u64,
+    len: u64,
+) -> Result<offload::Job<'a>, CliError> {
+    let file = file
+        .try_clone()
+        .map_err(|e| CliError::failure(format!("reading input: {}", io_msg(&e))))?;
+    Ok(offload::Job {
+        gcm,
+        base_nonce,
+        cpu,
+        workers: if hybrid { threads } else { 0 },
+        file,
+        start,
+        len,
+    })
+}
+
 /// Runs `aesx decrypt`.
 pub fn run_decrypt(a: DecryptArgs) -> Result<ExitCode, CliError> {
     let c = &a.common;
     let Start {
         device,
+        hybrid,
         backend,
         threads,
         mut input,
@@ -259,6 +330,15 @@ pub fn run_decrypt(a: DecryptArgs) -> Result<ExitCode, CliError> {
     // before any chunk is decrypted or any output created.
     let cipher = payload::open_header(Suite::Aes256Gcm, &key[..], &header.bytes, &ph[..n], backend)
         .map_err(payload_err)?;
+    #[cfg(feature = "cuda")]
+    let offload_key = match (device.gpu(), &input.file, input.len, ranged) {
+        (Some(g), Some(_), Some(_), false) => {
+            Some(gpu::GpuChunks::for_header(g, &key[..], &header.bytes, &ph[..n])?.into_parts())
+        }
+        _ => None,
+    };
+    #[cfg(not(feature = "cuda"))]
+    let _ = hybrid;
     let mut opener = device.opener(&cipher, threads, &key[..], &header.bytes, &ph[..n])?;
     drop(key);
     if ranged {
@@ -286,6 +366,17 @@ pub fn run_decrypt(a: DecryptArgs) -> Result<ExitCode, CliError> {
     let total = input
         .len
         .map(|l| l.saturating_sub((header.bytes.len() + PAYLOAD_HEADER_LEN) as u64));
+    #[cfg(feature = "cuda")]
+    if let (Some((gcm, base_nonce)), Some(file), Some(len)) = (&offload_key, &input.file, total) {
+        let start = (header.bytes.len() + PAYLOAD_HEADER_LEN) as u64;
+        let job = offload_job(gcm, *base_nonce, cipher, hybrid, threads, file, start, len)?;
+        let to_tty = out_path(&c.output).is_none() && io::stdout().is_terminal();
+        let pb = progress(c.quiet || to_tty, total);
+        offload::run(aesx_cuda::chunk_pipe::Direction::Open, job, &mut out, &pb)?;
+        pb.finish_and_clear();
+        out.commit()?;
+        return Ok(ExitCode::SUCCESS);
+    }
     // Plaintext going to the terminal would be garbled by a progress bar.
     let to_tty = out_path(&c.output).is_none() && io::stdout().is_terminal();
     let pb = progress(c.quiet || to_tty, total);

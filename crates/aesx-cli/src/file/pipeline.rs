@@ -37,7 +37,7 @@ pub(super) enum Source {
 const FILE_READERS: usize = 2;
 
 /// Fills `buf` from `file` at `pos` until full or the end; returns the count.
-fn pread_full(file: &File, buf: &mut [u8], pos: u64) -> io::Result<usize> {
+pub(super) fn pread_full(file: &File, buf: &mut [u8], pos: u64) -> io::Result<usize> {
     let mut n = 0;
     while n < buf.len() {
         match super::sys::read_at(file, &mut buf[n..], pos + n as u64) {
