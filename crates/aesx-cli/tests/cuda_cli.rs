@@ -212,6 +212,33 @@ fn file_encryption_on_cuda_fails_cleanly_or_interoperates() {
             }
         }
     }
+    // `--backend cuda` really ran on the GPU: every byte of the largest
+    // file went through it, none through a CPU fallback.
+    let gpu_out = d("gpu.aesx");
+    let (i5, o5) = (d("in5.bin"), gpu_out.to_str().unwrap().to_string());
+    let o = aesx(
+        &[
+            "encrypt",
+            "-q",
+            "-k",
+            k,
+            i5.to_str().unwrap(),
+            "-o",
+            &o5,
+            "--backend",
+            "cuda",
+        ],
+        &[("AESX_OFFLOAD_STATS", "1")],
+    );
+    if o.status.success() {
+        let err = String::from_utf8_lossy(&o.stderr);
+        let size = sizes[5].to_string();
+        assert!(
+            err.contains(&format!(" {size} bytes on the GPU, 0 on 0 CPU workers")),
+            "not all on the GPU: {err}"
+        );
+        std::fs::remove_file(&gpu_out).unwrap();
+    }
     // A modified, a truncated and an extended file fail on the GPU as on
     // the CPU, with nothing written.
     let good = std::fs::read(d("cpu5.aesx")).unwrap();

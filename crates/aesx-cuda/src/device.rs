@@ -2,6 +2,7 @@
 //! architecture), kernel launches with raw device pointers.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use cudarc::driver::{
@@ -27,6 +28,16 @@ pub struct DeviceInfo {
     pub total_memory: usize,
     /// The NVRTC architecture the kernels were compiled for.
     pub arch: String,
+}
+
+/// Kernels launched by this process (see [`launches`]).
+static LAUNCHES: AtomicU64 = AtomicU64::new(0);
+
+/// How many aesx kernels this process has launched: what a test or tool
+/// reads before and after a call to prove the GPU did the work (a path that
+/// fell back to the CPU launches none).
+pub fn launches() -> u64 {
+    LAUNCHES.load(Ordering::Relaxed)
 }
 
 /// Number of CUDA devices, or why there is none. Never panics, also on
@@ -464,6 +475,7 @@ impl GpuInner {
         // and the pointers satisfy the contract above; the grid covers
         // nblocks and the kernel checks every index against n.
         unsafe { l.launch(cfg(dims)) }?;
+        LAUNCHES.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }
 
@@ -492,6 +504,7 @@ impl GpuInner {
         // SAFETY: matches aesx_ghash_runs(const uchar*, u64, int, uint4*,
         // u64, u64, u64, u64); `src` holds nbytes, `out` holds runs blocks.
         unsafe { b.launch(cfg(dims)) }?;
+        LAUNCHES.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }
 
@@ -528,6 +541,7 @@ impl GpuInner {
         // uint4*, u64, u64, u64, u64); `src` holds nbytes, `out` holds
         // nmsgs * nruns blocks, and the grid covers nmsgs * nruns threads.
         unsafe { b.launch(cfg(dims)) }?;
+        LAUNCHES.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }
 }

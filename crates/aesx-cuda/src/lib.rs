@@ -38,7 +38,7 @@ mod xts_steal;
 
 pub use aes::CudaAes;
 pub use ctr_stream::CtrStream;
-pub use device::{device_count, DeviceInfo, Gpu, DEFAULT_CHUNK_LEN};
+pub use device::{device_count, launches, DeviceInfo, Gpu, DEFAULT_CHUNK_LEN};
 pub use error::{CudaError, Result};
 pub use gcm::CudaGcm;
 pub use gcm_batch::MAX_STRIDE as MAX_MESSAGE_STRIDE;

@@ -537,13 +537,13 @@ fn run_staged(
 }
 
 /// Host threads for each direction of the staging copies: one core's
-/// memcpy is well below the PCIe bandwidth, and on the H200 machine four
-/// per direction copied 27 GB/s each way at once where eight gave 19.
+/// memcpy is well below the PCIe bandwidth. On the H200 machine (16 cores)
+/// eight per direction staged 20-22 GB/s each way, four only 13-14.
 fn copy_threads() -> usize {
     std::thread::available_parallelism()
         .map(|n| n.get() / 2)
         .unwrap_or(1)
-        .clamp(1, 4)
+        .clamp(1, 8)
 }
 
 /// Copies `src` into `dst` with up to `threads` threads (pieces of at

@@ -615,3 +615,86 @@ fn chunk_pipe_matches_gcm_chunk_by_chunk() {
         }
     }
 }
+
+/// Every host-memory and device-memory path launches kernels: none of them
+/// may quietly do its work on the CPU instead.
+#[test]
+fn every_gpu_path_launches_kernels() {
+    use aesx_cuda::chunk_pipe::Direction;
+    let Some((g, mut rng)) = gpu_and_rng(37) else {
+        return;
+    };
+    let key = random(&mut rng, 32);
+    let k = CudaAes::new(g, &key).unwrap();
+    let x = CudaXts::new(g, &random(&mut rng, 64)).unwrap();
+    let gcm = CudaGcm::new(g, &key).unwrap();
+    let iv = [7u8; 16];
+    let data = random(&mut rng, 3 * TEST_CHUNK + 16);
+    let mut pinned = g.host_buffer(data.len()).unwrap();
+    type Op<'a> = Box<dyn Fn(&mut [u8]) + 'a>;
+    let ops: Vec<(&str, Op)> = vec![
+        ("ecb", Box::new(|b: &mut [u8]| k.ecb_encrypt(b).unwrap())),
+        ("ctr", Box::new(|b: &mut [u8]| k.ctr_apply(&iv, b).unwrap())),
+        (
+            "cbc-dec",
+            Box::new(|b: &mut [u8]| k.cbc_decrypt(&iv, b).unwrap()),
+        ),
+        (
+            "xts",
+            Box::new(|b: &mut [u8]| x.decrypt_sectors(1, 16, b).unwrap()),
+        ),
+        (
+            "xts unit",
+            Box::new(|b: &mut [u8]| x.encrypt_unit(&iv, &mut b[..100]).unwrap()),
+        ),
+        (
+            "gcm",
+            Box::new(|b: &mut [u8]| {
+                gcm.seal_in_place(&iv[..12], b"", b).unwrap();
+            }),
+        ),
+        (
+            "gcm msgs",
+            Box::new(|b: &mut [u8]| {
+                gcm.seal_messages(&[[1u8; 12]; 4], 16384, &mut b[..3 * 16384 + 5])
+                    .unwrap();
+            }),
+        ),
+        (
+            "chunk pipe",
+            Box::new(|b: &mut [u8]| {
+                let mut p = gcm.chunk_pipe(Direction::Seal, 4, 2).unwrap();
+                p.input().unwrap()[..b.len()].copy_from_slice(b);
+                p.submit(b.len(), &[[2u8; 12]; 4]).unwrap();
+                p.take().unwrap().unwrap();
+            }),
+        ),
+    ];
+    for (name, op) in &ops {
+        for (kind, buf) in [
+            ("pageable", &mut data.clone()[..]),
+            ("host buffer", &mut pinned[..]),
+        ] {
+            let buf = if *name == "chunk pipe" {
+                &mut buf[..3 * 16384 + 5]
+            } else {
+                buf
+            };
+            let before = aesx_cuda::launches();
+            op(buf);
+            assert!(
+                aesx_cuda::launches() > before,
+                "{name} on a {kind} buffer launched no kernel"
+            );
+        }
+    }
+    let mut dev = to_device(g, &data);
+    let before = aesx_cuda::launches();
+    k.ctr_apply_device(&iv, &mut dev).unwrap();
+    gcm.seal_device(&iv[..12], b"", &mut dev).unwrap();
+    g.synchronize().unwrap();
+    assert!(
+        aesx_cuda::launches() >= before + 2,
+        "device paths launched no kernel"
+    );
+}

@@ -30,8 +30,9 @@ pub struct CommonArgs {
     #[arg(short = 'q', long)]
     pub quiet: bool,
     /// Backend to run on (default: AESX_BACKEND, else the fastest). `cuda`
-    /// seals or opens the chunks on the GPU, many per launch (--offset and
-    /// --length stay on the CPU).
+    /// seals or opens the chunks on the GPU, many per launch, costing the
+    /// CPU little; `cpu+cuda` has the GPU and -j CPU workers take chunks
+    /// from one queue (--offset and --length stay on the CPU).
     #[arg(long, value_name = "NAME")]
     pub backend: Option<String>,
     /// Worker threads (default: all cores).

@@ -18,6 +18,7 @@ use std::process::ExitCode;
 
 use zeroize::Zeroizing;
 
+use crate::backend_arg::Choice;
 use crate::{backend_arg, CliError};
 
 mod args;
@@ -167,18 +168,32 @@ fn is_hybrid(arg: Option<&str>) -> bool {
     })
 }
 
+/// `cpu+cuda`: the fastest CPU backend for the workers, once a GPU is
+/// known to be there (a cheap check; opening it comes later).
+fn hybrid_choice() -> Result<Choice, CliError> {
+    #[cfg(feature = "cuda")]
+    {
+        aesx_cuda::device_count().map_err(|e| CliError::usage(backend_arg::gpu_unavailable(&e)))?;
+        Ok(Choice::Cuda)
+    }
+    #[cfg(not(feature = "cuda"))]
+    Err(backend_arg::no_cuda("--backend cpu+"))
+}
+
 fn start(c: &CommonArgs) -> Result<Start, CliError> {
     output::install_signal_cleanup();
     let hybrid = is_hybrid(c.backend.as_deref());
     let choice = if hybrid {
-        if cfg!(not(feature = "cuda")) {
-            return Err(backend_arg::no_cuda("--backend cpu+"));
-        }
-        backend_arg::choose(Some("cuda"))?
+        hybrid_choice()?
     } else {
         backend_arg::choose(c.backend.as_deref())?
     };
-    let device = Device::open(choice)?;
+    // With CPU workers the GPU is opened later, on a thread of its own.
+    let device = Device::open(if hybrid {
+        Choice::Cpu(choice.cpu())
+    } else {
+        choice
+    })?;
     let threads = threads(c.threads)?;
     check_secrets_not_input(c)?;
     let input = open_input(c.input.as_deref())?;
@@ -232,20 +247,31 @@ pub fn run_encrypt(a: EncryptArgs) -> Result<ExitCode, CliError> {
         payload::seal_header(Suite::Aes256Gcm, &key[..], &header.bytes, &salt, backend)
             .map_err(payload_err)?;
     #[cfg(feature = "cuda")]
-    if let (Some(g), Some(file), Some(len)) = (device.gpu(), &input.file, input.len) {
+    if let (true, Some(file), Some(len)) =
+        (device.gpu().is_some() || hybrid, &input.file, input.len)
+    {
         // A regular file: the offload path (pipes take the batch path).
-        let (gcm, base_nonce) =
-            gpu::GpuChunks::new(g, &key[..], &header.bytes, &salt)?.into_parts();
+        let (gk, context) = (Zeroizing::new(key.to_vec()), header.bytes.clone());
         drop(key);
+        let open: offload::GpuOpen = Box::new(move || {
+            let g = backend_arg::open_gpu()?;
+            Ok(gpu::GpuChunks::new(&g, &gk, &context, &salt)?.into_parts())
+        });
         out.write_all(&header.bytes)?;
         out.write_all(&ph)?;
-        let job = offload_job(&gcm, base_nonce, cipher, hybrid, threads, file, 0, len)?;
+        let job = offload_job(open, cipher, hybrid, threads, file, 0, len)?;
         let pb = progress(c.quiet, input.len);
         offload::run(aesx_cuda::chunk_pipe::Direction::Seal, job, &mut out, &pb)?;
         pb.finish_and_clear();
         out.commit()?;
         return Ok(ExitCode::SUCCESS);
     }
+    #[cfg(feature = "cuda")]
+    let device = if hybrid {
+        Device::open(Choice::Cuda)?
+    } else {
+        device
+    };
     #[cfg(not(feature = "cuda"))]
     let _ = hybrid;
     let mut sealer = device.sealer(cipher, threads, &key[..], &header.bytes, &salt)?;
@@ -273,23 +299,20 @@ pub fn run_encrypt(a: EncryptArgs) -> Result<ExitCode, CliError> {
 /// The offload path's job over `len` bytes of chunks from `start` in
 /// `file`: the GPU alone, or with `threads` CPU workers when `hybrid`.
 #[cfg(feature = "cuda")]
-#[allow(clippy::too_many_arguments)]
-fn offload_job<'a>(
-    gcm: &'a aesx_cuda::CudaGcm,
-    base_nonce: [u8; payload::NONCE_LEN],
+fn offload_job(
+    gpu: offload::GpuOpen,
     cpu: payload::ChunkCipher,
     hybrid: bool,
     threads: usize,
     file: &File,
     start: u64,
     len: u64,
-) -> Result<offload::Job<'a>, CliError> {
+) -> Result<offload::Job, CliError> {
     let file = file
         .try_clone()
         .map_err(|e| CliError::failure(format!("reading input: {}", io_msg(&e))))?;
     Ok(offload::Job {
-        gcm,
-        base_nonce,
+        gpu,
         cpu,
         workers: if hybrid { threads } else { 0 },
         file,
@@ -331,11 +354,27 @@ pub fn run_decrypt(a: DecryptArgs) -> Result<ExitCode, CliError> {
     let cipher = payload::open_header(Suite::Aes256Gcm, &key[..], &header.bytes, &ph[..n], backend)
         .map_err(payload_err)?;
     #[cfg(feature = "cuda")]
-    let offload_key = match (device.gpu(), &input.file, input.len, ranged) {
-        (Some(g), Some(_), Some(_), false) => {
-            Some(gpu::GpuChunks::for_header(g, &key[..], &header.bytes, &ph[..n])?.into_parts())
+    let offload_open: Option<offload::GpuOpen> = match (
+        device.gpu().is_some() || hybrid,
+        &input.file,
+        input.len,
+        ranged,
+    ) {
+        (true, Some(_), Some(_), false) => {
+            let (gk, context) = (Zeroizing::new(key.to_vec()), header.bytes.clone());
+            let ph = ph[..n].to_vec();
+            Some(Box::new(move || {
+                let g = backend_arg::open_gpu()?;
+                Ok(gpu::GpuChunks::for_header(&g, &gk, &context, &ph)?.into_parts())
+            }))
         }
         _ => None,
+    };
+    #[cfg(feature = "cuda")]
+    let device = if hybrid && offload_open.is_none() {
+        Device::open(Choice::Cuda)?
+    } else {
+        device
     };
     #[cfg(not(feature = "cuda"))]
     let _ = hybrid;
@@ -367,9 +406,9 @@ pub fn run_decrypt(a: DecryptArgs) -> Result<ExitCode, CliError> {
         .len
         .map(|l| l.saturating_sub((header.bytes.len() + PAYLOAD_HEADER_LEN) as u64));
     #[cfg(feature = "cuda")]
-    if let (Some((gcm, base_nonce)), Some(file), Some(len)) = (&offload_key, &input.file, total) {
+    if let (Some(open), Some(file), Some(len)) = (offload_open, &input.file, total) {
         let start = (header.bytes.len() + PAYLOAD_HEADER_LEN) as u64;
-        let job = offload_job(gcm, *base_nonce, cipher, hybrid, threads, file, start, len)?;
+        let job = offload_job(open, cipher, hybrid, threads, file, start, len)?;
         let to_tty = out_path(&c.output).is_none() && io::stdout().is_terminal();
         let pb = progress(c.quiet || to_tty, total);
         offload::run(aesx_cuda::chunk_pipe::Direction::Open, job, &mut out, &pb)?;

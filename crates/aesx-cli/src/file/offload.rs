@@ -10,6 +10,11 @@
 //! returns its own run of chunks; this thread hands the next run to whoever
 //! is free (the GPU first) and writes results in chunk order.
 //!
+//! Opening the GPU (driver context, kernels, self-test) takes a large part
+//! of a second, so it runs on its own thread: the GPU alone waits for it,
+//! while with workers the CPU starts at once and the GPU joins the queue
+//! when it is ready (a file the workers finish first never waits for it).
+//!
 //! The failure rules are the CPU path's: a GPU run that does not verify is
 //! opened again on the CPU at the same chunk index for its exact error and
 //! verified prefix, and only verified plaintext is ever written.
@@ -19,7 +24,7 @@ use std::fs::File;
 use std::io;
 use std::sync::{mpsc, Arc};
 
-use aesx_cuda::chunk_pipe::{Direction, CHUNK, RECORD};
+use aesx_cuda::chunk_pipe::{ChunkPipe, Direction, CHUNK, RECORD};
 use aesx_cuda::CudaGcm;
 use aesx_file::payload::{self, chunk_nonce, ChunkCipher, Opener, PayloadError, Sealer};
 
@@ -36,10 +41,14 @@ const CPU_RUN: usize = 128;
 /// GPU runs in flight: one being read, one on the GPU, one being written.
 const GPU_SLOTS: usize = 3;
 
+/// Opens the GPU and sets up the chunk key on it: the chunk key and the
+/// base nonce (run on a thread of its own).
+pub(super) type GpuOpen =
+    Box<dyn FnOnce() -> Result<(CudaGcm, [u8; payload::NONCE_LEN]), CliError> + Send>;
+
 /// What a file offload does and with what.
-pub(super) struct Job<'a> {
-    pub(super) gcm: &'a CudaGcm,
-    pub(super) base_nonce: [u8; payload::NONCE_LEN],
+pub(super) struct Job {
+    pub(super) gpu: GpuOpen,
     /// The same chunk key on the CPU: workers, and reopening failed runs.
     pub(super) cpu: ChunkCipher,
     /// CPU worker threads beside the GPU (0: the GPU alone).
@@ -188,18 +197,69 @@ fn gpu_shape(dir: Direction, run: &Run) -> bool {
     }
 }
 
+/// The GPU's side of a run: opened on its own thread, then a chunk pipe.
+struct GpuSide<'g> {
+    opening: Option<std::thread::JoinHandle<Result<(CudaGcm, [u8; payload::NONCE_LEN]), CliError>>>,
+    gcm: &'g std::cell::OnceCell<(CudaGcm, [u8; payload::NONCE_LEN])>,
+    pipe: Option<ChunkPipe<'g>>,
+}
+
+impl<'g> GpuSide<'g> {
+    /// Takes the opened GPU once its thread has finished (waiting for it
+    /// when `wait`); an error of the opening is returned once.
+    fn poll(&mut self, dir: Direction, wait: bool) -> Result<(), CliError> {
+        let finished = self
+            .opening
+            .as_ref()
+            .is_some_and(|h| wait || h.is_finished());
+        if !finished {
+            return Ok(());
+        }
+        let opened = self
+            .opening
+            .take()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+        if let Some(r) = opened {
+            let _ = self.gcm.set(r?);
+            if let Some((gcm, _)) = self.gcm.get() {
+                self.pipe = Some(
+                    gcm.chunk_pipe(dir, GPU_RUN, GPU_SLOTS)
+                        .map_err(backend_arg::gpu_error)?,
+                );
+            }
+        }
+        Ok(())
+    }
+
+    fn base_nonce(&self) -> [u8; payload::NONCE_LEN] {
+        self.gcm.get().map(|g| g.1).unwrap_or_default()
+    }
+}
+
 /// Runs the whole chunk area of `job` through the GPU (and the workers)
 /// into `out`, in order. `pb` counts input bytes.
 pub(super) fn run(
     dir: Direction,
-    job: Job<'_>,
+    job: Job,
     out: &mut Output,
     pb: &indicatif::ProgressBar,
 ) -> Result<(), CliError> {
-    let mut pipe = job
-        .gcm
-        .chunk_pipe(dir, GPU_RUN, GPU_SLOTS)
-        .map_err(backend_arg::gpu_error)?;
+    let timing = std::env::var_os("AESX_OFFLOAD_STATS").is_some();
+    let t0 = std::time::Instant::now();
+    let cell = std::cell::OnceCell::new();
+    let mut gpu = GpuSide {
+        opening: Some(
+            std::thread::Builder::new()
+                .name("aesx-gpu-open".into())
+                .spawn(job.gpu)
+                .map_err(|e| CliError::failure(format!("cannot start a thread: {}", io_msg(&e))))?,
+        ),
+        gcm: &cell,
+        pipe: None,
+    };
+    // Alone, the GPU is waited for; with workers it joins when ready.
+    gpu.poll(dir, job.workers == 0)?;
+    let t_ready = t0.elapsed();
     let file = Arc::new(job.file);
     let mut plan = Plan::new(dir, job.len);
     let (res_tx, res_rx) = mpsc::channel::<(Run, RunResult)>();
@@ -239,19 +299,25 @@ pub(super) fn run(
     let mut cpu_done: BTreeMap<u64, CpuDone> = BTreeMap::new();
     let mut cpu_busy = 0usize;
     let mut next_write = 0u64;
+    let (mut gpu_bytes, mut cpu_bytes) = (0u64, 0u64);
     let result = (|| -> Result<(), CliError> {
         while next_write < plan.chunks {
+            gpu.poll(dir, false)?;
             // Hand out runs while someone is free: the GPU first.
             while !plan.done() {
                 let peek = plan.clone().take(GPU_RUN);
-                if !pipe.is_full() && gpu_shape(dir, &peek) {
+                let gpu_free = gpu.pipe.as_ref().is_some_and(|p| !p.is_full());
+                if gpu_free && gpu_shape(dir, &peek) {
                     let run = plan.take(GPU_RUN);
+                    let base = gpu.base_nonce();
+                    let pipe = gpu.pipe.as_mut().unwrap_or_else(|| unreachable!());
                     let buf = pipe.input().map_err(backend_arg::gpu_error)?;
                     read_exact_2(&file, &mut buf[..run.bytes], job.start + run.pos)?;
                     pb.inc(run.bytes as u64);
+                    gpu_bytes += run.bytes as u64;
                     let nonces: Vec<[u8; payload::NONCE_LEN]> = (run.first
                         ..run.first + run.count as u64)
-                        .map(|i| chunk_nonce(&job.base_nonce, i))
+                        .map(|i| chunk_nonce(&base, i))
                         .collect();
                     pipe.submit(run.bytes, &nonces)
                         .map_err(backend_arg::gpu_error)?;
@@ -259,11 +325,12 @@ pub(super) fn run(
                 } else if cpu_busy < job.workers {
                     let run = plan.take(CPU_RUN);
                     pb.inc(run.bytes as u64);
+                    cpu_bytes += run.bytes as u64;
                     work_tx
                         .send(run)
                         .map_err(|_| CliError::failure("a CPU worker stopped"))?;
                     cpu_busy += 1;
-                } else if !gpu_shape(dir, &peek) && gpu_runs.is_empty() && cpu_busy == 0 {
+                } else if gpu.pipe.is_some() && gpu_runs.is_empty() && cpu_busy == 0 {
                     // A malformed end with nobody else working: the CPU
                     // here says exactly what is wrong with it.
                     let run = plan.take(GPU_RUN);
@@ -296,6 +363,7 @@ pub(super) fn run(
             }
             if gpu_runs.front().is_some_and(|r| r.first == next_write) {
                 let run = gpu_runs.pop_front().unwrap_or_else(|| unreachable!());
+                let pipe = gpu.pipe.as_mut().unwrap_or_else(|| unreachable!());
                 let done = pipe
                     .take()
                     .map_err(backend_arg::gpu_error)?
@@ -304,8 +372,9 @@ pub(super) fn run(
                     out.write_all(done.output)?;
                 } else {
                     // Reopen on the CPU for the exact error and prefix.
-                    let input = done.input.to_vec();
                     drop(done);
+                    let mut input = vec![0u8; run.bytes];
+                    read_exact_2(&file, &mut input, job.start + run.pos)?;
                     return match cpu_run(dir, &job.cpu, &input, &run) {
                         Err((prefix, e)) => {
                             out.write_all(&prefix)?;
@@ -317,6 +386,14 @@ pub(super) fn run(
                     };
                 }
                 next_write += run.count as u64;
+                continue;
+            }
+            if cpu_busy == 0 {
+                // Nothing on the workers: only the GPU can move on.
+                if gpu.opening.is_none() {
+                    return Err(CliError::failure("internal: the offload stalled"));
+                }
+                gpu.poll(dir, true)?;
                 continue;
             }
             // The next run is a worker's: wait for a result.
@@ -337,6 +414,21 @@ pub(super) fn run(
     drop(work_tx);
     for w in workers {
         let _ = w.join();
+    }
+    // A GPU that failed to open is reported even if the workers did all
+    // the work; one still opening is left to finish on its own.
+    let result = result.and_then(|()| gpu.poll(dir, false));
+    if timing {
+        let t = t0.elapsed().as_secs_f64();
+        eprintln!(
+            "aesx: offload: GPU ready after {:.3} s{}; {} bytes on the GPU, {} on {} CPU workers, {:.3} s in all",
+            t_ready.as_secs_f64(),
+            if gpu.pipe.is_none() { " (not used)" } else { "" },
+            gpu_bytes,
+            cpu_bytes,
+            job.workers,
+            t
+        );
     }
     result
 }

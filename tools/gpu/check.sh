@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# The whole GPU check, on a machine with an NVIDIA GPU, from the kit that
+# tools/gpu/build-kit.sh made elsewhere (target/gpu-kit, copied along with
+# the repository; no compiler, NVRTC or network needed here). Run from the
+# repository root:
+#
+#   bash tools/gpu/check.sh [tests] [sanitize] [figures] [files] [table]
+#
+# (all sections when none is named). Sections:
+#   tests     every GPU test with AESX_REQUIRE_GPU=1 (Rust, CLI, CAVP and
+#             Wycheproof on the GPU, the C library, Python with CuPy/PyTorch)
+#   sanitize  compute-sanitizer memcheck and racecheck
+#   figures   on-device kernels, host-to-host, the copy bounds (points 1, 3)
+#   files     aesx encrypt/decrypt of a 2 GiB file in memory on the CPU, the
+#             GPU and both, with CPU seconds per GB (point 4)
+#   table     aesx bench --gpu-table (point 5)
+# Prints a summary line per failed step and exits non-zero if any failed.
+set -uo pipefail
+root=$PWD
+kit=$root/target/gpu-kit
+[ -d "$kit/bin" ] || { echo "check.sh: no $kit/bin: run tools/gpu/build-kit.sh first" >&2; exit 2; }
+sections=("$@")
+[ ${#sections[@]} -gt 0 ] || sections=(tests sanitize figures files table)
+want() { local s; for s in "${sections[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
+failed=()
+t0=$SECONDS
+step() { printf '\n=== %s (%ss)\n' "$1" "$((SECONDS - t0))"; }
+run() { # run NAME TIMEOUT CMD...: a step that must succeed
+  local name=$1 limit=$2; shift 2
+  if ! timeout "$limit" "$@"; then failed+=("$name"); echo "FAILED: $name"; fi
+}
+
+# The test binaries look for the repository (vectors/, README.md) and the
+# CLI at the build machine's paths: recreate them.
+build_root=$(cat "$kit/build-root" 2>/dev/null || true)
+if [ -n "$build_root" ] && [ "$build_root" != "$root" ] && [ ! -e "$build_root" ]; then
+  mkdir -p "$(dirname "$build_root")" && ln -s "$root" "$build_root"
+fi
+mkdir -p "$root/target/release"
+cp "$kit/bin/aesx" "$root/target/release/aesx"
+export AESX_CUDA_CACHE_DIR=$kit/ptx AESX_REQUIRE_GPU=1
+export LD_LIBRARY_PATH=$kit/bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+A=$root/target/release/aesx
+
+step "machine"
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total,pcie.link.gen.max,pcie.link.width.max --format=csv
+lscpu | grep -E "^Model name|^CPU\(s\)|^Thread"
+$A info 2>&1 | head -20
+
+if want tests; then
+  step "tests: aesx-cuda unit, gpu_modes, raw_device"
+  run unit 120 "$kit/bin/aesx_cuda" -q
+  run gpu_modes 300 "$kit/bin/gpu_modes" -q
+  run raw_device 120 "$kit/bin/raw_device" -q
+  step "tests: the CLI on the GPU (cuda_cli)"
+  run cuda_cli 300 "$kit/bin/cuda_cli" -q
+  step "tests: NIST CAVP and Wycheproof on the GPU"
+  run cavp 300 $A cavp --backend cuda vectors/nist/GCM/*.rsp vectors/nist/XTS/*/*.rsp \
+    vectors/wycheproof/aes_gcm_test.json vectors/wycheproof/aes_gmac_test.json \
+    vectors/wycheproof/aes_xts_test.json
+  step "tests: the C library on the GPU"
+  run capi 120 "$kit/bin/test_cuda"
+  step "tests: Python (aesx.cuda with CuPy and PyTorch)"
+  venv=$root/target/gpu-check-venv
+  python3 -m venv --system-site-packages "$venv" &&
+    "$venv/bin/python" -m pip install --quiet --no-index --find-links "$kit/wheels" aesx pytest &&
+    AESX_CLI=$A run python 300 "$venv/bin/python" -m pytest -q -p no:cacheprovider python/tests/test_cuda.py ||
+    { failed+=(python-install); echo "FAILED: python-install"; }
+fi
+
+if want sanitize; then
+  if command -v compute-sanitizer >/dev/null; then
+    step "compute-sanitizer memcheck (raw_device, the chunk pipe)"
+    run memcheck 300 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1 \
+      "$kit/bin/raw_device" -q
+    run memcheck-pipe 300 compute-sanitizer --tool memcheck --error-exitcode 1 \
+      "$kit/bin/gpu_modes" -q chunk_pipe host_buffers
+    step "compute-sanitizer racecheck"
+    run racecheck 300 compute-sanitizer --tool racecheck --error-exitcode 1 \
+      "$kit/bin/raw_device" -q
+  else
+    echo "no compute-sanitizer here"; failed+=(sanitize-missing)
+  fi
+fi
+
+if want figures; then
+  step "figures: kernels on the device, host-to-host, copy bounds (1 GiB)"
+  run cuda_bench 200 "$kit/bin/cuda_bench" 1024 3
+  step "figures: the host path's building blocks"
+  run pcie_probe 120 "$kit/bin/pcie_probe" 1024 /dev/shm
+  step "figures: CPU in memory for comparison"
+  $A bench --no-peers --mode ctr,xts-enc,gcm-enc,gcm-dec --key-bits 128,256 --size 1M 2>&1 | tail -20
+fi
+
+if want files; then
+  step "files: 2 GiB in memory (/dev/shm), output to /dev/null"
+  d=$(mktemp -d /dev/shm/aesx-check.XXXXXX)
+  trap 'rm -rf "$d"' EXIT
+  $A keygen -o "$d/k" >/dev/null
+  dd if=/dev/zero of="$d/in" bs=16M count=128 status=none
+  $A encrypt -q -k "$d/k" "$d/in" -o "$d/in.aesx"
+  bytes=$(stat -c %s "$d/in")
+  timed() { # timed LABEL CMD...: wall GB/s and CPU seconds per GB (best of 3)
+    local label=$1; shift
+    local best="" line
+    for _ in 1 2 3; do
+      line=$( { /usr/bin/time -f "%e %U %S" "$@" >/dev/null; } 2>&1 | tail -1)
+      best=$(printf '%s\n%s\n' "$best" "$line" | awk 'NF==3' | sort -n | head -1)
+    done
+    echo "$best" | awk -v b="$bytes" -v l="$label" \
+      '{ printf "%-44s %6.2f GB/s  %5.2f CPU-s/GB  (wall %.3f s, user %.2f, sys %.2f)\n", l, b/$1/1e9, ($2+$3)/(b/1e9), $1, $2, $3 }'
+  }
+  for verb in encrypt decrypt; do
+    src=$d/in; [ $verb = decrypt ] && src=$d/in.aesx
+    timed "$verb cpu (all cores)" $A $verb -q -k "$d/k" "$src"
+    timed "$verb cpu -j 4" $A $verb -q -j 4 -k "$d/k" "$src"
+    timed "$verb cuda" $A $verb -q --backend cuda -k "$d/k" "$src"
+    timed "$verb cpu+cuda -j 4" $A $verb -q --backend cpu+cuda -j 4 -k "$d/k" "$src"
+    timed "$verb cpu+cuda (all cores)" $A $verb -q --backend cpu+cuda -k "$d/k" "$src"
+  done
+  # Byte-identical both ways: the GPU's file opens on the CPU and back.
+  $A encrypt -q --backend cuda -k "$d/k" "$d/in" -o "$d/gpu.aesx" &&
+    $A decrypt -q -k "$d/k" "$d/gpu.aesx" | cmp - "$d/in" &&
+    $A decrypt -q --backend cpu+cuda -k "$d/k" "$d/in.aesx" | cmp - "$d/in" &&
+    echo "files: GPU and CPU outputs interoperate, byte for byte" ||
+    { failed+=(files-identical); echo "FAILED: files-identical"; }
+  rm -rf "$d"; trap - EXIT
+fi
+
+if want table; then
+  step "table: aesx bench --gpu-table"
+  run gpu_table 300 $A bench --gpu-table --json "$kit/gpu-table.json" --csv "$kit/gpu-table.csv"
+fi
+
+step "summary"
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "FAILED: ${failed[*]}"; exit 1
+fi
+echo "all GPU checks passed"
