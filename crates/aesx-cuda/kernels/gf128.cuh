@@ -66,10 +66,10 @@ AESX_DEV u64 aesx_clmul32(u32 a, u32 b) {
     u32 b2 = b & 0x44444444u, b3 = b & 0x88888888u;
     // Bit class k (positions = k mod 4) of the product collects a_i * b_j
     // with i + j = k mod 4.
-    u64 z0 = ((u64)a0 * b0) ^ ((u64)a1 * b3) ^ ((u64)a2 * b2) ^ ((u64)a3 * b1);
-    u64 z1 = ((u64)a0 * b1) ^ ((u64)a1 * b0) ^ ((u64)a2 * b3) ^ ((u64)a3 * b2);
-    u64 z2 = ((u64)a0 * b2) ^ ((u64)a1 * b1) ^ ((u64)a2 * b0) ^ ((u64)a3 * b3);
-    u64 z3 = ((u64)a0 * b3) ^ ((u64)a1 * b2) ^ ((u64)a2 * b1) ^ ((u64)a3 * b0);
+    u64 z0 = aesx_mul_wide(a0, b0) ^ aesx_mul_wide(a1, b3) ^ aesx_mul_wide(a2, b2) ^ aesx_mul_wide(a3, b1);
+    u64 z1 = aesx_mul_wide(a0, b1) ^ aesx_mul_wide(a1, b0) ^ aesx_mul_wide(a2, b3) ^ aesx_mul_wide(a3, b2);
+    u64 z2 = aesx_mul_wide(a0, b2) ^ aesx_mul_wide(a1, b1) ^ aesx_mul_wide(a2, b0) ^ aesx_mul_wide(a3, b3);
+    u64 z3 = aesx_mul_wide(a0, b3) ^ aesx_mul_wide(a1, b2) ^ aesx_mul_wide(a2, b1) ^ aesx_mul_wide(a3, b0);
     return (z0 & 0x1111111111111111ull) | (z1 & 0x2222222222222222ull) |
            (z2 & 0x4444444444444444ull) | (z3 & 0x8888888888888888ull);
 }

@@ -44,6 +44,7 @@ static inline u32 aesx_prmt(u32 a, u32 b, u32 s) {
     for (int i = 0; i < 4; i++) r |= (u32)((v >> (8 * ((s >> (4 * i)) & 7))) & 0xffu) << (8 * i);
     return r;
 }
+static inline u64 aesx_mul_wide(u32 a, u32 b) { return (u64)a * b; }
 static inline uint4 aesx_load_rk4(const uint4 *p) { return *p; }
 
 #include "../../kernels/gf128.cuh"
