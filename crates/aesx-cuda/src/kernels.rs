@@ -46,7 +46,7 @@ pub const AES_KERNELS: [&str; 7] = [
 ];
 
 /// Every `extern "C"` kernel of the module.
-pub const KERNEL_NAMES: [&str; 9] = [
+pub const KERNEL_NAMES: [&str; 11] = [
     AES_KERNELS[0],
     AES_KERNELS[1],
     AES_KERNELS[2],
@@ -56,6 +56,8 @@ pub const KERNEL_NAMES: [&str; 9] = [
     AES_KERNELS[6],
     "aesx_ghash_runs",
     "aesx_ghash_msgs",
+    "aesx_ghash_runs_pows",
+    "aesx_ghash_msgs_pows",
 ];
 
 /// The index in [`AES_KERNELS`] of the kernel that runs `mode` in the
@@ -229,7 +231,7 @@ pub fn compile_to_cache(arch: &str) -> Result<std::path::PathBuf> {
 pub(crate) fn read_cached_ptx(arch: &str) -> Option<String> {
     let text = std::fs::read_to_string(cache_file(arch)?).ok()?;
     // A truncated file would fail to load; only whole modules are used.
-    (text.contains(".entry aesx_ghash_msgs(") && text.trim_end().ends_with('}')).then_some(text)
+    (text.contains(".entry aesx_ghash_msgs_pows(") && text.trim_end().ends_with('}')).then_some(text)
 }
 
 /// Stores PTX for later processes; failures only cost a recompilation.
@@ -267,7 +269,12 @@ mod tests {
                 "{name} is not {value} in the kernels"
             );
         }
-        for name in ["aesx_ghash_runs", "aesx_ghash_msgs"] {
+        for name in [
+            "aesx_ghash_runs",
+            "aesx_ghash_msgs",
+            "aesx_ghash_runs_pows",
+            "aesx_ghash_msgs_pows",
+        ] {
             assert!(src.contains(&format!("__global__ void {name}(")), "{name}");
         }
     }

@@ -179,6 +179,28 @@ int main(int argc, char **argv) {
             aesx_ghash_msgs(ib, len, p[3], (int)p[2], out.data(), nmsgs, nruns, p[0], p[1]);
         });
         out_len = 16 * nmsgs * nruns;
+    } else if (!strcmp(k, "ghash_msgs_pows") || !strcmp(k, "ghash_runs_pows")) {
+        // Input: the kernel's table of powers (512 bytes), then the data;
+        // p[0], p[1] (the base) are unused.
+        aesx_ghash_pows pows;
+        memcpy(&pows, ib, sizeof pows);
+        const unsigned char *d = ib + sizeof pows;
+        const u64 n = len - sizeof pows;
+        if (!strcmp(k, "ghash_msgs_pows")) {
+            const u64 nmsgs = p[4], nruns = p[5];
+            out.assign(nmsgs * nruns + 1, uint4{0, 0, 0, 0});
+            launch(grid, block, [&] {
+                aesx_ghash_msgs_pows(d, n, p[3], (int)p[2], out.data(), nmsgs, nruns, pows);
+            });
+            out_len = 16 * nmsgs * nruns;
+        } else {
+            const u64 nruns = p[4];
+            out.assign(nruns + 1, uint4{0, 0, 0, 0});
+            launch(grid, block,
+                   [&] { aesx_ghash_runs_pows(d, n, (int)p[2], out.data(), nruns, p[3], pows); });
+            out_len = 16 * nruns;
+        }
+        ob = (unsigned char *)out.data();
     } else if (!strcmp(k, "ttable_ctr")) {
         std::vector<u32> te(256), sb(256);
         launch(1, 256, [&] { aesx_tt_setup(te.data(), sb.data()); });
