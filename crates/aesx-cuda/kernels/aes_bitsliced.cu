@@ -570,7 +570,16 @@ AESX_DEV void aesx_run(int mode, const unsigned char *in, unsigned char *out, u6
                 v = in4[g];
                 if (xts) {
                     if (j > 0) aesx_tweak_step(&w, tweaks, spb);
-                    v = aesx_xor4(v, aesx_gf_to4(w.t));
+                    const uint4 t = aesx_gf_to4(w.t);
+                    v = aesx_xor4(v, t);
+#ifndef AESX_XTS_REWALK
+                    // The tweak waits in the output block (this thread's
+                    // own, already read when in == out) until the cipher
+                    // is done: one store and one load instead of walking
+                    // the tweaks a second time, which kept a second copy
+                    // of the walk's unrolled code in the kernel.
+                    out4[g] = t;
+#endif
                 }
             }
             aesx_put_block(x, j, v);
@@ -583,8 +592,11 @@ AESX_DEV void aesx_run(int mode, const unsigned char *in, unsigned char *out, u6
         aesx_encrypt_tile(x, rk, nr);
     }
     aesx_slice_tile(x);
-    // Walk the tweaks again rather than keep 32 of them in registers.
+#ifdef AESX_XTS_REWALK
+    // The walk again instead of the tweaks parked in the output (a
+    // variant kept to measure against, AESX_CUDA_XTS=rewalk).
     if (xts) w = aesx_tweak_start(tweaks, first, spb);
+#endif
     const u64 nfull = ctr ? n / 16 : nblocks;
     // CTR's partial last block: at most one lane of one thread has it. Its
     // keystream is picked out here (word indices stay constants, so the
@@ -600,8 +612,12 @@ AESX_DEV void aesx_run(int mode, const unsigned char *in, unsigned char *out, u6
             if (ctr) {
                 out4[g] = aesx_xor4(in4[g], r);
             } else if (xts) {
+#ifdef AESX_XTS_REWALK
                 if (j > 0) aesx_tweak_step(&w, tweaks, spb);
                 out4[g] = aesx_xor4(r, aesx_gf_to4(w.t));
+#else
+                out4[g] = aesx_xor4(r, out4[g]);
+#endif
             } else if (aesx_is<MODES>(mode, AESX_MODE_CBC)) {
                 aesx_gf iv;
                 iv.lo = a;

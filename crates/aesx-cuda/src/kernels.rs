@@ -97,17 +97,22 @@ pub fn source() -> String {
     concat(&SOURCES)
 }
 
-/// The NVRTC options beyond the architecture: C++14, and
+/// The NVRTC options beyond the architecture: C++14, and two knobs for
+/// measuring variants on a GPU (the disk cache keys on them):
 /// `-DAESX_MIN_CTAS=n` when `AESX_CUDA_MIN_CTAS` is 1 to 4 (CTAs of 128
 /// threads per SM that ptxas must fit: 2 by default, 255 registers a
-/// thread; 3 allows 168, more warps at the cost of spills). A knob for
-/// measuring on a GPU; the disk cache keys on it.
+/// thread; 3 allows 168, more warps at the cost of spills), and
+/// `-DAESX_XTS_REWALK` when `AESX_CUDA_XTS=rewalk` (the XTS kernels walk
+/// the tweaks twice instead of parking them in the output buffer).
 pub fn compile_options() -> Vec<String> {
     let mut opts = vec!["--std=c++14".to_string()];
     if let Ok(v) = std::env::var("AESX_CUDA_MIN_CTAS") {
         if let Ok(n @ 1..=4) = v.trim().parse::<u32>() {
             opts.push(format!("-DAESX_MIN_CTAS={n}"));
         }
+    }
+    if std::env::var("AESX_CUDA_XTS").is_ok_and(|v| v.trim() == "rewalk") {
+        opts.push("-DAESX_XTS_REWALK".to_string());
     }
     opts
 }
@@ -231,7 +236,8 @@ pub fn compile_to_cache(arch: &str) -> Result<std::path::PathBuf> {
 pub(crate) fn read_cached_ptx(arch: &str) -> Option<String> {
     let text = std::fs::read_to_string(cache_file(arch)?).ok()?;
     // A truncated file would fail to load; only whole modules are used.
-    (text.contains(".entry aesx_ghash_msgs_pows(") && text.trim_end().ends_with('}')).then_some(text)
+    (text.contains(".entry aesx_ghash_msgs_pows(") && text.trim_end().ends_with('}'))
+        .then_some(text)
 }
 
 /// Stores PTX for later processes; failures only cost a recompilation.

@@ -154,18 +154,23 @@ int main(int argc, char **argv) {
     } else if (!strcmp(k, "ctr_in_place")) {
         enc(p[2] ? AESX_MODE_CTR32 : AESX_MODE_CTR, ib, ib, len, rkm, p[0], p[1], nullptr, 0);
         memcpy(ob, ib, len);
-    } else if (!strcmp(k, "xts_encrypt") || !strcmp(k, "xts_decrypt")) {
+    } else if (!strncmp(k, "xts_encrypt", 11) || !strncmp(k, "xts_decrypt", 11)) {
+        // "xts_encrypt_in_place": the kernel reads and writes one buffer,
+        // as the host API runs it.
+        const bool in_place = strlen(k) > 11;
         const u64 spb = p[2], nsect = len / 16 / spb;
         std::vector<uint4> tw(nsect + 1);
         launch(grid2, block2, [&] {
             aesx_cipher(0, AESX_MODE_XTS_TWEAKS, nullptr, (unsigned char *)tw.data(), nsect, rkm2,
                         inr, p[0], p[1], nullptr, 0);
         });
-        if (!strcmp(k, "xts_decrypt")) {
-            dec(AESX_MODE_XTS, cin, cout, len / 16, rkm, 0, 0, tw.data(), spb);
+        unsigned char *dst = in_place ? ib : cout;
+        if (!strncmp(k, "xts_decrypt", 11)) {
+            dec(AESX_MODE_XTS, cin, dst, len / 16, rkm, 0, 0, tw.data(), spb);
         } else {
-            enc(AESX_MODE_XTS, cin, cout, len / 16, rkm, 0, 0, tw.data(), spb);
+            enc(AESX_MODE_XTS, cin, dst, len / 16, rkm, 0, 0, tw.data(), spb);
         }
+        if (in_place) memcpy(ob, ib, len);
     } else if (!strcmp(k, "ctr_msgs")) {
         // Input: p[0] counter blocks (16 bytes each), then the data.
         const u64 nmsgs = p[0], spb = p[1], n = len - 16 * nmsgs;
