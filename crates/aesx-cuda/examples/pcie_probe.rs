@@ -112,12 +112,18 @@ fn probe(g: &Gpu, n: usize, dir: &str) -> Result<(), String> {
     report(
         "pinned host->device",
         n,
-        best(|| unsafe { copy(&s1, pp1, a1, n, true) }),
+        best(|| {
+            // SAFETY: see above.
+            unsafe { copy(&s1, pp1, a1, n, true) }
+        }),
     );
     report(
         "pinned device->host",
         n,
-        best(|| unsafe { copy(&s1, pp1, a1, n, false) }),
+        best(|| {
+            // SAFETY: see above.
+            unsafe { copy(&s1, pp1, a1, n, false) }
+        }),
     );
     let both = best(|| {
         // SAFETY: see above; the two directions use different buffers.
