@@ -76,40 +76,6 @@ AESX_DEV uint4 aesx_ghash_run(const unsigned char *in, u64 nbytes, int gcm_order
     return aesx_gf_to4(acc);
 }
 
-// out[t] = sum_q X_{q nruns + t} Bt^(RUN-1-q) for t < nruns, where virtual
-// element v is zero for v < pad and input element v - pad after, and
-// Bt = B^nruns is passed as base.
-extern "C" __global__ void aesx_ghash_runs(const unsigned char *in, u64 nbytes, int gcm_order,
-                                           uint4 *out, u64 nruns, u64 pad, u64 base_lo,
-                                           u64 base_hi) {
-    const u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= nruns) return;
-    out[t] = aesx_ghash_run(in, nbytes, gcm_order, nruns, t, pad, base_lo, base_hi);
-}
-
-// The same first level for many messages at once (GCM over the chunks of the
-// file format): message m is bytes [m * stride, min((m + 1) * stride, nbytes))
-// of `in` (only the last may be shorter, possibly empty), and has nruns runs
-// of its own, padded in front to RUN * nruns elements (the host guarantees
-// stride / 16 <= RUN * nruns). Thread m * nruns + t writes out[m * nruns + t]
-// as aesx_ghash_runs does for the one message, so a second launch with
-// nruns = 1 over these outputs (stride 16 * nruns) leaves P(C_m; H) per
-// message.
-extern "C" __global__ void aesx_ghash_msgs(const unsigned char *in, u64 nbytes, u64 stride,
-                                           int gcm_order, uint4 *out, u64 nmsgs, u64 nruns,
-                                           u64 base_lo, u64 base_hi) {
-    const u64 id = (u64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (id >= nmsgs * nruns) return;
-    const u64 m = id / nruns;
-    const u64 t = id - m * nruns;
-    const u64 start = m * stride;
-    const u64 left = nbytes > start ? nbytes - start : 0;
-    const u64 len = left < stride ? left : stride;
-    const u64 nel = (len + 15) / 16;
-    const u64 pad = AESX_GHASH_RUN * nruns - nel;
-    out[id] = aesx_ghash_run(in + start, len, gcm_order, nruns, t, pad, base_lo, base_hi);
-}
-
 // --- The same runs with a table of powers ----------------------------------
 //
 // Horner's rule needs each product reduced before the next multiplication.
@@ -177,7 +143,7 @@ AESX_DEV uint4 aesx_ghash_run_pows(const unsigned char *in, u64 nbytes, int gcm_
     } while (0)
 #endif
 
-// aesx_ghash_runs with the powers of the base instead of the base.
+// aesx_ghash_runs (below) with the powers of the base instead of the base.
 extern "C" __global__ void aesx_ghash_runs_pows(const unsigned char *in, u64 nbytes,
                                                 int gcm_order, uint4 *out, u64 nruns, u64 pad,
                                                 const aesx_ghash_pows pows) {
@@ -188,7 +154,7 @@ extern "C" __global__ void aesx_ghash_runs_pows(const unsigned char *in, u64 nby
     out[t] = aesx_ghash_run_pows(in, nbytes, gcm_order, nruns, t, pad, tab);
 }
 
-// aesx_ghash_msgs with the powers of the base instead of the base.
+// aesx_ghash_msgs (below) with the powers of the base instead of the base.
 extern "C" __global__ void aesx_ghash_msgs_pows(const unsigned char *in, u64 nbytes, u64 stride,
                                                 int gcm_order, uint4 *out, u64 nmsgs, u64 nruns,
                                                 const aesx_ghash_pows pows) {
@@ -204,4 +170,38 @@ extern "C" __global__ void aesx_ghash_msgs_pows(const unsigned char *in, u64 nby
     const u64 nel = (len + 15) / 16;
     const u64 pad = AESX_GHASH_RUN * nruns - nel;
     out[id] = aesx_ghash_run_pows(in + start, len, gcm_order, nruns, t, pad, tab);
+}
+
+// out[t] = sum_q X_{q nruns + t} Bt^(RUN-1-q) for t < nruns, where virtual
+// element v is zero for v < pad and input element v - pad after, and
+// Bt = B^nruns is passed as base.
+extern "C" __global__ void aesx_ghash_runs(const unsigned char *in, u64 nbytes, int gcm_order,
+                                           uint4 *out, u64 nruns, u64 pad, u64 base_lo,
+                                           u64 base_hi) {
+    const u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nruns) return;
+    out[t] = aesx_ghash_run(in, nbytes, gcm_order, nruns, t, pad, base_lo, base_hi);
+}
+
+// The same first level for many messages at once (GCM over the chunks of the
+// file format): message m is bytes [m * stride, min((m + 1) * stride, nbytes))
+// of `in` (only the last may be shorter, possibly empty), and has nruns runs
+// of its own, padded in front to RUN * nruns elements (the host guarantees
+// stride / 16 <= RUN * nruns). Thread m * nruns + t writes out[m * nruns + t]
+// as aesx_ghash_runs does for the one message, so a second launch with
+// nruns = 1 over these outputs (stride 16 * nruns) leaves P(C_m; H) per
+// message.
+extern "C" __global__ void aesx_ghash_msgs(const unsigned char *in, u64 nbytes, u64 stride,
+                                           int gcm_order, uint4 *out, u64 nmsgs, u64 nruns,
+                                           u64 base_lo, u64 base_hi) {
+    const u64 id = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (id >= nmsgs * nruns) return;
+    const u64 m = id / nruns;
+    const u64 t = id - m * nruns;
+    const u64 start = m * stride;
+    const u64 left = nbytes > start ? nbytes - start : 0;
+    const u64 len = left < stride ? left : stride;
+    const u64 nel = (len + 15) / 16;
+    const u64 pad = AESX_GHASH_RUN * nruns - nel;
+    out[id] = aesx_ghash_run(in + start, len, gcm_order, nruns, t, pad, base_lo, base_hi);
 }

@@ -236,8 +236,7 @@ pub fn compile_to_cache(arch: &str) -> Result<std::path::PathBuf> {
 pub(crate) fn read_cached_ptx(arch: &str) -> Option<String> {
     let text = std::fs::read_to_string(cache_file(arch)?).ok()?;
     // A truncated file would fail to load; only whole modules are used.
-    (text.contains(".entry aesx_ghash_msgs_pows(") && text.trim_end().ends_with('}'))
-        .then_some(text)
+    (text.contains(".entry aesx_ghash_msgs(") && text.trim_end().ends_with('}')).then_some(text)
 }
 
 /// Stores PTX for later processes; failures only cost a recompilation.
