@@ -102,8 +102,9 @@ pub fn source() -> String {
 /// `-DAESX_MIN_CTAS=n` when `AESX_CUDA_MIN_CTAS` is 1 to 4 (CTAs of 128
 /// threads per SM that ptxas must fit: 2 by default, 255 registers a
 /// thread; 3 allows 168, more warps at the cost of spills), and
-/// `-DAESX_XTS_REWALK` when `AESX_CUDA_XTS=rewalk` (the XTS kernels walk
-/// the tweaks twice instead of parking them in the output buffer).
+/// `-DAESX_XTS_WALK=0` or `1` when `AESX_CUDA_XTS` is `rewalk` or
+/// `unrolled` (how the XTS kernels make their tweaks: see
+/// aes_bitsliced.cu; the default, 2, is one rolled walk).
 pub fn compile_options() -> Vec<String> {
     let mut opts = vec!["--std=c++14".to_string()];
     if let Ok(v) = std::env::var("AESX_CUDA_MIN_CTAS") {
@@ -111,8 +112,10 @@ pub fn compile_options() -> Vec<String> {
             opts.push(format!("-DAESX_MIN_CTAS={n}"));
         }
     }
-    if std::env::var("AESX_CUDA_XTS").is_ok_and(|v| v.trim() == "rewalk") {
-        opts.push("-DAESX_XTS_REWALK".to_string());
+    match std::env::var("AESX_CUDA_XTS").as_deref().map(str::trim) {
+        Ok("rewalk") => opts.push("-DAESX_XTS_WALK=0".to_string()),
+        Ok("unrolled") => opts.push("-DAESX_XTS_WALK=1".to_string()),
+        _ => {}
     }
     opts
 }
