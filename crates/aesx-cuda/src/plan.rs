@@ -331,6 +331,20 @@ mod tests {
     }
 
     #[test]
+    fn ghash_pows_are_the_run_powers() {
+        let base = 0x0388_dace_60b6_a392_f328_c2b9_71b2_fe78u128;
+        let words = ghash_pows(base);
+        let entry = |q: usize| {
+            (0..4).fold(0u128, |acc, k| {
+                acc | (u128::from(words[4 * q + k]) << (32 * k))
+            })
+        };
+        for q in 0..GHASH_RUN as usize {
+            assert_eq!(entry(q), gf::pow(base, GHASH_RUN - 1 - q as u64), "q = {q}");
+        }
+    }
+
+    #[test]
     fn ghash_tree_equals_horner() {
         let h = 0x66e9_4bd4_ef8a_2c3b_884c_fa59_ca34_2b2eu128.reverse_bits();
         for n in [1u64, 2, 31, 32, 33, 64, 65, 1000, 1025, 1057, 40_000] {
