@@ -82,7 +82,7 @@ AESX_DEV uint4 aesx_ghash_run(const unsigned char *in, u64 nbytes, int gcm_order
 // Writing the run instead as E_t = sum_q X_q P_q with P_q = Bt^(RUN-1-q),
 // the same 32 powers for every thread of a launch, the products are
 // independent: they are summed unmasked and unreduced (aesx_gf_mul_acc) and
-// joined once per run, which leaves about 40% of Horner's integer-pipe
+// joined once per run, which leaves about 70% of Horner's integer-pipe
 // instructions per element. The host computes the powers (a kernel
 // parameter, 512 bytes); each block splits them into their Karatsuba
 // operand words and bit classes once, in shared memory, where every thread
