@@ -109,22 +109,8 @@ fn probe(g: &Gpu, n: usize, dir: &str) -> Result<(), String> {
 
     // SAFETY (all copies below): pp1/pp2 are the n pinned bytes of p1/p2,
     // a1/a2 the n device bytes of d1/d2, all alive for the whole probe.
-    report(
-        "pinned host->device",
-        n,
-        best(|| {
-            // SAFETY: see above.
-            unsafe { copy(&s1, pp1, a1, n, true) }
-        }),
-    );
-    report(
-        "pinned device->host",
-        n,
-        best(|| {
-            // SAFETY: see above.
-            unsafe { copy(&s1, pp1, a1, n, false) }
-        }),
-    );
+    report("pinned host->device", n, best(|| unsafe { copy(&s1, pp1, a1, n, true) }));
+    report("pinned device->host", n, best(|| unsafe { copy(&s1, pp1, a1, n, false) }));
     let both = best(|| {
         // SAFETY: see above; the two directions use different buffers.
         unsafe {
@@ -136,11 +122,7 @@ fn probe(g: &Gpu, n: usize, dir: &str) -> Result<(), String> {
         s1.synchronize().map_err(ds)?;
         s2.synchronize().map_err(ds)
     });
-    report(
-        "pinned both ways at once (sum of both directions)",
-        2 * n,
-        both,
-    );
+    report("pinned both ways at once (sum of both directions)", 2 * n, both);
 
     // Page-locking in place: anonymous memory.
     let mut v = vec![3u8; n];
@@ -160,27 +142,15 @@ fn probe(g: &Gpu, n: usize, dir: &str) -> Result<(), String> {
             n as f64 / reg / 1e9
         );
         // SAFETY: v is registered and alive; nothing else touches it.
-        report(
-            "  registered host->device",
-            n,
-            best(|| unsafe { copy(&s1, vp, a1, n, true) }),
-        );
+        report("  registered host->device", n, best(|| unsafe { copy(&s1, vp, a1, n, true) }));
         if flags == 0 {
             // SAFETY: as above.
-            report(
-                "  registered device->host",
-                n,
-                best(|| unsafe { copy(&s1, vp, a1, n, false) }),
-            );
+            report("  registered device->host", n, best(|| unsafe { copy(&s1, vp, a1, n, false) }));
         }
         let t = Instant::now();
         // SAFETY: vp was registered above.
         let r = unsafe { sys::cuMemHostUnregister(vp.cast()) };
-        println!(
-            "  unregister: {:?} in {:.1} ms",
-            r,
-            t.elapsed().as_secs_f64() * 1e3
-        );
+        println!("  unregister: {:?} in {:.1} ms", r, t.elapsed().as_secs_f64() * 1e3);
     }
     // Registering in 64 MiB pieces (what a pipeline would do per window).
     {
@@ -220,17 +190,13 @@ fn probe(g: &Gpu, n: usize, dir: &str) -> Result<(), String> {
                     for k in (t..pieces).step_by(threads) {
                         // Page-aligned pieces: no page is shared by two.
                         let a = (base + k * piece).next_multiple_of(4096);
-                        let b = (base + (k + 1) * piece)
-                            .next_multiple_of(4096)
-                            .min(base + n);
+                        let b = (base + (k + 1) * piece).next_multiple_of(4096).min(base + n);
                         // SAFETY: inside v, registered and unregistered here.
                         unsafe {
                             let p = a as *mut core::ffi::c_void;
                             let r1 = sys::cuMemHostRegister_v2(p, b - a, 0);
                             let r2 = sys::cuMemHostUnregister(p);
-                            if r1 != sys::CUresult::CUDA_SUCCESS
-                                || r2 != sys::CUresult::CUDA_SUCCESS
-                            {
+                            if r1 != sys::CUresult::CUDA_SUCCESS || r2 != sys::CUresult::CUDA_SUCCESS {
                                 ok.store(false, std::sync::atomic::Ordering::Relaxed);
                             }
                         }
@@ -258,9 +224,7 @@ fn probe(g: &Gpu, n: usize, dir: &str) -> Result<(), String> {
                     ctx.bind_to_thread().expect("bind context");
                     for k in (t..pieces).step_by(threads) {
                         let a = (base + k * piece).next_multiple_of(4096);
-                        let b = (base + (k + 1) * piece)
-                            .next_multiple_of(4096)
-                            .min(base + n);
+                        let b = (base + (k + 1) * piece).next_multiple_of(4096).min(base + n);
                         // SAFETY: inside v; unregistered below.
                         unsafe { sys::cuMemHostRegister_v2(a as *mut _, b - a, 0) };
                     }
@@ -291,23 +255,15 @@ fn probe(g: &Gpu, n: usize, dir: &str) -> Result<(), String> {
                 for t in 0..threads {
                     sc.spawn(move || {
                         // SAFETY: disjoint pieces of the pinned and host buffers.
-                        let d = unsafe {
-                            std::slice::from_raw_parts_mut((pin_in as *mut u8).add(t * per), per)
-                        };
+                        let d = unsafe { std::slice::from_raw_parts_mut((pin_in as *mut u8).add(t * per), per) };
                         d.copy_from_slice(&src[t * per..(t + 1) * per]);
                     });
                     sc.spawn(move || {
                         // SAFETY: as above.
                         let (d, s) = unsafe {
                             (
-                                std::slice::from_raw_parts_mut(
-                                    (dst_addr as *mut u8).add(t * per),
-                                    per,
-                                ),
-                                std::slice::from_raw_parts(
-                                    (pin_out as *const u8).add(t * per),
-                                    per,
-                                ),
+                                std::slice::from_raw_parts_mut((dst_addr as *mut u8).add(t * per), per),
+                                std::slice::from_raw_parts((pin_out as *const u8).add(t * per), per),
                             )
                         };
                         d.copy_from_slice(s);
@@ -316,21 +272,13 @@ fn probe(g: &Gpu, n: usize, dir: &str) -> Result<(), String> {
             });
             Ok(())
         });
-        report(
-            &format!("memcpy in and out at once, {threads}+{threads} threads (per direction)"),
-            n,
-            r,
-        );
+        report(&format!("memcpy in and out at once, {threads}+{threads} threads (per direction)"), n, r);
     }
     let pageable_h2d = best(|| {
         s1.memcpy_htod(&v[..], &mut d1.clone()).map_err(ds)?;
         s1.synchronize().map_err(ds)
     });
-    report(
-        "pageable host->device (driver's own staging)",
-        n,
-        pageable_h2d,
-    );
+    report("pageable host->device (driver's own staging)", n, pageable_h2d);
 
     // A file in the page cache, mapped read-only and registered.
     let path = format!("{dir}/aesx-pcie-probe-{}", std::process::id());
@@ -342,7 +290,10 @@ fn probe(g: &Gpu, n: usize, dir: &str) -> Result<(), String> {
     }
     let f = File::open(&path).map_err(ds)?;
     let _ = std::fs::remove_file(&path);
-    for (flags, shared) in [(sys::CU_MEMHOSTREGISTER_READ_ONLY, true), (0, false)] {
+    for (flags, shared) in [
+        (sys::CU_MEMHOSTREGISTER_READ_ONLY, true),
+        (0, false),
+    ] {
         let (prot, map) = if shared {
             (libc::PROT_READ, libc::MAP_SHARED)
         } else {
@@ -365,11 +316,7 @@ fn probe(g: &Gpu, n: usize, dir: &str) -> Result<(), String> {
         );
         if r == sys::CUresult::CUDA_SUCCESS {
             // SAFETY: m is registered, n bytes, read only by the copy.
-            report(
-                "  file mapping host->device",
-                n,
-                best(|| unsafe { copy(&s1, m.cast(), a1, n, true) }),
-            );
+            report("  file mapping host->device", n, best(|| unsafe { copy(&s1, m.cast(), a1, n, true) }));
             // SAFETY: registered above.
             unsafe { sys::cuMemHostUnregister(m) };
         }
@@ -398,11 +345,7 @@ fn probe(g: &Gpu, n: usize, dir: &str) -> Result<(), String> {
                     .try_for_each(|h| h.join().map_err(|_| "panic".to_string())?.map_err(ds))
             })
         });
-        report(
-            &format!("pread page cache -> pinned, {threads} thread(s)"),
-            n,
-            r,
-        );
+        report(&format!("pread page cache -> pinned, {threads} thread(s)"), n, r);
     }
     // memcpy pageable -> pinned.
     for threads in [1usize, 2, 4, 8, 16] {
@@ -423,11 +366,7 @@ fn probe(g: &Gpu, n: usize, dir: &str) -> Result<(), String> {
             });
             Ok(())
         });
-        report(
-            &format!("memcpy pageable -> pinned, {threads} thread(s)"),
-            n,
-            r,
-        );
+        report(&format!("memcpy pageable -> pinned, {threads} thread(s)"), n, r);
     }
     drop(v);
     Ok(())

@@ -331,9 +331,7 @@ fn run_registered(
         enqueue(slot, chunk)?;
         // SAFETY: d_out holds chunk.len bytes of the kernels' output,
         // copied in stream order after them into the chunk's own bytes.
-        unsafe {
-            cudarc::driver::result::memcpy_dtoh_async(part, slot.d_out, slot.stream.cu_stream())
-        }?;
+        unsafe { cudarc::driver::result::memcpy_dtoh_async(part, slot.d_out, slot.stream.cu_stream()) }?;
         pending[chunk.index % n] = Some(*chunk);
     }
     finish_in_order(slots, &mut pending, |slot, c| {
@@ -380,16 +378,8 @@ fn run_staged(
 
     let n = slots.slots.len();
     let buf_addr = Addr(buf.as_mut_ptr() as usize);
-    let h_in: Vec<Addr> = slots
-        .slots
-        .iter()
-        .map(|s| Addr(s.h_in_ptr as usize))
-        .collect();
-    let h_out: Vec<Addr> = slots
-        .slots
-        .iter()
-        .map(|s| Addr(s.h_out_ptr as usize))
-        .collect();
+    let h_in: Vec<Addr> = slots.slots.iter().map(|s| Addr(s.h_in_ptr as usize)).collect();
+    let h_out: Vec<Addr> = slots.slots.iter().map(|s| Addr(s.h_out_ptr as usize)).collect();
     let threads = copy_threads() / 2;
     std::thread::scope(|scope| {
         // Slot tokens: the copy-out thread returns a slot once its result
@@ -432,10 +422,7 @@ fn run_staged(
                 // written only here, after the copy-in thread read them.
                 let (dst, src) = unsafe {
                     (
-                        std::slice::from_raw_parts_mut(
-                            (buf_addr.0 as *mut u8).add(c.offset),
-                            c.len,
-                        ),
+                        std::slice::from_raw_parts_mut((buf_addr.0 as *mut u8).add(c.offset), c.len),
                         std::slice::from_raw_parts(h_out[k % n].0 as *const u8, c.len),
                     )
                 };
@@ -468,22 +455,14 @@ fn run_staged(
                 // ordered on the slot's stream.
                 unsafe {
                     let src = std::slice::from_raw_parts(slot.h_in_ptr, c.len);
-                    cudarc::driver::result::memcpy_htod_async(
-                        slot.d_in,
-                        src,
-                        slot.stream.cu_stream(),
-                    )
+                    cudarc::driver::result::memcpy_htod_async(slot.d_in, src, slot.stream.cu_stream())
                 }?;
                 enqueue(slot, c)?;
                 // SAFETY: h_out has capacity >= c.len bytes, read by the
                 // copy-out thread only after this stream is synchronised.
                 unsafe {
                     let dst = std::slice::from_raw_parts_mut(slot.h_out_ptr, c.len);
-                    cudarc::driver::result::memcpy_dtoh_async(
-                        dst,
-                        slot.d_out,
-                        slot.stream.cu_stream(),
-                    )
+                    cudarc::driver::result::memcpy_dtoh_async(dst, slot.d_out, slot.stream.cu_stream())
                 }?;
                 inflight.push_back(k);
                 if inflight.len() >= GPU_DEPTH {
