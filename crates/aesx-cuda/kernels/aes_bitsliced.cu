@@ -509,6 +509,20 @@ AESX_DEV void aesx_tweak_step(aesx_tweak_walk *w, const uint4 *tweaks, u64 spb) 
 
 #define AESX_BIT(m) (1 << (m))
 
+// How the XTS kernels apply the tweaks, each block's twice (before and
+// after the cipher):
+//   2 (default): one rolled walk parks the tweaks in the output blocks,
+//     which are read back before and after the cipher;
+//   1: the walk unrolled in the 32 input lanes, parking the tweaks for the
+//     output (fewer instructions run, a larger kernel);
+//   0: the walk unrolled in the input lanes and again in the output lanes
+//     (the largest kernel).
+// 0 and 1 are kept to be measured against 2 on a GPU (AESX_CUDA_XTS=rewalk
+// or unrolled, src/kernels.rs).
+#ifndef AESX_XTS_WALK
+#define AESX_XTS_WALK 2
+#endif
+
 // Whether this launch runs mode m, for a kernel serving the modes in the
 // bit set MODES: a compile-time false outside the family and a
 // compile-time true for a one-mode family, so each kernel keeps only its
@@ -568,13 +582,50 @@ AESX_DEV void aesx_run(int mode, const unsigned char *in, unsigned char *out, u6
                 v = aesx_gf_to4(s);
             } else if (g < nblocks) {
                 v = in4[g];
+#if AESX_XTS_WALK != 2
                 if (xts) {
                     if (j > 0) aesx_tweak_step(&w, tweaks, spb);
-                    v = aesx_xor4(v, aesx_gf_to4(w.t));
+                    const uint4 t = aesx_gf_to4(w.t);
+                    v = aesx_xor4(v, t);
+#if AESX_XTS_WALK == 1
+                    out4[g] = t;
+#endif
                 }
+#endif
             }
             aesx_put_block(x, j, v);
         }
+#if AESX_XTS_WALK == 2
+        if (xts) {
+            // The tweaks are parked in the output blocks (this thread's
+            // own, whose input is already in registers when in == out),
+            // made by one rolled copy of the walk, and read back twice:
+            // now, and after the cipher. One copy of the walk's code
+            // instead of one per lane keeps the code outside the round
+            // loop close to ECB's.
+            const u64 left = (nblocks - first + 31) / 32;
+            const u32 lanes = left < AESX_LANES ? (u32)left : AESX_LANES;
+            uint4 *o = out4 + first;
+            *o = aesx_gf_to4(w.t);
+            AESX_NOUNROLL
+            for (u32 j = 1; j < lanes; j++) {
+                o += 32;
+                aesx_tweak_step(&w, tweaks, spb);
+                *o = aesx_gf_to4(w.t);
+            }
+            AESX_UNROLL
+            for (int j = 0; j < AESX_LANES; j++) {
+                const u64 g = first + 32 * (u64)j;
+                if (g < nblocks) {
+                    const uint4 t = out4[g];
+                    x[j] ^= t.x;
+                    x[32 + j] ^= t.y;
+                    x[64 + j] ^= t.z;
+                    x[96 + j] ^= t.w;
+                }
+            }
+        }
+#endif
         aesx_slice_tile(x);
     }
     if (DECRYPT) {
@@ -583,8 +634,10 @@ AESX_DEV void aesx_run(int mode, const unsigned char *in, unsigned char *out, u6
         aesx_encrypt_tile(x, rk, nr);
     }
     aesx_slice_tile(x);
-    // Walk the tweaks again rather than keep 32 of them in registers.
+#if AESX_XTS_WALK == 0
+    // The walk again for the output.
     if (xts) w = aesx_tweak_start(tweaks, first, spb);
+#endif
     const u64 nfull = ctr ? n / 16 : nblocks;
     // CTR's partial last block: at most one lane of one thread has it. Its
     // keystream is picked out here (word indices stay constants, so the
@@ -600,8 +653,12 @@ AESX_DEV void aesx_run(int mode, const unsigned char *in, unsigned char *out, u6
             if (ctr) {
                 out4[g] = aesx_xor4(in4[g], r);
             } else if (xts) {
+#if AESX_XTS_WALK == 0
                 if (j > 0) aesx_tweak_step(&w, tweaks, spb);
                 out4[g] = aesx_xor4(r, aesx_gf_to4(w.t));
+#else
+                out4[g] = aesx_xor4(r, out4[g]);
+#endif
             } else if (aesx_is<MODES>(mode, AESX_MODE_CBC)) {
                 aesx_gf iv;
                 iv.lo = a;

@@ -35,6 +35,15 @@ AESX_DEV u32 aesx_select(u32 a, u32 b, u32 m) {
     asm("lop3.b32 %0, %1, %2, %3, 0xe4;" : "=r"(d) : "r"(a), "r"(b), "r"(m));
     return d;
 }
+// The full 64-bit product of two 32-bit words, as one IMAD.WIDE.U32 on the
+// FMA pipe. Written as PTX because NVVM widens `(u64)a * b` of a hoisted
+// operand into a 64 x 64 multiply whose high-word cross terms (known zero)
+// cost an integer add on the ALU pipe per product.
+AESX_DEV u64 aesx_mul_wide(u32 a, u32 b) {
+    u64 d;
+    asm("mul.wide.u32 %0, %1, %2;" : "=l"(d) : "r"(a), "r"(b));
+    return d;
+}
 // Read-only load of one 16-byte block through the non-coherent cache.
 AESX_DEV uint4 aesx_load(const uint4 *p) { return __ldg(p); }
 // Four round-key masks; every thread of a launch reads the same address.

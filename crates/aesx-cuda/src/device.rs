@@ -88,6 +88,12 @@ pub(crate) struct Funcs {
     pub(crate) aes: [CudaFunction; 7],
     pub(crate) ghash_runs: CudaFunction,
     pub(crate) ghash_msgs: CudaFunction,
+    pub(crate) ghash_runs_pows: CudaFunction,
+    pub(crate) ghash_msgs_pows: CudaFunction,
+    /// The GHASH kernels by Horner's rule (`AESX_CUDA_GHASH=horner`)
+    /// instead of those with a table of powers: a knob to measure one
+    /// against the other on a GPU.
+    pub(crate) ghash_horner: bool,
 }
 
 pub(crate) struct GpuInner {
@@ -178,6 +184,9 @@ impl Gpu {
             ],
             ghash_runs: f("aesx_ghash_runs")?,
             ghash_msgs: f("aesx_ghash_msgs")?,
+            ghash_runs_pows: f("aesx_ghash_runs_pows")?,
+            ghash_msgs_pows: f("aesx_ghash_msgs_pows")?,
+            ghash_horner: std::env::var("AESX_CUDA_GHASH").is_ok_and(|v| v.trim() == "horner"),
         };
         let stream = ctx.new_stream()?;
         let chunk_len = (chunk_len / 4096).max(1) * 4096;
@@ -249,7 +258,18 @@ pub(crate) struct GhashLaunch {
     out: u64,
     lo: u64,
     hi: u64,
+    pows: GhashPows,
 }
+
+/// `struct aesx_ghash_pows` of ghash.cu, passed by value: the 32 powers of
+/// the base that a run multiplies its elements by ([`plan::ghash_pows`]).
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(16))]
+struct GhashPows([u32; 4 * plan::GHASH_RUN as usize]);
+
+// SAFETY: plain words with the size (512 bytes) and alignment (16, that of
+// uint4) of the CUDA struct it stands for; cudarc passes its address.
+unsafe impl cudarc::driver::DeviceRepr for GhashPows {}
 
 impl GhashLaunch {
     pub(crate) fn new(src: u64, nbytes: u64, gcm_order: bool, out: u64, base: u128) -> Self {
@@ -261,6 +281,7 @@ impl GhashLaunch {
             out,
             lo,
             hi,
+            pows: GhashPows(plan::ghash_pows(base)),
         }
     }
 }
@@ -492,17 +513,27 @@ impl GpuInner {
         level: &plan::GhashLevel,
     ) -> Result<()> {
         let dims = plan::ghash_launch_dims(level.runs)?;
-        let mut b = stream.launch_builder(&self.funcs.ghash_runs);
+        let horner = self.funcs.ghash_horner;
+        let mut b = stream.launch_builder(if horner {
+            &self.funcs.ghash_runs
+        } else {
+            &self.funcs.ghash_runs_pows
+        });
         b.arg(&g.src)
             .arg(&g.nbytes)
             .arg(&g.order)
             .arg(&g.out)
             .arg(&level.runs)
-            .arg(&level.pad)
-            .arg(&g.lo)
-            .arg(&g.hi);
+            .arg(&level.pad);
+        if horner {
+            b.arg(&g.lo).arg(&g.hi);
+        } else {
+            b.arg(&g.pows);
+        }
         // SAFETY: matches aesx_ghash_runs(const uchar*, u64, int, uint4*,
-        // u64, u64, u64, u64); `src` holds nbytes, `out` holds runs blocks.
+        // u64, u64, u64, u64), or aesx_ghash_runs_pows(const uchar*, u64,
+        // int, uint4*, u64, u64, aesx_ghash_pows) when not `horner`; `src`
+        // holds nbytes, `out` holds runs blocks.
         unsafe { b.launch(cfg(dims)) }?;
         LAUNCHES.fetch_add(1, Ordering::Relaxed);
         Ok(())
@@ -527,19 +558,29 @@ impl GpuInner {
             .checked_mul(nruns)
             .ok_or(CudaError::Aes(aesx::Error::MessageTooLong))?;
         let dims = plan::ghash_launch_dims(threads)?;
-        let mut b = stream.launch_builder(&self.funcs.ghash_msgs);
+        let horner = self.funcs.ghash_horner;
+        let mut b = stream.launch_builder(if horner {
+            &self.funcs.ghash_msgs
+        } else {
+            &self.funcs.ghash_msgs_pows
+        });
         b.arg(&g.src)
             .arg(&g.nbytes)
             .arg(&stride)
             .arg(&g.order)
             .arg(&g.out)
             .arg(&nmsgs)
-            .arg(&nruns)
-            .arg(&g.lo)
-            .arg(&g.hi);
+            .arg(&nruns);
+        if horner {
+            b.arg(&g.lo).arg(&g.hi);
+        } else {
+            b.arg(&g.pows);
+        }
         // SAFETY: matches aesx_ghash_msgs(const uchar*, u64, u64, int,
-        // uint4*, u64, u64, u64, u64); `src` holds nbytes, `out` holds
-        // nmsgs * nruns blocks, and the grid covers nmsgs * nruns threads.
+        // uint4*, u64, u64, u64, u64), or aesx_ghash_msgs_pows(const uchar*,
+        // u64, u64, int, uint4*, u64, u64, aesx_ghash_pows) when not
+        // `horner`; `src` holds nbytes, `out` holds nmsgs * nruns blocks,
+        // and the grid covers nmsgs * nruns threads.
         unsafe { b.launch(cfg(dims)) }?;
         LAUNCHES.fetch_add(1, Ordering::Relaxed);
         Ok(())

@@ -46,7 +46,7 @@ pub const AES_KERNELS: [&str; 7] = [
 ];
 
 /// Every `extern "C"` kernel of the module.
-pub const KERNEL_NAMES: [&str; 9] = [
+pub const KERNEL_NAMES: [&str; 11] = [
     AES_KERNELS[0],
     AES_KERNELS[1],
     AES_KERNELS[2],
@@ -56,6 +56,8 @@ pub const KERNEL_NAMES: [&str; 9] = [
     AES_KERNELS[6],
     "aesx_ghash_runs",
     "aesx_ghash_msgs",
+    "aesx_ghash_runs_pows",
+    "aesx_ghash_msgs_pows",
 ];
 
 /// The index in [`AES_KERNELS`] of the kernel that runs `mode` in the
@@ -95,17 +97,25 @@ pub fn source() -> String {
     concat(&SOURCES)
 }
 
-/// The NVRTC options beyond the architecture: C++14, and
+/// The NVRTC options beyond the architecture: C++14, and two knobs for
+/// measuring variants on a GPU (the disk cache keys on them):
 /// `-DAESX_MIN_CTAS=n` when `AESX_CUDA_MIN_CTAS` is 1 to 4 (CTAs of 128
 /// threads per SM that ptxas must fit: 2 by default, 255 registers a
-/// thread; 3 allows 168, more warps at the cost of spills). A knob for
-/// measuring on a GPU; the disk cache keys on it.
+/// thread; 3 allows 168, more warps at the cost of spills), and
+/// `-DAESX_XTS_WALK=0` or `1` when `AESX_CUDA_XTS` is `rewalk` or
+/// `unrolled` (how the XTS kernels make their tweaks: see
+/// aes_bitsliced.cu; the default, 2, is one rolled walk).
 pub fn compile_options() -> Vec<String> {
     let mut opts = vec!["--std=c++14".to_string()];
     if let Ok(v) = std::env::var("AESX_CUDA_MIN_CTAS") {
         if let Ok(n @ 1..=4) = v.trim().parse::<u32>() {
             opts.push(format!("-DAESX_MIN_CTAS={n}"));
         }
+    }
+    match std::env::var("AESX_CUDA_XTS").as_deref().map(str::trim) {
+        Ok("rewalk") => opts.push("-DAESX_XTS_WALK=0".to_string()),
+        Ok("unrolled") => opts.push("-DAESX_XTS_WALK=1".to_string()),
+        _ => {}
     }
     opts
 }
@@ -267,7 +277,12 @@ mod tests {
                 "{name} is not {value} in the kernels"
             );
         }
-        for name in ["aesx_ghash_runs", "aesx_ghash_msgs"] {
+        for name in [
+            "aesx_ghash_runs",
+            "aesx_ghash_msgs",
+            "aesx_ghash_runs_pows",
+            "aesx_ghash_msgs_pows",
+        ] {
             assert!(src.contains(&format!("__global__ void {name}(")), "{name}");
         }
     }

@@ -70,6 +70,7 @@ pub mod testing {
     };
     pub use crate::gcm_math::{append_chunk_digest, ghash_with_lengths, hash_subkey, j0};
     pub use crate::gf::{from_gcm_block, mul as gf_mul, poly_eval, pow as gf_pow, to_gcm_block};
+    pub use crate::plan::ghash_pows;
     pub use crate::xts_steal::{mul_x, sectors_on_cpu, steal_tail, unit_with_stealing};
 }
 

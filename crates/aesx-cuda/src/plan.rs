@@ -166,6 +166,21 @@ pub struct GhashLevel {
     pub level: u32,
 }
 
+/// The kernel parameter of the GHASH kernels with a table of powers
+/// (`aesx_ghash_pows` in ghash.cu): entry q is `base^(GHASH_RUN - 1 - q)`,
+/// each as the four little-endian words of its normal representation.
+pub fn ghash_pows(base: u128) -> [u32; 4 * GHASH_RUN as usize] {
+    let mut words = [0u32; 4 * GHASH_RUN as usize];
+    let mut p = 1u128;
+    for q in (0..GHASH_RUN as usize).rev() {
+        for (k, w) in words[4 * q..4 * q + 4].iter_mut().enumerate() {
+            *w = (p >> (32 * k)) as u32;
+        }
+        p = crate::gf::mul(p, base);
+    }
+    words
+}
+
 /// The launches that fold `elements` GCM blocks down to at most
 /// [`GHASH_RUN`] elements, which the host finishes with Horner's rule in
 /// base H. Each level is launched with base H^runs (see ghash.cu).
@@ -313,6 +328,20 @@ mod tests {
         ));
         assert!(check_sectors(1000, 512).is_err());
         assert!(check_sectors(1 << 25, 1 << 25).is_err());
+    }
+
+    #[test]
+    fn ghash_pows_are_the_run_powers() {
+        let base = 0x0388_dace_60b6_a392_f328_c2b9_71b2_fe78u128;
+        let words = ghash_pows(base);
+        let entry = |q: usize| {
+            (0..4).fold(0u128, |acc, k| {
+                acc | (u128::from(words[4 * q + k]) << (32 * k))
+            })
+        };
+        for q in 0..GHASH_RUN as usize {
+            assert_eq!(entry(q), gf::pow(base, GHASH_RUN - 1 - q as u64), "q = {q}");
+        }
     }
 
     #[test]

@@ -328,16 +328,20 @@ def report(arch, info, funcs, md):
                       f"{gbps(n_all, ISSUE_LANES, sms, clk):.0f}"]
             out.append(r)
     # GCM seal/open of one message: the CTR kernel and the first GHASH level
-    # (aesx_ghash_runs folds every ciphertext block once; the levels above it
-    # see 1/32 as many elements and are left out).
+    # (which folds every ciphertext block once; the levels above it see 1/32
+    # as many elements and are left out): aesx_ghash_runs_pows where the
+    # kernels have it (the default), and aesx_ghash_runs (Horner's rule,
+    # AESX_CUDA_GHASH=horner).
     # Kernels that predate the split into families ran CTR in aesx_encrypt.
     ctr = next((k for k in ("aesx_ctr", "aesx_encrypt") if (k, "AES-128") in tiles), None)
-    if ctr and ("aesx_ghash_runs", "AES-128") in tiles:
-        g = tiles[("aesx_ghash_runs", "AES-128")]
+    for gk in ("aesx_ghash_runs_pows", "aesx_ghash_runs"):
+        if not ctr or (gk, "AES-128") not in tiles:
+            continue
+        g = tiles[(gk, "AES-128")]
         for key in ("AES-128", "AES-256"):
             c = tiles[(ctr, key)]
             n = [c[i] + g[i] for i in range(3)]
-            r = [f"GCM = {ctr[5:]} + ghash_runs", key] + n
+            r = [f"GCM = {ctr[5:]} + {gk[5:]}", key] + n
             for _, sms, clk in gpus:
                 r += [f"{gbps(n[0], ALU_LANES, sms, clk):.0f}",
                       f"{gbps(n[1], ALU_LANES, sms, clk):.0f}",

@@ -44,6 +44,7 @@ static inline u32 aesx_prmt(u32 a, u32 b, u32 s) {
     for (int i = 0; i < 4; i++) r |= (u32)((v >> (8 * ((s >> (4 * i)) & 7))) & 0xffu) << (8 * i);
     return r;
 }
+static inline u64 aesx_mul_wide(u32 a, u32 b) { return (u64)a * b; }
 static inline uint4 aesx_load_rk4(const uint4 *p) { return *p; }
 
 #include "../../kernels/gf128.cuh"
@@ -153,18 +154,23 @@ int main(int argc, char **argv) {
     } else if (!strcmp(k, "ctr_in_place")) {
         enc(p[2] ? AESX_MODE_CTR32 : AESX_MODE_CTR, ib, ib, len, rkm, p[0], p[1], nullptr, 0);
         memcpy(ob, ib, len);
-    } else if (!strcmp(k, "xts_encrypt") || !strcmp(k, "xts_decrypt")) {
+    } else if (!strncmp(k, "xts_encrypt", 11) || !strncmp(k, "xts_decrypt", 11)) {
+        // "xts_encrypt_in_place": the kernel reads and writes one buffer,
+        // as the host API runs it.
+        const bool in_place = strlen(k) > 11;
         const u64 spb = p[2], nsect = len / 16 / spb;
         std::vector<uint4> tw(nsect + 1);
         launch(grid2, block2, [&] {
             aesx_cipher(0, AESX_MODE_XTS_TWEAKS, nullptr, (unsigned char *)tw.data(), nsect, rkm2,
                         inr, p[0], p[1], nullptr, 0);
         });
-        if (!strcmp(k, "xts_decrypt")) {
-            dec(AESX_MODE_XTS, cin, cout, len / 16, rkm, 0, 0, tw.data(), spb);
+        unsigned char *dst = in_place ? ib : cout;
+        if (!strncmp(k, "xts_decrypt", 11)) {
+            dec(AESX_MODE_XTS, cin, dst, len / 16, rkm, 0, 0, tw.data(), spb);
         } else {
-            enc(AESX_MODE_XTS, cin, cout, len / 16, rkm, 0, 0, tw.data(), spb);
+            enc(AESX_MODE_XTS, cin, dst, len / 16, rkm, 0, 0, tw.data(), spb);
         }
+        if (in_place) memcpy(ob, ib, len);
     } else if (!strcmp(k, "ctr_msgs")) {
         // Input: p[0] counter blocks (16 bytes each), then the data.
         const u64 nmsgs = p[0], spb = p[1], n = len - 16 * nmsgs;
@@ -178,6 +184,28 @@ int main(int argc, char **argv) {
             aesx_ghash_msgs(ib, len, p[3], (int)p[2], out.data(), nmsgs, nruns, p[0], p[1]);
         });
         out_len = 16 * nmsgs * nruns;
+    } else if (!strcmp(k, "ghash_msgs_pows") || !strcmp(k, "ghash_runs_pows")) {
+        // Input: the kernel's table of powers (512 bytes), then the data;
+        // p[0], p[1] (the base) are unused.
+        aesx_ghash_pows pows;
+        memcpy(&pows, ib, sizeof pows);
+        const unsigned char *d = ib + sizeof pows;
+        const u64 n = len - sizeof pows;
+        if (!strcmp(k, "ghash_msgs_pows")) {
+            const u64 nmsgs = p[4], nruns = p[5];
+            out.assign(nmsgs * nruns + 1, uint4{0, 0, 0, 0});
+            launch(grid, block, [&] {
+                aesx_ghash_msgs_pows(d, n, p[3], (int)p[2], out.data(), nmsgs, nruns, pows);
+            });
+            out_len = 16 * nmsgs * nruns;
+        } else {
+            const u64 nruns = p[4];
+            out.assign(nruns + 1, uint4{0, 0, 0, 0});
+            launch(grid, block,
+                   [&] { aesx_ghash_runs_pows(d, n, (int)p[2], out.data(), nruns, p[3], pows); });
+            out_len = 16 * nruns;
+        }
+        ob = (unsigned char *)out.data();
     } else if (!strcmp(k, "ttable_ctr")) {
         std::vector<u32> te(256), sb(256);
         launch(1, 256, [&] { aesx_tt_setup(te.data(), sb.data()); });
