@@ -66,6 +66,10 @@ if ! ls "$nvrtc"/nvidia/cuda_nvrtc/lib/libnvrtc.so.* >/dev/null 2>&1; then
 fi
 export LD_LIBRARY_PATH=$nvrtc/nvidia/cuda_nvrtc/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 AESX_CUDA_CACHE_DIR=$kit/ptx target/release/examples/ptx_cache compute_90 compute_80
+# The XTS tweak-walk variants that check.sh times beside the default.
+for v in unrolled rewalk; do
+  AESX_CUDA_XTS=$v AESX_CUDA_CACHE_DIR=$kit/ptx target/release/examples/ptx_cache compute_90
+done
 
 step "Python wheel"
 venv=$root/target/gpu-kit-venv

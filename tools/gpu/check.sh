@@ -70,13 +70,13 @@ fi
 
 if want sanitize; then
   if command -v compute-sanitizer >/dev/null; then
-    step "compute-sanitizer memcheck (raw_device, the chunk pipe)"
-    run memcheck 300 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1 \
+    step "compute-sanitizer memcheck (raw_device; the chunk pipe)"
+    run memcheck 200 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1 \
       "$kit/bin/raw_device" -q
-    run memcheck-pipe 300 compute-sanitizer --tool memcheck --error-exitcode 1 \
-      "$kit/bin/gpu_modes" -q chunk_pipe host_buffers
-    step "compute-sanitizer racecheck"
-    run racecheck 300 compute-sanitizer --tool racecheck --error-exitcode 1 \
+    run memcheck-pipe 200 compute-sanitizer --tool memcheck --error-exitcode 1 \
+      "$kit/bin/gpu_modes" -q chunk_pipe
+    step "compute-sanitizer racecheck (raw_device)"
+    run racecheck 200 compute-sanitizer --tool racecheck --error-exitcode 1 \
       "$kit/bin/raw_device" -q
   else
     echo "no compute-sanitizer here"; failed+=(sanitize-missing)
@@ -86,10 +86,18 @@ fi
 if want figures; then
   step "figures: kernels on the device, host-to-host, copy bounds (1 GiB)"
   run cuda_bench 200 "$kit/bin/cuda_bench" 1024 3
-  step "figures: the host path's building blocks"
-  run pcie_probe 120 "$kit/bin/pcie_probe" 1024 /dev/shm
-  step "figures: CPU in memory for comparison"
-  $A bench --no-peers --mode ctr,xts-enc,gcm-enc,gcm-dec --key-bits 128,256 --size 1M 2>&1 | tail -20
+  step "figures: kernel variants (device rows only)"
+  for v in AESX_CUDA_GHASH=horner AESX_CUDA_XTS=unrolled AESX_CUDA_XTS=rewalk; do
+    echo "--- $v"
+    env $v timeout 60 "$kit/bin/cuda_bench" 1024 3 2>&1 | grep -E "^device .*(GCM|XTS)"
+  done
+  if want probe; then
+    step "figures: the host path's building blocks"
+    run pcie_probe 120 "$kit/bin/pcie_probe" 1024 /dev/shm
+  fi
+  step "figures: the CPU in memory, 16 threads (vaes512), for comparison"
+  $A bench --backend vaes512 --no-peers --mode ecb,ctr,xts-enc --key-bits 128,256 \
+    --threads "$(nproc)" --size 64M 2>&1 | grep -E "aesx|GB/s" | head -12
 fi
 
 if want files; then
@@ -100,10 +108,10 @@ if want files; then
   dd if=/dev/zero of="$d/in" bs=16M count=128 status=none
   $A encrypt -q -k "$d/k" "$d/in" -o "$d/in.aesx"
   bytes=$(stat -c %s "$d/in")
-  timed() { # timed LABEL CMD...: wall GB/s and CPU seconds per GB (best of 3)
+  timed() { # timed LABEL CMD...: wall GB/s and CPU seconds per GB (best of $reps)
     local label=$1; shift
     local best="" line
-    for _ in 1 2 3; do
+    for _ in $(seq "${reps:-2}"); do
       line=$( { /usr/bin/time -f "%e %U %S" "$@" >/dev/null; } 2>&1 | tail -1)
       best=$(printf '%s\n%s\n' "$best" "$line" | awk 'NF==3' | sort -n | head -1)
     done
@@ -112,18 +120,33 @@ if want files; then
   }
   for verb in encrypt decrypt; do
     src=$d/in; [ $verb = decrypt ] && src=$d/in.aesx
-    timed "$verb cpu (all cores)" $A $verb -q -k "$d/k" "$src"
-    timed "$verb cpu -j 4" $A $verb -q -j 4 -k "$d/k" "$src"
-    timed "$verb cuda" $A $verb -q --backend cuda -k "$d/k" "$src"
-    timed "$verb cpu+cuda -j 4" $A $verb -q --backend cpu+cuda -j 4 -k "$d/k" "$src"
-    timed "$verb cpu+cuda (all cores)" $A $verb -q --backend cpu+cuda -k "$d/k" "$src"
+    timed "$verb 2 GiB cpu (all cores)" $A $verb -q -k "$d/k" "$src"
+    timed "$verb 2 GiB cpu -j 4" $A $verb -q -j 4 -k "$d/k" "$src"
+    timed "$verb 2 GiB cuda" $A $verb -q --backend cuda -k "$d/k" "$src"
+    timed "$verb 2 GiB cpu+cuda -j 4" $A $verb -q --backend cpu+cuda -j 4 -k "$d/k" "$src"
+    timed "$verb 2 GiB cpu+cuda (all cores)" $A $verb -q --backend cpu+cuda -k "$d/k" "$src"
   done
+  echo "--- where the time goes (AESX_OFFLOAD_STATS=1)"
+  AESX_OFFLOAD_STATS=1 $A encrypt -q --backend cuda -k "$d/k" "$d/in" >/dev/null
+  AESX_OFFLOAD_STATS=1 $A decrypt -q --backend cuda -k "$d/k" "$d/in.aesx" >/dev/null
+  AESX_OFFLOAD_STATS=1 $A encrypt -q --backend cpu+cuda -j 4 -k "$d/k" "$d/in" >/dev/null
   # Byte-identical both ways: the GPU's file opens on the CPU and back.
   $A encrypt -q --backend cuda -k "$d/k" "$d/in" -o "$d/gpu.aesx" &&
     $A decrypt -q -k "$d/k" "$d/gpu.aesx" | cmp - "$d/in" &&
     $A decrypt -q --backend cpu+cuda -k "$d/k" "$d/in.aesx" | cmp - "$d/in" &&
     echo "files: GPU and CPU outputs interoperate, byte for byte" ||
     { failed+=(files-identical); echo "FAILED: files-identical"; }
+  # 8 GiB: the GPU's fixed start-up cost (context, kernels) spread thinner.
+  dd if=/dev/zero of="$d/in" bs=16M count=512 status=none
+  $A encrypt -q -k "$d/k" "$d/in" -o "$d/in.aesx"
+  bytes=$(stat -c %s "$d/in")
+  reps=1
+  for verb in encrypt decrypt; do
+    src=$d/in; [ $verb = decrypt ] && src=$d/in.aesx
+    timed "$verb 8 GiB cpu -j 4" $A $verb -q -j 4 -k "$d/k" "$src"
+    timed "$verb 8 GiB cuda" $A $verb -q --backend cuda -k "$d/k" "$src"
+    timed "$verb 8 GiB cpu+cuda -j 4" $A $verb -q --backend cpu+cuda -j 4 -k "$d/k" "$src"
+  done
   rm -rf "$d"; trap - EXIT
 fi
 
