@@ -1028,8 +1028,14 @@ pub fn run(sizes: &[String], outputs: Outputs<'_>) -> Result<ExitCode, CliError>
         write(p, csv_rows(&rows))?;
     }
     if let Some(p) = outputs.plot {
-        plot(p, &format!("aesx --gpu-table: {c} vs {g}"), &rows)
-            .map_err(|e| CliError::failure(format!("{}: {e}", p.display())))?;
+        // The sides' first clauses: the rest is in the text report.
+        let short = |s: &str| s.split(';').next().unwrap_or_default().to_string();
+        plot(
+            p,
+            &format!("aesx --gpu-table: {} vs {}", short(&c), short(&g)),
+            &rows,
+        )
+        .map_err(|e| CliError::failure(format!("{}: {e}", p.display())))?;
     }
     Ok(ExitCode::SUCCESS)
 }
