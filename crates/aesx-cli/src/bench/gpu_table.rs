@@ -1321,6 +1321,20 @@ mod tests {
         }
     }
 
+    /// The GPU side's file-format code end to end and in memory, with the
+    /// model for the pipe (batches of two chunks): every output equals the
+    /// CPU's bytes (measure checks them) at sizes of one, several and an
+    /// exact number of chunks.
+    #[test]
+    fn the_gpu_side_file_code_through_measure() {
+        let dir = tempfile::tempdir().unwrap();
+        let side = gpu::model::ModelSide { batch: 2 };
+        let sizes = [1028, 4 * CHUNK_LEN, 65536 + 5];
+        let rows = measure(&Cpu::best(), Some(&side), &sizes, dir.path()).unwrap();
+        assert_eq!(rows.len(), 6);
+        assert!(rows.iter().all(|r| r.gpu.is_some_and(|g| g.threads == 1)));
+    }
+
     #[test]
     fn sizes_parse() {
         assert_eq!(parse_sizes(&[]).unwrap(), DEFAULT_SIZES.to_vec());

@@ -68,79 +68,119 @@ impl Side for Gpu {
         input: &[u8],
         out: &mut Vec<u8>,
     ) -> Result<(), String> {
-        out.clear();
-        let chunks = match dir {
-            Dir::Enc => {
-                header_into(k, Backend::fastest(), out)?;
-                input
-            }
-            Dir::Dec => {
-                check_header(k, input)?;
-                &input[PAYLOAD_HEADER_LEN..]
-            }
-        };
-        // In memory: the chunks go from the caller's (pageable) bytes into
-        // the pipe's page-locked slots and back, one host copy each way.
-        self.chunks(
-            k,
-            dir,
-            chunks.len(),
-            |pos, b| {
-                b.copy_from_slice(&chunks[pos..pos + b.len()]);
-                Ok(())
-            },
-            |o| {
-                out.extend_from_slice(o);
-                Ok(())
-            },
-        )
+        file_mem_via(self, k, dir, input, out)
     }
 
     fn file_e2e(&self, k: &FileKey, dir: Dir, input: &Path, output: &Path) -> Result<(), String> {
-        let mut f = File::open(input).map_err(|e| format!("{}: {e}", input.display()))?;
-        let mut len = f.metadata().map_err(err)?.len() as usize;
-        let mut o = File::create(output).map_err(|e| format!("{}: {e}", output.display()))?;
-        match dir {
-            Dir::Enc => {
-                let mut h = Vec::new();
-                header_into(k, Backend::fastest(), &mut h)?;
-                o.write_all(&h).map_err(err)?;
-            }
-            Dir::Dec => {
-                let mut h = [0u8; PAYLOAD_HEADER_LEN];
-                f.read_exact(&mut h).map_err(err)?;
-                check_header(k, &h)?;
-                len -= PAYLOAD_HEADER_LEN;
-            }
-        }
-        // The input is read straight into the pipe's page-locked slots and
-        // the output written straight out of them.
-        let mut at = 0;
-        self.chunks(
-            k,
-            dir,
-            len,
-            |pos, b| {
-                debug_assert_eq!(pos, at, "batches are filled in order");
-                at = pos + b.len();
-                f.read_exact(b).map_err(err)
-            },
-            |out| o.write_all(out).map_err(err),
-        )?;
-        o.flush().map_err(err)
+        file_e2e_via(self, k, dir, input, output)
     }
 }
 
-impl Gpu {
-    /// The chunk area (`len` bytes) through a pipe for this file's chunk
-    /// key: built per file, as the key is, and sized to the file.
-    fn chunks(
+/// Fills a batch's input: (position in the chunk area, bytes to fill).
+pub(super) type Fill<'a> = dyn FnMut(usize, &mut [u8]) -> Result<(), String> + 'a;
+/// Takes a batch's verified output.
+pub(super) type Sink<'a> = dyn FnMut(&[u8]) -> Result<(), String> + 'a;
+
+/// Runs a chunk area of `len` bytes through a pipe for the file's chunk
+/// key: the GPU's, or in the tests a model of it.
+pub(super) trait RunChunks {
+    fn run_chunks(
         &self,
         k: &FileKey,
         dir: Dir,
         len: usize,
-        fill: impl FnMut(usize, &mut [u8]) -> Result<(), String>,
-        sink: impl FnMut(&[u8]) -> Result<(), String>,
+        fill: &mut Fill<'_>,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), String>;
+}
+
+/// The file format in memory through `r`: the header on the CPU, the chunks
+/// through the pipe.
+pub(super) fn file_mem_via(
+    r: &impl RunChunks,
+    k: &FileKey,
+    dir: Dir,
+    input: &[u8],
+    out: &mut Vec<u8>,
+) -> Result<(), String> {
+    out.clear();
+    let chunks = match dir {
+        Dir::Enc => {
+            header_into(k, Backend::fastest(), out)?;
+            input
+        }
+        Dir::Dec => {
+            check_header(k, input)?;
+            &input[PAYLOAD_HEADER_LEN..]
+        }
+    };
+    // In memory: the chunks go from the caller's (pageable) bytes into
+    // the pipe's page-locked slots and back, one host copy each way.
+    r.run_chunks(
+        k,
+        dir,
+        chunks.len(),
+        &mut |pos, b| {
+            b.copy_from_slice(&chunks[pos..pos + b.len()]);
+            Ok(())
+        },
+        &mut |o| {
+            out.extend_from_slice(o);
+            Ok(())
+        },
+    )
+}
+
+/// The file format from file to file through `r`.
+pub(super) fn file_e2e_via(
+    r: &impl RunChunks,
+    k: &FileKey,
+    dir: Dir,
+    input: &Path,
+    output: &Path,
+) -> Result<(), String> {
+    let mut f = File::open(input).map_err(|e| format!("{}: {e}", input.display()))?;
+    let mut len = f.metadata().map_err(err)?.len() as usize;
+    let mut o = File::create(output).map_err(|e| format!("{}: {e}", output.display()))?;
+    match dir {
+        Dir::Enc => {
+            let mut h = Vec::new();
+            header_into(k, Backend::fastest(), &mut h)?;
+            o.write_all(&h).map_err(err)?;
+        }
+        Dir::Dec => {
+            let mut h = [0u8; PAYLOAD_HEADER_LEN];
+            f.read_exact(&mut h).map_err(err)?;
+            check_header(k, &h)?;
+            len -= PAYLOAD_HEADER_LEN;
+        }
+    }
+    // The input is read straight into the pipe's page-locked slots and
+    // the output written straight out of them.
+    let mut at = 0;
+    r.run_chunks(
+        k,
+        dir,
+        len,
+        &mut |pos, b| {
+            debug_assert_eq!(pos, at, "batches are filled in order");
+            at = pos + b.len();
+            f.read_exact(b).map_err(err)
+        },
+        &mut |out| o.write_all(out).map_err(err),
+    )?;
+    o.flush().map_err(err)
+}
+
+impl RunChunks for Gpu {
+    /// The pipe is built per file, as its key is, and sized to the file.
+    fn run_chunks(
+        &self,
+        k: &FileKey,
+        dir: Dir,
+        len: usize,
+        fill: &mut Fill<'_>,
+        sink: &mut Sink<'_>,
     ) -> Result<(), String> {
         let (gcm, base) = GpuChunks::new(&self.0, k.key, k.context, k.salt)
             .map_err(err)?
@@ -294,6 +334,70 @@ pub(super) mod model {
         pub done: VecDeque<(Vec<u8>, usize, usize)>,
         /// Flip a byte of the output of chunk N (opening: its tag fails).
         pub corrupt: Option<u64>,
+    }
+
+    /// The GPU side's file-format code (header, chunk area, reading and
+    /// writing) with the model for the pipe, and the CPU's ECB.
+    pub struct ModelSide {
+        pub batch: usize,
+    }
+
+    impl RunChunks for ModelSide {
+        fn run_chunks(
+            &self,
+            k: &FileKey,
+            dir: Dir,
+            len: usize,
+            fill: &mut Fill<'_>,
+            sink: &mut Sink<'_>,
+        ) -> Result<(), String> {
+            let d = payload::derive(Suite::Aes256Gcm, k.key, k.salt, k.context).map_err(err)?;
+            let mut m = Model {
+                cipher: ChunkCipher::new(&d.key, d.base_nonce, Backend::fastest()).map_err(err)?,
+                base: d.base_nonce,
+                dir,
+                batch: self.batch,
+                slots: 2,
+                next: 0,
+                input: Vec::new(),
+                done: VecDeque::new(),
+                corrupt: None,
+            };
+            stream(&mut m, dir, &d.base_nonce, len, fill, sink)
+        }
+    }
+
+    impl Side for ModelSide {
+        fn describe(&self) -> String {
+            "chunk-pipe model".into()
+        }
+        fn threads(&self, _w: Workload, _len: usize) -> usize {
+            1
+        }
+        fn buffer(&self, len: usize) -> Result<Buf, String> {
+            Ok(Box::new(vec![0u8; len]))
+        }
+        fn ecb(&self, key: &[u8; 32], dir: Dir, buf: &mut [u8]) -> Result<(), String> {
+            super::super::Cpu::best().ecb(key, dir, buf)
+        }
+        fn file_mem(
+            &self,
+            k: &FileKey,
+            dir: Dir,
+            input: &[u8],
+            out: &mut Vec<u8>,
+        ) -> Result<(), String> {
+            file_mem_via(self, k, dir, input, out)
+        }
+        fn file_e2e(
+            &self,
+            k: &FileKey,
+            dir: Dir,
+            input: &Path,
+            output: &Path,
+        ) -> Result<(), String> {
+            file_e2e_via(self, k, dir, input, output)
+        }
     }
 
     impl Pipe for Model {
