@@ -696,8 +696,9 @@ pub fn print(out: &mut impl Write, cpu: &str, gpu: &str, rows: &[TableRow]) -> s
     writeln!(out, "CPU: {cpu}\nGPU: {gpu}")?;
     writeln!(
         out,
-        "end to end (e2e): read the input file, crypt, write the output file; in memory (mem): the crypt step alone; \
-         best of several runs, CPU, GPU and a plain copy (read + write, no cipher) interleaved; \
+        "e2e: end to end, read the input file, crypt, write the output file (key setup included)\n\
+         mem: in memory, the crypt step alone on bytes already in memory (key setup included)\n\
+         plain copy: the same file read and written, no cipher; best of several runs, all columns interleaved\n\
          threads: host threads of the crypt step, CPU/GPU; speed-up: CPU time / GPU time"
     )?;
     writeln!(
