@@ -2,10 +2,13 @@
 //! on page-locked buffers, and the file format through the chunk pipe (the
 //! path of `aesx encrypt/decrypt --backend cuda`).
 //!
-//! The pipe is driven through the small [`Pipe`] trait so that the driver
-//! (batches, chunk indexes and nonces, the last chunk's shape, order, and
-//! "nothing unverified released") is tested here against a model on the
-//! CPU; only the trait's four calls differ on a GPU.
+//! There is no GPU where this is built and tested, so the pipe is driven
+//! through the small [`Pipe`] trait and the file-format code around it
+//! through [`RunChunks`]: the driver (batches, chunk indexes and nonces,
+//! the last chunk's shape, order, "nothing unverified released") and the
+//! header, reading and writing are tested against a model of the pipe on
+//! the CPU, byte for byte against the CPU side; on a GPU only the pipe's
+//! own calls differ.
 
 use std::fs::File;
 use std::io::{Read, Write};
