@@ -13,8 +13,10 @@
 //! cipher, and the table says so. The GPU is opened and its kernels loaded
 //! once before timing (a long-running process pays that once); each
 //! file's key setup is timed, on both sides. Buffers are allocated once per
-//! size, outside the timing. Without a GPU the CPU columns still run and
-//! the GPU's read "n/a".
+//! size, outside the timing, except the GPU's chunk pipe: it is tied to the
+//! file's chunk key, so it is built per file (sized to it) and timed, as
+//! `aesx encrypt --backend cuda` pays it. Without a GPU the CPU columns
+//! still run and the GPU's read "n/a".
 
 mod gpu;
 
@@ -425,6 +427,9 @@ struct Files {
 
 /// One timing of `side` on a column; with `check`, its output is compared
 /// with the reference (`ct` encrypting, `pt` decrypting) first.
+// One cell of the timing loop needs the column, the side's buffer, the
+// reference bytes, the files and the scratch output: grouping them would
+// only move the list elsewhere.
 #[allow(clippy::too_many_arguments)]
 fn once(
     side: &dyn Side,
