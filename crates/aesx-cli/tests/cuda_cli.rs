@@ -309,13 +309,27 @@ fn cavp_and_bench_on_cuda_fail_cleanly_without_a_gpu() {
         ],
         &[],
     );
+    // Without a GPU the table runs on the CPU alone (GPU columns n/a,
+    // stderr says why); with AESX_REQUIRE_GPU=1 that would be a silent
+    // fallback, so the GPU must be named.
     if gpu_or_clean_failure(&o, Some(&json), dir.path(), &[]) {
         let text = String::from_utf8_lossy(&o.stdout);
         assert!(
-            text.contains("speed-up") && text.contains("crossover"),
+            text.contains("speed-up") && text.contains("crossover") && text.contains("disk: "),
             "{text}"
         );
         assert_eq!(std::fs::read_to_string(&json).unwrap().lines().count(), 2);
+        let gpu_ran = text.contains("GPU: aesx-cuda on ");
+        assert_eq!(gpu_ran, !text.contains("n/a"), "{text}");
+        if std::env::var("AESX_REQUIRE_GPU").as_deref() == Ok("1") {
+            assert!(
+                gpu_ran,
+                "AESX_REQUIRE_GPU=1 but the table ran without the GPU: {text}"
+            );
+        } else if !gpu_ran {
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(err.contains("GPU columns read n/a"), "{err}");
+        }
     }
 }
 

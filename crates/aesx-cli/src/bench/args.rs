@@ -84,9 +84,10 @@ pub(super) struct BenchArgs {
     /// Confidence level for --compare, in percent.
     #[arg(long, value_name = "PERCENT", default_value = "95")]
     pub(super) confidence: String,
-    /// The CPU-versus-GPU file table: AES-256-ECB and the file format, end
-    /// to end (read, encrypt, write), best CPU backend against the GPU, for
-    /// 1028 B to 1 GiB (or --size); with --json/--csv/--plot.
+    /// The CPU-versus-GPU file table: AES-256-ECB and the file format,
+    /// encrypt and decrypt, end to end (read, crypt, write) and in memory,
+    /// best CPU backend against the GPU, beside a plain copy, for 1028 B to
+    /// 1 GiB (or --size); with --json/--csv/--plot.
     #[arg(long)]
     pub(super) gpu_table: bool,
 }
