@@ -112,12 +112,18 @@ fn probe(g: &Gpu, n: usize, dir: &str) -> Result<(), String> {
     report(
         "pinned host->device",
         n,
-        best(|| unsafe { copy(&s1, pp1, a1, n, true) }),
+        best(|| {
+            // SAFETY: the buffers named are alive and used by nothing else during the copy (see above).
+            unsafe { copy(&s1, pp1, a1, n, true) }
+        }),
     );
     report(
         "pinned device->host",
         n,
-        best(|| unsafe { copy(&s1, pp1, a1, n, false) }),
+        best(|| {
+            // SAFETY: the buffers named are alive and used by nothing else during the copy (see above).
+            unsafe { copy(&s1, pp1, a1, n, false) }
+        }),
     );
     let both = best(|| {
         // SAFETY: see above; the two directions use different buffers.
@@ -157,14 +163,20 @@ fn probe(g: &Gpu, n: usize, dir: &str) -> Result<(), String> {
         report(
             "  registered host->device",
             n,
-            best(|| unsafe { copy(&s1, vp, a1, n, true) }),
+            best(|| {
+                // SAFETY: the buffers named are alive and used by nothing else during the copy (see above).
+                unsafe { copy(&s1, vp, a1, n, true) }
+            }),
         );
         if flags == 0 {
             // SAFETY: as above.
             report(
                 "  registered device->host",
                 n,
-                best(|| unsafe { copy(&s1, vp, a1, n, false) }),
+                best(|| {
+                    // SAFETY: the buffers named are alive and used by nothing else during the copy (see above).
+                    unsafe { copy(&s1, vp, a1, n, false) }
+                }),
             );
         }
         let t = Instant::now();

@@ -270,7 +270,7 @@ impl ChunkPipe<'_> {
         let (d_lvl1, _r4) = s.d_lvl1.device_ptr(st);
         let (d_lvl2, _r5) = s.d_lvl2.device_ptr(st);
         let run = || -> Result<()> {
-            // SAFETY (every copy and launch below): the host pointers are the
+            // SAFETY: for every copy and launch below, the host pointers are the
             // slot's pinned buffers (h_in: len <= batch * RECORD bytes filled
             // by the caller; h_ctr: 16 n bytes), the device buffers hold
             // batch chunks or records, all owned by the slot and untouched

@@ -372,7 +372,6 @@ pub(super) fn run(
                     out.write_all(done.output)?;
                 } else {
                     // Reopen on the CPU for the exact error and prefix.
-                    drop(done);
                     let mut input = vec![0u8; run.bytes];
                     read_exact_2(&file, &mut input, job.start + run.pos)?;
                     return match cpu_run(dir, &job.cpu, &input, &run) {
