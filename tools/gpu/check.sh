@@ -152,7 +152,9 @@ fi
 
 if want table; then
   step "table: aesx bench --gpu-table"
-  run gpu_table 300 $A bench --gpu-table --json "$kit/gpu-table.json" --csv "$kit/gpu-table.csv"
+  # The default sizes run 1 KiB to 1 GiB; AESX_GPU_TABLE_SIZES trims them.
+  run gpu_table 300 $A bench --gpu-table ${AESX_GPU_TABLE_SIZES:+--size "$AESX_GPU_TABLE_SIZES"} \
+    --json "$kit/gpu-table.json" --csv "$kit/gpu-table.csv"
 fi
 
 step "summary"
