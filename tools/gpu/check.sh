@@ -61,8 +61,17 @@ if want tests; then
   step "tests: the C library on the GPU"
   run capi 120 "$kit/bin/test_cuda"
   step "tests: Python (aesx.cuda with CuPy and PyTorch)"
+  # The Python that has CuPy or PyTorch (the array libraries the tests
+  # drive); the venv sees its packages.
+  py=python3
+  for c in python3 /usr/bin/python3 /usr/local/bin/python3 /opt/conda/bin/python3 /opt/conda/bin/python; do
+    if command -v "$c" >/dev/null && "$c" -c "import importlib.util as u, sys; sys.exit(not (u.find_spec('cupy') or u.find_spec('torch')))" 2>/dev/null; then
+      py=$c; break
+    fi
+  done
+  echo "python: $py ($("$py" -c "import importlib.util as u; print(', '.join(m for m in ('numpy', 'cupy', 'torch') if u.find_spec(m)) or 'no numpy, CuPy or PyTorch: their tests skip')"))"
   venv=$root/target/gpu-check-venv
-  python3 -m venv --system-site-packages "$venv" &&
+  "$py" -m venv --system-site-packages "$venv" &&
     "$venv/bin/python" -m pip install --quiet --no-index --find-links "$kit/wheels" aesx pytest &&
     AESX_CLI=$A run python 300 "$venv/bin/python" -m pytest -q -p no:cacheprovider python/tests/test_cuda.py ||
     { failed+=(python-install); echo "FAILED: python-install"; }
