@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use crate::Backend;
+use crate::backend::list::Backend;
 
 /// Everything that can go wrong in aesx, as a value.
 ///

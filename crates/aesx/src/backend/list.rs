@@ -1,5 +1,4 @@
-//! The one list of backends, and the public names read from it:
-//! [`Backend`] and [`BackendSet`].
+//! The one list of backends, and [`Backend`], the public name of a row.
 //!
 //! A backend's identity is its row in [`LIST`]: its name (parsing, the CLI's
 //! `--backend` and `AESX_BACKEND`, error messages, benchmarks), its number
@@ -7,22 +6,14 @@
 //! family (one key type, one folder under `backend/`) and its tier, the
 //! family's own number for it. Everything else that names backends reads
 //! these rows (`Backend::ALL`, `name`, `number`, `family`, `needs`) instead
-//! of listing them again; [`Engine::new`](super::engine::Engine) and
-//! [`Backend::available`] turn a row's family and tier into a key and a
-//! detection answer.
+//! of listing them again; `engine.rs` and `registry.rs` turn a row's family
+//! and tier into a key and a detection answer.
+//!
+//! The list is data and imports nothing, so the error type can name a
+//! `Backend` without a circle; what needs the families (detection, keys)
+//! stands above them in `registry.rs` and `engine.rs`.
 
 use core::fmt;
-use core::str::FromStr;
-use core::sync::atomic::AtomicU8;
-
-#[cfg(target_arch = "aarch64")]
-use super::aarch64::ArmAes;
-use super::kernels::cpu;
-use super::kernels::family::Family;
-use super::soft::SoftAes;
-#[cfg(target_arch = "x86_64")]
-use super::x86::X86Aes;
-use crate::error::{Error, Result};
 
 /// An implementation of the AES rounds.
 ///
@@ -83,7 +74,7 @@ pub(crate) struct Row {
 }
 
 /// The one list of backends, slowest first: the order of [`Backend::ALL`],
-/// of the enum's variants and of the [`BackendSet`] bits, so a new backend
+/// of the enum's variants and of the `BackendSet` bits, so a new backend
 /// goes after those it is faster than.
 pub(crate) const LIST: [Row; 5] = [
     Row {
@@ -137,24 +128,6 @@ const _: () = {
     }
 };
 
-// `BackendSet` is a byte, and the detection cache (`cpu::cached`) keeps its
-// top bit for itself.
-const _: () = assert!(LIST.len() < 8);
-
-/// Whether this CPU and build run `row`'s backend: its family's answer for
-/// its tier. A family that this build leaves out runs nothing.
-fn runs(row: &Row) -> bool {
-    match row.family {
-        FamilyId::Soft => SoftAes::runs(row.tier),
-        #[cfg(target_arch = "x86_64")]
-        FamilyId::X86 => X86Aes::runs(row.tier),
-        #[cfg(target_arch = "aarch64")]
-        FamilyId::Aarch64 => ArmAes::runs(row.tier),
-        #[allow(unreachable_patterns)]
-        _ => false,
-    }
-}
-
 impl Backend {
     /// Every backend aesx knows, slowest first.
     pub const ALL: [Backend; LIST.len()] = {
@@ -201,124 +174,11 @@ impl Backend {
     pub const fn needs(self) -> &'static str {
         self.row().needs
     }
-
-    const fn bit(self) -> u8 {
-        1 << (self as u8)
-    }
-
-    /// Whether this CPU and this build can run the backend.
-    pub fn is_available(self) -> bool {
-        Self::available().contains(self)
-    }
-
-    /// The backends this machine can run (detected once, then cached).
-    pub fn available() -> BackendSet {
-        static CACHE: AtomicU8 = AtomicU8::new(0);
-        BackendSet(cpu::cached(&CACHE, || {
-            LIST.iter()
-                .filter(|row| runs(row))
-                .fold(0, |set, row| set | row.backend.bit())
-        }))
-    }
-
-    /// The fastest backend this machine can run.
-    pub fn fastest() -> Backend {
-        Self::available().iter().last().unwrap_or(Backend::Soft)
-    }
-
-    /// The backend new keys use by default: the fastest this machine has.
-    ///
-    /// The library reads no environment variable; a program that lets its
-    /// user force a backend (the `aesx` CLI reads `AESX_BACKEND`) parses the
-    /// name with [`str::parse`], checks it with [`Backend::require`] and
-    /// passes it to the `with_backend` constructors. Never fails; the
-    /// `Result` is kept for compatibility.
-    pub fn preferred() -> Result<Backend> {
-        Ok(Self::fastest())
-    }
-
-    /// `Ok(self)` if available, else [`Error::BackendUnavailable`].
-    pub fn require(self) -> Result<Backend> {
-        if self.is_available() {
-            Ok(self)
-        } else {
-            Err(Error::BackendUnavailable(self))
-        }
-    }
 }
 
 impl fmt::Display for Backend {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
-    }
-}
-
-impl FromStr for Backend {
-    type Err = Error;
-
-    fn from_str(s: &str) -> Result<Backend> {
-        Backend::ALL
-            .iter()
-            .copied()
-            .find(|b| b.name().eq_ignore_ascii_case(s))
-            .ok_or(Error::UnknownBackend)
-    }
-}
-
-/// A set of backends, iterated slowest first.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub struct BackendSet(u8);
-
-impl BackendSet {
-    /// Whether `b` is in the set.
-    pub fn contains(self, b: Backend) -> bool {
-        self.0 & b.bit() != 0
-    }
-
-    /// The backends in the set, slowest first.
-    pub fn iter(self) -> impl DoubleEndedIterator<Item = Backend> + Clone {
-        Backend::ALL.into_iter().filter(move |b| self.contains(*b))
-    }
-
-    /// Number of backends in the set.
-    pub fn len(self) -> usize {
-        self.0.count_ones() as usize
-    }
-
-    /// True when the set is empty (never for `available()`).
-    pub fn is_empty(self) -> bool {
-        self.0 == 0
-    }
-}
-
-impl IntoIterator for BackendSet {
-    type Item = Backend;
-    type IntoIter = BackendIter;
-
-    fn into_iter(self) -> BackendIter {
-        BackendIter { set: self, next: 0 }
-    }
-}
-
-/// Iterator over a [`BackendSet`], slowest first.
-#[derive(Clone)]
-pub struct BackendIter {
-    set: BackendSet,
-    next: usize,
-}
-
-impl Iterator for BackendIter {
-    type Item = Backend;
-
-    fn next(&mut self) -> Option<Backend> {
-        while self.next < Backend::ALL.len() {
-            let b = Backend::ALL[self.next];
-            self.next += 1;
-            if self.set.contains(b) {
-                return Some(b);
-            }
-        }
-        None
     }
 }
 
@@ -331,7 +191,6 @@ mod tests {
         for (i, a) in Backend::ALL.iter().enumerate() {
             assert_ne!(a.number(), 0, "0 is the C API's auto");
             assert_eq!(Backend::from_number(a.number()), Some(*a));
-            assert_eq!(a.name().parse::<Backend>(), Ok(*a));
             for b in &Backend::ALL[i + 1..] {
                 assert_ne!(a.name(), b.name());
                 assert_ne!(a.number(), b.number());

@@ -6,9 +6,12 @@
 //!   else of `backend`.
 //! - the families, one folder and one key type each ([`soft`], `x86`,
 //!   `aarch64`): each imports only the contract (and its own children).
-//! - the registry: [`list`] (the one list of backends: [`Backend`], its
-//!   names and numbers, detection) and [`engine`] (the enum over the
-//!   families and the one `match` per call); they import the families.
+//! - the registry: [`registry`] (detection: what this machine runs,
+//!   [`BackendSet`]) and [`engine`] (the enum over the families and the one
+//!   `match` per call), which import the families; both read [`list`], the
+//!   one list of backends ([`Backend`], each one's name, C number, CPU
+//!   needs, family and tier), which is plain data and imports nothing, so
+//!   that `error.rs` can name a `Backend` from below.
 //!
 //! A key object holds an [`Engine`] (its family's own round-key layout) and
 //! every call goes through one `match` on it, never one per block.
@@ -18,6 +21,7 @@ pub(crate) mod aarch64;
 pub(crate) mod engine;
 pub(crate) mod kernels;
 pub(crate) mod list;
+pub(crate) mod registry;
 pub(crate) mod soft;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86;
@@ -25,4 +29,5 @@ pub(crate) mod x86;
 pub(crate) use engine::{with_engine, Engine};
 pub(crate) use kernels::inout::InOut;
 pub(crate) use kernels::{BlockKernels, CbcLanes};
-pub use list::{Backend, BackendIter, BackendSet};
+pub use list::Backend;
+pub use registry::{BackendIter, BackendSet};
