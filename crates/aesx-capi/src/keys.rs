@@ -327,8 +327,8 @@ fn c_name(b: Backend) -> *const c_char {
     i.map_or(core::ptr::null(), |i| names[i].as_ptr())
 }
 
-/// The name of a backend: "soft", "aesni", "vaes256", "vaes512" or "armv8"
-/// (the names AESX_BACKEND and the aesx CLI use). For AESX_BACKEND_AUTO, the
+/// The name of a backend (the library's list: "soft", "aesni", "vaes256",
+/// "vaes512", "armv8", ...; the names AESX_BACKEND and the aesx CLI use). For AESX_BACKEND_AUTO, the
 /// name of the backend that AUTO picks on this machine. NULL for a number
 /// aesx does not know. A static string: never free it.
 #[no_mangle]
