@@ -141,9 +141,6 @@ fn env_backend() -> PyResult<Option<aesx::Backend>> {
     }
 }
 
-/// Every backend name aesx has on some CPU (the CLI's `cuda` aside).
-const KNOWN_BACKENDS: [&str; 5] = ["soft", "aesni", "vaes256", "vaes512", "armv8"];
-
 /// Parses a backend name and checks that this machine can run it; `source`
 /// (`backend`, `AESX_BACKEND`) says where the name came from.
 fn parse_backend(name: &str, source: &str) -> PyResult<aesx::Backend> {
@@ -154,15 +151,9 @@ fn parse_backend(name: &str, source: &str) -> PyResult<aesx::Backend> {
             backends().join(", ")
         ))
     };
+    // Every backend of the library's list parses, also one of another
+    // architecture (armv8 on x86): that is unavailable, not unknown.
     let Ok(b) = trimmed.parse::<aesx::Backend>() else {
-        // A backend of another architecture (armv8 on x86) is known but
-        // not built in: it is unavailable, not unknown.
-        if KNOWN_BACKENDS
-            .iter()
-            .any(|k| k.eq_ignore_ascii_case(trimmed))
-        {
-            return Err(unavailable());
-        }
         let hint = if trimmed.eq_ignore_ascii_case("cuda") {
             " (the GPU is the aesx CLI's; the Python package runs on the CPU)"
         } else {
@@ -170,7 +161,7 @@ fn parse_backend(name: &str, source: &str) -> PyResult<aesx::Backend> {
         };
         return Err(PyValueError::new_err(format!(
             "{source}: unknown backend {name:?} (expected one of {}){hint}",
-            KNOWN_BACKENDS.join(", ")
+            aesx::Backend::ALL.map(|b| b.name()).join(", ")
         )));
     };
     b.require().map_err(|_| unavailable())

@@ -313,8 +313,8 @@ int aesx_xts_key_backend(const struct aesx_xts_key *key);
 // Requires: `key` NULL or a live handle.
 int aesx_esp_key_backend(const struct aesx_esp_key *key);
 
-// The name of a backend: "soft", "aesni", "vaes256", "vaes512" or "armv8"
-// (the names AESX_BACKEND and the aesx CLI use). For AESX_BACKEND_AUTO, the
+// The name of a backend (the library's list: "soft", "aesni", "vaes256",
+// "vaes512", "armv8", ...; the names AESX_BACKEND and the aesx CLI use). For AESX_BACKEND_AUTO, the
 // name of the backend that AUTO picks on this machine. NULL for a number
 // aesx does not know. A static string: never free it.
 const char *aesx_backend_name(int backend);

@@ -6,6 +6,7 @@
 //! use one handle at the same time; only the `_free` call needs exclusivity.
 
 use core::ffi::{c_char, c_int};
+use std::ffi::CString;
 use std::sync::OnceLock;
 
 use aesx::{Backend, Cbc, Esp, Gcm, Xts};
@@ -27,17 +28,18 @@ pub const AESX_BACKEND_VAES512: c_int = 4;
 /// AArch64 Crypto Extensions.
 pub const AESX_BACKEND_ARMV8: c_int = 5;
 
-/// The backend a C number names; `None` for AESX_BACKEND_AUTO.
+/// The backend a C number names; `None` for AESX_BACKEND_AUTO. The numbers
+/// are the library's list's (`Backend::number`); the constants above spell
+/// them for the header, and a test holds the two together.
 pub(crate) fn backend_of(id: c_int) -> Status<Option<Backend>> {
-    Ok(Some(match id {
-        AESX_BACKEND_AUTO => return Ok(None),
-        AESX_BACKEND_SOFT => Backend::Soft,
-        AESX_BACKEND_AESNI => Backend::Aesni,
-        AESX_BACKEND_VAES256 => Backend::Vaes256,
-        AESX_BACKEND_VAES512 => Backend::Vaes512,
-        AESX_BACKEND_ARMV8 => Backend::Armv8,
-        _ => return Err(crate::status::AESX_ERR_UNKNOWN_BACKEND),
-    }))
+    if id == AESX_BACKEND_AUTO {
+        return Ok(None);
+    }
+    u8::try_from(id)
+        .ok()
+        .and_then(Backend::from_number)
+        .map(Some)
+        .ok_or(crate::status::AESX_ERR_UNKNOWN_BACKEND)
 }
 
 /// The backend a C number names, AESX_BACKEND_AUTO resolved to the fastest
@@ -51,14 +53,7 @@ pub(crate) fn resolve(id: c_int) -> Status<Backend> {
 
 /// The C number of a backend.
 pub(crate) fn id_of(b: Backend) -> c_int {
-    match b {
-        Backend::Soft => AESX_BACKEND_SOFT,
-        Backend::Aesni => AESX_BACKEND_AESNI,
-        Backend::Vaes256 => AESX_BACKEND_VAES256,
-        Backend::Vaes512 => AESX_BACKEND_VAES512,
-        Backend::Armv8 => AESX_BACKEND_ARMV8,
-        _ => crate::status::AESX_ERR_UNKNOWN_BACKEND,
-    }
+    c_int::from(b.number())
 }
 
 /// An AES key (16, 24 or 32 bytes) for ECB, CBC, CTR, GCM and multi-buffer
@@ -319,8 +314,21 @@ pub unsafe extern "C" fn aesx_esp_key_backend(key: *const AesxEspKey) -> c_int {
     unsafe { backend_id(key, |k| k.esp.backend()) }
 }
 
-/// The name of a backend: "soft", "aesni", "vaes256", "vaes512" or "armv8"
-/// (the names AESX_BACKEND and the aesx CLI use). For AESX_BACKEND_AUTO, the
+/// `b`'s name as a C string that lives as long as the process (made once
+/// from the library's list).
+fn c_name(b: Backend) -> *const c_char {
+    static NAMES: OnceLock<Vec<CString>> = OnceLock::new();
+    let names = NAMES.get_or_init(|| {
+        // A name is ASCII letters and digits: never an interior NUL.
+        let c = |b: Backend| CString::new(b.name()).unwrap_or_default();
+        Backend::ALL.into_iter().map(c).collect()
+    });
+    let i = Backend::ALL.iter().position(|x| *x == b);
+    i.map_or(core::ptr::null(), |i| names[i].as_ptr())
+}
+
+/// The name of a backend (the library's list: "soft", "aesni", "vaes256",
+/// "vaes512", "armv8", ...; the names AESX_BACKEND and the aesx CLI use). For AESX_BACKEND_AUTO, the
 /// name of the backend that AUTO picks on this machine. NULL for a number
 /// aesx does not know. A static string: never free it.
 #[no_mangle]
@@ -331,14 +339,7 @@ pub extern "C" fn aesx_backend_name(backend: c_int) -> *const c_char {
             Some(b) => b,
             None => Backend::preferred().or_code()?,
         };
-        name = match b {
-            Backend::Soft => cstr!("soft"),
-            Backend::Aesni => cstr!("aesni"),
-            Backend::Vaes256 => cstr!("vaes256"),
-            Backend::Vaes512 => cstr!("vaes512"),
-            Backend::Armv8 => cstr!("armv8"),
-            _ => core::ptr::null(),
-        };
+        name = c_name(b);
         Ok(())
     });
     name

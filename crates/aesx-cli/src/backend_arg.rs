@@ -69,6 +69,15 @@ pub fn available_names() -> String {
         .join(", ")
 }
 
+/// The answer to `--backend cuda` for work without a GPU path (`what`: the
+/// mode or suite), naming the CPU backends this machine has.
+pub fn cpu_only(what: &str) -> CliError {
+    CliError::usage(format!(
+        "--backend cuda: {what} runs on the CPU only (choose one of {}, or leave --backend out)",
+        available_names()
+    ))
+}
+
 /// Where a command that can reach the GPU runs: an aesx CPU backend, or
 /// `cuda` (aesx-cuda). `cuda` is a choice of the command line only; the
 /// library's [`Backend`] has no GPU variant.

@@ -54,10 +54,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let choice = backend_arg::choose(args.backend.as_deref())?;
     #[cfg(feature = "cuda")]
     if choice == backend_arg::Choice::Cuda {
-        return Err(CliError::usage(
-            "--backend cuda: cmac runs on the CPU only (choose soft, aesni, vaes256 or vaes512, \
-             or leave --backend out)",
-        ));
+        return Err(backend_arg::cpu_only("cmac"));
     }
     let backend = choice.cpu();
     let key = hex_arg("--key", &args.key)?;

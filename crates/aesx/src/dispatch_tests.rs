@@ -20,11 +20,14 @@ const OPS: [&str; 10] = [
     "xts_encrypt",
     "xts_decrypt",
 ];
-const LEVELS: [Backend; 3] = [Backend::Aesni, Backend::Vaes256, Backend::Vaes512];
+/// The x86 family's backends (its levels), from the list.
+fn levels() -> impl Iterator<Item = Backend> {
+    Backend::ALL.into_iter().filter(|b| b.family() == "x86")
+}
 
 fn snapshot() -> Vec<(String, u64)> {
     let mut v = Vec::new();
-    for b in LEVELS {
+    for b in levels() {
         for op in OPS {
             let name = format!("{}::{op}", b.name());
             let n = trace::count(&name).unwrap_or_else(|| panic!("no counter {name}"));
@@ -117,7 +120,7 @@ fn forced_backends_run_their_own_kernels() {
     }
     assert_eq!(trace::count("no::such_kernel"), None);
     let mut checked = 0;
-    for b in LEVELS {
+    for b in levels() {
         if !b.is_available() {
             assert!(Aes::with_backend(&[0; 16], b).is_err());
             continue;
@@ -162,7 +165,7 @@ fn gcm_siv_and_xaes_run_their_levels_kernels() {
     const SIV_OPS: [&str; 2] = ["polyval", "ctr32le"];
     let counts = || -> Vec<(String, u64)> {
         let mut v = Vec::new();
-        for b in LEVELS {
+        for b in levels() {
             for op in SIV_OPS.iter().chain(["gcm_encrypt", "gcm_decrypt"].iter()) {
                 let name = format!("{}::{op}", b.name());
                 v.push((name.clone(), trace::count(&name).unwrap()));
@@ -187,7 +190,7 @@ fn gcm_siv_and_xaes_run_their_levels_kernels() {
         x.open_in_place_detached(&[1; 24], b"aad", &mut buf, tag.as_bytes())
             .unwrap();
     };
-    for b in LEVELS {
+    for b in levels() {
         if !b.is_available() {
             continue;
         }
@@ -219,9 +222,22 @@ const MAC_OPS: [&str; 5] = [
     "kw_unwrap",
 ];
 
+/// Whose name a family's serial kernels carry: the family's first (slowest)
+/// backend in the list, whose kernels every tier of the family shares.
+fn serial_kernels(family: &str) -> &'static str {
+    let first = Backend::ALL.into_iter().find(|b| b.family() == family);
+    first.map_or("", Backend::name)
+}
+
 fn mac_counts() -> Vec<(String, u64)> {
     let mut v = Vec::new();
-    for family in ["aesni", "armv8"] {
+    let mut hardware: Vec<&str> = Backend::ALL
+        .into_iter()
+        .filter(|b| *b != Backend::Soft)
+        .map(Backend::family)
+        .collect();
+    hardware.dedup();
+    for family in hardware.into_iter().map(serial_kernels) {
         for op in MAC_OPS {
             let name = format!("{family}::{op}");
             let n = trace::count(&name).unwrap_or_else(|| panic!("no counter {name}"));
@@ -271,11 +287,7 @@ fn mac_kernels_dispatch() {
     }
     let mut checked = 0;
     for b in Backend::available().iter() {
-        let family = match b {
-            Backend::Aesni | Backend::Vaes256 | Backend::Vaes512 => Some("aesni"),
-            Backend::Armv8 => Some("armv8"),
-            _ => None,
-        };
+        let family = (b != Backend::Soft).then(|| serial_kernels(b.family()));
         for op in MAC_OPS {
             for key in [&[9u8; 16][..], &[9u8; 24], &[9u8; 32]] {
                 let before = mac_counts();

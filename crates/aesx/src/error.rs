@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use crate::Backend;
+use crate::backend::list::Backend;
 
 /// Everything that can go wrong in aesx, as a value.
 ///
@@ -81,9 +81,14 @@ impl fmt::Display for Error {
                 write!(f, "output buffer too small: need {needed} bytes, got {got}")
             }
             Error::BadPadding => f.write_str("bad padding"),
-            Error::UnknownBackend => f.write_str(
-                "unknown backend (expected one of soft, aesni, vaes256, vaes512, armv8)",
-            ),
+            Error::UnknownBackend => {
+                f.write_str("unknown backend (expected one of ")?;
+                for (i, b) in Backend::ALL.iter().enumerate() {
+                    let sep = if i == 0 { "" } else { ", " };
+                    write!(f, "{sep}{b}")?;
+                }
+                f.write_str(")")
+            }
             Error::BackendUnavailable(b) => {
                 write!(f, "backend {} is not available on this machine", b.name())
             }

@@ -330,3 +330,29 @@ fn xts_sectors_and_esp_through_the_abi() {
     // SAFETY: live handle, freed once.
     unsafe { aesx_esp_key_free(e) };
 }
+
+/// The header's constants are the library list's numbers (the C API takes
+/// and returns any number of the list; the constants only name them for C).
+#[test]
+fn backend_constants_are_the_lists_numbers() {
+    let constants = [
+        (AESX_BACKEND_SOFT, Backend::Soft),
+        (AESX_BACKEND_AESNI, Backend::Aesni),
+        (AESX_BACKEND_VAES256, Backend::Vaes256),
+        (AESX_BACKEND_VAES512, Backend::Vaes512),
+        (AESX_BACKEND_ARMV8, Backend::Armv8),
+    ];
+    for (c, b) in constants {
+        assert_eq!(c, c_int::from(b.number()), "{b}");
+        assert_eq!(keys::backend_of(c), Ok(Some(b)));
+        // SAFETY: a static C string or NULL.
+        let name = unsafe { CStr::from_ptr(aesx_backend_name(c)) };
+        assert_eq!(name.to_str(), Ok(b.name()));
+    }
+    assert_eq!(keys::backend_of(AESX_BACKEND_AUTO), Ok(None));
+    let past = Backend::ALL.iter().map(|b| b.number()).max().unwrap_or(0);
+    for bad in [-1, c_int::from(past) + 1, 255, 256, c_int::MAX] {
+        assert!(keys::backend_of(bad).is_err(), "{bad}");
+        assert!(aesx_backend_name(bad).is_null(), "{bad}");
+    }
+}

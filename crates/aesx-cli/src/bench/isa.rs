@@ -96,8 +96,10 @@ impl Tier {
             .into_iter()
             .find(|x| x.name().eq_ignore_ascii_case(bare))
             .ok_or_else(|| {
+                let names: Vec<&str> = Tier::ALL.into_iter().map(Tier::name).collect();
                 CliError::usage(format!(
-                    "unknown --isa '{s}' (expected aesni, vaes256 or vaes512)"
+                    "unknown --isa '{s}' (expected one of {})",
+                    names.join(", ")
                 ))
             })
     }
@@ -108,11 +110,7 @@ impl Tier {
         if has(self.backend()) {
             return Ok(());
         }
-        let needs = match self {
-            Tier::Aesni => "AES-NI, SSE4.1 and PCLMULQDQ",
-            Tier::Vaes256 => "VAES, VPCLMULQDQ and AVX2",
-            Tier::Vaes512 => "VAES, VPCLMULQDQ and AVX-512 F/BW/VL",
-        };
+        let needs = self.backend().needs();
         let here: Vec<&str> = Tier::ALL
             .into_iter()
             .filter(|t| has(t.backend()))
@@ -316,5 +314,14 @@ mod tests {
             .all(|t| t.counts(Impl::OpenSsl) && t.counts(Impl::AwsLc)));
         assert!(!Tier::Aesni.counts(Impl::Ring) && Tier::Vaes256.counts(Impl::Ring));
         assert!(!Tier::Vaes256.counts(Impl::RustCrypto) && Tier::Vaes512.counts(Impl::RustCrypto));
+    }
+
+    #[test]
+    fn the_tiers_are_the_x86_family_of_the_list() {
+        let x86: Vec<Backend> = Backend::ALL
+            .into_iter()
+            .filter(|b| b.family() == "x86")
+            .collect();
+        assert_eq!(Tier::ALL.map(Tier::backend).to_vec(), x86);
     }
 }

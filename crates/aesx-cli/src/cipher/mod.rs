@@ -301,11 +301,7 @@ fn build(mode: Mode, p: &Params) -> Result<Job, CliError> {
 /// "This mode runs on the CPU only", for the modes without a GPU path
 /// (GCM-SIV, XAES, CCM, key wrap, CMAC) with `--backend cuda`.
 pub fn cpu_only(p: &Params) -> CliError {
-    CliError::usage(format!(
-        "--backend cuda: {} runs on the CPU only (choose soft, aesni, vaes256 or vaes512, or \
-         leave --backend out)",
-        p.mode
-    ))
+    crate::backend_arg::cpu_only(&p.mode)
 }
 
 /// Decodes a hex option strictly (no spaces, even length).

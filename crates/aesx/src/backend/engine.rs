@@ -1,138 +1,130 @@
-//! The engine: one enum over the backend families, generated from the one
-//! list in `backend/mod.rs` (`families!`).
+//! The engine: one enum over the backend families, and the one `match` per
+//! call that reaches a family's kernels.
 //!
 //! A key object holds an [`Engine`] whose variant is the family its backend
-//! belongs to; every call goes through one `match` on it ([`with_engine!`]),
-//! then runs monomorphic code on the family's key type. The same enum serves
+//! belongs to (the list in `list.rs` says which); every call goes through
+//! one `match` on it ([`with_engine!`]), then runs monomorphic code on the
+//! family's key type, and the family makes its own further choices (x86:
+//! its tier and the round count) inside its folder. The same enum serves
 //! every kind of key through its [`Shape`]: a block cipher key ([`Plain`],
 //! the family's key type itself), a GCM key (`WithGhash`: the key and its
 //! GHASH key) and an XTS key (`XtsPair`: data and tweak keys). The payload
 //! is inline (no `Box`, no `dyn`): the match is the whole cost of dispatch.
+//!
+//! A new family adds its variant to [`Engine`] and one arm to each `match`
+//! below; every one of them is exhaustive, so the compiler names each place.
 
-use super::kernels::family::{Shape, WithGhash, XtsPair};
+#[cfg(target_arch = "aarch64")]
+use super::aarch64::ArmAes;
+use super::kernels::family::{Family, Plain, Shape, WithGhash, XtsPair};
 use super::kernels::gcm::GcmKey;
 use super::kernels::inout::InOut;
 use super::kernels::xts::{XtsKernels, XtsKeys};
-use super::kernels::{BlockKernels, CbcLanes};
-use super::{map_engine, with_engine, Backend, Engine};
-use crate::error::Result;
+use super::kernels::{BlockKernels, CbcLanes, CbcManyKernels};
+use super::list::{Backend, FamilyId};
+use super::soft::SoftAes;
+#[cfg(target_arch = "x86_64")]
+use super::x86::X86Aes;
+use crate::error::{Error, Result};
 use crate::key::{Block, RoundKeys};
 
-/// Emits, from the one list of backend families: the public `Backend` enum
-/// (its `ALL` and `name`), [`Engine`], its constructor, detection and
-/// multi-buffer CBC over every family, and the dispatch macros
-/// `with_engine!` (bind the variant's payload, run a body) and `map_engine!`
-/// (the same variant with a new payload, for another shape). The leading
-/// `$` is passed in so that the generated macros can have metavariables of
-/// their own.
-macro_rules! families {
-    ($d:tt $(
-        $(#[$cfg:meta])*
-        $family:ident($key:ty) {
-            $( $(#[$doc:meta])* $backend:ident = $name:literal, )+
-        }
-    )+) => {
-        /// An implementation of the AES rounds.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        #[non_exhaustive]
-        pub enum Backend {
-            $($( $(#[$doc])* $backend, )+)+
-        }
+/// A backend's expanded key (in that backend family's own layout), shaped
+/// by `S`.
+// Keys live inline: boxing them would cost an allocation per key and an
+// indirection per call, and the variants are a few hundred bytes.
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum Engine<S: Shape = Plain> {
+    Soft(S::Of<SoftAes>),
+    #[cfg(target_arch = "x86_64")]
+    X86(S::Of<X86Aes>),
+    #[cfg(target_arch = "aarch64")]
+    Aarch64(S::Of<ArmAes>),
+}
 
-        impl Backend {
-            /// Every backend aesx knows, slowest first.
-            pub const ALL: [Backend; [$($(stringify!($backend)),+),+].len()] =
-                [$($(Backend::$backend),+),+];
-
-            /// The name used by `FromStr`, the CLI (`--backend`,
-            /// `AESX_BACKEND`) and benchmarks.
-            pub const fn name(self) -> &'static str {
-                match self {
-                    $($( Backend::$backend => $name, )+)+
-                }
-            }
-        }
-
-        /// A backend's expanded key (in that backend family's own layout),
-        /// shaped by `S`.
-        // Keys live inline: boxing them would cost an allocation per key and
-        // an indirection per call, and the variants are a few hundred bytes.
-        #[allow(clippy::large_enum_variant)]
-        pub(crate) enum Engine<S: $crate::backend::kernels::family::Shape = $crate::backend::kernels::family::Plain> {
-            $( $(#[$cfg])* $family(S::Of<$key>), )+
-        }
-
-        /// Runs `$body` with `$k` bound to the engine's payload, of the
-        /// family's concrete type: the one `match` per call that picks the
-        /// backend.
-        macro_rules! with_engine {
-            ($d engine:expr, $d k:ident => $d body:expr) => {
-                match $d engine {
-                    $( $(#[$cfg])* $crate::backend::Engine::$family($d k) => $d body, )+
-                }
-            };
-        }
-        pub(crate) use with_engine;
-
-        /// The same family with the payload `$body` made from `$k`: turns an
-        /// engine of one shape into one of another.
-        macro_rules! map_engine {
-            ($d engine:expr, $d k:ident => $d body:expr) => {
-                match $d engine {
-                    $( $(#[$cfg])* $crate::backend::Engine::$family($d k) => {
-                        $crate::backend::Engine::$family($d body)
-                    } )+
-                }
-            };
-        }
-        pub(crate) use map_engine;
-
-        impl Engine {
-            /// Builds the engine for `backend`, which must be available.
-            pub(crate) fn new(backend: Backend, rk: &RoundKeys) -> Result<Engine> {
-                backend.require()?;
-                match backend {
-                    $(
-                        $(#[$cfg])*
-                        $(Backend::$backend)|+ => <$key as $crate::backend::kernels::family::Family>::new(backend, rk).map(Engine::$family),
-                    )+
-                    #[allow(unreachable_patterns)]
-                    _ => Err(Error::BackendUnavailable(backend)),
-                }
-            }
-
-            /// Multi-buffer CBC encryption of messages whose keys may be on
-            /// different backends: each family's kernel gets the messages of
-            /// its own keys (see [`CbcManyKernels`]).
-            pub(crate) fn cbc_encrypt_many(lanes: &mut impl CbcLanes<Engine>) {
-                $(
-                    $(#[$cfg])*
-                    <$key as CbcManyKernels>::cbc_encrypt_many(&mut $crate::backend::engine::OneKind {
-                        lanes: &mut *lanes,
-                        pick: |e| match e {
-                            Engine::$family(k) => Some(k),
-                            #[allow(unreachable_patterns)]
-                            _ => None,
-                        },
-                    });
-                )+
-            }
-        }
-
-        /// The backends of every family that this CPU and build can run.
-        fn detect_families() -> BackendSet {
-            let mut set = BackendSet(0);
-            $(
-                $(#[$cfg])*
-                {
-                    set.0 |= <$key as $crate::backend::kernels::family::Family>::available().0;
-                }
-            )+
-            set
+/// Runs `$body` with `$k` bound to the engine's payload, of the family's
+/// concrete type: the one `match` per call that picks the family. The body
+/// is compiled once per family, so `$k`'s methods are the family's own.
+macro_rules! with_engine {
+    ($engine:expr, $k:ident => $body:expr) => {
+        match $engine {
+            $crate::backend::engine::Engine::Soft($k) => $body,
+            #[cfg(target_arch = "x86_64")]
+            $crate::backend::engine::Engine::X86($k) => $body,
+            #[cfg(target_arch = "aarch64")]
+            $crate::backend::engine::Engine::Aarch64($k) => $body,
         }
     };
 }
-pub(crate) use families;
+pub(crate) use with_engine;
+
+/// The same family with the payload `$body` made from `$k`: turns an
+/// engine of one shape into one of another.
+macro_rules! map_engine {
+    ($engine:expr, $k:ident => $body:expr) => {
+        match $engine {
+            $crate::backend::engine::Engine::Soft($k) => {
+                $crate::backend::engine::Engine::Soft($body)
+            }
+            #[cfg(target_arch = "x86_64")]
+            $crate::backend::engine::Engine::X86($k) => $crate::backend::engine::Engine::X86($body),
+            #[cfg(target_arch = "aarch64")]
+            $crate::backend::engine::Engine::Aarch64($k) => {
+                $crate::backend::engine::Engine::Aarch64($body)
+            }
+        }
+    };
+}
+
+impl Engine {
+    /// Builds the engine for `backend`: its row's family expands the key
+    /// for the row's tier. Fails unless the CPU runs it.
+    pub(crate) fn new(backend: Backend, rk: &RoundKeys) -> Result<Engine> {
+        let tier = backend.row().tier;
+        let engine = match backend.row().family {
+            FamilyId::Soft => SoftAes::with_tier(tier, rk).map(Engine::Soft),
+            #[cfg(target_arch = "x86_64")]
+            FamilyId::X86 => X86Aes::with_tier(tier, rk).map(Engine::X86),
+            #[cfg(target_arch = "aarch64")]
+            FamilyId::Aarch64 => ArmAes::with_tier(tier, rk).map(Engine::Aarch64),
+            // The families this build leaves out run nothing.
+            #[cfg(not(target_arch = "x86_64"))]
+            FamilyId::X86 => None,
+            #[cfg(not(target_arch = "aarch64"))]
+            FamilyId::Aarch64 => None,
+        };
+        engine.ok_or(Error::BackendUnavailable(backend))
+    }
+
+    /// Multi-buffer CBC encryption of messages whose keys may be on
+    /// different backends: each family's kernel gets the messages of its
+    /// own keys (see [`CbcManyKernels`]).
+    pub(crate) fn cbc_encrypt_many(lanes: &mut impl CbcLanes<Engine>) {
+        SoftAes::cbc_encrypt_many(&mut OneKind {
+            lanes: &mut *lanes,
+            pick: |e| match e {
+                Engine::Soft(k) => Some(k),
+                #[allow(unreachable_patterns)]
+                _ => None,
+            },
+        });
+        #[cfg(target_arch = "x86_64")]
+        X86Aes::cbc_encrypt_many(&mut OneKind {
+            lanes: &mut *lanes,
+            pick: |e| match e {
+                Engine::X86(k) => Some(k),
+                _ => None,
+            },
+        });
+        #[cfg(target_arch = "aarch64")]
+        ArmAes::cbc_encrypt_many(&mut OneKind {
+            lanes: &mut *lanes,
+            pick: |e| match e {
+                Engine::Aarch64(k) => Some(k),
+                _ => None,
+            },
+        });
+    }
+}
 
 impl<S: Shape> Clone for Engine<S> {
     fn clone(&self) -> Self {
@@ -174,7 +166,11 @@ pub(crate) type XtsEngine = Engine<XtsPair>;
 impl XtsEngine {
     /// Expands the data key `k1` and the tweak key `k2` for `backend`.
     pub(crate) fn pair(backend: Backend, k1: &RoundKeys, k2: &RoundKeys) -> Result<Self> {
-        Ok(map_engine!(Engine::new(backend, k1)?, data => XtsKeys::new(data, backend, k2)?))
+        let tier = backend.row().tier;
+        let unavailable = Error::BackendUnavailable(backend);
+        Ok(
+            map_engine!(Engine::new(backend, k1)?, data => XtsKeys::new(data, tier, k2).ok_or(unavailable)?),
+        )
     }
 
     /// `T = E_K2(tweak)`, in place.

@@ -46,13 +46,9 @@ mod tests {
     #[test]
     fn mode_crates_call_the_kernels_in_batches() {
         let mut checked = 0;
-        for b in [
-            Backend::Aesni,
-            Backend::Vaes256,
-            Backend::Vaes512,
-            Backend::Armv8,
-        ] {
-            if !b.is_available() {
+        // Every hardware backend counts its ECB kernels; the soft one does not.
+        for b in Backend::available().iter() {
+            if b == Backend::Soft {
                 continue;
             }
             let enc = std::format!("{}::encrypt_blocks", b.name());

@@ -27,8 +27,7 @@ use super::kernels::trace::{self, Kernel};
 use super::kernels::vector_keys::inverse_keys;
 use super::kernels::wipe;
 use super::kernels::{BlockKernels, CbcManyKernels};
-use super::{Backend, BackendSet};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::key::{Block, RoundKeys, MAX_ROUNDS};
 
 #[macro_use]
@@ -53,13 +52,18 @@ pub(crate) fn available() -> bool {
     cpu::features().crypto.is_some()
 }
 
+// One tier: the Crypto Extensions.
 impl Family for ArmAes {
-    fn new(_: Backend, rk: &RoundKeys) -> Result<Self> {
-        ArmAes::new(rk)
+    fn with_tier(tier: u8, rk: &RoundKeys) -> Option<Self> {
+        if tier == 0 {
+            ArmAes::new(rk)
+        } else {
+            None
+        }
     }
 
-    fn available() -> BackendSet {
-        BackendSet(if available() { Backend::Armv8.bit() } else { 0 })
+    fn runs(tier: u8) -> bool {
+        tier == 0 && available()
     }
 }
 
@@ -70,7 +74,10 @@ impl SivKernels for ArmAes {
     type Polyval = polyval::ArmPolyvalKey;
 
     fn message_key(&self, key: &[u8]) -> Result<Self> {
-        ArmAes::new(&RoundKeys::expand(key)?)
+        let rk = RoundKeys::expand(key)?;
+        // SAFETY: `self.crypto`, detection's token that this key was built
+        // with, proves FEAT_AES, which `expand` enables.
+        Ok(unsafe { Self::expand(self.crypto, self.sha3, &rk) })
     }
 
     fn polyval_key(&self, h: &Block, blocks: usize) -> polyval::ArmPolyvalKey {
@@ -102,12 +109,12 @@ pub(crate) struct ArmAes {
 }
 
 impl ArmAes {
-    /// Expands `rk`; fails unless the CPU has FEAT_AES and FEAT_PMULL.
-    pub(crate) fn new(rk: &RoundKeys) -> Result<Self> {
+    /// Expands `rk`; `None` unless the CPU has FEAT_AES and FEAT_PMULL.
+    pub(crate) fn new(rk: &RoundKeys) -> Option<Self> {
         let f = cpu::features();
-        let crypto = f.crypto.ok_or(Error::BackendUnavailable(Backend::Armv8))?;
+        let crypto = f.crypto?;
         // SAFETY: `crypto` proves FEAT_AES, which `expand` enables.
-        Ok(unsafe { Self::expand(crypto, f.sha3, rk) })
+        Some(unsafe { Self::expand(crypto, f.sha3, rk) })
     }
 
     #[target_feature(enable = "aes")]

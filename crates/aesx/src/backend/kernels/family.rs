@@ -8,22 +8,24 @@ use super::mac::MacKernels;
 use super::siv::SivKernels;
 use super::xts::{XtsKernels, XtsKeys};
 use super::CbcManyKernels;
-use crate::backend::{Backend, BackendSet};
-use crate::error::Result;
 use crate::key::RoundKeys;
 
-/// A backend family's key type: what `families!` needs of each entry. The
-/// kernel traits are supertraits: every mode runs on every family, and
+/// A backend family's key type: what the registry needs of each family.
+/// The kernel traits are supertraits: every mode runs on every family, and
 /// every shape can be built from any family.
+///
+/// A family serves one or more backends, its tiers, numbered by the family
+/// from 0 (slowest first); the list of backends in the registry says which
+/// backend is which tier of which family.
 pub(crate) trait Family:
     GcmKernels + XtsKernels + MacKernels + SivKernels + CbcManyKernels + Clone
 {
-    /// Expands `rk` for `backend`, one of this family's; fails unless the CPU
-    /// runs it.
-    fn new(backend: Backend, rk: &RoundKeys) -> Result<Self>;
+    /// Expands `rk` for this family's tier `tier`; `None` unless this CPU
+    /// and build run it.
+    fn with_tier(tier: u8, rk: &RoundKeys) -> Option<Self>;
 
-    /// The backends of this family that this CPU and build can run.
-    fn available() -> BackendSet;
+    /// Whether this CPU and build run the family's tier `tier`.
+    fn runs(tier: u8) -> bool;
 }
 
 /// What an engine holds for a family's key type `K`.
@@ -46,10 +48,10 @@ impl Shape for WithGhash {
 }
 
 impl<K: Family> XtsKeys<K> {
-    /// The pair of `data` and the tweak key `k2` on the same backend.
-    pub(crate) fn new(data: K, backend: Backend, k2: &RoundKeys) -> Result<Self> {
-        let tweak = K::new(backend, k2)?;
-        Ok(XtsKeys { data, tweak })
+    /// The pair of `data` and the tweak key `k2` on the same tier.
+    pub(crate) fn new(data: K, tier: u8, k2: &RoundKeys) -> Option<Self> {
+        let tweak = K::with_tier(tier, k2)?;
+        Some(XtsKeys { data, tweak })
     }
 }
 

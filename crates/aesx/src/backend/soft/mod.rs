@@ -36,19 +36,19 @@ use super::kernels::mac::MacKernels;
 use super::kernels::polyval::PolyvalKernels;
 use super::kernels::siv::SivKernels;
 use super::kernels::{BlockKernels, CbcManyKernels};
-use super::{Backend, BackendSet};
 use crate::error::Result;
 use crate::key::{Block, RoundKeys, BLOCK_LEN, MAX_ROUNDS};
 
 pub(crate) use self::bitslice::PAR;
 
+// One tier, which runs everywhere.
 impl Family for SoftAes {
-    fn new(_: Backend, rk: &RoundKeys) -> Result<Self> {
-        Ok(SoftAes::new(rk))
+    fn with_tier(tier: u8, rk: &RoundKeys) -> Option<Self> {
+        Self::runs(tier).then(|| SoftAes::new(rk))
     }
 
-    fn available() -> BackendSet {
-        BackendSet(Backend::Soft.bit())
+    fn runs(tier: u8) -> bool {
+        tier == 0
     }
 }
 

@@ -20,8 +20,7 @@ use super::kernels::siv::SivKernels;
 use super::kernels::vector_keys::inverse_keys;
 use super::kernels::wipe;
 use super::kernels::BlockKernels;
-use super::{Backend, BackendSet};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::key::{Block, RoundKeys, MAX_ROUNDS};
 
 /// Round-count dispatch for every x86 kernel file (defined before the
@@ -80,13 +79,14 @@ impl Level {
         }
     }
 
-    /// The level for `backend`, if the CPU has it.
-    pub(crate) fn detect(backend: Backend) -> Option<Level> {
+    /// The level of the family's tier `tier` (0 AES-NI, 1 VAES-256, 2
+    /// VAES-512), if the CPU has it.
+    pub(crate) fn detect(tier: u8) -> Option<Level> {
         let f = cpu::features();
-        match backend {
-            Backend::Aesni => f.aesni.map(Level::Aesni),
-            Backend::Vaes256 => f.vaes256.map(Level::Vaes256),
-            Backend::Vaes512 => f.vaes512.map(Level::Vaes512),
+        match tier {
+            0 => f.aesni.map(Level::Aesni),
+            1 => f.vaes256.map(Level::Vaes256),
+            2 => f.vaes512.map(Level::Vaes512),
             _ => None,
         }
     }
@@ -119,18 +119,12 @@ impl PolyvalKernels for polyval::X86PolyvalKey {
 }
 
 impl Family for X86Aes {
-    fn new(backend: Backend, rk: &RoundKeys) -> Result<Self> {
-        X86Aes::new(backend, rk)
+    fn with_tier(tier: u8, rk: &RoundKeys) -> Option<Self> {
+        Some(X86Aes::new(Level::detect(tier)?, rk))
     }
 
-    fn available() -> BackendSet {
-        let mut set = BackendSet(0);
-        for b in [Backend::Aesni, Backend::Vaes256, Backend::Vaes512] {
-            if Level::detect(b).is_some() {
-                set.0 |= b.bit();
-            }
-        }
-        set
+    fn runs(tier: u8) -> bool {
+        Level::detect(tier).is_some()
     }
 }
 
@@ -152,13 +146,12 @@ pub(crate) struct X86Aes {
 }
 
 impl X86Aes {
-    /// Builds the key for `backend`; fails unless the CPU has its features.
-    pub(crate) fn new(backend: Backend, rk: &RoundKeys) -> Result<Self> {
-        let level = Level::detect(backend).ok_or(Error::BackendUnavailable(backend))?;
+    /// Builds the key for `level`, whose token proves the CPU has it.
+    pub(crate) fn new(level: Level, rk: &RoundKeys) -> Self {
         let aesni = level.aesni();
         // SAFETY: `aesni`, the token every level holds, proves AES-NI and
         // SSE4.1, which `expand` enables.
-        Ok(unsafe { Self::expand(aesni, rk, level) })
+        unsafe { Self::expand(aesni, rk, level) }
     }
 
     #[target_feature(enable = "aes,sse4.1")]
