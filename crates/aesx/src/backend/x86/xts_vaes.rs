@@ -229,7 +229,11 @@ fn run<const R: usize, V: Vector, const ENC: bool>(
     // the wide tweaks costs more than it saves for a few blocks, and AMD's
     // VPMASKMOVQ store is slow. zmm has cheap byte-masked stores.
     let narrow = V::REGS < 32;
-    if narrow && n < V::BLOCKS * width::<V>() {
+    // On zmm, a call of fewer than one register of blocks (the two
+    // one-block calls of ciphertext stealing) also goes to the 128-bit
+    // kernel: broadcasting the round keys and making the first tweak
+    // registers cost more than the one masked register they would serve.
+    if (narrow && n < V::BLOCKS * width::<V>()) || n < V::BLOCKS {
         // SAFETY: the VAES tiers include AES-NI, SSE4.1 and PCLMULQDQ.
         return unsafe { xts_aesni::blocks::<ENC>(k, tweak, io) };
     }
