@@ -12,10 +12,12 @@
 //! (eight independent chains hide the VAESENC latency) while the eight
 //! registers of ciphertext of the step before (encryption: one step in
 //! flight) or of this step (decryption) are multiplied by the step's powers
-//! of H, one schoolbook product (four VPCLMULQDQ) woven after each AES
-//! round, summed unreduced per lane, folded across lanes and reduced once
-//! per step (two PCLMULQDQ). A 4-register step and a masked tail finish the
-//! message. Tails use byte-masked loads and stores (zmm: AVX-512BW masks;
+//! of H (zmm: two schoolbook products, eight VPCLMULQDQ summed by four
+//! three-input XORs, after every other AES round; ymm: one product after
+//! each round, see `Pass::encrypt_ghash`), summed unreduced
+//! per lane, reduced lane by lane (two VPCLMULQDQ on the whole register)
+//! and then summed across lanes, once per step. A 4-register step and a
+//! masked tail finish the message. Tails use byte-masked loads and stores (zmm: AVX-512BW masks;
 //! ymm: a 32-byte bounce buffer), so the one-shot path ([`gcm_oneshot`])
 //! takes partial blocks of AAD and data in registers: a masked load
 //! zero-pads exactly as GHASH pads, lanes past the end meet a zero power of
@@ -25,7 +27,10 @@
 //!
 //! Counter blocks are kept byte-reversed, which puts each lane's 32-bit
 //! big-endian counter in its lowest dword: `vpaddd` then is inc32 exactly
-//! (it wraps modulo 2^32 and never carries into the IV).
+//! (it wraps modulo 2^32 and never carries into the IV). In the main loop,
+//! when the counter's last byte does not wrap inside the step (seven steps
+//! in eight), only the first register is byte-swapped and the other seven
+//! are added in block order (`Pass::step_counters`).
 //!
 //! The round count is a const parameter (10, 12, 14, picked once per call)
 //! and the middle rounds are written out (`middle_rounds!`), each followed
@@ -42,21 +47,56 @@
 //! a temporary in registers; round keys, powers and the step's ciphertext
 //! are memory operands.
 //!
-//! Where the cycles go (this machine: AMD EPYC family 25 model 17, Zen 4;
-//! TSC about 2.6 GHz; AES and carry-less multiply on the same two 256-bit
-//! pipes, so a zmm VAESENC or VPCLMULQDQ takes a pipe pair for a cycle).
-//! AES-128 per 64 bytes: 10 AES ops plus 4 + 2/8 products, 14.25 pipe-pair
-//! cycles, about 0.22 core cycles/byte, i.e. about 16-17 GB/s at the boost
-//! clock: the port bound (an estimate from the op counts, not measured).
-//! Measured (2026-11-23, shared 2-core machine, medians of runs interleaved
-//! with the peers): zmm 11.3-12.5 GB/s at 16 KiB (about 70-75% of the
-//! bound; aws-lc-rs 10.4-11.4), 6.9-8.1 GB/s at 1500 B; ymm 9.0-9.9 GB/s
-//! at 16 KiB (ring 6.8-9.1). The rest of the gap: the byte reversals
-//! (counters and ciphertext, 16 VPSHUFB per step on the vector pipes), the
-//! serial fold-and-reduce per step, and the loads and stores. A Karatsuba
-//! form saves one product in four but costs a shuffle and an XOR per
-//! register on the same pipes; it measured no better on ymm earlier and was
-//! not tried here.
+//! Where the cycles go. The schedule is the same on every core with these
+//! instructions; nothing here looks at the vendor. What differs is which
+//! ports the instructions share, and the schedule was cut to suit both:
+//! fewer instructions of any kind besides the AES rounds.
+//!
+//! Per main step on zmm (512 bytes, AES-128; AES-256 has 112 AES ops):
+//!
+//! | instructions | count | Intel Golden Cove (SPR/EMR) | AMD Zen 4 |
+//! | --- | --- | --- | --- |
+//! | VAESENC/VAESENCLAST | 80 | port 0 only | both 256-bit pipes |
+//! | VPCLMULQDQ (products 32, reduction 2) | 34 | port 5 only | both pipes |
+//! | VPSHUFB (ciphertext 8, counters 1) | 9 | port 5 | any vector pipe |
+//! | PSHUFD, lane extracts | 4 | port 5 | any vector pipe |
+//! | XOR, VPTERNLOG, VPADDD | about 46 | port 0 or 5 | any vector pipe |
+//!
+//! Intel: port 0 takes the 80 AES ops, port 5 the 47 shuffles and
+//! products, and the 46 others fill both: about 86 cycles per 512 bytes,
+//! 0.17 core cycles per byte, 93% of the 80-cycle AES bound (ECB: one zmm
+//! VAESENC per cycle, 25.5 GB/s at about 4 GHz). Before this schedule
+//! (one product per round with two-operand XORs, three lane folds and a
+//! 128-bit reduction per step, a shuffle per counter register) the same
+//! count was about 114 non-AES instructions, about 97 cycles. Measured
+//! (2026-11-26, Intel Xeon family 6 model 167 as the VM reports it, a
+//! Sapphire/Emerald Rapids class core, 2 vCPUs shared with other builds,
+//! medians of interleaved runs): AES-128 16 KiB 18.2-19.6 GB/s encrypt
+//! and 18.1-18.5 decrypt (0.76-0.80 of the bound measured in the same run;
+//! 17.9-18.5 before), AES-256 15-16 GB/s (0.90-0.92 of its bound). The
+//! gap to the count is not explained by the model: the VM exposes no
+//! cycle counters, so neither the core clock under this mix (VPCLMULQDQ
+//! on zmm may lower it more than VAESENC alone does) nor port stalls could
+//! be measured. Tried and not faster here: prefetching the input one or
+//! two steps ahead (1 MiB), the pairs in the first four rounds instead of
+//! every other, no barrier in the rounds that carry products.
+//!
+//! AMD Zen 4 (two 256-bit pipes that each take VAESENC and VPCLMULQDQ; a
+//! zmm op holds both for a cycle): every vector instruction competes for
+//! the same two pipes, so the total matters: about 80 + 34 + 13 + 46 = 173
+//! pipe-pair cycles before, about 205 with the old schedule's XORs, folds
+//! and shuffles. Measured before (2026-11-23, Zen 4 EPYC, TSC 2.6 GHz):
+//! zmm 11.3-12.5 GB/s at 16 KiB (about 70-75% of the bound; aws-lc-rs
+//! 10.4-11.4), ymm 9.0-9.9 GB/s (ring 6.8-9.1). This schedule could not be
+//! measured on an AMD core: the machine of this change is Intel only. The
+//! cut is in instructions that Zen 4 runs on the same pipes as the AES
+//! rounds, so it is expected to help there too, not measured.
+//!
+//! ymm (vaes256): twice the instructions per byte on three 256-bit ports
+//! (Intel: VAESENC on ports 0 and 1, VPCLMULQDQ on port 5). Per 512 bytes:
+//! 160 AES, 66 products, 18 shuffles and about 90 others over three ports,
+//! about 111 cycles: 0.72 of the AES bound at best, so 0.88 is out of reach
+//! for ymm on this core whatever the schedule.
 //!
 //! Why one file of over 700 lines: the main loop, the short-message path
 //! and the one-shot path share one schedule (which registers hold counters,
@@ -433,17 +473,26 @@ impl<W: GcmVector, const NR: usize> Pass<W, NR> {
             *v = w.xor(*v, self.rk[0]);
         }
         let x0 = w.xor(x[0], w.zext(self.y));
-        // Two products after every other round: AES-128's 9 middle rounds
-        // hold the S / 2 pairs with room to spare.
+        // zmm: two products after every other round (AES-128's 9 middle
+        // rounds hold the S / 2 pairs with room to spare), summed by
+        // three-input XORs. ymm has no such XOR and only 16 registers: the
+        // eight partial products of a pair made decryption spill (14% slower
+        // at 16 KiB), so it takes one product after each round.
+        let pairs = W::REGS >= 32;
+        if !pairs {
+            acc.mul_add(w, x0, self.pw[0]);
+        }
         middle_rounds!(r < NR => {
             let k = self.rk[r];
             for v in b.iter_mut() {
                 *v = w.aesenc(*v, k);
             }
-            if r % 2 == 1 && r < S {
+            if pairs && r % 2 == 1 && r < S {
                 let j = r - 1;
                 let a0 = if j == 0 { x0 } else { x[j] };
                 acc.mul_add2(w, a0, self.pw[j], x[j + 1], self.pw[j + 1]);
+            } else if !pairs && r < S {
+                acc.mul_add(w, x[r], self.pw[r]);
             }
             acc.order_with(w, b);
         });
