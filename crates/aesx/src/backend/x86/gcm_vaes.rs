@@ -65,15 +65,17 @@
 //! Intel: port 0 takes the 80 AES ops, port 5 the 47 shuffles and
 //! products, and the 46 others fill both: about 86 cycles per 512 bytes,
 //! 0.17 core cycles per byte, 93% of the 80-cycle AES bound (ECB: one zmm
-//! VAESENC per cycle, 25.5 GB/s at about 4 GHz). Before this schedule
+//! VAESENC per cycle, 25.5 GB/s at about 4 GHz). The straightforward form
 //! (one product per round with two-operand XORs, three lane folds and a
-//! 128-bit reduction per step, a shuffle per counter register) the same
-//! count was about 114 non-AES instructions, about 97 cycles. Measured
+//! 128-bit reduction per step, a shuffle per counter register) costs about
+//! 114 non-AES instructions, about 97 cycles. Measured
 //! (2026-11-26, Intel Xeon family 6 model 167 as the VM reports it, a
 //! Sapphire/Emerald Rapids class core, 2 vCPUs shared with other builds,
-//! medians of interleaved runs): AES-128 16 KiB 18.2-19.6 GB/s encrypt
-//! and 18.1-18.5 decrypt (0.76-0.80 of the bound measured in the same run;
-//! 17.9-18.5 before), AES-256 15-16 GB/s (0.90-0.92 of its bound). The
+//! medians of runs alternating with the straightforward form): AES-128
+//! 16 KiB encrypt 18.5 GB/s (that form: 17.0; 1.12x aws-lc-rs, 0.80 of the
+//! bound measured in the same run), decrypt 18.1-19.7 (16.4-17.7; 1.04x),
+//! 1500 bytes 1.27-1.40x aws-lc-rs; AES-256 16 KiB 14.3-15.5 encrypt and
+//! 14.8-15.6 decrypt (0.84-0.87 of its bound, 1.02x). The
 //! gap to the count is not explained by the model: the VM exposes no
 //! cycle counters, so neither the core clock under this mix (VPCLMULQDQ
 //! on zmm may lower it more than VAESENC alone does) nor port stalls could
@@ -84,9 +86,9 @@
 //! AMD Zen 4 (two 256-bit pipes that each take VAESENC and VPCLMULQDQ; a
 //! zmm op holds both for a cycle): every vector instruction competes for
 //! the same two pipes, so the total matters: about 80 + 34 + 13 + 46 = 173
-//! pipe-pair cycles before, about 205 with the old schedule's XORs, folds
-//! and shuffles. Measured before (2026-11-23, Zen 4 EPYC, TSC 2.6 GHz):
-//! zmm 11.3-12.5 GB/s at 16 KiB (about 70-75% of the bound; aws-lc-rs
+//! pipe-pair cycles, against about 194 for the straightforward form.
+//! Measured with that form (2026-11-23, Zen 4 EPYC, TSC 2.6 GHz): zmm
+//! 11.3-12.5 GB/s at 16 KiB (about 70-75% of the bound; aws-lc-rs
 //! 10.4-11.4), ymm 9.0-9.9 GB/s (ring 6.8-9.1). This schedule could not be
 //! measured on an AMD core: the machine of this change is Intel only. The
 //! cut is in instructions that Zen 4 runs on the same pipes as the AES
@@ -96,7 +98,9 @@
 //! (Intel: VAESENC on ports 0 and 1, VPCLMULQDQ on port 5). Per 512 bytes:
 //! 160 AES, 66 products, 18 shuffles and about 90 others over three ports,
 //! about 111 cycles: 0.72 of the AES bound at best, so 0.88 is out of reach
-//! for ymm on this core whatever the schedule.
+//! for ymm on this core whatever the schedule. Measured (same machine and
+//! runs as above): AES-128 16 KiB 14.6 GB/s encrypt and decrypt (0.58-0.66
+//! of the bound; 1.15-1.20x ring), 1500 bytes 1.41-1.46x ring.
 //!
 //! Why one file of over 700 lines: the main loop, the short-message path
 //! and the one-shot path share one schedule (which registers hold counters,
