@@ -12,10 +12,12 @@
 //! (eight independent chains hide the VAESENC latency) while the eight
 //! registers of ciphertext of the step before (encryption: one step in
 //! flight) or of this step (decryption) are multiplied by the step's powers
-//! of H, one schoolbook product (four VPCLMULQDQ) woven after each AES
-//! round, summed unreduced per lane, folded across lanes and reduced once
-//! per step (two PCLMULQDQ). A 4-register step and a masked tail finish the
-//! message. Tails use byte-masked loads and stores (zmm: AVX-512BW masks;
+//! of H (zmm: two schoolbook products, eight VPCLMULQDQ summed by four
+//! three-input XORs, after every other AES round; ymm: one product after
+//! each round, see `Pass::encrypt_ghash`), summed unreduced
+//! per lane, reduced lane by lane (two VPCLMULQDQ on the whole register)
+//! and then summed across lanes, once per step. A 4-register step and a
+//! masked tail finish the message. Tails use byte-masked loads and stores (zmm: AVX-512BW masks;
 //! ymm: a 32-byte bounce buffer), so the one-shot path ([`gcm_oneshot`])
 //! takes partial blocks of AAD and data in registers: a masked load
 //! zero-pads exactly as GHASH pads, lanes past the end meet a zero power of
@@ -25,7 +27,10 @@
 //!
 //! Counter blocks are kept byte-reversed, which puts each lane's 32-bit
 //! big-endian counter in its lowest dword: `vpaddd` then is inc32 exactly
-//! (it wraps modulo 2^32 and never carries into the IV).
+//! (it wraps modulo 2^32 and never carries into the IV). In the main loop,
+//! when the counter's last byte does not wrap inside the step (seven steps
+//! in eight), only the first register is byte-swapped and the other seven
+//! are added in block order (`Pass::step_counters`).
 //!
 //! The round count is a const parameter (10, 12, 14, picked once per call)
 //! and the middle rounds are written out (`middle_rounds!`), each followed
@@ -42,21 +47,60 @@
 //! a temporary in registers; round keys, powers and the step's ciphertext
 //! are memory operands.
 //!
-//! Where the cycles go (this machine: AMD EPYC family 25 model 17, Zen 4;
-//! TSC about 2.6 GHz; AES and carry-less multiply on the same two 256-bit
-//! pipes, so a zmm VAESENC or VPCLMULQDQ takes a pipe pair for a cycle).
-//! AES-128 per 64 bytes: 10 AES ops plus 4 + 2/8 products, 14.25 pipe-pair
-//! cycles, about 0.22 core cycles/byte, i.e. about 16-17 GB/s at the boost
-//! clock: the port bound (an estimate from the op counts, not measured).
-//! Measured (2026-11-23, shared 2-core machine, medians of runs interleaved
-//! with the peers): zmm 11.3-12.5 GB/s at 16 KiB (about 70-75% of the
-//! bound; aws-lc-rs 10.4-11.4), 6.9-8.1 GB/s at 1500 B; ymm 9.0-9.9 GB/s
-//! at 16 KiB (ring 6.8-9.1). The rest of the gap: the byte reversals
-//! (counters and ciphertext, 16 VPSHUFB per step on the vector pipes), the
-//! serial fold-and-reduce per step, and the loads and stores. A Karatsuba
-//! form saves one product in four but costs a shuffle and an XOR per
-//! register on the same pipes; it measured no better on ymm earlier and was
-//! not tried here.
+//! Where the cycles go. The schedule is the same on every core with these
+//! instructions; nothing here looks at the vendor. What differs is which
+//! ports the instructions share, and the schedule was cut to suit both:
+//! fewer instructions of any kind besides the AES rounds.
+//!
+//! Per main step on zmm (512 bytes, AES-128; AES-256 has 112 AES ops):
+//!
+//! | instructions | count | Intel Golden Cove (SPR/EMR) | AMD Zen 4 |
+//! | --- | --- | --- | --- |
+//! | VAESENC/VAESENCLAST | 80 | port 0 only | both 256-bit pipes |
+//! | VPCLMULQDQ (products 32, reduction 2) | 34 | port 5 only | both pipes |
+//! | VPSHUFB (ciphertext 8, counters 1) | 9 | port 5 | any vector pipe |
+//! | PSHUFD, lane extracts | 4 | port 5 | any vector pipe |
+//! | XOR, VPTERNLOG, VPADDD | about 46 | port 0 or 5 | any vector pipe |
+//!
+//! Intel: port 0 takes the 80 AES ops, port 5 the 47 shuffles and
+//! products, and the 46 others fill both: about 86 cycles per 512 bytes,
+//! 0.17 core cycles per byte, 93% of the 80-cycle AES bound (ECB: one zmm
+//! VAESENC per cycle, 25.5 GB/s at about 4 GHz). The straightforward form
+//! (one product per round with two-operand XORs, three lane folds and a
+//! 128-bit reduction per step, a shuffle per counter register) costs about
+//! 114 non-AES instructions, about 97 cycles. Measured
+//! (2026-11-26, Intel Xeon family 6 model 167 as the VM reports it, a
+//! Sapphire/Emerald Rapids class core, 2 vCPUs shared with other builds,
+//! medians of runs alternating with the straightforward form): AES-128
+//! 16 KiB encrypt 18.5 GB/s (that form: 17.0; 1.12x aws-lc-rs, 0.80 of the
+//! bound measured in the same run), decrypt 18.1-19.7 (16.4-17.7; 1.04x),
+//! 1500 bytes 1.27-1.40x aws-lc-rs; AES-256 16 KiB 14.3-15.5 encrypt and
+//! 14.8-15.6 decrypt (0.84-0.87 of its bound, 1.02x). The
+//! gap to the count is not explained by the model: the VM exposes no
+//! cycle counters, so neither the core clock under this mix (VPCLMULQDQ
+//! on zmm may lower it more than VAESENC alone does) nor port stalls could
+//! be measured. Tried and not faster here: prefetching the input one or
+//! two steps ahead (1 MiB), the pairs in the first four rounds instead of
+//! every other, no barrier in the rounds that carry products.
+//!
+//! AMD Zen 4 (two 256-bit pipes that each take VAESENC and VPCLMULQDQ; a
+//! zmm op holds both for a cycle): every vector instruction competes for
+//! the same two pipes, so the total matters: about 80 + 34 + 13 + 46 = 173
+//! pipe-pair cycles, against about 194 for the straightforward form.
+//! Measured with that form (2026-11-23, Zen 4 EPYC, TSC 2.6 GHz): zmm
+//! 11.3-12.5 GB/s at 16 KiB (about 70-75% of the bound; aws-lc-rs
+//! 10.4-11.4), ymm 9.0-9.9 GB/s (ring 6.8-9.1). This schedule could not be
+//! measured on an AMD core: the machine of this change is Intel only. The
+//! cut is in instructions that Zen 4 runs on the same pipes as the AES
+//! rounds, so it is expected to help there too, not measured.
+//!
+//! ymm (vaes256): twice the instructions per byte on three 256-bit ports
+//! (Intel: VAESENC on ports 0 and 1, VPCLMULQDQ on port 5). Per 512 bytes:
+//! 160 AES, 66 products, 18 shuffles and about 90 others over three ports,
+//! about 111 cycles: 0.72 of the AES bound at best, so 0.88 is out of reach
+//! for ymm on this core whatever the schedule. Measured (same machine and
+//! runs as above): AES-128 16 KiB 14.6 GB/s encrypt and decrypt (0.58-0.66
+//! of the bound; 1.15-1.20x ring), 1500 bytes 1.41-1.46x ring.
 //!
 //! Why one file of over 700 lines: the main loop, the short-message path
 //! and the one-shot path share one schedule (which registers hold counters,
@@ -65,7 +109,7 @@
 
 use core::arch::x86_64::*;
 
-use super::ghash_clmul::{bswap_mask, Wide, X86HKey, POWERS};
+use super::ghash_clmul::{bswap_mask, poly, Wide, X86HKey, POWERS};
 use super::polyval::Acc;
 use super::vector::{byte_mask, vaes_entries, Vector};
 use super::X86Aes;
@@ -244,16 +288,39 @@ impl<W: GcmVector> Acc<W> {
         [self.lo, self.mid, self.hi] = acc;
     }
 
-    /// Sums the lanes and reduces: the new GHASH state.
+    /// Adds `a0·b0 ^ a1·b1` lane by lane: eight products and four
+    /// three-input XORs (one instruction each on AVX-512), where two
+    /// [`Acc::mul_add`] calls take six accumulating instructions.
+    #[inline(always)]
+    fn mul_add2(&mut self, w: W, a0: W::V, b0: W::V, a1: W::V, b1: W::V) {
+        self.lo = w.xor3(self.lo, w.clmul::<0x00>(a0, b0), w.clmul::<0x00>(a1, b1));
+        self.hi = w.xor3(self.hi, w.clmul::<0x11>(a0, b0), w.clmul::<0x11>(a1, b1));
+        self.mid = w.xor3(self.mid, w.clmul::<0x01>(a0, b0), w.clmul::<0x10>(a0, b0));
+        self.mid = w.xor3(self.mid, w.clmul::<0x01>(a1, b1), w.clmul::<0x10>(a1, b1));
+    }
+
+    /// Reduces every lane, then sums the lanes: the new GHASH state.
+    /// Reduction is GF(2)-linear, so reducing each lane before the sum
+    /// gives the same result as reducing the sum, and it is cheaper: the
+    /// two folds run once on whole registers (two products, two dword
+    /// shuffles and two three-input XORs, as in `Wide::reduce` but with the
+    /// middle term folded in along the way), and only one register is
+    /// summed across lanes instead of three.
     #[inline(always)]
     fn reduce(&self, w: W) -> __m128i {
-        let wide = Wide::from_parts(
-            w.xor_lanes(self.lo),
-            w.xor_lanes(self.mid),
-            w.xor_lanes(self.hi),
+        // SAFETY: every `Vector` token implies SSE2.
+        let p = w.broadcast(unsafe { poly() });
+        // lo·x^0 + mid·x^64 + hi·x^128: fold the low qword of `lo` into
+        // `mid` (times x^63 + x^62 + x^57, the low half of x^128 mod the
+        // field polynomial in this bit order), then the low qword of the
+        // result into `hi`.
+        let mid = w.xor3(
+            self.mid,
+            w.shuffle32::<0x4e>(self.lo),
+            w.clmul::<0x10>(self.lo, p),
         );
-        // SAFETY: every `Vector` token implies PCLMULQDQ and SSE2.
-        unsafe { wide.reduce() }
+        let r = w.xor3(self.hi, w.shuffle32::<0x4e>(mid), w.clmul::<0x10>(mid, p));
+        w.xor_lanes(r)
     }
 }
 
@@ -269,6 +336,14 @@ struct Pass<W: GcmVector, const NR: usize> {
     inc: W::V,
     /// Byte-reversed counters of the next register of blocks.
     c: W::V,
+    /// `c` advanced by a whole main step (S·B blocks).
+    inc_step: W::V,
+    /// B in the top byte of each lane's last dword: the step from one
+    /// register of counter blocks to the next in block byte order, valid
+    /// while the last byte does not wrap (see [`Pass::step_counters`]).
+    inc_be: W::V,
+    /// The 32-bit counter of the first block of `c` (lane 0).
+    ctr32: u32,
     /// GHASH state, byte-reversed.
     y: __m128i,
 }
@@ -300,6 +375,8 @@ impl<W: GcmVector, const NR: usize> Pass<W, NR> {
         };
         // SAFETY: SSE2 is implied by every token.
         let bs = w.broadcast(unsafe { bswap_mask() });
+        let mut c32 = [0u8; 4];
+        c32.copy_from_slice(&ctr[12..]);
         Pass {
             w,
             rk,
@@ -307,6 +384,9 @@ impl<W: GcmVector, const NR: usize> Pass<W, NR> {
             bs,
             inc: w.set_u64x2(0, W::BLOCKS as u64),
             c: w.add32(w.broadcast(c0), w.lane_index()),
+            inc_step: w.set_u64x2(0, (S * W::BLOCKS) as u64),
+            inc_be: w.set_u64x2((W::BLOCKS as u64) << 56, 0),
+            ctr32: u32::from_be_bytes(c32),
             y,
         }
     }
@@ -335,6 +415,32 @@ impl<W: GcmVector, const NR: usize> Pass<W, NR> {
             *x = w.shuffle_bytes(self.c, self.bs);
             self.c = w.add32(self.c, self.inc);
         }
+        self.ctr32 = self.ctr32.wrapping_add((R * W::BLOCKS) as u32);
+        b
+    }
+
+    /// The next `S` registers of counter blocks, as [`Pass::counters`].
+    /// When the last byte of the counter does not wrap inside the step
+    /// (seven steps in eight), only the first register is byte-swapped and
+    /// the others are added in block byte order: inc32 then touches only
+    /// that byte, which is the top byte of a little-endian dword. That
+    /// saves seven shuffles per step on the shuffle port, which the
+    /// carry-less products also need. The counter is public (it comes from
+    /// the IV), so branching on it leaks nothing.
+    #[inline(always)]
+    fn step_counters(&mut self) -> [W::V; S] {
+        let w = self.w;
+        if (self.ctr32 & 0xff) as usize + S * W::BLOCKS > 0x100 {
+            return self.counters::<S>();
+        }
+        let mut b = [w.zero(); S];
+        let mut x = w.shuffle_bytes(self.c, self.bs);
+        for v in b.iter_mut() {
+            *v = x;
+            x = w.add32(x, self.inc_be);
+        }
+        self.c = w.add32(self.c, self.inc_step);
+        self.ctr32 = self.ctr32.wrapping_add((S * W::BLOCKS) as u32);
         b
     }
 
@@ -370,14 +476,26 @@ impl<W: GcmVector, const NR: usize> Pass<W, NR> {
         for v in b.iter_mut() {
             *v = w.xor(*v, self.rk[0]);
         }
-        acc.mul_add(w, w.xor(x[0], w.zext(self.y)), self.pw[0]);
-        // AES-128 has 9 middle rounds, enough for the other S - 1 products.
+        let x0 = w.xor(x[0], w.zext(self.y));
+        // zmm: two products after every other round (AES-128's 9 middle
+        // rounds hold the S / 2 pairs with room to spare), summed by
+        // three-input XORs. ymm has no such XOR and only 16 registers: the
+        // eight partial products of a pair made decryption spill (14% slower
+        // at 16 KiB), so it takes one product after each round.
+        let pairs = W::REGS >= 32;
+        if !pairs {
+            acc.mul_add(w, x0, self.pw[0]);
+        }
         middle_rounds!(r < NR => {
             let k = self.rk[r];
             for v in b.iter_mut() {
                 *v = w.aesenc(*v, k);
             }
-            if r < S {
+            if pairs && r % 2 == 1 && r < S {
+                let j = r - 1;
+                let a0 = if j == 0 { x0 } else { x[j] };
+                acc.mul_add2(w, a0, self.pw[j], x[j + 1], self.pw[j + 1]);
+            } else if !pairs && r < S {
                 acc.mul_add(w, x[r], self.pw[r]);
             }
             acc.order_with(w, b);
@@ -486,7 +604,7 @@ impl<W: GcmVector, const NR: usize> Pass<W, NR> {
                 // Encryption hashes its own output: one step of ciphertext
                 // stays in flight so that AES and GHASH overlap.
                 let mut prev = [w.zero(); S];
-                let mut b = self.counters::<S>();
+                let mut b = self.step_counters();
                 self.encrypt(&mut b);
                 for j in 0..S {
                     let v = w.xor(b[j], w.load(src.add(W::BYTES * j)));
@@ -495,7 +613,7 @@ impl<W: GcmVector, const NR: usize> Pass<W, NR> {
                 }
                 i = step;
                 while i + step <= len {
-                    let mut b = self.counters::<S>();
+                    let mut b = self.step_counters();
                     self.encrypt_ghash(&mut b, &prev);
                     for j in 0..S {
                         let v = w.xor(b[j], w.load(src.add(i + W::BYTES * j)));
@@ -513,7 +631,7 @@ impl<W: GcmVector, const NR: usize> Pass<W, NR> {
                         ct[j] = w.load(src.add(i + W::BYTES * j));
                         x[j] = w.shuffle_bytes(ct[j], self.bs);
                     }
-                    let mut b = self.counters::<S>();
+                    let mut b = self.step_counters();
                     self.encrypt_ghash(&mut b, &x);
                     for j in 0..S {
                         w.store(dst.add(i + W::BYTES * j), w.xor(b[j], ct[j]));

@@ -37,6 +37,21 @@
 //! difference), 1.1-1.2x OpenSSL's AVX-512 XTS; ymm 13-14 GB/s, 1.4-1.6x
 //! OpenSSL restricted to AVX2 (which has no VAES XTS). Eight zmm per
 //! iteration (W = 8) and six were not faster than four.
+//!
+//! Intel Golden Cove (Sapphire/Emerald Rapids class): VAESENC zmm runs on
+//! port 0 only, VPCLMULQDQ and the byte shifts on port 5, XORs on either.
+//! Per iteration (four zmm, 16 blocks, AES-128): 40 AES ops on port 0;
+//! four tweak updates (byte shift right, byte shift left, VPCLMULQDQ, XOR:
+//! 16 ops), four input three-way XORs and four last-key XORs, 24 ops that
+//! port 5 absorbs: AES-bound, 40 cycles per 256 bytes, the ECB rate. The
+//! rest is per call: the tweak's own encryption (one serial AES, in the
+//! mode), the first tweak registers, and for a length that is not a
+//! multiple of 16 the two one-block calls of ciphertext stealing, each a
+//! serial AES; those two take the 128-bit kernel (no zmm key broadcast,
+//! no tweak registers), 8-15% faster at 1500 bytes than through zmm. Measured
+//! (2026-11-26, family 6 model 167 VM, shared, interleaved runs): XTS-128
+//! 4 KiB 21-22 GB/s, 16 KiB 22-23 GB/s (0.85-0.9 of ECB); W = 8 was
+//! 5-12% slower than four here too.
 
 use core::arch::x86_64::*;
 
@@ -229,7 +244,11 @@ fn run<const R: usize, V: Vector, const ENC: bool>(
     // the wide tweaks costs more than it saves for a few blocks, and AMD's
     // VPMASKMOVQ store is slow. zmm has cheap byte-masked stores.
     let narrow = V::REGS < 32;
-    if narrow && n < V::BLOCKS * width::<V>() {
+    // On zmm, a call of fewer than one register of blocks (the two
+    // one-block calls of ciphertext stealing) also goes to the 128-bit
+    // kernel: broadcasting the round keys and making the first tweak
+    // registers cost more than the one masked register they would serve.
+    if (narrow && n < V::BLOCKS * width::<V>()) || n < V::BLOCKS {
         // SAFETY: the VAES tiers include AES-NI, SSE4.1 and PCLMULQDQ.
         return unsafe { xts_aesni::blocks::<ENC>(k, tweak, io) };
     }
