@@ -41,10 +41,12 @@ const CPU_RUN: usize = 128;
 /// GPU runs in flight: one being read, one on the GPU, one being written.
 const GPU_SLOTS: usize = 3;
 
-/// Opens the GPU and sets up the chunk key on it: the chunk key and the
-/// base nonce (run on a thread of its own).
-pub(super) type GpuOpen =
-    Box<dyn FnOnce() -> Result<(CudaGcm, [u8; payload::NONCE_LEN]), CliError> + Send>;
+/// The chunk key on the GPU and the base nonce.
+pub(super) type GpuKey = (CudaGcm, [u8; payload::NONCE_LEN]);
+
+/// Opens the GPU and sets up the chunk key on it (run on a thread of its
+/// own).
+pub(super) type GpuOpen = Box<dyn FnOnce() -> Result<GpuKey, CliError> + Send>;
 
 /// What a file offload does and with what.
 pub(super) struct Job {
@@ -199,8 +201,8 @@ fn gpu_shape(dir: Direction, run: &Run) -> bool {
 
 /// The GPU's side of a run: opened on its own thread, then a chunk pipe.
 struct GpuSide<'g> {
-    opening: Option<std::thread::JoinHandle<Result<(CudaGcm, [u8; payload::NONCE_LEN]), CliError>>>,
-    gcm: &'g std::cell::OnceCell<(CudaGcm, [u8; payload::NONCE_LEN])>,
+    opening: Option<std::thread::JoinHandle<Result<GpuKey, CliError>>>,
+    gcm: &'g std::cell::OnceCell<GpuKey>,
     pipe: Option<ChunkPipe<'g>>,
 }
 
