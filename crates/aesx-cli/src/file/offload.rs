@@ -37,7 +37,10 @@ use crate::{backend_arg, CliError};
 const GPU_RUN: usize = 2048;
 /// Chunks per CPU worker run: small, so that the GPU never waits long for
 /// a worker's run to be written before its own.
-const CPU_RUN: usize = 128;
+const CPU_RUN: usize = 256;
+/// Runs queued per worker, so that the workers stay busy while this thread
+/// reads a GPU run or waits for one.
+const CPU_QUEUE: usize = 3;
 /// GPU runs in flight: one being read, one on the GPU, one being written.
 const GPU_SLOTS: usize = 3;
 
@@ -305,11 +308,22 @@ pub(super) fn run(
     let result = (|| -> Result<(), CliError> {
         while next_write < plan.chunks {
             gpu.poll(dir, false)?;
-            // Hand out runs while someone is free: the GPU first.
+            // Hand out runs while someone is free: the workers' queue first
+            // (handing out costs nothing, and this thread's reads for the
+            // GPU and its waits on the GPU must not leave them idle), then
+            // the GPU's free slots.
             while !plan.done() {
                 let peek = plan.clone().take(GPU_RUN);
                 let gpu_free = gpu.pipe.as_ref().is_some_and(|p| !p.is_full());
-                if gpu_free && gpu_shape(dir, &peek) {
+                if cpu_busy < job.workers * CPU_QUEUE {
+                    let run = plan.take(CPU_RUN);
+                    pb.inc(run.bytes as u64);
+                    cpu_bytes += run.bytes as u64;
+                    work_tx
+                        .send(run)
+                        .map_err(|_| CliError::failure("a CPU worker stopped"))?;
+                    cpu_busy += 1;
+                } else if gpu_free && gpu_shape(dir, &peek) {
                     let run = plan.take(GPU_RUN);
                     let base = gpu.base_nonce();
                     let pipe = gpu.pipe.as_mut().unwrap_or_else(|| unreachable!());
@@ -324,14 +338,6 @@ pub(super) fn run(
                     pipe.submit(run.bytes, &nonces)
                         .map_err(backend_arg::gpu_error)?;
                     gpu_runs.push_back(run);
-                } else if cpu_busy < job.workers {
-                    let run = plan.take(CPU_RUN);
-                    pb.inc(run.bytes as u64);
-                    cpu_bytes += run.bytes as u64;
-                    work_tx
-                        .send(run)
-                        .map_err(|_| CliError::failure("a CPU worker stopped"))?;
-                    cpu_busy += 1;
                 } else if gpu.pipe.is_some() && gpu_runs.is_empty() && cpu_busy == 0 {
                     // A malformed end with nobody else working: the CPU
                     // here says exactly what is wrong with it.
