@@ -290,11 +290,11 @@ impl ChunkPipe<'_> {
                         // Bodies out of the records: whole ones as rows of a
                         // 2-D copy, the last (possibly short) one apart.
                         let last = len - (n - 1) * RECORD - 16;
-                        copy_2d_dd(d_raw, RECORD, d_data, CHUNK, CHUNK, n - 1, cu)?;
-                        copy_2d_dd(
+                        copy_2d(d_raw, RECORD, To::Device(d_data), CHUNK, CHUNK, n - 1, cu)?;
+                        copy_2d(
                             d_raw + ((n - 1) * RECORD) as u64,
                             RECORD,
-                            d_data + ((n - 1) * CHUNK) as u64,
+                            To::Device(d_data + ((n - 1) * CHUNK) as u64),
                             CHUNK,
                             last,
                             1,
@@ -320,11 +320,19 @@ impl ChunkPipe<'_> {
                     Direction::Seal => {
                         // Ciphertext rows with a tag's room between them.
                         let last = body_len - (n - 1) * CHUNK;
-                        copy_2d_dh(d_data, CHUNK, s.h_out_ptr, RECORD, CHUNK, n - 1, cu)?;
-                        copy_2d_dh(
+                        copy_2d(
+                            d_data,
+                            CHUNK,
+                            To::Host(s.h_out_ptr),
+                            RECORD,
+                            CHUNK,
+                            n - 1,
+                            cu,
+                        )?;
+                        copy_2d(
                             d_data + ((n - 1) * CHUNK) as u64,
                             CHUNK,
-                            s.h_out_ptr.add((n - 1) * RECORD),
+                            To::Host(s.h_out_ptr.add((n - 1) * RECORD)),
                             RECORD,
                             last,
                             1,
@@ -435,16 +443,24 @@ impl Drop for ChunkPipe<'_> {
     }
 }
 
-/// A 2-D copy of `rows` rows of `width` bytes between device buffers.
+/// Where a 2-D copy writes: device memory, or page-locked host memory.
+#[derive(Clone, Copy)]
+enum To {
+    Device(u64),
+    Host(*mut u8),
+}
+
+/// A 2-D copy of `rows` rows of `width` bytes out of device memory at
+/// `src` (rows `src_pitch` apart) to `dst` (rows `dst_pitch` apart).
 ///
 /// # Safety
 ///
 /// Both sides hold the rows at their pitches, alive until `cu` is
-/// synchronised.
-unsafe fn copy_2d_dd(
+/// synchronised; host memory is page-locked.
+unsafe fn copy_2d(
     src: u64,
     src_pitch: usize,
-    dst: u64,
+    dst: To,
     dst_pitch: usize,
     width: usize,
     rows: usize,
@@ -453,52 +469,27 @@ unsafe fn copy_2d_dd(
     if rows == 0 || width == 0 {
         return Ok(());
     }
-    let c = sys::CUDA_MEMCPY2D {
+    let mut c = sys::CUDA_MEMCPY2D {
         srcMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_DEVICE,
         srcDevice: src,
         srcPitch: src_pitch,
-        dstMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_DEVICE,
-        dstDevice: dst,
         dstPitch: dst_pitch,
         WidthInBytes: width,
         Height: rows,
         ..blank_2d()
     };
+    match dst {
+        To::Device(d) => {
+            c.dstMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_DEVICE;
+            c.dstDevice = d;
+        }
+        To::Host(h) => {
+            c.dstMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_HOST;
+            c.dstHost = h.cast();
+        }
+    }
     // SAFETY: the descriptor names live buffers of the sizes it gives (this
     // function's contract).
-    unsafe { sys::cuMemcpy2DAsync_v2(&c, cu) }.result()?;
-    Ok(())
-}
-
-/// A 2-D copy of `rows` rows of `width` bytes from device to host.
-///
-/// # Safety
-///
-/// As [`copy_2d_dd`]; `dst` is page-locked host memory.
-unsafe fn copy_2d_dh(
-    src: u64,
-    src_pitch: usize,
-    dst: *mut u8,
-    dst_pitch: usize,
-    width: usize,
-    rows: usize,
-    cu: sys::CUstream,
-) -> Result<()> {
-    if rows == 0 || width == 0 {
-        return Ok(());
-    }
-    let c = sys::CUDA_MEMCPY2D {
-        srcMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_DEVICE,
-        srcDevice: src,
-        srcPitch: src_pitch,
-        dstMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_HOST,
-        dstHost: dst.cast(),
-        dstPitch: dst_pitch,
-        WidthInBytes: width,
-        Height: rows,
-        ..blank_2d()
-    };
-    // SAFETY: as above.
     unsafe { sys::cuMemcpy2DAsync_v2(&c, cu) }.result()?;
     Ok(())
 }
