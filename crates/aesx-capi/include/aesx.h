@@ -123,6 +123,15 @@
 // wrap, a multiple of 8 and at least 16 to unwrap).
 #define AESX_ERR_WRAP_LENGTH -24
 
+// No usable CUDA GPU: no NVIDIA driver (libcuda), no device with that
+// ordinal, or no NVRTC (libnvrtc) to compile the kernels.
+#define AESX_ERR_NO_DEVICE -25
+
+// A device pointer that is not 16-byte aligned, not device memory of the
+// key's GPU, or whose range runs past its allocation; or a CUDA driver
+// call that failed (the stream's work may be incomplete).
+#define AESX_ERR_DEVICE -26
+
 // Let aesx choose: the fastest backend this CPU has (the library reads no
 // environment variable; force a backend by passing its number).
 #define AESX_BACKEND_AUTO 0
@@ -170,15 +179,6 @@
 // RFC 5649 key wrap with padding (KWP): a key to wrap of 1 to 2^32 - 1
 // bytes; the wrapped key is its length rounded up to a multiple of 8, plus 8.
 #define AESX_KWP 2
-
-// No usable CUDA GPU: no NVIDIA driver (libcuda), no device with that
-// ordinal, or no NVRTC (libnvrtc) to compile the kernels.
-#define AESX_ERR_NO_DEVICE -25
-
-// A device pointer that is not 16-byte aligned, not device memory of the
-// key's GPU, or whose range runs past its allocation; or a CUDA driver
-// call that failed (the stream's work may be incomplete).
-#define AESX_ERR_DEVICE -26
 
 // A keyed AEAD of one of the AESX_AEAD_* algorithms with a fixed tag
 // length. Create with aesx_aead_new, free with aesx_aead_free.

@@ -12,17 +12,9 @@ use aesx_cuda::{CudaAes, CudaError, CudaGcm, CudaXts, Gpu};
 
 use crate::block_modes::handle;
 use crate::buffers::{array, input, write};
-use crate::status::AESX_ERR_OVERLAP;
 use crate::status::{code, guard, Status, AESX_ERR_INTERNAL, AESX_ERR_NULL_POINTER};
+use crate::status::{AESX_ERR_DEVICE, AESX_ERR_NO_DEVICE, AESX_ERR_OVERLAP};
 use crate::status::{AESX_ERR_INVALID_ARGUMENT, AESX_ERR_IV_LENGTH, AESX_ERR_KEY_LENGTH};
-
-/// No usable CUDA GPU: no NVIDIA driver (libcuda), no device with that
-/// ordinal, or no NVRTC (libnvrtc) to compile the kernels.
-pub const AESX_ERR_NO_DEVICE: c_int = -25;
-/// A device pointer that is not 16-byte aligned, not device memory of the
-/// key's GPU, or whose range runs past its allocation; or a CUDA driver
-/// call that failed (the stream's work may be incomplete).
-pub const AESX_ERR_DEVICE: c_int = -26;
 
 /// An AES key on a GPU for aesx_cuda_gcm_*, aesx_cuda_ctr,
 /// aesx_cuda_ecb_* and aesx_cuda_cbc_decrypt (opaque).

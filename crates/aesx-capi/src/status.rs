@@ -63,6 +63,13 @@ pub const AESX_ERR_INTERNAL: c_int = -23;
 /// at least 16 bytes to wrap and 24 to unwrap; KWP: 1 to 2^32 - 1 bytes to
 /// wrap, a multiple of 8 and at least 16 to unwrap).
 pub const AESX_ERR_WRAP_LENGTH: c_int = -24;
+/// No usable CUDA GPU: no NVIDIA driver (libcuda), no device with that
+/// ordinal, or no NVRTC (libnvrtc) to compile the kernels.
+pub const AESX_ERR_NO_DEVICE: c_int = -25;
+/// A device pointer that is not 16-byte aligned, not device memory of the
+/// key's GPU, or whose range runs past its allocation; or a CUDA driver
+/// call that failed (the stream's work may be incomplete).
+pub const AESX_ERR_DEVICE: c_int = -26;
 
 /// A C string literal, NUL-terminated at compile time.
 macro_rules! cstr {
@@ -160,8 +167,8 @@ pub extern "C" fn aesx_strerror(status: c_int) -> *const c_char {
         AESX_ERR_INVALID_ARGUMENT => cstr!("invalid argument"),
         AESX_ERR_INTERNAL => cstr!("internal error in aesx"),
         AESX_ERR_WRAP_LENGTH => cstr!("invalid input length for key wrap"),
-        crate::cuda::AESX_ERR_NO_DEVICE => cstr!("no usable CUDA device (driver, NVRTC)"),
-        crate::cuda::AESX_ERR_DEVICE => cstr!("bad device pointer or CUDA driver error"),
+        AESX_ERR_NO_DEVICE => cstr!("no usable CUDA device (driver, NVRTC)"),
+        AESX_ERR_DEVICE => cstr!("bad device pointer or CUDA driver error"),
         _ => cstr!("unknown aesx status code"),
     }
 }

@@ -10,39 +10,13 @@
 //! [`HostBuffer`]: then a call costs only the copies and the kernels.
 
 use std::ops::{Deref, DerefMut};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use cudarc::driver::PinnedHostSlice;
 
 use crate::device::Gpu;
 use crate::error::{CudaError, Result};
-
-/// The address ranges of the live [`HostBuffer`]s of one GPU.
-#[derive(Default)]
-pub(crate) struct LockedRanges(Mutex<Vec<(usize, usize)>>);
-
-impl LockedRanges {
-    /// Whether `len` bytes at `ptr` lie inside one live host buffer.
-    pub(crate) fn contains(&self, ptr: *const u8, len: usize) -> bool {
-        let (a, b) = (ptr as usize, ptr as usize + len);
-        self.0
-            .lock()
-            .map(|r| r.iter().any(|&(s, l)| s <= a && b <= s + l))
-            .unwrap_or(false)
-    }
-
-    fn add(&self, ptr: usize, len: usize) {
-        if let Ok(mut r) = self.0.lock() {
-            r.push((ptr, len));
-        }
-    }
-
-    fn remove(&self, ptr: usize) {
-        if let Ok(mut r) = self.0.lock() {
-            r.retain(|&(s, _)| s != ptr);
-        }
-    }
-}
+use crate::pipeline::LockedRanges;
 
 /// `len` bytes of page-locked host memory, zeroed, usable as a `[u8]`
 /// with every host-memory call of the GPU that made it (and as plain memory

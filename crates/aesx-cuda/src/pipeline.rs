@@ -16,7 +16,6 @@ use cudarc::driver::sys::CU_MEMHOSTALLOC_WRITECOMBINED;
 use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtr, PinnedHostSlice};
 
 use crate::error::{CudaError, Result};
-use crate::host_buffer::LockedRanges;
 use crate::plan::{self, Chunk};
 
 /// Slots in flight: one being filled, two on the GPU, one being emptied.
@@ -43,6 +42,34 @@ pub(crate) struct Slot {
     pub(crate) d_out: u64,
     pub(crate) d_aux: u64,
     pub(crate) capacity: usize,
+}
+
+/// The address ranges of the live [`crate::HostBuffer`]s of one GPU: the
+/// memory the host API moves without staging.
+#[derive(Default)]
+pub(crate) struct LockedRanges(Mutex<Vec<(usize, usize)>>);
+
+impl LockedRanges {
+    /// Whether `len` bytes at `ptr` lie inside one live host buffer.
+    pub(crate) fn contains(&self, ptr: *const u8, len: usize) -> bool {
+        let (a, b) = (ptr as usize, ptr as usize + len);
+        self.0
+            .lock()
+            .map(|r| r.iter().any(|&(s, l)| s <= a && b <= s + l))
+            .unwrap_or(false)
+    }
+
+    pub(crate) fn add(&self, ptr: usize, len: usize) {
+        if let Ok(mut r) = self.0.lock() {
+            r.push((ptr, len));
+        }
+    }
+
+    pub(crate) fn remove(&self, ptr: usize) {
+        if let Ok(mut r) = self.0.lock() {
+            r.retain(|&(s, _)| s != ptr);
+        }
+    }
 }
 
 struct Slots {
