@@ -321,6 +321,15 @@ fn offload_job(
     })
 }
 
+/// The error of a batch of records `ct` that did not open: the failing
+/// chunk is the one right after the verified prefix, and the message says
+/// whether the file was merely extended.
+fn open_failure(cipher: &payload::ChunkCipher, e: payload::BatchError, ct: &[u8]) -> CliError {
+    let i = e.valid / CHUNK_LEN;
+    let chunk = &ct[(i * ENC_CHUNK_LEN).min(ct.len())..((i + 1) * ENC_CHUNK_LEN).min(ct.len())];
+    payload_err(payload::explain_failure(cipher, e.error, chunk))
+}
+
 /// Runs `aesx decrypt`.
 pub fn run_decrypt(a: DecryptArgs) -> Result<ExitCode, CliError> {
     let c = &a.common;
@@ -426,17 +435,9 @@ pub fn run_decrypt(a: DecryptArgs) -> Result<ExitCode, CliError> {
         &mut out,
         &pb,
         |ct, eof, o| {
-            opener.open_batch(ct, eof, o).map_err(|e| {
-                // The failing chunk is the one right after the verified
-                // prefix; was the file merely extended?
-                let i = e.valid / CHUNK_LEN;
-                let chunk =
-                    &ct[(i * ENC_CHUNK_LEN).min(ct.len())..((i + 1) * ENC_CHUNK_LEN).min(ct.len())];
-                (
-                    e.valid,
-                    payload_err(payload::explain_failure(&cipher, e.error, chunk)),
-                )
-            })
+            opener
+                .open_batch(ct, eof, o)
+                .map_err(|e| (e.valid, open_failure(&cipher, e, ct)))
         },
     )?;
     pb.finish_and_clear();

@@ -30,7 +30,7 @@ use aesx_file::payload::{self, chunk_nonce, ChunkCipher, Opener, PayloadError, S
 
 use super::output::Output;
 use super::pipeline::pread_full;
-use super::{io_msg, payload_err};
+use super::{io_msg, open_failure, payload_err};
 use crate::{backend_arg, CliError};
 
 /// Chunks per GPU run: 32 MiB of plaintext, enough to fill the GPU.
@@ -169,14 +169,8 @@ fn cpu_run(dir: Direction, cipher: &ChunkCipher, input: &[u8], run: &Run) -> Run
             if let Err(e) =
                 Opener::at(cipher.clone(), run.first).open_batch(input, run.last, &mut out, 1)
             {
-                // The failing chunk is the one right after the verified
-                // prefix; was the file merely extended?
-                let i = e.valid / CHUNK;
-                let chunk =
-                    &input[(i * RECORD).min(input.len())..((i + 1) * RECORD).min(input.len())];
-                let err = payload::explain_failure(cipher, e.error, chunk);
                 out.truncate(e.valid);
-                return Err((out, payload_err(err)));
+                return Err((out, open_failure(cipher, e, input)));
             }
         }
     }
@@ -379,9 +373,9 @@ pub(super) fn run(
                 if done.verified == done.chunks {
                     out.write_all(done.output)?;
                 } else {
-                    // Reopen on the CPU for the exact error and prefix.
-                    let mut input = vec![0u8; run.bytes];
-                    read_exact_2(&file, &mut input, job.start + run.pos)?;
+                    // Reopen on the CPU for the exact error and prefix:
+                    // the very bytes the GPU read, not a second read.
+                    let input = done.input.to_vec();
                     return match cpu_run(dir, &job.cpu, &input, &run) {
                         Err((prefix, e)) => {
                             out.write_all(&prefix)?;
