@@ -4,7 +4,7 @@
 use super::ghash_clmul::{self, X86HKey};
 use super::vector::{vaes_entries, Vector};
 use super::{gcm_aesni, gcm_vaes, Level, X86Aes};
-use crate::backend::kernels::gcm::{oneshot_generic, word_sum, GcmKernels};
+use crate::backend::kernels::gcm::{word_sum, GcmKernels};
 use crate::backend::kernels::inout::InOut;
 use crate::key::Block;
 
@@ -66,7 +66,14 @@ impl GcmKernels for X86Aes {
             (Level::Vaes256(t), false) => unsafe {
                 gcm_vaes::gcm_oneshot_256::<false>(t, self, hk, j0, aad, io)
             },
-            (Level::Aesni(_), _) => oneshot_generic(self, hk, encrypt, j0, aad, io),
+            // SAFETY: see above.
+            (Level::Aesni(_), true) => unsafe {
+                gcm_aesni::gcm_oneshot::<true>(self, hk, j0, aad, io)
+            },
+            // SAFETY: see above.
+            (Level::Aesni(_), false) => unsafe {
+                gcm_aesni::gcm_oneshot::<false>(self, hk, j0, aad, io)
+            },
         }
     }
 

@@ -109,7 +109,7 @@
 
 use core::arch::x86_64::*;
 
-use super::ghash_clmul::{bswap_mask, poly, Wide, X86HKey, POWERS};
+use super::ghash_clmul::{bswap_mask, length_block, poly, Wide, X86HKey, POWERS};
 use super::polyval::Acc;
 use super::vector::{byte_mask, vaes_entries, Vector};
 use super::X86Aes;
@@ -799,14 +799,6 @@ unsafe fn encrypt_j0<const NR: usize>(k: &X86Aes, j0: __m128i) -> __m128i {
         }
         _mm_aesenclast_si128(e, k.enc[NR])
     }
-}
-
-/// The length block `[len(A)]_64 || [len(C)]_64` in bits, byte-reversed
-/// (the C length is the low half).
-#[inline(always)]
-fn length_block(aad: usize, data: usize) -> __m128i {
-    // SAFETY: SSE2 is baseline on x86_64.
-    unsafe { _mm_set_epi64x((aad as u64 * 8) as i64, (data as u64 * 8) as i64) }
 }
 
 /// A whole GCM message in one call: GHASH of the AAD, CTR32 from inc32(J0)

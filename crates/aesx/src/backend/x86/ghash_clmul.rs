@@ -48,6 +48,14 @@ pub(crate) fn bswap_mask() -> __m128i {
     _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
 }
 
+/// The length block `[len(A)]_64 || [len(C)]_64` in bits, byte-reversed
+/// (the C length is the low half).
+#[inline(always)]
+pub(crate) fn length_block(aad: usize, data: usize) -> __m128i {
+    // SAFETY: SSE2 is baseline on x86_64.
+    unsafe { _mm_set_epi64x((aad as u64 * 8) as i64, (data as u64 * 8) as i64) }
+}
+
 /// The reduction constant y^63 + y^62 + y^57 in the high half.
 #[inline]
 #[target_feature(enable = "sse2")]
