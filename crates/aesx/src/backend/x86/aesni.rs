@@ -197,6 +197,17 @@ unsafe fn block1<const R: usize, const DEC: bool>(keys: &[__m128i; 15], b: &mut 
 pub(super) unsafe fn cbc_decrypt(k: &X86Aes, iv: &mut Block, io: InOut<'_>) {
     trace::hit(Kernel::AesniCbcDec);
     // SAFETY: same features as this function.
+    unsafe { cbc_decrypt_small(k, iv, io) }
+}
+
+/// [`cbc_decrypt`] for the short calls of the VAES levels: no trace
+/// counter, the calling kernel has recorded itself.
+///
+/// # Safety
+/// As [`encrypt_blocks`].
+#[target_feature(enable = "aes,sse4.1")]
+pub(super) unsafe fn cbc_decrypt_small(k: &X86Aes, iv: &mut Block, io: InOut<'_>) {
+    // SAFETY: same features as this function.
     unsafe { by_rounds!(k, cbc_dec(&k.dec, iv, io)) }
 }
 
