@@ -139,8 +139,8 @@ macro_rules! features {
 
 features!("x86_64" {
     aesni: Aesni = AESNI 1,
-    /// For the soft backend's AVX2 words (std builds only).
-    #[cfg_attr(not(feature = "std"), allow(dead_code))]
+    /// For the soft backend's AVX2 words and the VEX-encoded AES-NI
+    /// kernels.
     avx2: Avx2 = AVX2 2,
     vaes256: Vaes256 = VAES256 4,
     vaes512: Vaes512 = VAES512 8,

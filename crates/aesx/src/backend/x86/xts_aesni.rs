@@ -12,7 +12,11 @@
 //!
 //! The wider kernels (VAES) call these for their tails.
 //!
-//! Registers (16 xmm, no AVX): the eight states and the round key of the
+//! Compiled twice: in legacy SSE encodings, and in VEX encodings for the
+//! CPUs with AVX (three-operand forms: the tweak XORs need no register
+//! copies), chosen per call from the detected features.
+//!
+//! Registers (16 xmm): the eight states and the round key of the
 //! moment; the eight tweaks spill to the stack and are memory operands of
 //! the first XOR and of the last-round key XOR.
 //!
@@ -30,6 +34,7 @@ use core::arch::x86_64::*;
 
 use super::aesni::aes_round;
 use super::X86Aes;
+use crate::backend::kernels::cpu;
 use crate::backend::kernels::inout::InOut;
 use crate::backend::kernels::trace::{self, Kernel};
 use crate::key::Block;
@@ -62,70 +67,87 @@ use super::vector::order_xmm as order;
 /// iteration's rounds run; the tweaks live on the stack (8 states and a round
 /// key fill the sixteen xmm registers) and are read as memory operands of
 /// the first and last XOR.
-#[target_feature(enable = "aes,sse4.1,pclmulqdq")]
-unsafe fn run<const R: usize, const ENC: bool>(k: &X86Aes, tweak: &mut Block, mut io: InOut<'_>) {
-    let n = io.blocks();
-    let (src, dst) = (io.src_ptr(), io.dst_ptr());
-    let rk = if ENC { &k.enc } else { &k.dec };
-    let first = rk[0];
-    let last = rk[R];
-    // SAFETY: `tweak` is 16 readable bytes; loadu needs no alignment.
-    let mut t = unsafe { _mm_loadu_si128(tweak.as_ptr().cast()) };
-    let mut i = 0;
-    if n >= W {
-        let mut tw = [t; W];
-        for j in 1..W {
-            tw[j] = mul_x(tw[j - 1]);
-        }
-        while i + W <= n {
-            let mut b = [_mm_setzero_si128(); W];
-            for j in 0..W {
-                // SAFETY: block i + j < n lies inside the input.
-                let p = unsafe { _mm_loadu_si128(src.add(16 * (i + j)).cast()) };
-                b[j] = _mm_xor_si128(p, _mm_xor_si128(tw[j], first));
-            }
-            // The next iteration's tweaks, one doubling after each of
-            // rounds 1..=8 (R - 1 >= 9 rounds), so the ALU work is spread
-            // between the AES rounds in program order.
-            let mut next = [_mm_setzero_si128(); W];
-            let mut cur = tw[W - 1];
-            for (r, key) in rk[1..R].iter().enumerate() {
-                for x in b.iter_mut() {
-                    *x = aes_round(!ENC, false, *x, *key);
+/// Defines the kernel under a name with the given target features: it is
+/// compiled twice, in legacy SSE encodings (`run`) and in VEX encodings
+/// (`run_vex`, for CPUs with AVX, whose token it takes: with three operands
+/// the XORs with the tweaks need no register copies, which made XTS 5-9%
+/// faster on the Xeon of the benchmarks, at 16 KiB and 1500 bytes).
+macro_rules! xts_kernel {
+    ($name:ident, $features:literal $(, $token:ident: $ty:ty)?) => {
+        #[target_feature(enable = $features)]
+        unsafe fn $name<const R: usize, const ENC: bool>(
+            $($token: $ty,)?
+            k: &X86Aes,
+            tweak: &mut Block,
+            mut io: InOut<'_>,
+        ) {
+            let n = io.blocks();
+            let (src, dst) = (io.src_ptr(), io.dst_ptr());
+            let rk = if ENC { &k.enc } else { &k.dec };
+            let first = rk[0];
+            let last = rk[R];
+            // SAFETY: `tweak` is 16 readable bytes; loadu needs no alignment.
+            let mut t = unsafe { _mm_loadu_si128(tweak.as_ptr().cast()) };
+            let mut i = 0;
+            if n >= W {
+                let mut tw = [t; W];
+                for j in 1..W {
+                    tw[j] = mul_x(tw[j - 1]);
                 }
-                order(&mut b);
-                if r < W {
-                    cur = mul_x(cur);
-                    next[r] = cur;
+                while i + W <= n {
+                    let mut b = [_mm_setzero_si128(); W];
+                    for j in 0..W {
+                        // SAFETY: block i + j < n lies inside the input.
+                        let p = unsafe { _mm_loadu_si128(src.add(16 * (i + j)).cast()) };
+                        b[j] = _mm_xor_si128(p, _mm_xor_si128(tw[j], first));
+                    }
+                    // The next iteration's tweaks, one doubling after each of
+                    // rounds 1..=8 (R - 1 >= 9 rounds), so the ALU work is spread
+                    // between the AES rounds in program order.
+                    let mut next = [_mm_setzero_si128(); W];
+                    let mut cur = tw[W - 1];
+                    for (r, key) in rk[1..R].iter().enumerate() {
+                        for x in b.iter_mut() {
+                            *x = aes_round(!ENC, false, *x, *key);
+                        }
+                        order(&mut b);
+                        if r < W {
+                            cur = mul_x(cur);
+                            next[r] = cur;
+                        }
+                    }
+                    for j in 0..W {
+                        b[j] = aes_round(!ENC, true, b[j], _mm_xor_si128(last, tw[j]));
+                        // SAFETY: block i + j < n lies inside the output; its input
+                        // was read above, so in place is fine.
+                        unsafe { _mm_storeu_si128(dst.add(16 * (i + j)).cast(), b[j]) };
+                    }
+                    tw = next;
+                    i += W;
                 }
+                t = tw[0];
             }
-            for j in 0..W {
-                b[j] = aes_round(!ENC, true, b[j], _mm_xor_si128(last, tw[j]));
-                // SAFETY: block i + j < n lies inside the output; its input
-                // was read above, so in place is fine.
-                unsafe { _mm_storeu_si128(dst.add(16 * (i + j)).cast(), b[j]) };
+            while i < n {
+                // SAFETY: block i < n lies inside both regions; read first.
+                let p = unsafe { _mm_loadu_si128(src.add(16 * i).cast()) };
+                let mut b = _mm_xor_si128(p, _mm_xor_si128(t, first));
+                for key in &rk[1..R] {
+                    b = aes_round(!ENC, false, b, *key);
+                }
+                b = aes_round(!ENC, true, b, _mm_xor_si128(last, t));
+                // SAFETY: as above.
+                unsafe { _mm_storeu_si128(dst.add(16 * i).cast(), b) };
+                t = mul_x(t);
+                i += 1;
             }
-            tw = next;
-            i += W;
+            // SAFETY: `tweak` is 16 writable bytes.
+            unsafe { _mm_storeu_si128(tweak.as_mut_ptr().cast(), t) };
         }
-        t = tw[0];
-    }
-    while i < n {
-        // SAFETY: block i < n lies inside both regions; read first.
-        let p = unsafe { _mm_loadu_si128(src.add(16 * i).cast()) };
-        let mut b = _mm_xor_si128(p, _mm_xor_si128(t, first));
-        for key in &rk[1..R] {
-            b = aes_round(!ENC, false, b, *key);
-        }
-        b = aes_round(!ENC, true, b, _mm_xor_si128(last, t));
-        // SAFETY: as above.
-        unsafe { _mm_storeu_si128(dst.add(16 * i).cast(), b) };
-        t = mul_x(t);
-        i += 1;
-    }
-    // SAFETY: `tweak` is 16 writable bytes.
-    unsafe { _mm_storeu_si128(tweak.as_mut_ptr().cast(), t) };
+    };
 }
+
+xts_kernel!(run, "aes,sse4.1,pclmulqdq");
+xts_kernel!(run_vex, "aes,sse4.1,pclmulqdq,avx", _avx: cpu::Avx2);
 
 /// XTS-encrypts (`ENC`) or -decrypts whole blocks from the encrypted tweak
 /// `tweak`, which is advanced past the last block.
@@ -149,8 +171,13 @@ pub(super) unsafe fn xts<const ENC: bool>(k: &X86Aes, tweak: &mut Block, io: InO
 /// # Safety
 /// As [`xts`].
 pub(super) unsafe fn blocks<const ENC: bool>(k: &X86Aes, tweak: &mut Block, io: InOut<'_>) {
-    // SAFETY: the caller guarantees the CPU features.
-    unsafe { by_rounds!(k, run::<ENC>(k, tweak, io)) }
+    match cpu::features().avx2 {
+        // SAFETY: the caller guarantees AES-NI, SSE4.1 and PCLMULQDQ; the
+        // token proves AVX.
+        Some(avx) => unsafe { by_rounds!(k, run_vex::<ENC>(avx, k, tweak, io)) },
+        // SAFETY: the caller guarantees the CPU features.
+        None => unsafe { by_rounds!(k, run::<ENC>(k, tweak, io)) },
+    }
 }
 
 /// Encrypts eight blocks in place with `tk`'s encryption round keys, all
