@@ -10,8 +10,9 @@
 # - aesx-file: everything, tests included;
 # - aesx-cli (with aesx-cuda): the lean build (--no-default-features) and
 #   the default one less `peers`, i.e. `plot` and `cuda`, binaries and tests.
-#   `peers` (`aesx bench`) is not checked: it pulls vendored OpenSSL,
-#   aws-lc-sys and ring, whose build scripts need the target's C toolchain.
+#   `peers` (`aesx bench`: the aesx-bench crate) is not checked: it pulls
+#   vendored OpenSSL, aws-lc-sys and ring, whose build scripts need the
+#   target's C toolchain.
 # Warnings are denied, except for wasm32 (see there).
 # Called by .ci/run; also runs on its own. About 3 minutes on a cold 2-core
 # machine whose host build is warm.

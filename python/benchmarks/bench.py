@@ -5,6 +5,12 @@
 
 Each figure is the median of several rounds; within a round aesx and pyca
 alternate, so machine noise hits both alike. Ratios are what to compare.
+
+For Python users: what the package costs through CPython (call overhead,
+buffers, the GIL released across threads, Dask) against the library they
+would otherwise import. The Rust library's own speed against OpenSSL,
+AWS-LC, ring and RustCrypto is `aesx bench`'s (docs/BENCHMARKS.md); the
+other benchmark homes are listed at the top of crates/aesx/benches/modes.rs.
 """
 
 import argparse

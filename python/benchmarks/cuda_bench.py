@@ -6,6 +6,11 @@ comparison (the same bytes copied to the host, aesx.AESGCM there, back).
 
 Each figure is the best of --rounds timed calls after one warm-up call; the
 stream is synchronised before the clock stops, so queued work is counted.
+
+For Python users with data on the GPU (CuPy, PyTorch): what `aesx.cuda`
+costs on their arrays. The kernels alone are aesx-cuda's `cuda_bench`
+example; the other benchmark homes are listed at the top of
+crates/aesx/benches/modes.rs.
 """
 
 import argparse

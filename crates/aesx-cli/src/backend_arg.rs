@@ -145,9 +145,7 @@ pub fn open_gpu() -> Result<aesx_cuda::Gpu, CliError> {
 /// One line for "the GPU cannot be used", whatever aesx-cuda said (an
 /// NVRTC log can span many lines: only its first is kept).
 pub fn gpu_unavailable(e: &aesx_cuda::CudaError) -> String {
-    let text = e.to_string();
-    let first = text.lines().next().unwrap_or("").trim();
-    format!("--backend cuda: {first}")
+    format!("--backend cuda: {}", e.first_line())
 }
 
 #[cfg(feature = "cuda")]

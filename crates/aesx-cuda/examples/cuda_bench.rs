@@ -1,5 +1,7 @@
-//! Throughput of the GPU backend next to the copy bandwidths that bound it.
-//! On a machine with an NVIDIA GPU:
+//! Throughput of the GPU backend next to the copy bandwidths that bound it,
+//! for work on the kernels and the device checks (`tools/gpu/check.sh`):
+//! the GPU alone, no peer and no CPU row (those are `aesx bench`'s). On a
+//! machine with an NVIDIA GPU:
 //!
 //! ```text
 //! cargo run --release -p aesx-cuda --example cuda_bench -- [MiB] [iterations]

@@ -1,8 +1,15 @@
-//! Measurements for `aesx bench --backend cuda` / `--gpu-table` and the
-//! `cuda_bench` example: the copy bandwidths that bound the GPU, then each
-//! mode on device-resident data and host-to-host. Every mode is checked
-//! against aesx on the CPU (first and last MiB) before it is timed, so a
-//! broken kernel yields an error, not a number.
+//! The GPU's own figures: the copy bandwidths that bound it, then each mode
+//! on device-resident data and host-to-host. Every mode is checked against
+//! aesx on the CPU (first and last MiB) before it is timed, so a broken
+//! kernel yields an error, not a number.
+//!
+//! For work on the GPU kernels and for the device checks on a GPU machine
+//! (`tools/gpu/check.sh`), through the `cuda_bench` example; `aesx bench
+//! --backend cuda` prints the same figures under its host-to-host rows.
+//! It lives here, not in aesx-bench, because it times kernels on device
+//! memory (launches, device buffers) that only this crate reaches. The
+//! other benchmark homes and who each serves: the top of
+//! `crates/aesx/benches/modes.rs`.
 
 use std::sync::Arc;
 use std::time::Instant;

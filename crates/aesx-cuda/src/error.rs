@@ -34,6 +34,15 @@ impl fmt::Display for CudaError {
     }
 }
 
+impl CudaError {
+    /// The message's first line, trimmed: an NVRTC log can span many lines,
+    /// and "this GPU cannot be used" is said in one.
+    pub fn first_line(&self) -> String {
+        let text = self.to_string();
+        text.lines().next().unwrap_or("").trim().to_string()
+    }
+}
+
 impl std::error::Error for CudaError {}
 
 impl From<aesx::Error> for CudaError {

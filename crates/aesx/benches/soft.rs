@@ -1,6 +1,12 @@
 //! The soft backend against RustCrypto's portable (fixsliced) `aes`, in one
 //! process so that both see the same machine load.
 //!
+//! For work on the soft backend. It is the one peer comparison among the
+//! library's benchmarks, because it is the one `aesx bench` cannot make:
+//! RustCrypto's portable code is chosen only when it is compiled (a cfg),
+//! and `aesx bench` is built once, with RustCrypto's fastest code. The other
+//! benchmark homes, and who each serves, are listed in `modes.rs`.
+//!
 //! RustCrypto picks its backend at compile time; build with
 //!
 //! ```text

@@ -2,6 +2,11 @@
 //! the `ctr`, `cbc`, `xts-mode` crates) against aesx's inherent API, and
 //! RustCrypto's own `aes`/`aes-gcm` on the same paths, at 16 KiB and 64 B.
 //!
+//! For work on the library's RustCrypto layer (`src/rustcrypto/`): what a
+//! caller pays for porting through the traits rather than calling aesx
+//! directly. `aesx bench` measures the inherent API only; the other
+//! benchmark homes, and who each serves, are listed in `modes.rs`.
+//!
 //! The machine this runs on is usually shared, so the summary table comes
 //! from an interleaved run: every round times each variant of a case in
 //! turn (rotating which goes first) by the CPU time of this thread, and the

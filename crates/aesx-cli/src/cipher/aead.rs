@@ -10,7 +10,7 @@
 //! opened in one call, and only then written: a decryption whose tag does
 //! not verify writes nothing at all.
 //!
-//! [`Aead`] is also what `aesx cavp` and `aesx bench` call, so the three
+//! [`Aead`] is also what `aesx cavp` calls, so the three
 //! types are driven by one code path everywhere in the CLI.
 
 use aesx::{Backend, Ccm, GcmSiv, Tag, Xaes256Gcm};

@@ -90,65 +90,6 @@ pub fn is_stdout_name(path: &Path) -> bool {
     STDOUT_NAMES.iter().any(|n| path == Path::new(n))
 }
 
-/// Checks, without creating or changing anything visible, that `path` can
-/// be written later (`aesx bench --json FILE` runs for minutes first): its
-/// directory exists and takes new files, and it is not a directory.
-pub fn check_writable(flag: &str, path: &Path) -> Result<(), CliError> {
-    let fail = |why: String| CliError::usage(format!("{flag} {}: {why}", path.display()));
-    match std::fs::metadata(path) {
-        Ok(m) if m.is_dir() => return Err(fail("is a directory".into())),
-        Ok(m) if m.is_file() => {
-            // Opening for writing without truncating changes nothing.
-            std::fs::OpenOptions::new()
-                .write(true)
-                .open(path)
-                .map_err(|e| fail(io_msg(&e)))?;
-            return Ok(());
-        }
-        Ok(_) => return Ok(()),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-        Err(e) => return Err(fail(io_msg(&e))),
-    }
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    match std::fs::metadata(dir) {
-        Ok(m) if m.is_dir() => {}
-        Ok(_) => return Err(fail(format!("{} is not a directory", dir.display()))),
-        Err(e) => return Err(fail(format!("{}: {}", dir.display(), io_msg(&e)))),
-    }
-    let cannot = |e: io::Error| {
-        fail(format!(
-            "cannot create files in {}: {}",
-            dir.display(),
-            io_msg(&e)
-        ))
-    };
-    // An unnamed file proves the directory takes new files, and vanishes.
-    #[cfg(target_os = "linux")]
-    match rustix::fs::openat(
-        rustix::fs::CWD,
-        dir,
-        rustix::fs::OFlags::TMPFILE | rustix::fs::OFlags::WRONLY | rustix::fs::OFlags::CLOEXEC,
-        rustix::fs::Mode::from_raw_mode(0o600),
-    ) {
-        Ok(_) => return Ok(()),
-        // No O_TMPFILE on this filesystem: the named probe below.
-        Err(rustix::io::Errno::OPNOTSUPP) | Err(rustix::io::Errno::ISDIR) => {}
-        Err(e) => return Err(cannot(io::Error::from(e))),
-    }
-    // A named probe, removed at once.
-    let tmp = dir.join(random_name()?);
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)
-        .map_err(cannot)?;
-    let _ = std::fs::remove_file(&tmp);
-    Ok(())
-}
-
 enum Kind {
     Stdout(io::Stdout),
     /// A device or FIFO named with `-o` (e.g. /dev/null): written in place.

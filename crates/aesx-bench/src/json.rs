@@ -5,7 +5,7 @@ use std::path::Path;
 use serde_json::{json, Value};
 
 use super::report::{Meta, Row};
-use crate::CliError;
+use crate::error::BenchError;
 
 /// The JSON value of one row.
 pub fn row_value(r: &Row) -> Value {
@@ -30,7 +30,7 @@ pub fn row_value(r: &Row) -> Value {
 }
 
 /// Writes `{"cpu", "date", "clock", "rows": [...]}` to `path`.
-pub fn write(path: &Path, meta: &Meta, rows: &[Row]) -> Result<(), CliError> {
+pub fn write(path: &Path, meta: &Meta, rows: &[Row]) -> Result<(), BenchError> {
     let doc = json!({
         "tool": "aesx bench",
         "version": env!("CARGO_PKG_VERSION"),
@@ -41,7 +41,7 @@ pub fn write(path: &Path, meta: &Meta, rows: &[Row]) -> Result<(), CliError> {
         "rows": rows.iter().map(row_value).collect::<Vec<_>>(),
     });
     let text = serde_json::to_string_pretty(&doc)
-        .map_err(|e| CliError::failure(format!("encoding JSON: {e}")))?;
+        .map_err(|e| BenchError::failure(format!("encoding JSON: {e}")))?;
     std::fs::write(path, text + "\n")
-        .map_err(|e| CliError::failure(format!("{}: {e}", path.display())))
+        .map_err(|e| BenchError::failure(format!("{}: {e}", path.display())))
 }

@@ -18,16 +18,16 @@ use super::progress::Progress;
 use super::report::{self, Row};
 use super::timing::{self, ClockInfo};
 use super::{csv, header, json, plan};
-use crate::CliError;
+use crate::error::BenchError;
 
 /// Runs the suite (or the `--rsp` case) and writes every report.
-pub(super) fn run(mut opts: Options, clock: &ClockInfo) -> Result<ExitCode, CliError> {
+pub(super) fn run(mut opts: Options, clock: &ClockInfo) -> Result<ExitCode, BenchError> {
     let grid = plan::cases(&mut opts)?;
     let measurements = plan::measurements(&opts, &grid.cases);
     let budget = plan::budget(&opts, measurements);
 
     let mut out = std::io::stdout().lock();
-    let w = |e: std::io::Error| CliError::failure(format!("writing the report: {e}"));
+    let w = |e: std::io::Error| BenchError::failure(format!("writing the report: {e}"));
     header::print(
         &mut out,
         &opts,
@@ -50,13 +50,13 @@ pub(super) fn run(mut opts: Options, clock: &ClockInfo) -> Result<ExitCode, CliE
     }
     progress.finish();
     report::add_ratios(&mut rows);
-    let bounds = Bounds::measure(&rows, opts.isa, &plan, clock).map_err(CliError::failure)?;
+    let bounds = Bounds::measure(&rows, opts.isa, &plan, clock).map_err(BenchError::failure)?;
     bounds.apply(&mut rows, opts.isa);
     report::print(&mut out, &rows, opts.mb).map_err(w)?;
     report::print_summary(&mut out, &rows).map_err(w)?;
     #[cfg(feature = "cuda")]
     if opts.impls.contains(&super::impls::Impl::Cuda) {
-        cuda_impl::print_device_figures(&mut out, 256 << 20).map_err(CliError::failure)?;
+        cuda_impl::print_device_figures(&mut out, 256 << 20).map_err(BenchError::failure)?;
     }
     writeln!(
         out,
@@ -96,15 +96,15 @@ fn run_case(
     expect: Option<&[u8]>,
     plan: &Plan,
     clock: &ClockInfo,
-) -> Result<Vec<Row>, CliError> {
+) -> Result<Vec<Row>, BenchError> {
     let impls = plan::impls_for(opts, case);
     honesty_check(&impls, case, setup, expect)?;
     let mut subjects = impls
         .iter()
         .map(|&i| Subject::new(i, case, setup, plan::threads_for(opts, case.mode)))
         .collect::<Result<Vec<_>, _>>()
-        .map_err(CliError::failure)?;
-    measure::measure(&mut subjects, plan).map_err(CliError::failure)?;
+        .map_err(BenchError::failure)?;
+    measure::measure(&mut subjects, plan).map_err(BenchError::failure)?;
     Ok(subjects
         .iter()
         .filter_map(|s| Row::from_subject(s, case, clock))

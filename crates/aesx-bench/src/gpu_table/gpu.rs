@@ -16,10 +16,10 @@ use std::path::Path;
 
 use aesx::Backend;
 use aesx_cuda::chunk_pipe::{ChunkPipe, Direction, CHUNK, RECORD};
+use aesx_cuda::{CudaError, CudaGcm};
 use aesx_file::payload::{self, chunk_nonce, Suite, NONCE_LEN, PAYLOAD_HEADER_LEN};
 
 use super::{header_into, Buf, Dir, FileKey, Side, Workload};
-use crate::file::gpu::GpuChunks;
 
 /// Chunks per pipe batch: 32 MiB of plaintext, as the CLI's offload path.
 const BATCH: usize = 2048;
@@ -31,6 +31,20 @@ pub struct Gpu(pub aesx_cuda::Gpu);
 
 fn err(e: impl std::fmt::Display) -> String {
     e.to_string()
+}
+
+/// The file's chunk key and base nonce, derived as aesx-file derives them.
+fn chunk_key(k: &FileKey) -> Result<payload::Derived, String> {
+    payload::derive(Suite::Aes256Gcm, k.key, k.salt, k.context).map_err(err)
+}
+
+/// A GPU error after the GPU was opened, worded as `--backend cuda` words
+/// one: a refused request as the library's error, the rest as a GPU failure.
+fn working(e: CudaError) -> String {
+    match e {
+        CudaError::Aes(e) => e.to_string(),
+        other => format!("GPU: {}", other.first_line()),
+    }
 }
 
 impl Side for Gpu {
@@ -185,9 +199,12 @@ impl RunChunks for Gpu {
         fill: &mut Fill<'_>,
         sink: &mut Sink<'_>,
     ) -> Result<(), String> {
-        let (gcm, base) = GpuChunks::new(&self.0, k.key, k.context, k.salt)
-            .map_err(err)?
-            .into_parts();
+        // The chunk key on the GPU, as `aesx encrypt --backend cuda` puts it.
+        let d = chunk_key(k)?;
+        let (gcm, base) = (
+            CudaGcm::new(&self.0, &d.key).map_err(working)?,
+            d.base_nonce,
+        );
         let n = chunk_count(dir, len).max(1);
         let batch = n.min(BATCH);
         // A small file needs no third slot; the pipe wants two.
@@ -354,7 +371,7 @@ pub(super) mod model {
             fill: &mut Fill<'_>,
             sink: &mut Sink<'_>,
         ) -> Result<(), String> {
-            let d = payload::derive(Suite::Aes256Gcm, k.key, k.salt, k.context).map_err(err)?;
+            let d = chunk_key(k)?;
             let mut m = Model {
                 cipher: ChunkCipher::new(&d.key, d.base_nonce, Backend::fastest()).map_err(err)?,
                 base: d.base_nonce,

@@ -6,10 +6,12 @@
 //! files add `[Keylen = ...]`-style headers and `AAD`, `CT`, `Tag`. Names are
 //! matched without regard to case, lines may end in CRLF.
 
+use std::fs::File;
+use std::io::{self, Read};
 use std::path::Path;
 
 use super::cases::{Case, Mode, Setup};
-use crate::CliError;
+use crate::error::BenchError;
 
 /// The one vector of a speed file, as a benchmark case.
 #[derive(Debug)]
@@ -41,15 +43,27 @@ impl RspVector {
     }
 }
 
+/// The most a speed file may hold (ARM's are a few KiB).
+const MAX_FILE: u64 = 64 << 20;
+
 /// Reads and checks a speed file.
-pub fn load(path: &Path) -> Result<RspVector, CliError> {
-    // Capped, as every file the CLI reads whole (`--rsp /dev/zero`).
-    let bytes = crate::file::read_capped(path, 64 << 20).map_err(|e| {
-        CliError::failure(format!("{}: {}", path.display(), crate::file::io_msg(&e)))
-    })?;
-    let text = String::from_utf8(bytes)
-        .map_err(|_| CliError::failure(format!("{}: not a text file", path.display())))?;
-    parse(&text).map_err(|m| CliError::failure(format!("{}: {m}", path.display())))
+pub fn load(path: &Path) -> Result<RspVector, BenchError> {
+    let fail = |m: String| BenchError::failure(format!("{}: {m}", path.display()));
+    // Capped, as every file aesx reads whole (`--rsp /dev/zero`).
+    let mut bytes = Vec::new();
+    let read = File::open(path)
+        .and_then(|f| match f.metadata()?.is_dir() {
+            true => Err(io::Error::other("is a directory")),
+            false => f.take(MAX_FILE + 1).read_to_end(&mut bytes),
+        })
+        .map_err(|e| fail(e.to_string()))?;
+    if read as u64 > MAX_FILE {
+        return Err(fail(format!(
+            "larger than {MAX_FILE} bytes, the most accepted"
+        )));
+    }
+    let text = String::from_utf8(bytes).map_err(|_| fail("not a text file".into()))?;
+    parse(&text).map_err(fail)
 }
 
 fn field<'a>(fields: &'a [(String, String)], name: &str) -> Option<&'a str> {

@@ -5,7 +5,7 @@ use super::cases::Case;
 use super::cases::Setup;
 use super::impls::Impl;
 use super::measure::{first_outputs, mismatch};
-use crate::CliError;
+use crate::error::BenchError;
 
 /// Every implementation's first two outputs must equal aesx-soft's (and the
 /// first one the file's expectation, when there is one); returns the
@@ -15,9 +15,9 @@ pub(super) fn honesty_check(
     case: &Case,
     setup: &Setup,
     expect: Option<&[u8]>,
-) -> Result<[Vec<u8>; 2], CliError> {
+) -> Result<[Vec<u8>; 2], BenchError> {
     let soft = Impl::Aesx(aesx::Backend::Soft);
-    let reference = first_outputs(soft, case, setup).map_err(CliError::failure)?;
+    let reference = first_outputs(soft, case, setup).map_err(BenchError::failure)?;
     let where_ = format!("{} AES-{} {} B", case.mode, case.key_bits, case.size);
     if let Some(want) = expect {
         if let Some(m) = mismatch(
@@ -25,15 +25,15 @@ pub(super) fn honesty_check(
             &reference[0],
             want,
         ) {
-            return Err(CliError::failure(format!("output check failed: {m}")));
+            return Err(BenchError::failure(format!("output check failed: {m}")));
         }
     }
     for &imp in impls.iter().filter(|&&i| i != soft) {
-        let got = first_outputs(imp, case, setup).map_err(CliError::failure)?;
+        let got = first_outputs(imp, case, setup).map_err(BenchError::failure)?;
         for (k, (g, r)) in got.iter().zip(&reference).enumerate() {
             let what = format!("{imp}, {where_}, call {}", k + 1);
             if let Some(m) = mismatch(&what, g, r) {
-                return Err(CliError::failure(format!(
+                return Err(BenchError::failure(format!(
                     "output check failed against aesx-soft: {m}"
                 )));
             }
@@ -67,8 +67,8 @@ pub(super) fn small_cases(pick: impl Fn(super::cases::Mode) -> bool) -> Vec<Case
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::cases::Mode;
-    use crate::bench::plan::setup_for;
+    use crate::cases::Mode;
+    use crate::plan::setup_for;
 
     #[test]
     fn honesty_check_catches_a_wrong_expectation() {

@@ -35,8 +35,7 @@ use aesx_file::payload::{
 };
 use plotters::prelude::*;
 
-use crate::backend_arg;
-use crate::CliError;
+use crate::error::BenchError;
 
 pub use gpu::Gpu;
 
@@ -958,7 +957,7 @@ fn plot(path: &Path, title: &str, rows: &[TableRow]) -> Result<(), String> {
 }
 
 /// Parses `--size` for the table (suffixes K, M, G, KiB, MiB, GiB).
-pub fn parse_sizes(given: &[String]) -> Result<Vec<usize>, CliError> {
+pub fn parse_sizes(given: &[String]) -> Result<Vec<usize>, BenchError> {
     if given.is_empty() {
         return Ok(DEFAULT_SIZES.to_vec());
     }
@@ -983,7 +982,7 @@ pub fn parse_sizes(given: &[String]) -> Result<Vec<usize>, CliError> {
                 .and_then(|n| n.checked_mul(mult))
                 .filter(|n| (1..=MAX_SIZE).contains(n))
                 .ok_or_else(|| {
-                    CliError::usage(format!(
+                    BenchError::usage(format!(
                         "--size {s:?}: expected 1 B to 4 GiB (suffixes K, M, G)"
                     ))
                 })
@@ -999,7 +998,7 @@ pub struct Outputs<'a> {
 }
 
 /// Runs `aesx bench --gpu-table`.
-pub fn run(sizes: &[String], outputs: Outputs<'_>) -> Result<ExitCode, CliError> {
+pub fn run(sizes: &[String], outputs: Outputs<'_>) -> Result<ExitCode, BenchError> {
     let sizes = parse_sizes(sizes)?;
     // A report that cannot be written fails now, not after the whole run.
     for (flag, p) in [
@@ -1008,12 +1007,12 @@ pub fn run(sizes: &[String], outputs: Outputs<'_>) -> Result<ExitCode, CliError>
         ("--plot", outputs.plot),
     ] {
         if let Some(p) = p {
-            crate::file::output::check_writable(flag, p)?;
+            crate::writable::check_writable(flag, p)?;
         }
     }
     // Without a GPU the CPU columns still run and say what the GPU's would
     // be measured against; stderr says why the GPU's are n/a.
-    let gpu = match backend_arg::open_gpu() {
+    let gpu = match crate::cuda_impl::gpu_or_why() {
         Ok(g) => Some(Gpu(g)),
         Err(e) => {
             eprintln!("aesx: {e}; the GPU columns read n/a");
@@ -1024,23 +1023,23 @@ pub fn run(sizes: &[String], outputs: Outputs<'_>) -> Result<ExitCode, CliError>
     let dir = tempfile::Builder::new()
         .prefix("aesx-gpu-table-")
         .tempdir()
-        .map_err(|e| CliError::failure(format!("cannot create a temporary directory: {e}")))?;
+        .map_err(|e| BenchError::failure(format!("cannot create a temporary directory: {e}")))?;
     let rows = measure(
         &cpu,
         gpu.as_ref().map(|g| g as &dyn Side),
         &sizes,
         dir.path(),
     )
-    .map_err(CliError::failure)?;
+    .map_err(BenchError::failure)?;
     let c = cpu.describe();
     let g = gpu
         .as_ref()
         .map_or_else(|| "unavailable (n/a)".to_string(), Side::describe);
     let mut out = std::io::stdout().lock();
     print(&mut out, &c, &g, &rows)
-        .map_err(|e| CliError::failure(format!("writing the report: {e}")))?;
+        .map_err(|e| BenchError::failure(format!("writing the report: {e}")))?;
     let write = |p: &PathBuf, text: String| {
-        std::fs::write(p, text).map_err(|e| CliError::failure(format!("{}: {e}", p.display())))
+        std::fs::write(p, text).map_err(|e| BenchError::failure(format!("{}: {e}", p.display())))
     };
     if let Some(p) = outputs.json {
         write(p, json_rows(&c, &g, &rows))?;
@@ -1056,7 +1055,7 @@ pub fn run(sizes: &[String], outputs: Outputs<'_>) -> Result<ExitCode, CliError>
             &format!("aesx --gpu-table: {} vs {}", short(&c), short(&g)),
             &rows,
         )
-        .map_err(|e| CliError::failure(format!("{}: {e}", p.display())))?;
+        .map_err(|e| BenchError::failure(format!("{}: {e}", p.display())))?;
     }
     Ok(ExitCode::SUCCESS)
 }

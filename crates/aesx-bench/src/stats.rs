@@ -205,7 +205,7 @@ fn beta_cf(x: f64, a: f64, b: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::cases::SplitMix;
+    use crate::cases::SplitMix;
 
     fn close(a: f64, b: f64, tol: f64) -> bool {
         (a - b).abs() <= tol

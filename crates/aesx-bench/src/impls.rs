@@ -68,9 +68,7 @@ impl Impl {
         if bare == "cuda" {
             // Opened here (kernels loaded and self-checked), so that a
             // missing driver, device or NVRTC is one line up front.
-            return crate::backend_arg::open_gpu()
-                .map(|_| Impl::Cuda)
-                .map_err(|e| e.to_string());
+            return cuda_impl::gpu_or_why().map(|_| Impl::Cuda);
         }
         let b: Backend = bare.parse().map_err(|_| {
             format!(

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use super::report::Row;
-use crate::CliError;
+use crate::error::BenchError;
 
 const HEADER: &str = "impl,peer,mode,key_bits,size,threads,iterations,calls_per_iter,\
 ns_per_call,gb_per_s,cycles_per_byte,best_gb_per_s,worst_gb_per_s,vs_best_peer,vs_soft,vs_bound";
@@ -40,7 +40,7 @@ pub fn render(rows: &[Row]) -> String {
 }
 
 /// Writes the CSV file.
-pub fn write(path: &Path, rows: &[Row]) -> Result<(), CliError> {
+pub fn write(path: &Path, rows: &[Row]) -> Result<(), BenchError> {
     std::fs::write(path, render(rows))
-        .map_err(|e| CliError::failure(format!("{}: {e}", path.display())))
+        .map_err(|e| BenchError::failure(format!("{}: {e}", path.display())))
 }

@@ -3,12 +3,14 @@
 
 use std::time::Duration;
 
+use aesx::{Backend, Ccm, Gcm, GcmSiv, Xaes256Gcm};
+
 use super::args::Options;
 use super::cases::{Case, Mode, Setup};
 use super::impls::Impl;
 use super::measure::{Plan, Subject};
 use super::rsp::{self, RspVector};
-use crate::CliError;
+use crate::error::BenchError;
 
 /// The whole suite should take about this long by default.
 const SUITE_BUDGET: Duration = Duration::from_secs(50);
@@ -58,22 +60,27 @@ pub(super) fn trim_default_sizes(opts: &mut Options) -> Option<String> {
 /// The bytes for a generated case; for gcm-dec, with the message sealed by
 /// aesx-soft (if that seal were wrong, every other library would refuse to
 /// open it and the run would stop).
-pub(super) fn setup_for(case: &Case) -> Result<Setup, CliError> {
+pub(super) fn setup_for(case: &Case) -> Result<Setup, BenchError> {
     let mut setup = Setup::generate(case);
     if case.mode.opens() {
         let mut ct = setup.input.clone();
-        let tag = match case.mode.aead_kind() {
-            Some(kind) => {
-                crate::cipher::aead::Aead::new(kind, &setup.key, 16, aesx::Backend::Soft)?
-                    .seal_detached(&setup.iv, &setup.aad, &mut ct)?
+        let (key, soft, nonce, aad) = (&setup.key, Backend::Soft, &setup.iv, &setup.aad);
+        let tag = match case.mode {
+            Mode::GcmSivDec => {
+                GcmSiv::with_backend(key, soft)?.seal_in_place_detached(nonce, aad, &mut ct)?
             }
-            None => aesx::Gcm::with_backend(&setup.key, aesx::Backend::Soft)?
-                .seal_in_place_detached(&setup.iv, &setup.aad, &mut ct)?,
+            Mode::XaesDec => {
+                Xaes256Gcm::with_backend(key, soft)?.seal_in_place_detached(nonce, aad, &mut ct)?
+            }
+            Mode::CcmDec => {
+                Ccm::with_backend(key, 16, soft)?.seal_in_place_detached(nonce, aad, &mut ct)?
+            }
+            _ => Gcm::with_backend(key, soft)?.seal_in_place_detached(nonce, aad, &mut ct)?,
         };
         let tag: [u8; 16] = tag
             .as_bytes()
             .try_into()
-            .map_err(|_| CliError::failure("GCM tag is not 16 bytes"))?;
+            .map_err(|_| BenchError::failure("GCM tag is not 16 bytes"))?;
         setup.sealed = Some((ct, tag));
     }
     Ok(setup)
@@ -98,7 +105,7 @@ pub(super) fn threads_for(opts: &Options, mode: Mode) -> usize {
 }
 
 /// The cases of the grid, in report order; an error if none is valid.
-pub(super) fn grid(opts: &Options) -> Result<Vec<Case>, CliError> {
+pub(super) fn grid(opts: &Options) -> Result<Vec<Case>, BenchError> {
     let mut cases = Vec::new();
     for &mode in &opts.modes {
         for &key_bits in &opts.key_bits {
@@ -114,7 +121,7 @@ pub(super) fn grid(opts: &Options) -> Result<Vec<Case>, CliError> {
         }
     }
     if cases.is_empty() {
-        return Err(CliError::usage(
+        return Err(BenchError::usage(
             "no case to run: the chosen modes need whole 16-byte blocks (XTS: at least 16 bytes, \
              128- or 256-bit keys)",
         ));
@@ -153,7 +160,7 @@ pub(super) struct Grid {
 
 /// The grid from the options (the default suite trimmed to its minute),
 /// or the one case of an `--rsp` file.
-pub(super) fn cases(opts: &mut Options) -> Result<Grid, CliError> {
+pub(super) fn cases(opts: &mut Options) -> Result<Grid, BenchError> {
     if let Some(path) = &opts.rsp {
         let v = rsp::load(path)?;
         let note = v.describe(path);

@@ -38,7 +38,7 @@ use std::process::Command;
 use aesx::Backend;
 
 use super::impls::Impl;
-use crate::CliError;
+use crate::error::BenchError;
 
 /// The capability variable OpenSSL and AWS-LC read.
 pub const ENV: &str = "OPENSSL_ia32cap";
@@ -86,7 +86,7 @@ impl Tier {
     }
 
     /// An unknown name is a usage error.
-    pub fn parse(s: &str) -> Result<Tier, CliError> {
+    pub fn parse(s: &str) -> Result<Tier, BenchError> {
         let t = s.trim();
         let bare = t
             .get(..5)
@@ -97,7 +97,7 @@ impl Tier {
             .find(|x| x.name().eq_ignore_ascii_case(bare))
             .ok_or_else(|| {
                 let names: Vec<&str> = Tier::ALL.into_iter().map(Tier::name).collect();
-                CliError::usage(format!(
+                BenchError::usage(format!(
                     "unknown --isa '{s}' (expected one of {})",
                     names.join(", ")
                 ))
@@ -106,7 +106,7 @@ impl Tier {
 
     /// A tier this CPU lacks is a failure (exit 1): the run cannot be done
     /// here. `has` says whether a backend is available.
-    pub fn require(self, has: impl Fn(Backend) -> bool) -> Result<(), CliError> {
+    pub fn require(self, has: impl Fn(Backend) -> bool) -> Result<(), BenchError> {
         if has(self.backend()) {
             return Ok(());
         }
@@ -116,7 +116,7 @@ impl Tier {
             .filter(|t| has(t.backend()))
             .map(Tier::name)
             .collect();
-        Err(CliError::failure(format!(
+        Err(BenchError::failure(format!(
             "--isa {}: this CPU lacks {needs} (tiers it has: {})",
             self.name(),
             if here.is_empty() {
@@ -205,14 +205,14 @@ impl Tier {
 /// tier's `OPENSSL_ia32cap`. If not, runs aesx again with the same
 /// arguments and the variable set (or removed), replacing this process on
 /// Unix; elsewhere waits for it and returns its exit status.
-pub fn ensure_environment(tier: Tier) -> Result<Option<std::process::ExitCode>, CliError> {
+pub fn ensure_environment(tier: Tier) -> Result<Option<std::process::ExitCode>, BenchError> {
     let want = tier.ia32cap();
     let have = std::env::var_os(ENV);
     if have.as_deref() == want.as_deref().map(OsStr::new) {
         return Ok(None);
     }
     if std::env::var_os(GUARD).is_some() {
-        return Err(CliError::failure(format!(
+        return Err(BenchError::failure(format!(
             "--isa {}: {ENV} is {:?} after aesx ran itself again to set it to {:?}",
             tier.name(),
             have,
@@ -220,7 +220,7 @@ pub fn ensure_environment(tier: Tier) -> Result<Option<std::process::ExitCode>, 
         )));
     }
     let exe = std::env::current_exe()
-        .map_err(|e| CliError::failure(format!("--isa: cannot find the aesx binary: {e}")))?;
+        .map_err(|e| BenchError::failure(format!("--isa: cannot find the aesx binary: {e}")))?;
     let mut cmd = Command::new(exe);
     cmd.args(std::env::args_os().skip(1))
         .env(GUARD, tier.name());
@@ -232,7 +232,7 @@ pub fn ensure_environment(tier: Tier) -> Result<Option<std::process::ExitCode>, 
     {
         use std::os::unix::process::CommandExt;
         let e = cmd.exec();
-        Err(CliError::failure(format!(
+        Err(BenchError::failure(format!(
             "--isa: running aesx again with {ENV} set: {e}"
         )))
     }
@@ -240,7 +240,7 @@ pub fn ensure_environment(tier: Tier) -> Result<Option<std::process::ExitCode>, 
     {
         let status = cmd
             .status()
-            .map_err(|e| CliError::failure(format!("--isa: running aesx again: {e}")))?;
+            .map_err(|e| BenchError::failure(format!("--isa: running aesx again: {e}")))?;
         Ok(Some(std::process::ExitCode::from(
             status.code().unwrap_or(1).clamp(0, 255) as u8,
         )))
@@ -261,7 +261,10 @@ mod tests {
             );
         }
         for bad in ["", "soft", "armv8", "avx2", "vaes", "aesx-"] {
-            assert!(matches!(Tier::parse(bad), Err(CliError::Usage(_))), "{bad}");
+            assert!(
+                matches!(Tier::parse(bad), Err(BenchError::Usage(_))),
+                "{bad}"
+            );
         }
     }
 
@@ -270,7 +273,7 @@ mod tests {
         let only_aesni = |b: Backend| b == Backend::Aesni;
         assert!(Tier::Aesni.require(only_aesni).is_ok());
         match Tier::Vaes512.require(only_aesni) {
-            Err(CliError::Failure(m)) => {
+            Err(BenchError::Failure(m)) => {
                 assert!(
                     m.contains("AVX-512") && m.contains("tiers it has: aesni"),
                     "{m}"
@@ -279,7 +282,7 @@ mod tests {
             other => panic!("{other:?}"),
         }
         match Tier::Aesni.require(|_| false) {
-            Err(CliError::Failure(m)) => assert!(m.contains("none"), "{m}"),
+            Err(BenchError::Failure(m)) => assert!(m.contains("none"), "{m}"),
             other => panic!("{other:?}"),
         }
     }

@@ -240,7 +240,7 @@ pub fn measure(subjects: &mut [Subject], plan: &Plan) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::stats::{welch, Summary};
+    use crate::stats::{welch, Summary};
 
     /// Fixed work per call: `n` dependent multiply-adds.
     struct Spin(u64);

@@ -1,10 +1,9 @@
 //! aesx itself, on a forced backend, through its public mode objects.
 
-use aesx::{Aes, Backend, Block, Cbc, Cmac, Ctr, Gcm, KeyWrap, Xts};
+use aesx::{Aes, Backend, Block, Cbc, Ccm, Cmac, Ctr, Gcm, GcmSiv, KeyWrap, Tag, Xaes256Gcm, Xts};
 
 use super::cases::{Mode, Setup};
 use super::runner::{aead_rows, calls, kw_output, opened, tagged_calls, Runner};
-use crate::cipher::aead::Aead;
 
 /// aesx has every mode in [`Mode`] with every key size the mode defines.
 pub fn supports(mode: Mode, key_bits: u32) -> bool {
@@ -22,26 +21,23 @@ fn iv_block(setup: &Setup) -> Result<Block, String> {
 /// A keyed runner for `mode` on `backend`.
 pub fn runner(backend: Backend, mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, String> {
     let e = |e: aesx::Error| e.to_string();
-    if let Some(kind) = mode.aead_kind() {
-        // GCM-SIV, XAES-256-GCM or CCM: the library's in-place calls
-        // (opening copies the message into the buffer first).
-        let aead = Aead::new(kind, &setup.key, 16, backend).map_err(e)?;
-        return aead_rows(
-            aead,
-            setup.iv.clone(),
+    Ok(match mode {
+        // GCM-SIV, XAES-256-GCM and CCM, each through its own type.
+        Mode::GcmSivEnc | Mode::GcmSivDec => one_shot_rows(
+            GcmSiv::with_backend(&setup.key, backend).map_err(e)?,
             mode,
             setup,
-            move |aead, nonce, aad, buf| {
-                let tag = aead.seal_detached(nonce, aad, buf).map_err(e)?;
-                Ok(tag.as_bytes().try_into().ok())
-            },
-            move |aead, nonce, aad, ct, tag, buf| {
-                buf.copy_from_slice(ct);
-                aead.open_detached(nonce, aad, buf, tag).map_err(e)
-            },
-        );
-    }
-    Ok(match mode {
+        )?,
+        Mode::XaesEnc | Mode::XaesDec => one_shot_rows(
+            Xaes256Gcm::with_backend(&setup.key, backend).map_err(e)?,
+            mode,
+            setup,
+        )?,
+        Mode::CcmEnc | Mode::CcmDec => one_shot_rows(
+            Ccm::with_backend(&setup.key, 16, backend).map_err(e)?,
+            mode,
+            setup,
+        )?,
         // One `encrypt_block` call per block.
         Mode::Block => calls(
             Aes::with_backend(&setup.key, backend).map_err(e)?,
@@ -122,8 +118,54 @@ pub fn runner(backend: Backend, mode: Mode, setup: &Setup) -> Result<Box<dyn Run
                 Ok(Some(kw_output(&wrapped, buf, len)?))
             },
         ),
-        _ => return Err(format!("aesx: no {mode} runner")),
     })
+}
+
+/// What the library's one-shot AEADs (GCM-SIV, XAES-256-GCM, CCM) have
+/// alike: the library keeps their in-place calls the same, so one generic
+/// row measures each through its own type.
+trait OneShot: Send + 'static {
+    fn seal(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> aesx::Result<Tag>;
+    fn open(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8], tag: &[u8]) -> aesx::Result<()>;
+}
+
+macro_rules! one_shot {
+    ($($t:ty),+) => {$(
+        impl OneShot for $t {
+            fn seal(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> aesx::Result<Tag> {
+                self.seal_in_place_detached(nonce, aad, buf)
+            }
+            fn open(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8], tag: &[u8]) -> aesx::Result<()> {
+                self.open_in_place_detached(nonce, aad, buf, tag)
+            }
+        }
+    )+};
+}
+
+one_shot!(GcmSiv, Xaes256Gcm, Ccm);
+
+/// A one-shot AEAD's rows: the library's in-place calls (opening copies
+/// the message into the buffer first).
+fn one_shot_rows<A: OneShot>(
+    aead: A,
+    mode: Mode,
+    setup: &Setup,
+) -> Result<Box<dyn Runner>, String> {
+    let e = |e: aesx::Error| e.to_string();
+    aead_rows(
+        aead,
+        setup.iv.clone(),
+        mode,
+        setup,
+        move |aead, nonce, aad, buf| {
+            let tag = aead.seal(nonce, aad, buf).map_err(e)?;
+            Ok(tag.as_bytes().try_into().ok())
+        },
+        move |aead, nonce, aad, ct, tag, buf| {
+            buf.copy_from_slice(ct);
+            aead.open(nonce, aad, buf, tag).map_err(e)
+        },
+    )
 }
 
 /// One GCM message per call, sealed in place under the next nonce.

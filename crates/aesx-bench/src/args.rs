@@ -7,7 +7,7 @@ use std::time::Duration;
 use super::cases::{Mode, DEFAULT_KEY_BITS, DEFAULT_SIZES, MODES};
 use super::impls::Impl;
 use super::isa;
-use crate::CliError;
+use crate::error::BenchError;
 
 /// Arguments of `aesx bench` (boxed: they are many, and the subcommand enum
 /// should not grow to their size).
@@ -124,7 +124,7 @@ const MAX_SIZE: usize = 256 << 20;
 
 impl Options {
     /// Checks the options; every mistake is a usage error (exit 2).
-    pub(super) fn parse(a: BenchArgs) -> Result<Options, CliError> {
+    pub(super) fn parse(a: BenchArgs) -> Result<Options, BenchError> {
         let default_grid = a.modes.is_empty()
             && a.sizes.is_empty()
             && a.key_bits.is_empty()
@@ -166,18 +166,18 @@ impl Options {
         let compare = match a.compare.as_slice() {
             [] => None,
             [x, y] => Some((
-                Impl::parse(x).map_err(CliError::usage)?,
-                Impl::parse(y).map_err(CliError::usage)?,
+                Impl::parse(x).map_err(BenchError::usage)?,
+                Impl::parse(y).map_err(BenchError::usage)?,
             )),
-            _ => return Err(CliError::usage("--compare takes two implementations")),
+            _ => return Err(BenchError::usage("--compare takes two implementations")),
         };
         if a.plot.is_some() && cfg!(not(feature = "plot")) {
-            return Err(CliError::usage(
+            return Err(BenchError::usage(
                 "--plot needs the `plot` feature, which this build left out",
             ));
         }
         if compare.is_some() && a.rsp.is_some() {
-            return Err(CliError::usage("--compare and --rsp do not go together"));
+            return Err(BenchError::usage("--compare and --rsp do not go together"));
         }
         if a.rsp.is_some()
             && !(a.modes.is_empty()
@@ -185,7 +185,7 @@ impl Options {
                 && a.key_bits.is_empty()
                 && a.blocks.is_none())
         {
-            return Err(CliError::usage(
+            return Err(BenchError::usage(
                 "--rsp takes mode, key and size from the file: drop --mode, --key-bits, --size, --blocks",
             ));
         }
@@ -219,11 +219,11 @@ impl Options {
 }
 
 /// `--mode`, each mode once, in the order given.
-fn parse_modes(names: &[String]) -> Result<Vec<Mode>, CliError> {
+fn parse_modes(names: &[String]) -> Result<Vec<Mode>, BenchError> {
     let mut modes = Vec::new();
     for s in names {
         let m = Mode::parse(s).ok_or_else(|| {
-            CliError::usage(format!(
+            BenchError::usage(format!(
                 "unknown mode '{s}' (expected one of {})",
                 Mode::all_names()
             ))
@@ -236,14 +236,14 @@ fn parse_modes(names: &[String]) -> Result<Vec<Mode>, CliError> {
 }
 
 /// `--key-bits`, each size once.
-fn parse_key_bits(values: &[String]) -> Result<Vec<u32>, CliError> {
+fn parse_key_bits(values: &[String]) -> Result<Vec<u32>, BenchError> {
     let mut key_bits = Vec::new();
     for s in values {
         match s.trim().parse::<u32>() {
             Ok(b @ (128 | 192 | 256)) if !key_bits.contains(&b) => key_bits.push(b),
             Ok(128 | 192 | 256) => {}
             _ => {
-                return Err(CliError::usage(format!(
+                return Err(BenchError::usage(format!(
                     "bad --key-bits '{s}' (expected 128, 192 or 256)"
                 )))
             }
@@ -253,11 +253,11 @@ fn parse_key_bits(values: &[String]) -> Result<Vec<u32>, CliError> {
 }
 
 /// `--size` (each once) or `--blocks`, in bytes.
-fn parse_sizes(values: &[String], blocks: Option<&str>) -> Result<Vec<usize>, CliError> {
+fn parse_sizes(values: &[String], blocks: Option<&str>) -> Result<Vec<usize>, BenchError> {
     let mut sizes = Vec::new();
     for s in values {
         let n = parse_size(s).ok_or_else(|| {
-            CliError::usage(format!(
+            BenchError::usage(format!(
                 "bad --size '{s}' (expected 1 to 256M bytes, e.g. 1500, 16K, 1M)"
             ))
         })?;
@@ -267,7 +267,7 @@ fn parse_sizes(values: &[String], blocks: Option<&str>) -> Result<Vec<usize>, Cl
     }
     if let Some(b) = blocks {
         if !sizes.is_empty() {
-            return Err(CliError::usage(
+            return Err(BenchError::usage(
                 "--blocks and --size are two ways to say the same thing: pick one",
             ));
         }
@@ -278,20 +278,20 @@ fn parse_sizes(values: &[String], blocks: Option<&str>) -> Result<Vec<usize>, Cl
 }
 
 /// `--time`, in seconds.
-fn parse_time(s: &str) -> Result<Duration, CliError> {
+fn parse_time(s: &str) -> Result<Duration, BenchError> {
     match s.trim().parse::<f64>() {
         Ok(t) if t > 0.0 && t <= 3600.0 => Ok(Duration::from_secs_f64(t)),
-        _ => Err(CliError::usage(format!(
+        _ => Err(BenchError::usage(format!(
             "bad --time '{s}' (expected seconds, 0 < t <= 3600)"
         ))),
     }
 }
 
 /// `--confidence`, a percentage, as a fraction.
-fn parse_confidence(s: &str) -> Result<f64, CliError> {
+fn parse_confidence(s: &str) -> Result<f64, BenchError> {
     match s.trim().trim_end_matches('%').parse::<f64>() {
         Ok(c) if (50.0..100.0).contains(&c) => Ok(c / 100.0),
-        _ => Err(CliError::usage(format!(
+        _ => Err(BenchError::usage(format!(
             "bad --confidence '{s}' (expected a percentage from 50 to 99.99)"
         ))),
     }
@@ -304,9 +304,9 @@ fn parse_impls(
     backends: &[String],
     no_peers: bool,
     isa: Option<isa::Tier>,
-) -> Result<Vec<Impl>, CliError> {
+) -> Result<Vec<Impl>, BenchError> {
     if isa.is_some() && !backends.is_empty() {
-        return Err(CliError::usage(
+        return Err(BenchError::usage(
             "--isa runs the tier's own aesx backend: drop --backend",
         ));
     }
@@ -317,9 +317,9 @@ fn parse_impls(
         impls.extend(Impl::all_available().into_iter().filter(|i| !i.is_peer()));
     } else {
         for s in backends {
-            let i = Impl::parse(s).map_err(CliError::usage)?;
+            let i = Impl::parse(s).map_err(BenchError::usage)?;
             if i.is_peer() {
-                return Err(CliError::usage(format!(
+                return Err(BenchError::usage(format!(
                     "--backend takes aesx backends; {i} is a peer (see --no-peers)"
                 )));
             }
@@ -357,10 +357,10 @@ fn parse_size(s: &str) -> Option<usize> {
 }
 
 /// A positive integer up to `max`.
-fn parse_count(s: &str, what: &str, max: u64) -> Result<u64, CliError> {
+fn parse_count(s: &str, what: &str, max: u64) -> Result<u64, BenchError> {
     match s.trim().parse::<u64>() {
         Ok(n) if n >= 1 && n <= max => Ok(n),
-        _ => Err(CliError::usage(format!(
+        _ => Err(BenchError::usage(format!(
             "bad {what} '{s}' (expected an integer from 1 to {max})"
         ))),
     }

@@ -5,7 +5,7 @@
 
 use std::sync::OnceLock;
 
-use aesx_cuda::{CtrStream, CudaAes, CudaGcm, CudaXts, Gpu};
+use aesx_cuda::{CtrStream, CudaAes, CudaError, CudaGcm, CudaXts, Gpu};
 
 use super::cases::{Mode, Setup};
 use super::runner::Runner;
@@ -16,12 +16,18 @@ pub fn available() -> bool {
     *FOUND.get_or_init(|| matches!(aesx_cuda::device_count(), Ok(n) if n > 0))
 }
 
-/// GPU 0, opened once (kernels compiled or taken from the cache, and
-/// self-checked by aesx-cuda against the CPU).
-fn gpu() -> Result<Gpu, String> {
-    static GPU: OnceLock<Result<Gpu, String>> = OnceLock::new();
-    GPU.get_or_init(|| Gpu::new(0).map_err(|e| format!("aesx-cuda: {e}")))
-        .clone()
+/// GPU 0, opened once per process (kernels compiled or taken from the
+/// cache, and self-checked by aesx-cuda against the CPU), for
+/// `--backend cuda`, the rows and `--gpu-table` alike.
+fn gpu() -> Result<Gpu, CudaError> {
+    static GPU: OnceLock<Result<Gpu, CudaError>> = OnceLock::new();
+    GPU.get_or_init(|| Gpu::new(0)).clone()
+}
+
+/// GPU 0, or why not in one line, as `--backend cuda` says it (an NVRTC log
+/// can span many lines: only its first is kept).
+pub fn gpu_or_why() -> Result<Gpu, String> {
+    gpu().map_err(|e| format!("--backend cuda: {}", e.first_line()))
 }
 
 /// The modes the GPU crate has for host memory (CBC encryption is serial:
@@ -44,7 +50,7 @@ pub fn runner(mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, String> {
     match mode {
         Mode::XtsEnc | Mode::XtsDec => {
             return Ok(Box::new(CudaXtsRunner {
-                xts: CudaXts::new(&gpu()?, &setup.key).map_err(err)?,
+                xts: CudaXts::new(&gpu().map_err(err)?, &setup.key).map_err(err)?,
                 tweak: block("tweak")?,
                 decrypt: mode == Mode::XtsDec,
             }))
@@ -61,7 +67,7 @@ pub fn runner(mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, String> {
                 _ => None,
             };
             return Ok(Box::new(CudaGcmRow {
-                gcm: CudaGcm::new(&gpu()?, &setup.key).map_err(err)?,
+                gcm: CudaGcm::new(&gpu().map_err(err)?, &setup.key).map_err(err)?,
                 nonce: setup.iv.clone(),
                 aad: setup.aad.clone(),
                 sealed,
@@ -70,7 +76,7 @@ pub fn runner(mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, String> {
         }
         _ => {}
     }
-    let aes = CudaAes::new(&gpu()?, &setup.key).map_err(|e| format!("aesx-cuda: {e}"))?;
+    let aes = CudaAes::new(&gpu().map_err(err)?, &setup.key).map_err(err)?;
     Ok(match mode {
         Mode::Ecb => Box::new(CudaEcb(aes)),
         Mode::CbcDec => Box::new(CudaCbcDec {
@@ -85,7 +91,7 @@ pub fn runner(mode: Mode, setup: &Setup) -> Result<Box<dyn Runner>, String> {
     })
 }
 
-fn err(e: aesx_cuda::CudaError) -> String {
+fn err(e: CudaError) -> String {
     format!("aesx-cuda: {e}")
 }
 
@@ -197,7 +203,7 @@ impl Runner for CudaGcmRow {
 /// of the same run (aesx_cuda::bench, each mode checked against aesx
 /// first). `bytes` per measurement.
 pub fn print_device_figures(out: &mut impl std::io::Write, bytes: usize) -> Result<(), String> {
-    let g = gpu()?;
+    let g = gpu().map_err(err)?;
     let w = |e: std::io::Error| format!("writing the report: {e}");
     writeln!(
         out,
