@@ -8,16 +8,30 @@ use aesx::Backend;
 
 use crate::CliError;
 
+/// The names besides the CPU backends that every subcommand choosing a
+/// backend recognises (a subcommand without a GPU path refuses it with its
+/// own message).
+pub const GPU_NAMES: &[&str] = &["cuda"];
+
+/// [`GPU_NAMES`] and the CPU workers beside the GPU: what `encrypt` and
+/// `decrypt` take.
+pub const FILE_NAMES: &[&str] = &["cuda", "cpu+cuda"];
+
 /// Parses a backend name and checks that this machine can run it. `source`
-/// names where it came from (`--backend`, `AESX_BACKEND`) for the message.
-pub fn parse_backend(name: &str, source: &str) -> Result<Backend, CliError> {
+/// names where it came from (`--backend`, `AESX_BACKEND`) for the message;
+/// `also` are the other names the subcommand takes, listed in it too.
+pub fn parse_backend(name: &str, source: &str, also: &[&str]) -> Result<Backend, CliError> {
     if cfg!(not(feature = "cuda")) && is_cuda_name(name) {
         return Err(no_cuda(source));
     }
     let b: Backend = name.trim().parse().map_err(|_| {
         CliError::usage(format!(
             "{source}: unknown backend {name:?} (expected one of {})",
-            all_names()
+            [all_names()]
+                .into_iter()
+                .chain(also.iter().map(|s| s.to_string()))
+                .collect::<Vec<_>>()
+                .join(", ")
         ))
     })?;
     b.require().map_err(|_| {
@@ -28,13 +42,14 @@ pub fn parse_backend(name: &str, source: &str) -> Result<Backend, CliError> {
     })
 }
 
-/// The backend forced by `--backend` or `AESX_BACKEND`, if either is set.
-pub fn forced(arg: Option<&str>) -> Result<Option<Backend>, CliError> {
+/// The backend forced by `--backend` or `AESX_BACKEND`, if either is set
+/// (`also` as in [`parse_backend`]).
+pub fn forced(arg: Option<&str>, also: &[&str]) -> Result<Option<Backend>, CliError> {
     if let Some(name) = arg {
-        return parse_backend(name, "--backend").map(Some);
+        return parse_backend(name, "--backend", also).map(Some);
     }
     match std::env::var("AESX_BACKEND") {
-        Ok(v) if !v.trim().is_empty() => parse_backend(&v, "AESX_BACKEND").map(Some),
+        Ok(v) if !v.trim().is_empty() => parse_backend(&v, "AESX_BACKEND", also).map(Some),
         Ok(_) | Err(std::env::VarError::NotPresent) => Ok(None),
         Err(std::env::VarError::NotUnicode(_)) => {
             Err(CliError::usage("AESX_BACKEND: not valid UTF-8"))
@@ -44,15 +59,15 @@ pub fn forced(arg: Option<&str>) -> Result<Option<Backend>, CliError> {
 
 /// The backends to validate on: the forced one, or every available one.
 pub fn selected_all(arg: Option<&str>) -> Result<Vec<Backend>, CliError> {
-    Ok(match forced(arg)? {
+    Ok(match forced(arg, GPU_NAMES)? {
         Some(b) => vec![b],
         None => Backend::available().iter().collect(),
     })
 }
 
 /// The one backend to run on: the forced one, or the fastest.
-pub fn selected_one(arg: Option<&str>) -> Result<Backend, CliError> {
-    Ok(forced(arg)?.unwrap_or_else(Backend::fastest))
+pub fn selected_one(arg: Option<&str>, also: &[&str]) -> Result<Backend, CliError> {
+    Ok(forced(arg, also)?.unwrap_or_else(Backend::fastest))
 }
 
 /// Every backend name aesx knows, for messages.
@@ -116,8 +131,9 @@ pub fn is_cuda_name(name: &str) -> bool {
 }
 
 /// `--backend`, else `AESX_BACKEND`, else the fastest CPU backend, where
-/// `cuda` is accepted too.
-pub fn choose(arg: Option<&str>) -> Result<Choice, CliError> {
+/// `cuda` is accepted too (`also`: the names an unknown one is told of
+/// besides the CPU backends, [`GPU_NAMES`] or [`FILE_NAMES`]).
+pub fn choose(arg: Option<&str>, also: &[&str]) -> Result<Choice, CliError> {
     #[cfg(feature = "cuda")]
     {
         let env = std::env::var("AESX_BACKEND").ok();
@@ -126,7 +142,7 @@ pub fn choose(arg: Option<&str>) -> Result<Choice, CliError> {
             return Ok(Choice::Cuda);
         }
     }
-    selected_one(arg).map(Choice::Cpu)
+    selected_one(arg, also).map(Choice::Cpu)
 }
 
 #[cfg(feature = "cuda")]

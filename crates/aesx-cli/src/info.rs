@@ -41,7 +41,7 @@ pub fn run(_args: Args) -> Result<ExitCode, CliError> {
     let fastest = Backend::fastest();
     // The library reads no environment variable: the CLI's own parser does,
     // as every other subcommand uses it.
-    match crate::backend_arg::forced(None) {
+    match crate::backend_arg::forced(None, &[]) {
         Ok(Some(b)) => {
             outln!("default:   {b} (forced by AESX_BACKEND; fastest here is {fastest})");
             Ok(ExitCode::SUCCESS)

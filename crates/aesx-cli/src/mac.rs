@@ -51,7 +51,7 @@ pub enum MacMode {
 
 /// Runs `aesx mac`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    let choice = backend_arg::choose(args.backend.as_deref())?;
+    let choice = backend_arg::choose(args.backend.as_deref(), backend_arg::GPU_NAMES)?;
     #[cfg(feature = "cuda")]
     if choice == backend_arg::Choice::Cuda {
         return Err(backend_arg::cpu_only("cmac"));

@@ -217,7 +217,7 @@ fn cipher_bad_arguments() {
         (
             enc_args("ecb", &["--backend", "turbo"]),
             2,
-            "unknown backend",
+            "unknown backend \"turbo\" (expected one of soft, aesni, vaes256, vaes512, armv8, cuda)",
         ),
         (
             enc_args("ecb", &["-i", "/nonexistent/input.bin"]),

@@ -488,6 +488,29 @@ fn refusals() {
     let o = aesx(p, &["encrypt", "-k", "key", "nope"], b"");
     assert_eq!(o.code, 1);
     assert!(o.stderr.contains("cannot open nope"), "{}", o.stderr);
+    // An unknown backend: the message names every one the file commands
+    // take, the GPU ones included, and nothing is written.
+    let o = aesx(
+        p,
+        &[
+            "encrypt",
+            "-k",
+            "key",
+            "--backend",
+            "turbo",
+            "-o",
+            "out",
+            "pt",
+        ],
+        b"",
+    );
+    assert_eq!(o.code, 2);
+    assert!(
+        o.stderr.contains("unknown backend \"turbo\"") && o.stderr.contains("cuda, cpu+cuda)"),
+        "{}",
+        o.stderr
+    );
+    assert!(!p.join("out").exists());
     let leftovers: Vec<_> = names(p)
         .into_iter()
         .filter(|n| n.starts_with(".aesx"))

@@ -341,7 +341,9 @@ impl Report {
 /// Runs `aesx cavp`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     #[cfg(feature = "cuda")]
-    if backend_arg::choose(args.backend.as_deref())? == backend_arg::Choice::Cuda {
+    if backend_arg::choose(args.backend.as_deref(), backend_arg::GPU_NAMES)?
+        == backend_arg::Choice::Cuda
+    {
         // Said before the GPU is opened, and for the files' names alone.
         if let Some(path) = args
             .files

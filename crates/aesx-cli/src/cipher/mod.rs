@@ -322,7 +322,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         .mode
         .to_possible_value()
         .map_or_else(|| "this mode".to_string(), |v| v.get_name().to_string());
-    let choice = backend_arg::choose(args.backend.as_deref())?;
+    let choice = backend_arg::choose(args.backend.as_deref(), backend_arg::GPU_NAMES)?;
     let params = Params {
         args: &args,
         op: args.op,

@@ -186,7 +186,7 @@ fn start(c: &CommonArgs) -> Result<Start, CliError> {
     let choice = if hybrid {
         hybrid_choice()?
     } else {
-        backend_arg::choose(c.backend.as_deref())?
+        backend_arg::choose(c.backend.as_deref(), backend_arg::FILE_NAMES)?
     };
     // With CPU workers the GPU is opened later, on a thread of its own.
     let device = Device::open(if hybrid {
