@@ -4,8 +4,7 @@ use core::fmt;
 
 use super::block::{debug_keyed, Aes};
 use super::tag::{self, open_in_place_detached, Tag};
-use crate::backend::kernels::polyval::PolyvalKernels;
-use crate::backend::kernels::siv::SivKernels;
+use crate::backend::kernels::siv::{SivKernels, SIV_NONCE_LEN as NONCE_LEN};
 use crate::backend::kernels::wipe;
 use crate::backend::{with_engine, Backend, InOut};
 use crate::error::{Error, Result};
@@ -14,8 +13,6 @@ use crate::key::{check_key_len, Block, KeySize, BLOCK_LEN};
 #[cfg(feature = "std")]
 use alloc::vec::Vec;
 
-/// Nonce length of AES-GCM-SIV.
-const NONCE_LEN: usize = 12;
 /// Tag length of AES-GCM-SIV.
 const TAG_LEN: usize = 16;
 /// RFC 8452's limit on plaintext and on associated data: 2^36 bytes.
@@ -57,12 +54,6 @@ impl fmt::Debug for GcmSiv {
     }
 }
 
-/// The per-message keys, on the backend's own key type.
-struct Message<K: SivKernels> {
-    polyval: K::Polyval,
-    aes: K,
-}
-
 impl GcmSiv {
     /// The nonce length in bytes.
     pub const NONCE_LEN: usize = NONCE_LEN;
@@ -99,12 +90,11 @@ impl GcmSiv {
     pub fn seal_in_place_detached(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> Result<Tag> {
         let nonce = check_nonce(nonce)?;
         check_lengths(aad.len(), buf.len())?;
-        with_engine!(&self.aes.engine, k => {
-            let m = self.derive(k, nonce, aad.len().max(buf.len()))?;
-            let tag = m.tag(nonce, aad, buf);
-            m.aes.ctr32le(&tag, InOut::in_place(buf));
-            Ok(Tag::full(tag))
-        })
+        let size = self.key_size();
+        let tag = with_engine!(&self.aes.engine, k => {
+            k.gcm_siv_seal(size, nonce, aad, InOut::in_place(buf))
+        })?;
+        Ok(Tag::full(tag))
     }
 
     /// Returns ciphertext followed by the 16-byte tag.
@@ -114,12 +104,11 @@ impl GcmSiv {
         check_lengths(aad.len(), pt.len())?;
         let mut out = alloc::vec![0u8; pt.len() + TAG_LEN];
         let (ct, tag_out) = out.split_at_mut(pt.len());
-        with_engine!(&self.aes.engine, k => {
-            let m = self.derive(k, nonce, aad.len().max(pt.len()))?;
-            let tag = m.tag(nonce, aad, pt);
-            m.aes.ctr32le(&tag, InOut::new(pt, ct)?);
-            tag_out.copy_from_slice(&tag);
-        });
+        let size = self.key_size();
+        let tag = with_engine!(&self.aes.engine, k => {
+            k.gcm_siv_seal(size, nonce, aad, InOut::new(pt, ct)?)
+        })?;
+        tag_out.copy_from_slice(&tag);
         Ok(out)
     }
 
@@ -149,76 +138,11 @@ impl GcmSiv {
         let nonce = check_nonce(nonce)?;
         let want = check_tag(tag)?;
         check_lengths(aad.len(), buf.len())?;
-        with_engine!(&self.aes.engine, k => {
-            let m = self.derive(k, nonce, aad.len().max(buf.len()))?;
-            m.aes.ctr32le(&want, InOut::in_place(buf));
-            m.check(nonce, aad, buf, &want)
-        })
-    }
-
-    /// Derives the message's POLYVAL and AES keys (RFC 8452 section 4):
-    /// block i is AES(K, le32(i) || nonce), of which the first 8 bytes count;
-    /// all blocks go through the backend in one call. `longest` (the longer
-    /// of AAD and text) sizes the POLYVAL key's table.
-    fn derive<K: SivKernels>(
-        &self,
-        k: &K,
-        nonce: &[u8; NONCE_LEN],
-        longest: usize,
-    ) -> Result<Message<K>> {
-        let count = if self.key_size() == KeySize::Aes128 {
-            4
-        } else {
-            6
-        };
-        let mut blocks = [0u8; 6 * BLOCK_LEN];
-        for (i, b) in blocks.chunks_exact_mut(BLOCK_LEN).enumerate() {
-            b[..4].copy_from_slice(&(i as u32).to_le_bytes());
-            b[4..].copy_from_slice(nonce);
-        }
-        k.encrypt_blocks(InOut::in_place(&mut blocks[..count * BLOCK_LEN]));
-        let mut halves = [0u8; 6 * 8];
-        for (h, b) in halves
-            .chunks_exact_mut(8)
-            .zip(blocks.chunks_exact(BLOCK_LEN))
-        {
-            h.copy_from_slice(&b[..8]);
-        }
-        wipe([&mut blocks], [0; 6 * BLOCK_LEN]);
-        let mut auth = [0u8; BLOCK_LEN];
-        auth.copy_from_slice(&halves[..BLOCK_LEN]);
-        let aes = k.message_key(&halves[BLOCK_LEN..count * 8]);
-        wipe([&mut halves], [0; 6 * 8]);
-        let polyval = k.polyval_key(&auth, longest.div_ceil(BLOCK_LEN));
-        wipe([&mut auth], [0; BLOCK_LEN]);
-        Ok(Message { polyval, aes: aes? })
-    }
-}
-
-impl<K: SivKernels> Message<K> {
-    /// The tag (RFC 8452 section 4): AES of POLYVAL(aad, pt, lengths) with
-    /// the nonce XORed in and the top bit cleared.
-    fn tag(&self, nonce: &[u8; NONCE_LEN], aad: &[u8], pt: &[u8]) -> Block {
-        let mut s = [0u8; BLOCK_LEN];
-        self.polyval.update_padded(&mut s, aad);
-        self.polyval.update_padded(&mut s, pt);
-        let mut lens = [0u8; BLOCK_LEN];
-        lens[..8].copy_from_slice(&(aad.len() as u64 * 8).to_le_bytes());
-        lens[8..].copy_from_slice(&(pt.len() as u64 * 8).to_le_bytes());
-        self.polyval.update_blocks(&mut s, &lens);
-        for (x, n) in s.iter_mut().zip(nonce) {
-            *x ^= n;
-        }
-        s[15] &= 0x7f;
-        self.aes.encrypt_blocks(InOut::in_place(&mut s));
-        s
-    }
-
-    /// Recomputes the tag over the decrypted `pt` and compares it with
-    /// `want` in constant time.
-    fn check(&self, nonce: &[u8; NONCE_LEN], aad: &[u8], pt: &[u8], want: &Block) -> Result<()> {
-        let mut got = self.tag(nonce, aad, pt);
-        let r = tag::check(&got, want);
+        let size = self.key_size();
+        let mut got = with_engine!(&self.aes.engine, k => {
+            k.gcm_siv_open(size, nonce, aad, buf, &want)
+        })?;
+        let r = tag::check(&got, &want);
         wipe([&mut got], [0; BLOCK_LEN]);
         r
     }
