@@ -14,9 +14,9 @@
 //! block for the tag, and only then the CTR pass. Composed from the kernels
 //! below (the generic one-shot), each piece is a call with its own setup
 //! and the per-message keys are built, moved and wiped as whole key types;
-//! a backend can fuse them ([`SivKernels::gcm_siv_seal`] and
-//! `gcm_siv_open`), keep the keys in registers and let the schedule run
-//! beside the hash.
+//! a backend that fuses them ([`SivKernels::gcm_siv_seal`] and
+//! `gcm_siv_open`) keeps the keys in registers and lets the schedule run
+//! beside the hash (x86: `x86/siv.rs`).
 
 use zeroize::Zeroize;
 

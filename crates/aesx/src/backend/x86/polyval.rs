@@ -7,16 +7,26 @@
 //! unreduced), then reduced once: dot(a, b) = a·b·x^-128 by two folds with
 //! x^63 + x^62 + x^57 (the top word of the reduction constant
 //! 0xc2000000_00000000), as in `soft/polyval.rs`.
+//!
+//! Two users: [`X86PolyvalKey`] (the `PolyvalKernels` key: a table of
+//! powers and [`update_in`]) and [`gcm_siv_hash`], the whole hash of a
+//! GCM-SIV message for the fused one-shot in `siv.rs`. A short message's
+//! hash is latency: the powers of a fresh H are dependent products, so
+//! [`hash_small`] takes up to 15 blocks in stages that overlap the
+//! powers, from registers and the caller's buffers; a long one takes a
+//! table of up to 16 powers ([`Table`]) and [`update_in`] per part.
 
 use core::arch::x86_64::*;
 
 use super::vector::{vaes_entries, Vector};
 use super::Level;
+use crate::backend::kernels::cpu::Aesni;
 use crate::backend::kernels::trace::{self, Kernel};
+use crate::backend::kernels::wipe;
 use crate::key::{Block, BLOCK_LEN};
 
 /// Most powers of H kept (the largest group).
-const MAX: usize = 16;
+pub(super) const MAX: usize = 16;
 
 /// `tab[MAX - 1 - t]` = H^(t+1)·x^(-128·t), so that block j of a group of
 /// n blocks takes `tab[MAX - n + j]`: contiguous, loadable as wide lanes.
@@ -30,11 +40,8 @@ pub(crate) struct X86PolyvalKey {
 
 impl Drop for X86PolyvalKey {
     fn drop(&mut self) {
-        for t in self.tab.iter_mut() {
-            // SAFETY: `t` is a valid, aligned, exclusive reference; volatile
-            // so the wipe of key material is not elided.
-            unsafe { core::ptr::write_volatile(t, _mm_setzero_si128()) };
-        }
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        wipe(self.tab.iter_mut(), unsafe { _mm_setzero_si128() });
     }
 }
 
@@ -118,7 +125,7 @@ impl<V: Vector> Acc<V> {
 
     /// The 256-bit sum over all lanes as (low, high) halves.
     #[inline(always)]
-    fn fold(self, v: V) -> (__m128i, __m128i) {
+    pub(super) fn fold(self, v: V) -> (__m128i, __m128i) {
         let (lo, hi) = self.halves(v);
         (v.xor_lanes(lo), v.xor_lanes(hi))
     }
@@ -126,7 +133,7 @@ impl<V: Vector> Acc<V> {
 
 /// (lo, hi)·x^-128 modulo x^128 + x^127 + x^126 + x^121 + 1, per lane.
 #[inline(always)]
-fn reduce<V: Vector>(v: V, lo: V::V, hi: V::V) -> V::V {
+pub(super) fn reduce<V: Vector>(v: V, lo: V::V, hi: V::V) -> V::V {
     let c = v.set_u64x2(0xc200_0000_0000_0000, 0);
     let lo = v.xor(v.shuffle32::<0x4e>(lo), v.clmul::<0x10>(lo, c));
     let lo = v.xor(v.shuffle32::<0x4e>(lo), v.clmul::<0x10>(lo, c));
@@ -200,9 +207,8 @@ unsafe fn powers_in<V: Vector, const N: usize>(v: V, h: __m128i, have: usize) ->
     tab
 }
 
-/// The kernel: groups of `R` registers (`R * V::BLOCKS` blocks, at most 16)
-/// with one reduction each, then the rest in pieces of at most `have`
-/// blocks, also one reduction each.
+/// The kernel entry: [`update_in`] on the key's table, the accumulator
+/// from and back to memory.
 ///
 /// # Safety
 /// `p` must hold `n` readable blocks.
@@ -214,18 +220,40 @@ unsafe fn update<V: Vector, const R: usize>(
     p: *const u8,
     n: usize,
 ) {
+    let x1 = v.xmm();
+    // SAFETY: `acc` is 16 bytes; the caller passes `n` blocks at `p`.
+    unsafe {
+        let a = update_in::<V, R>(v, &k.tab, k.have, x1.load(acc.as_ptr()), p, n);
+        x1.store(acc.as_mut_ptr(), a);
+    }
+}
+
+/// `a = dot(a ^ X, H)` over `n` blocks at `p`, with the powers of `tab`
+/// (its last `have` entries): groups of `R` registers (`R * V::BLOCKS`
+/// blocks, at most 16) with one reduction each, then the rest in pieces of
+/// at most `have` blocks, also one reduction each.
+///
+/// # Safety
+/// `p` must hold `n` readable blocks.
+#[inline(always)]
+pub(super) unsafe fn update_in<V: Vector, const R: usize>(
+    v: V,
+    tab: &[__m128i; MAX],
+    have: usize,
+    mut a: __m128i,
+    p: *const u8,
+    n: usize,
+) -> __m128i {
     let l = V::BLOCKS;
     let g = R * l;
     let x1 = v.xmm();
-    let tab = k.tab.as_ptr().cast::<u8>();
+    let tab = tab.as_ptr().cast::<u8>();
     // SAFETY: `p` holds `n` blocks and every load below stays below block
     // `n`; `tab` holds MAX blocks and every index below is in MAX - g.. or
-    // MAX - m.., at most MAX - 1 + 1 blocks from its start; `acc` is 16
-    // bytes.
+    // MAX - m.., at most MAX - 1 + 1 blocks from its start.
     unsafe {
-        let mut a = x1.load(acc.as_ptr());
         let mut i = 0;
-        if k.have >= g {
+        if have >= g {
             let mut hs = [v.zero(); 16];
             for (r, h) in hs.iter_mut().enumerate().take(R) {
                 *h = v.load(tab.add(16 * (MAX - g + r * l)));
@@ -247,7 +275,7 @@ unsafe fn update<V: Vector, const R: usize>(
             }
         }
         while i < n {
-            let m = (n - i).min(k.have);
+            let m = (n - i).min(have);
             let mut s = Acc::zero(v);
             let mut s1 = Acc::zero(x1);
             let mut j = 0;
@@ -272,6 +300,286 @@ unsafe fn update<V: Vector, const R: usize>(
             a = reduce(x1, x1.xor(lo, lo1), x1.xor(hi, hi1));
             i += m;
         }
-        x1.store(acc.as_mut_ptr(), a);
     }
+    a
+}
+
+/// The most blocks (AAD, text and the length block, each padded) that
+/// [`gcm_siv_hash`] hashes from registers in stages of 1, 2, 4 and 8
+/// blocks (see [`hash_small`]).
+pub(super) const SMALL: usize = 15;
+
+/// POLYVAL(H, AAD || text || lengths) from zero, AAD and text each
+/// zero-padded to whole blocks: the hash of RFC 8452 section 4, for the
+/// GCM-SIV one-shot (`siv.rs`). `R` registers per group, as
+/// [`update_in`].
+///
+/// Up to [`SMALL`] blocks go through [`hash_small`]; longer messages
+/// compute the powers their longest part uses (at most 16) and take one
+/// [`update_in`] per part, the text's partial block and the length block
+/// together.
+///
+/// # Safety
+/// `text` must hold `len` readable bytes.
+#[inline(always)]
+pub(super) unsafe fn gcm_siv_hash<V: Vector, const R: usize>(
+    v: V,
+    h: __m128i,
+    aad: &[u8],
+    text: *const u8,
+    len: usize,
+) -> __m128i {
+    let x1 = v.xmm();
+    let (aw, ap) = (aad.len() / BLOCK_LEN, aad.len() % BLOCK_LEN);
+    let (tw, tp) = (len / BLOCK_LEN, len % BLOCK_LEN);
+    let total = aad.len().div_ceil(BLOCK_LEN) + len.div_ceil(BLOCK_LEN) + 1;
+    let lens = lengths(x1, aad.len(), len);
+    let a = aad.as_ptr();
+    if is_small(aad.len(), len) {
+        // The blocks in order, straight from the caller's buffers; only the
+        // partial ones go through (wiped) locals.
+        let aad_end = aad.len().div_ceil(BLOCK_LEN);
+        let text_end = aad_end + tw;
+        let (mut a_tail, mut t_tail) = (x1.zero(), x1.zero());
+        // SAFETY: `aad` holds `ap` bytes after its `aw` whole blocks, the
+        // caller's `text` `tp` after its `tw`.
+        unsafe {
+            if ap > 0 {
+                a_tail = load_partial(x1, a.add(16 * aw), ap);
+            }
+            if tp > 0 {
+                t_tail = load_partial(x1, text.add(16 * tw), tp);
+            }
+        }
+        let block = |i: usize| {
+            // SAFETY: for any i, block i < aw of `aad` or block
+            // i - aad_end < tw of `text`: whole blocks inside the buffers.
+            unsafe {
+                if i < aw {
+                    x1.load(a.add(16 * i))
+                } else if i < aad_end {
+                    a_tail
+                } else if i < text_end {
+                    x1.load(text.add(16 * (i - aad_end)))
+                } else if i < total - 1 {
+                    t_tail
+                } else {
+                    lens
+                }
+            }
+        };
+        return hash_small(x1, h, block, total);
+    }
+    let t = Table::new(v, h, aw.max(tw));
+    let acc = t.aad::<V, R>(v, x1.zero(), aad);
+    // SAFETY: the caller passes `len` bytes at `text`: `tw` whole blocks,
+    // then `tp`.
+    unsafe {
+        let acc = t.blocks::<V, R>(v, acc, text, tw);
+        t.finish::<V, R>(v, acc, text.add(16 * tw), tp, lens)
+    }
+}
+
+/// Whether [`gcm_siv_hash`] takes a message of `aad` and `len` bytes on its
+/// short path (at most [`SMALL`] blocks with the length block).
+#[inline(always)]
+pub(super) fn is_small(aad: usize, len: usize) -> bool {
+    aad.div_ceil(BLOCK_LEN) + len.div_ceil(BLOCK_LEN) < SMALL
+}
+
+/// GCM-SIV's length block: le64(AAD bits) || le64(text bits) (both lengths
+/// are at most 2^36 bytes).
+#[inline(always)]
+pub(super) fn lengths(x1: Aesni, aad: usize, len: usize) -> __m128i {
+    x1.set_u64x2(len as u64 * 8, aad as u64 * 8)
+}
+
+/// The powers of H for a long message's hash: the last `have` entries of
+/// `tab` in [`X86PolyvalKey`]'s layout. Wiped on drop.
+pub(super) struct Table {
+    pub(super) tab: [__m128i; MAX],
+    pub(super) have: usize,
+}
+
+impl Drop for Table {
+    fn drop(&mut self) {
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        wipe(self.tab.iter_mut(), unsafe { _mm_setzero_si128() });
+    }
+}
+
+impl Table {
+    /// H^1..H^have (2 <= have <= 16; the count is clamped).
+    #[inline(always)]
+    pub(super) fn new<V: Vector>(v: V, h: __m128i, have: usize) -> Self {
+        let have = have.clamp(2, MAX);
+        // SAFETY: no contract beyond the token (`unsafe` for its entries).
+        let tab = unsafe { powers_in::<V, MAX>(v, h, have) };
+        Table { tab, have }
+    }
+
+    /// `acc` through `aad`, its partial last block zero-padded.
+    #[inline(always)]
+    pub(super) fn aad<V: Vector, const R: usize>(&self, v: V, acc: __m128i, aad: &[u8]) -> __m128i {
+        let (aw, ap) = (aad.len() / BLOCK_LEN, aad.len() % BLOCK_LEN);
+        // SAFETY: `aad` holds `aw` whole blocks, then `ap` bytes.
+        unsafe {
+            let acc = self.blocks::<V, R>(v, acc, aad.as_ptr(), aw);
+            if ap == 0 {
+                return acc;
+            }
+            let mut last = [0u8; BLOCK_LEN];
+            core::ptr::copy_nonoverlapping(aad.as_ptr().add(16 * aw), last.as_mut_ptr(), ap);
+            let acc = self.blocks::<V, R>(v, acc, last.as_ptr(), 1);
+            wipe([&mut last], [0; BLOCK_LEN]);
+            acc
+        }
+    }
+
+    /// `acc` through the `n` blocks at `p`.
+    ///
+    /// # Safety
+    /// `p` must hold `n` readable blocks.
+    #[inline(always)]
+    pub(super) unsafe fn blocks<V: Vector, const R: usize>(
+        &self,
+        v: V,
+        acc: __m128i,
+        p: *const u8,
+        n: usize,
+    ) -> __m128i {
+        // SAFETY: the caller's.
+        unsafe { update_in::<V, R>(v, &self.tab, self.have, acc, p, n) }
+    }
+
+    /// `acc` through the text's last `tp` (< 16) bytes at `p` zero-padded,
+    /// if any, and the length block `lens`, as one group.
+    ///
+    /// # Safety
+    /// `p` must hold `tp` readable bytes.
+    #[inline(always)]
+    pub(super) unsafe fn finish<V: Vector, const R: usize>(
+        &self,
+        v: V,
+        acc: __m128i,
+        p: *const u8,
+        tp: usize,
+        lens: __m128i,
+    ) -> __m128i {
+        let mut last = [0u8; 2 * BLOCK_LEN];
+        let n = (tp > 0) as usize;
+        // SAFETY: the caller passes `tp` bytes at `p`; `last` holds two
+        // blocks, of which n + 1 are hashed.
+        let acc = unsafe {
+            core::ptr::copy_nonoverlapping(p, last.as_mut_ptr(), tp);
+            v.xmm().store(last.as_mut_ptr().add(16 * n), lens);
+            self.blocks::<V, R>(v, acc, last.as_ptr(), n + 1)
+        };
+        wipe([&mut last], [0; 2 * BLOCK_LEN]);
+        acc
+    }
+}
+
+/// POLYVAL(H, block(0), .., block(n - 1)) from zero for n <= [`SMALL`], in
+/// stages whose latencies overlap the powers' (the short-message path).
+///
+/// With powers by doubling, H^1..H^2^k are ready after k dependent dot
+/// products. One group over all n blocks with one reduction waits for
+/// H^n: 1 + ceil(log2 n) products from H to the hash (4 for the five
+/// blocks of a 64-byte message). Here the blocks go in stages of 1, 2, 4
+/// and 8 blocks: a stage of 2^k blocks multiplies by powers that are ready
+/// after k products, and the accumulator of the smaller stages before it
+/// is ready by then too, so it ends after k + 1. The last stage is the
+/// largest power of two `top` with n < 2 top, the ones before it are the
+/// bits of n - top, so n blocks take 1 + floor(log2 n) products (3 for
+/// five blocks, a product's latency less). Each stage has a fixed size,
+/// so the powers stay in registers.
+#[inline(always)]
+fn hash_small(x1: Aesni, h: __m128i, block: impl Fn(usize) -> __m128i, n: usize) -> __m128i {
+    let top = if n >= 8 {
+        8
+    } else if n >= 4 {
+        4
+    } else if n >= 2 {
+        2
+    } else {
+        1
+    };
+    // pw[t] = H^(t+1) (as iterated dot products), by doubling, only as far
+    // as the last stage needs.
+    let mut pw = [x1.zero(); 8];
+    pw[0] = h;
+    if top >= 2 {
+        pw[1] = dot_lanes(x1, h, h);
+    }
+    if top >= 4 {
+        pw[2] = dot_lanes(x1, pw[1], h);
+        pw[3] = dot_lanes(x1, pw[1], pw[1]);
+    }
+    if top >= 8 {
+        for t in 0..4 {
+            pw[4 + t] = dot_lanes(x1, pw[3], pw[t]);
+        }
+    }
+    let rem = n - top;
+    let mut acc = x1.zero();
+    let mut i = 0;
+    if rem & 1 != 0 {
+        acc = stage::<1>(x1, &pw, acc, &block, i);
+        i += 1;
+    }
+    if rem & 2 != 0 {
+        acc = stage::<2>(x1, &pw, acc, &block, i);
+        i += 2;
+    }
+    if rem & 4 != 0 {
+        acc = stage::<4>(x1, &pw, acc, &block, i);
+        i += 4;
+    }
+    acc = match top {
+        1 => stage::<1>(x1, &pw, acc, &block, i),
+        2 => stage::<2>(x1, &pw, acc, &block, i),
+        4 => stage::<4>(x1, &pw, acc, &block, i),
+        _ => stage::<8>(x1, &pw, acc, &block, i),
+    };
+    wipe(pw.iter_mut(), x1.zero());
+    acc
+}
+
+/// One stage of [`hash_small`]: blocks i..i + M, the first with `acc`
+/// XORed in, times H^M..H^1, reduced.
+#[inline(always)]
+fn stage<const M: usize>(
+    x1: Aesni,
+    pw: &[__m128i; 8],
+    acc: __m128i,
+    block: &impl Fn(usize) -> __m128i,
+    i: usize,
+) -> __m128i {
+    let mut s = Acc::zero(x1);
+    // The block that takes the accumulator last, as in `update_in`.
+    for j in 1..M {
+        s.mul_add(x1, block(i + j), pw[M - 1 - j]);
+    }
+    s.mul_add(x1, x1.xor(block(i), acc), pw[M - 1]);
+    let (lo, hi) = s.fold(x1);
+    reduce(x1, lo, hi)
+}
+
+/// The `len` (< 16) bytes at `p`, zero-padded, through a local that is
+/// wiped afterwards.
+///
+/// # Safety
+/// `p` must hold `len` readable bytes.
+#[inline(always)]
+unsafe fn load_partial(x1: Aesni, p: *const u8, len: usize) -> __m128i {
+    let mut b = [0u8; BLOCK_LEN];
+    // SAFETY: the caller passes `len` (< 16) readable bytes; `b` is a
+    // distinct local of 16.
+    let r = unsafe {
+        core::ptr::copy_nonoverlapping(p, b.as_mut_ptr(), len);
+        x1.load(b.as_ptr())
+    };
+    wipe([&mut b], [0; BLOCK_LEN]);
+    r
 }
