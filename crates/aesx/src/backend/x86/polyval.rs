@@ -440,7 +440,10 @@ pub(super) unsafe fn gcm_siv_hash<V: Vector, const R: usize>(
         return hash_small(x1, h, block, total);
     }
     let kg = if karatsuba::<V>() { R * V::BLOCKS } else { 0 };
-    let t = Table::new(v, h, aw.max(tw), kg);
+    // No more powers than a group takes: the groups use exactly g = R·l,
+    // and what is left after them is less than g (8 on xmm, where a
+    // table of 16 would cost eight more dependent products).
+    let t = Table::new(v, h, aw.max(tw).min(R * V::BLOCKS), kg);
     let acc = t.aad::<V, R>(v, x1.zero(), aad);
     // SAFETY: the caller passes `len` bytes at `text`: `tw` whole blocks,
     // then `tp`.

@@ -399,7 +399,8 @@ unsafe fn open_long<V: Vector, const R: usize, const P: usize>(
     let (src, dst) = (io.src_ptr(), io.dst_ptr());
     let tw = len / BLOCK_LEN;
     let groups = tw / g;
-    let table = Table::new(v, h, g.max(aad.len() / BLOCK_LEN).max(tw), g);
+    // The groups' g powers, all that the rest takes as well.
+    let table = Table::new(v, h, g, g);
     let mut acc = table.aad::<V, P>(v, x1.zero(), aad);
     let keys = v.broadcast_keys::<R>(rk);
     let base = x1.or(t, x1.set_u64x2(0x8000_0000 << 32, 0));
