@@ -16,7 +16,9 @@
 //! and the per-message keys are built, moved and wiped as whole key types;
 //! a backend that fuses them ([`SivKernels::gcm_siv_seal`] and
 //! `gcm_siv_open`) keeps the keys in registers and lets the schedule run
-//! beside the hash (x86: `x86/siv.rs`).
+//! beside the hash. x86 does (`x86/siv.rs`, with its cycle counts: a
+//! 64-byte seal went from ~650 cycles composed to ~235 fused); the soft
+//! and armv8 backends take the composition.
 
 use zeroize::Zeroize;
 
