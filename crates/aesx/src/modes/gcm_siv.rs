@@ -112,10 +112,45 @@ impl GcmSiv {
         Ok(out)
     }
 
+    /// Encrypts `pt` into `ct` (equal lengths) and returns the tag.
+    pub fn seal_to_detached(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        pt: &[u8],
+        ct: &mut [u8],
+    ) -> Result<Tag> {
+        let nonce = check_nonce(nonce)?;
+        check_lengths(aad.len(), pt.len())?;
+        let size = self.key_size();
+        let tag = with_engine!(&self.aes.engine, k => {
+            k.gcm_siv_seal(size, nonce, aad, InOut::new(pt, ct)?)
+        })?;
+        Ok(Tag::full(tag))
+    }
+
     open_in_place_detached! {
         /// Verifies `tag` and decrypts `buf` in place. On failure `buf` is zeroed
         /// and [`Error::AuthenticationFailed`] returned.
-        slice open_buf
+        io open_io
+    }
+
+    /// Verifies `tag` and decrypts `ct` into `pt` (equal lengths), without
+    /// a copy of `ct` first. On failure `pt` is zeroed and
+    /// [`Error::AuthenticationFailed`] returned.
+    pub fn open_to_detached(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        ct: &[u8],
+        tag: &[u8],
+        pt: &mut [u8],
+    ) -> Result<()> {
+        // The tag length first, as `open_io` would, so that it is the error
+        // reported ahead of unequal buffer lengths (as `Gcm` does).
+        check_tag(tag)?;
+        let r = self.open_io(nonce, aad, InOut::new(ct, pt)?, tag);
+        tag::release(r, pt)
     }
 
     /// Opens ciphertext followed by the tag and returns the plaintext.
@@ -127,20 +162,20 @@ impl GcmSiv {
         }
         let (ct, tag) = ct_and_tag.split_at(ct_and_tag.len() - TAG_LEN);
         check_lengths(aad.len(), ct.len())?;
-        let mut out = ct.to_vec();
-        self.open_in_place_detached(nonce, aad, &mut out, tag)?;
+        let mut out = alloc::vec![0u8; ct.len()];
+        self.open_to_detached(nonce, aad, ct, tag, &mut out)?;
         Ok(out)
     }
 
-    /// Decrypts `buf` in place and checks `tag`; the caller zeroes `buf` on
+    /// Decrypts `io` and checks `tag`; the caller zeroes the output on
     /// failure.
-    fn open_buf(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8], tag: &[u8]) -> Result<()> {
+    fn open_io(&self, nonce: &[u8], aad: &[u8], io: InOut<'_>, tag: &[u8]) -> Result<()> {
         let nonce = check_nonce(nonce)?;
         let want = check_tag(tag)?;
-        check_lengths(aad.len(), buf.len())?;
+        check_lengths(aad.len(), io.len())?;
         let size = self.key_size();
         let mut got = with_engine!(&self.aes.engine, k => {
-            k.gcm_siv_open(size, nonce, aad, buf, &want)
+            k.gcm_siv_open(size, nonce, aad, io, &want)
         })?;
         let r = tag::check(&got, &want);
         wipe([&mut got], [0; BLOCK_LEN]);
@@ -183,12 +218,28 @@ mod tests {
 
     /// The kernel's open with any received tag: the decrypted bytes and the
     /// tag recomputed over them (no check, nothing zeroed).
-    fn open_raw(b: Backend, key: &[u8], aad: &[u8], data: &[u8], tag: &Block) -> (Vec<u8>, Block) {
+    fn open_raw(
+        b: Backend,
+        key: &[u8],
+        aad: &[u8],
+        data: &[u8],
+        tag: &Block,
+        in_place: bool,
+    ) -> (Vec<u8>, Block) {
         let siv = GcmSiv::with_backend(key, b).unwrap();
         let size = siv.key_size();
-        let mut buf = data.to_vec();
+        let mut buf = if in_place {
+            data.to_vec()
+        } else {
+            std::vec![0x33; data.len()]
+        };
+        let io = if in_place {
+            InOut::in_place(&mut buf)
+        } else {
+            InOut::new(data, &mut buf).unwrap()
+        };
         let got = with_engine!(&siv.aes.engine, k => {
-            k.gcm_siv_open(size, &[9; NONCE_LEN], aad, &mut buf, tag)
+            k.gcm_siv_open(size, &[9; NONCE_LEN], aad, io, tag)
         })
         .unwrap();
         (buf, got)
@@ -226,12 +277,14 @@ mod tests {
                     let aad = pattern(aad_len, 3);
                     let mut tag = [0xa5u8; 16];
                     tag[..4].copy_from_slice(&word.to_le_bytes());
-                    let want = open_raw(Backend::Soft, &key, &aad, &data, &tag);
+                    let want = open_raw(Backend::Soft, &key, &aad, &data, &tag, true);
                     for &b in &backends {
-                        assert!(
-                            open_raw(b, &key, &aad, &data, &tag) == want,
-                            "{b} key {key_len} len {len} aad {aad_len} counter {word:#x}"
-                        );
+                        for in_place in [true, false] {
+                            assert!(
+                                open_raw(b, &key, &aad, &data, &tag, in_place) == want,
+                                "{b} key {key_len} len {len} aad {aad_len} counter {word:#x}"
+                            );
+                        }
                     }
                 }
             }

@@ -119,6 +119,24 @@ impl<'a> InOut<'a> {
         unsafe { core::slice::from_raw_parts(self.src, self.len) }
     }
 
+    /// The output as a slice, for a reader of what was written (GCM-SIV
+    /// hashes the plaintext its decryption wrote).
+    ///
+    /// # Safety
+    /// Every byte of the output must have been written (the output may be
+    /// memory that was uninitialised before).
+    #[inline]
+    pub unsafe fn written_output(&mut self) -> &[u8] {
+        if self.len == 0 {
+            return &[];
+        }
+        // SAFETY: `dst` is valid for `len` (> 0) bytes for 'a, nothing else
+        // accesses it (the constructors' contract), the caller has written
+        // all of it, and `&mut self` keeps this type from writing while the
+        // slice lives.
+        unsafe { core::slice::from_raw_parts(self.dst, self.len) }
+    }
+
     /// Start of the output. Valid for `len()` bytes of writes.
     #[inline]
     pub fn dst_ptr(&mut self) -> *mut u8 {

@@ -81,22 +81,23 @@ pub(crate) trait SivKernels: GcmKernels + Sized {
         Ok(tag)
     }
 
-    /// Opens one GCM-SIV message in place: derives the keys as
-    /// [`Self::gcm_siv_seal`], decrypts `buf` with the received `tag` as
-    /// the initial counter, and returns the tag of the plaintext it wrote;
-    /// comparing the two (in constant time) and zeroing `buf` on a
+    /// Opens one GCM-SIV message: derives the keys as
+    /// [`Self::gcm_siv_seal`], decrypts `io` with the received `tag` as the
+    /// initial counter, and returns the tag of the plaintext it wrote;
+    /// comparing the two (in constant time) and zeroing the output on a
     /// mismatch are the caller's.
     fn gcm_siv_open(
         &self,
         size: KeySize,
         nonce: &[u8; SIV_NONCE_LEN],
         aad: &[u8],
-        buf: &mut [u8],
+        mut io: InOut<'_>,
         tag: &Block,
     ) -> Result<Block> {
-        let m = Message::derive(self, size, nonce, aad.len().max(buf.len()))?;
-        m.aes.ctr32le(tag, InOut::in_place(buf));
-        Ok(m.tag(nonce, aad, buf))
+        let m = Message::derive(self, size, nonce, aad.len().max(io.len()))?;
+        m.aes.ctr32le(tag, io.reborrow());
+        // SAFETY: the counter mode wrote the whole output.
+        Ok(m.tag(nonce, aad, unsafe { io.written_output() }))
     }
 }
 

@@ -122,10 +122,10 @@ impl SivKernels for X86Aes {
         size: KeySize,
         nonce: &[u8; SIV_NONCE_LEN],
         aad: &[u8],
-        buf: &mut [u8],
+        io: InOut<'_>,
         tag: &Block,
     ) -> Result<Block> {
-        siv::gcm_siv(self, size, nonce, aad, InOut::in_place(buf), Some(tag))
+        siv::gcm_siv(self, size, nonce, aad, io, Some(tag))
     }
 }
 
