@@ -431,7 +431,7 @@ unsafe fn open_long<V: Vector, const R: usize, const P: usize>(
     // The groups' g powers, all that the rest takes as well.
     let table = Table::new(v, h, g, g);
     let mut acc = table.aad::<V, P>(v, x1.zero(), aad);
-    let keys = v.broadcast_keys::<R>(rk);
+    let mut keys = v.broadcast_keys::<R>(rk);
     let base = x1.or(t, x1.set_u64x2(0x8000_0000 << 32, 0));
     let mut ctr = v.add32(v.broadcast(base), v.lane_index());
     let step = v.set_u64x2(0, l as u64);
@@ -488,7 +488,10 @@ unsafe fn open_long<V: Vector, const R: usize, const P: usize>(
         ctr_any::<V, R>(v, rk, t, rest);
         acc = table.blocks::<V, P>(v, acc, dst.add(done), tw - g * groups);
         let lens = lengths(x1, aad.len(), len);
-        table.finish::<V, P>(v, acc, dst.add(16 * tw), len % BLOCK_LEN, lens)
+        let s = table.finish::<V, P>(v, acc, dst.add(16 * tw), len % BLOCK_LEN, lens);
+        // The derived round keys, broadcast to the register width.
+        wipe(keys[..=R].iter_mut(), v.zero());
+        s
     }
 }
 
@@ -557,7 +560,7 @@ unsafe fn ctr<V: Vector, const R: usize, const W: usize>(
     let len = io.len();
     let (src, dst) = (io.src_ptr(), io.dst_ptr());
     let x1 = v.xmm();
-    let rk = v.broadcast_keys::<R>(keys);
+    let mut rk = v.broadcast_keys::<R>(keys);
     // SAFETY: `tag` is 16 readable bytes.
     let tag = unsafe { x1.load(tag.as_ptr()) };
     let base = x1.or(tag, x1.set_u64x2(0x8000_0000 << 32, 0));
@@ -612,4 +615,7 @@ unsafe fn ctr<V: Vector, const R: usize, const W: usize>(
             }
         }
     }
+    // The round keys (derived per message), broadcast to the register
+    // width.
+    wipe(rk[..=R].iter_mut(), v.zero());
 }
