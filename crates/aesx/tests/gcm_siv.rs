@@ -136,6 +136,13 @@ fn random_differential_vs_openssl() {
                 .unwrap();
             assert_eq!(&buf[..], pt, "{b} len {len}");
             assert_eq!(siv.open(&nonce, &aad, &want).unwrap(), pt);
+            // Out of place, both ways, into the (unaligned) buffer.
+            let tag = siv.seal_to_detached(&nonce, &aad, pt, buf).unwrap();
+            assert_eq!((&buf[..], tag.as_bytes()), (&want[..len], &want[len..]));
+            let mut back = vec![0u8; len];
+            siv.open_to_detached(&nonce, &aad, buf, tag.as_bytes(), &mut back)
+                .unwrap();
+            assert_eq!(&back[..], pt, "{b} len {len} out of place");
             // One flipped bit anywhere (ciphertext, tag or AAD) is refused
             // and releases nothing.
             let mut bad = want.clone();
@@ -146,6 +153,10 @@ fn random_differential_vs_openssl() {
                 Err(Error::AuthenticationFailed)
             );
             let (bct, btag) = bad.split_at_mut(len);
+            let mut out = vec![0x77u8; len];
+            let r = siv.open_to_detached(&nonce, &aad, bct, btag, &mut out);
+            assert_eq!(r, Err(Error::AuthenticationFailed));
+            assert!(out.iter().all(|&x| x == 0));
             let r = siv.open_in_place_detached(&nonce, &aad, bct, btag);
             assert_eq!(r, Err(Error::AuthenticationFailed));
             assert!(bct.iter().all(|&x| x == 0));
@@ -208,6 +219,25 @@ fn api_errors() {
             Err(Error::AuthenticationFailed)
         );
     }
+    // Out of place: the tag length is checked before the buffer lengths.
+    assert_eq!(
+        siv.open_to_detached(&nonce, b"", &[0u8; 3], &[0u8; 15], &mut [0u8; 4]),
+        Err(Error::InvalidTagLength { len: 15 })
+    );
+    assert_eq!(
+        siv.open_to_detached(&nonce, b"", &[0u8; 3], &[0u8; 16], &mut [0u8; 4]),
+        Err(Error::LengthMismatch {
+            input: 3,
+            output: 4
+        })
+    );
+    assert_eq!(
+        siv.seal_to_detached(&nonce, b"", &[0u8; 3], &mut [0u8; 4]),
+        Err(Error::LengthMismatch {
+            input: 3,
+            output: 4
+        })
+    );
     assert_eq!(GcmSiv::TAG_LEN, 16);
     assert_eq!(GcmSiv::NONCE_LEN, 12);
     assert_eq!(GcmSiv::MAX_LEN, 1 << 36);

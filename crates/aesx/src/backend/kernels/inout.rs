@@ -104,6 +104,39 @@ impl<'a> InOut<'a> {
         self.src
     }
 
+    /// The input as a slice, for a reader that is done with it before
+    /// anything is written (GCM-SIV hashes the plaintext, then encrypts it).
+    #[inline]
+    pub fn input(&self) -> &[u8] {
+        if self.len == 0 {
+            return &[];
+        }
+        // SAFETY: `src` is valid for `len` (> 0) bytes of reads for 'a. The
+        // output is written only through `&mut self`: the writing methods,
+        // or a pointer from `dst_ptr`, which a kernel must not write through
+        // while it holds this slice. So even in place the bytes do not
+        // change while this borrow of `self` lives.
+        unsafe { core::slice::from_raw_parts(self.src, self.len) }
+    }
+
+    /// The output as a slice, for a reader of what was written (GCM-SIV
+    /// hashes the plaintext its decryption wrote).
+    ///
+    /// # Safety
+    /// Every byte of the output must have been written (the output may be
+    /// memory that was uninitialised before).
+    #[inline]
+    pub unsafe fn written_output(&mut self) -> &[u8] {
+        if self.len == 0 {
+            return &[];
+        }
+        // SAFETY: `dst` is valid for `len` (> 0) bytes for 'a, nothing else
+        // accesses it (the constructors' contract), the caller has written
+        // all of it, and `&mut self` keeps this type from writing while the
+        // slice lives.
+        unsafe { core::slice::from_raw_parts(self.dst, self.len) }
+    }
+
     /// Start of the output. Valid for `len()` bytes of writes.
     #[inline]
     pub fn dst_ptr(&mut self) -> *mut u8 {

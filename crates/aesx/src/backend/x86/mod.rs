@@ -16,12 +16,12 @@ use super::kernels::cpu;
 use super::kernels::family::Family;
 use super::kernels::inout::InOut;
 use super::kernels::polyval::PolyvalKernels;
-use super::kernels::siv::SivKernels;
+use super::kernels::siv::{SivKernels, SIV_NONCE_LEN};
 use super::kernels::vector_keys::inverse_keys;
 use super::kernels::wipe;
 use super::kernels::BlockKernels;
 use crate::error::Result;
-use crate::key::{Block, RoundKeys, MAX_ROUNDS};
+use crate::key::{Block, KeySize, RoundKeys, MAX_ROUNDS};
 
 /// Round-count dispatch for every x86 kernel file (defined before the
 /// `mod` lines so that it is in scope in all of them): one `match` per call, then a monomorphic kernel.
@@ -107,8 +107,25 @@ impl SivKernels for X86Aes {
         siv::ghash_key(self, blocks)
     }
 
-    fn ctr32le(&self, tag: &Block, io: InOut<'_>) {
-        siv::ctr32le(self, tag, io)
+    fn gcm_siv_seal(
+        &self,
+        size: KeySize,
+        nonce: &[u8; SIV_NONCE_LEN],
+        aad: &[u8],
+        io: InOut<'_>,
+    ) -> Result<Block> {
+        siv::gcm_siv(self, size, nonce, aad, io, None)
+    }
+
+    fn gcm_siv_open(
+        &self,
+        size: KeySize,
+        nonce: &[u8; SIV_NONCE_LEN],
+        aad: &[u8],
+        io: InOut<'_>,
+        tag: &Block,
+    ) -> Result<Block> {
+        siv::gcm_siv(self, size, nonce, aad, io, Some(tag))
     }
 }
 
