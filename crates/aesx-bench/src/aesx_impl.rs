@@ -131,7 +131,7 @@ pub fn runner(backend: Backend, mode: Mode, setup: &Setup) -> Result<Box<dyn Run
     })
 }
 
-/// What the library's one-shot AEADs (GCM-SIV, XAES-256-GCM, CCM) have
+/// What the library's one-shot AEADs (XAES-256-GCM, CCM) have
 /// alike: the library keeps their in-place calls the same, so one generic
 /// row measures each through its own type.
 trait OneShot: Send + 'static {
