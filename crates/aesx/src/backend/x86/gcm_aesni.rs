@@ -53,7 +53,9 @@
 
 use core::arch::x86_64::*;
 
-use super::ghash_clmul::{self, bswap_mask, half_sum, length_block, Wide, WideK, X86HKey, POWERS};
+use super::ghash_clmul::{
+    self, bswap_mask, half_sum, length_block, load_padded, Wide, WideK, X86HKey, POWERS,
+};
 use super::X86Aes;
 use crate::backend::kernels::gcm::inc32;
 use crate::backend::kernels::inout::InOut;
@@ -345,22 +347,6 @@ pub(super) unsafe fn gcm_oneshot<const ENCRYPT: bool>(
     });
     // SAFETY: the caller guarantees the CPU features.
     unsafe { by_rounds!(k, oneshot::<ENCRYPT>(&k.enc, hk, j0, aad, io)) }
-}
-
-/// Copies the `n <= 16` bytes at `p` into a zero-padded register.
-///
-/// # Safety
-/// `p` readable for `n` bytes.
-#[inline]
-#[target_feature(enable = "sse2")]
-unsafe fn load_padded(p: *const u8, n: usize) -> __m128i {
-    let mut b = [0u8; BLOCK_LEN];
-    // SAFETY: `n <= 16` bytes from `p` (readable, as the caller says) into
-    // the local block.
-    unsafe {
-        core::ptr::copy_nonoverlapping(p, b.as_mut_ptr(), n);
-        _mm_loadu_si128(b.as_ptr().cast())
-    }
 }
 
 /// [`gcm_oneshot`] for `R` rounds.

@@ -14,6 +14,7 @@ use core::arch::x86_64::*;
 
 use super::X86Aes;
 use crate::backend::kernels::inout::InOut;
+use crate::backend::kernels::wipe;
 use crate::backend::kernels::BlockKernels;
 use crate::key::{Block, BLOCK_LEN};
 
@@ -54,6 +55,25 @@ pub(crate) fn bswap_mask() -> __m128i {
 pub(crate) fn length_block(aad: usize, data: usize) -> __m128i {
     // SAFETY: SSE2 is baseline on x86_64.
     unsafe { _mm_set_epi64x((aad as u64 * 8) as i64, (data as u64 * 8) as i64) }
+}
+
+/// The `n` (<= 16) bytes at `p`, zero-padded, through a local that is
+/// wiped afterwards (the bytes may be plaintext).
+///
+/// # Safety
+/// `p` must hold `n` readable bytes.
+#[inline]
+#[target_feature(enable = "sse2")]
+pub(crate) unsafe fn load_padded(p: *const u8, n: usize) -> __m128i {
+    let mut b = [0u8; BLOCK_LEN];
+    // SAFETY: the caller passes `n` (<= 16) readable bytes; `b` is a
+    // distinct local of 16.
+    let r = unsafe {
+        core::ptr::copy_nonoverlapping(p, b.as_mut_ptr(), n);
+        _mm_loadu_si128(b.as_ptr().cast())
+    };
+    wipe([&mut b], [0; BLOCK_LEN]);
+    r
 }
 
 /// The reduction constant y^63 + y^62 + y^57 in the high half.

@@ -26,6 +26,7 @@
 
 use core::arch::x86_64::*;
 
+use super::ghash_clmul::load_padded;
 use super::vector::{vaes_entries, Vector};
 use super::Level;
 use crate::backend::kernels::cpu::Aesni;
@@ -422,10 +423,10 @@ pub(super) unsafe fn gcm_siv_hash<V: Vector, const R: usize>(
         // caller's `text` `tp` after its `tw`.
         unsafe {
             if ap > 0 {
-                a_tail = load_partial(x1, a.add(16 * aw), ap);
+                a_tail = load_padded(a.add(16 * aw), ap);
             }
             if tp > 0 {
-                t_tail = load_partial(x1, text.add(16 * tw), tp);
+                t_tail = load_padded(text.add(16 * tw), tp);
             }
         }
         let block = |i: usize| {
@@ -668,24 +669,6 @@ fn stage<const M: usize>(
     s.mul_add(x1, x1.xor(block(i), acc), pw[M - 1]);
     let (lo, hi) = s.fold(x1);
     reduce(x1, lo, hi)
-}
-
-/// The `len` (< 16) bytes at `p`, zero-padded, through a local that is
-/// wiped afterwards.
-///
-/// # Safety
-/// `p` must hold `len` readable bytes.
-#[inline(always)]
-unsafe fn load_partial(x1: Aesni, p: *const u8, len: usize) -> __m128i {
-    let mut b = [0u8; BLOCK_LEN];
-    // SAFETY: the caller passes `len` (< 16) readable bytes; `b` is a
-    // distinct local of 16.
-    let r = unsafe {
-        core::ptr::copy_nonoverlapping(p, b.as_mut_ptr(), len);
-        x1.load(b.as_ptr())
-    };
-    wipe([&mut b], [0; BLOCK_LEN]);
-    r
 }
 
 #[cfg(test)]
