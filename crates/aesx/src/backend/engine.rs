@@ -175,7 +175,7 @@ impl XtsEngine {
 
     /// `T = E_K2(tweak)`, in place.
     pub(crate) fn encrypt_tweak(&self, tweak: &mut Block) {
-        with_engine!(self, k => k.tweak.encrypt_blocks(InOut::in_place(tweak)));
+        with_engine!(self, k => k.tweak.encrypt_block(tweak));
     }
 
     pub(crate) fn encrypt(&self, tweak: &mut Block, io: InOut<'_>) {
@@ -184,6 +184,16 @@ impl XtsEngine {
 
     pub(crate) fn decrypt(&self, tweak: &mut Block, io: InOut<'_>) {
         with_engine!(self, k => k.data.xts_decrypt(tweak, io));
+    }
+
+    /// Ciphertext stealing over the last whole block and the partial one
+    /// (`tail`), from `T_{m-1}` in `tweak`.
+    pub(crate) fn encrypt_stolen(&self, tweak: &mut Block, tail: InOut<'_>) {
+        with_engine!(self, k => k.data.xts_encrypt_stolen(tweak, tail));
+    }
+
+    pub(crate) fn decrypt_stolen(&self, tweak: &mut Block, tail: InOut<'_>) {
+        with_engine!(self, k => k.data.xts_decrypt_stolen(tweak, tail));
     }
 
     pub(crate) fn encrypt_sectors(&self, sector_size: usize, first: u128, io: InOut<'_>) {

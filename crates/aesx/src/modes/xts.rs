@@ -246,65 +246,16 @@ impl Xts {
         if encrypt {
             self.engine.encrypt(&mut t, head);
             if partial != 0 {
-                self.encrypt_stolen(&mut t, tail, partial);
+                self.engine.encrypt_stolen(&mut t, tail);
             }
         } else {
             self.engine.decrypt(&mut t, head);
             if partial != 0 {
-                self.decrypt_stolen(&mut t, tail, partial);
+                self.engine.decrypt_stolen(&mut t, tail);
             }
         }
         t.zeroize();
         Ok(())
-    }
-
-    /// Encrypts the last whole block and the `partial` bytes after it
-    /// (`tail`) by ciphertext stealing, from tweak T_{m-1} in `t`.
-    fn encrypt_stolen(&self, t: &mut Block, tail: InOut<'_>, partial: usize) {
-        let (mut last_whole, mut last_part) = tail.split_at(BLOCK_LEN);
-        let mut cc: Block = [0; BLOCK_LEN];
-        last_whole.read_into(&mut cc);
-        let mut pm: Block = [0; BLOCK_LEN];
-        last_part.read_into(&mut pm[..partial]);
-        // CC = E(P_{m-1}) under T_{m-1}; t becomes T_m.
-        self.engine.encrypt(t, InOut::in_place(&mut cc));
-        // C_{m-1} = E(P_m || CC[partial..]) under T_m; C_m = CC[..partial].
-        pm[partial..].copy_from_slice(&cc[partial..]);
-        self.engine.encrypt(t, InOut::in_place(&mut pm));
-        last_part.write_from(&cc[..partial]);
-        last_whole.write_from(&pm);
-        cc.zeroize();
-        pm.zeroize();
-    }
-
-    /// Decrypts the last whole block and the `partial` bytes after it
-    /// (`tail`) by ciphertext stealing, from tweak T_{m-1} in `t`.
-    fn decrypt_stolen(&self, t: &mut Block, tail: InOut<'_>, partial: usize) {
-        // Stealing swaps the last two tweaks: C_{m-1} was made under T_m.
-        // It is decrypted as the second of two blocks from T_{m-1} (the
-        // first is a dummy that runs beside it), so T_m never leaves the
-        // kernel: doubling T_{m-1} here, in 64-bit halves, and handing it
-        // back cost a failed store-to-load forwarding (two 8-byte stores
-        // read as one 16-byte load), 8-12% of a 1500-byte unit.
-        let mut t_prev = *t;
-        let (mut last_whole, mut last_part) = tail.split_at(BLOCK_LEN);
-        let mut pair = [0u8; 2 * BLOCK_LEN];
-        last_whole.read_into(&mut pair[BLOCK_LEN..]);
-        let mut cc: Block = [0; BLOCK_LEN];
-        last_part.read_into(&mut cc[..partial]);
-        // PP = D(C_{m-1}) under T_m: P_m = PP[..partial], and PP[partial..]
-        // completes the stolen block CC = C_m || PP[partial..].
-        let mut t_pair = t_prev;
-        self.engine.decrypt(&mut t_pair, InOut::in_place(&mut pair));
-        let pp = &pair[BLOCK_LEN..];
-        cc[partial..].copy_from_slice(&pp[partial..]);
-        self.engine.decrypt(&mut t_prev, InOut::in_place(&mut cc));
-        last_part.write_from(&pp[..partial]);
-        last_whole.write_from(&cc);
-        pair.zeroize();
-        cc.zeroize();
-        t_pair.zeroize();
-        t_prev.zeroize();
     }
 }
 

@@ -46,6 +46,48 @@ pub(crate) trait XtsKernels: BlockKernels + Sized {
         xts_generic(tweak, io, |b| self.decrypt_blocks(InOut::in_place(b)));
     }
 
+    /// Ciphertext stealing, encryption: `tail` is the last whole block
+    /// `P_{m-1}` and the `tail.len() - 16` (1..=15) bytes of `P_m` after it,
+    /// `tweak` is `T_{m-1}`. `CC = E(P_{m-1})` under `T_{m-1}`; then
+    /// `C_m = CC[..partial]` and `C_{m-1} = E(P_m || CC[partial..])` under
+    /// `T_m`. Backends override this to keep both blocks in registers.
+    fn xts_encrypt_stolen(&self, tweak: &mut Block, tail: InOut<'_>) {
+        let partial = tail.len() - BLOCK_LEN;
+        let (mut last_whole, mut last_part) = tail.split_at(BLOCK_LEN);
+        let mut cc = last_whole.read_block(0);
+        let mut pm: Block = [0; BLOCK_LEN];
+        last_part.read_into(&mut pm[..partial]);
+        self.xts_encrypt(tweak, InOut::in_place(&mut cc));
+        pm[partial..].copy_from_slice(&cc[partial..]);
+        self.xts_encrypt(tweak, InOut::in_place(&mut pm));
+        last_part.write_from(&cc[..partial]);
+        last_whole.write_from(&pm);
+        cc.zeroize();
+        pm.zeroize();
+    }
+
+    /// Ciphertext stealing, decryption, as [`Self::xts_encrypt_stolen`]:
+    /// `C_{m-1}` was made under `T_m`, so `PP = D(C_{m-1})` under `T_m`,
+    /// `P_m = PP[..partial]` and `P_{m-1} = D(C_m || PP[partial..])` under
+    /// `T_{m-1}`.
+    fn xts_decrypt_stolen(&self, tweak: &mut Block, tail: InOut<'_>) {
+        let partial = tail.len() - BLOCK_LEN;
+        let t_prev = u128::from_le_bytes(*tweak);
+        let mut t_next = mul_x(t_prev).to_le_bytes();
+        let (mut last_whole, mut last_part) = tail.split_at(BLOCK_LEN);
+        let mut pp = last_whole.read_block(0);
+        let mut cc: Block = [0; BLOCK_LEN];
+        last_part.read_into(&mut cc[..partial]);
+        self.xts_decrypt(&mut t_next, InOut::in_place(&mut pp));
+        cc[partial..].copy_from_slice(&pp[partial..]);
+        self.xts_decrypt(tweak, InOut::in_place(&mut cc));
+        last_part.write_from(&pp[..partial]);
+        last_whole.write_from(&cc);
+        pp.zeroize();
+        cc.zeroize();
+        t_next.zeroize();
+    }
+
     /// Encrypts consecutive data units of `sector_size` bytes (a non-zero
     /// multiple of 16 that divides `io.len()`), the first numbered `first`.
     /// The sector numbers must not pass 2^128 - 1 (checked by the mode).

@@ -93,6 +93,17 @@ impl XtsKernels for X86Aes {
         self.xts::<false>(tweak, io)
     }
 
+    fn xts_encrypt_stolen(&self, tweak: &mut Block, tail: InOut<'_>) {
+        // SAFETY: every X86Aes level implies AES-NI, SSE4.1 and PCLMULQDQ;
+        // the mode passes the last whole block and a partial one.
+        unsafe { xts_aesni::stolen::<true>(self, tweak, tail) }
+    }
+
+    fn xts_decrypt_stolen(&self, tweak: &mut Block, tail: InOut<'_>) {
+        // SAFETY: as above.
+        unsafe { xts_aesni::stolen::<false>(self, tweak, tail) }
+    }
+
     fn xts_encrypt_sectors(&self, tk: &Self, size: usize, first: u128, io: InOut<'_>) {
         self.xts_sectors::<true>(tk, size, first, io)
     }

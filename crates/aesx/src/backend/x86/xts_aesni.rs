@@ -38,6 +38,7 @@ use crate::backend::kernels::cpu;
 use crate::backend::kernels::inout::InOut;
 use crate::backend::kernels::trace::{self, Kernel};
 use crate::key::Block;
+use zeroize::Zeroize;
 
 /// `t * x` in GF(2^128) (IEEE 1619 order: byte 0 is least significant),
 /// branch-free: the top bits of both 64-bit halves are spread into masks.
@@ -178,6 +179,85 @@ pub(super) unsafe fn blocks<const ENC: bool>(k: &X86Aes, tweak: &mut Block, io: 
         // SAFETY: the caller guarantees the CPU features.
         None => unsafe { by_rounds!(k, run::<ENC>(k, tweak, io)) },
     }
+}
+
+/// Ciphertext stealing in registers (`XtsKernels::xts_encrypt_stolen` and
+/// `xts_decrypt_stolen`): the last whole block and the partial one after
+/// it, from `T_{m-1}` in `tweak`. The two block ciphers depend on each
+/// other, but the first depends only on the tweak and the input, so it runs
+/// beside the tail of the bulk call before it; what the generic path adds
+/// (two kernel calls with their set-up, the blocks and the doubled tweak
+/// through memory) is what this saves.
+///
+/// # Safety
+/// As [`xts`]; `tail` holds 17..=31 bytes.
+pub(super) unsafe fn stolen<const ENC: bool>(k: &X86Aes, tweak: &Block, tail: InOut<'_>) {
+    // SAFETY: the caller guarantees the CPU features.
+    unsafe { by_rounds!(k, stolen_r::<ENC>(k, tweak, tail)) }
+}
+
+/// 16 bytes of ones then 16 of zeros: `partial` ones are a window of it.
+static ONES_THEN_ZEROS: [u8; 32] = {
+    let mut t = [0u8; 32];
+    let mut i = 0;
+    while i < 16 {
+        t[i] = 0xff;
+        i += 1;
+    }
+    t
+};
+
+#[target_feature(enable = "aes,sse4.1")]
+unsafe fn stolen_r<const R: usize, const ENC: bool>(
+    k: &X86Aes,
+    tweak: &Block,
+    mut tail: InOut<'_>,
+) {
+    let partial = tail.len() - 16;
+    debug_assert!((1..16).contains(&partial));
+    let rk = if ENC { &k.enc } else { &k.dec };
+    let one = |x: __m128i, t: __m128i| -> __m128i {
+        let mut x = _mm_xor_si128(_mm_xor_si128(x, t), rk[0]);
+        for key in &rk[1..R] {
+            x = if ENC {
+                _mm_aesenc_si128(x, *key)
+            } else {
+                _mm_aesdec_si128(x, *key)
+            };
+        }
+        let last = _mm_xor_si128(rk[R], t);
+        if ENC {
+            _mm_aesenclast_si128(x, last)
+        } else {
+            _mm_aesdeclast_si128(x, last)
+        }
+    };
+    let mut part = [0u8; 16];
+    let mut out = [0u8; 16];
+    // SAFETY: `tweak` is 16 readable bytes; `tail` holds 16 + partial bytes
+    // in each region, all of them read before any is written (in place);
+    // the mask window lies inside the table (partial < 16).
+    unsafe {
+        let prev = _mm_loadu_si128(tweak.as_ptr().cast());
+        let next = mul_x(prev);
+        // Encryption: CC under T_{m-1}, then the stolen block under T_m;
+        // decryption: PP under T_m, then the stolen block under T_{m-1}.
+        let (first, second) = if ENC { (prev, next) } else { (next, prev) };
+        let src = tail.src_ptr();
+        let whole = _mm_loadu_si128(src.cast());
+        core::ptr::copy_nonoverlapping(src.add(16), part.as_mut_ptr(), partial);
+        let x = one(whole, first);
+        // The stolen block: the partial input's bytes, then x's.
+        let keep = _mm_loadu_si128(ONES_THEN_ZEROS.as_ptr().add(16 - partial).cast());
+        let y = _mm_blendv_epi8(x, _mm_loadu_si128(part.as_ptr().cast()), keep);
+        _mm_storeu_si128(out.as_mut_ptr().cast(), x);
+        let z = one(y, second);
+        let dst = tail.dst_ptr();
+        core::ptr::copy_nonoverlapping(out.as_ptr(), dst.add(16), partial);
+        _mm_storeu_si128(dst.cast(), z);
+    }
+    part.zeroize();
+    out.zeroize();
 }
 
 /// Encrypts eight blocks in place with `tk`'s encryption round keys, all
