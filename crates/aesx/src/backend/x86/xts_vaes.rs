@@ -44,14 +44,17 @@
 //! four tweak updates (byte shift right, byte shift left, VPCLMULQDQ, XOR:
 //! 16 ops), four input three-way XORs and four last-key XORs, 24 ops that
 //! port 5 absorbs: AES-bound, 40 cycles per 256 bytes, the ECB rate. The
-//! rest is per call: the tweak's own encryption (one serial AES, in the
-//! mode), the first tweak registers, and for a length that is not a
-//! multiple of 16 the two one-block calls of ciphertext stealing, each a
-//! serial AES; those two take the 128-bit kernel (no zmm key broadcast,
-//! no tweak registers), 8-15% faster at 1500 bytes than through zmm. Measured
-//! (2026-11-26, family 6 model 167 VM, shared, interleaved runs): XTS-128
-//! 4 KiB 21-22 GB/s, 16 KiB 22-23 GB/s (0.85-0.9 of ECB); W = 8 was
-//! 5-12% slower than four here too.
+//! rest is per call: the tweak's own encryption (one serial AES, the
+//! one-block AES-NI path), the first tweak registers, and for a length that
+//! is not a multiple of 16 the two blocks of ciphertext stealing, two
+//! dependent AES in registers (`xts_aesni::stolen`; the first of them needs
+//! only the tweak, so it overlaps the end of the bulk call). As two
+//! one-block XTS calls through the kernels they had cost 8-10% of a
+//! 1500-byte unit (vaes512 XTS 1500 B was 0.98-1.03x OpenSSL, now
+//! 1.06-1.10x). Measured (2026-11-26, family 6 model 167 VM, shared,
+//! interleaved runs): XTS-128 4 KiB 21-22 GB/s (1.10-1.14x OpenSSL;
+//! XTS-256 1.07x), 16 KiB 22-23 GB/s (0.85-0.9 of ECB); W = 8 was 5-12%
+//! slower than four here too.
 
 use core::arch::x86_64::*;
 
@@ -239,15 +242,14 @@ fn run<const R: usize, V: Vector, const ENC: bool>(
     mut io: InOut<'_>,
 ) {
     let n = io.blocks();
-    // On ymm, short calls (the stolen blocks of ciphertext stealing, short
-    // messages) and the odd last block go to the 128-bit kernel: setting up
+    // On ymm, short calls and the odd last block go to the 128-bit kernel: setting up
     // the wide tweaks costs more than it saves for a few blocks, and AMD's
     // VPMASKMOVQ store is slow. zmm has cheap byte-masked stores.
     let narrow = V::REGS < 32;
-    // On zmm, a call of fewer than one register of blocks (the two
-    // one-block calls of ciphertext stealing) also goes to the 128-bit
-    // kernel: broadcasting the round keys and making the first tweak
-    // registers cost more than the one masked register they would serve.
+    // On zmm, a call of fewer than one register of blocks also goes to the
+    // 128-bit kernel: broadcasting the round keys and making the first
+    // tweak registers cost more than the one masked register they would
+    // serve.
     if (narrow && n < V::BLOCKS * width::<V>()) || n < V::BLOCKS {
         // SAFETY: the VAES tiers include AES-NI, SSE4.1 and PCLMULQDQ.
         return unsafe { xts_aesni::blocks::<ENC>(k, tweak, io) };
