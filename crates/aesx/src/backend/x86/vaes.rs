@@ -19,7 +19,7 @@
 use core::arch::x86_64::*;
 
 use super::aesni::{cbc_decrypt_small, cbc_enc, ecb_small};
-use super::vector::{vaes_entries, Vector};
+use super::vector::{prefetch_step, vaes_entries, Vector};
 use super::X86Aes;
 use crate::backend::kernels::inout::InOut;
 use crate::backend::kernels::trace::{self, Kernel};
@@ -121,6 +121,11 @@ fn ecb<const R: usize, V: Vector, const DEC: bool>(v: V, keys: &[__m128i; 15], m
     let step = V::BLOCKS * WIDE;
     let mut i = 0;
     while n - i >= step {
+        prefetch_step(
+            src.wrapping_add(16 * i),
+            dst.wrapping_add(16 * i),
+            16 * step,
+        );
         let mut b = [v.zero(); WIDE];
         for (j, x) in b.iter_mut().enumerate() {
             // SAFETY: blocks i..i + step lie inside the input.
@@ -205,6 +210,11 @@ fn cbc_dec<const R: usize, V: Vector>(
     let mut prev = v.broadcast(unsafe { _mm_loadu_si128(iv.as_ptr().cast()) });
     let mut i = 0;
     while n - i >= step {
+        prefetch_step(
+            src.wrapping_add(16 * i),
+            dst.wrapping_add(16 * i),
+            16 * step,
+        );
         let mut b = [v.zero(); WIDE];
         if V::REGS >= 32 {
             // Enough registers to keep every register's preceding blocks
@@ -320,6 +330,11 @@ fn ctr_seg<const R: usize, V: Vector>(v: V, keys: &[__m128i; 15], c0: u128, mut 
     let step = V::BLOCKS * WIDE;
     let mut i = 0;
     while n - i >= step {
+        prefetch_step(
+            src.wrapping_add(16 * i),
+            dst.wrapping_add(16 * i),
+            16 * step,
+        );
         let mut b = [v.zero(); WIDE];
         for x in b.iter_mut() {
             *x = v.xor(v.shuffle_bytes(ctr, bswap), rk[0]);

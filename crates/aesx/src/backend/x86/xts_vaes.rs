@@ -60,7 +60,7 @@ use core::arch::x86_64::*;
 
 use zeroize::Zeroize;
 
-use super::vector::{vaes_entries, Vector};
+use super::vector::{prefetch_step, vaes_entries, Vector};
 use super::{xts_aesni, X86Aes};
 use crate::backend::kernels::inout::InOut;
 use crate::backend::kernels::trace::{self, Kernel};
@@ -169,6 +169,11 @@ unsafe fn unit<V: Vector, const R: usize, const ENC: bool>(
     }
     let mut i = 0;
     while i + bl * w <= n {
+        prefetch_step(
+            src.wrapping_add(16 * i),
+            dst.wrapping_add(16 * i),
+            16 * bl * w,
+        );
         let mut b = [v.zero(); W_MAX];
         for (j, x) in b.iter_mut().take(w).enumerate() {
             // SAFETY: blocks i + bl j .. i + bl (j + 1) < n lie in the input.
