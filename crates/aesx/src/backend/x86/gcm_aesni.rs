@@ -56,6 +56,7 @@ use core::arch::x86_64::*;
 use super::ghash_clmul::{
     self, bswap_mask, half_sum, length_block, load_padded, Wide, WideK, X86HKey, POWERS,
 };
+use super::vector::prefetch_step;
 use super::X86Aes;
 use crate::backend::kernels::gcm::inc32;
 use crate::backend::kernels::inout::InOut;
@@ -252,9 +253,10 @@ unsafe fn crypt<const R: usize, const ENCRYPT: bool>(
             }
             i = STEP;
             while i + STEP <= n {
+                let (s, d) = (src.add(16 * i), dst.add(16 * i));
+                prefetch_step(s, d, 16 * STEP);
                 let mut b = counters(&mut c);
                 y = encrypt8_ghash::<R>(rk, &mut b, &prev, &pw, &pk, y);
-                let (s, d) = (src.add(16 * i), dst.add(16 * i));
                 for j in 0..STEP {
                     let v = _mm_xor_si128(b[j], _mm_loadu_si128(s.add(16 * j).cast()));
                     _mm_storeu_si128(d.add(16 * j).cast(), v);
@@ -266,6 +268,7 @@ unsafe fn crypt<const R: usize, const ENCRYPT: bool>(
         } else if !ENCRYPT {
             while i + STEP <= n {
                 let (s, d) = (src.add(16 * i), dst.add(16 * i));
+                prefetch_step(s, d, 16 * STEP);
                 let mut x = [_mm_setzero_si128(); STEP];
                 for j in 0..STEP {
                     x[j] = _mm_shuffle_epi8(_mm_loadu_si128(s.add(16 * j).cast()), bs);

@@ -750,39 +750,31 @@ impl Vector for Vaes512 {
 
 /// Input read ahead of a streaming loop, in bytes past the current step.
 pub(super) const READ_AHEAD: usize = 2048;
-/// Output claimed ahead of a streaming loop, in bytes past the current step.
+/// Output fetched ahead of a streaming loop, in bytes past the current step.
 pub(super) const WRITE_AHEAD: usize = 1024;
 
-/// Prefetches the `bytes` of input `READ_AHEAD` past `src` and claims the
-/// output `WRITE_AHEAD` past `dst` (PREFETCHW: the lines arrive writable,
-/// so the stores do not each wait for a read-for-ownership). For the VAES
-/// kernels' main loops on messages larger than the L2 cache. Measured out
-/// of place at 1 MiB (2 MiB of input and output; family 6 model 167 Xeon):
-/// GCM 5-20% faster (decryption 12-20% with both prefetches, 5% with
-/// PREFETCHW alone), XTS and CTR 1-3%; at 16 KiB, and in place at 1 MiB,
-/// no difference in any mode.
-/// A prefetch never faults, so the addresses past the end of the buffers
-/// are harmless (`wrapping_add`: they are never dereferenced). The VAES
-/// levels' CPUs all have PREFETCHW (Intel since Broadwell, AMD always).
+/// Prefetches the `bytes` of input `READ_AHEAD` past `src` and the output
+/// lines `WRITE_AHEAD` past `dst` (a line this core alone reads arrives
+/// exclusive, so the stores find it writable instead of each waiting for a
+/// read-for-ownership; PREFETCHW measured the same and is not on every
+/// AES-NI CPU). For the main loops of the streaming kernels on messages
+/// larger than the L2 cache. Measured out of place at 1 MiB (2 MiB of input
+/// and output; family 6 model 167 Xeon): VAES GCM 5-20% faster (decryption
+/// 12-20%), XTS and CTR 1-3%; at 16 KiB, and in place at 1 MiB, no
+/// difference in any mode. A prefetch never faults, so the addresses past
+/// the end of the buffers are harmless (`wrapping_add`: they are never
+/// dereferenced).
 #[inline(always)]
 pub(super) fn prefetch_step(src: *const u8, dst: *mut u8, bytes: usize) {
     let mut off = 0;
     while off < bytes {
         let r = src.wrapping_add(READ_AHEAD + off);
         let w = dst.wrapping_add(WRITE_AHEAD + off);
-        // SAFETY: prefetches are hints: they read nothing architecturally
-        // and never fault, whatever the address.
+        // SAFETY: a prefetch is a hint: it reads nothing architecturally and
+        // never faults, whatever the address; SSE is baseline on x86-64.
         unsafe {
-            core::arch::asm!(
-                "prefetcht0 [{r}]",
-                "prefetchw [{w}]",
-                r = in(reg) r,
-                w = in(reg) w,
-                // `readonly`: a hint touches no memory, but the compiler is
-                // told no less than a read, so it stays in its place in the
-                // loop rather than being hoisted.
-                options(nostack, readonly, preserves_flags)
-            );
+            _mm_prefetch::<_MM_HINT_T0>(r.cast());
+            _mm_prefetch::<_MM_HINT_T0>(w.cast::<i8>());
         }
         off += 64;
     }
