@@ -56,7 +56,7 @@ use core::arch::x86_64::*;
 use super::ghash_clmul::{
     self, bswap_mask, half_sum, length_block, load_padded, Wide, WideK, X86HKey, POWERS,
 };
-use super::vector::prefetch_step;
+use super::vector::{prefetch_step, PREFETCH_MIN};
 use super::X86Aes;
 use crate::backend::kernels::gcm::inc32;
 use crate::backend::kernels::inout::InOut;
@@ -213,6 +213,7 @@ unsafe fn crypt<const R: usize, const ENCRYPT: bool>(
     mut io: InOut<'_>,
 ) {
     let n = io.blocks();
+    let pf = 16 * n >= PREFETCH_MIN;
     let src = io.src_ptr();
     let dst = io.dst_ptr();
     let bs = bswap_mask();
@@ -254,7 +255,7 @@ unsafe fn crypt<const R: usize, const ENCRYPT: bool>(
             i = STEP;
             while i + STEP <= n {
                 let (s, d) = (src.add(16 * i), dst.add(16 * i));
-                prefetch_step(s, d, 16 * STEP);
+                prefetch_step(pf, s, d, 16 * STEP);
                 let mut b = counters(&mut c);
                 y = encrypt8_ghash::<R>(rk, &mut b, &prev, &pw, &pk, y);
                 for j in 0..STEP {
@@ -268,7 +269,7 @@ unsafe fn crypt<const R: usize, const ENCRYPT: bool>(
         } else if !ENCRYPT {
             while i + STEP <= n {
                 let (s, d) = (src.add(16 * i), dst.add(16 * i));
-                prefetch_step(s, d, 16 * STEP);
+                prefetch_step(pf, s, d, 16 * STEP);
                 let mut x = [_mm_setzero_si128(); STEP];
                 for j in 0..STEP {
                     x[j] = _mm_shuffle_epi8(_mm_loadu_si128(s.add(16 * j).cast()), bs);

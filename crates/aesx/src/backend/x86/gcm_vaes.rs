@@ -111,7 +111,7 @@ use core::arch::x86_64::*;
 
 use super::ghash_clmul::{bswap_mask, length_block, poly, Wide, X86HKey, POWERS};
 use super::polyval::Acc;
-use super::vector::{byte_mask, prefetch_step, vaes_entries, Vector};
+use super::vector::{byte_mask, prefetch_step, vaes_entries, Vector, PREFETCH_MIN};
 use super::X86Aes;
 use crate::backend::kernels::cpu::{Vaes256, Vaes512};
 use crate::backend::kernels::gcm::inc32;
@@ -595,6 +595,7 @@ impl<W: GcmVector, const NR: usize> Pass<W, NR> {
     ) {
         let w = self.w;
         let step = S * W::BYTES;
+        let pf = len >= PREFETCH_MIN;
         let mut i = 0;
         // SAFETY: unmasked accesses cover whole registers below len, masked
         // ones only bytes below len. Each register of input is loaded before
@@ -613,7 +614,7 @@ impl<W: GcmVector, const NR: usize> Pass<W, NR> {
                 }
                 i = step;
                 while i + step <= len {
-                    prefetch_step(src.add(i), dst.add(i), step);
+                    prefetch_step(pf, src.add(i), dst.add(i), step);
                     let mut b = self.step_counters();
                     self.encrypt_ghash(&mut b, &prev);
                     for j in 0..S {
@@ -626,7 +627,7 @@ impl<W: GcmVector, const NR: usize> Pass<W, NR> {
                 self.ghash::<S>(&prev);
             } else if !ENCRYPT {
                 while i + step <= len {
-                    prefetch_step(src.add(i), dst.add(i), step);
+                    prefetch_step(pf, src.add(i), dst.add(i), step);
                     let mut ct = [w.zero(); S];
                     let mut x = [w.zero(); S];
                     for j in 0..S {

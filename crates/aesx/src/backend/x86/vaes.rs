@@ -19,7 +19,7 @@
 use core::arch::x86_64::*;
 
 use super::aesni::{cbc_decrypt_small, cbc_enc, ecb_small};
-use super::vector::{prefetch_step, vaes_entries, Vector};
+use super::vector::{prefetch_step, vaes_entries, Vector, PREFETCH_MIN};
 use super::X86Aes;
 use crate::backend::kernels::inout::InOut;
 use crate::backend::kernels::trace::{self, Kernel};
@@ -119,9 +119,11 @@ fn ecb<const R: usize, V: Vector, const DEC: bool>(v: V, keys: &[__m128i; 15], m
     let n = io.blocks();
     let (src, dst) = (io.src_ptr(), io.dst_ptr());
     let step = V::BLOCKS * WIDE;
+    let pf = 16 * n >= PREFETCH_MIN;
     let mut i = 0;
     while n - i >= step {
         prefetch_step(
+            pf,
             src.wrapping_add(16 * i),
             dst.wrapping_add(16 * i),
             16 * step,
@@ -202,6 +204,7 @@ fn cbc_dec<const R: usize, V: Vector>(
     let (src, dst) = (io.src_ptr(), io.dst_ptr());
     let bl = V::BLOCKS;
     let step = bl * WIDE;
+    let pf = 16 * n >= PREFETCH_MIN;
     // SAFETY: n >= 1 blocks of input, read before anything is written.
     let last_ct = unsafe { _mm_loadu_si128(src.add(16 * (n - 1)).cast()) };
     // Only the last lane of `prev` is ever used: the block before the next
@@ -211,6 +214,7 @@ fn cbc_dec<const R: usize, V: Vector>(
     let mut i = 0;
     while n - i >= step {
         prefetch_step(
+            pf,
             src.wrapping_add(16 * i),
             dst.wrapping_add(16 * i),
             16 * step,
@@ -328,9 +332,11 @@ fn ctr_seg<const R: usize, V: Vector>(v: V, keys: &[__m128i; 15], c0: u128, mut 
     let mut ctr = v.add64(c0_le, v.lane_index());
     let inc = v.set_u64x2(0, V::BLOCKS as u64);
     let step = V::BLOCKS * WIDE;
+    let pf = 16 * n >= PREFETCH_MIN;
     let mut i = 0;
     while n - i >= step {
         prefetch_step(
+            pf,
             src.wrapping_add(16 * i),
             dst.wrapping_add(16 * i),
             16 * step,

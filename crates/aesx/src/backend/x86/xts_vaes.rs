@@ -60,7 +60,7 @@ use core::arch::x86_64::*;
 
 use zeroize::Zeroize;
 
-use super::vector::{prefetch_step, vaes_entries, Vector};
+use super::vector::{prefetch_step, vaes_entries, Vector, PREFETCH_MIN};
 use super::{xts_aesni, X86Aes};
 use crate::backend::kernels::inout::InOut;
 use crate::backend::kernels::trace::{self, Kernel};
@@ -163,6 +163,7 @@ unsafe fn unit<V: Vector, const R: usize, const ENC: bool>(
 ) -> __m128i {
     let bl = V::BLOCKS;
     let w = width::<V>();
+    let pf = 16 * n >= PREFETCH_MIN;
     let mut tw = [v.zero(); W_MAX];
     for (j, x) in tw.iter_mut().take(w).enumerate() {
         *x = tweak_lanes(v, t, (bl * j) as u64);
@@ -170,6 +171,7 @@ unsafe fn unit<V: Vector, const R: usize, const ENC: bool>(
     let mut i = 0;
     while i + bl * w <= n {
         prefetch_step(
+            pf,
             src.wrapping_add(16 * i),
             dst.wrapping_add(16 * i),
             16 * bl * w,
