@@ -76,12 +76,24 @@
 //! bound measured in the same run), decrypt 18.1-19.7 (16.4-17.7; 1.04x),
 //! 1500 bytes 1.27-1.40x aws-lc-rs; AES-256 16 KiB 14.3-15.5 encrypt and
 //! 14.8-15.6 decrypt (0.84-0.87 of its bound, 1.02x). The
-//! gap to the count is not explained by the model: the VM exposes no
-//! cycle counters, so neither the core clock under this mix (VPCLMULQDQ
-//! on zmm may lower it more than VAESENC alone does) nor port stalls could
-//! be measured. Tried and not faster here: prefetching the input one or
-//! two steps ahead (1 MiB), the pairs in the first four rounds instead of
-//! every other, no barrier in the rounds that carry products.
+//! gap to the count is not explained by the model. The VM exposes no
+//! cycle counters; what could be measured (2026-11-26, same machine):
+//! the clock is not the cause (a loop of 8 VAESENC chains with 4
+//! VPCLMULQDQ and 5 XORs per 10 AES ops runs at the AES-only rate, about
+//! 3.8-3.9 GHz), a dependency-free loop of this step's instruction mix
+//! runs at 0.87-0.90 of the AES-only rate (93 of 80 cycles: the two-port
+//! model holds), and llvm-mca (Ice Lake server model) puts the real loop at
+//! 81 cycles per 512 bytes, where it measures about 105. Taking the
+//! products out of the loop (the rest unchanged) gives 23.1 GB/s (0.92 of
+//! the bound), taking out only the reduction +3-4%, breaking the GHASH
+//! state's chain from step to step +1.5%: the cost is in the 32 products
+//! and their sums meeting the AES rounds, not in one part. Tried and not
+//! faster here: the pairs in the first four rounds instead of every other,
+//! after rounds 2, 4, 6, 8, split one product per round, issued before
+//! the round's AES ops, one product per round with two-input sums (3%
+//! slower), no barrier in the rounds that carry products. Calls of 256 KiB
+//! and more prefetch input and output ahead (`vector::prefetch_step`):
+//! out of place at 1 MiB, 5-20% faster (the input alone was not).
 //!
 //! AMD Zen 4 (two 256-bit pipes that each take VAESENC and VPCLMULQDQ; a
 //! zmm op holds both for a cycle): every vector instruction competes for
