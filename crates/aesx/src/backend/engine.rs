@@ -186,14 +186,13 @@ impl XtsEngine {
         with_engine!(self, k => k.data.xts_decrypt(tweak, io));
     }
 
-    /// Ciphertext stealing over the last whole block and the partial one
-    /// (`tail`), from `T_{m-1}` in `tweak`.
-    pub(crate) fn encrypt_stolen(&self, tweak: &mut Block, tail: InOut<'_>) {
-        with_engine!(self, k => k.data.xts_encrypt_stolen(tweak, tail));
+    /// A data unit that is not whole blocks, ciphertext stealing included.
+    pub(crate) fn encrypt_stealing(&self, tweak: &mut Block, io: InOut<'_>) {
+        with_engine!(self, k => k.data.xts_encrypt_stealing(tweak, io));
     }
 
-    pub(crate) fn decrypt_stolen(&self, tweak: &mut Block, tail: InOut<'_>) {
-        with_engine!(self, k => k.data.xts_decrypt_stolen(tweak, tail));
+    pub(crate) fn decrypt_stealing(&self, tweak: &mut Block, io: InOut<'_>) {
+        with_engine!(self, k => k.data.xts_decrypt_stealing(tweak, io));
     }
 
     pub(crate) fn encrypt_sectors(&self, sector_size: usize, first: u128, io: InOut<'_>) {

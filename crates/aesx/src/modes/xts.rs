@@ -233,26 +233,13 @@ impl Xts {
         self.check_encrypt(encrypt)?;
         let mut t = *tweak;
         self.engine.encrypt_tweak(&mut t);
-        // Blocks 0..m-2 as usual (all of them when the unit is whole
-        // blocks); then block m-1 (the last whole one) and the partial
-        // block m of `partial` bytes are stolen together.
-        let partial = len % BLOCK_LEN;
-        let plain = if partial == 0 {
-            len
-        } else {
-            len - BLOCK_LEN - partial
-        };
-        let (head, tail) = io.split_at(plain);
-        if encrypt {
-            self.engine.encrypt(&mut t, head);
-            if partial != 0 {
-                self.engine.encrypt_stolen(&mut t, tail);
-            }
-        } else {
-            self.engine.decrypt(&mut t, head);
-            if partial != 0 {
-                self.engine.decrypt_stolen(&mut t, tail);
-            }
+        // A unit of whole blocks goes through the bulk kernel; any other
+        // finishes by ciphertext stealing (the backend's unit entry).
+        match (len.is_multiple_of(BLOCK_LEN), encrypt) {
+            (true, true) => self.engine.encrypt(&mut t, io),
+            (true, false) => self.engine.decrypt(&mut t, io),
+            (false, true) => self.engine.encrypt_stealing(&mut t, io),
+            (false, false) => self.engine.decrypt_stealing(&mut t, io),
         }
         t.zeroize();
         Ok(())

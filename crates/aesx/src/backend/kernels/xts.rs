@@ -33,6 +33,29 @@ pub(crate) fn mul_x(t: u128) -> u128 {
     (t << 1) ^ (0u128.wrapping_sub(carry) & 0x87)
 }
 
+/// `t * x^k` in GF(2^128), IEEE 1619 bit order, for `k < 128`: the tweak
+/// of block `k` from the tweak of block 0 without `k` doublings. The bits
+/// shifted past bit 127 (`hi`, fewer than `k`) fold back times
+/// `x^7 + x^2 + x + 1` (0x87); what that product pushes past bit 127 again
+/// (at most 7 bits) folds once more. Shifts by the public `k` only.
+pub(crate) fn mul_x_pow(t: u128, k: u32) -> u128 {
+    debug_assert!(k < 128);
+    if k == 0 {
+        return t;
+    }
+    let lo = t << k;
+    let hi = t >> (128 - k);
+    let fold = |v: u128| v ^ (v << 1) ^ (v << 2) ^ (v << 7);
+    let over = (hi >> 127) ^ (hi >> 126) ^ (hi >> 121);
+    lo ^ fold(hi) ^ fold(over)
+}
+
+/// Bytes of a data unit of `len` bytes (not a multiple of 16, at least 17)
+/// before its stolen pair: the whole blocks but the last.
+pub(crate) fn stealing_head(len: usize) -> usize {
+    len - BLOCK_LEN - len % BLOCK_LEN
+}
+
 /// XTS over whole blocks with the data key.
 pub(crate) trait XtsKernels: BlockKernels + Sized {
     /// XTS-encrypts whole blocks starting from the encrypted tweak `tweak`,
@@ -46,12 +69,16 @@ pub(crate) trait XtsKernels: BlockKernels + Sized {
         xts_generic(tweak, io, |b| self.decrypt_blocks(InOut::in_place(b)));
     }
 
-    /// Ciphertext stealing, encryption: `tail` is the last whole block
-    /// `P_{m-1}` and the `tail.len() - 16` (1..=15) bytes of `P_m` after it,
-    /// `tweak` is `T_{m-1}`. `CC = E(P_{m-1})` under `T_{m-1}`; then
+    /// XTS-encrypts one data unit whose length is not a multiple of 16 (at
+    /// least 17 bytes), ciphertext stealing included, from the encrypted
+    /// tweak `T_0` in `tweak` (unspecified on return). Blocks `0..m-1` as
+    /// usual; then, with `CC = E(P_{m-1})` under `T_{m-1}`,
     /// `C_m = CC[..partial]` and `C_{m-1} = E(P_m || CC[partial..])` under
-    /// `T_m`. Backends override this to keep both blocks in registers.
-    fn xts_encrypt_stolen(&self, tweak: &mut Block, tail: InOut<'_>) {
+    /// `T_m`. Backends override this to keep the stolen pair in registers.
+    fn xts_encrypt_stealing(&self, tweak: &mut Block, io: InOut<'_>) {
+        let head_len = stealing_head(io.len());
+        let (head, tail) = io.split_at(head_len);
+        self.xts_encrypt(tweak, head);
         let partial = tail.len() - BLOCK_LEN;
         let (mut last_whole, mut last_part) = tail.split_at(BLOCK_LEN);
         let mut cc = last_whole.read_block(0);
@@ -66,14 +93,16 @@ pub(crate) trait XtsKernels: BlockKernels + Sized {
         pm.zeroize();
     }
 
-    /// Ciphertext stealing, decryption, as [`Self::xts_encrypt_stolen`]:
-    /// `C_{m-1}` was made under `T_m`, so `PP = D(C_{m-1})` under `T_m`,
-    /// `P_m = PP[..partial]` and `P_{m-1} = D(C_m || PP[partial..])` under
-    /// `T_{m-1}`.
-    fn xts_decrypt_stolen(&self, tweak: &mut Block, tail: InOut<'_>) {
+    /// XTS-decrypts one data unit with ciphertext stealing, as
+    /// [`Self::xts_encrypt_stealing`]: `C_{m-1}` was made under `T_m`, so
+    /// `PP = D(C_{m-1})` under `T_m`, `P_m = PP[..partial]` and
+    /// `P_{m-1} = D(C_m || PP[partial..])` under `T_{m-1}`.
+    fn xts_decrypt_stealing(&self, tweak: &mut Block, io: InOut<'_>) {
+        let head_len = stealing_head(io.len());
+        let (head, tail) = io.split_at(head_len);
+        self.xts_decrypt(tweak, head);
         let partial = tail.len() - BLOCK_LEN;
-        let t_prev = u128::from_le_bytes(*tweak);
-        let mut t_next = mul_x(t_prev).to_le_bytes();
+        let mut t_next = mul_x(u128::from_le_bytes(*tweak)).to_le_bytes();
         let (mut last_whole, mut last_part) = tail.split_at(BLOCK_LEN);
         let mut pp = last_whole.read_block(0);
         let mut cc: Block = [0; BLOCK_LEN];
@@ -199,7 +228,22 @@ pub(crate) struct XtsKeys<K> {
 
 #[cfg(test)]
 mod tests {
-    use super::mul_x;
+    use super::{mul_x, mul_x_pow};
+
+    #[test]
+    fn mul_x_pow_is_repeated_doubling() {
+        let mut seed = 0x0123_4567_89ab_cdef_fedc_ba98_7654_3210u128;
+        for _ in 0..20 {
+            seed = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15_f39c_c060_5ced_c835) ^ (seed >> 61);
+            for t in [seed, u128::MAX, 1 << 127, 1, 0x87 << 120] {
+                let mut d = t;
+                for k in 0..128 {
+                    assert_eq!(mul_x_pow(t, k), d, "t {t:#x} k {k}");
+                    d = mul_x(d);
+                }
+            }
+        }
+    }
 
     #[test]
     fn mul_x_reduces_with_0x87() {

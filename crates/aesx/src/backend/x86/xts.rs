@@ -4,7 +4,7 @@ use super::{xts_aesni, xts_vaes, Level, X86Aes};
 use crate::backend::kernels::inout::InOut;
 use zeroize::Zeroize;
 
-use crate::backend::kernels::xts::XtsKernels;
+use crate::backend::kernels::xts::{stealing_head, XtsKernels};
 use crate::key::Block;
 
 impl X86Aes {
@@ -84,6 +84,26 @@ impl X86Aes {
     }
 }
 
+impl X86Aes {
+    /// A data unit with ciphertext stealing: the pair's first block cipher
+    /// before the bulk call when the unit is short enough to find its
+    /// tweak directly (`xts_aesni::steal_first`), so that only the second
+    /// is serial after it; the pair in registers either way.
+    fn stealing<const ENC: bool>(&self, tweak: &mut Block, io: InOut<'_>) {
+        let head_len = stealing_head(io.len());
+        let (head, tail) = io.split_at(head_len);
+        let mut first: Block = [0; 16];
+        // SAFETY: every X86Aes level implies AES-NI, SSE4.1 and PCLMULQDQ;
+        // `tail` is the last whole block and the partial one.
+        let early =
+            unsafe { xts_aesni::steal_first::<ENC>(self, tweak, head.blocks(), &tail, &mut first) };
+        self.xts::<ENC>(tweak, head);
+        // SAFETY: as above; `tweak` is now T_{m-1}.
+        unsafe { xts_aesni::steal_finish::<ENC>(self, tweak, early.then_some(&first), tail) };
+        first.zeroize();
+    }
+}
+
 impl XtsKernels for X86Aes {
     fn xts_encrypt(&self, tweak: &mut Block, io: InOut<'_>) {
         self.xts::<true>(tweak, io)
@@ -93,15 +113,12 @@ impl XtsKernels for X86Aes {
         self.xts::<false>(tweak, io)
     }
 
-    fn xts_encrypt_stolen(&self, tweak: &mut Block, tail: InOut<'_>) {
-        // SAFETY: every X86Aes level implies AES-NI, SSE4.1 and PCLMULQDQ;
-        // the mode passes the last whole block and a partial one.
-        unsafe { xts_aesni::stolen::<true>(self, tweak, tail) }
+    fn xts_encrypt_stealing(&self, tweak: &mut Block, io: InOut<'_>) {
+        self.stealing::<true>(tweak, io)
     }
 
-    fn xts_decrypt_stolen(&self, tweak: &mut Block, tail: InOut<'_>) {
-        // SAFETY: as above.
-        unsafe { xts_aesni::stolen::<false>(self, tweak, tail) }
+    fn xts_decrypt_stealing(&self, tweak: &mut Block, io: InOut<'_>) {
+        self.stealing::<false>(tweak, io)
     }
 
     fn xts_encrypt_sectors(&self, tk: &Self, size: usize, first: u128, io: InOut<'_>) {

@@ -37,8 +37,8 @@ use super::X86Aes;
 use crate::backend::kernels::cpu;
 use crate::backend::kernels::inout::InOut;
 use crate::backend::kernels::trace::{self, Kernel};
+use crate::backend::kernels::xts::{mul_x as mul_x_u128, mul_x_pow};
 use crate::key::Block;
-use zeroize::Zeroize;
 
 /// `t * x` in GF(2^128) (IEEE 1619 order: byte 0 is least significant),
 /// branch-free: the top bits of both 64-bit halves are spread into masks.
@@ -181,19 +181,95 @@ pub(super) unsafe fn blocks<const ENC: bool>(k: &X86Aes, tweak: &mut Block, io: 
     }
 }
 
-/// Ciphertext stealing in registers (`XtsKernels::xts_encrypt_stolen` and
-/// `xts_decrypt_stolen`): the last whole block and the partial one after
-/// it, from `T_{m-1}` in `tweak`. The two block ciphers depend on each
-/// other, but the first depends only on the tweak and the input, so it runs
-/// beside the tail of the bulk call before it; what the generic path adds
-/// (two kernel calls with their set-up, the blocks and the doubled tweak
-/// through memory) is what this saves.
+/// Blocks before the stolen pair below which [`steal_first`] computes the
+/// pair's first tweak directly (`T * x^k` is a shift and two folds for
+/// `k < 128`, [`mul_x_pow`]): units of up to 2 KiB, network packets.
+const EARLY_STEAL_MAX: usize = 128;
+
+/// The first block cipher of ciphertext stealing, issued before the bulk
+/// call of the data unit: `CC = E(P_{m-1})` under `T_{m-1}` (encryption)
+/// or `PP = D(C_{m-1})` under `T_m` (decryption) into `out`, from the
+/// unit's encrypted tweak `T_0` in `tweak` and `k = m - 1`, the blocks
+/// before the pair. It depends on nothing the bulk computes, so its AES
+/// latency hides under the bulk's rounds; after the bulk only the second
+/// cipher is serial (`steal_finish`). Returns false, doing nothing, when
+/// `k >= EARLY_STEAL_MAX`.
+///
+/// # Safety
+/// As [`xts`]; `tail` holds 17..=31 bytes (the pair).
+pub(super) unsafe fn steal_first<const ENC: bool>(
+    k: &X86Aes,
+    tweak: &Block,
+    blocks_before: usize,
+    tail: &InOut<'_>,
+    out: &mut Block,
+) -> bool {
+    if blocks_before >= EARLY_STEAL_MAX {
+        return false;
+    }
+    // T_{m-1}, and for decryption T_m: C_{m-1} was made under T_m.
+    let t = mul_x_pow(u128::from_le_bytes(*tweak), blocks_before as u32);
+    let t = if ENC { t } else { mul_x_u128(t) };
+    // SAFETY: the caller guarantees the CPU features and the tail's size.
+    unsafe { by_rounds!(k, steal_first_r::<ENC>(k, t, tail, out)) };
+    true
+}
+
+#[target_feature(enable = "aes,sse4.1")]
+unsafe fn steal_first_r<const R: usize, const ENC: bool>(
+    k: &X86Aes,
+    t: u128,
+    tail: &InOut<'_>,
+    out: &mut Block,
+) {
+    let t = _mm_set_epi64x((t >> 64) as i64, t as i64);
+    // SAFETY: the tail's first 16 bytes are readable; `out` is 16 writable
+    // bytes.
+    unsafe {
+        let whole = _mm_loadu_si128(tail.src_ptr().cast());
+        _mm_storeu_si128(out.as_mut_ptr().cast(), cipher1::<R, ENC>(k, whole, t));
+    }
+}
+
+/// Whitens, runs the rounds and unwhitens one block under tweak `t`.
+#[inline]
+#[target_feature(enable = "aes,sse4.1")]
+fn cipher1<const R: usize, const ENC: bool>(k: &X86Aes, x: __m128i, t: __m128i) -> __m128i {
+    let rk = if ENC { &k.enc } else { &k.dec };
+    let mut x = _mm_xor_si128(_mm_xor_si128(x, t), rk[0]);
+    for key in &rk[1..R] {
+        x = if ENC {
+            _mm_aesenc_si128(x, *key)
+        } else {
+            _mm_aesdec_si128(x, *key)
+        };
+    }
+    let last = _mm_xor_si128(rk[R], t);
+    if ENC {
+        _mm_aesenclast_si128(x, last)
+    } else {
+        _mm_aesdeclast_si128(x, last)
+    }
+}
+
+/// Finishes ciphertext stealing in registers: the last whole block and the
+/// partial one after it (`tail`), from `T_{m-1}` in `tweak` (where the
+/// bulk call left it). `first` is [`steal_first`]'s block when it ran;
+/// otherwise the first cipher runs here. Then the stolen block (the partial
+/// input's bytes and the first block's rest) goes through the second
+/// cipher, `C_{m-1}` under `T_m` (encryption) or `P_{m-1}` under `T_{m-1}`
+/// (decryption), and the first block's head is the partial output.
 ///
 /// # Safety
 /// As [`xts`]; `tail` holds 17..=31 bytes.
-pub(super) unsafe fn stolen<const ENC: bool>(k: &X86Aes, tweak: &Block, tail: InOut<'_>) {
+pub(super) unsafe fn steal_finish<const ENC: bool>(
+    k: &X86Aes,
+    tweak: &Block,
+    first: Option<&Block>,
+    tail: InOut<'_>,
+) {
     // SAFETY: the caller guarantees the CPU features.
-    unsafe { by_rounds!(k, stolen_r::<ENC>(k, tweak, tail)) }
+    unsafe { by_rounds!(k, steal_finish_r::<ENC>(k, tweak, first, tail)) }
 }
 
 /// 16 bytes of ones then 16 of zeros: `partial` ones are a window of it.
@@ -207,57 +283,74 @@ static ONES_THEN_ZEROS: [u8; 32] = {
     t
 };
 
+/// PSHUFB masks for byte shifts by a run-time count: 16 bytes at
+/// `16 + s` move a register's bytes down by `s` (byte `i` takes byte
+/// `i + s`, zeros above), 16 bytes at `16 - s` move them up by `s`.
+static SHIFTS: [u8; 48] = {
+    let mut t = [0x80u8; 48];
+    let mut i = 0;
+    while i < 16 {
+        t[16 + i] = i as u8;
+        i += 1;
+    }
+    t
+};
+
+/// The PSHUFB mask that moves bytes down (`up == false`) or up by `s`.
+///
+/// # Safety
+/// SSSE3; `s <= 16`.
+#[inline]
+#[target_feature(enable = "sse4.1")]
+unsafe fn shift_mask(s: usize, up: bool) -> __m128i {
+    let at = if up { 16 - s } else { 16 + s };
+    // SAFETY: at + 16 <= 48 for s <= 16.
+    unsafe { _mm_loadu_si128(SHIFTS.as_ptr().add(at).cast()) }
+}
+
 #[target_feature(enable = "aes,sse4.1")]
-unsafe fn stolen_r<const R: usize, const ENC: bool>(
+unsafe fn steal_finish_r<const R: usize, const ENC: bool>(
     k: &X86Aes,
     tweak: &Block,
+    first: Option<&Block>,
     mut tail: InOut<'_>,
 ) {
     let partial = tail.len() - 16;
     debug_assert!((1..16).contains(&partial));
-    let rk = if ENC { &k.enc } else { &k.dec };
-    let one = |x: __m128i, t: __m128i| -> __m128i {
-        let mut x = _mm_xor_si128(_mm_xor_si128(x, t), rk[0]);
-        for key in &rk[1..R] {
-            x = if ENC {
-                _mm_aesenc_si128(x, *key)
-            } else {
-                _mm_aesdec_si128(x, *key)
-            };
-        }
-        let last = _mm_xor_si128(rk[R], t);
-        if ENC {
-            _mm_aesenclast_si128(x, last)
-        } else {
-            _mm_aesdeclast_si128(x, last)
-        }
-    };
-    let mut part = [0u8; 16];
-    let mut out = [0u8; 16];
-    // SAFETY: `tweak` is 16 readable bytes; `tail` holds 16 + partial bytes
-    // in each region, all of them read before any is written (in place);
-    // the mask window lies inside the table (partial < 16).
+    // Only whole 16-byte loads and stores, overlapping at the end of the
+    // tail (no byte copies, no call between the two ciphers): the partial
+    // input is the top of the last 16 bytes, and the partial output goes
+    // out in one store that overlaps the whole block's.
+    // SAFETY: `tweak` and `first` are 16 readable bytes; `tail` holds
+    // 16 + partial bytes in each region, so [0, 16) and [partial,
+    // 16 + partial) lie inside it; every load is done before the first
+    // store (in place); the table windows lie inside the tables.
     unsafe {
         let prev = _mm_loadu_si128(tweak.as_ptr().cast());
         let next = mul_x(prev);
         // Encryption: CC under T_{m-1}, then the stolen block under T_m;
         // decryption: PP under T_m, then the stolen block under T_{m-1}.
-        let (first, second) = if ENC { (prev, next) } else { (next, prev) };
+        let (t1, t2) = if ENC { (prev, next) } else { (next, prev) };
         let src = tail.src_ptr();
-        let whole = _mm_loadu_si128(src.cast());
-        core::ptr::copy_nonoverlapping(src.add(16), part.as_mut_ptr(), partial);
-        let x = one(whole, first);
+        let end = _mm_loadu_si128(src.add(partial).cast());
+        let x = match first {
+            Some(b) => _mm_loadu_si128(b.as_ptr().cast()),
+            None => cipher1::<R, ENC>(k, _mm_loadu_si128(src.cast()), t1),
+        };
         // The stolen block: the partial input's bytes, then x's.
+        let part = _mm_shuffle_epi8(end, shift_mask(16 - partial, false));
         let keep = _mm_loadu_si128(ONES_THEN_ZEROS.as_ptr().add(16 - partial).cast());
-        let y = _mm_blendv_epi8(x, _mm_loadu_si128(part.as_ptr().cast()), keep);
-        _mm_storeu_si128(out.as_mut_ptr().cast(), x);
-        let z = one(y, second);
+        let z = cipher1::<R, ENC>(k, _mm_blendv_epi8(x, part, keep), t2);
+        // Bytes [partial, 16 + partial) of the output: z's last
+        // 16 - partial bytes, then x's first `partial`.
+        let over = _mm_or_si128(
+            _mm_shuffle_epi8(z, shift_mask(partial, false)),
+            _mm_shuffle_epi8(x, shift_mask(16 - partial, true)),
+        );
         let dst = tail.dst_ptr();
-        core::ptr::copy_nonoverlapping(out.as_ptr(), dst.add(16), partial);
         _mm_storeu_si128(dst.cast(), z);
+        _mm_storeu_si128(dst.add(partial).cast(), over);
     }
-    part.zeroize();
-    out.zeroize();
 }
 
 /// Encrypts eight blocks in place with `tk`'s encryption round keys, all

@@ -47,11 +47,13 @@
 //! rest is per call: the tweak's own encryption (one serial AES, the
 //! one-block AES-NI path), the first tweak registers, and for a length that
 //! is not a multiple of 16 the two blocks of ciphertext stealing, two
-//! dependent AES in registers (`xts_aesni::stolen`; the first of them needs
-//! only the tweak, so it overlaps the end of the bulk call). As two
-//! one-block XTS calls through the kernels they had cost 8-10% of a
-//! 1500-byte unit (vaes512 XTS 1500 B was 0.98-1.03x OpenSSL, now
-//! 1.06-1.10x). Measured (2026-11-26, family 6 model 167 VM, shared,
+//! dependent AES in registers (`xts_aesni::steal_first` and
+//! `steal_finish`). The first needs only the tweak `T_0 x^(m-1)`, so for
+//! units under 2 KiB it is issued before the bulk call and hides under it;
+//! only the second is serial after the bulk. As two one-block XTS calls
+//! through the kernels the pair had cost 16% of a 1500-byte unit (0.138
+//! against 0.119 us for 1504 bytes, AES-256); vaes512 XTS 1500 B was
+//! 0.98-1.03x OpenSSL. Measured (2026-11-26, family 6 model 167 VM, shared,
 //! interleaved runs): XTS-128 4 KiB 21-22 GB/s (1.10-1.14x OpenSSL;
 //! XTS-256 1.07x), 16 KiB 22-23 GB/s (0.85-0.9 of ECB); W = 8 was 5-12%
 //! slower than four here too.
