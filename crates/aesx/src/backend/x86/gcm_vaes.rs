@@ -123,7 +123,9 @@ use core::arch::x86_64::*;
 
 use super::ghash_clmul::{bswap_mask, length_block, poly, Wide, X86HKey, POWERS};
 use super::polyval::Acc;
-use super::vector::{byte_mask, prefetch_step, vaes_entries, Vector, PREFETCH_MIN};
+use super::vector::{
+    byte_mask, prefetch_step, vaes_entries, Vector, ONES_THEN_ZEROS, PREFETCH_MIN,
+};
 use super::X86Aes;
 use crate::backend::kernels::cpu::{Vaes256, Vaes512};
 use crate::backend::kernels::gcm::inc32;
@@ -204,17 +206,6 @@ macro_rules! order_ghash_method {
         }
     };
 }
-
-/// 32 bytes of ones then 32 of zeros: the ymm byte masks are windows of it.
-static ONES_THEN_ZEROS: [u8; 64] = {
-    let mut t = [0u8; 64];
-    let mut i = 0;
-    while i < 32 {
-        t[i] = 0xff;
-        i += 1;
-    }
-    t
-};
 
 // SAFETY (every intrinsic call in this impl): `self` is a `Vaes256` token,
 // made only by detection after it found AES-NI, SSE4.1, PCLMULQDQ, AVX,

@@ -748,6 +748,18 @@ impl Vector for Vaes512 {
     order_method!(__m512i, "avx512f", zmm_reg);
 }
 
+/// 32 bytes of ones then 32 of zeros: a byte mask of the first `n` bytes
+/// of a ymm (xmm) register is the 32 (16) bytes at `32 - n`.
+pub(super) static ONES_THEN_ZEROS: [u8; 64] = {
+    let mut t = [0u8; 64];
+    let mut i = 0;
+    while i < 32 {
+        t[i] = 0xff;
+        i += 1;
+    }
+    t
+};
+
 /// Input read ahead of a streaming loop, in bytes past the current step.
 pub(super) const READ_AHEAD: usize = 2048;
 /// Output fetched ahead of a streaming loop, in bytes past the current step.

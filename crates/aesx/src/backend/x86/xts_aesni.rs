@@ -33,6 +33,7 @@
 use core::arch::x86_64::*;
 
 use super::aesni::aes_round;
+use super::vector::ONES_THEN_ZEROS;
 use super::X86Aes;
 use crate::backend::kernels::cpu;
 use crate::backend::kernels::inout::InOut;
@@ -272,17 +273,6 @@ pub(super) unsafe fn steal_finish<const ENC: bool>(
     unsafe { by_rounds!(k, steal_finish_r::<ENC>(k, tweak, first, tail)) }
 }
 
-/// 16 bytes of ones then 16 of zeros: `partial` ones are a window of it.
-static ONES_THEN_ZEROS: [u8; 32] = {
-    let mut t = [0u8; 32];
-    let mut i = 0;
-    while i < 16 {
-        t[i] = 0xff;
-        i += 1;
-    }
-    t
-};
-
 /// PSHUFB masks for byte shifts by a run-time count: 16 bytes at
 /// `16 + s` move a register's bytes down by `s` (byte `i` takes byte
 /// `i + s`, zeros above), 16 bytes at `16 - s` move them up by `s`.
@@ -339,7 +329,7 @@ unsafe fn steal_finish_r<const R: usize, const ENC: bool>(
         };
         // The stolen block: the partial input's bytes, then x's.
         let part = _mm_shuffle_epi8(end, shift_mask(16 - partial, false));
-        let keep = _mm_loadu_si128(ONES_THEN_ZEROS.as_ptr().add(16 - partial).cast());
+        let keep = _mm_loadu_si128(ONES_THEN_ZEROS.as_ptr().add(32 - partial).cast());
         let z = cipher1::<R, ENC>(k, _mm_blendv_epi8(x, part, keep), t2);
         // Bytes [partial, 16 + partial) of the output: z's last
         // 16 - partial bytes, then x's first `partial`.
