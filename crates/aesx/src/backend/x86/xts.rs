@@ -82,9 +82,7 @@ impl X86Aes {
             _ => self.xts_sectors_by8(tk, ENC, size, first, io),
         }
     }
-}
 
-impl X86Aes {
     /// A data unit with ciphertext stealing: the pair's first block cipher
     /// before the bulk call when the unit is short enough to find its
     /// tweak directly (`xts_aesni::steal_first`), so that only the second
