@@ -8,10 +8,15 @@
 //! (three PCLMULQDQ, the multiplier's half-sum precomputed per call) is
 //! issued, and the eight products are reduced once per step (two PCLMULQDQ).
 //! Encryption hashes the previous step's ciphertext (one step in flight);
-//! decryption hashes the current step's input. Counter blocks are kept
-//! byte-reversed so that `paddd` on the low dword is inc32 (wraps modulo
-//! 2^32, no carry into the IV). The kernel is generic over the round count
-//! so the round loops unroll and every round key is a memory operand.
+//! decryption hashes the current step's input. Steps start on counters
+//! that are multiples of eight, so a step's counter blocks are its first
+//! one XOR 0..7 with the first round key added once ([`StepCounters`]:
+//! one vector instruction per block instead of three); the first step
+//! drops the states before the call's first counter. The tail's counter
+//! blocks are kept byte-reversed so that `paddd` on the low dword is inc32
+//! (wraps modulo 2^32, no carry into the IV). The kernel is generic over
+//! the round count so the round loops unroll and every round key is a
+//! memory operand.
 //!
 //! Registers (16 xmm, no AVX): eight AES states, the three product
 //! accumulators, a round key / temporary; the eight ciphertext blocks to
@@ -27,13 +32,18 @@
 //! the previous version cost AES-256 a third of its speed.
 //!
 //! Intel (Golden Cove class, AESENC on ports 0 and 1, PCLMULQDQ on port 5,
-//! shuffles on 1 and 5, vector XOR/ADD on 0, 1 and 5): per block 11 AES
-//! ops, 3.25 PCLMULQDQ, 3 shuffles (counter swap, data swap, half-sum) and
-//! about 8 XOR/ADD, so about 25 vector uops on three ports, 8.3 cycles per
-//! block against ECB's 5.5: 0.66 of the AES port bound at best, which is
-//! about 8.5 GB/s for AES-128 on the 4.4 GHz Xeon of the benchmarks.
-//! Measured there at 16 KiB: 7.0-7.6 GB/s (0.55-0.60 of the bound), level
-//! with AWS-LC's AVX code (0.96-1.0x) and OpenSSL's.
+//! shuffles on 1 and 5, vector XOR/ADD on 0, 1 and 5): per block 10 AES
+//! ops, 3.25 PCLMULQDQ, 2 shuffles (data swap, half-sum) and about 7
+//! XOR/ADD (the counter block's one among them), so about 22 vector uops
+//! on three ports, 7.4 cycles per block against ECB's 5: 0.68 of the AES
+//! port bound at best. The generic counter blocks (swap, add, round-key
+//! XOR) made it about 24.
+//! Measured (2026-11-26, Intel Xeon family 6 model 167, Sapphire/Emerald
+//! Rapids class, about 3.9 GHz, `aesx bench --isa aesni --compare`): the
+//! aligned steps made 16 KiB 5-9% faster and 1 MiB 2-10%, which took GCM
+//! from 0.94-0.99x AWS-LC's AVX code to 1.02-1.05x at 16 KiB, from
+//! 0.94-1.06x to 1.02-1.10x at 1 MiB, and 1500 bytes from 1.07-1.15x to
+//! 1.11-1.16x; about 7.3 GB/s for AES-128 at 16 KiB, 0.56 of the bound.
 //!
 //! One-shot messages ([`gcm_oneshot`]) take the last one to eight blocks,
 //! the partial one included, through the AES rounds together with E_K(J0)
@@ -49,7 +59,11 @@
 //! out (5-10% slower: the rolled loop stays in the loop stream detector),
 //! VEX encoding through `avx` (no difference: register moves are eliminated
 //! at rename anyway), one byte swap per step for the counters instead of
-//! eight (no difference measured).
+//! eight (no difference measured), writing the whitened counter blocks
+//! from general-purpose registers into a ring on the stack (+1-3% at
+//! 16 KiB: the integer adds and swaps share ports 0, 1 and 5; 30% slower
+//! at 1500 bytes, whose first loads wait for those small stores to reach
+//! the cache).
 
 use core::arch::x86_64::*;
 
@@ -112,6 +126,13 @@ fn encrypt8<const R: usize>(rk: &[__m128i; 15], b: &mut [__m128i; STEP]) {
     for x in b.iter_mut() {
         *x = _mm_xor_si128(*x, rk[0]);
     }
+    rounds8::<R>(rk, b);
+}
+
+/// Rounds 1..=R on eight blocks that already hold the first round key.
+#[inline]
+#[target_feature(enable = "aes,sse2")]
+fn rounds8<const R: usize>(rk: &[__m128i; 15], b: &mut [__m128i; STEP]) {
     for key in &rk[1..R] {
         for x in b.iter_mut() {
             *x = _mm_aesenc_si128(*x, *key);
@@ -123,7 +144,8 @@ fn encrypt8<const R: usize>(rk: &[__m128i; 15], b: &mut [__m128i; STEP]) {
     }
 }
 
-/// AES on eight blocks with the GHASH of eight byte-reversed ciphertext
+/// AES on eight blocks that already hold the first round key (from
+/// [`StepCounters`]), with the GHASH of eight byte-reversed ciphertext
 /// blocks `x` (times H^8..H^1 in `pw`, their Karatsuba half-sums in `pk`)
 /// woven between the rounds, one product after each of rounds 1..8;
 /// returns the new GHASH state.
@@ -140,9 +162,6 @@ fn encrypt8_ghash<const R: usize>(
     y: __m128i,
 ) -> __m128i {
     let mut w = WideK::zero();
-    for v in b.iter_mut() {
-        *v = _mm_xor_si128(*v, rk[0]);
-    }
     for r in 1..R {
         for v in b.iter_mut() {
             *v = _mm_aesenc_si128(*v, rk[r]);
@@ -200,8 +219,124 @@ pub(super) unsafe fn gcm_crypt<const ENCRYPT: bool>(
     inc32(ctr, n as u32);
 }
 
+/// Blocks before the next counter that is a multiple of eight: a main
+/// step starts there (see [`StepCounters`]).
+fn lead(ctr: &Block) -> usize {
+    let low = u32::from_be_bytes([ctr[12], ctr[13], ctr[14], ctr[15]]);
+    (low.wrapping_neg() % STEP as u32) as usize
+}
+
+/// The counter blocks of the main loop's steps, each step's first counter
+/// a multiple of eight, with the first round key already added. Inside
+/// such a step the eight counters differ from the first only in its three
+/// low bits, so block `j` is the first one XOR `j`: one XOR per block,
+/// where the generic form (add to a byte-reversed counter, swap it to block
+/// order, add the round key) takes three on the same three vector ports as
+/// the AES rounds and the carry-less products. Between steps the first
+/// counter moves by eight in its last byte (an add in block byte order)
+/// unless that byte wraps, once every 32 steps, when it is rebuilt from
+/// the 32-bit count (which wraps modulo 2^32 like inc32). The counter is
+/// public (it comes from the IV), so the branch leaks nothing.
+struct StepCounters {
+    /// The next step's first counter block, in block byte order.
+    x: __m128i,
+    /// Its 32-bit counter.
+    ctr32: u32,
+}
+
+impl StepCounters {
+    /// Steps from counter block `ctr`, whose counter must be a multiple
+    /// of eight.
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    fn new(ctr: &Block) -> StepCounters {
+        debug_assert_eq!(lead(ctr), 0);
+        StepCounters {
+            // SAFETY: 16 readable bytes.
+            x: unsafe { _mm_loadu_si128(ctr.as_ptr().cast()) },
+            ctr32: u32::from_be_bytes([ctr[12], ctr[13], ctr[14], ctr[15]]),
+        }
+    }
+
+    /// The next step's eight counter blocks XOR the first round key `rk0`.
+    #[inline]
+    #[target_feature(enable = "sse4.1")]
+    fn next(&mut self, rk0: __m128i) -> [__m128i; STEP] {
+        let w = _mm_xor_si128(self.x, rk0);
+        let mut b = [w; STEP];
+        for (j, v) in b.iter_mut().enumerate().skip(1) {
+            // `j` in the block's last byte (the top byte of the last
+            // little-endian dword).
+            *v = _mm_xor_si128(w, _mm_set_epi32((j as i32) << 24, 0, 0, 0));
+        }
+        self.ctr32 = self.ctr32.wrapping_add(STEP as u32);
+        self.x = if self.ctr32 & 0xff != 0 {
+            _mm_add_epi32(self.x, _mm_set_epi32((STEP as i32) << 24, 0, 0, 0))
+        } else {
+            _mm_insert_epi32::<3>(self.x, self.ctr32.swap_bytes() as i32)
+        };
+        b
+    }
+}
+
+/// Encrypts or decrypts `m` (1..=8) blocks from counter block `c`
+/// (byte-reversed) and hashes their ciphertext into `y` under one
+/// reduction: the tail of [`crypt`] and the blocks before its first
+/// aligned step.
+///
+/// # Safety
+/// `s` and `d` must be valid for `16 * m` bytes (the same or not
+/// overlapping); the CPU must have the features below.
+#[inline]
+#[target_feature(enable = "aes,pclmulqdq,sse4.1,ssse3")]
+unsafe fn group<const R: usize, const ENCRYPT: bool>(
+    rk: &[__m128i; 15],
+    hk: &X86HKey,
+    mut c: __m128i,
+    y: __m128i,
+    s: *const u8,
+    d: *mut u8,
+    m: usize,
+) -> __m128i {
+    debug_assert!((1..=STEP).contains(&m));
+    let bs = bswap_mask();
+    let mut b = [_mm_setzero_si128(); STEP];
+    for x in b.iter_mut().take(m) {
+        *x = _mm_shuffle_epi8(c, bs);
+        c = _mm_add_epi32(c, _mm_set_epi32(0, 0, 0, 1));
+    }
+    let mut data = [_mm_setzero_si128(); STEP];
+    // SAFETY: blocks 0..m are inside both buffers, as the caller
+    // guarantees; each is loaded before its position is stored; key loads
+    // read whole powers inside the key.
+    unsafe {
+        for (j, v) in data.iter_mut().enumerate().take(m) {
+            *v = _mm_loadu_si128(s.add(16 * j).cast());
+        }
+        if m == STEP {
+            encrypt8::<R>(rk, &mut b);
+        } else {
+            encrypt_n::<R, STEP>(rk, &mut b, m);
+        }
+        let mut w = Wide::zero();
+        let base = POWERS - m;
+        for j in 0..m {
+            let out = _mm_xor_si128(b[j], data[j]);
+            _mm_storeu_si128(d.add(16 * j).cast(), out);
+            let mut x = _mm_shuffle_epi8(if ENCRYPT { out } else { data[j] }, bs);
+            if j == 0 {
+                x = _mm_xor_si128(x, y);
+            }
+            w.mul_add(x, _mm_loadu_si128(hk.ptr(base + j).cast()));
+        }
+        w.reduce()
+    }
+}
+
 /// The kernel, generic over the number of rounds so the round loops unroll
-/// and every round key is a memory operand of AESENC.
+/// and every round key is a memory operand of AESENC. Whole steps start on
+/// counters that are multiples of eight ([`StepCounters`]); the blocks
+/// before the first such counter go through [`group`] first, like the tail.
 // Block `j` of a step indexes several arrays at once.
 #[allow(clippy::needless_range_loop)]
 #[target_feature(enable = "aes,pclmulqdq,sse4.1,ssse3")]
@@ -217,104 +352,98 @@ unsafe fn crypt<const R: usize, const ENCRYPT: bool>(
     let src = io.src_ptr();
     let dst = io.dst_ptr();
     let bs = bswap_mask();
-    let one = _mm_set_epi32(0, 0, 0, 1);
+    // The counter block of block `i`, byte-reversed.
+    // SAFETY: `ctr` is 16 readable bytes; SSSE3 and SSE2 are enabled.
+    let c0 = unsafe { _mm_shuffle_epi8(_mm_loadu_si128(ctr.as_ptr().cast()), bs) };
+    let counter = |i: usize| _mm_add_epi32(c0, _mm_set_epi32(0, 0, 0, i as u32 as i32));
     // SAFETY: blocks i..i+m with i + m <= n are inside both buffers of
     // 16 * n bytes; each block is loaded before its position is stored.
     // Key loads read whole powers inside the key.
     unsafe {
         let mut y = _mm_shuffle_epi8(_mm_loadu_si128(acc.as_ptr().cast()), bs);
-        let mut c = _mm_shuffle_epi8(_mm_loadu_si128(ctr.as_ptr().cast()), bs);
         let mut i = 0;
-        // Full steps: GHASH woven into the AES rounds; encryption hashes the
-        // previous step's ciphertext (one step in flight).
-        let mut pw = [_mm_setzero_si128(); STEP];
-        let mut pk = [_mm_setzero_si128(); STEP];
-        if n >= STEP {
+        let lead = lead(ctr);
+        if n >= lead + STEP {
+            // The first step starts on the multiple of eight at or before
+            // the first counter: its states `0..skip` run counters before
+            // this call's and are dropped, states `skip..` take blocks
+            // `0..lead` (a whole step when `skip` is 0).
+            let skip = (STEP - lead) % STEP;
+            let first = if skip == 0 { STEP } else { lead };
+            let mut start = *ctr;
+            inc32(&mut start, skip.wrapping_neg() as u32);
+            let mut steps = StepCounters::new(&start);
+            let mut pw = [_mm_setzero_si128(); STEP];
+            let mut pk = [_mm_setzero_si128(); STEP];
             for j in 0..STEP {
                 pw[j] = _mm_loadu_si128(hk.ptr(POWERS - STEP + j).cast());
                 pk[j] = half_sum(pw[j]);
             }
-        }
-        let counters = |c: &mut __m128i| {
-            let mut b = [_mm_setzero_si128(); STEP];
-            for x in b.iter_mut() {
-                *x = _mm_shuffle_epi8(*c, bs);
-                *c = _mm_add_epi32(*c, one);
-            }
-            b
-        };
-        if ENCRYPT && n >= STEP {
-            let mut prev = [_mm_setzero_si128(); STEP];
-            let mut b = counters(&mut c);
-            encrypt8::<R>(rk, &mut b);
-            for j in 0..STEP {
-                let v = _mm_xor_si128(b[j], _mm_loadu_si128(src.add(16 * j).cast()));
-                _mm_storeu_si128(dst.add(16 * j).cast(), v);
-                prev[j] = _mm_shuffle_epi8(v, bs);
-            }
-            i = STEP;
-            while i + STEP <= n {
-                let (s, d) = (src.add(16 * i), dst.add(16 * i));
-                prefetch_step(pf, s, d, 16 * STEP);
-                let mut b = counters(&mut c);
-                y = encrypt8_ghash::<R>(rk, &mut b, &prev, &pw, &pk, y);
-                for j in 0..STEP {
-                    let v = _mm_xor_si128(b[j], _mm_loadu_si128(s.add(16 * j).cast()));
-                    _mm_storeu_si128(d.add(16 * j).cast(), v);
-                    prev[j] = _mm_shuffle_epi8(v, bs);
+            // Byte-reversed blocks of the first step to hash, zero in the
+            // dropped states, with the GHASH state added to the first
+            // real one: its power H^(8 - skip) is the one a group of
+            // `first` blocks gives it.
+            let mut x = [_mm_setzero_si128(); STEP];
+            let mut b = steps.next(rk[0]);
+            if ENCRYPT {
+                // GHASH woven into the AES rounds of the step after: one
+                // step in flight.
+                rounds8::<R>(rk, &mut b);
+                for j in skip..STEP {
+                    let (s, d) = (src.add(16 * (j - skip)), dst.add(16 * (j - skip)));
+                    let v = _mm_xor_si128(b[j], _mm_loadu_si128(s.cast()));
+                    _mm_storeu_si128(d.cast(), v);
+                    x[j] = _mm_shuffle_epi8(v, bs);
                 }
-                i += STEP;
-            }
-            y = ghash8(&prev, &pw, &pk, y);
-        } else if !ENCRYPT {
-            while i + STEP <= n {
-                let (s, d) = (src.add(16 * i), dst.add(16 * i));
-                prefetch_step(pf, s, d, 16 * STEP);
-                let mut x = [_mm_setzero_si128(); STEP];
-                for j in 0..STEP {
-                    x[j] = _mm_shuffle_epi8(_mm_loadu_si128(s.add(16 * j).cast()), bs);
+                x[skip] = _mm_xor_si128(x[skip], y);
+                y = _mm_setzero_si128();
+                i = first;
+                while i + STEP <= n {
+                    let (s, d) = (src.add(16 * i), dst.add(16 * i));
+                    prefetch_step(pf, s, d, 16 * STEP);
+                    let mut b = steps.next(rk[0]);
+                    y = encrypt8_ghash::<R>(rk, &mut b, &x, &pw, &pk, y);
+                    for j in 0..STEP {
+                        let v = _mm_xor_si128(b[j], _mm_loadu_si128(s.add(16 * j).cast()));
+                        _mm_storeu_si128(d.add(16 * j).cast(), v);
+                        x[j] = _mm_shuffle_epi8(v, bs);
+                    }
+                    i += STEP;
                 }
-                let mut b = counters(&mut c);
-                y = encrypt8_ghash::<R>(rk, &mut b, &x, &pw, &pk, y);
-                for j in 0..STEP {
-                    // The ciphertext is read again (from L1) rather than
-                    // kept in eight more registers across the rounds.
-                    let ct = _mm_loadu_si128(s.add(16 * j).cast());
-                    _mm_storeu_si128(d.add(16 * j).cast(), _mm_xor_si128(b[j], ct));
+                y = ghash8(&x, &pw, &pk, y);
+            } else {
+                for j in skip..STEP {
+                    let s = src.add(16 * (j - skip));
+                    x[j] = _mm_shuffle_epi8(_mm_loadu_si128(s.cast()), bs);
                 }
-                i += STEP;
+                x[skip] = _mm_xor_si128(x[skip], y);
+                y = encrypt8_ghash::<R>(rk, &mut b, &x, &pw, &pk, _mm_setzero_si128());
+                for j in skip..STEP {
+                    let (s, d) = (src.add(16 * (j - skip)), dst.add(16 * (j - skip)));
+                    _mm_storeu_si128(d.cast(), _mm_xor_si128(b[j], _mm_loadu_si128(s.cast())));
+                }
+                i = first;
+                while i + STEP <= n {
+                    let (s, d) = (src.add(16 * i), dst.add(16 * i));
+                    prefetch_step(pf, s, d, 16 * STEP);
+                    for j in 0..STEP {
+                        x[j] = _mm_shuffle_epi8(_mm_loadu_si128(s.add(16 * j).cast()), bs);
+                    }
+                    let mut b = steps.next(rk[0]);
+                    y = encrypt8_ghash::<R>(rk, &mut b, &x, &pw, &pk, y);
+                    for j in 0..STEP {
+                        // The ciphertext is read again (from L1) rather than
+                        // kept in eight more registers across the rounds.
+                        let ct = _mm_loadu_si128(s.add(16 * j).cast());
+                        _mm_storeu_si128(d.add(16 * j).cast(), _mm_xor_si128(b[j], ct));
+                    }
+                    i += STEP;
+                }
             }
         }
         while i < n {
             let m = (n - i).min(STEP);
-            let s = src.add(16 * i);
-            let d = dst.add(16 * i);
-            let mut b = [_mm_setzero_si128(); STEP];
-            for x in b.iter_mut().take(m) {
-                *x = _mm_shuffle_epi8(c, bs);
-                c = _mm_add_epi32(c, one);
-            }
-            let mut data = [_mm_setzero_si128(); STEP];
-            for (j, v) in data.iter_mut().enumerate().take(m) {
-                *v = _mm_loadu_si128(s.add(16 * j).cast());
-            }
-            if m == STEP {
-                encrypt8::<R>(rk, &mut b);
-            } else {
-                encrypt_n::<R, STEP>(rk, &mut b, m);
-            }
-            let mut w = Wide::zero();
-            let base = POWERS - m;
-            for j in 0..m {
-                let out = _mm_xor_si128(b[j], data[j]);
-                _mm_storeu_si128(d.add(16 * j).cast(), out);
-                let mut x = _mm_shuffle_epi8(if ENCRYPT { out } else { data[j] }, bs);
-                if j == 0 {
-                    x = _mm_xor_si128(x, y);
-                }
-                w.mul_add(x, _mm_loadu_si128(hk.ptr(base + j).cast()));
-            }
-            y = w.reduce();
+            y = group::<R, ENCRYPT>(rk, hk, counter(i), y, src.add(16 * i), dst.add(16 * i), m);
             i += m;
         }
         _mm_storeu_si128(acc.as_mut_ptr().cast(), _mm_shuffle_epi8(y, bs));
@@ -367,8 +496,17 @@ unsafe fn oneshot<const R: usize, const ENCRYPT: bool>(
     let len = io.len();
     let db = len.div_ceil(BLOCK_LEN);
     // The last group: 1..=8 blocks (none for an empty message), after
-    // `main` blocks in whole steps.
-    let last = db - db.saturating_sub(1) / STEP * STEP;
+    // `main` blocks for `crypt`. When that holds a whole step, `main` is
+    // the blocks before the first counter that is a multiple of eight and
+    // then whole steps, so that `crypt` needs no group of its own at the end.
+    let mut first = *j0;
+    inc32(&mut first, 1);
+    let lead = lead(&first);
+    let last = if db > lead + STEP {
+        db - lead - (db - lead - 1) / STEP * STEP
+    } else {
+        db - db.saturating_sub(1) / STEP * STEP
+    };
     let main = db - last;
     let ab = aad.len().div_ceil(BLOCK_LEN);
     let fold_aad = main == 0 && ab + last < POWERS;
@@ -401,9 +539,13 @@ unsafe fn oneshot<const R: usize, const ENCRYPT: bool>(
                 ghash_clmul::ghash_update(hk, &mut acc, &pad);
             }
             if main > 0 {
-                let mut ctr = *j0;
-                inc32(&mut ctr, 1);
-                crypt::<R, ENCRYPT>(rk, hk, &mut acc, &ctr, io.reborrow().split_at(16 * main).0);
+                crypt::<R, ENCRYPT>(
+                    rk,
+                    hk,
+                    &mut acc,
+                    &first,
+                    io.reborrow().split_at(16 * main).0,
+                );
             }
             y = _mm_shuffle_epi8(_mm_loadu_si128(acc.as_ptr().cast()), bs);
         }

@@ -47,6 +47,8 @@ mod cbc_mac;
 mod cbc_multi;
 mod gcm;
 mod gcm_aesni;
+#[cfg(test)]
+mod gcm_tests;
 mod gcm_vaes;
 mod ghash_clmul;
 pub(crate) mod polyval;
