@@ -34,6 +34,17 @@ pub(crate) fn inc32(ctr: &mut Block, n: u32) {
     ctr[12..].copy_from_slice(&c.to_be_bytes());
 }
 
+/// Blocks from counter block `ctr` to the next whose 32-bit counter is a
+/// multiple of `align` (a power of two), zero if `ctr`'s is one: kernels
+/// that derive a step's counter blocks from its first by XOR start their
+/// steps there.
+#[inline]
+pub(crate) fn blocks_to_aligned(ctr: &Block, align: usize) -> usize {
+    debug_assert!(align.is_power_of_two() && align <= 1 << 16);
+    let c = u32::from_be_bytes([ctr[12], ctr[13], ctr[14], ctr[15]]);
+    c.wrapping_neg() as usize & (align - 1)
+}
+
 /// GHASH and the CTR32+GHASH pass of GCM, over whole blocks.
 ///
 /// `acc` is the GHASH state Y in the byte order of SP 800-38D. Every kernel

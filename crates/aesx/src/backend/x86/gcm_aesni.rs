@@ -72,7 +72,7 @@ use super::ghash_clmul::{
 };
 use super::vector::{prefetch_step, PREFETCH_MIN};
 use super::X86Aes;
-use crate::backend::kernels::gcm::inc32;
+use crate::backend::kernels::gcm::{blocks_to_aligned, inc32};
 use crate::backend::kernels::inout::InOut;
 use crate::backend::kernels::trace::{self, Kernel};
 use crate::key::{Block, BLOCK_LEN};
@@ -219,13 +219,6 @@ pub(super) unsafe fn gcm_crypt<const ENCRYPT: bool>(
     inc32(ctr, n as u32);
 }
 
-/// Blocks before the next counter that is a multiple of eight: a main
-/// step starts there (see [`StepCounters`]).
-fn lead(ctr: &Block) -> usize {
-    let low = u32::from_be_bytes([ctr[12], ctr[13], ctr[14], ctr[15]]);
-    (low.wrapping_neg() % STEP as u32) as usize
-}
-
 /// The counter blocks of the main loop's steps, each step's first counter
 /// a multiple of eight, with the first round key already added. Inside
 /// such a step the eight counters differ from the first only in its three
@@ -250,7 +243,7 @@ impl StepCounters {
     #[inline]
     #[target_feature(enable = "sse2")]
     fn new(ctr: &Block) -> StepCounters {
-        debug_assert_eq!(lead(ctr), 0);
+        debug_assert_eq!(blocks_to_aligned(ctr, STEP), 0);
         StepCounters {
             // SAFETY: 16 readable bytes.
             x: unsafe { _mm_loadu_si128(ctr.as_ptr().cast()) },
@@ -362,7 +355,7 @@ unsafe fn crypt<const R: usize, const ENCRYPT: bool>(
     unsafe {
         let mut y = _mm_shuffle_epi8(_mm_loadu_si128(acc.as_ptr().cast()), bs);
         let mut i = 0;
-        let lead = lead(ctr);
+        let lead = blocks_to_aligned(ctr, STEP);
         if n >= lead + STEP {
             // The first step starts on the multiple of eight at or before
             // the first counter: its states `0..skip` run counters before
@@ -501,7 +494,7 @@ unsafe fn oneshot<const R: usize, const ENCRYPT: bool>(
     // then whole steps, so that `crypt` needs no group of its own at the end.
     let mut first = *j0;
     inc32(&mut first, 1);
-    let lead = lead(&first);
+    let lead = blocks_to_aligned(&first, STEP);
     let last = if db > lead + STEP {
         db - lead - (db - lead - 1) / STEP * STEP
     } else {

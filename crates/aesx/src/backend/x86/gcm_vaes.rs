@@ -91,7 +91,12 @@
 //! faster here: the pairs in the first four rounds instead of every other,
 //! after rounds 2, 4, 6, 8, split one product per round, issued before
 //! the round's AES ops, one product per round with two-input sums (3%
-//! slower), no barrier in the rounds that carry products. Calls of 256 KiB
+//! slower), no barrier in the rounds that carry products, and the AES-NI
+//! kernel's steps on aligned counters (a register is the step's first
+//! counter XOR a per-call constant holding the first round key: 9
+//! instructions per step instead of 17, but the eight constants pushed
+//! other values to the stack and 16 KiB was 1-3% slower; the first step's
+//! bounce through a buffer cost 1500 bytes 12%). Calls of 256 KiB
 //! and more prefetch input and output ahead (`vector::prefetch_step`):
 //! out of place at 1 MiB, 5-20% faster (the input alone was not).
 //!
