@@ -274,8 +274,7 @@ impl StepCounters {
 
 /// Encrypts or decrypts `m` (1..=8) blocks from counter block `c`
 /// (byte-reversed) and hashes their ciphertext into `y` under one
-/// reduction: the tail of [`crypt`] and the blocks before its first
-/// aligned step.
+/// reduction: the tail of [`crypt`].
 ///
 /// # Safety
 /// `s` and `d` must be valid for `16 * m` bytes (the same or not
@@ -328,8 +327,10 @@ unsafe fn group<const R: usize, const ENCRYPT: bool>(
 
 /// The kernel, generic over the number of rounds so the round loops unroll
 /// and every round key is a memory operand of AESENC. Whole steps start on
-/// counters that are multiples of eight ([`StepCounters`]); the blocks
-/// before the first such counter go through [`group`] first, like the tail.
+/// counters that are multiples of eight ([`StepCounters`]); the first step
+/// starts at or before the call's first counter and drops the states
+/// before it, and the blocks after the last whole step go through
+/// [`group`].
 // Block `j` of a step indexes several arrays at once.
 #[allow(clippy::needless_range_loop)]
 #[target_feature(enable = "aes,pclmulqdq,sse4.1,ssse3")]
