@@ -38,6 +38,7 @@ pub(crate) fn inc32(ctr: &mut Block, n: u32) {
 /// multiple of `align` (a power of two), zero if `ctr`'s is one: kernels
 /// that derive a step's counter blocks from its first by XOR start their
 /// steps there.
+#[cfg(target_arch = "x86_64")]
 #[inline]
 pub(crate) fn blocks_to_aligned(ctr: &Block, align: usize) -> usize {
     debug_assert!(align.is_power_of_two() && align <= 1 << 16);

@@ -96,7 +96,9 @@
 //! counter XOR a per-call constant holding the first round key: 9
 //! instructions per step instead of 17, but the eight constants pushed
 //! other values to the stack and 16 KiB was 1-3% slower; the first step's
-//! bounce through a buffer cost 1500 bytes 12%). Calls of 256 KiB
+//! bounce through a buffer cost 1500 bytes 12%; with the lane constants
+//! as memory operands and masked loads for the first step instead, 16 KiB
+//! was level and 1500 bytes still 12-15% slower). Calls of 256 KiB
 //! and more prefetch input and output ahead (`vector::prefetch_step`):
 //! out of place at 1 MiB, 5-20% faster (the input alone was not).
 //!
