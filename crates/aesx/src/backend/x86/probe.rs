@@ -18,9 +18,10 @@ const RUNS: usize = 5;
 /// Whether PCLMULQDQ runs beside the AES rounds: a loop of eight
 /// independent AESENC chains with one carry-less multiply per eight AESENC
 /// runs no more than 6% slower than the same loop without it. True where
-/// PCLMULQDQ has a port of its own (Intel cores since Ice Lake: port 5,
-/// AESENC on ports 0 and 1); false where it shares the AES pipes (AMD Zen,
-/// where one extra multiply per eight rounds costs about 12%).
+/// PCLMULQDQ has a port of its own (Intel Golden Cove, measured: port 5,
+/// AESENC on ports 0 and 1); expected false where it shares the AES pipes
+/// (AMD Zen, where by that model one extra multiply per eight rounds
+/// costs about 12%; not measured here).
 pub(crate) fn clmul_beside_aes(t: cpu::Aesni) -> bool {
     static CACHE: AtomicU8 = AtomicU8::new(0);
     cached(&CACHE, || {

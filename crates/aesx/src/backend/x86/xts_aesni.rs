@@ -10,11 +10,12 @@
 //!   which took AES pipe time there);
 //! - for AES-128, a jump `T_{j+8} = T_j * x^8` ([`mul_x8`], four
 //!   instructions, one of them a PCLMULQDQ), where the multiplier has a
-//!   port of its own (Intel since Ice Lake: port 5, AESENC on ports 0 and
-//!   1, the ALU work on 0, 1 and 5). Per block that is 10 AESENC and 7
-//!   others instead of 10 and 8 on three ports. Measured (2026-11-26,
-//!   Intel Xeon family 6 model 167, Sapphire/Emerald Rapids class, `aesx
-//!   bench --isa aesni --compare` against OpenSSL restricted to AES-NI):
+//!   port of its own (Intel Golden Cove, measured here: port 5, AESENC on
+//!   ports 0 and 1, the ALU work on 0, 1 and 5). Per block that is 10
+//!   AESENC and 7 others instead of 10 and 8 on three ports. Measured
+//!   (2026-11-26, Intel Xeon family 6 model 167, Sapphire/Emerald Rapids
+//!   class, `aesx bench --isa aesni --compare` against OpenSSL restricted
+//!   to AES-NI):
 //!   XTS-128 went from 1.00-1.03x to 1.09-1.12x at 16 KiB and 1 MiB and
 //!   from 1.12-1.15x to 1.19-1.22x at 1500 bytes (about 10.5 GB/s at
 //!   16 KiB, 0.83 of the ECB bound). AES-256's 14 rounds hide the
