@@ -8,6 +8,35 @@
 //!
 //! The CBC-encryption kernel here is also the one the VAES levels use: one
 //! chain is latency-bound and a wider register cannot shorten it.
+//!
+//! Where the cycles go. Per 64 bytes (four blocks) of AES-128; AES-256 has
+//! 56 AES ops where these have 40:
+//!
+//! | kernel | AES ops | other vector ops | bound |
+//! | --- | --- | --- | --- |
+//! | ECB | 40 | 4 XOR (first round key) | 20 cycles, the AES ports |
+//! | CTR | 40 | 4 PSHUFB, 4 PADDQ, 8 XOR | 20 cycles, the AES ports |
+//! | CBC decryption | 40 | 8 XOR | 20 cycles, the AES ports |
+//! | CBC encryption | 40, one chain | 4 XOR, off the chain | 40 x AES latency |
+//!
+//! Intel Golden Cove (Sapphire/Emerald Rapids class) runs AESENC on ports
+//! 0 and 1 with a latency of three cycles and the other vector ops on 0, 1
+//! and 5; Zen 4/5 runs AESENC on two of its four vector pipes with a
+//! latency of four. Either way two AES ops issue per cycle, so the other
+//! ops fit beside them (at most 16 per 20 cycles) and ECB, CTR and CBC
+//! decryption are bound by the AES ports: the ECB rate of the tier is the
+//! bound `aesx bench` divides by. CBC encryption puts the next plaintext
+//! and the first round key into the last round key, so its chain is the
+//! AES rounds alone: 30 cycles per block on Golden Cove (1/6 of the ECB
+//! rate), 40 on Zen. Measured (2026-11-26, Intel Xeon family 6 model 167,
+//! about 4 GHz, one `aesx bench --isa aesni` run, 16 KiB / 1 MiB): ECB
+//! 13.1 / 12.8 GB/s (AES-128) and 9.3 / 9.2 (AES-256), level with OpenSSL
+//! at the same bound (0.99-1.02x); CTR 12.9 (0.98 of the bound, 1.12-1.14x
+//! the best peer) and 9.2 (1.06-1.08x); CBC decryption 12.7-12.8 and
+//! 9.0-9.2 (0.97-0.99 of the bound, 0.98-0.99x AWS-LC, which is at the
+//! bound too); CBC encryption 1.9-2.2 and 1.55 GB/s (0.15-0.17 of the
+//! bound, the chain's 1/6; 1.07-1.10x the peers, whose chains carry the
+//! plaintext XOR: 11 and 15 ops per block where these have 10 and 14).
 
 use core::arch::x86_64::*;
 
