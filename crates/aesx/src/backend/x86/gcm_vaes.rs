@@ -8,17 +8,18 @@
 //! no calls in the loops.
 //!
 //! Schedule. Main loop: `S` = 8 registers per step (16 blocks on ymm, 32 on
-//! zmm). The eight registers of counter blocks go through the AES rounds
-//! (eight independent chains hide the VAESENC latency) while the eight
-//! registers of ciphertext of the step before (encryption: one step in
-//! flight) or of this step (decryption) are multiplied by the step's powers
-//! of H (zmm: two schoolbook products, eight VPCLMULQDQ summed by four
-//! three-input XORs, after every other AES round; ymm: one product after
-//! each round, see `Pass::encrypt_ghash`), summed unreduced
-//! per lane, reduced lane by lane (two VPCLMULQDQ on the whole register)
-//! and then summed across lanes, once per step. A 4-register step and a
-//! masked tail finish the message. Tails use byte-masked loads and stores (zmm: AVX-512BW masks;
-//! ymm: a 32-byte bounce buffer), so the one-shot path ([`gcm_oneshot`])
+//! zmm; zmm decryption takes six, 24 blocks, see below). The `S` registers
+//! of counter blocks go through the AES rounds (six or more independent
+//! chains hide the VAESENC latency) while the `S` registers of ciphertext
+//! of the step before (encryption: one step in flight) or of this step
+//! (decryption) are multiplied by the step's powers of H (zmm: two
+//! schoolbook products, eight VPCLMULQDQ summed by four three-input XORs,
+//! after every other AES round; ymm: one product after each round, see
+//! `Pass::encrypt_ghash`), summed unreduced per lane, reduced lane by lane
+//! (two VPCLMULQDQ on the whole register) and then summed across lanes,
+//! once per step. A 4-register step and a masked tail finish the message.
+//! Tails use byte-masked loads and stores (zmm: AVX-512BW masks; ymm: a
+//! 32-byte bounce buffer), so the one-shot path ([`gcm_oneshot`])
 //! takes partial blocks of AAD and data in registers: a masked load
 //! zero-pads exactly as GHASH pads, lanes past the end meet a zero power of
 //! H and drop out, and nothing outside the buffers is read or written.
@@ -29,8 +30,8 @@
 //! big-endian counter in its lowest dword: `vpaddd` then is inc32 exactly
 //! (it wraps modulo 2^32 and never carries into the IV). In the main loop,
 //! when the counter's last byte does not wrap inside the step (seven steps
-//! in eight), only the first register is byte-swapped and the other seven
-//! are added in block order (`Pass::step_counters`).
+//! in eight at 32 blocks a step), only the first register is byte-swapped
+//! and the others are added in block order (`Pass::step_counters`).
 //!
 //! The round count is a const parameter (10, 12, 14, picked once per call)
 //! and the middle rounds are written out (`middle_rounds!`), each followed
@@ -98,7 +99,30 @@
 //! other values to the stack and 16 KiB was 1-3% slower; the first step's
 //! bounce through a buffer cost 1500 bytes 12%; with the lane constants
 //! as memory operands and masked loads for the first step instead, 16 KiB
-//! was level and 1500 bytes still 12-15% slower). Calls of 256 KiB
+//! was level and 1500 bytes still 12-15% slower).
+//!
+//! zmm decryption runs six registers per main step (`STEP_DEC_ZMM`), three
+//! pairs of products after rounds 1, 3 and 5, where encryption runs eight.
+//! Six costs more per byte by the count (one reduction and lane sum per 24
+//! blocks instead of 32), yet measured faster for decryption on this core
+//! (2026-11-26, Intel Xeon family 6 model 167, medians of alternating
+//! runs): AES-128 16 KiB 19.6 to 20.3 GB/s, AES-256 16 KiB 15.1 to 15.6,
+//! 1 MiB 15.4 to 16.3, 1500 bytes 3-5% faster; against aws-lc-rs in
+//! `aesx bench --compare`, AES-256 16 KiB went from 0.97-0.99x to
+//! 1.02-1.03x and 1 MiB from 0.96-0.97x to 1.01-1.03x. Four registers
+//! gained as much at AES-256 but lost at AES-128; for encryption six and
+//! four were 1-4% slower at 16 KiB and 1 MiB, and on ymm six was level for
+//! decryption and 7% slower for encryption, so those keep eight. Why the
+//! shorter step helps decryption only is not known: without cycle
+//! counters in the VM it could not be traced. Decryption hashes the step's
+//! own ciphertext, so the state's chain from one step's reduction to the
+//! next step's first product is on its critical path, which encryption
+//! (one step in flight) hides; a shorter step gives the out-of-order window
+//! more steps to overlap, which is the guess. On Zen 4 (one zmm VAESENC
+//! per cycle across both pipes, latency four) six chains still cover the
+//! latency; it could not be measured there.
+//!
+//! Calls of 256 KiB
 //! and more prefetch input and output ahead (`vector::prefetch_step`):
 //! out of place at 1 MiB, 5-20% faster (the input alone was not).
 //!
@@ -141,7 +165,9 @@ use crate::backend::kernels::trace::{self, Kernel};
 use crate::key::{Block, MAX_ROUNDS};
 
 /// Registers per main-loop step.
-const S: usize = 8;
+const STEP: usize = 8;
+/// Registers per main-loop step of zmm decryption (see the notes above).
+const STEP_DEC_ZMM: usize = 6;
 /// Registers per tail step.
 const T: usize = 4;
 /// AAD bytes the single-reduction path takes (with at most `T` registers of
@@ -171,25 +197,46 @@ pub(crate) trait GcmVector: Vector {
     const KERNELS: (Kernel, Kernel);
     /// `v` with the bytes from `len` (0..=BYTES) on zeroed.
     fn keep_bytes(self, v: Self::V, len: usize) -> Self::V;
-    /// [`Vector::order`] over the `S` AES states and the three product
-    /// accumulators in one `asm!`, so that a product issued between two
-    /// rounds stays there (two barriers would not tie them together).
-    fn order_ghash(self, b: &mut [Self::V; S], acc: &mut [Self::V; 3]);
+    /// [`Vector::order`] over the `S` (six or eight) AES states and the
+    /// three product accumulators in one `asm!`, so that a product issued
+    /// between two rounds stays there (two barriers would not tie them
+    /// together).
+    fn order_ghash<const S: usize>(self, b: &mut [Self::V; S], acc: &mut [Self::V; 3]);
 }
 
 /// [`GcmVector::order_ghash`] for register type `$ty` of class `$class`
 /// (which needs `$feat` in the function that names it; inlined into a
-/// caller with the features, the inner function is no call): one empty
-/// `asm!` over the eight AES states and the three accumulators.
+/// caller with the features, the inner functions are no calls): one empty
+/// `asm!` over the six or eight AES states and the three accumulators.
 macro_rules! order_ghash_method {
     ($ty:ty, $feat:literal, $class:ident) => {
         #[inline(always)]
-        fn order_ghash(self, b: &mut [$ty; S], acc: &mut [$ty; 3]) {
+        fn order_ghash<const S: usize>(self, b: &mut [$ty; S], acc: &mut [$ty; 3]) {
             #[inline]
             #[target_feature(enable = $feat)]
-            fn go(b: &mut [$ty; S], acc: &mut [$ty; 3]) {
+            fn go6(b: &mut [$ty; 6], acc: &mut [$ty; 3]) {
                 // SAFETY: an empty template: no instruction, no memory
                 // access; the registers pass through unchanged.
+                unsafe {
+                    core::arch::asm!(
+                        "/* {0} {1} {2} {3} {4} {5} {6} {7} {8} */",
+                        inout($class) b[0],
+                        inout($class) b[1],
+                        inout($class) b[2],
+                        inout($class) b[3],
+                        inout($class) b[4],
+                        inout($class) b[5],
+                        inout($class) acc[0],
+                        inout($class) acc[1],
+                        inout($class) acc[2],
+                        options(pure, nomem, nostack, preserves_flags)
+                    )
+                }
+            }
+            #[inline]
+            #[target_feature(enable = $feat)]
+            fn go8(b: &mut [$ty; 8], acc: &mut [$ty; 3]) {
+                // SAFETY: as in `go6`.
                 unsafe {
                     core::arch::asm!(
                         "/* {0} {1} {2} {3} {4} {5} {6} {7} {8} {9} {10} */",
@@ -208,8 +255,15 @@ macro_rules! order_ghash_method {
                     )
                 }
             }
-            // SAFETY: `self` proves the feature (see the impl's comment).
-            unsafe { go(b, acc) }
+            const { assert!(S == 6 || S == 8, "main steps are six or eight registers") };
+            // S is a constant: one arm remains.
+            if let Ok(b) = <&mut [$ty; 8]>::try_from(&mut b[..]) {
+                // SAFETY: `self` proves the feature (see the impl's comment).
+                unsafe { go8(b, acc) }
+            } else if let Ok(b) = <&mut [$ty; 6]>::try_from(&mut b[..]) {
+                // SAFETY: as above.
+                unsafe { go6(b, acc) }
+            }
         }
     };
 }
@@ -292,7 +346,7 @@ impl<W: GcmVector> Acc<W> {
     /// register through all its rounds in turn, one dependent chain at a
     /// time.
     #[inline(always)]
-    fn order_with(&mut self, w: W, b: &mut [W::V; S]) {
+    fn order_with<const S: usize>(&mut self, w: W, b: &mut [W::V; S]) {
         let mut acc = [self.lo, self.mid, self.hi];
         w.order_ghash(b, &mut acc);
         [self.lo, self.mid, self.hi] = acc;
@@ -335,8 +389,8 @@ impl<W: GcmVector> Acc<W> {
 }
 
 /// Everything one pass keeps in registers: round keys, the step's powers of
-/// H, the counter and the GHASH state.
-struct Pass<W: GcmVector, const NR: usize> {
+/// H, the counter and the GHASH state; `S` registers per main step.
+struct Pass<W: GcmVector, const NR: usize, const S: usize> {
     w: W,
     rk: [W::V; MAX_ROUNDS + 1],
     /// `pw[j]`: the powers of H taken by register `j` of a main step
@@ -358,7 +412,7 @@ struct Pass<W: GcmVector, const NR: usize> {
     y: __m128i,
 }
 
-impl<W: GcmVector, const NR: usize> Pass<W, NR> {
+impl<W: GcmVector, const NR: usize, const S: usize> Pass<W, NR, S> {
     /// # Safety
     /// Only with the features of `w` enabled (from an entry point).
     #[inline(always)]
@@ -401,21 +455,6 @@ impl<W: GcmVector, const NR: usize> Pass<W, NR> {
         }
     }
 
-    /// The GHASH state in block byte order.
-    #[inline(always)]
-    fn state(&self) -> Block {
-        let mut out = [0u8; 16];
-        // SAFETY: a 16-byte store into a local; SSSE3 is implied by every
-        // token.
-        unsafe {
-            _mm_storeu_si128(
-                out.as_mut_ptr().cast(),
-                _mm_shuffle_epi8(self.y, bswap_mask()),
-            )
-        };
-        out
-    }
-
     /// The next `R` registers of counter blocks.
     #[inline(always)]
     fn counters<const R: usize>(&mut self) -> [W::V; R] {
@@ -431,12 +470,12 @@ impl<W: GcmVector, const NR: usize> Pass<W, NR> {
 
     /// The next `S` registers of counter blocks, as [`Pass::counters`].
     /// When the last byte of the counter does not wrap inside the step
-    /// (seven steps in eight), only the first register is byte-swapped and
-    /// the others are added in block byte order: inc32 then touches only
-    /// that byte, which is the top byte of a little-endian dword. That
-    /// saves seven shuffles per step on the shuffle port, which the
-    /// carry-less products also need. The counter is public (it comes from
-    /// the IV), so branching on it leaks nothing.
+    /// (seven steps in eight at 32 blocks a step), only the first register
+    /// is byte-swapped and the others are added in block byte order: inc32
+    /// then touches only that byte, which is the top byte of a little-endian
+    /// dword. That saves `S - 1` shuffles per step on the shuffle port,
+    /// which the carry-less products also need. The counter is public (it
+    /// comes from the IV), so branching on it leaks nothing.
     #[inline(always)]
     fn step_counters(&mut self) -> [W::V; S] {
         let w = self.w;
@@ -735,9 +774,9 @@ unsafe fn ghash_update_body<W: GcmVector>(
     let whole = data.len() - data.len() % 16;
     // SAFETY: `data` is readable for `whole` bytes.
     unsafe {
-        let mut st = Pass::<W, 0>::new(w, k, hk, &[0; 16], acc);
+        let mut st = Pass::<W, 0, STEP>::new(w, k, hk, &[0; 16], acc);
         st.ghash_bytes(hk, data.as_ptr(), whole);
-        *acc = st.state();
+        *acc = block_order(st.y);
     }
 }
 
@@ -773,6 +812,69 @@ unsafe fn gcm_crypt_body<W: GcmVector, const ENCRYPT: bool>(
     inc32(ctr, n as u32);
 }
 
+/// A byte-reversed GHASH state in block byte order.
+#[inline(always)]
+fn block_order(y: __m128i) -> Block {
+    let mut out = [0u8; 16];
+    // SAFETY: a 16-byte store into a local; SSSE3 is implied by every
+    // token (this inlines into their entry points).
+    unsafe { _mm_storeu_si128(out.as_mut_ptr().cast(), _mm_shuffle_epi8(y, bswap_mask())) };
+    out
+}
+
+/// GHASH of `aad`, then CTR32 from `ctr` over `len` bytes stitched with
+/// GHASH of the ciphertext, from the state `acc`, with this width and
+/// direction's main step: [`STEP_DEC_ZMM`] registers for zmm decryption
+/// (see the notes above), [`STEP`] otherwise. Returns the byte-reversed
+/// GHASH state.
+///
+/// # Safety
+/// As [`Pass::crypt`], `aad` readable; `k.rounds == NR`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn stitched<W: GcmVector, const ENCRYPT: bool, const NR: usize>(
+    w: W,
+    k: &X86Aes,
+    hk: &X86HKey,
+    ctr: &Block,
+    acc: &Block,
+    aad: &[u8],
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+) -> __m128i {
+    /// One pass with `S` registers per main step.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    unsafe fn pass<W: GcmVector, const ENCRYPT: bool, const NR: usize, const S: usize>(
+        w: W,
+        k: &X86Aes,
+        hk: &X86HKey,
+        ctr: &Block,
+        acc: &Block,
+        aad: &[u8],
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+    ) -> __m128i {
+        // SAFETY: as the caller guarantees.
+        unsafe {
+            let mut st = Pass::<W, NR, S>::new(w, k, hk, ctr, acc);
+            st.ghash_bytes(hk, aad.as_ptr(), aad.len());
+            st.crypt::<ENCRYPT>(hk, src, dst, len);
+            st.y
+        }
+    }
+    // SAFETY: as the caller guarantees.
+    unsafe {
+        if !ENCRYPT && W::REGS >= 32 {
+            pass::<W, ENCRYPT, NR, STEP_DEC_ZMM>(w, k, hk, ctr, acc, aad, src, dst, len)
+        } else {
+            pass::<W, ENCRYPT, NR, STEP>(w, k, hk, ctr, acc, aad, src, dst, len)
+        }
+    }
+}
+
 /// [`gcm_crypt_body`] for `NR` rounds (unrolled): returns the new GHASH
 /// state.
 ///
@@ -791,11 +893,7 @@ unsafe fn crypt_blocks<W: GcmVector, const ENCRYPT: bool, const NR: usize>(
     len: usize,
 ) -> Block {
     // SAFETY: as the caller guarantees.
-    unsafe {
-        let mut st = Pass::<W, NR>::new(w, k, hk, ctr, acc);
-        st.crypt::<ENCRYPT>(hk, src, dst, len);
-        st.state()
-    }
+    block_order(unsafe { stitched::<W, ENCRYPT, NR>(w, k, hk, ctr, acc, &[], src, dst, len) })
 }
 
 /// E_K(J0) on one 128-bit chain (the core overlaps it with what follows).
@@ -871,12 +969,10 @@ unsafe fn oneshot_nr<W: GcmVector, const ENCRYPT: bool, const NR: usize>(
     // AES-NI, PCLMULQDQ and SSSE3 are implied by every token.
     unsafe {
         let ekj0 = encrypt_j0::<NR>(k, _mm_loadu_si128(j0.as_ptr().cast()));
-        let mut st = Pass::<W, NR>::new(w, k, hk, &ctr, &[0; 16]);
-        st.ghash_bytes(hk, aad.as_ptr(), aad.len());
-        st.crypt::<ENCRYPT>(hk, src, dst, len);
+        let y = stitched::<W, ENCRYPT, NR>(w, k, hk, &ctr, &[0; 16], aad, src, dst, len);
         let mut last = Wide::zero();
         last.mul_add(
-            _mm_xor_si128(st.y, length_block(aad.len(), len)),
+            _mm_xor_si128(y, length_block(aad.len(), len)),
             _mm_loadu_si128(hk.ptr(POWERS - 1).cast()),
         );
         let tag = _mm_xor_si128(_mm_shuffle_epi8(last.reduce(), bswap_mask()), ekj0);
