@@ -517,9 +517,10 @@ impl<W: GcmVector, const NR: usize, const S: usize> Pass<W, NR, S> {
     /// byte-reversed ciphertext) woven between the rounds: one product after
     /// each of the first rounds, so the carry-less multiplies and the AES
     /// rounds share the instruction stream instead of relying on the
-    /// out-of-order window alone.
+    /// out-of-order window alone. `ENCRYPT`: the pass encrypts (which
+    /// spreads AES-256's products wider).
     #[inline(always)]
-    fn encrypt_ghash(&mut self, b: &mut [W::V; S], x: &[W::V; S]) {
+    fn encrypt_ghash<const ENCRYPT: bool>(&mut self, b: &mut [W::V; S], x: &[W::V; S]) {
         let w = self.w;
         let mut acc = Acc::zero(w);
         for v in b.iter_mut() {
@@ -528,16 +529,21 @@ impl<W: GcmVector, const NR: usize, const S: usize> Pass<W, NR, S> {
         let x0 = w.xor(x[0], w.zext(self.y));
         // zmm: two products after every other round (AES-128's 9 middle
         // rounds hold the S / 2 pairs with room to spare), summed by
-        // three-input XORs; AES-256 encryption spreads its four pairs over
-        // 13 middle rounds, after every third (1, 4, 7, 10: 1.5-2.3% faster
-        // from 4 to 64 KiB on the Xeon; for six-register decryption, every
-        // fourth was faster at 16 KiB and slower at 1 MiB, so it keeps two).
-        // ymm has no such XOR and only 16 registers: the eight partial
-        // products of a pair made decryption spill (14% slower at 16 KiB), so
-        // it takes one product after each round.
+        // three-input XORs. ymm has no such XOR and only 16 registers: the
+        // eight partial products of a pair made decryption spill (14% slower
+        // at 16 KiB), so it takes one product before the rounds and one
+        // after each of the first seven.
+        //
+        // AES-256 encryption spreads them over its 13 middle rounds instead:
+        // zmm pairs after every third round (1, 4, 7, 10), ymm products
+        // after two rounds of every three (1, 2, 4, 5, 7, 8, 10, 11). On the
+        // Xeon that made 4 to 64 KiB 1.5-2.3% faster on zmm, 16 KiB to 1 MiB
+        // 2.7-4.3% on ymm. Decryption keeps the dense order: on ymm the
+        // spread was 1% slower, and for zmm's six-register step, pairs every
+        // fourth round were faster at 16 KiB and slower at 1 MiB.
         let pairs = W::REGS >= 32;
-        let stride = if NR == 14 && S == 8 { 3 } else { 2 };
-        if !pairs {
+        let spread = ENCRYPT && NR == 14 && S == 8;
+        if !pairs && !spread {
             acc.mul_add(w, x0, self.pw[0]);
         }
         middle_rounds!(r < NR => {
@@ -545,11 +551,19 @@ impl<W: GcmVector, const NR: usize, const S: usize> Pass<W, NR, S> {
             for v in b.iter_mut() {
                 *v = w.aesenc(*v, k);
             }
-            if pairs && r % stride == 1 && r / stride < S / 2 {
-                let j = 2 * (r / stride);
-                let a0 = if j == 0 { x0 } else { x[j] };
-                acc.mul_add2(w, a0, self.pw[j], x[j + 1], self.pw[j + 1]);
-            } else if !pairs && r < S {
+            if pairs {
+                let stride = if spread { 3 } else { 2 };
+                if r % stride == 1 && r / stride < S / 2 {
+                    let j = 2 * (r / stride);
+                    let a0 = if j == 0 { x0 } else { x[j] };
+                    acc.mul_add2(w, a0, self.pw[j], x[j + 1], self.pw[j + 1]);
+                }
+            } else if spread {
+                if !r.is_multiple_of(3) && r <= 11 {
+                    let j = r - 1 - (r - 1) / 3;
+                    acc.mul_add(w, if j == 0 { x0 } else { x[j] }, self.pw[j]);
+                }
+            } else if r < S {
                 acc.mul_add(w, x[r], self.pw[r]);
             }
             acc.order_with(w, b);
@@ -670,7 +684,7 @@ impl<W: GcmVector, const NR: usize, const S: usize> Pass<W, NR, S> {
                 while i + step <= len {
                     prefetch_step(pf, src.add(i), dst.add(i), step);
                     let mut b = self.step_counters();
-                    self.encrypt_ghash(&mut b, &prev);
+                    self.encrypt_ghash::<ENCRYPT>(&mut b, &prev);
                     for j in 0..S {
                         let v = w.xor(b[j], w.load(src.add(i + W::BYTES * j)));
                         w.store(dst.add(i + W::BYTES * j), v);
@@ -689,7 +703,7 @@ impl<W: GcmVector, const NR: usize, const S: usize> Pass<W, NR, S> {
                         x[j] = w.shuffle_bytes(ct[j], self.bs);
                     }
                     let mut b = self.step_counters();
-                    self.encrypt_ghash(&mut b, &x);
+                    self.encrypt_ghash::<ENCRYPT>(&mut b, &x);
                     for j in 0..S {
                         w.store(dst.add(i + W::BYTES * j), w.xor(b[j], ct[j]));
                     }
