@@ -14,13 +14,14 @@
 //! of the step before (encryption: one step in flight) or of this step
 //! (decryption) are multiplied by the step's powers of H (zmm: two
 //! schoolbook products, eight VPCLMULQDQ summed by four three-input XORs,
-//! after every other AES round; ymm: one product after each round, see
-//! `Pass::encrypt_ghash`), summed unreduced per lane, reduced lane by lane
-//! (two VPCLMULQDQ on the whole register) and then summed across lanes,
-//! once per step. A 4-register step and a masked tail finish the message.
-//! Tails use byte-masked loads and stores (zmm: AVX-512BW masks; ymm: a
-//! 32-byte bounce buffer), so the one-shot path ([`gcm_oneshot`])
-//! takes partial blocks of AAD and data in registers: a masked load
+//! after every other AES round; ymm: one product after each round;
+//! AES-256 encryption spreads both wider, see `Pass::encrypt_ghash`),
+//! summed unreduced per lane, reduced lane by lane (two VPCLMULQDQ on the
+//! whole register) and then summed across lanes, once per step. A
+//! 4-register step and a masked tail finish the message. Tails use
+//! byte-masked loads and stores (zmm: AVX-512BW masks; ymm: a 32-byte
+//! bounce buffer), so the one-shot path ([`gcm_oneshot`]) takes partial
+//! blocks of AAD and data in registers: a masked load
 //! zero-pads exactly as GHASH pads, lanes past the end meet a zero power of
 //! H and drop out, and nothing outside the buffers is read or written.
 //! Messages of at most four registers of data and 128 bytes of AAD hash
@@ -538,7 +539,7 @@ impl<W: GcmVector, const NR: usize, const S: usize> Pass<W, NR, S> {
         // zmm pairs after every third round (1, 4, 7, 10), ymm products
         // after two rounds of every three (1, 2, 4, 5, 7, 8, 10, 11). On the
         // Xeon that made 4 to 64 KiB 1.5-2.3% faster on zmm, 16 KiB to 1 MiB
-        // 2.7-4.3% on ymm. Decryption keeps the dense order: on ymm the
+        // 2.4-4.7% on ymm. Decryption keeps the dense order: on ymm the
         // spread was 1% slower, and for zmm's six-register step, pairs every
         // fourth round were faster at 16 KiB and slower at 1 MiB.
         let pairs = W::REGS >= 32;
