@@ -205,6 +205,34 @@ pub(crate) trait GcmVector: Vector {
     fn order_ghash<const S: usize>(self, b: &mut [Self::V; S], acc: &mut [Self::V; 3]);
 }
 
+/// An `#[inline]` function `$name` with `$feat` enabled: one empty `asm!`
+/// that takes and returns states `b[$i]` (all `$n` of them) and the three
+/// accumulators, registers of type `$ty` and class `$class`; `$template`
+/// names every operand, as `asm!` requires.
+macro_rules! barrier_fn {
+    (
+        $name:ident, $ty:ty, $feat:literal, $class:ident,
+        $n:literal, $template:literal, $($i:literal)*
+    ) => {
+        #[inline]
+        #[target_feature(enable = $feat)]
+        fn $name(b: &mut [$ty; $n], acc: &mut [$ty; 3]) {
+            // SAFETY: an empty template: no instruction, no memory access;
+            // the registers pass through unchanged.
+            unsafe {
+                core::arch::asm!(
+                    $template,
+                    $(inout($class) b[$i],)*
+                    inout($class) acc[0],
+                    inout($class) acc[1],
+                    inout($class) acc[2],
+                    options(pure, nomem, nostack, preserves_flags)
+                )
+            }
+        }
+    };
+}
+
 /// [`GcmVector::order_ghash`] for register type `$ty` of class `$class`
 /// (which needs `$feat` in the function that names it; inlined into a
 /// caller with the features, the inner functions are no calls): one empty
@@ -213,49 +241,14 @@ macro_rules! order_ghash_method {
     ($ty:ty, $feat:literal, $class:ident) => {
         #[inline(always)]
         fn order_ghash<const S: usize>(self, b: &mut [$ty; S], acc: &mut [$ty; 3]) {
-            #[inline]
-            #[target_feature(enable = $feat)]
-            fn go6(b: &mut [$ty; 6], acc: &mut [$ty; 3]) {
-                // SAFETY: an empty template: no instruction, no memory
-                // access; the registers pass through unchanged.
-                unsafe {
-                    core::arch::asm!(
-                        "/* {0} {1} {2} {3} {4} {5} {6} {7} {8} */",
-                        inout($class) b[0],
-                        inout($class) b[1],
-                        inout($class) b[2],
-                        inout($class) b[3],
-                        inout($class) b[4],
-                        inout($class) b[5],
-                        inout($class) acc[0],
-                        inout($class) acc[1],
-                        inout($class) acc[2],
-                        options(pure, nomem, nostack, preserves_flags)
-                    )
-                }
-            }
-            #[inline]
-            #[target_feature(enable = $feat)]
-            fn go8(b: &mut [$ty; 8], acc: &mut [$ty; 3]) {
-                // SAFETY: as in `go6`.
-                unsafe {
-                    core::arch::asm!(
-                        "/* {0} {1} {2} {3} {4} {5} {6} {7} {8} {9} {10} */",
-                        inout($class) b[0],
-                        inout($class) b[1],
-                        inout($class) b[2],
-                        inout($class) b[3],
-                        inout($class) b[4],
-                        inout($class) b[5],
-                        inout($class) b[6],
-                        inout($class) b[7],
-                        inout($class) acc[0],
-                        inout($class) acc[1],
-                        inout($class) acc[2],
-                        options(pure, nomem, nostack, preserves_flags)
-                    )
-                }
-            }
+            barrier_fn!(
+                go6, $ty, $feat, $class,
+                6, "/* {0} {1} {2} {3} {4} {5} {6} {7} {8} */", 0 1 2 3 4 5
+            );
+            barrier_fn!(
+                go8, $ty, $feat, $class,
+                8, "/* {0} {1} {2} {3} {4} {5} {6} {7} {8} {9} {10} */", 0 1 2 3 4 5 6 7
+            );
             const { assert!(S == 6 || S == 8, "main steps are six or eight registers") };
             // S is a constant: one arm remains.
             if let Ok(b) = <&mut [$ty; 8]>::try_from(&mut b[..]) {
