@@ -741,6 +741,28 @@ impl<W: GcmVector, const NR: usize, const S: usize> Pass<W, NR, S> {
         }
     }
 
+    /// GHASH of `aad`, then [`Pass::crypt`]: the byte-reversed GHASH state
+    /// after both.
+    ///
+    /// # Safety
+    /// As [`Pass::crypt`], and `aad` readable.
+    #[inline(always)]
+    unsafe fn run<const ENCRYPT: bool>(
+        mut self,
+        hk: &X86HKey,
+        aad: &[u8],
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+    ) -> __m128i {
+        // SAFETY: as the caller guarantees.
+        unsafe {
+            self.ghash_bytes(hk, aad.as_ptr(), aad.len());
+            self.crypt::<ENCRYPT>(hk, src, dst, len);
+        }
+        self.y
+    }
+
     /// Keystream for `regs` (1..=T) registers, with the AES rounds unrolled
     /// for the count actually needed.
     #[inline(always)]
@@ -856,34 +878,13 @@ unsafe fn stitched<W: GcmVector, const ENCRYPT: bool, const NR: usize>(
     dst: *mut u8,
     len: usize,
 ) -> __m128i {
-    /// One pass with `S` registers per main step.
-    #[allow(clippy::too_many_arguments)]
-    #[inline(always)]
-    unsafe fn pass<W: GcmVector, const ENCRYPT: bool, const NR: usize, const S: usize>(
-        w: W,
-        k: &X86Aes,
-        hk: &X86HKey,
-        ctr: &Block,
-        acc: &Block,
-        aad: &[u8],
-        src: *const u8,
-        dst: *mut u8,
-        len: usize,
-    ) -> __m128i {
-        // SAFETY: as the caller guarantees.
-        unsafe {
-            let mut st = Pass::<W, NR, S>::new(w, k, hk, ctr, acc);
-            st.ghash_bytes(hk, aad.as_ptr(), aad.len());
-            st.crypt::<ENCRYPT>(hk, src, dst, len);
-            st.y
-        }
-    }
     // SAFETY: as the caller guarantees.
     unsafe {
         if !ENCRYPT && W::REGS >= 32 {
-            pass::<W, ENCRYPT, NR, STEP_DEC_ZMM>(w, k, hk, ctr, acc, aad, src, dst, len)
+            Pass::<W, NR, STEP_DEC_ZMM>::new(w, k, hk, ctr, acc)
+                .run::<ENCRYPT>(hk, aad, src, dst, len)
         } else {
-            pass::<W, ENCRYPT, NR, STEP>(w, k, hk, ctr, acc, aad, src, dst, len)
+            Pass::<W, NR, STEP>::new(w, k, hk, ctr, acc).run::<ENCRYPT>(hk, aad, src, dst, len)
         }
     }
 }
