@@ -40,6 +40,7 @@ import ctypes
 import math
 import operator
 import os
+import re
 import sys
 
 from . import _aesx
@@ -75,8 +76,9 @@ def available():
 
 def device_info(device=0):
     """``{"device", "name", "compute_capability", "total_memory", "arch"}``;
-    :class:`NoDeviceError` without a GPU."""
-    return _c.device_info(device)
+    :class:`NoDeviceError` without a GPU (or without that device);
+    ``ValueError`` for a negative ordinal, ``TypeError`` for a non-int."""
+    return _c.device_info(_ordinal(device))
 
 
 # ---- arrays ---------------------------------------------------------------
@@ -84,8 +86,19 @@ def device_info(device=0):
 # DLPack device types that are CUDA memory (kDLCUDA, kDLCUDAManaged).
 _DL_CUDA = (2, 13)
 _DL_HOST = {1: "host (CPU)", 3: "pinned host", 4: "OpenCL", 7: "Vulkan", 8: "Metal", 10: "ROCm"}
+# DLPack dtype code of opaque handles (pointers, no plain bytes).
+_DL_OPAQUE = 3
+# DLManagedTensorVersioned.flags (DLPack 1.0).
+_DL_READ_ONLY = 1 << 0
+_DL_IS_COPIED = 1 << 1
+# More dimensions than any array library makes (NumPy and CuPy: 64); a
+# larger DLPack ndim is a broken producer, not an array to walk.
+_MAX_NDIM = 64
 
 _STREAM_LEGACY = 1
+_U64 = 1 << 64
+# The most bytes a buffer can have (a C ptrdiff_t, Rust's isize).
+_MAX_NBYTES = (1 << 63) - 1
 
 
 class _Array:
@@ -103,10 +116,9 @@ class _Array:
 
 
 def _c_contiguous(shape, strides, itemsize):
+    """Whether byte `strides` lay `shape` out C-contiguously (None: yes)."""
     if strides is None:
         return True
-    if len(strides) != len(shape):
-        return False
     if any(n == 0 for n in shape):
         return True
     want = itemsize
@@ -117,59 +129,120 @@ def _c_contiguous(shape, strides, itemsize):
     return True
 
 
-def _itemsize(typestr):
-    if not isinstance(typestr, str) or len(typestr) < 3 or typestr[0] not in "<>|=":
-        raise TypeError(f"__cuda_array_interface__ typestr {typestr!r} is not a numpy type string")
-    if typestr[1] == "O":
+# NumPy's array-interface type strings: byte order, kind, size (in bytes;
+# for U in 4-byte characters), and for datetimes (M) and timedeltas (m) an
+# optional unit such as [ns] or [25s].
+_TYPESTR = re.compile(r"([<>|=])([biufcmMOSUV])([0-9]{1,20})(\[[0-9]{0,20}[A-Za-z]{1,10}\])?")
+# Bytes per unit of a kind's size: U counts UCS-4 characters.
+_UNIT_BYTES = {"U": 4}
+
+
+def _itemsize(typestr, descr=None):
+    """Bytes per item of an array-interface `typestr` (``<U4``: 16,
+    ``<M8[ns]``: 8); TypeError for what is not one, or holds objects."""
+    what = "__cuda_array_interface__ typestr"
+    if not isinstance(typestr, str):
+        raise TypeError(f"{what} {typestr!r} is not a numpy type string")
+    m = _TYPESTR.fullmatch(typestr)
+    if m is None:
+        if len(typestr) >= 2 and typestr[0] in "<>|=" and typestr[1] in "biufcmMOSUV":
+            raise TypeError(f"{what} {typestr!r} has no item size")
+        raise TypeError(f"{what} {typestr!r} is not a numpy type string")
+    kind, size, unit = m.group(2), int(m.group(3)), m.group(4)
+    if kind == "O" or (kind == "V" and _descr_has_objects(descr)):
         raise TypeError(f"arrays of typestr {typestr!r} hold no plain bytes (Python objects)")
-    try:
-        size = int(typestr[2:])
-    except ValueError:
-        raise TypeError(f"__cuda_array_interface__ typestr {typestr!r} has no item size") from None
-    if size <= 0:
-        raise TypeError(f"__cuda_array_interface__ typestr {typestr!r} has no item size")
-    return size
+    if unit is not None and kind not in "mM":
+        raise TypeError(f"{what} {typestr!r} is not a numpy type string")
+    if size == 0:
+        raise TypeError(f"{what} {typestr!r} has no item size")
+    return size * _UNIT_BYTES.get(kind, 1)
 
 
-def _ints(t, what):
+def _descr_has_objects(descr, depth=0):
+    """Whether a structured dtype's `descr` (a list of (name, typestr[,
+    shape]) entries, typestr maybe itself a list) has an object field."""
+    if not isinstance(descr, list) or depth > 32:
+        return False
+    for field in descr:
+        if not (isinstance(field, tuple) and len(field) >= 2):
+            continue
+        t = field[1]
+        if isinstance(t, str) and len(t) >= 2 and t[1] == "O":
+            return True
+        if isinstance(t, list) and _descr_has_objects(t, depth + 1):
+            return True
+    return False
+
+
+def _ints(t, what, source="__cuda_array_interface__"):
     """A tuple of ints (NumPy integers too), else TypeError."""
     if not isinstance(t, tuple):
-        raise TypeError(f"__cuda_array_interface__ {what} must be a tuple of ints")
+        raise TypeError(f"{source} {what} must be a tuple of ints")
     try:
         return tuple(operator.index(n) for n in t)
     except TypeError:
-        raise TypeError(f"__cuda_array_interface__ {what} must be a tuple of ints") from None
+        raise TypeError(f"{source} {what} must be a tuple of ints") from None
+
+
+def _checked_nbytes(shape, itemsize):
+    nbytes = math.prod(shape) * itemsize
+    if nbytes > _MAX_NBYTES:
+        raise ValueError(f"the array is too large ({nbytes} bytes; at most 2**63 - 1)")
+    return nbytes
+
+
+def _handle(h, what="stream handle"):
+    """A CUDA handle as an int from 0 to 2**64 - 1: TypeError for what is
+    not an int (bool included), ValueError outside the range."""
+    if isinstance(h, bool):
+        raise TypeError(f"{what} must be an int, not bool")
+    try:
+        h = operator.index(h)
+    except TypeError:
+        raise TypeError(f"{what} must be an int, not {type(h).__name__}") from None
+    if h < 0:
+        raise ValueError(f"{what} must not be negative")
+    if h >= _U64:
+        raise ValueError(f"{what} must be below 2**64")
+    return h
 
 
 def _from_cai(obj, cai, writable):
     if not isinstance(cai, dict):
         raise TypeError("__cuda_array_interface__ is not a dict")
     version = cai.get("version", 0)
-    if not isinstance(version, int) or version > 3:
+    if not isinstance(version, int) or isinstance(version, bool) or not 0 <= version <= 3:
         raise TypeError(f"__cuda_array_interface__ version {version!r} is not supported (0 to 3)")
     shape = _ints(cai.get("shape"), "shape")
     if any(n < 0 for n in shape):
         raise TypeError("__cuda_array_interface__ shape must be a tuple of non-negative ints")
-    itemsize = _itemsize(cai.get("typestr"))
+    itemsize = _itemsize(cai.get("typestr"), cai.get("descr"))
     data = cai.get("data")
     if not (isinstance(data, tuple) and len(data) == 2):
         raise TypeError("__cuda_array_interface__ data must be (pointer, read_only)")
     ptr, readonly = _ints((data[0],), "data pointer")[0], bool(data[1])
-    if ptr < 0:
-        raise TypeError("__cuda_array_interface__ data pointer must not be negative")
+    if not 0 <= ptr < _U64:
+        raise TypeError("__cuda_array_interface__ data pointer must be from 0 to 2**64 - 1")
     if cai.get("mask") is not None:
         raise ValueError("masked arrays are not supported")
     strides = cai.get("strides")
     if strides is not None:
         strides = _ints(strides, "strides")
+        if len(strides) != len(shape):
+            raise TypeError("__cuda_array_interface__ strides must have one entry per dimension")
     if not _c_contiguous(shape, strides, itemsize):
         raise ValueError("the array must be C-contiguous (make a contiguous copy first)")
     if writable and readonly:
         raise TypeError("the array is read-only; it cannot be written in place")
-    nbytes = math.prod(shape) * itemsize
+    nbytes = _checked_nbytes(shape, itemsize)
     stream = cai.get("stream") if version >= 3 else None
     if stream is not None:
-        if not isinstance(stream, int) or isinstance(stream, bool) or stream == 0:
+        # The rules of the stream= argument, and CAI v3's: 0 is ambiguous.
+        try:
+            stream = _handle(stream, "__cuda_array_interface__ stream handle")
+        except TypeError as e:
+            raise ValueError(f"{e} (it is {stream!r})") from None
+        if stream == 0:
             raise ValueError(
                 f"__cuda_array_interface__ stream {stream!r} is invalid (0 is not allowed)"
             )
@@ -198,6 +271,20 @@ class _DLTensor(ctypes.Structure):
     ]
 
 
+class _DLPackVersion(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
+
+
+class _DLManagedTensorVersioned(ctypes.Structure):
+    _fields_ = [
+        ("version", _DLPackVersion),
+        ("manager_ctx", ctypes.c_void_p),
+        ("deleter", ctypes.c_void_p),
+        ("flags", ctypes.c_uint64),
+        ("dl_tensor", _DLTensor),
+    ]
+
+
 _capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
 _capsule_pointer.restype = ctypes.c_void_p
 _capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
@@ -206,37 +293,111 @@ _capsule_valid.restype = ctypes.c_int
 _capsule_valid.argtypes = [ctypes.py_object, ctypes.c_char_p]
 
 
-def _from_dlpack(obj, writable, stream):
+def _dl_device(obj):
+    """``__dlpack_device__()`` as (device_type, device_id), checked."""
     dev = obj.__dlpack_device__()
-    dev_type, dev_id = int(dev[0]), int(dev[1])
+    if not (isinstance(dev, tuple) and len(dev) == 2):
+        raise TypeError(
+            f"__dlpack_device__() must return (device_type, device_id), not {dev!r}"
+        )
+    dev_type, dev_id = _ints(dev, "device", "__dlpack_device__()")
+    if not (0 <= dev_type < 1 << 31 and 0 <= dev_id < 1 << 31):
+        raise TypeError(f"__dlpack_device__() returned an invalid device {dev!r}")
+    return dev_type, dev_id
+
+
+def _immutable(obj):
+    """Arrays of a library whose arrays are never written (JAX): read-only
+    whatever their DLPack capsule says."""
+    mod = type(obj).__module__ or ""
+    return mod.split(".")[0] in ("jax", "jaxlib")
+
+
+def _dl_capsule(obj, stream):
+    """The DLPack capsule of `obj` for work on `stream`: versioned (DLPack
+    1.x, which says whether the memory is read-only) where the producer
+    makes one, else legacy. Returns (tensor, flags or None, capsule)."""
+    try:
+        capsule = obj.__dlpack__(stream=stream, max_version=(1, 0))
+    except TypeError:
+        # A producer from before DLPack 1.0 takes no max_version.
+        capsule = obj.__dlpack__(stream=stream)
+    if _capsule_valid(capsule, b"dltensor_versioned"):
+        m = _DLManagedTensorVersioned.from_address(
+            _capsule_pointer(capsule, b"dltensor_versioned")
+        )
+        if m.version.major != 1:
+            raise TypeError(
+                f"__dlpack__ returned a DLPack {m.version.major}.{m.version.minor} tensor; "
+                "aesx.cuda reads DLPack 1.x"
+            )
+        return m.dl_tensor, m.flags, capsule
+    if _capsule_valid(capsule, b"dltensor"):
+        # DLManagedTensor starts with its DLTensor.
+        return _DLTensor.from_address(_capsule_pointer(capsule, b"dltensor")), None, capsule
+    raise TypeError("__dlpack__ did not return a DLPack tensor capsule")
+
+
+def _from_dlpack(obj, writable, stream):
+    dev_type, dev_id = _dl_device(obj)
     if dev_type not in _DL_CUDA:
         where = _DL_HOST.get(dev_type, f"DLPack device type {dev_type}")
         raise TypeError(
             f"the array is in {where} memory; aesx.cuda takes CUDA device arrays "
             "(use aesx.AESGCM and the other aesx classes for host data)"
         )
+    if writable and _immutable(obj):
+        raise TypeError(
+            f"the array is read-only ({type(obj).__module__} arrays are immutable); "
+            "it cannot be written in place"
+        )
     # The producer orders the data for the stream the work goes on (DLPack:
     # 1 is the legacy default stream, 2 the per-thread one).
     h = _stream_handle(stream)
-    capsule = obj.__dlpack__(stream=_STREAM_LEGACY if h in (None, 0) else h)
-    if not _capsule_valid(capsule, b"dltensor"):
-        raise TypeError("__dlpack__ did not return a DLPack tensor capsule")
-    # DLManagedTensor starts with its DLTensor. The capsule stays unconsumed
-    # (its destructor releases the tensor) and is held for the call.
-    t = _DLTensor.from_address(_capsule_pointer(capsule, b"dltensor"))
-    shape = tuple(t.shape[i] for i in range(t.ndim))
-    bits = t.dtype.bits * t.dtype.lanes
+    # The capsule stays unconsumed (its destructor releases the tensor) and
+    # is held for the call.
+    t, flags, capsule = _dl_capsule(obj, _STREAM_LEGACY if h in (None, 0) else h)
+    if flags is not None and writable:
+        if flags & _DL_READ_ONLY:
+            raise TypeError("the array is read-only; it cannot be written in place")
+        if flags & _DL_IS_COPIED:
+            raise TypeError(
+                "__dlpack__ handed a copy of the array; it cannot be written in place "
+                "(the result would be lost)"
+            )
+    if (t.device.device_type, t.device.device_id) != (dev_type, dev_id):
+        raise TypeError(
+            f"the DLPack tensor is on device ({t.device.device_type}, {t.device.device_id}), "
+            f"__dlpack_device__() says ({dev_type}, {dev_id})"
+        )
+    ndim = t.ndim
+    if not 0 <= ndim <= _MAX_NDIM:
+        raise TypeError(f"DLPack ndim {ndim} is invalid (0 to {_MAX_NDIM})")
+    if ndim > 0 and not t.shape:
+        raise TypeError("the DLPack tensor has no shape")
+    shape = tuple(t.shape[i] for i in range(ndim))
+    if any(n < 0 for n in shape):
+        raise TypeError("DLPack shape must be non-negative ints")
+    dt = t.dtype
+    if dt.code == _DL_OPAQUE:
+        raise TypeError("arrays of opaque handles hold no plain bytes")
+    bits = dt.bits * dt.lanes
+    if bits == 0:
+        raise TypeError("the DLPack dtype has no item size (0 bits or 0 lanes)")
     if bits % 8:
         raise TypeError("arrays of sub-byte dtypes hold no whole bytes")
     itemsize = bits // 8
     strides = None
-    if t.strides:
-        strides = tuple(t.strides[i] * itemsize for i in range(t.ndim))
+    if t.strides and ndim > 0:
+        strides = tuple(t.strides[i] * itemsize for i in range(ndim))
     if not _c_contiguous(shape, strides, itemsize):
         raise ValueError("the array must be C-contiguous (make a contiguous copy first)")
-    nbytes = math.prod(shape) * itemsize
+    nbytes = _checked_nbytes(shape, itemsize)
     ptr = (t.data or 0) + t.byte_offset
-    del writable  # legacy DLPack says nothing about read-only memory
+    if ptr >= _U64:
+        raise TypeError("DLPack data pointer plus byte_offset runs past 2**64 - 1")
+    if nbytes > 0 and ptr == 0:
+        raise ValueError("the DLPack tensor has a null data pointer")
     return _Array(ptr, nbytes, dev_id if dev_type == 2 else None, None, capsule, obj)
 
 
@@ -267,29 +428,63 @@ def _array(obj, *, writable=False, stream=None, what="data"):
 
 
 def _stream_handle(stream):
+    """A ``stream=`` argument as a raw handle (None: none given)."""
     if stream is None:
         return None
     if isinstance(stream, bool):
         raise TypeError("stream must be a stream object or an int handle")
     if isinstance(stream, int):
-        if stream < 0:
-            raise ValueError("stream handle must not be negative")
-        return stream
+        return _handle(stream)
     for attr in ("cuda_stream", "ptr"):
         h = getattr(stream, attr, None)
-        if isinstance(h, int):
-            return h
+        if isinstance(h, int) and not isinstance(h, bool):
+            return _handle(h)
     h = getattr(stream, "handle", None)
     if h is not None:
         v = getattr(h, "value", h)
         if v is None:
             return 0
-        if isinstance(v, int):
-            return v
+        if isinstance(v, int) and not isinstance(v, bool):
+            return _handle(v)
     raise TypeError(
         "stream must be a CuPy/PyTorch/Numba stream or an int handle, "
         f"not {type(stream).__name__}"
     )
+
+
+def _ordinal(device):
+    """A CUDA device ordinal: TypeError for what is not an int, ValueError
+    for a negative (or absurd) one, as the C API's AESX_ERR_INVALID_ARGUMENT."""
+    try:
+        d = operator.index(device)
+    except TypeError:
+        raise TypeError(
+            f"device must be an int (a CUDA device ordinal), not {type(device).__name__}"
+        ) from None
+    if not 0 <= d < 1 << 31:
+        raise ValueError(f"device must be a CUDA device ordinal (0, 1, ...), got {d}")
+    return d
+
+
+def _size(v, what, message):
+    """A size argument as the Rust side takes it: TypeError for what is not
+    an int (as aesx's CPU classes), ValueError with the rule's own
+    `message` for one that no size can be (negative, 2**64 or more)."""
+    try:
+        n = operator.index(v)
+    except TypeError:
+        raise TypeError(f"{what} must be an int, not {type(v).__name__}") from None
+    if not 0 <= n < _U64:
+        raise ValueError(message.format(n))
+    return n
+
+
+# The messages of aesx.XTS (aesx::Error::InvalidSectorSize) and of a batch's
+# stride (aesx_cuda::raw::BatchError::Stride), for sizes beyond a usize.
+_SECTOR_SIZE_RULE = "invalid sector size {}: must be a non-zero multiple of 16, at most 2^24"
+_STRIDE_RULE = (
+    "invalid stride {}: the stride of a batch must be a multiple of 16 from 16 to 16384 bytes"
+)
 
 
 def _library_stream(obj):
@@ -440,7 +635,8 @@ class AESGCM:
         aad = _bytes(associated_data, "associated_data")
         src = _array(data, writable=True, stream=stream)
         dev, s = _prepare([src], stream)
-        tags = self._k.seal_many(ns, aad, int(stride), src.ptr, src.nbytes, dev, s)
+        stride = _size(stride, "stride", _STRIDE_RULE)
+        tags = self._k.seal_many(ns, aad, stride, src.ptr, src.nbytes, dev, s)
         _written([src.obj], s)
         return tags
 
@@ -454,7 +650,8 @@ class AESGCM:
         aad = _bytes(associated_data, "associated_data")
         src = _array(data, writable=True, stream=stream)
         dev, s = _prepare([src], stream)
-        ok = self._k.open_many(ns, aad, int(stride), src.ptr, src.nbytes, ts, dev, s)
+        stride = _size(stride, "stride", _STRIDE_RULE)
+        ok = self._k.open_many(ns, aad, stride, src.ptr, src.nbytes, ts, dev, s)
         _written([src.obj], s)
         return ok
 
@@ -526,11 +723,18 @@ class XTS:
         self._k = _c._Xts(_key(key))
 
     def _xts(self, decrypt, data, sector_size, first_sector, out, stream):
-        if not isinstance(first_sector, int) or first_sector < 0 or first_sector >= 1 << 128:
+        sector_size = _size(sector_size, "sector_size", _SECTOR_SIZE_RULE)
+        try:
+            first_sector = operator.index(first_sector)
+        except TypeError:
+            raise TypeError(
+                f"first_sector must be an int, not {type(first_sector).__name__}"
+            ) from None
+        if not 0 <= first_sector < 1 << 128:
             raise ValueError("first_sector must be an int from 0 to 2**128 - 1")
         src = _array(data, stream=stream)
         o = _output(src, out, stream=stream)
-        return _run(self._k.sectors, src, o, stream, decrypt, first_sector, int(sector_size))
+        return _run(self._k.sectors, src, o, stream, decrypt, first_sector, sector_size)
 
     def encrypt_sectors(self, data, sector_size, first_sector, out=None, *, stream=None):
         """Into `out` (``out=data``: in place), else a new DeviceBuffer."""
@@ -582,4 +786,4 @@ def decrypt_from_file(path, *, key, device=0, stream=None):
     k = _file_key(key)
     path = os.fspath(path)
     s = _stream_handle(stream)
-    return _c._decrypt_from_file(path, k, int(device), None if s in (None, 0, 1) else s)
+    return _c._decrypt_from_file(path, k, _ordinal(device), None if s in (None, 0, 1) else s)

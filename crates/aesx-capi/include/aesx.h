@@ -949,8 +949,9 @@ int aesx_cuda_cbc_decrypt(const struct aesx_cuda_key *key,
 // sector number, 128-bit little-endian), from `in` to `out` (equal, or not
 // overlapping), queued on `stream`.
 //
-// Errors: AESX_ERR_SECTOR_SIZE, AESX_ERR_PARTIAL_SECTOR,
-// AESX_ERR_XTS_EQUAL_KEY_HALVES, and as aesx_cuda_ecb_encrypt.
+// Errors, in the order of aesx_xts_encrypt_sectors: AESX_ERR_SECTOR_SIZE,
+// AESX_ERR_PARTIAL_SECTOR, then as aesx_cuda_ecb_encrypt, then
+// AESX_ERR_XTS_EQUAL_KEY_HALVES.
 //
 // Requires: As aesx_cuda_ecb_encrypt, with an XTS key handle.
 int aesx_cuda_xts_encrypt_sectors(const struct aesx_cuda_xts_key *key,
@@ -1025,9 +1026,12 @@ int aesx_cuda_gcm_open(const struct aesx_cuda_key *key,
 // Writes the 16-byte tags to `tags` (`16 * count` host bytes). Waits for
 // its own work.
 //
-// Errors: AESX_ERR_SECTOR_SIZE (a bad stride), AESX_ERR_INVALID_LENGTH
-// (`len` does not fit the layout), AESX_ERR_INVALID_ARGUMENT (`count` 0),
-// and as aesx_cuda_gcm_seal.
+// Errors: AESX_ERR_SECTOR_SIZE (a bad stride), AESX_ERR_INVALID_ARGUMENT
+// (`count` 0), AESX_ERR_INVALID_LENGTH (`len` does not hold `count`
+// messages, or `count` is too large for its nonces and tags to exist),
+// and as aesx_cuda_gcm_seal. `count`, `stride` and `len` are checked
+// against each other, in arithmetic that cannot overflow, before a byte of
+// `nonces`, `aad` or `key` is read.
 //
 // Requires: As aesx_cuda_ecb_encrypt for `buf` (in place); `nonces`
 // readable for `12 * count` bytes, `aad` for `aad_len`; `tags` writable

@@ -11,10 +11,11 @@ use aesx_cuda::raw::{self, Overlap};
 use aesx_cuda::{CudaAes, CudaError, CudaGcm, CudaXts, Gpu};
 
 use crate::block_modes::handle;
-use crate::buffers::{array, input, write};
+use crate::buffers::{array, input, write, Region};
 use crate::status::{code, guard, Status, AESX_ERR_INTERNAL, AESX_ERR_NULL_POINTER};
 use crate::status::{AESX_ERR_DEVICE, AESX_ERR_NO_DEVICE, AESX_ERR_OVERLAP};
-use crate::status::{AESX_ERR_INVALID_ARGUMENT, AESX_ERR_IV_LENGTH, AESX_ERR_KEY_LENGTH};
+use crate::status::{AESX_ERR_INVALID_ARGUMENT, AESX_ERR_INVALID_LENGTH, AESX_ERR_KEY_LENGTH};
+use crate::status::{AESX_ERR_NOT_BLOCK_ALIGNED, AESX_ERR_SECTOR_SIZE};
 
 /// An AES key on a GPU for aesx_cuda_gcm_*, aesx_cuda_ctr,
 /// aesx_cuda_ecb_* and aesx_cuda_cbc_decrypt (opaque).
@@ -34,6 +35,28 @@ fn cuda_code(e: CudaError) -> c_int {
         CudaError::NoDevice(_) | CudaError::NoNvrtc(_) => AESX_ERR_NO_DEVICE,
         CudaError::Driver(_) => AESX_ERR_DEVICE,
         _ => AESX_ERR_INTERNAL,
+    }
+}
+
+/// A batch's layout error: a bad stride, no message, or a length that
+/// does not hold `count` messages (also when `count` is so large that its
+/// bytes cannot exist).
+fn batch_code(e: raw::BatchError) -> c_int {
+    match e {
+        raw::BatchError::Stride { .. } => AESX_ERR_SECTOR_SIZE,
+        raw::BatchError::Empty => AESX_ERR_INVALID_ARGUMENT,
+        _ => AESX_ERR_INVALID_LENGTH,
+    }
+}
+
+/// A key handle that is not NULL, not yet looked at: every call checks its
+/// arguments before it reads a byte of the handle (or of a batch), and
+/// only then takes it with [`handle`].
+fn not_null<T>(p: *const T) -> Status<*const T> {
+    if p.is_null() {
+        Err(AESX_ERR_NULL_POINTER)
+    } else {
+        Ok(p)
     }
 }
 
@@ -231,12 +254,13 @@ unsafe fn ecb(
     stream: *mut c_void,
     decrypt: bool,
 ) -> Status {
-    // SAFETY: NULL or live (the caller's contract).
-    let k = unsafe { handle(key) }?;
+    let key = not_null(key)?;
     if !len.is_multiple_of(16) {
-        return Err(crate::status::AESX_ERR_NOT_BLOCK_ALIGNED);
+        return Err(AESX_ERR_NOT_BLOCK_ALIGNED);
     }
     let (s, d) = pair(inp, out, len, Overlap::SameOrDisjoint)?;
+    // SAFETY: not NULL, so live (the caller's contract).
+    let k = unsafe { handle(key) }?;
     let st = stream_of(stream);
     // SAFETY: the caller's contract (device memory of len bytes, alive until the
     // work is done; the stream live or NULL).
@@ -268,9 +292,12 @@ pub unsafe extern "C" fn aesx_cuda_ctr(
     stream: *mut c_void,
 ) -> c_int {
     guard(|| {
-        // SAFETY: the caller's contract (a live handle or NULL; 16 readable bytes).
-        let (k, c) = unsafe { (handle(key)?, array::<16>(counter)?) };
+        let key = not_null(key)?;
+        // SAFETY: the caller's contract (16 readable bytes, or NULL).
+        let c = unsafe { array::<16>(counter) }?;
         let (s, d) = pair(r#in, out, len, Overlap::SameOrDisjoint)?;
+        // SAFETY: not NULL, so live (the caller's contract).
+        let k = unsafe { handle(key) }?;
         // SAFETY: as in ecb.
         unsafe { k.aes.ctr_apply_raw(&c, s, d, len, stream_of(stream)) }.map_err(cuda_code)
     })
@@ -293,12 +320,15 @@ pub unsafe extern "C" fn aesx_cuda_cbc_decrypt(
     stream: *mut c_void,
 ) -> c_int {
     guard(|| {
-        // SAFETY: the caller's contract (a live handle or NULL; 16 readable bytes).
-        let (k, iv) = unsafe { (handle(key)?, array::<16>(iv)?) };
+        let key = not_null(key)?;
+        // SAFETY: the caller's contract (16 readable bytes, or NULL).
+        let iv = unsafe { array::<16>(iv) }?;
         if !len.is_multiple_of(16) {
-            return Err(crate::status::AESX_ERR_NOT_BLOCK_ALIGNED);
+            return Err(AESX_ERR_NOT_BLOCK_ALIGNED);
         }
         let (s, d) = pair(r#in, out, len, Overlap::Disjoint)?;
+        // SAFETY: not NULL, so live (the caller's contract).
+        let k = unsafe { handle(key) }?;
         // SAFETY: as in ecb.
         unsafe { k.aes.cbc_decrypt_raw(&iv, s, d, len, stream_of(stream)) }.map_err(cuda_code)
     })
@@ -309,8 +339,9 @@ pub unsafe extern "C" fn aesx_cuda_cbc_decrypt(
 /// sector number, 128-bit little-endian), from `in` to `out` (equal, or not
 /// overlapping), queued on `stream`.
 ///
-/// Errors: AESX_ERR_SECTOR_SIZE, AESX_ERR_PARTIAL_SECTOR,
-/// AESX_ERR_XTS_EQUAL_KEY_HALVES, and as aesx_cuda_ecb_encrypt.
+/// Errors, in the order of aesx_xts_encrypt_sectors: AESX_ERR_SECTOR_SIZE,
+/// AESX_ERR_PARTIAL_SECTOR, then as aesx_cuda_ecb_encrypt, then
+/// AESX_ERR_XTS_EQUAL_KEY_HALVES.
 ///
 /// Requires: As aesx_cuda_ecb_encrypt, with an XTS key handle.
 #[no_mangle]
@@ -366,12 +397,14 @@ unsafe fn xts(
     stream: *mut c_void,
     decrypt: bool,
 ) -> Status {
-    // SAFETY: NULL or live (the caller's contract).
-    let k = unsafe { handle(key) }?;
+    let key = not_null(key)?;
     raw::check_sector_args(len, sector_size).map_err(code)?;
-    let (s, d) = pair(inp, out, len, Overlap::SameOrDisjoint)?;
-    let st = stream_of(stream);
     let first = u128::from(first);
+    raw::check_sector_numbers(first, len, sector_size).map_err(code)?;
+    let (s, d) = pair(inp, out, len, Overlap::SameOrDisjoint)?;
+    // SAFETY: not NULL, so live (the caller's contract).
+    let k = unsafe { handle(key) }?;
+    let st = stream_of(stream);
     // SAFETY: as in ecb.
     unsafe {
         if decrypt {
@@ -410,13 +443,16 @@ pub unsafe extern "C" fn aesx_cuda_gcm_seal(
     stream: *mut c_void,
 ) -> c_int {
     guard(|| {
-        // SAFETY: the caller's contract (live handle or NULL; readable host inputs).
-        let (k, n, a) = unsafe { (handle(key)?, input(nonce, nonce_len)?, input(aad, aad_len)?) };
+        let key = not_null(key)?;
+        // SAFETY: the caller's contract (readable host inputs, or NULL with 0).
+        let (n, a) = unsafe { (input(nonce, nonce_len)?, input(aad, aad_len)?) };
         raw::check_gcm_args(n, a.len(), len, Some(tag_len)).map_err(code)?;
         if tag.is_null() {
             return Err(AESX_ERR_NULL_POINTER);
         }
         let (s, d) = pair(r#in, out, len, Overlap::SameOrDisjoint)?;
+        // SAFETY: not NULL, so live (the caller's contract).
+        let k = unsafe { handle(key) }?;
         // SAFETY: as in ecb.
         let t = unsafe { k.gcm.seal_raw(n, a, s, d, len, stream_of(stream)) }.map_err(cuda_code)?;
         // SAFETY: the caller's contract for `tag` (tag_len writable bytes).
@@ -448,10 +484,10 @@ pub unsafe extern "C" fn aesx_cuda_gcm_open(
     stream: *mut c_void,
 ) -> c_int {
     guard(|| {
-        // SAFETY: the caller's contract (live handle or NULL; readable host inputs).
-        let (k, n, a, t) = unsafe {
+        let key = not_null(key)?;
+        // SAFETY: the caller's contract (readable host inputs, or NULL with 0).
+        let (n, a, t) = unsafe {
             (
-                handle(key)?,
                 input(nonce, nonce_len)?,
                 input(aad, aad_len)?,
                 input(tag, tag_len)?,
@@ -459,26 +495,56 @@ pub unsafe extern "C" fn aesx_cuda_gcm_open(
         };
         raw::check_gcm_args(n, a.len(), len, Some(t.len())).map_err(code)?;
         let (s, d) = pair(r#in, out, len, Overlap::SameOrDisjoint)?;
+        // SAFETY: not NULL, so live (the caller's contract).
+        let k = unsafe { handle(key) }?;
         // SAFETY: as in ecb.
         unsafe { k.gcm.open_raw(n, a, s, d, len, t, stream_of(stream)) }.map_err(cuda_code)
     })
 }
 
-/// The 12-byte nonces of a batch, from `count * 12` host bytes.
+/// `count` blocks of `N` host bytes (the nonces or tags of a batch), after
+/// [`batch`] checked `count` against the buffer.
 ///
 /// # Safety
-/// `nonces` NULL or readable for `count * 12` bytes.
-unsafe fn nonces12(nonces: *const u8, count: usize) -> Status<Vec<[u8; 12]>> {
-    let bytes = count.checked_mul(12).ok_or(AESX_ERR_IV_LENGTH)?;
-    // SAFETY: this function's contract.
-    let b = unsafe { input(nonces, bytes) }?;
-    Ok(b.chunks_exact(12)
+/// `p` NULL or readable for `count * N` bytes.
+unsafe fn blocks<const N: usize>(p: *const u8, count: usize) -> Status<Vec<[u8; N]>> {
+    let bytes = count.checked_mul(N).ok_or(AESX_ERR_INVALID_LENGTH)?;
+    // SAFETY: this function's contract (the length is checked against the
+    // address space before a byte is read).
+    let b = unsafe { input(p, bytes) }?;
+    Ok(b.chunks_exact(N)
         .map(|c| {
-            let mut n = [0u8; 12];
+            let mut n = [0u8; N];
             n.copy_from_slice(c);
             n
         })
         .collect())
+}
+
+/// The checks of a batch that need no memory: the key handle not NULL,
+/// the layout (`count` messages every `stride` bytes in `len` bytes, in
+/// overflow-safe arithmetic), then the host regions of `count` nonces (12
+/// bytes each) and `count` entries of `per` bytes of the output named
+/// `out` (tags when sealing, verdicts when opening): all before a byte of
+/// anything is read.
+fn batch(
+    key: *const AesxCudaKey,
+    count: usize,
+    stride: usize,
+    len: usize,
+    nonces: *const u8,
+    out: *const u8,
+    per: usize,
+) -> Status<*const AesxCudaKey> {
+    let key = not_null(key)?;
+    raw::check_many_args(count, stride, len).map_err(batch_code)?;
+    let region = |p: *const u8, each: usize| -> Status {
+        let bytes = count.checked_mul(each).ok_or(AESX_ERR_INVALID_LENGTH)?;
+        Region::new(p, bytes).map(|_| ())
+    };
+    region(nonces, 12)?;
+    region(out, per)?;
+    Ok(key)
 }
 
 /// Seals `count` GCM messages of one device buffer in place in one launch:
@@ -489,9 +555,12 @@ unsafe fn nonces12(nonces: *const u8, count: usize) -> Status<Vec<[u8; 12]>> {
 /// Writes the 16-byte tags to `tags` (`16 * count` host bytes). Waits for
 /// its own work.
 ///
-/// Errors: AESX_ERR_SECTOR_SIZE (a bad stride), AESX_ERR_INVALID_LENGTH
-/// (`len` does not fit the layout), AESX_ERR_INVALID_ARGUMENT (`count` 0),
-/// and as aesx_cuda_gcm_seal.
+/// Errors: AESX_ERR_SECTOR_SIZE (a bad stride), AESX_ERR_INVALID_ARGUMENT
+/// (`count` 0), AESX_ERR_INVALID_LENGTH (`len` does not hold `count`
+/// messages, or `count` is too large for its nonces and tags to exist),
+/// and as aesx_cuda_gcm_seal. `count`, `stride` and `len` are checked
+/// against each other, in arithmetic that cannot overflow, before a byte of
+/// `nonces`, `aad` or `key` is read.
 ///
 /// Requires: As aesx_cuda_ecb_encrypt for `buf` (in place); `nonces`
 /// readable for `12 * count` bytes, `aad` for `aad_len`; `tags` writable
@@ -510,13 +579,13 @@ pub unsafe extern "C" fn aesx_cuda_gcm_seal_many(
     stream: *mut c_void,
 ) -> c_int {
     guard(|| {
-        // SAFETY: the caller's contract (live handle or NULL; readable host inputs).
-        let (k, ns, a) = unsafe { (handle(key)?, nonces12(nonces, count)?, input(aad, aad_len)?) };
-        many_args(count, stride, len)?;
-        if tags.is_null() {
-            return Err(AESX_ERR_NULL_POINTER);
-        }
+        let key = batch(key, count, stride, len, nonces, tags.cast_const(), 16)?;
         let (p, _) = pair(buf, buf, len, Overlap::SameOrDisjoint)?;
+        // SAFETY: the caller's contract (readable host inputs of the lengths
+        // checked by `batch`, or NULL with 0).
+        let (ns, a) = unsafe { (blocks::<12>(nonces, count)?, input(aad, aad_len)?) };
+        // SAFETY: not NULL, so live (the caller's contract).
+        let k = unsafe { handle(key) }?;
         // SAFETY: as in ecb.
         let t = unsafe {
             k.gcm
@@ -527,13 +596,6 @@ pub unsafe extern "C" fn aesx_cuda_gcm_seal_many(
         // SAFETY: the caller's contract for `tags` (16 * count writable bytes).
         unsafe { write(tags, &flat) }
     })
-}
-
-fn many_args(count: usize, stride: usize, len: usize) -> Status {
-    if count == 0 {
-        return Err(AESX_ERR_INVALID_ARGUMENT);
-    }
-    raw::check_many_args(count, stride, len).map_err(code)
 }
 
 /// Opens `count` messages laid out as for aesx_cuda_gcm_seal_many, in
@@ -562,24 +624,21 @@ pub unsafe extern "C" fn aesx_cuda_gcm_open_many(
     stream: *mut c_void,
 ) -> c_int {
     guard(|| {
-        // SAFETY: the caller's contract (live handle or NULL; readable host inputs).
-        let (k, ns, a) = unsafe { (handle(key)?, nonces12(nonces, count)?, input(aad, aad_len)?) };
-        let tag_bytes = count.checked_mul(16).ok_or(AESX_ERR_INVALID_ARGUMENT)?;
-        // SAFETY: the caller's contract for `tags`.
-        let tb = unsafe { input(tags, tag_bytes) }?;
-        let ts: Vec<[u8; 16]> = tb
-            .chunks_exact(16)
-            .map(|c| {
-                let mut t = [0u8; 16];
-                t.copy_from_slice(c);
-                t
-            })
-            .collect();
-        many_args(count, stride, len)?;
-        if ok.is_null() {
-            return Err(AESX_ERR_NULL_POINTER);
-        }
+        let key = batch(key, count, stride, len, nonces, ok.cast_const(), 1)?;
+        let tag_bytes = count.checked_mul(16).ok_or(AESX_ERR_INVALID_LENGTH)?;
+        Region::new(tags, tag_bytes)?;
         let (p, _) = pair(buf, buf, len, Overlap::SameOrDisjoint)?;
+        // SAFETY: the caller's contract (readable host inputs of the lengths
+        // checked above, or NULL with 0).
+        let (ns, a, ts) = unsafe {
+            (
+                blocks::<12>(nonces, count)?,
+                input(aad, aad_len)?,
+                blocks::<16>(tags, count)?,
+            )
+        };
+        // SAFETY: not NULL, so live (the caller's contract).
+        let k = unsafe { handle(key) }?;
         // SAFETY: as in ecb.
         let v = unsafe {
             k.gcm

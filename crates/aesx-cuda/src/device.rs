@@ -40,8 +40,86 @@ pub fn launches() -> u64 {
     LAUNCHES.load(Ordering::Relaxed)
 }
 
+/// The driver entry points aesx calls (through cudarc). cudarc looks each
+/// one up on its first call and panics if the library lacks it, so a
+/// library named libcuda that is not a complete driver (a stub, a too old
+/// or foreign one) is refused here, before any of them is called.
+const DRIVER_SYMBOLS: &[&str] = &[
+    "cuInit",
+    "cuDeviceGetCount",
+    "cuDeviceGet",
+    "cuDeviceGetAttribute",
+    "cuDeviceGetName",
+    "cuDeviceTotalMem_v2",
+    "cuDevicePrimaryCtxRetain",
+    "cuDevicePrimaryCtxRelease_v2",
+    "cuCtxSetCurrent",
+    "cuCtxGetCurrent",
+    "cuCtxSynchronize",
+    "cuGetErrorName",
+    "cuGetErrorString",
+    "cuModuleLoadData",
+    "cuModuleGetFunction",
+    "cuModuleUnload",
+    "cuLaunchKernel",
+    "cuStreamCreate",
+    "cuStreamDestroy_v2",
+    "cuStreamSynchronize",
+    "cuStreamWaitEvent",
+    "cuEventCreate",
+    "cuEventRecord",
+    "cuEventSynchronize",
+    "cuEventDestroy_v2",
+    "cuMemAlloc_v2",
+    "cuMemFree_v2",
+    "cuMemAllocAsync",
+    "cuMemFreeAsync",
+    "cuMemHostAlloc",
+    "cuMemFreeHost",
+    "cuMemcpyHtoDAsync_v2",
+    "cuMemcpyDtoHAsync_v2",
+    "cuMemcpyDtoDAsync_v2",
+    "cuMemsetD8Async",
+    "cuPointerGetAttribute",
+];
+
+/// The first of [`DRIVER_SYMBOLS`] that the loaded libcuda lacks.
+fn missing_driver_symbol() -> Option<&'static str> {
+    // SAFETY: called only after is_culib_present() found the library, so
+    // culib() loads it (the same names, in the same order) instead of
+    // panicking; looking a symbol up runs no code of the library, and the
+    // symbol is only tested for presence, never called through this type.
+    let lib = unsafe { cudarc::driver::sys::culib() };
+    DRIVER_SYMBOLS.iter().copied().find(|name| {
+        // SAFETY: as above (presence only).
+        unsafe { lib.get::<unsafe extern "C" fn()>(name.as_bytes()) }.is_err()
+    })
+}
+
+/// Runs a probe of the driver (or NVRTC) that cudarc may answer with a
+/// panic (a library that lacks a symbol, or fails to load between the
+/// check and the call), turning one into [`CudaError::NoDevice`], so that
+/// no caller, C or Python, ever sees it.
+pub(crate) fn no_panic<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(payload) => {
+            let why = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic without a message".into());
+            let line = why.lines().next().unwrap_or("").trim().to_string();
+            Err(CudaError::NoDevice(format!(
+                "the CUDA libraries failed: {line}"
+            )))
+        }
+    }
+}
+
 /// Number of CUDA devices, or why there is none. Never panics, also on
-/// machines without a driver.
+/// machines without a driver or with a library that is not a complete
+/// driver (see [`DRIVER_SYMBOLS`]).
 pub fn device_count() -> Result<usize> {
     // SAFETY: only tries to dlopen libcuda under its usual names.
     if !unsafe { cudarc::driver::sys::is_culib_present() } {
@@ -49,13 +127,20 @@ pub fn device_count() -> Result<usize> {
             "libcuda (the NVIDIA driver) not found".into(),
         ));
     }
-    match CudaContext::device_count() {
-        Ok(n) if n > 0 => Ok(n as usize),
-        Ok(_) => Err(CudaError::NoDevice("the driver reports no device".into())),
-        Err(e) => Err(CudaError::NoDevice(format!(
-            "driver initialisation failed: {e:?}"
-        ))),
-    }
+    no_panic(|| {
+        if let Some(name) = missing_driver_symbol() {
+            return Err(CudaError::NoDevice(format!(
+                "the libcuda found lacks {name} (not a complete NVIDIA driver, or one older than CUDA 12)"
+            )));
+        }
+        match CudaContext::device_count() {
+            Ok(n) if n > 0 => Ok(n as usize),
+            Ok(_) => Err(CudaError::NoDevice("the driver reports no device".into())),
+            Err(e) => Err(CudaError::NoDevice(format!(
+                "driver initialisation failed: {e:?}"
+            ))),
+        }
+    })
 }
 
 /// PTX per architecture, compiled once per process (NVRTC takes tens of

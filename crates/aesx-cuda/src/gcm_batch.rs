@@ -26,7 +26,7 @@ pub fn check_layout(nmsgs: usize, stride: usize, len: usize) -> Result<(), aesx:
     if len < full || len - full > stride {
         return Err(aesx::Error::LengthMismatch {
             input: len,
-            output: full + stride,
+            output: full.saturating_add(stride),
         });
     }
     Ok(())
@@ -134,6 +134,11 @@ mod tests {
         assert!(check_layout(1, 16400, 5).is_err());
         assert!(check_layout(1, 32768, 5).is_err());
         assert!(check_layout(0, 16384, 0).is_err());
+        // Counts near the top of usize neither panic nor wrap.
+        assert!(check_layout(usize::MAX, 16, 0).is_err());
+        assert!(check_layout(usize::MAX / 16 + 2, 16, usize::MAX).is_err());
+        assert!(check_layout(usize::MAX / 16, 16, usize::MAX).is_err());
+        assert!(check_layout(usize::MAX / 16 + 1, 16, usize::MAX - 15).is_ok());
         assert_eq!(msg_len(2, 100 * 16, 2 * 1600 + 7), 7);
         assert_eq!(runs_per_msg(16384), 32);
         assert_eq!(runs_per_msg(16), 1);

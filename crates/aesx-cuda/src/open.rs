@@ -1,7 +1,7 @@
 //! Opening a GPU: load the kernels (`device.rs`), then check every mode
 //! against aesx on the CPU (`selftest.rs`) before anyone may use it.
 
-use crate::device::{Gpu, DEFAULT_CHUNK_LEN};
+use crate::device::{no_panic, Gpu, DEFAULT_CHUNK_LEN};
 use crate::error::Result;
 use crate::selftest;
 
@@ -16,9 +16,14 @@ impl Gpu {
 
     /// As [`Gpu::new`] with a chosen chunk size for host data (rounded down
     /// to a multiple of 4096 bytes, at least 4096).
+    /// A library that panics inside cudarc (a driver or NVRTC lacking an
+    /// entry point) is [`CudaError::NoDevice`](crate::CudaError::NoDevice)
+    /// here, never a panic.
     pub fn with_chunk_len(ordinal: usize, chunk_len: usize) -> Result<Gpu> {
-        let gpu = Gpu::load(ordinal, chunk_len)?;
-        selftest::run(&gpu)?;
-        Ok(gpu)
+        no_panic(|| {
+            let gpu = Gpu::load(ordinal, chunk_len)?;
+            selftest::run(&gpu)?;
+            Ok(gpu)
+        })
     }
 }

@@ -141,14 +141,23 @@ pub fn chunk_first_sector(first_sector: u128, chunk: &Chunk, sector_size: usize)
 /// Checks an XTS sector request: sector size a multiple of 16 between 16
 /// bytes and 2^24 bytes (IEEE 1619's 2^20 blocks), data whole sectors.
 pub fn check_sectors(len: usize, sector_size: usize) -> Result<(), Error> {
-    if sector_size == 0 || !sector_size.is_multiple_of(16) {
+    // The CPU's rules, in its order and with its errors (aesx::Xts).
+    if sector_size == 0 || !sector_size.is_multiple_of(16) || sector_size > (1 << 24) {
         return Err(Error::InvalidSectorSize { size: sector_size });
     }
-    if sector_size > (1 << 24) {
-        return Err(Error::InvalidDataUnitLength { len: sector_size });
-    }
     if !len.is_multiple_of(sector_size) {
-        return Err(Error::NotBlockAligned { len });
+        return Err(Error::PartialSector { len, sector_size });
+    }
+    Ok(())
+}
+
+/// Checks that the `len / sector_size` sectors numbered from `first` do not
+/// pass sector 2^128 - 1 ([`Error::CounterOverflow`], as aesx::Xts); after
+/// [`check_sectors`].
+pub fn check_sector_numbers(first: u128, len: usize, sector_size: usize) -> Result<(), Error> {
+    let count = len.checked_div(sector_size).unwrap_or(0) as u128;
+    if count > 0 && first.checked_add(count - 1).is_none() {
+        return Err(Error::CounterOverflow);
     }
     Ok(())
 }
@@ -326,8 +335,39 @@ mod tests {
             check_sectors(4096, 24),
             Err(Error::InvalidSectorSize { .. })
         ));
-        assert!(check_sectors(1000, 512).is_err());
-        assert!(check_sectors(1 << 25, 1 << 25).is_err());
+        assert_eq!(
+            check_sectors(1000, 512),
+            Err(Error::PartialSector {
+                len: 1000,
+                sector_size: 512
+            })
+        );
+        assert_eq!(
+            check_sectors(1 << 25, 1 << 25),
+            Err(Error::InvalidSectorSize { size: 1 << 25 })
+        );
+        assert!(check_sectors(1 << 24, 1 << 24).is_ok());
+        // The sector size is checked before the length, as on the CPU.
+        assert_eq!(
+            check_sectors(1000, 24),
+            Err(Error::InvalidSectorSize { size: 24 })
+        );
+    }
+
+    #[test]
+    fn sector_numbers_stop_at_the_last() {
+        assert!(check_sector_numbers(u128::MAX, 512, 512).is_ok());
+        assert!(check_sector_numbers(u128::MAX - 1, 1024, 512).is_ok());
+        assert!(check_sector_numbers(u128::MAX, 0, 512).is_ok());
+        assert!(check_sector_numbers(u128::MAX, 0, 0).is_ok());
+        assert_eq!(
+            check_sector_numbers(u128::MAX, 1024, 512),
+            Err(Error::CounterOverflow)
+        );
+        assert_eq!(
+            check_sector_numbers(u128::MAX - 1, 1536, 512),
+            Err(Error::CounterOverflow)
+        );
     }
 
     #[test]

@@ -387,6 +387,7 @@ impl CudaXts {
         stream: Option<CUstream>,
     ) -> Result<()> {
         self.check(decrypt, len, sector_size)?;
+        plan::check_sector_numbers(first_sector, len, sector_size)?;
         let gpu = &self.data.gpu;
         check_all(gpu, src, dst, len, Overlap::SameOrDisjoint)?;
         if len == 0 {
@@ -770,19 +771,99 @@ pub fn check_gcm_args(
     gcm_math::check_limits(nonce, aad_len, len)
 }
 
-/// The layout check of [`CudaGcm::seal_many_raw`] (`nmsgs` messages every
-/// `stride` bytes in `len` bytes, the last shorter), without a device.
-pub fn check_many_args(
-    nmsgs: usize,
-    stride: usize,
-    len: usize,
-) -> core::result::Result<(), aesx::Error> {
-    gcm_batch::check_layout(nmsgs, stride, len)
+/// What is wrong with the layout of a batch of GCM messages
+/// ([`check_many_args`]); its text names the rule that was broken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum BatchError {
+    /// A stride that is zero, not a multiple of 16 or over
+    /// [`crate::MAX_MESSAGE_STRIDE`].
+    Stride {
+        /// The stride given.
+        stride: usize,
+    },
+    /// No message (no nonce).
+    Empty,
+    /// `len` bytes are not `count` messages every `stride` bytes with only
+    /// the last one shorter (possibly empty); also when `count * stride`
+    /// does not fit the address space.
+    Layout {
+        /// Messages (nonces).
+        count: usize,
+        /// The stride.
+        stride: usize,
+        /// The buffer length given.
+        len: usize,
+    },
 }
 
-/// The sector check of the XTS calls, without a device.
+impl core::fmt::Display for BatchError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match *self {
+            BatchError::Stride { stride } => write!(
+                f,
+                "invalid stride {stride}: the stride of a batch must be a multiple of 16 from 16 to {} bytes",
+                gcm_batch::MAX_STRIDE
+            ),
+            BatchError::Empty => {
+                f.write_str("a batch needs at least one message (one nonce per message)")
+            }
+            BatchError::Layout { count, stride, len } => {
+                // In u128: count * stride may not fit a usize.
+                let lo = (count as u128).saturating_sub(1) * stride as u128;
+                let hi = count as u128 * stride as u128;
+                let messages = if count == 1 { "message" } else { "messages" };
+                write!(
+                    f,
+                    "{len} bytes do not hold {count} {messages} every {stride} bytes: the length must be from {lo} to {hi} bytes (only the last message shorter)"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for BatchError {}
+
+/// The layout check of [`CudaGcm::seal_many_raw`] (`count` messages every
+/// `stride` bytes in `len` bytes, the last shorter), without a device and
+/// without overflow for any count: the stride first, then the count, then
+/// the length.
+pub fn check_many_args(
+    count: usize,
+    stride: usize,
+    len: usize,
+) -> core::result::Result<(), BatchError> {
+    if stride == 0 || !stride.is_multiple_of(16) || stride > gcm_batch::MAX_STRIDE {
+        return Err(BatchError::Stride { stride });
+    }
+    if count == 0 {
+        return Err(BatchError::Empty);
+    }
+    let layout = BatchError::Layout { count, stride, len };
+    let full = (count - 1).checked_mul(stride).ok_or(layout)?;
+    if len < full || len - full > stride {
+        return Err(layout);
+    }
+    Ok(())
+}
+
+/// The sector checks of the XTS calls, without a device, in the order and
+/// with the errors of aesx::Xts: the sector size
+/// ([`aesx::Error::InvalidSectorSize`]), then whole sectors
+/// ([`aesx::Error::PartialSector`]). The equal-halves check of encryption
+/// comes next, then [`check_sector_numbers`].
 pub fn check_sector_args(len: usize, sector_size: usize) -> core::result::Result<(), aesx::Error> {
     plan::check_sectors(len, sector_size)
+}
+
+/// That the sectors of `len` bytes numbered from `first_sector` do not pass
+/// sector 2^128 - 1 ([`aesx::Error::CounterOverflow`], as aesx::Xts).
+pub fn check_sector_numbers(
+    first_sector: u128,
+    len: usize,
+    sector_size: usize,
+) -> core::result::Result<(), aesx::Error> {
+    plan::check_sector_numbers(first_sector, len, sector_size)
 }
 
 /// The device whose memory `ptr` is (managed memory: the device it was
@@ -1081,6 +1162,108 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "CUDA driver error: device pointer 0x11 is not 16-byte aligned"
+        );
+    }
+
+    #[test]
+    fn batch_layouts_are_checked_without_overflow() {
+        assert_eq!(check_many_args(1, 16384, 0), Ok(()));
+        assert_eq!(check_many_args(3, 64, 128), Ok(()));
+        assert_eq!(check_many_args(3, 64, 192), Ok(()));
+        assert_eq!(check_many_args(3, 64, 130), Ok(()));
+        for stride in [0, 8, 100, 16400, 16384 + 16, usize::MAX] {
+            assert_eq!(
+                check_many_args(1, stride, 0),
+                Err(BatchError::Stride { stride })
+            );
+        }
+        assert_eq!(check_many_args(0, 64, 0), Err(BatchError::Empty));
+        // Counts whose bytes do not fit a usize: refused, never a panic
+        // (debug) or a wrapped product (release).
+        for count in [usize::MAX, usize::MAX / 16 + 2, 1 << 62] {
+            for len in [0, 64, usize::MAX] {
+                assert_eq!(
+                    check_many_args(count, 16384, len),
+                    Err(BatchError::Layout {
+                        count,
+                        stride: 16384,
+                        len
+                    })
+                );
+            }
+        }
+        // The largest count that fits, and one past it.
+        let count = usize::MAX / 16 + 1;
+        assert_eq!(check_many_args(count, 16, usize::MAX - 15), Ok(()));
+        assert_eq!(check_many_args(count, 16, usize::MAX), Ok(()));
+        assert!(check_many_args(count, 16, usize::MAX - 16).is_err());
+        assert!(check_many_args(count + 1, 16, usize::MAX).is_err());
+        for (count, len) in [(1, 65), (2, 63), (2, 129), (4, 100)] {
+            assert_eq!(
+                check_many_args(count, 64, len),
+                Err(BatchError::Layout {
+                    count,
+                    stride: 64,
+                    len
+                })
+            );
+        }
+    }
+
+    #[test]
+    fn batch_errors_name_their_rule() {
+        let s = BatchError::Stride { stride: 16400 }.to_string();
+        assert!(s.contains("16400") && s.contains("16384") && s.contains("multiple of 16"));
+        assert!(!s.contains("sector"));
+        let e = BatchError::Empty.to_string();
+        assert!(e.contains("at least one message"), "{e}");
+        let l = BatchError::Layout {
+            count: usize::MAX,
+            stride: 16384,
+            len: 5,
+        }
+        .to_string();
+        // The bounds are printed exactly, past usize.
+        let hi = u128::from(u64::MAX) * 16384;
+        assert!(l.contains(&hi.to_string()), "{l}");
+    }
+
+    #[test]
+    fn sector_rules_are_the_cpus() {
+        assert_eq!(
+            check_sector_args(1000, 512),
+            Err(aesx::Error::PartialSector {
+                len: 1000,
+                sector_size: 512
+            })
+        );
+        assert_eq!(
+            check_sector_args(4096, 1 << 25),
+            Err(aesx::Error::InvalidSectorSize { size: 1 << 25 })
+        );
+        assert_eq!(
+            check_sector_numbers(u128::MAX, 1024, 512),
+            Err(aesx::Error::CounterOverflow)
+        );
+        // The same errors as aesx::Xts on the CPU, for the same mistakes.
+        let x = aesx::Xts::new(&[1u8; 32]).unwrap();
+        let mut buf = [0u8; 1000];
+        assert_eq!(
+            x.decrypt_sectors(512, 0, &mut buf),
+            check_sector_args(1000, 512)
+        );
+        assert_eq!(
+            x.decrypt_sectors(1 << 25, 0, &mut buf[..0]),
+            check_sector_args(0, 1 << 25)
+        );
+        assert_eq!(
+            x.decrypt_sectors(24, 0, &mut buf),
+            check_sector_args(1000, 24)
+        );
+        let mut two = [0u8; 1024];
+        assert_eq!(
+            x.decrypt_sectors(512, u128::MAX, &mut two),
+            check_sector_numbers(u128::MAX, 1024, 512)
         );
     }
 

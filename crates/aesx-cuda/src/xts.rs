@@ -61,11 +61,12 @@ impl CudaXts {
         })
     }
 
+    /// The sector rules, then the key's (the order of aesx::Xts).
     pub(crate) fn check(&self, decrypt: bool, len: usize, sector_size: usize) -> Result<()> {
+        plan::check_sectors(len, sector_size)?;
         if !decrypt && self.equal_halves {
             return Err(aesx::Error::XtsEqualKeyHalves.into());
         }
-        plan::check_sectors(len, sector_size)?;
         Ok(())
     }
 

@@ -7,7 +7,7 @@
 //! the GPU raises `NoDeviceError` with the reason.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use aesx_cuda::raw::{self, Overlap};
 use aesx_cuda::{CudaAes, CudaError, CudaGcm, CudaXts, Gpu};
@@ -62,6 +62,10 @@ fn ptr_err(e: raw::PointerError) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
+fn batch_err(e: raw::BatchError) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
 /// A stream handle from Python: 0 and `None` are the legacy default stream.
 fn stream_of(h: Option<u64>) -> Option<raw::CUstream> {
     h.filter(|&h| h != 0).map(|h| h as usize as raw::CUstream)
@@ -77,10 +81,15 @@ fn detached<T: Send>(
 }
 
 /// Whether aesx can use a CUDA GPU here (device 0 opens: driver, device,
-/// NVRTC or cached PTX, self-test). The first call may compile the kernels.
+/// NVRTC or cached PTX, self-test). The first call may compile the kernels;
+/// its answer, yes or no, is kept for the process.
 #[pyfunction]
 fn available(py: Python<'_>) -> bool {
-    py.allow_threads(|| gpu(0).is_ok())
+    static ANSWER: OnceLock<bool> = OnceLock::new();
+    if let Some(&a) = ANSWER.get() {
+        return a;
+    }
+    *py.allow_threads(|| ANSWER.get_or_init(|| gpu(0).is_ok()))
 }
 
 /// The device, as a dict; `NoDeviceError` without one.
@@ -521,10 +530,13 @@ impl _Xts {
         device: Option<usize>,
         stream: Option<u64>,
     ) -> PyResult<Option<DeviceBuffer>> {
+        // aesx.XTS's order: the sector size, whole sectors, the key halves,
+        // the sector numbers; then the addresses.
+        raw::check_sector_args(len, sector_size).map_err(err)?;
         if !decrypt && self.equal_halves {
             return Err(err(aesx::Error::XtsEqualKeyHalves));
         }
-        raw::check_sector_args(len, sector_size).map_err(err)?;
+        raw::check_sector_numbers(first_sector, len, sector_size).map_err(err)?;
         let keys = &self.keys;
         block_call!(
             keys,
@@ -673,11 +685,12 @@ impl _Gcm {
         device: Option<usize>,
         stream: Option<u64>,
     ) -> PyResult<DeviceBuffer> {
+        // aesx.AESGCM.decrypt's order: the nonce, then the length.
+        gcm_nonce(nonce, len.saturating_sub(16), aad.len())?;
         if len < 16 {
             return Err(InvalidTag::new_err(()));
         }
         let n = len - 16;
-        gcm_nonce(nonce, n, aad.len())?;
         raw::check_buffers(src, src, n, Overlap::SameOrDisjoint).map_err(ptr_err)?;
         let dev = device_for(device, src, len)?;
         let k = self.0.on(dev, CudaGcm::new)?;
@@ -710,7 +723,7 @@ impl _Gcm {
         stream: Option<u64>,
     ) -> PyResult<Vec<Bound<'py, PyBytes>>> {
         let nonces = nonces12(&nonces)?;
-        raw::check_many_args(nonces.len(), stride, len).map_err(err)?;
+        raw::check_many_args(nonces.len(), stride, len).map_err(batch_err)?;
         raw::check_buffers(ptr, ptr, len, Overlap::SameOrDisjoint).map_err(ptr_err)?;
         let dev = device_for(device, ptr, len)?;
         let k = self.0.on(dev, CudaGcm::new)?;
@@ -746,7 +759,7 @@ impl _Gcm {
             .iter()
             .map(|t| array16(t, "every tag of a batch"))
             .collect::<PyResult<Vec<_>>>()?;
-        raw::check_many_args(nonces.len(), stride, len).map_err(err)?;
+        raw::check_many_args(nonces.len(), stride, len).map_err(batch_err)?;
         raw::check_buffers(ptr, ptr, len, Overlap::SameOrDisjoint).map_err(ptr_err)?;
         let dev = device_for(device, ptr, len)?;
         let k = self.0.on(dev, CudaGcm::new)?;
