@@ -734,6 +734,140 @@ mod tests {
     }
 
     #[test]
+    fn batches_are_checked_before_a_byte_is_read() {
+        // A dangling key handle (never dereferenced: every call below fails
+        // its argument checks first) and one nonce's worth of host bytes.
+        let key = core::ptr::NonNull::<AesxCudaKey>::dangling()
+            .as_ptr()
+            .cast_const();
+        let nonce = [0u8; 12];
+        let tag = [0u8; 16];
+        let mut tags = [0u8; 16];
+        let mut ok = [0u8; 1];
+        let d = 4096 as *mut c_void;
+        let null = core::ptr::null_mut();
+        // SAFETY: every pointer is valid for what the arguments claim of
+        // it, or the call is expected to refuse before using it.
+        unsafe {
+            for count in [
+                2,
+                1000,
+                usize::MAX / 12 + 1,
+                usize::MAX / 16 + 2,
+                usize::MAX,
+            ] {
+                let n = nonce.as_ptr();
+                let t = tags.as_mut_ptr();
+                assert_eq!(
+                    aesx_cuda_gcm_seal_many(key, n, count, n, 0, 64, d, 16, t, null),
+                    AESX_ERR_INVALID_LENGTH,
+                    "count {count}"
+                );
+                let (tg, o) = (tag.as_ptr(), ok.as_mut_ptr());
+                assert_eq!(
+                    aesx_cuda_gcm_open_many(key, n, count, n, 0, 64, d, 16, tg, o, null),
+                    AESX_ERR_INVALID_LENGTH,
+                    "count {count}"
+                );
+            }
+            // The largest count whose layout fits: its nonces cannot exist.
+            let count = usize::MAX / 16 + 1;
+            assert_eq!(
+                aesx_cuda_gcm_seal_many(
+                    key,
+                    nonce.as_ptr(),
+                    count,
+                    core::ptr::null(),
+                    0,
+                    16,
+                    d,
+                    usize::MAX - 15,
+                    tags.as_mut_ptr(),
+                    null
+                ),
+                AESX_ERR_INVALID_LENGTH
+            );
+            let mut seal = |count: usize, stride: usize, len: usize| {
+                aesx_cuda_gcm_seal_many(
+                    key,
+                    nonce.as_ptr(),
+                    count,
+                    core::ptr::null(),
+                    0,
+                    stride,
+                    d,
+                    len,
+                    tags.as_mut_ptr(),
+                    core::ptr::null_mut(),
+                )
+            };
+            assert_eq!(seal(0, 64, 0), AESX_ERR_INVALID_ARGUMENT);
+            assert_eq!(seal(1, 16400, 16), crate::status::AESX_ERR_SECTOR_SIZE);
+            assert_eq!(seal(usize::MAX, 0, 16), crate::status::AESX_ERR_SECTOR_SIZE);
+            assert_eq!(seal(1, 64, 65), AESX_ERR_INVALID_LENGTH);
+            assert_eq!(seal(2, 64, 129), AESX_ERR_INVALID_LENGTH);
+            assert_eq!(seal(3, 64, 127), AESX_ERR_INVALID_LENGTH);
+        }
+    }
+
+    #[test]
+    fn one_shot_arguments_are_checked_before_the_key_is_read() {
+        let key = core::ptr::NonNull::<AesxCudaKey>::dangling()
+            .as_ptr()
+            .cast_const();
+        let xkey = core::ptr::NonNull::<AesxCudaXtsKey>::dangling()
+            .as_ptr()
+            .cast_const();
+        let (a, b) = (4096 as *mut c_void, 8192 as *mut c_void);
+        let s = core::ptr::null_mut();
+        let iv = [0u8; 16];
+        // SAFETY: as above: each call refuses its arguments before it
+        // dereferences the key.
+        unsafe {
+            assert_eq!(
+                aesx_cuda_ecb_encrypt(key, a, b, 17, s),
+                crate::status::AESX_ERR_NOT_BLOCK_ALIGNED
+            );
+            assert_eq!(
+                aesx_cuda_ecb_decrypt(key, a, a.wrapping_byte_add(16), 64, s),
+                AESX_ERR_OVERLAP
+            );
+            assert_eq!(
+                aesx_cuda_ctr(key, iv.as_ptr(), a.wrapping_byte_add(8), b, 64, s),
+                AESX_ERR_DEVICE
+            );
+            assert_eq!(
+                aesx_cuda_cbc_decrypt(key, iv.as_ptr(), a, a, 64, s),
+                AESX_ERR_OVERLAP
+            );
+            assert_eq!(
+                aesx_cuda_xts_encrypt_sectors(xkey, 512, 0, a, b, 1000, s),
+                crate::status::AESX_ERR_PARTIAL_SECTOR
+            );
+            assert_eq!(
+                aesx_cuda_xts_decrypt_sectors(xkey, 1 << 25, 0, a, b, 1 << 25, s),
+                crate::status::AESX_ERR_SECTOR_SIZE
+            );
+            assert_eq!(
+                aesx_cuda_gcm_open(
+                    key,
+                    iv.as_ptr(),
+                    0,
+                    core::ptr::null(),
+                    0,
+                    a,
+                    b,
+                    16,
+                    iv.as_ptr(),
+                    16,
+                    s
+                ),
+                crate::status::AESX_ERR_EMPTY_NONCE
+            );
+        }
+    }
+
+    #[test]
     fn statuses_map() {
         assert_eq!(
             cuda_code(CudaError::NoDevice("x".into())),
