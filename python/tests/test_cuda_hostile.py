@@ -705,3 +705,16 @@ def test_available_probes_once(tmp_path):
     assert out[3] == 1, "available() probed the driver more than once"
     for line in out[4:]:
         assert line.startswith("NoDeviceError:"), line
+
+
+@pytest.mark.skipif(not GPU, reason="DeviceBuffer needs a GPU")
+def test_device_buffer_streams_follow_the_same_rules():
+    buf = cuda._c._alloc(64, 0)
+    for bad in (-1, 2**64):
+        with pytest.raises(ValueError, match="stream handle"):
+            buf.to_bytes(stream=bad)
+    with pytest.raises(TypeError, match="stream"):
+        buf.to_bytes(stream="default")
+    assert buf.to_bytes(stream=0) == bytes(64)
+    with pytest.raises(TypeError, match="read-only"):
+        cuda.CTR(KEY).apply(bytes(16), buf, out=u8(64, ptr=buf.ptr, readonly=True))

@@ -71,6 +71,22 @@ fn stream_of(h: Option<u64>) -> Option<raw::CUstream> {
     h.filter(|&h| h != 0).map(|h| h as usize as raw::CUstream)
 }
 
+/// A `stream=` argument given to Rust directly (DeviceBuffer's methods),
+/// by the rules of every aesx.cuda call (`aesx.cuda._stream_handle`: a
+/// CuPy, PyTorch or Numba stream, or an int from 0 to 2**64 - 1; else the
+/// same TypeError or ValueError, never an OverflowError).
+fn stream_arg(py: Python<'_>, stream: Option<&Bound<'_, PyAny>>) -> PyResult<Option<u64>> {
+    match stream {
+        None => Ok(None),
+        Some(s) if s.is_none() => Ok(None),
+        Some(s) => py
+            .import("aesx.cuda")?
+            .getattr("_stream_handle")?
+            .call1((s,))?
+            .extract::<Option<u64>>(),
+    }
+}
+
 /// Runs `f` without the GIL. Raw stream handles are not `Send`; the integer
 /// is, and is turned back into a handle inside.
 fn detached<T: Send>(
@@ -273,10 +289,16 @@ impl DeviceBuffer {
         Ok(d)
     }
 
-    /// A copy on the host, as bytes (ordered after the work on `stream`,
-    /// default: the stream of the last write).
+    /// A copy on the host, as bytes (ordered after the work on `stream`, a
+    /// stream object or handle as for every aesx.cuda call; default: the
+    /// stream of the last write).
     #[pyo3(signature = (stream = None))]
-    fn to_bytes<'py>(&self, py: Python<'py>, stream: Option<u64>) -> PyResult<Bound<'py, PyBytes>> {
+    fn to_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        stream: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let stream = stream_arg(py, stream)?;
         let s = stream.or(*self.stream.lock().unwrap_or_else(|p| p.into_inner()));
         let mut out = vec![0u8; self.mem.len()];
         let mem = &self.mem;
