@@ -39,4 +39,16 @@ printf '=== gpu-hostile: plain\n'
 timeout 120 "$out/test_cuda_hostile"
 printf '=== gpu-hostile: ASan+UBSan\n'
 ASAN_OPTIONS=detect_leaks=1 timeout 120 "$out/test_cuda_hostile_asan"
+# A libcuda that is not a complete driver (cuInit and cuDeviceGetCount, no
+# cuDeviceGet): every call must say AESX_ERR_NO_DEVICE, not panic (which the
+# C boundary would turn into AESX_ERR_INTERNAL).
+stub=$out/stub-libcuda
+mkdir -p "$stub"
+cat >"$stub/stub.c" <<'C'
+int cuInit(unsigned flags) { (void)flags; return 0; }
+int cuDeviceGetCount(int *n) { *n = 1; return 0; }
+C
+cc -shared -fPIC -o "$stub/libcuda.so" "$stub/stub.c"
+printf '=== gpu-hostile: a libcuda without cuDeviceGet\n'
+LD_LIBRARY_PATH=$stub timeout 120 "$out/test_cuda_hostile"
 printf '=== gpu-hostile: done (%ss)\n' "$((SECONDS - start))"
