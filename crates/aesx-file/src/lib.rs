@@ -8,3 +8,4 @@
 pub mod header;
 pub mod kdf;
 pub mod payload;
+pub mod pipeline;

@@ -1,16 +1,23 @@
-//! Where the chunks of a payload are sealed and opened: on the CPU, each
-//! batch split over the threads (aesx-file's [`Sealer`] and [`Opener`]), or
-//! with `--backend cuda` on the GPU, many chunks per launch (`gpu.rs`).
+//! Where the chunks of a payload are sealed and opened: on the CPU, whole
+//! batches on each of the pipeline's workers (aesx-file's
+//! [`payload::seal_batch_at`] and [`payload::open_batch_at`]), or with
+//! `--backend cuda` on the GPU, many chunks per launch (`gpu.rs`).
 
-use aesx_file::payload::{BatchError, ChunkCipher, Opener, PayloadError, Sealer, SALT_LEN};
+#[cfg(feature = "cuda")]
+use std::sync::Mutex;
+
+use aesx_file::payload::{self, ChunkCipher, CHUNK_LEN, ENC_CHUNK_LEN, SALT_LEN};
 
 #[cfg(feature = "cuda")]
 use super::gpu;
+use super::output::Output;
+use super::pipeline::{pipeline_to, Source};
+use super::{open_failure, payload_err};
 use crate::backend_arg::Choice;
 use crate::CliError;
 
-/// Chunks per CPU batch: 2 MiB of plaintext, split over the threads.
-pub(super) const BATCH_CHUNKS: usize = 128;
+/// Chunks per CPU batch: a worker's unit of work (see `pipeline.rs`).
+pub(super) const BATCH_CHUNKS: usize = aesx_file::pipeline::BATCH_CHUNKS;
 
 /// The GPU when `--backend cuda` (or `AESX_BACKEND=cuda`) asked for it,
 /// opened before anything is read or written; nothing otherwise.
@@ -56,10 +63,7 @@ impl Device {
         }
         #[cfg(not(feature = "cuda"))]
         let _ = (input_key, context, salt);
-        Ok(ChunkSealer::Cpu {
-            sealer: Sealer::new(cipher),
-            threads,
-        })
+        Ok(ChunkSealer::Cpu { cipher, threads })
     }
 
     /// What opens a payload whose header `payload::open_header` verified
@@ -84,53 +88,58 @@ impl Device {
         #[cfg(not(feature = "cuda"))]
         let _ = (input_key, context, payload_header);
         Ok(ChunkOpener::Cpu {
-            opener: Opener::new(cipher.clone()),
+            cipher: cipher.clone(),
             threads,
         })
     }
 }
 
-/// Seals the chunks of one payload in order, a batch at a time.
+/// Seals the chunks of one payload.
 pub(super) enum ChunkSealer {
-    Cpu {
-        sealer: Sealer,
-        threads: usize,
-    },
+    /// On `threads` workers, each sealing whole batches of its own.
+    Cpu { cipher: ChunkCipher, threads: usize },
+    /// On the GPU, one batch after another (it keeps the chunk counter).
     #[cfg(feature = "cuda")]
     Gpu(gpu::GpuChunks),
 }
 
 impl ChunkSealer {
-    /// Chunks per batch: enough to keep the threads or the GPU busy.
-    pub(super) fn batch_chunks(&self) -> usize {
+    /// Seals the plaintext read from `source` into `out`.
+    pub(super) fn run(
+        self,
+        source: Source,
+        out: &mut Output,
+        pb: &indicatif::ProgressBar,
+    ) -> Result<(), CliError> {
         match self {
-            ChunkSealer::Cpu { .. } => BATCH_CHUNKS,
+            ChunkSealer::Cpu { cipher, threads } => {
+                let step = |b: u64, pt: &[u8], last: bool, o: &mut Vec<u8>| {
+                    let first = b * BATCH_CHUNKS as u64;
+                    payload::seal_batch_at(&cipher, first, pt, last, o, 1)
+                        .map(drop)
+                        .map_err(|e| (0, payload_err(e)))
+                };
+                pipeline_to(source, BATCH_CHUNKS * CHUNK_LEN, threads, out, pb, &step)
+            }
             #[cfg(feature = "cuda")]
-            ChunkSealer::Gpu(_) => gpu::BATCH_CHUNKS,
-        }
-    }
-
-    /// See [`Sealer::seal_batch`].
-    pub(super) fn seal_batch(
-        &mut self,
-        pt: &[u8],
-        last: bool,
-        out: &mut Vec<u8>,
-    ) -> Result<(), PayloadError> {
-        match self {
-            ChunkSealer::Cpu { sealer, threads } => sealer.seal_batch(pt, last, out, *threads),
-            #[cfg(feature = "cuda")]
-            ChunkSealer::Gpu(g) => g.seal_batch(pt, last, out),
+            ChunkSealer::Gpu(g) => {
+                // One worker takes the batches in order; the GPU path on a
+                // regular file is `offload.rs`, this one serves pipes.
+                let g = Mutex::new(g);
+                let step = |_: u64, pt: &[u8], last: bool, o: &mut Vec<u8>| {
+                    let mut g = g.lock().unwrap_or_else(|p| p.into_inner());
+                    g.seal_batch(pt, last, o).map_err(|e| (0, payload_err(e)))
+                };
+                pipeline_to(source, gpu::BATCH_CHUNKS * CHUNK_LEN, 1, out, pb, &step)
+            }
         }
     }
 }
 
-/// Opens the chunks of one payload in order, a batch at a time.
+/// Opens the chunks of one payload; only verified chunks are written.
 pub(super) enum ChunkOpener {
-    Cpu {
-        opener: Opener,
-        threads: usize,
-    },
+    /// On `threads` workers, each opening whole batches of its own.
+    Cpu { cipher: ChunkCipher, threads: usize },
     /// A batch that fails on the GPU is opened again by the CPU (`cpu`) for
     /// its exact error and verified prefix.
     #[cfg(feature = "cuda")]
@@ -142,30 +151,46 @@ pub(super) enum ChunkOpener {
 }
 
 impl ChunkOpener {
-    /// Chunks per batch: enough to keep the threads or the GPU busy.
-    pub(super) fn batch_chunks(&self) -> usize {
+    /// Opens the payload read from `source` into `out`, which gets the
+    /// verified prefix when a chunk fails.
+    pub(super) fn run(
+        self,
+        source: Source,
+        out: &mut Output,
+        pb: &indicatif::ProgressBar,
+    ) -> Result<(), CliError> {
         match self {
-            ChunkOpener::Cpu { .. } => BATCH_CHUNKS,
-            #[cfg(feature = "cuda")]
-            ChunkOpener::Gpu { .. } => gpu::BATCH_CHUNKS,
-        }
-    }
-
-    /// See [`Opener::open_batch`].
-    pub(super) fn open_batch(
-        &mut self,
-        ct: &[u8],
-        at_eof: bool,
-        pt: &mut Vec<u8>,
-    ) -> Result<(), BatchError> {
-        match self {
-            ChunkOpener::Cpu { opener, threads } => opener.open_batch(ct, at_eof, pt, *threads),
+            ChunkOpener::Cpu { cipher, threads } => {
+                let step = |b: u64, ct: &[u8], eof: bool, o: &mut Vec<u8>| {
+                    let first = b * BATCH_CHUNKS as u64;
+                    payload::open_batch_at(&cipher, first, ct, eof, o, 1)
+                        .map(drop)
+                        .map_err(|e| (e.valid, open_failure(&cipher, e, ct)))
+                };
+                pipeline_to(
+                    source,
+                    BATCH_CHUNKS * ENC_CHUNK_LEN,
+                    threads,
+                    out,
+                    pb,
+                    &step,
+                )
+            }
             #[cfg(feature = "cuda")]
             ChunkOpener::Gpu {
                 chunks,
                 cpu,
                 threads,
-            } => chunks.open_batch(ct, at_eof, pt, cpu, *threads),
+            } => {
+                let chunks = Mutex::new(chunks);
+                let step = |_: u64, ct: &[u8], eof: bool, o: &mut Vec<u8>| {
+                    let mut g = chunks.lock().unwrap_or_else(|p| p.into_inner());
+                    g.open_batch(ct, eof, o, &cpu, threads)
+                        .map_err(|e| (e.valid, open_failure(&cpu, e, ct)))
+                };
+                let batch = gpu::BATCH_CHUNKS * ENC_CHUNK_LEN;
+                pipeline_to(source, batch, 1, out, pb, &step)
+            }
         }
     }
 }

@@ -108,7 +108,11 @@ pub(super) fn open_input(path: Option<&Path>) -> Result<Input, CliError> {
 /// Regular files are read with `pread` from `start` on; anything else as a stream.
 pub(super) fn input_source(input: Input, start: u64) -> Source {
     match (input.file, input.len) {
-        (Some(file), Some(_)) => Source::File { file, start },
+        (Some(file), Some(_)) => Source::File {
+            file,
+            start,
+            limit: None,
+        },
         _ => Source::Stream(input.reader),
     }
 }

@@ -36,13 +36,13 @@ mod sys;
 use aesx_file::header::{Header, KeySource};
 use aesx_file::payload;
 use aesx_file::payload::{
-    Opener, PayloadError, Suite, CHUNK_LEN, ENC_CHUNK_LEN, PAYLOAD_HEADER_LEN, SALT_LEN,
+    PayloadError, Suite, CHUNK_LEN, ENC_CHUNK_LEN, PAYLOAD_HEADER_LEN, SALT_LEN,
 };
 pub use args::{CommonArgs, DecryptArgs, EncryptArgs, KeygenArgs};
 use chunks::{Device, BATCH_CHUNKS};
 use input::{check_secrets_not_input, input_source, open_input, secret_files, Input};
 use output::{Output, OutputOpts};
-use pipeline::{pipeline, progress};
+use pipeline::progress;
 
 /// An I/O error without Rust's "(os error N)" suffix.
 pub fn io_msg(e: &io::Error) -> String {
@@ -274,23 +274,12 @@ pub fn run_encrypt(a: EncryptArgs) -> Result<ExitCode, CliError> {
     };
     #[cfg(not(feature = "cuda"))]
     let _ = hybrid;
-    let mut sealer = device.sealer(cipher, threads, &key[..], &header.bytes, &salt)?;
+    let sealer = device.sealer(cipher, threads, &key[..], &header.bytes, &salt)?;
     drop(key);
     out.write_all(&header.bytes)?;
     out.write_all(&ph)?;
     let pb = progress(c.quiet, input.len);
-    let source = input_source(input, 0);
-    pipeline(
-        source,
-        sealer.batch_chunks() * CHUNK_LEN,
-        &mut out,
-        &pb,
-        |pt, eof, o| {
-            sealer
-                .seal_batch(pt, eof, o)
-                .map_err(|e| (0, payload_err(e)))
-        },
-    )?;
+    sealer.run(input_source(input, 0), &mut out, &pb)?;
     pb.finish_and_clear();
     out.commit()?;
     Ok(ExitCode::SUCCESS)
@@ -387,8 +376,9 @@ pub fn run_decrypt(a: DecryptArgs) -> Result<ExitCode, CliError> {
     };
     #[cfg(not(feature = "cuda"))]
     let _ = hybrid;
-    let mut opener = device.opener(&cipher, threads, &key[..], &header.bytes, &ph[..n])?;
+    let opener = device.opener(&cipher, threads, &key[..], &header.bytes, &ph[..n])?;
     drop(key);
+    let start = (header.bytes.len() + PAYLOAD_HEADER_LEN) as u64;
     if ranged {
         let file = input
             .file
@@ -397,26 +387,15 @@ pub fn run_decrypt(a: DecryptArgs) -> Result<ExitCode, CliError> {
             .ok_or_else(|| {
                 CliError::usage("--offset/--length need a regular input file (not a pipe)")
             })?;
-        let start = (header.bytes.len() + PAYLOAD_HEADER_LEN) as u64;
-        random_access(
-            file,
-            start,
-            input.len.unwrap_or(0),
-            cipher,
-            a.offset.unwrap_or(0),
-            a.length,
-            threads,
-            &mut out,
-        )?;
+        let range = (a.offset.unwrap_or(0), a.length);
+        let file_len = input.len.unwrap_or(0);
+        random_access(file, start, file_len, cipher, range, threads, &mut out)?;
         out.commit()?;
         return Ok(ExitCode::SUCCESS);
     }
-    let total = input
-        .len
-        .map(|l| l.saturating_sub((header.bytes.len() + PAYLOAD_HEADER_LEN) as u64));
+    let total = input.len.map(|l| l.saturating_sub(start));
     #[cfg(feature = "cuda")]
     if let (Some(open), Some(file), Some(len)) = (offload_open, &input.file, total) {
-        let start = (header.bytes.len() + PAYLOAD_HEADER_LEN) as u64;
         let job = offload_job(open, cipher, hybrid, threads, file, start, len)?;
         let to_tty = out_path(&c.output).is_none() && io::stdout().is_terminal();
         let pb = progress(c.quiet || to_tty, total);
@@ -428,52 +407,36 @@ pub fn run_decrypt(a: DecryptArgs) -> Result<ExitCode, CliError> {
     // Plaintext going to the terminal would be garbled by a progress bar.
     let to_tty = out_path(&c.output).is_none() && io::stdout().is_terminal();
     let pb = progress(c.quiet || to_tty, total);
-    let source = input_source(input, (header.bytes.len() + PAYLOAD_HEADER_LEN) as u64);
-    pipeline(
-        source,
-        opener.batch_chunks() * ENC_CHUNK_LEN,
-        &mut out,
-        &pb,
-        |ct, eof, o| {
-            opener
-                .open_batch(ct, eof, o)
-                .map_err(|e| (e.valid, open_failure(&cipher, e, ct)))
-        },
-    )?;
+    opener.run(input_source(input, start), &mut out, &pb)?;
     pb.finish_and_clear();
     out.commit()?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// Decrypts plaintext bytes `[offset, offset + length)` (clipped to the
-/// message) reading only the chunks they lie in. The final chunk is always
-/// authenticated first: it is what proves the message length, so a range
-/// "to the end" is really the end and a truncated file is refused.
-#[allow(clippy::too_many_arguments)]
+/// Decrypts plaintext bytes `[offset, offset + length)` (`range`, clipped
+/// to the message) reading only the chunks they lie in, on the workers of
+/// the pipeline. The final chunk is always authenticated first: it is what
+/// proves the message length, so a range "to the end" is really the end
+/// and a truncated file is refused.
 fn random_access(
     file: &File,
     start: u64,
     file_len: u64,
     cipher: payload::ChunkCipher,
-    offset: u64,
-    length: Option<u64>,
+    (offset, length): (u64, Option<u64>),
     threads: usize,
     out: &mut Output,
 ) -> Result<(), CliError> {
     let enc_len = file_len.saturating_sub(start);
     let layout = payload::Layout::from_len(enc_len).map_err(payload_err)?;
-    let read_at = |buf: &mut [u8], pos: u64| {
-        sys::read_exact_at(file, buf, start + pos)
-            .map_err(|e| CliError::failure(format!("reading input: {}", io_msg(&e))))
-    };
     // Authenticate the final chunk.
     let last = layout.chunks - 1;
     let (pos, len) = layout.chunk_span(last, enc_len);
     let mut ct = vec![0u8; len];
-    read_at(&mut ct, pos)?;
+    sys::read_exact_at(file, &mut ct, start + pos)
+        .map_err(|e| CliError::failure(format!("reading input: {}", io_msg(&e))))?;
     let mut pt = Vec::new();
-    Opener::at(cipher.clone(), last)
-        .open_batch(&ct, true, &mut pt, 1)
+    payload::open_batch_at(&cipher, last, &ct, true, &mut pt, 1)
         .map_err(|e| payload_err(payload::explain_failure(&cipher, e.error, &ct)))?;
     if offset > layout.plaintext_len {
         return Err(CliError::usage(format!(
@@ -488,28 +451,46 @@ fn random_access(
     if end == offset {
         return Ok(());
     }
+    // The chunks from the first the range touches to the last, read as a
+    // payload of their own: the input stops after the last one, which is
+    // the final chunk only if the range reaches the end.
     let first_chunk = offset / CHUNK_LEN as u64;
     let last_chunk = (end - 1) / CHUNK_LEN as u64;
-    let mut opener = Opener::at(cipher, first_chunk);
-    let mut i = first_chunk;
-    while i <= last_chunk {
-        let n = (last_chunk - i + 1).min(BATCH_CHUNKS as u64);
-        let (pos, _) = layout.chunk_span(i, enc_len);
-        let batch_end = ((i + n) * ENC_CHUNK_LEN as u64).min(enc_len);
-        ct.resize((batch_end - pos) as usize, 0);
-        read_at(&mut ct, pos)?;
-        let eof = batch_end == enc_len;
-        opener
-            .open_batch(&ct, eof, &mut pt, threads)
-            .map_err(|e| payload_err(e.error))?;
-        // Plaintext offsets of this batch, clipped to the range.
-        let p0 = i * CHUNK_LEN as u64;
-        let from = offset.saturating_sub(p0) as usize;
-        let to = ((end - p0) as usize).min(pt.len());
-        out.write_all(&pt[from..to])?;
-        i += n;
-    }
-    Ok(())
+    let (from, _) = layout.chunk_span(first_chunk, enc_len);
+    let (to, to_len) = layout.chunk_span(last_chunk, enc_len);
+    let (span, reaches_end) = ((to + to_len as u64) - from, last_chunk == last);
+    let file = file
+        .try_clone()
+        .map_err(|e| CliError::failure(format!("reading input: {}", io_msg(&e))))?;
+    let source = pipeline::Source::File {
+        file,
+        start: start + from,
+        limit: Some(span),
+    };
+    let step = |b: u64, ct: &[u8], eof: bool, o: &mut Vec<u8>| {
+        let first = first_chunk + b * BATCH_CHUNKS as u64;
+        // The short batch that ends the span ends the payload only when the
+        // span reaches the final chunk; otherwise it is whole chunks.
+        payload::open_batch_at(&cipher, first, ct, eof && reaches_end, o, 1)
+            .map(drop)
+            .map_err(|e| (e.valid, open_failure(&cipher, e, ct)))
+    };
+    // Plaintext offset of the next byte written, to clip to the range.
+    let mut at = first_chunk * CHUNK_LEN as u64;
+    let pb = indicatif::ProgressBar::hidden();
+    pipeline::pipeline(
+        source,
+        BATCH_CHUNKS * ENC_CHUNK_LEN,
+        threads,
+        &pb,
+        &step,
+        &mut |o| {
+            let lo = offset.saturating_sub(at).min(o.len() as u64) as usize;
+            let hi = end.saturating_sub(at).min(o.len() as u64) as usize;
+            at += o.len() as u64;
+            out.write_all(&o[lo..hi.max(lo)])
+        },
+    )
 }
 
 /// Runs `aesx keygen`: 32 random bytes as 64 hex digits and a newline.

@@ -29,7 +29,6 @@ use aesx_cuda::CudaGcm;
 use aesx_file::payload::{self, chunk_nonce, ChunkCipher, Opener, PayloadError, Sealer};
 
 use super::output::Output;
-use super::pipeline::pread_full;
 use super::{io_msg, open_failure, payload_err};
 use crate::{backend_arg, CliError};
 
@@ -432,6 +431,20 @@ pub(super) fn run(
         );
     }
     result
+}
+
+/// Fills `buf` from `file` at `pos` until full or the end; returns the count.
+fn pread_full(file: &File, buf: &mut [u8], pos: u64) -> io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match super::sys::read_at(file, &mut buf[n..], pos + n as u64) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
 }
 
 #[cfg(test)]

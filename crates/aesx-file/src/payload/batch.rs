@@ -98,33 +98,49 @@ impl Sealer {
         if self.finished {
             return Err(PayloadError::TrailingData);
         }
-        if !last && !pt.len().is_multiple_of(CHUNK_LEN) {
-            return Err(PayloadError::Io(
-                "internal: partial chunk in a batch".into(),
-            ));
-        }
-        let n_chunks = pt.len() / CHUNK_LEN + usize::from(last);
-        let first = self.next;
-        if first + n_chunks as u64 > MAX_CHUNKS {
-            return Err(PayloadError::TooManyChunks);
-        }
-        // Every byte is overwritten below: resizing a recycled buffer
-        // without clearing it first saves a memset per batch.
-        out.resize(Self::sealed_len(pt.len(), last), 0);
-        let cipher = &self.cipher;
-        let results = par_chunks(out, ENC_CHUNK_LEN, n_chunks, threads, |idx, run| {
-            for (i, o) in idx.zip(run.chunks_mut(ENC_CHUNK_LEN)) {
-                let p0 = i * CHUNK_LEN;
-                let p1 = (p0 + CHUNK_LEN).min(pt.len());
-                cipher.seal_chunk(first + i as u64, &pt[p0..p1], o)?;
-            }
-            Ok(())
-        });
-        results.into_iter().collect::<Result<(), PayloadError>>()?;
-        self.next += n_chunks as u64;
+        let n_chunks = seal_batch_at(&self.cipher, self.next, pt, last, out, threads)?;
+        self.next += n_chunks;
         self.finished = last;
         Ok(())
     }
+}
+
+/// Encrypts `pt` as chunks `first`.. into `out` (cleared and filled) on
+/// `threads` threads, and returns how many chunks it sealed. Unless `last`,
+/// `pt` must be whole chunks; when `last` its tail (possibly empty) becomes
+/// the final short chunk. [`Sealer`] keeps the counter across calls; this
+/// is the stateless form for batches sealed out of order (the
+/// [`pipeline`](crate::pipeline)'s workers).
+pub fn seal_batch_at(
+    cipher: &ChunkCipher,
+    first: u64,
+    pt: &[u8],
+    last: bool,
+    out: &mut Vec<u8>,
+    threads: usize,
+) -> Result<u64, PayloadError> {
+    if !last && !pt.len().is_multiple_of(CHUNK_LEN) {
+        return Err(PayloadError::Io(
+            "internal: partial chunk in a batch".into(),
+        ));
+    }
+    let n_chunks = pt.len() / CHUNK_LEN + usize::from(last);
+    if first.saturating_add(n_chunks as u64) > MAX_CHUNKS {
+        return Err(PayloadError::TooManyChunks);
+    }
+    // Every byte is overwritten below: resizing a recycled buffer
+    // without clearing it first saves a memset per batch.
+    out.resize(Sealer::sealed_len(pt.len(), last), 0);
+    let results = par_chunks(out, ENC_CHUNK_LEN, n_chunks, threads, |idx, run| {
+        for (i, o) in idx.zip(run.chunks_mut(ENC_CHUNK_LEN)) {
+            let p0 = i * CHUNK_LEN;
+            let p1 = (p0 + CHUNK_LEN).min(pt.len());
+            cipher.seal_chunk(first + i as u64, &pt[p0..p1], o)?;
+        }
+        Ok(())
+    });
+    results.into_iter().collect::<Result<(), PayloadError>>()?;
+    Ok(n_chunks as u64)
 }
 
 /// Where an opener stands.
@@ -203,94 +219,115 @@ impl Opener {
             }
             OpenState::Running => {}
         }
-        let full = ct.len() / ENC_CHUNK_LEN;
-        let rem = ct.len() % ENC_CHUNK_LEN;
-        let shape = if !at_eof {
-            if rem != 0 {
-                Err(PayloadError::Io(
-                    "internal: partial chunk in a batch".into(),
-                ))
-            } else {
-                Ok(full)
-            }
-        } else if rem == 0 {
-            // The final chunk is always shorter than a full one (possibly
-            // just a tag): ending on a boundary means it was cut off. The
-            // full chunks before it are still released, as the spec allows.
-            Err(PayloadError::Truncated)
-        } else if rem < TAG_LEN {
-            Err(PayloadError::TruncatedInTag)
-        } else {
-            Ok(full + 1)
-        };
-        let (n_chunks, end_err) = match shape {
-            Ok(n) => (n, None),
-            Err(e @ PayloadError::Io(_)) => {
-                pt.clear();
-                self.state = OpenState::Failed(e.clone());
-                return Err(fail(e));
-            }
-            // Truncated streams: the full chunks before the cut still open.
-            Err(e) => (full, Some(e)),
-        };
-        let first = self.next;
-        if first + n_chunks as u64 > MAX_CHUNKS {
-            pt.clear();
-            self.state = OpenState::Failed(PayloadError::TooManyChunks);
-            return Err(fail(PayloadError::TooManyChunks));
-        }
-        let has_final = at_eof && end_err.is_none();
-        let pt_len = if has_final {
-            full * CHUNK_LEN + rem - TAG_LEN
-        } else {
-            n_chunks * CHUNK_LEN
-        };
-        // Without clearing first: a recycled buffer keeps its old bytes
-        // until each chunk overwrites its own range, and every range not
-        // overwritten by a verified chunk is wiped on failure below.
-        pt.resize(pt_len, 0);
-        let cipher = &self.cipher;
-        // Each run stops at its first failing chunk and reports it.
-        let results = par_chunks(pt, CHUNK_LEN, n_chunks, threads, |idx, run| {
-            // Walk the indices, not chunks_mut: an empty final chunk has no
-            // plaintext bytes and so no slice of its own.
-            let mut rest = run;
-            for i in idx {
-                let c0 = i * ENC_CHUNK_LEN;
-                let c1 = (c0 + ENC_CHUNK_LEN).min(ct.len());
-                let (o, r) = rest.split_at_mut((c1 - c0 - TAG_LEN).min(rest.len()));
-                rest = r;
-                let last = has_final && i + 1 == n_chunks;
-                if let Err(e) = cipher.open_chunk(first + i as u64, &ct[c0..c1], o, last) {
-                    return Err((i, e));
+        match open_batch_at(&self.cipher, self.next, ct, at_eof, pt, threads) {
+            Ok(n_chunks) => {
+                self.next += n_chunks;
+                if at_eof {
+                    // At the end, success means the final chunk verified.
+                    self.state = OpenState::Finished;
                 }
+                Ok(())
             }
-            Ok(())
-        });
-        let first_err = results.into_iter().filter_map(|r| r.err()).next();
-        if let Some((i, e)) = first_err {
-            // Wipe everything after the verified prefix: chunks after the
-            // failing one may have been opened by other threads.
-            let valid = i * CHUNK_LEN;
-            pt[valid..].fill(0);
-            self.state = OpenState::Failed(e.clone());
-            return Err(BatchError { valid, error: e });
+            Err(e) => {
+                self.state = OpenState::Failed(e.error.clone());
+                Err(e)
+            }
         }
-        self.next += n_chunks as u64;
-        if let Some(e) = end_err {
-            self.state = OpenState::Failed(e.clone());
-            return Err(BatchError {
-                valid: pt.len(),
-                error: e,
-            });
+    }
+}
+
+/// Opens `ct` as encrypted chunks `first`.. into `pt` (its contents
+/// replaced) on `threads` threads, and returns how many chunks it opened.
+/// `ct` is whole encrypted chunks (16400 bytes each) and, when `at_eof` (no
+/// byte follows `ct` in the stream), ends with the final short chunk.
+///
+/// On failure the error carries the verified prefix; every byte after it
+/// is zero. [`Opener`] adds the sticky state across calls; this is the
+/// stateless form for batches opened out of order (the
+/// [`pipeline`](crate::pipeline)'s workers).
+pub fn open_batch_at(
+    cipher: &ChunkCipher,
+    first: u64,
+    ct: &[u8],
+    at_eof: bool,
+    pt: &mut Vec<u8>,
+    threads: usize,
+) -> Result<u64, BatchError> {
+    let fail = |error| BatchError { valid: 0, error };
+    let full = ct.len() / ENC_CHUNK_LEN;
+    let rem = ct.len() % ENC_CHUNK_LEN;
+    let shape = if !at_eof {
+        if rem != 0 {
+            Err(PayloadError::Io(
+                "internal: partial chunk in a batch".into(),
+            ))
+        } else {
+            Ok(full)
         }
-        if has_final {
-            self.state = OpenState::Finished;
-        } else if at_eof {
-            // Unreachable: at_eof always gives a final chunk or an error.
-            self.state = OpenState::Failed(PayloadError::Truncated);
+    } else if rem == 0 {
+        // The final chunk is always shorter than a full one (possibly
+        // just a tag): ending on a boundary means it was cut off. The
+        // full chunks before it are still released, as the spec allows.
+        Err(PayloadError::Truncated)
+    } else if rem < TAG_LEN {
+        Err(PayloadError::TruncatedInTag)
+    } else {
+        Ok(full + 1)
+    };
+    let (n_chunks, end_err) = match shape {
+        Ok(n) => (n, None),
+        Err(e @ PayloadError::Io(_)) => {
+            pt.clear();
+            return Err(fail(e));
+        }
+        // Truncated streams: the full chunks before the cut still open.
+        Err(e) => (full, Some(e)),
+    };
+    if first.saturating_add(n_chunks as u64) > MAX_CHUNKS {
+        pt.clear();
+        return Err(fail(PayloadError::TooManyChunks));
+    }
+    let has_final = at_eof && end_err.is_none();
+    let pt_len = if has_final {
+        full * CHUNK_LEN + rem - TAG_LEN
+    } else {
+        n_chunks * CHUNK_LEN
+    };
+    // Without clearing first: a recycled buffer keeps its old bytes
+    // until each chunk overwrites its own range, and every range not
+    // overwritten by a verified chunk is wiped on failure below.
+    pt.resize(pt_len, 0);
+    // Each run stops at its first failing chunk and reports it.
+    let results = par_chunks(pt, CHUNK_LEN, n_chunks, threads, |idx, run| {
+        // Walk the indices, not chunks_mut: an empty final chunk has no
+        // plaintext bytes and so no slice of its own.
+        let mut rest = run;
+        for i in idx {
+            let c0 = i * ENC_CHUNK_LEN;
+            let c1 = (c0 + ENC_CHUNK_LEN).min(ct.len());
+            let (o, r) = rest.split_at_mut((c1 - c0 - TAG_LEN).min(rest.len()));
+            rest = r;
+            let last = has_final && i + 1 == n_chunks;
+            if let Err(e) = cipher.open_chunk(first + i as u64, &ct[c0..c1], o, last) {
+                return Err((i, e));
+            }
         }
         Ok(())
+    });
+    let first_err = results.into_iter().filter_map(|r| r.err()).next();
+    if let Some((i, e)) = first_err {
+        // Wipe everything after the verified prefix: chunks after the
+        // failing one may have been opened by other threads.
+        let valid = i * CHUNK_LEN;
+        pt[valid..].fill(0);
+        return Err(BatchError { valid, error: e });
+    }
+    match end_err {
+        Some(e) => Err(BatchError {
+            valid: pt.len(),
+            error: e,
+        }),
+        None => Ok(n_chunks as u64),
     }
 }
 

@@ -33,7 +33,7 @@ mod chunk;
 mod derive;
 mod layout;
 
-pub use batch::{BatchError, Opener, Sealer};
+pub use batch::{open_batch_at, seal_batch_at, BatchError, Opener, Sealer};
 pub use chunk::{chunk_nonce, explain_failure, ChunkCipher};
 pub use derive::{derive, open_header, seal_header, Derived};
 pub use layout::Layout;
