@@ -13,8 +13,9 @@ encrypted where they are, with no copy through the host.
 - :func:`encrypt_to_file` / :func:`decrypt_from_file`: the format of
   ``aesx encrypt`` with the chunks sealed and opened on the GPU.
 
-Arrays: C-contiguous, any dtype (the bytes are what is encrypted), on one
-device. Results of out-of-place calls are :class:`DeviceBuffer` objects
+Arrays: C-contiguous, any dtype of plain bytes (all the bytes are what is
+encrypted, counted with the dtype's real item size: ``<U4`` is 16 bytes an
+item; object dtypes are refused), on one device. Results of out-of-place calls are :class:`DeviceBuffer` objects
 (memory aesx allocates on the input's device) exposing
 ``__cuda_array_interface__``: ``cupy.asarray(buf)``,
 ``torch.as_tensor(buf, device="cuda")`` or ``numba.cuda.as_cuda_array(buf)``
@@ -33,7 +34,14 @@ stream; ECB, CTR, CBC and XTS return at once, GCM waits for its own digest
 
 Arguments are checked before the GPU is looked for: a wrong key, nonce,
 tag, length, a read-only, strided or host array raises the same
-``ValueError``/``TypeError`` with or without a GPU.
+``ValueError``/``TypeError`` with or without a GPU, with the messages and in
+the order of the CPU classes; an int that fits no size, handle or ordinal
+is a ``ValueError``, never an ``OverflowError``.
+
+Read-only memory is never written: an interface's ``data[1]``, a DLPack 1.x
+capsule's read-only (or is-copied) flag, and JAX arrays refuse every call
+that writes them. A producer older than DLPack 1.0 hands a legacy capsule,
+which cannot say whether its memory is read-only: it is written as told.
 """
 
 import ctypes
