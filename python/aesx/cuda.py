@@ -109,18 +109,29 @@ _U64 = 1 << 64
 _MAX_NBYTES = (1 << 63) - 1
 
 
+_READ_ONLY = "the array is read-only; it cannot be written in place"
+
+
 class _Array:
-    """What a call needs of an array: address, size, device, its stream."""
+    """What a call needs of an array: address, size, device, its stream, and
+    why it must not be written (None: it may be)."""
 
-    __slots__ = ("ptr", "nbytes", "device", "stream", "keep", "obj")
+    __slots__ = ("ptr", "nbytes", "device", "stream", "keep", "obj", "read_only")
 
-    def __init__(self, ptr, nbytes, device, stream, keep, obj):
+    def __init__(self, ptr, nbytes, device, stream, keep, obj, read_only=None):
         self.ptr = ptr
         self.nbytes = nbytes
         self.device = device
         self.stream = stream
         self.keep = keep
         self.obj = obj
+        self.read_only = read_only
+
+    def writable(self):
+        """Itself, if it may be written; else TypeError saying why not."""
+        if self.read_only is not None:
+            raise TypeError(self.read_only)
+        return self
 
 
 def _c_contiguous(shape, strides, itemsize):
@@ -215,7 +226,7 @@ def _handle(h, what="stream handle"):
     return h
 
 
-def _from_cai(obj, cai, writable):
+def _from_cai(obj, cai):
     if not isinstance(cai, dict):
         raise TypeError("__cuda_array_interface__ is not a dict")
     version = cai.get("version", 0)
@@ -240,8 +251,6 @@ def _from_cai(obj, cai, writable):
             raise TypeError("__cuda_array_interface__ strides must have one entry per dimension")
     if not _c_contiguous(shape, strides, itemsize):
         raise ValueError("the array must be C-contiguous (make a contiguous copy first)")
-    if writable and readonly:
-        raise TypeError("the array is read-only; it cannot be written in place")
     nbytes = _checked_nbytes(shape, itemsize)
     stream = cai.get("stream") if version >= 3 else None
     if stream is not None:
@@ -256,7 +265,7 @@ def _from_cai(obj, cai, writable):
             )
     if nbytes > 0 and ptr == 0:
         raise ValueError("__cuda_array_interface__ has a null data pointer")
-    return _Array(ptr, nbytes, None, stream, None, obj)
+    return _Array(ptr, nbytes, None, stream, None, obj, _READ_ONLY if readonly else None)
 
 
 class _DLDevice(ctypes.Structure):
@@ -346,7 +355,7 @@ def _dl_capsule(obj, stream):
     raise TypeError("__dlpack__ did not return a DLPack tensor capsule")
 
 
-def _from_dlpack(obj, writable, stream):
+def _from_dlpack(obj, stream):
     dev_type, dev_id = _dl_device(obj)
     if dev_type not in _DL_CUDA:
         where = _DL_HOST.get(dev_type, f"DLPack device type {dev_type}")
@@ -354,25 +363,25 @@ def _from_dlpack(obj, writable, stream):
             f"the array is in {where} memory; aesx.cuda takes CUDA device arrays "
             "(use aesx.AESGCM and the other aesx classes for host data)"
         )
-    if writable and _immutable(obj):
-        raise TypeError(
-            f"the array is read-only ({type(obj).__module__} arrays are immutable); "
-            "it cannot be written in place"
-        )
     # The producer orders the data for the stream the work goes on (DLPack:
     # 1 is the legacy default stream, 2 the per-thread one).
     h = _stream_handle(stream)
     # The capsule stays unconsumed (its destructor releases the tensor) and
     # is held for the call.
     t, flags, capsule = _dl_capsule(obj, _STREAM_LEGACY if h in (None, 0) else h)
-    if flags is not None and writable:
-        if flags & _DL_READ_ONLY:
-            raise TypeError("the array is read-only; it cannot be written in place")
-        if flags & _DL_IS_COPIED:
-            raise TypeError(
-                "__dlpack__ handed a copy of the array; it cannot be written in place "
-                "(the result would be lost)"
-            )
+    read_only = None
+    if _immutable(obj):
+        read_only = (
+            f"the array is read-only ({type(obj).__module__} arrays are immutable); "
+            "it cannot be written in place"
+        )
+    elif flags is not None and flags & _DL_READ_ONLY:
+        read_only = _READ_ONLY
+    elif flags is not None and flags & _DL_IS_COPIED:
+        read_only = (
+            "__dlpack__ handed a copy of the array; it cannot be written in place "
+            "(the result would be lost)"
+        )
     if (t.device.device_type, t.device.device_id) != (dev_type, dev_id):
         raise TypeError(
             f"the DLPack tensor is on device ({t.device.device_type}, {t.device.device_id}), "
@@ -406,14 +415,22 @@ def _from_dlpack(obj, writable, stream):
         raise TypeError("DLPack data pointer plus byte_offset runs past 2**64 - 1")
     if nbytes > 0 and ptr == 0:
         raise ValueError("the DLPack tensor has a null data pointer")
-    return _Array(ptr, nbytes, dev_id if dev_type == 2 else None, None, capsule, obj)
+    return _Array(
+        ptr, nbytes, dev_id if dev_type == 2 else None, None, capsule, obj, read_only
+    )
 
 
 def _array(obj, *, writable=False, stream=None, what="data"):
-    """The device memory of `obj`, checked; TypeError for anything else."""
+    """The device memory of `obj`, checked (and that it may be written, if
+    `writable`); TypeError for anything else."""
+    a = _parse(obj, stream, what)
+    return a.writable() if writable else a
+
+
+def _parse(obj, stream, what):
     if isinstance(obj, DeviceBuffer):
         # Its interface names the stream of its last write.
-        a = _from_cai(obj, obj.__cuda_array_interface__, writable)
+        a = _from_cai(obj, obj.__cuda_array_interface__)
         a.device = obj.device
         return a
     try:
@@ -421,9 +438,9 @@ def _array(obj, *, writable=False, stream=None, what="data"):
     except AttributeError:
         cai = None
     if cai is not None:
-        return _from_cai(obj, cai, writable)
+        return _from_cai(obj, cai)
     if hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"):
-        return _from_dlpack(obj, writable, stream)
+        return _from_dlpack(obj, stream)
     if isinstance(obj, (bytes, bytearray, memoryview)) or hasattr(obj, "__array_interface__"):
         raise TypeError(
             f"{what} is in host memory ({type(obj).__name__}); aesx.cuda takes CUDA device "
@@ -538,7 +555,10 @@ def _output(src, out, *, stream, what="out"):
     """The checked `out` array, or None."""
     if out is None:
         return None
-    o = _array(out, writable=True, stream=stream, what=what)
+    return _same_size(src, _array(out, writable=True, stream=stream, what=what), what)
+
+
+def _same_size(src, o, what="out"):
     if o.nbytes != src.nbytes:
         raise ValueError(f"{what} has {o.nbytes} bytes, the input {src.nbytes}")
     return o
@@ -610,8 +630,11 @@ class AESGCM:
         """Encrypts `data` in place (or into `out`, a device array of the same
         size) and returns the 16-byte tag (bytes, on the host)."""
         nonce, aad = _bytes(nonce, "nonce"), _bytes(associated_data, "associated_data")
-        src = _array(data, writable=out is None, stream=stream)
-        o = _output(src, out, stream=stream) or src
+        src = _array(data, stream=stream)
+        o = src if out is None else _array(out, stream=stream, what="out")
+        # aesx.AESGCM.encrypt_into's order: the parameters, then the output.
+        self._k.check(nonce, len(aad), src.nbytes, None)
+        _same_size(src, o.writable())
         dev, s = _prepare([src, o], stream)
         try:
             tag, _ = self._k.seal(nonce, aad, src.ptr, o.ptr, src.nbytes, dev, s, False)
@@ -625,8 +648,10 @@ class AESGCM:
         (queued on the stream) and no plaintext was produced."""
         nonce, aad = _bytes(nonce, "nonce"), _bytes(associated_data, "associated_data")
         tag = _bytes(tag, "tag")
-        src = _array(data, writable=out is None, stream=stream)
-        o = _output(src, out, stream=stream) or src
+        src = _array(data, stream=stream)
+        o = src if out is None else _array(out, stream=stream, what="out")
+        self._k.check(nonce, len(aad), src.nbytes, len(tag))
+        _same_size(src, o.writable())
         dev, s = _prepare([src, o], stream)
         try:
             self._k.open(nonce, aad, tag, src.ptr, o.ptr, src.nbytes, dev, s)

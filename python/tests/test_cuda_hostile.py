@@ -323,6 +323,28 @@ def test_read_only_inputs_may_be_read():
                 call()
 
 
+def test_gcm_into_checks_its_parameters_before_the_output_as_the_cpu():
+    ro, ro_dl = u8(32, readonly=True), FakeDLPack((32,), versioned=True, flags=READ_ONLY)
+    with pytest.raises(ValueError) as want:
+        aesx.AESGCM(KEY).encrypt_into(bytes(7), bytes(16), None, memoryview(bytes(32)))
+    g = cuda.AESGCM(KEY)
+    for call in (lambda: g.encrypt_into(bytes(7), ro, None),
+                 lambda: g.encrypt_into(bytes(7), ro_dl, None),
+                 lambda: g.encrypt_into(bytes(7), u8(32), None, out=ro),
+                 lambda: g.decrypt_into(bytes(7), ro, bytes(16), None)):
+        with pytest.raises(ValueError) as got:
+            call()
+        assert str(got.value) == str(want.value)
+    with pytest.raises(ValueError, match="tag length"):
+        g.decrypt_into(NONCE, ro, bytes(5), None)
+    with pytest.raises(TypeError, match="read-only"):
+        g.encrypt_into(NONCE, u8(32), None, out=ro)
+    with pytest.raises(TypeError, match="read-only"):
+        g.encrypt_into(NONCE, u8(32), None, out=u8(48, readonly=True))
+    with pytest.raises(ValueError, match="48 bytes, the input 32"):
+        g.encrypt_into(NONCE, u8(32), None, out=u8(48, ptr=P2))
+
+
 def test_versioned_dlpack_is_asked_for_first():
     dl = FakeDLPack((64,), versioned=True)
     a = cuda._array(dl, stream=7)

@@ -620,6 +620,19 @@ impl _Gcm {
         Ok(_Gcm(OnDevices::new(key)))
     }
 
+    /// check(nonce, aad_len, len, tag_len): the checks of seal (`tag_len`
+    /// None) or open on their parameters, without a device, so that the
+    /// Python layer can make them before it checks the output array (the
+    /// order of aesx.AESGCM's `*_into` methods).
+    #[staticmethod]
+    fn check(nonce: &[u8], aad_len: usize, len: usize, tag_len: Option<usize>) -> PyResult<()> {
+        gcm_nonce(nonce, len, aad_len)?;
+        if let Some(t) = tag_len {
+            raw::check_gcm_args(nonce, aad_len, len, Some(t)).map_err(err)?;
+        }
+        Ok(())
+    }
+
     /// seal(nonce, aad, src, dst, len, device, stream, append_tag)
     /// -> (tag, DeviceBuffer | None)
     ///
