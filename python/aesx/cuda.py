@@ -573,6 +573,14 @@ def _bytes(b, what):
         raise TypeError(f"{what} must be a bytes-like object") from None
 
 
+def _block16(b, what):
+    """A counter block or IV, checked before the arrays (as a pyca mode
+    checks its IV when it is made); the message of the Rust side's check."""
+    if len(b) != 16:
+        raise ValueError(f"{what} must be 16 bytes, got {len(b)}")
+    return b
+
+
 def _key(key):
     try:
         return bytes(memoryview(key))
@@ -722,7 +730,7 @@ class CTR:
 
     def apply(self, nonce, data, out=None, *, stream=None):
         """Into `out` (``out=data``: in place), else a new DeviceBuffer."""
-        counter = _bytes(nonce, "nonce")
+        counter = _block16(_bytes(nonce, "nonce"), "the counter block (nonce)")
         src = _array(data, stream=stream)
         o = _output(src, out, stream=stream)
         return _run(self._k.ctr, src, o, stream, counter)
@@ -740,7 +748,7 @@ class CBC:
 
     def decrypt(self, iv, data, out=None, *, stream=None):
         """Into `out` (disjoint from `data`), else a new DeviceBuffer."""
-        iv = _bytes(iv, "iv")
+        iv = _block16(_bytes(iv, "iv"), "the IV")
         src = _array(data, stream=stream)
         o = _output(src, out, stream=stream)
         return _run(self._k.cbc_decrypt, src, o, stream, iv)

@@ -345,6 +345,16 @@ def test_gcm_into_checks_its_parameters_before_the_output_as_the_cpu():
         g.encrypt_into(NONCE, u8(32), None, out=u8(48, ptr=P2))
 
 
+def test_ivs_and_counters_come_before_the_arrays():
+    ro = u8(64, readonly=True)
+    with pytest.raises(ValueError, match="IV must be 16 bytes, got 8"):
+        cuda.CBC(KEY).decrypt(bytes(8), u8(64), out=ro)
+    with pytest.raises(ValueError, match="counter block .nonce. must be 16 bytes, got 12"):
+        cuda.CTR(KEY).apply(bytes(12), ro, out=ro)
+    with pytest.raises(ValueError, match="counter block .nonce. must be 16 bytes, got 0"):
+        cuda.CTR(KEY).apply(None, object())
+
+
 def test_versioned_dlpack_is_asked_for_first():
     dl = FakeDLPack((64,), versioned=True)
     a = cuda._array(dl, stream=7)
