@@ -1,12 +1,13 @@
-//! The input of the file calls: read in batches, watched for changes, and
-//! interruptible by Python's signals between batches.
+//! The input of the file calls: streamed through aesx-file's pipeline,
+//! watched for changes, and interruptible by Python's signals between
+//! batches.
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, Seek};
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::io;
+use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-use aesx_file::payload;
+use aesx_file::pipeline::{self, Step};
 use pyo3::Python;
 
 use super::failure::Failure;
@@ -87,16 +88,10 @@ impl Input {
         &mut self.file
     }
 
-    /// Reads until `buf` is full or the file ends; returns the count.
-    pub(crate) fn read_full(&mut self, buf: &mut [u8]) -> Result<usize, Failure> {
-        payload::read_full(&mut self.file, buf)
-            .map_err(|e| Failure::Io(e, format!("reading {}", self.path.display())))
-    }
-
-    /// After the last read: an error if the file grew, shrank or was
-    /// written while it was read, so that a cut or mixed output is never
-    /// committed as if it were the file.
-    pub(crate) fn check_unchanged(&self) -> Result<(), Failure> {
+    /// After the last read, `read` bytes into the file: an error if the
+    /// file grew, shrank or was written while it was read, so that a cut or
+    /// mixed output is never committed as if it were the file.
+    fn check_unchanged(&self, read: u64) -> Result<(), Failure> {
         let Some(start) = self.start else {
             return Ok(());
         };
@@ -104,52 +99,47 @@ impl Input {
             .file
             .metadata()
             .map_err(|e| Failure::Io(e, format!("cannot stat {}", self.path.display())))?;
-        let now = stamp(&now);
-        // Everything was read from the start, header included.
-        let read = (&self.file)
-            .stream_position()
-            .map_err(|e| Failure::Io(e, format!("reading {}", self.path.display())))?;
         if read != start.size {
             return Err(changed(
                 &self.path,
                 format!("{} bytes when opened, {read} read", start.size),
             ));
         }
-        if now != Some(start) {
+        if stamp(&now) != Some(start) {
             return Err(changed(&self.path, "written to while it was read".into()));
         }
         Ok(())
     }
 
-    /// Reads the input in batches of `batch` bytes and hands each to `f`
-    /// with whether it is the last, looking one batch ahead to know: an
-    /// input of whole batches ends with its last full batch marked last.
-    /// Between batches Python's signal handlers run, so Ctrl-C stops the
-    /// call (the caller's output is then dropped, and with it its
-    /// temporary file).
-    pub(crate) fn for_each_batch(
+    /// Streams the file from byte `start` through aesx-file's pipeline:
+    /// `threads` workers each read (by position) and transform whole
+    /// batches of `batch_len` bytes with `step`, and `write` gets the
+    /// outputs in order on this thread. Between batches Python's signal
+    /// handlers run, so Ctrl-C stops the call (the caller's output is then
+    /// dropped, and with it its temporary file). Ends by checking that the
+    /// file did not change while it was read.
+    pub(crate) fn stream(
         &mut self,
-        batch: usize,
-        mut f: impl FnMut(&[u8], bool) -> Result<(), Failure>,
+        start: u64,
+        batch_len: usize,
+        threads: usize,
+        step: &Step<'_, Failure>,
+        mut write: impl FnMut(&[u8]) -> Result<(), Failure>,
     ) -> Result<(), Failure> {
-        let mut cur = vec![0u8; batch];
-        let mut next = vec![0u8; batch];
-        let mut n = self.read_full(&mut cur)?;
-        loop {
-            let m = if n == batch {
-                self.read_full(&mut next)?
-            } else {
-                0
-            };
-            let last = n < batch || m == 0;
-            f(&cur[..n], last)?;
-            Python::with_gil(|py| py.check_signals()).map_err(Failure::Python)?;
-            if last {
-                return self.check_unchanged();
-            }
-            std::mem::swap(&mut cur, &mut next);
-            n = m;
-        }
+        let path = &self.path;
+        let file = &self.file;
+        let read_at = |buf: &mut [u8], pos: u64| file.read_at(buf, pos);
+        let read_err = |e: io::Error| Failure::Io(e, format!("reading {}", path.display()));
+        let input = pipeline::Input::At {
+            read_at: &read_at,
+            start,
+        };
+        let plan = pipeline::Plan::for_threads(batch_len, threads);
+        let stats = pipeline::run(input, plan, &read_err, step, &mut |out, _| {
+            write(out)?;
+            Python::with_gil(|py| py.check_signals()).map_err(Failure::Python)
+        })?;
+        self.check_unchanged(start + stats.input_bytes)
     }
 }
 

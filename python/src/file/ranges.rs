@@ -3,14 +3,12 @@
 //! own.
 
 use aesx_file::header::{Header, KeySource};
-use aesx_file::payload::{
-    self, ChunkCipher, Opener, Sealer, Suite, CHUNK_LEN, PAYLOAD_HEADER_LEN, SALT_LEN,
-};
+use aesx_file::payload::{self, ChunkCipher, Suite, CHUNK_LEN, PAYLOAD_HEADER_LEN, SALT_LEN};
 use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use super::args::{key_bytes, threads};
+use super::args::key_bytes;
 use super::failure::{header_err, payload_err, Failure};
 use crate::buf::Buf;
 
@@ -105,9 +103,7 @@ pub(crate) fn _seal_chunks<'py>(
         }
         let mut out = Vec::new();
         // One thread: the cluster already runs a range per core.
-        Sealer::at(cipher, first_chunk)
-            .seal_batch(d, last, &mut out, 1)
-            .map_err(payload_err)?;
+        payload::seal_batch_at(&cipher, first_chunk, d, last, &mut out, 1).map_err(payload_err)?;
         Ok(out)
     })
 }
@@ -127,8 +123,10 @@ pub(crate) fn _open_chunks<'py>(
 ) -> PyResult<Bound<'py, PyBytes>> {
     over_range(py, key, prefix, ct, |cipher, c| {
         let mut pt = Vec::new();
-        Opener::at(cipher, first_chunk)
-            .open_batch(c, last, &mut pt, threads(None))
+        // One thread, as for sealing: the cluster already runs a range per
+        // core, and a call per range that spread itself over every core
+        // would run cores x cores threads.
+        payload::open_batch_at(&cipher, first_chunk, c, last, &mut pt, 1)
             .map_err(|e| payload_err(e.error))?;
         Ok(pt)
     })

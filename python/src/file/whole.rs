@@ -1,5 +1,6 @@
 //! Whole files: `encrypt_file`, `decrypt_file` and the hashed variant that
-//! `aesx.dask` uses, streaming in batches of chunks over threads.
+//! `aesx.dask` uses, streamed through aesx-file's pipeline (the engine of
+//! `aesx encrypt`/`decrypt`: workers that read, seal or open whole batches).
 
 use std::ffi::OsStr;
 use std::fs::File;
@@ -9,8 +10,7 @@ use std::path::{Path, PathBuf};
 use aesx_file::header::{Argon2Params, Header, KeySource, KDF_SALT_LEN};
 use aesx_file::kdf;
 use aesx_file::payload::{
-    self, ChunkCipher, Opener, PayloadError, Sealer, Suite, CHUNK_LEN, ENC_CHUNK_LEN,
-    PAYLOAD_HEADER_LEN, SALT_LEN,
+    self, ChunkCipher, PayloadError, Suite, CHUNK_LEN, ENC_CHUNK_LEN, PAYLOAD_HEADER_LEN, SALT_LEN,
 };
 use pyo3::prelude::*;
 
@@ -20,8 +20,8 @@ use super::input::Input;
 use super::output::{Dest, OutputOpts, Target, Written};
 use crate::pick_backend;
 
-/// Chunks per batch: 2 MiB of plaintext, spread over the threads.
-const BATCH_CHUNKS: usize = 128;
+/// Chunks per batch: a worker's unit of work, as in the CLI.
+const BATCH_CHUNKS: usize = aesx_file::pipeline::BATCH_CHUNKS;
 
 /// One file to encrypt or decrypt, and how.
 pub(crate) struct Job<'a> {
@@ -83,14 +83,14 @@ fn encrypt_path(
     let mut out = target.create()?;
     out.write_all(&header.bytes)?;
     out.write_all(&ph)?;
-    let mut sealer = Sealer::new(cipher);
-    let mut sealed = Vec::new();
+    let step = |b: u64, pt: &[u8], last: bool, o: &mut Vec<u8>| {
+        payload::seal_batch_at(&cipher, b * BATCH_CHUNKS as u64, pt, last, o, 1)
+            .map(drop)
+            .map_err(|e| (0, payload_err(e)))
+    };
     // A full batch followed by nothing still ends with an empty chunk.
-    input.for_each_batch(BATCH_CHUNKS * CHUNK_LEN, |batch, last| {
-        sealer
-            .seal_batch(batch, last, &mut sealed, threads)
-            .map_err(payload_err)?;
-        out.write_all(&sealed)
+    input.stream(0, BATCH_CHUNKS * CHUNK_LEN, threads, &step, |o| {
+        out.write_all(o)
     })?;
     out.commit()
 }
@@ -122,26 +122,17 @@ fn decrypt_path(
 ) -> Result<Written, Failure> {
     // Plaintext: a new file is private (a replaced one keeps its mode).
     let (mut input, target) = job.open(0o600)?;
-    let (cipher, _) = open_file(input.file(), &secret, backend)?;
+    let (cipher, start) = open_file(input.file(), &secret, backend)?;
     // Nothing is created before the key commitment verified.
     let mut out = target.create()?;
-    let mut opener = Opener::new(cipher.clone());
-    let mut pt = Vec::new();
-    input.for_each_batch(BATCH_CHUNKS * ENC_CHUNK_LEN, |batch, eof| {
-        if let Err(e) = opener.open_batch(batch, eof, &mut pt, threads) {
+    let step = |b: u64, ct: &[u8], eof: bool, o: &mut Vec<u8>| {
+        payload::open_batch_at(&cipher, b * BATCH_CHUNKS as u64, ct, eof, o, 1)
+            .map(drop)
             // Find the failing chunk to tell appended data from tampering.
-            let err = match e.error {
-                PayloadError::ChunkAuth { .. } => {
-                    let c0 = (e.valid / CHUNK_LEN) * ENC_CHUNK_LEN;
-                    let c1 = (c0 + ENC_CHUNK_LEN).min(batch.len());
-                    let tail = if eof { &batch[c0..] } else { &batch[c0..c1] };
-                    payload::explain_failure(&cipher, e.error, tail)
-                }
-                other => other,
-            };
-            return Err(payload_err(err));
-        }
-        out.write_all(&pt)
+            .map_err(|e| (e.valid, payload_err(e.explain(&cipher, ct))))
+    };
+    input.stream(start, BATCH_CHUNKS * ENC_CHUNK_LEN, threads, &step, |o| {
+        out.write_all(o)
     })?;
     out.commit()
 }
@@ -152,7 +143,8 @@ fn decrypt_path(
 /// cost). `dst` appears only once complete and synced (written under a
 /// temporary name in its directory, then renamed); an existing `dst` raises
 /// FileExistsError unless `force=True`, and a replaced file keeps its mode.
-/// Runs without the GIL, on `threads` threads (default: all cores).
+/// Runs without the GIL on `threads` worker threads (default: all cores;
+/// never more than the cores), the pipeline of `aesx encrypt`.
 #[pyfunction]
 #[pyo3(signature = (src, dst, *, key = None, passphrase = None, backend = None, threads = None, force = false, _kdf_cost = None))]
 #[allow(clippy::too_many_arguments)]

@@ -35,7 +35,9 @@ pub struct CommonArgs {
     /// from one queue (--offset and --length stay on the CPU).
     #[arg(long, value_name = "NAME")]
     pub backend: Option<String>,
-    /// Worker threads (default: all cores).
+    /// Worker threads, each reading and sealing or opening 1 MiB batches of
+    /// its own (default: all cores; more than the cores run as many as the
+    /// cores, since extra threads only take turns on them).
     #[arg(short = 'j', long, value_name = "N")]
     pub threads: Option<usize>,
 }

@@ -310,13 +310,10 @@ fn offload_job(
     })
 }
 
-/// The error of a batch of records `ct` that did not open: the failing
-/// chunk is the one right after the verified prefix, and the message says
-/// whether the file was merely extended.
+/// The error of a batch of records `ct` that did not open (see
+/// [`payload::BatchError::explain`]).
 fn open_failure(cipher: &payload::ChunkCipher, e: payload::BatchError, ct: &[u8]) -> CliError {
-    let i = e.valid / CHUNK_LEN;
-    let chunk = &ct[(i * ENC_CHUNK_LEN).min(ct.len())..((i + 1) * ENC_CHUNK_LEN).min(ct.len())];
-    payload_err(payload::explain_failure(cipher, e.error, chunk))
+    payload_err(e.explain(cipher, ct))
 }
 
 /// Runs `aesx decrypt`.

@@ -169,6 +169,18 @@ pub struct BatchError {
     pub error: PayloadError,
 }
 
+impl BatchError {
+    /// The error to report for the batch `ct` that failed: the failing
+    /// chunk is the one right after the verified prefix, and
+    /// [`explain_failure`](super::explain_failure) tells an appended file
+    /// from a modified one.
+    pub fn explain(self, cipher: &ChunkCipher, ct: &[u8]) -> PayloadError {
+        let i = self.valid / CHUNK_LEN;
+        let chunk = &ct[(i * ENC_CHUNK_LEN).min(ct.len())..((i + 1) * ENC_CHUNK_LEN).min(ct.len())];
+        super::explain_failure(cipher, self.error, chunk)
+    }
+}
+
 impl Opener {
     /// An opener that starts at chunk 0.
     pub fn new(cipher: ChunkCipher) -> Self {
