@@ -15,49 +15,41 @@
 //! the last one written, which bounds memory and keeps the buffers, which
 //! are recycled, warm in the caches.
 //!
-//! # Why this shape (measured, 2026-11-28)
+//! # Why this shape
 //!
-//! The pipeline it replaces read with two `pread` threads into 2 MiB
-//! batches, sealed each batch by splitting it over threads spawned for
-//! that batch alone (fork-join), and wrote on a third thread. Measured on
-//! a 2-core AMD EPYC (Zen 4) VM, 1 GiB from tmpfs to `/dev/null`:
+//! The pipeline it replaces lost speed with every thread added, and
+//! encrypted at 0.5x the speed it decrypted. Measured (2-core AMD EPYC
+//! Zen 3 VM, 1 GiB from tmpfs to `/dev/null`; the figures and commands are
+//! in `docs/BENCHMARKS.md`, "Files and threads"), three mechanisms:
 //!
-//! - **Fork-join per batch.** `strace -f -c` counted 31 `clone3` calls and
-//!   about 43 `mmap`/`munmap` pairs (thread stacks) per 2 MiB batch at
-//!   `-j 32`, 7 per batch at `-j 8`: 3,972 thread starts for a 256 MiB
-//!   file, with `futex` waits taking 77 % of the traced system time.
-//!   `perf stat` showed context switches rising from 1,809 (`-j 1`) to
-//!   10,952 (`-j 32`) and the run slowing from 0.65 s to 2.12 s. A worker
-//!   per batch, started once, removes the spawns and the join in the
-//!   middle of every batch (on a 16-core host the caller thread sat idle
-//!   at each join while 15 threads were being started).
-//! - **Misaligned read buffers.** `perf record` put 64 % of an encryption
-//!   at `-j 1` in the kernel's `_copy_to_iter` (the `pread` copy out of the
-//!   page cache), against 31 % for a decryption of the same data. A 2 MiB
-//!   `Vec` comes from `mmap` at a page plus 16 bytes, and on this core the
-//!   kernel's `rep movsb` copy runs at 2.4-2.5 GB/s into a destination
-//!   that is 1-31 bytes past a 64-byte line, and at 9.2-9.9 GB/s into an
-//!   aligned one, whatever the source offset (a C loop of `pread` over the
-//!   same file). Decryption had been spared by its offsets. The read
-//!   buffers here start on a page boundary ([`ALIGN`]).
-//! - **Two readers.** Every byte was copied out of the page cache by one
-//!   of two threads, whatever the worker count; here each worker copies
-//!   its own batches, so the copies scale with the workers.
+//! - **Fork-join per batch.** Each 2 MiB batch was split over threads
+//!   spawned for that batch alone: `strace -f -c` counted `-j - 1` thread
+//!   starts (`clone3`) and as many stack `mmap`/`munmap` pairs per batch,
+//!   `futex` waits took 77 % of the traced system time at `-j 32`, and the
+//!   caller sat idle at every join. Workers started once remove both.
+//! - **Misaligned read buffers.** A 2 MiB `Vec` starts 16 bytes past a
+//!   page, and the kernel's `rep movsb` copy out of the page cache runs
+//!   about 4x slower into a destination 1-31 bytes past a cache line than
+//!   into an aligned one on this core (2.4 against 9.5 GB/s); `perf` put
+//!   64 % of an encryption in that copy. Decryption's file offsets happened
+//!   to spare it. Read buffers here start on a page ([`ALIGN`]).
+//! - **Two readers.** All input went through two `pread` threads whatever
+//!   `-j` was; here each worker reads its own batches.
 //!
-//! The writer stays one thread, in order: output to a pipe or a file that
-//! appears only when complete must be written in order, and a decryption
-//! must stop at the first chunk that fails, writing nothing after it.
+//! The writer stays one thread, in order: a pipe must get its bytes in
+//! order, a decryption must write nothing after the first chunk that fails,
+//! and Linux serializes buffered writes to one file anyway (the inode
+//! lock), so writes from the workers would not run in parallel.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::io::{self, Read};
 use std::sync::{mpsc, Arc, Condvar, Mutex, MutexGuard};
 
 /// Chunks per batch for callers on the CPU (the CLI, Python): 64 chunks,
-/// 1 MiB of plaintext, a worker's unit of work. Measured on 2 Zen 3 cores
-/// (`-j 2`, 1 GiB, tmpfs to `/dev/null`, encryption): 8 chunks 5.2 GB/s,
-/// 16 6.2, 32 6.8, 64 7.1, 128 7.1. Each batch costs a wake-up of the
-/// writer and a lock round; 64 is the smallest at the plateau, which keeps
-/// the buffers in flight (about two per worker, in and out) small.
+/// 1 MiB of plaintext, a worker's unit of work. Each batch costs a wake-up
+/// of the writer and a lock round; 64 is the smallest count at the
+/// measured plateau (`docs/BENCHMARKS.md`), which keeps the buffers in
+/// flight (about two per worker, in and out) small.
 pub const BATCH_CHUNKS: usize = 64;
 
 /// Alignment of the read buffers: a page, so that the kernel's copy into
@@ -140,9 +132,9 @@ pub struct Plan {
 impl Plan {
     /// The plan for `threads` requested threads: that many workers, but
     /// never more than the cores this process may run on. Workers beyond
-    /// the cores only take turns on them, each with a batch in flight:
-    /// measured on 2 cores, 32 workers ran at 0.75x the speed of 2, from
-    /// the page faults and cache misses of 16 times the buffers.
+    /// the cores only take turns on them, each with its batches in flight:
+    /// on 2 cores, 32 workers ran at 0.75x the speed of 2, from the page
+    /// faults and cache misses of 16 times the buffers.
     pub fn for_threads(batch_len: usize, threads: usize) -> Plan {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         Plan {
