@@ -684,3 +684,101 @@ fn devices_terminal_refused_dev_null_accepted_dev_full_fails() {
         assert!(o.stderr.contains("terminal"), "{}", o.stderr);
     }
 }
+
+/// Chunks per batch of the file pipeline (aesx-file's `BATCH_CHUNKS`): the
+/// tests below cross batch boundaries, where the workers hand over.
+const BATCH: usize = 64;
+
+#[test]
+fn files_of_many_batches_round_trip_at_every_thread_count() {
+    // Lengths around whole batches: the final batch empty, one byte, short.
+    for len in [
+        2 * BATCH * CHUNK,
+        2 * BATCH * CHUNK + 1,
+        5 * BATCH * CHUNK + 3 * CHUNK + 77,
+    ] {
+        let (d, pt, _) = setup_sealed(data(len, 11));
+        let p = d.path();
+        for j in ["1", "2", "3", "8"] {
+            ok(
+                p,
+                &["encrypt", "-k", "key", "-j", j, "-o", "ct", "--force", "pt"],
+                b"",
+            );
+            let ct = std::fs::read(p.join("ct")).unwrap();
+            assert_eq!(ct.len(), PRE + len + 16 * (len / CHUNK + 1), "{len} -j {j}");
+            for dj in ["1", "3"] {
+                let out = ok(p, &["decrypt", "-k", "key", "-j", dj, "ct"], b"");
+                assert!(out == pt, "{len}: encrypted -j {j}, decrypted -j {dj}");
+            }
+            // The same ciphertext through a pipe (the reader thread's path).
+            let out = ok(p, &["decrypt", "-k", "key", "-j", j], &ct);
+            assert!(out == pt, "{len}: -j {j} from a pipe");
+        }
+    }
+}
+
+#[test]
+fn a_damaged_file_releases_exactly_the_chunks_before_the_damage() {
+    let (d, pt, ct) = setup_sealed(data(5 * BATCH * CHUNK + 999, 12));
+    let p = d.path();
+    // Chunk 200 lies in batch 3: batches 0-2 and the first 8 chunks of
+    // batch 3 verified, and workers may already have opened batch 4.
+    let mut bad = ct.clone();
+    bad[PRE + 200 * ENC + 3] ^= 1;
+    std::fs::write(p.join("bad"), &bad).unwrap();
+    for j in ["1", "2", "4", "16"] {
+        let o = aesx(p, &["decrypt", "-k", "key", "-j", j, "bad"], b"");
+        assert_eq!(o.code, 1, "-j {j}");
+        assert!(o.stderr.contains("chunk 200 failed"), "{}", o.stderr);
+        assert_eq!(o.stdout.len(), 200 * CHUNK, "-j {j}");
+        assert!(o.stdout[..] == pt[..200 * CHUNK], "-j {j}");
+        // A named output is never created.
+        let before = names(p);
+        let o = aesx(
+            p,
+            &["decrypt", "-k", "key", "-j", j, "-o", "out", "bad"],
+            b"",
+        );
+        assert_eq!(o.code, 1);
+        assert_eq!(names(p), before, "-j {j}");
+    }
+    // Cut at a batch boundary: every chunk before the cut, then the error.
+    std::fs::write(p.join("cut"), &ct[..PRE + 2 * BATCH * ENC]).unwrap();
+    let o = aesx(p, &["decrypt", "-k", "key", "-j", "2", "cut"], b"");
+    assert_eq!(o.code, 1);
+    assert!(o.stderr.contains("truncated"), "{}", o.stderr);
+    assert!(o.stdout[..] == pt[..2 * BATCH * CHUNK]);
+}
+
+#[test]
+fn ranges_across_batch_boundaries() {
+    let (d, pt, _) = setup_sealed(data(3 * BATCH * CHUNK + 4321, 13));
+    let p = d.path();
+    let n = pt.len() as u64;
+    let b = (BATCH * CHUNK) as u64;
+    for (off, len) in [
+        (b - 3, Some(10)),
+        (b - (CHUNK as u64), Some(3 * CHUNK as u64)),
+        (b, Some(b)),
+        (b + 1, Some(b)),
+        (2 * b - 1, None),
+        (0, None),
+        (3 * b, None),
+        (3 * b - 5, Some(100)),
+    ] {
+        let end = len.map_or(n, |l| (off + l).min(n));
+        for j in ["1", "3"] {
+            let (o, l) = (off.to_string(), len.map(|l| l.to_string()));
+            let mut args = vec!["decrypt", "-k", "key", "-j", j, "ct", "--offset", &o];
+            if let Some(l) = &l {
+                args.extend(["--length", l]);
+            }
+            let got = ok(p, &args, b"");
+            assert!(
+                got[..] == pt[off as usize..end as usize],
+                "{off} {len:?} -j {j}"
+            );
+        }
+    }
+}
