@@ -138,3 +138,36 @@ def test_atomic_output(tmp_path, keyfile):
         aesx.encrypt_file(tmp_path / "missing", tmp_path / "x", key=key)
     with pytest.raises(FileNotFoundError):
         aesx.encrypt_file(tmp_path / "plain", tmp_path / "no" / "dir" / "x", key=key)
+
+
+BATCH = 64 * 16384  # the file pipeline's batch (aesx-file's BATCH_CHUNKS chunks)
+
+
+@pytest.mark.parametrize("size", [2 * BATCH, 2 * BATCH + 1, 3 * BATCH + 3 * 16384 + 77])
+def test_many_batches_at_every_thread_count(tmp_path, cli, keyfile, size):
+    kp, key = keyfile
+    plain = tmp_path / "plain"
+    plain.write_bytes(os.urandom(size))
+    for threads in (1, 2, 3, 8):
+        enc = tmp_path / f"py{threads}.aesx"
+        aesx.encrypt_file(plain, enc, key=key, threads=threads)
+        run(cli, "decrypt", "-q", "-k", kp, "-o", tmp_path / f"cli{threads}.out", enc)
+        assert (tmp_path / f"cli{threads}.out").read_bytes() == plain.read_bytes()
+        out = tmp_path / f"py{threads}.out"
+        aesx.decrypt_file(enc, out, key=key, threads=4 - threads % 4)
+        assert out.read_bytes() == plain.read_bytes()
+
+
+def test_damage_in_a_later_batch_fails_without_output(tmp_path, keyfile):
+    _, key = keyfile
+    plain = tmp_path / "plain"
+    plain.write_bytes(os.urandom(4 * BATCH + 10))
+    enc = tmp_path / "f.aesx"
+    aesx.encrypt_file(plain, enc, key=key)
+    data = bytearray(enc.read_bytes())
+    data[62 + 150 * 16400 + 9] ^= 1  # chunk 150, in the third batch
+    enc.write_bytes(bytes(data))
+    for threads in (1, 2, 5):
+        with pytest.raises(aesx.DecryptionError, match="chunk 150 failed"):
+            aesx.decrypt_file(enc, tmp_path / "out", key=key, threads=threads)
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["f.aesx", "k.key", "plain"]
