@@ -120,6 +120,28 @@ class TreeReport:
             f" {len(self.excluded)} left out:\n" + "\n".join(lines)
         )
 
+    def to_json(self, **dumps_kw) -> str:
+        """The report as JSON, for scripts: the totals, and one object per
+        file with ``path``, ``outcome`` (done, skipped, failed, excluded)
+        and ``error`` or ``reason`` where there is one."""
+        files = [{"path": p, "outcome": "done"} for p in self.done]
+        files += [{"path": p, "outcome": "skipped"} for p in self.skipped]
+        files += [{"path": p, "outcome": "failed", "error": m} for p, m in sorted(self.failed.items())]
+        files += [{"path": p, "outcome": "excluded", "reason": m} for p, m in sorted(self.excluded.items())]
+        return json.dumps({
+            "operation": self.operation,
+            "ok": self.ok,
+            "done": len(self.done),
+            "skipped": len(self.skipped),
+            "failed": len(self.failed),
+            "excluded": len(self.excluded),
+            "bytes_in": self.bytes_in,
+            "seconds": self.seconds,
+            "manifest": self.manifest,
+            "notes": list(self.notes),
+            "files": files,
+        }, **dumps_kw)
+
     def __str__(self) -> str:
         s = (
             f"{self.operation}_tree: {len(self.done)} done, {len(self.skipped)} skipped,"
@@ -314,8 +336,15 @@ def _list_fsspec(fs, root: str, operation: str):
         if why:
             excluded[rel] = why
             continue
-        files[rel] = {"path": path, "size": int(info.get("size") or 0), "mtime": _mtime(info)}
+        files[rel] = {"path": path, "size": int(info.get("size") or 0), "mtime": _mtime(info), "etag": _etag(info)}
     return files, excluded, {}
+
+
+def _etag(info: dict):
+    # S3's ETag changes with every write, even one that keeps the size and
+    # lands in the same second as LastModified (whose resolution is 1 s).
+    v = info.get("ETag") or info.get("etag")
+    return str(v) if v is not None else None
 
 
 def _mtime(info: dict):
@@ -484,6 +513,28 @@ def _write_local_atomic(dst_root: str, name: str, data: bytes) -> None:
         os.close(fd)
 
 
+def _check_source_any(fs, spath: str, info: dict) -> None:
+    """Fails if a source (local or not) is no longer what was listed. Local
+    sources are compared by os.stat (the listing's nanosecond mtime: fsspec's
+    LocalFileSystem.info gives float seconds, which never equal it); others
+    by a fresh info (size, modification time and ETag; the listing may be
+    cached in the filesystem object, so the cache is dropped first)."""
+    if _is_local(fs):
+        _check_source(spath, info)
+        return
+    try:
+        fs.invalidate_cache(spath)
+    except Exception:  # noqa: BLE001 - a filesystem without a cache
+        pass
+    try:
+        now = fs.info(spath)
+    except FileNotFoundError:
+        raise OSError(f"{spath}: the file vanished during the run; run again") from None
+    if (now.get("type", "file") != "file" or int(now.get("size") or 0) != info["size"]
+            or _mtime(now) != info["mtime"] or _etag(now) != info.get("etag")):
+        raise OSError(f"{spath}: the file changed during the run; run again")
+
+
 def _check_source(spath: str, info: dict) -> None:
     """Fails if a local source is no longer what was listed."""
     st = os.stat(spath, follow_symlinks=False)
@@ -497,9 +548,38 @@ def _check_source(spath: str, info: dict) -> None:
 # --- other filesystems (fsspec) --------------------------------------------
 
 
+def _is_s3(fs) -> bool:
+    protos = fs.protocol if isinstance(fs.protocol, (tuple, list)) else (fs.protocol,)
+    return any(p in ("s3", "s3a") for p in protos)
+
+
 def _write_atomic(fs, path: str, pieces) -> tuple:
-    """Writes `pieces` (bytes-likes) to `path` via a temporary name; returns
-    (size, sha256 hex)."""
+    """Writes `pieces` (bytes-likes) to `path` so that nothing partial is
+    ever visible there; returns (size, sha256 hex).
+
+    S3: straight to the key. s3fs sends a small object in one PUT at close,
+    a large one as a multipart upload (parts of the filesystem's block
+    size) that S3 shows only once completed, at close; on any failure the
+    upload is aborted (`discard`) and close is never reached, so the key
+    keeps its old object or none. No temporary key, no copy.
+    Other filesystems: a temporary name, then a move."""
+    if _is_s3(fs):
+        h = hashlib.sha256()
+        size = 0
+        f = fs.open(path, "wb")
+        try:
+            for p in pieces:
+                h.update(p)
+                f.write(p)
+                size += len(p)
+        except BaseException:
+            try:
+                f.discard()
+            except Exception:  # noqa: BLE001 - the upload is left to the lifecycle
+                pass
+            raise
+        f.close()
+        return size, h.hexdigest()
     parent = posixpath.dirname(path)
     if parent:
         fs.makedirs(parent, exist_ok=True)
@@ -539,7 +619,29 @@ def _pwrite_all(fd: int, data, offset: int) -> None:
         view, offset = view[n:], offset + n
 
 
-def _read_range(fs, path: str, start: int, length: int) -> bytes:
+def _read_remote(fs, path: str, start: int, length: int, etag) -> bytes:
+    """`length` bytes at `start` of a non-local file, in one ranged request
+    on S3 (no read-ahead cache: memory stays the range). s3fs sends each
+    request with If-Match on the ETag it saw at open, which must be the one
+    listed: an object rewritten since the listing, or during the read,
+    fails instead of mixing versions."""
+    kw = {"cache_type": "none"} if _is_s3(fs) else {}
+    try:
+        with fs.open(path, "rb", **kw) as f:
+            seen = _etag(getattr(f, "details", None) or {})
+            if etag is not None and seen is not None and seen != etag:
+                raise OSError(f"{path}: the file changed during the run; run again")
+            f.seek(start)
+            return f.read(length)
+    except FileNotFoundError:
+        raise OSError(f"{path}: the file vanished during the run; run again") from None
+    except OSError as e:
+        if type(e).__name__ == "FileExpired" or "pre-condition" in str(e).lower():
+            raise OSError(f"{path}: the file changed during the run; run again") from None
+        raise
+
+
+def _read_range(fs, path: str, start: int, length: int, etag=None) -> bytes:
     if _is_local(fs):
         fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK)
         try:
@@ -556,9 +658,7 @@ def _read_range(fs, path: str, start: int, length: int) -> bytes:
         finally:
             os.close(fd)
     else:
-        with fs.open(path, "rb") as f:
-            f.seek(start)
-            data = f.read(length)
+        data = _read_remote(fs, path, start, length, etag)
     if len(data) != length:
         raise OSError(f"{path}: short read ({len(data)} of {length} bytes at {start}): the file changed")
     return data
@@ -626,11 +726,11 @@ def _whole_task(rel, encrypt, fs_src, spath, fs_dst, dst_root, key, info):
     if _is_local(fs_src, fs_dst):
         return _guard(rel, _local_whole, encrypt, spath, dst_root, rel, key, info)
 
-    def body():
-        with fs_src.open(spath, "rb") as f:
-            data = f.read()
-        if len(data) != info["size"]:
-            raise OSError(f"{spath}: the file changed during the run ({info['size']} bytes when listed, {len(data)} read)")
+    def transform():
+        # Memory: the whole file, which is at most range_size bytes here.
+        data = _read_range(fs_src, spath, 0, info["size"], info.get("etag"))
+        # Nothing more was appended (the read stops at the listed size).
+        _check_source_any(fs_src, spath, info)
         if encrypt:
             prefix = _aesx._new_prefix(key)
             parts = [prefix, _aesx._seal_chunks(key, prefix, 0, data, True)]
@@ -639,20 +739,44 @@ def _whole_task(rel, encrypt, fs_src, spath, fs_dst, dst_root, key, info):
             if len(data) < pl:
                 raise _aesx.DecryptionError("file too short: truncated inside the header")
             parts = [_aesx._open_chunks(key, data[:pl], 0, data[pl:], True)]
+        return parts, len(data)
+
+    def body():
+        parts, n = transform()
         size, sha = _write_atomic(fs_dst, _join(dst_root, rel), parts)
-        return {"size": size, "sha256": sha, "bytes_in": len(data)}
+        return {"size": size, "sha256": sha, "bytes_in": n}
 
-    return _guard(rel, body)
+    def body_local_dst():
+        # A remote source into a local tree: written as local outputs
+        # always are (directories entered without following symlinks, a
+        # private temporary renamed into place), never through fsspec's
+        # LocalFileSystem, which follows symlinks and moves a file *into*
+        # a directory that holds the output's name.
+        parts, n = transform()
+        tmp = _create_local_tmp(dst_root, rel, encrypt)
+        d, name = posixpath.split(rel)
+        try:
+            fd = _open_dst_dir(dst_root, d, create=False)
+        except BaseException:
+            _remove_local_tmp(dst_root, rel, tmp)
+            raise
+        try:
+            size, sha = _publish_local(fd, tmp, name, b"".join(parts))
+        finally:
+            os.close(fd)
+        return {"size": size, "sha256": sha, "bytes_in": n}
+
+    return _guard(rel, body_local_dst if _is_local(fs_dst) else body)
 
 
-def _range_task(rel, encrypt, fs_src, spath, fs_dst, target, key, prefix, first, start, length, last):
+def _range_task(rel, encrypt, fs_src, spath, info, fs_dst, target, key, prefix, first, start, length, last):
     """Encrypts or decrypts one byte range: into its place in the temporary
     output the driver created (local files, target = ("at", dst_root, tmp,
     offset)) or into a part file (other filesystems, target = ("part",
     path))."""
 
     def body():
-        data = _read_range(fs_src, spath, start, length)
+        data = _read_range(fs_src, spath, start, length, info.get("etag"))
         if encrypt:
             out = _aesx._seal_chunks(key, prefix, first, data, last)
         else:
@@ -686,7 +810,7 @@ def _first_error(results):
         raise RuntimeError(bad[0]["error"])
 
 
-def _commit_local_task(rel, dst_root, tmp, head, spath, info, results):
+def _commit_local_task(rel, dst_root, tmp, head, fs_src, spath, info, results):
     """Local files: the ranges are in place in `tmp`; check the source did
     not change, write the head, sync, hash and rename into place (or remove
     `tmp` if anything failed)."""
@@ -694,7 +818,7 @@ def _commit_local_task(rel, dst_root, tmp, head, spath, info, results):
     def body():
         def check():
             _first_error(results)
-            _check_source(spath, info)
+            _check_source_any(fs_src, spath, info)
 
         d, name = posixpath.split(rel)
         fd = _open_dst_dir(dst_root, d, create=False)
@@ -713,9 +837,10 @@ def _commit_task(rel, fs_src, spath, fs_dst, dpath, head, parts_dir, info, resul
     def body():
         try:
             _first_error(results)
-            now = fs_src.info(spath)
-            if int(now.get("size") or 0) != info["size"] or _mtime(now) != info["mtime"]:
-                raise OSError(f"{spath}: the file changed during the run; run again")
+            # The bug of issue 39 was here: a local source compared by
+            # fsspec's float-seconds mtime against the listing's
+            # nanoseconds, so every ranged local -> S3 file "changed".
+            _check_source_any(fs_src, spath, info)
 
             def pieces():
                 if head:
@@ -794,7 +919,7 @@ def _write_manifest(fs, dst_root: str, path: str, key: bytes, operation: str, en
 # --- the driver -------------------------------------------------------------
 
 
-def _run(operation, client, src, dst, key, range_size, storage_options):
+def _run(operation, client, src, dst, key, range_size, storage_options, progress=None):
     t0 = time.perf_counter()
     encrypt = operation == "encrypt"
     key = _key_bytes(key)
@@ -806,7 +931,9 @@ def _run(operation, client, src, dst, key, range_size, storage_options):
     if not fs_src.isdir(src_root):
         raise FileNotFoundError(f"{src}: not a directory")
     _check_roots(fs_src, src_root, fs_dst, dst_root, src, dst)
-    local = _is_local(fs_src, fs_dst)
+    # A local dst is written the local way (ranges in place in a temporary
+    # file, directories entered without following symlinks) whatever src is.
+    local = _is_local(fs_dst)
     fs_dst.makedirs(dst_root, exist_ok=True)
     manifest_path = _join(dst_root, MANIFEST_NAME)
     report = TreeReport(operation=operation, manifest=manifest_path)
@@ -818,13 +945,16 @@ def _run(operation, client, src, dst, key, range_size, storage_options):
 
     futures = []
     pending_tmp = {}  # rel -> local temporary output, until its commit ran
-    parts_dirs = []
+    file_parts = {}  # rel -> its range parts (non-local dst), until removed
+    range_futs = {}  # rel -> its range tasks
     try:
         # 1. Which files are already done? (hash the outputs on the workers)
         candidates = {}
         for rel, info in files.items():
             e = old.get(rel)
-            if isinstance(e, dict) and e.get("source_size") == info["size"] and e.get("source_mtime") == info["mtime"]:
+            if (isinstance(e, dict) and e.get("source_size") == info["size"]
+                    and e.get("source_mtime") == info["mtime"]
+                    and e.get("source_etag") == info.get("etag")):
                 candidates[rel] = e
         checks = {
             rel: client.submit(_verify_task, rel, fs_dst, dst_root, e, pure=False)
@@ -833,10 +963,15 @@ def _run(operation, client, src, dst, key, range_size, storage_options):
         futures += checks.values()
         new_entries = {}
         for rel, fut in checks.items():
-            r = fut.result()
+            try:
+                r = fut.result()
+            except Exception:  # noqa: BLE001 - a lost worker: not proven, redo it
+                r = {"ok": False}
             if r["ok"] and r["verified"]:
                 report.skipped.append(rel)
                 new_entries[rel] = candidates[rel]
+                if progress is not None:
+                    progress(rel, "skipped", None)
 
         # 2. One task per file, or per range plus a join for large files.
         finals = {}
@@ -851,7 +986,7 @@ def _run(operation, client, src, dst, key, range_size, storage_options):
                 futures.append(finals[rel])
                 continue
             try:
-                ranges, head, prefix = _plan_ranges(encrypt, fs_src, spath, size, key, range_size)
+                ranges, head, prefix = _plan_ranges(encrypt, fs_src, spath, size, key, range_size, info.get("etag"))
                 if local:
                     tmp = _create_local_tmp(dst_root, rel, encrypt)
                     pending_tmp[rel] = tmp
@@ -864,19 +999,20 @@ def _run(operation, client, src, dst, key, range_size, storage_options):
                 targets = [("at", dst_root, tmp, base + first * step) for first, _, _, _ in ranges]
             else:
                 parts_dir = _join(dst_root, f"{_PARTS_MARK}{uuid.uuid4().hex[:12]}")
-                parts_dirs.append(parts_dir)
+                file_parts[rel] = parts_dir
                 targets = [("part", _join(parts_dir, f"{i:08d}")) for i in range(len(ranges))]
             futs = [
                 client.submit(
-                    _range_task, rel, encrypt, fs_src, spath, fs_dst, target,
+                    _range_task, rel, encrypt, fs_src, spath, info, fs_dst, target,
                     key, prefix, first, start, length, last, pure=False,
                 )
                 for target, (first, start, length, last) in zip(targets, ranges)
             ]
             futures += futs
+            range_futs[rel] = futs
             if local:
                 finals[rel] = client.submit(
-                    _commit_local_task, rel, dst_root, tmp, head, spath, info, futs, pure=False
+                    _commit_local_task, rel, dst_root, tmp, head, fs_src, spath, info, futs, pure=False
                 )
             else:
                 finals[rel] = client.submit(
@@ -885,7 +1021,13 @@ def _run(operation, client, src, dst, key, range_size, storage_options):
                 )
             futures.append(finals[rel])
 
-        for rel, fut in finals.items():
+        # In the order they finish, so that `progress` reports as it goes.
+        from distributed import as_completed
+        from distributed import wait as distributed_wait
+
+        rel_of = {fut.key: rel for rel, fut in finals.items()}
+        for fut in as_completed(list(finals.values())):
+            rel = rel_of[fut.key]
             try:
                 r = fut.result()
             except Exception as e:  # noqa: BLE001 - a lost worker, a cancelled task
@@ -903,10 +1045,22 @@ def _run(operation, client, src, dst, key, range_size, storage_options):
                     "source_size": info["size"],
                     "source_mtime": info["mtime"],
                 }
+                if info.get("etag") is not None:
+                    new_entries[rel]["source_etag"] = info["etag"]
             else:
                 report.failed[rel] = r["error"]
                 if _is_local(fs_dst):
                     _prune_empty_dirs(dst_root, rel)
+            if rel in file_parts:
+                # The commit removes them; one lost with its worker, or one
+                # that never ran (a range failed), did not. Its other ranges
+                # may still be running and would write parts after the
+                # removal: wait until they end (done, failed or lost).
+                if not r["ok"]:
+                    distributed_wait(range_futs.get(rel, []))
+                _remove(fs_dst, file_parts.pop(rel))
+            if progress is not None:
+                progress(rel, "done" if r["ok"] else "failed", None if r["ok"] else r["error"])
     except BaseException:
         # An interrupt or a lost scheduler: stop the work, and leave no
         # temporary output behind (ranges never re-create a removed one).
@@ -916,7 +1070,7 @@ def _run(operation, client, src, dst, key, range_size, storage_options):
             pass
         for rel, tmp in pending_tmp.items():
             _remove_local_tmp(dst_root, rel, tmp)
-        for d in parts_dirs:
+        for d in file_parts.values():
             _remove(fs_dst, d)
         raise
 
@@ -929,7 +1083,7 @@ def _run(operation, client, src, dst, key, range_size, storage_options):
     return report
 
 
-def _plan_ranges(encrypt, fs_src, spath, size, key, range_size):
+def _plan_ranges(encrypt, fs_src, spath, size, key, range_size, etag=None):
     """Byte ranges of a large file: (first_chunk, start, length, last) each,
     the bytes that go before the joined ranges, and the file prefix."""
     ranges = []
@@ -944,7 +1098,7 @@ def _plan_ranges(encrypt, fs_src, spath, size, key, range_size):
         # A size that is a whole number of ranges still ends with the
         # (empty) final chunk: the last range above carries it.
         return ranges, prefix, prefix
-    head = _read_range(fs_src, spath, 0, 96)  # the file is over range_size bytes
+    head = _read_range(fs_src, spath, 0, 96, etag)  # the file is over range_size bytes
     pl = _aesx._prefix_len(head)
     prefix = head[:pl]
     enc = size - pl
@@ -959,23 +1113,28 @@ def _plan_ranges(encrypt, fs_src, spath, size, key, range_size):
 
 
 def encrypt_tree(client, src, dst, *, key, range_size: int = DEFAULT_RANGE,
-                 storage_options: Optional[dict] = None) -> TreeReport:
+                 storage_options: Optional[dict] = None, progress=None) -> TreeReport:
     """Encrypts every regular file under ``src`` to the same relative path
     under ``dst`` on the cluster behind ``client``; see the module notes.
 
     ``key``: the 32 bytes of an aesx key file (or its 64 hex digits).
     ``range_size``: files larger than this (a multiple of 16 KiB) are split
     into ranges of this many plaintext bytes. ``storage_options`` go to
-    fsspec for both URLs. Returns a :class:`TreeReport`. Raises ValueError
+    fsspec for both URLs (an S3 endpoint: ``{"endpoint_url": ...}``).
+    ``progress``: called on the driver as each file finishes, as
+    ``progress(rel, outcome, error)`` with outcome ``"done"``, ``"skipped"``
+    or ``"failed"`` (``error`` is the message of a failed file, else None);
+    the run's tasks are ordinary futures, so the dashboard's progress bars
+    show them too. Returns a :class:`TreeReport`. Raises ValueError
     before any work when ``src`` and ``dst`` are the same tree or nested.
     """
-    return _run("encrypt", client, src, dst, key, range_size, storage_options)
+    return _run("encrypt", client, src, dst, key, range_size, storage_options, progress)
 
 
 def decrypt_tree(client, src, dst, *, key, range_size: int = DEFAULT_RANGE,
-                 storage_options: Optional[dict] = None) -> TreeReport:
+                 storage_options: Optional[dict] = None, progress=None) -> TreeReport:
     """Decrypts every aesx file under ``src`` (its manifest excepted) to the
     same relative path under ``dst``; a file that fails to verify is reported
     and nothing of it is written. Same arguments as :func:`encrypt_tree`.
     """
-    return _run("decrypt", client, src, dst, key, range_size, storage_options)
+    return _run("decrypt", client, src, dst, key, range_size, storage_options, progress)
