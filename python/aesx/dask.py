@@ -101,6 +101,10 @@ class TreeReport:
     manifest: str = ""
     bytes_in: int = 0
     seconds: float = 0.0
+    #: Where the time went, in seconds: on the driver ("list", "plan",
+    #: "manifest") and summed over the workers' tasks ("read", "crypt",
+    #: "write", "join", "verify"; local whole files are one streamed call).
+    timings: Dict[str, float] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -137,6 +141,7 @@ class TreeReport:
             "excluded": len(self.excluded),
             "bytes_in": self.bytes_in,
             "seconds": self.seconds,
+            "timings": dict(self.timings),
             "manifest": self.manifest,
             "notes": list(self.notes),
             "files": files,
@@ -676,6 +681,8 @@ def _guard(rel, fn, *args):
 
 
 def _verify_task(rel, fs_dst, dst_root, entry):
+    t0 = time.perf_counter()
+
     def body():
         if _is_local(fs_dst):
             d, name = posixpath.split(rel)
@@ -700,7 +707,8 @@ def _verify_task(rel, fs_dst, dst_root, entry):
             if not fs_dst.exists(dpath):
                 return {"verified": False}
             size, sha = _hash_file(fs_dst, dpath)
-        return {"verified": size == entry.get("size") and hmac.compare_digest(sha, str(entry.get("sha256")))}
+        return {"verified": size == entry.get("size") and hmac.compare_digest(sha, str(entry.get("sha256"))),
+                "t": time.perf_counter() - t0}
 
     return _guard(rel, body)
 
@@ -710,6 +718,7 @@ def _local_whole(encrypt, spath, dst_root, rel, key, info):
     # directory opened here, and hashes the output as it writes it.
     # Changed since listed: fail before anything is written (the Rust side
     # then catches a change while it reads).
+    t0 = time.perf_counter()
     _check_source(spath, info)
     d, name = posixpath.split(rel)
     fd = _open_dst_dir(dst_root, d, create=True)
@@ -717,7 +726,9 @@ def _local_whole(encrypt, spath, dst_root, rel, key, info):
         size, sha = _aesx._file_hashed(encrypt, spath, fd, name, key, info["size"], threads=1)
     finally:
         os.close(fd)
-    return {"size": size, "sha256": sha, "bytes_in": info["size"]}
+    # One streamed call: reads, crypt and writes are not told apart.
+    t = {"whole file (read+crypt+write)": time.perf_counter() - t0}
+    return {"size": size, "sha256": sha, "bytes_in": info["size"], "t": t}
 
 
 def _whole_task(rel, encrypt, fs_src, spath, fs_dst, dst_root, key, info):
@@ -726,11 +737,16 @@ def _whole_task(rel, encrypt, fs_src, spath, fs_dst, dst_root, key, info):
     if _is_local(fs_src, fs_dst):
         return _guard(rel, _local_whole, encrypt, spath, dst_root, rel, key, info)
 
+    t = {}
+
     def transform():
+        t0 = time.perf_counter()
         # Memory: the whole file, which is at most range_size bytes here.
         data = _read_range(fs_src, spath, 0, info["size"], info.get("etag"))
         # Nothing more was appended (the read stops at the listed size).
         _check_source_any(fs_src, spath, info)
+        t1 = time.perf_counter()
+        t["read"] = t1 - t0
         if encrypt:
             prefix = _aesx._new_prefix(key)
             parts = [prefix, _aesx._seal_chunks(key, prefix, 0, data, True)]
@@ -739,12 +755,15 @@ def _whole_task(rel, encrypt, fs_src, spath, fs_dst, dst_root, key, info):
             if len(data) < pl:
                 raise _aesx.DecryptionError("file too short: truncated inside the header")
             parts = [_aesx._open_chunks(key, data[:pl], 0, data[pl:], True)]
+        t["crypt"] = time.perf_counter() - t1
         return parts, len(data)
 
     def body():
         parts, n = transform()
+        t2 = time.perf_counter()
         size, sha = _write_atomic(fs_dst, _join(dst_root, rel), parts)
-        return {"size": size, "sha256": sha, "bytes_in": n}
+        t["write"] = time.perf_counter() - t2
+        return {"size": size, "sha256": sha, "bytes_in": n, "t": t}
 
     def body_local_dst():
         # A remote source into a local tree: written as local outputs
@@ -753,6 +772,7 @@ def _whole_task(rel, encrypt, fs_src, spath, fs_dst, dst_root, key, info):
         # LocalFileSystem, which follows symlinks and moves a file *into*
         # a directory that holds the output's name.
         parts, n = transform()
+        t2 = time.perf_counter()
         tmp = _create_local_tmp(dst_root, rel, encrypt)
         d, name = posixpath.split(rel)
         try:
@@ -764,7 +784,8 @@ def _whole_task(rel, encrypt, fs_src, spath, fs_dst, dst_root, key, info):
             size, sha = _publish_local(fd, tmp, name, b"".join(parts))
         finally:
             os.close(fd)
-        return {"size": size, "sha256": sha, "bytes_in": n}
+        t["write"] = time.perf_counter() - t2
+        return {"size": size, "sha256": sha, "bytes_in": n, "t": t}
 
     return _guard(rel, body_local_dst if _is_local(fs_dst) else body)
 
@@ -776,11 +797,15 @@ def _range_task(rel, encrypt, fs_src, spath, info, fs_dst, target, key, prefix, 
     path))."""
 
     def body():
+        t0 = time.perf_counter()
         data = _read_range(fs_src, spath, start, length, info.get("etag"))
+        t1 = time.perf_counter()
         if encrypt:
             out = _aesx._seal_chunks(key, prefix, first, data, last)
         else:
             out = _aesx._open_chunks(key, prefix, first, data, last)
+        t2 = time.perf_counter()
+        t = {"read": t1 - t0, "crypt": t2 - t1}
         if target[0] == "at":
             _, dst_root, tmp, offset = target
             dfd = _open_dst_dir(dst_root, posixpath.dirname(rel), create=False)
@@ -794,14 +819,24 @@ def _range_task(rel, encrypt, fs_src, spath, info, fs_dst, target, key, prefix, 
                 _pwrite_all(fd, out, offset)
             finally:
                 os.close(fd)
-            return {"part": None, "bytes_in": len(data)}
+            t["write"] = time.perf_counter() - t2
+            return {"part": None, "bytes_in": len(data), "t": t}
         part = target[1]
         fs_dst.makedirs(posixpath.dirname(part), exist_ok=True)
         with fs_dst.open(part, "wb") as f:
             f.write(out)
-        return {"part": part, "bytes_in": len(data)}
+        t["write"] = time.perf_counter() - t2
+        return {"part": part, "bytes_in": len(data), "t": t}
 
     return _guard(rel, body)
+
+
+def _sum_t(ts) -> dict:
+    out: Dict[str, float] = {}
+    for t in ts:
+        for k, v in t.items():
+            out[k] = out.get(k, 0.0) + v
+    return out
 
 
 def _first_error(results):
@@ -816,6 +851,8 @@ def _commit_local_task(rel, dst_root, tmp, head, fs_src, spath, info, results):
     `tmp` if anything failed)."""
 
     def body():
+        t0 = time.perf_counter()
+
         def check():
             _first_error(results)
             _check_source_any(fs_src, spath, info)
@@ -826,7 +863,8 @@ def _commit_local_task(rel, dst_root, tmp, head, fs_src, spath, info, results):
             size, sha = _publish_local(fd, tmp, name, head, check)
         finally:
             os.close(fd)
-        return {"size": size, "sha256": sha, "bytes_in": sum(r["bytes_in"] for r in results)}
+        return {"size": size, "sha256": sha, "bytes_in": sum(r["bytes_in"] for r in results),
+                "t": _sum_t([r.get("t", {}) for r in results] + [{"join": time.perf_counter() - t0}])}
 
     return _unwrapped(_guard(rel, body))
 
@@ -835,6 +873,7 @@ def _commit_task(rel, fs_src, spath, fs_dst, dpath, head, parts_dir, info, resul
     """Joins the range parts (after `head`) into `dpath`, hashing as it goes."""
 
     def body():
+        t0 = time.perf_counter()
         try:
             _first_error(results)
             # The bug of issue 39 was here: a local source compared by
@@ -854,7 +893,8 @@ def _commit_task(rel, fs_src, spath, fs_dst, dpath, head, parts_dir, info, resul
                             yield b
 
             size, sha = _write_atomic(fs_dst, dpath, pieces())
-            return {"size": size, "sha256": sha, "bytes_in": sum(r["bytes_in"] for r in results)}
+            return {"size": size, "sha256": sha, "bytes_in": sum(r["bytes_in"] for r in results),
+                "t": _sum_t([r.get("t", {}) for r in results] + [{"join": time.perf_counter() - t0}])}
         finally:
             _remove(fs_dst, parts_dir)
 
@@ -938,10 +978,13 @@ def _run(operation, client, src, dst, key, range_size, storage_options, progress
     manifest_path = _join(dst_root, MANIFEST_NAME)
     report = TreeReport(operation=operation, manifest=manifest_path)
     old = _load_manifest(fs_dst, manifest_path, key, operation, report)
+    t_list = time.perf_counter()
     if _is_local(fs_src):
         files, report.excluded, report.failed = _list_local(src_root, operation)
     else:
         files, report.excluded, report.failed = _list_fsspec(fs_src, src_root, operation)
+    report.timings["list"] = time.perf_counter() - t_list
+    t_plan = 0.0
 
     futures = []
     pending_tmp = {}  # rel -> local temporary output, until its commit ran
@@ -967,6 +1010,8 @@ def _run(operation, client, src, dst, key, range_size, storage_options, progress
                 r = fut.result()
             except Exception:  # noqa: BLE001 - a lost worker: not proven, redo it
                 r = {"ok": False}
+            if r.get("t"):
+                report.timings["verify"] = report.timings.get("verify", 0.0) + r["t"]
             if r["ok"] and r["verified"]:
                 report.skipped.append(rel)
                 new_entries[rel] = candidates[rel]
@@ -985,6 +1030,7 @@ def _run(operation, client, src, dst, key, range_size, storage_options, progress
                 )
                 futures.append(finals[rel])
                 continue
+            t_p = time.perf_counter()
             try:
                 ranges, head, prefix = _plan_ranges(encrypt, fs_src, spath, size, key, range_size, info.get("etag"))
                 if local:
@@ -993,6 +1039,7 @@ def _run(operation, client, src, dst, key, range_size, storage_options, progress
             except Exception as e:  # noqa: BLE001 - reported per file
                 report.failed[rel] = f"{type(e).__name__}: {e}"
                 continue
+            t_plan += time.perf_counter() - t_p
             if local:
                 base = len(head) if encrypt else 0
                 step = ENC_CHUNK if encrypt else CHUNK
@@ -1035,6 +1082,8 @@ def _run(operation, client, src, dst, key, range_size, storage_options, progress
             if rel in pending_tmp:
                 # Its commit removed or renamed it; a lost task did not.
                 _remove_local_tmp(dst_root, rel, pending_tmp.pop(rel))
+            for k, v in (r.get("t") or {}).items():
+                report.timings[k] = report.timings.get(k, 0.0) + v
             if r["ok"]:
                 info = files[rel]
                 report.done.append(rel)
@@ -1076,7 +1125,10 @@ def _run(operation, client, src, dst, key, range_size, storage_options, progress
 
     # 3. The manifest: what is in dst and verified, authenticated, written
     # atomically.
+    report.timings["plan"] = t_plan
+    t_m = time.perf_counter()
     _write_manifest(fs_dst, dst_root, manifest_path, key, operation, new_entries)
+    report.timings["manifest"] = time.perf_counter() - t_m
     report.done.sort()
     report.skipped.sort()
     report.seconds = time.perf_counter() - t0

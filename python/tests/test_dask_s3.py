@@ -130,6 +130,10 @@ def test_round_trip_manifest_rerun_and_cli(tmp_path, client, s3_bucket, cli, kin
     # The JSON report parses and names every file with its outcome.
     j = json.loads(r.to_json())
     assert j["ok"] and j["done"] == len(FILES)
+    # Where the time went: the driver's phases, and the workers' (ranged
+    # files always go through read / crypt / write tasks and a join).
+    assert {"list", "plan", "manifest", "read", "crypt", "write", "join"} <= set(j["timings"]), j["timings"]
+    assert all(v >= 0 for v in j["timings"].values())
     assert sorted((f["path"], f["outcome"]) for f in j["files"]) == sorted((rel, "done") for rel in FILES)
     m = json.loads(enc.read(aesx.dask.MANIFEST_NAME))
     assert set(m["files"]) == set(FILES)
