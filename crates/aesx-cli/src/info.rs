@@ -38,6 +38,10 @@ pub fn run(_args: Args) -> Result<ExitCode, CliError> {
         })
         .collect();
     outln!("backends:  {}", all.join(" "));
+    #[cfg(feature = "cuda")]
+    outln!("gpu:       cuda built in (--backend cuda; the driver is loaded only then)");
+    #[cfg(not(feature = "cuda"))]
+    outln!("gpu:       not in this build (built without the cuda feature: no --backend cuda)");
     let fastest = Backend::fastest();
     // The library reads no environment variable: the CLI's own parser does,
     // as every other subcommand uses it.

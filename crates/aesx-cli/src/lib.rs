@@ -18,6 +18,7 @@ pub mod cavp;
 pub mod cipher;
 pub mod error;
 pub mod file;
+pub mod generate;
 pub mod info;
 pub mod mac;
 

@@ -7,9 +7,9 @@
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
-use aesx_cli::{bench, cavp, cipher, error, file, info, mac, write_stderr};
+use aesx_cli::{bench, cavp, cipher, error, file, generate, info, mac, write_stderr};
 
 /// AES, fast and constant-time where it matters.
 #[derive(Parser, Debug)]
@@ -38,6 +38,8 @@ enum Command {
     Decrypt(file::DecryptArgs),
     /// Write a new random key file for `aesx encrypt -k`.
     Keygen(file::KeygenArgs),
+    /// Man pages and shell completion scripts for aesx.
+    Generate(generate::Args),
 }
 
 fn main() -> ExitCode {
@@ -62,6 +64,7 @@ fn main() -> ExitCode {
         Command::Encrypt(a) => file::run_encrypt(a),
         Command::Decrypt(a) => file::run_decrypt(a),
         Command::Keygen(a) => file::run_keygen(a),
+        Command::Generate(a) => generate::run(a, Cli::command()),
     };
     match result {
         Ok(code) => code,
