@@ -115,4 +115,10 @@ for d in /usr/share/doc/aesx /usr/lib/*/cmake/aesx /usr/lib/cmake/aesx; do
   if [ -d "$d" ]; then echo "left behind: $d" >&2; left=1; fi
 done
 [ "$left" = 0 ]
+echo "--- crates: cargo package (aesx, aesx-file), each built from its own tarball"
+if ! cargo package -q -p aesx -p aesx-file > "$work/package.log" 2>&1; then
+  cat "$work/package.log" >&2
+  exit 1
+fi
+ls "$target_dir"/package/aesx-0*.crate "$target_dir"/package/aesx-file-0*.crate
 echo "package.sh: $((SECONDS - start)) s"
