@@ -432,6 +432,7 @@ pub use rustcrypto::{
 
 /// Hazardous interfaces: correct to use only with care their docs spell out.
 pub mod hazmat {
+    pub use crate::modes::gcm_owned::GcmStreamHazmat;
     pub use crate::modes::gcm_stream::hazmat::GcmDecryptorHazmat;
 }
 

@@ -10,6 +10,7 @@ pub(crate) mod ctr;
 pub(crate) mod ecb;
 pub(crate) mod esp;
 pub(crate) mod gcm;
+pub(crate) mod gcm_owned;
 pub(crate) mod gcm_siv;
 pub(crate) mod gcm_stream;
 pub(crate) mod keywrap;
