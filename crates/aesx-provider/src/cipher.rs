@@ -1,0 +1,880 @@
+//! The cipher operation: the algorithm table OpenSSL queries, one dispatch
+//! table per algorithm, and the entry points, which check every pointer
+//! and length from OpenSSL before turning them into slices.
+
+use core::ffi::{c_char, c_int, c_void, CStr};
+use core::ptr;
+
+use crate::block::{BlockCtx, Io, Mode};
+use crate::ffi::{self, OsslAlgorithm, OsslParam};
+use crate::gcm::GcmCtx;
+use crate::params::{self, ParamList};
+use crate::{dispatch, guard, DispatchTable, DISPATCH_END};
+
+/// What an algorithm is: its mode and its fixed lengths and flags.
+#[derive(Clone, Copy)]
+pub(crate) enum Kind {
+    Block(Mode),
+    Gcm,
+}
+
+pub(crate) struct AlgInfo {
+    kind: Kind,
+    keylen: usize,
+}
+
+impl AlgInfo {
+    fn mode(&self) -> u64 {
+        match self.kind {
+            Kind::Block(Mode::Ecb) => ffi::MODE_ECB,
+            Kind::Block(Mode::Cbc) => ffi::MODE_CBC,
+            Kind::Block(Mode::Ctr) => ffi::MODE_CTR,
+            Kind::Gcm => ffi::MODE_GCM,
+        }
+    }
+
+    fn ivlen(&self) -> usize {
+        match self.kind {
+            Kind::Block(Mode::Ecb) => 0,
+            Kind::Block(_) => 16,
+            Kind::Gcm => crate::gcm::IV_DEFAULT,
+        }
+    }
+
+    fn block_size(&self) -> usize {
+        match self.kind {
+            Kind::Block(Mode::Ecb | Mode::Cbc) => 16,
+            _ => 1,
+        }
+    }
+
+    fn aead(&self) -> bool {
+        matches!(self.kind, Kind::Gcm)
+    }
+}
+
+/// A context as OpenSSL holds it (boxed; the pointer is its `algctx`).
+#[derive(Clone)]
+pub(crate) struct Ctx {
+    inner: Inner,
+    /// The updated IV of a block context, kept here so that an
+    /// `OCTET_PTR` request can point at it.
+    iv_out: [u8; 16],
+}
+
+#[derive(Clone)]
+enum Inner {
+    Block(BlockCtx),
+    Gcm(GcmCtx),
+}
+
+fn newctx(info: &AlgInfo) -> *mut c_void {
+    let Some(backend) = crate::backend() else {
+        return ptr::null_mut();
+    };
+    let inner = match info.kind {
+        Kind::Block(mode) => Inner::Block(BlockCtx::new(mode, info.keylen, backend)),
+        Kind::Gcm => Inner::Gcm(GcmCtx::new(info.keylen, backend)),
+    };
+    Box::into_raw(Box::new(Ctx {
+        inner,
+        iv_out: [0; 16],
+    })) as *mut c_void
+}
+
+/// `ossl_cipher_generic_get_params` for one algorithm.
+///
+/// # Safety
+/// `params` is NULL or OpenSSL's terminated array.
+unsafe fn alg_get_params(info: &AlgInfo, params: *mut OsslParam) -> c_int {
+    let ints = [
+        (ffi::CIPHER_MODE, info.mode()),
+        (ffi::CIPHER_KEYLEN, info.keylen as u64),
+        (ffi::CIPHER_IVLEN, info.ivlen() as u64),
+        (ffi::CIPHER_BLOCK_SIZE, info.block_size() as u64),
+        (ffi::CIPHER_AEAD, info.aead() as u64),
+        (ffi::CIPHER_CUSTOM_IV, info.aead() as u64),
+        (ffi::CIPHER_CTS, 0),
+        (ffi::CIPHER_TLS1_MULTIBLOCK, 0),
+        (ffi::CIPHER_HAS_RAND_KEY, 0),
+    ];
+    for (key, v) in ints {
+        // SAFETY: the caller's contract.
+        if !unsafe { params::put_u64(params, key, v) } {
+            return 0;
+        }
+    }
+    1
+}
+
+static ALG_GETTABLE: ParamList<10> = ParamList([
+    params::uint(ffi::CIPHER_MODE),
+    params::size_t(ffi::CIPHER_KEYLEN),
+    params::size_t(ffi::CIPHER_IVLEN),
+    params::size_t(ffi::CIPHER_BLOCK_SIZE),
+    params::int(ffi::CIPHER_AEAD),
+    params::int(ffi::CIPHER_CUSTOM_IV),
+    params::int(ffi::CIPHER_CTS),
+    params::int(ffi::CIPHER_TLS1_MULTIBLOCK),
+    params::int(ffi::CIPHER_HAS_RAND_KEY),
+    params::END,
+]);
+
+static BLOCK_GETTABLE_CTX: ParamList<7> = ParamList([
+    params::size_t(ffi::CIPHER_KEYLEN),
+    params::size_t(ffi::CIPHER_IVLEN),
+    params::uint(ffi::CIPHER_PADDING),
+    params::uint(ffi::CIPHER_NUM),
+    params::octets(ffi::CIPHER_IV),
+    params::octets(ffi::CIPHER_UPDATED_IV),
+    params::END,
+]);
+
+static BLOCK_SETTABLE_CTX: ParamList<3> = ParamList([
+    params::uint(ffi::CIPHER_PADDING),
+    params::uint(ffi::CIPHER_NUM),
+    params::END,
+]);
+
+static GCM_GETTABLE_CTX: ParamList<7> = ParamList([
+    params::size_t(ffi::CIPHER_KEYLEN),
+    params::size_t(ffi::CIPHER_IVLEN),
+    params::size_t(ffi::CIPHER_AEAD_TAGLEN),
+    params::octets(ffi::CIPHER_IV),
+    params::octets(ffi::CIPHER_UPDATED_IV),
+    params::octets(ffi::CIPHER_AEAD_TAG),
+    params::END,
+]);
+
+static GCM_SETTABLE_CTX: ParamList<3> = ParamList([
+    params::size_t(ffi::CIPHER_IVLEN),
+    params::octets(ffi::CIPHER_AEAD_TAG),
+    params::END,
+]);
+
+unsafe extern "C" fn gettable_params(_provctx: *mut c_void) -> *const OsslParam {
+    ALG_GETTABLE.as_ptr()
+}
+unsafe extern "C" fn block_gettable_ctx(
+    _cctx: *mut c_void,
+    _provctx: *mut c_void,
+) -> *const OsslParam {
+    BLOCK_GETTABLE_CTX.as_ptr()
+}
+unsafe extern "C" fn block_settable_ctx(
+    _cctx: *mut c_void,
+    _provctx: *mut c_void,
+) -> *const OsslParam {
+    BLOCK_SETTABLE_CTX.as_ptr()
+}
+unsafe extern "C" fn gcm_gettable_ctx(
+    _cctx: *mut c_void,
+    _provctx: *mut c_void,
+) -> *const OsslParam {
+    GCM_GETTABLE_CTX.as_ptr()
+}
+unsafe extern "C" fn gcm_settable_ctx(
+    _cctx: *mut c_void,
+    _provctx: *mut c_void,
+) -> *const OsslParam {
+    GCM_SETTABLE_CTX.as_ptr()
+}
+
+/// The context behind OpenSSL's `algctx`, or None for NULL.
+///
+/// # Safety
+/// `vctx` is NULL or a pointer `newctx`/`dupctx` returned and not yet freed,
+/// used by one thread at a time (OpenSSL's rule for cipher contexts).
+unsafe fn ctx_mut<'a>(vctx: *mut c_void) -> Option<&'a mut Ctx> {
+    // SAFETY: the caller's contract: a live, exclusively used Box<Ctx>.
+    unsafe { (vctx as *mut Ctx).as_mut() }
+}
+
+/// `len` bytes at `p` as a slice; None for NULL with a length, or a
+/// length that no allocation can have.
+///
+/// # Safety
+/// A non-NULL `p` points to `len` readable bytes valid for `'a`.
+unsafe fn input<'a>(p: *const u8, len: usize) -> Option<&'a [u8]> {
+    if len == 0 {
+        return Some(&[]);
+    }
+    if p.is_null() || len > isize::MAX as usize || (p as usize).checked_add(len).is_none() {
+        return None;
+    }
+    // SAFETY: checked non-NULL, length in range; readable by the contract.
+    Some(unsafe { core::slice::from_raw_parts(p, len) })
+}
+
+/// The [`Io`] of a call with `inl` bytes at `inp` and `outn` bytes of
+/// output to `out`: in place when the pointers are equal, through a copy
+/// of the input when the ranges overlap otherwise.
+///
+/// # Safety
+/// `inp` has `inl` readable bytes, `out` `outn` writable ones (the larger
+/// of the two when they are equal), valid for `'a`.
+unsafe fn make_io<'a>(
+    out: *mut u8,
+    outn: usize,
+    inp: *const u8,
+    inl: usize,
+    copy: &'a mut Vec<u8>,
+) -> Option<Io<'a>> {
+    // SAFETY: the caller's contract for the input.
+    let src = unsafe { input(inp, inl) }?;
+    if outn == 0 {
+        return Some(Io::Split { src, dst: &mut [] });
+    }
+    let both = outn.max(inl);
+    if out.is_null() || both > isize::MAX as usize || (out as usize).checked_add(both).is_none() {
+        return None;
+    }
+    if inl > 0 && out as usize == inp as usize {
+        // SAFETY: equal pointers: one buffer of max(inl, outn) bytes that
+        // the caller lets us read and write; no other slice aliases it.
+        return Some(Io::InPlace(unsafe {
+            core::slice::from_raw_parts_mut(out, both)
+        }));
+    }
+    let (o, i) = (out as usize, inp as usize);
+    let overlap = inl > 0 && o < i + inl && i < o + outn;
+    let src: &'a [u8] = if overlap {
+        copy.extend_from_slice(src);
+        copy
+    } else {
+        src
+    };
+    // SAFETY: non-NULL, in range, writable by the contract; it does not
+    // overlap `src` (checked, or `src` is our copy).
+    let dst = unsafe { core::slice::from_raw_parts_mut(out, outn) };
+    Some(Io::Split { src, dst })
+}
+
+/// `OSSL_FUNC_cipher_encrypt_init` / `decrypt_init`.
+unsafe fn init(
+    vctx: *mut c_void,
+    key: *const u8,
+    keylen: usize,
+    iv: *const u8,
+    ivlen: usize,
+    params: *const OsslParam,
+    enc: bool,
+) -> c_int {
+    // SAFETY: OpenSSL passes the context it got from us.
+    let Some(ctx) = (unsafe { ctx_mut(vctx) }) else {
+        return 0;
+    };
+    // SAFETY: OpenSSL's key and IV buffers hold keylen/ivlen bytes.
+    let key = if key.is_null() {
+        None
+    } else {
+        unsafe { input(key, keylen) }
+    };
+    // SAFETY: as above.
+    let iv = if iv.is_null() {
+        None
+    } else {
+        unsafe { input(iv, ivlen) }
+    };
+    let r = match &mut ctx.inner {
+        Inner::Block(b) => b.init(key, iv, enc),
+        Inner::Gcm(g) => g.init(key, iv, enc),
+    };
+    // SAFETY: `params` is NULL or OpenSSL's terminated array.
+    (r.is_ok() && unsafe { set_ctx_params_of(ctx, params) }) as c_int
+}
+
+unsafe extern "C" fn encrypt_init(
+    vctx: *mut c_void,
+    key: *const u8,
+    keylen: usize,
+    iv: *const u8,
+    ivlen: usize,
+    params: *const OsslParam,
+) -> c_int {
+    // SAFETY: OpenSSL's arguments, checked inside.
+    guard(0, || unsafe {
+        init(vctx, key, keylen, iv, ivlen, params, true)
+    })
+}
+
+unsafe extern "C" fn decrypt_init(
+    vctx: *mut c_void,
+    key: *const u8,
+    keylen: usize,
+    iv: *const u8,
+    ivlen: usize,
+    params: *const OsslParam,
+) -> c_int {
+    // SAFETY: OpenSSL's arguments, checked inside.
+    guard(0, || unsafe {
+        init(vctx, key, keylen, iv, ivlen, params, false)
+    })
+}
+
+unsafe extern "C" fn update(
+    vctx: *mut c_void,
+    out: *mut u8,
+    outl: *mut usize,
+    outsize: usize,
+    inp: *const u8,
+    inl: usize,
+) -> c_int {
+    guard(0, || {
+        // SAFETY: OpenSSL passes the context it got from us.
+        let Some(ctx) = (unsafe { ctx_mut(vctx) }) else {
+            return 0;
+        };
+        if outl.is_null() {
+            return 0;
+        }
+        let mut copy = Vec::new();
+        let n = match &mut ctx.inner {
+            Inner::Block(b) => {
+                let Ok(n) = b.update_len(inl) else {
+                    return 0;
+                };
+                if n > outsize {
+                    return 0;
+                }
+                // SAFETY: OpenSSL's buffers: `inp` holds inl bytes, `out`
+                // outsize >= n (and inl + block size when in place).
+                let Some(io) = (unsafe { make_io(out, n, inp, inl, &mut copy) }) else {
+                    return 0;
+                };
+                match b.update(io, inl) {
+                    Ok(n) => n,
+                    Err(_) => return 0,
+                }
+            }
+            Inner::Gcm(g) => {
+                if inl == 0 {
+                    0
+                } else if out.is_null() {
+                    // SAFETY: OpenSSL's AAD buffer of inl bytes.
+                    let Some(aad) = (unsafe { input(inp, inl) }) else {
+                        return 0;
+                    };
+                    if g.aad(aad).is_err() {
+                        return 0;
+                    }
+                    inl
+                } else {
+                    if outsize < inl {
+                        return 0;
+                    }
+                    // SAFETY: as for the block modes, with n = inl.
+                    let Some(io) = (unsafe { make_io(out, inl, inp, inl, &mut copy) }) else {
+                        return 0;
+                    };
+                    if g.crypt(io, inl).is_err() {
+                        return 0;
+                    }
+                    inl
+                }
+            }
+        };
+        // SAFETY: checked non-NULL; OpenSSL's size_t to write.
+        unsafe { *outl = n };
+        1
+    })
+}
+
+unsafe extern "C" fn final_(
+    vctx: *mut c_void,
+    out: *mut u8,
+    outl: *mut usize,
+    outsize: usize,
+) -> c_int {
+    guard(0, || {
+        // SAFETY: OpenSSL passes the context it got from us.
+        let Some(ctx) = (unsafe { ctx_mut(vctx) }) else {
+            return 0;
+        };
+        if outl.is_null() {
+            return 0;
+        }
+        let n = match &mut ctx.inner {
+            Inner::Block(b) => {
+                let room = if out.is_null() { 0 } else { outsize.min(16) };
+                let mut last = [0u8; 16];
+                let Ok(n) = b.finalize(&mut last[..room]) else {
+                    return 0;
+                };
+                if n > 0 {
+                    // SAFETY: out is non-NULL (room > 0) with outsize >= n
+                    // writable bytes; `last` is ours.
+                    unsafe { ptr::copy_nonoverlapping(last.as_ptr(), out, n) };
+                }
+                n
+            }
+            Inner::Gcm(g) => match g.finalize() {
+                Ok(()) => 0,
+                Err(_) => return 0,
+            },
+        };
+        // SAFETY: checked non-NULL.
+        unsafe { *outl = n };
+        1
+    })
+}
+
+unsafe extern "C" fn cipher(
+    vctx: *mut c_void,
+    out: *mut u8,
+    outl: *mut usize,
+    outsize: usize,
+    inp: *const u8,
+    inl: usize,
+) -> c_int {
+    guard(0, || {
+        // SAFETY: OpenSSL passes the context it got from us.
+        let Some(ctx) = (unsafe { ctx_mut(vctx) }) else {
+            return 0;
+        };
+        if outl.is_null() || outsize < inl {
+            return 0;
+        }
+        let mut copy = Vec::new();
+        let ok = match &mut ctx.inner {
+            Inner::Block(b) => {
+                // SAFETY: OpenSSL's buffers of inl and outsize >= inl bytes.
+                match unsafe { make_io(out, inl, inp, inl, &mut copy) } {
+                    Some(io) => b.cipher(io, inl).is_ok(),
+                    None => false,
+                }
+            }
+            Inner::Gcm(g) => {
+                if inp.is_null() {
+                    g.finalize().is_ok()
+                } else if out.is_null() {
+                    // SAFETY: OpenSSL's AAD buffer of inl bytes.
+                    match unsafe { input(inp, inl) } {
+                        Some(aad) => g.aad(aad).is_ok(),
+                        None => false,
+                    }
+                } else {
+                    // SAFETY: as for the block modes.
+                    match unsafe { make_io(out, inl, inp, inl, &mut copy) } {
+                        Some(io) => g.crypt(io, inl).is_ok(),
+                        None => false,
+                    }
+                }
+            }
+        };
+        if ok {
+            // SAFETY: checked non-NULL.
+            unsafe { *outl = inl };
+        }
+        ok as c_int
+    })
+}
+
+unsafe extern "C" fn newctx_dup(vctx: *mut c_void) -> *mut c_void {
+    guard(ptr::null_mut(), || {
+        // SAFETY: OpenSSL passes the context it got from us.
+        match unsafe { ctx_mut(vctx) } {
+            Some(ctx) => Box::into_raw(Box::new(ctx.clone())) as *mut c_void,
+            None => ptr::null_mut(),
+        }
+    })
+}
+
+unsafe extern "C" fn freectx(vctx: *mut c_void) {
+    guard((), || {
+        if !vctx.is_null() {
+            // SAFETY: a pointer from Box::into_raw in newctx/dupctx, freed
+            // once (OpenSSL calls freectx once per context).
+            drop(unsafe { Box::from_raw(vctx as *mut Ctx) });
+        }
+    })
+}
+
+/// Writes the context parameters asked for; false on the first failure.
+///
+/// # Safety
+/// `params` is NULL or OpenSSL's terminated array.
+unsafe fn get_ctx_params_of(ctx: &mut Ctx, params: *mut OsslParam) -> bool {
+    // SAFETY (every call below): `params` per the contract; an element
+    // `locate` returns is valid; the octets we point OCTET_PTRs at live
+    // in the boxed context.
+    unsafe {
+        match &ctx.inner {
+            Inner::Block(b) => {
+                ctx.iv_out = b.updated_iv();
+                let ivlen = b.ivlen();
+                params::put_u64(params, ffi::CIPHER_IVLEN, ivlen as u64)
+                    && params::put_u64(params, ffi::CIPHER_PADDING, b.padding() as u64)
+                    && params::locate(params, ffi::CIPHER_IV)
+                        .is_none_or(|p| params::set_octets(p, b.original_iv()))
+                    && params::locate(params, ffi::CIPHER_UPDATED_IV)
+                        .is_none_or(|p| params::set_octets(p, &ctx.iv_out[..ivlen]))
+                    && params::put_u64(params, ffi::CIPHER_NUM, b.num() as u64)
+                    && params::put_u64(params, ffi::CIPHER_KEYLEN, b.keylen as u64)
+            }
+            Inner::Gcm(g) => {
+                let iv_ok = |key: &CStr| {
+                    params::locate(params, key).is_none_or(|p| match g.iv() {
+                        Some(iv)
+                            if iv.len() <= (*p).data_size
+                                || (*p).data_type == ffi::PARAM_OCTET_PTR =>
+                        {
+                            params::set_octets(p, iv)
+                        }
+                        _ => false,
+                    })
+                };
+                params::put_u64(params, ffi::CIPHER_IVLEN, g.ivlen() as u64)
+                    && params::put_u64(params, ffi::CIPHER_KEYLEN, g.keylen as u64)
+                    && params::put_u64(params, ffi::CIPHER_AEAD_TAGLEN, g.taglen() as u64)
+                    && iv_ok(ffi::CIPHER_IV)
+                    && iv_ok(ffi::CIPHER_UPDATED_IV)
+                    && params::locate(params, ffi::CIPHER_AEAD_TAG).is_none_or(|p| {
+                        match g.get_tag((*p).data_size) {
+                            Ok(tag) => params::set_octets(p, tag),
+                            Err(_) => false,
+                        }
+                    })
+            }
+        }
+    }
+}
+
+/// Applies the context parameters given; false on the first failure.
+///
+/// # Safety
+/// `params` is NULL or OpenSSL's terminated array.
+unsafe fn set_ctx_params_of(ctx: &mut Ctx, params: *const OsslParam) -> bool {
+    // SAFETY (every call below): `params` per the contract; an element
+    // `locate` returns is valid, its data readable for its size.
+    unsafe {
+        match &mut ctx.inner {
+            Inner::Block(b) => {
+                if let Some(p) = params::locate(params, ffi::CIPHER_PADDING) {
+                    match params::get_u64(p) {
+                        Some(v) if v <= u32::MAX as u64 => b.set_padding(v != 0),
+                        _ => return false,
+                    }
+                }
+                if let Some(p) = params::locate(params, ffi::CIPHER_NUM) {
+                    match params::get_u64(p).and_then(|v| u32::try_from(v).ok()) {
+                        Some(v) if b.set_num(v).is_ok() => {}
+                        _ => return false,
+                    }
+                }
+                true
+            }
+            Inner::Gcm(g) => {
+                if let Some(p) = params::locate(params, ffi::CIPHER_AEAD_TAG) {
+                    match params::get_octets(p) {
+                        Some(tag) if g.set_tag(tag).is_ok() => {}
+                        _ => return false,
+                    }
+                }
+                if let Some(p) = params::locate(params, ffi::CIPHER_IVLEN) {
+                    match params::get_u64(p).and_then(|v| usize::try_from(v).ok()) {
+                        Some(v) if g.set_ivlen(v).is_ok() => {}
+                        _ => return false,
+                    }
+                }
+                true
+            }
+        }
+    }
+}
+
+unsafe extern "C" fn get_ctx_params(vctx: *mut c_void, params: *mut OsslParam) -> c_int {
+    guard(0, || {
+        // SAFETY: OpenSSL passes the context it got from us and its array.
+        match unsafe { ctx_mut(vctx) } {
+            Some(ctx) => (unsafe { get_ctx_params_of(ctx, params) }) as c_int,
+            None => 0,
+        }
+    })
+}
+
+unsafe extern "C" fn set_ctx_params(vctx: *mut c_void, params: *const OsslParam) -> c_int {
+    guard(0, || {
+        // SAFETY: OpenSSL passes the context it got from us and its array.
+        match unsafe { ctx_mut(vctx) } {
+            Some(ctx) => (unsafe { set_ctx_params_of(ctx, params) }) as c_int,
+            None => 0,
+        }
+    })
+}
+
+type NewCtx = unsafe extern "C" fn(*mut c_void) -> *mut c_void;
+type Init = unsafe extern "C" fn(
+    *mut c_void,
+    *const u8,
+    usize,
+    *const u8,
+    usize,
+    *const OsslParam,
+) -> c_int;
+type Update =
+    unsafe extern "C" fn(*mut c_void, *mut u8, *mut usize, usize, *const u8, usize) -> c_int;
+type Final = unsafe extern "C" fn(*mut c_void, *mut u8, *mut usize, usize) -> c_int;
+type FreeCtx = unsafe extern "C" fn(*mut c_void);
+type DupCtx = unsafe extern "C" fn(*mut c_void) -> *mut c_void;
+type GetParams = unsafe extern "C" fn(*mut OsslParam) -> c_int;
+type GetCtxParams = unsafe extern "C" fn(*mut c_void, *mut OsslParam) -> c_int;
+type SetCtxParams = unsafe extern "C" fn(*mut c_void, *const OsslParam) -> c_int;
+type Gettable = unsafe extern "C" fn(*mut c_void) -> *const OsslParam;
+type GettableCtx = unsafe extern "C" fn(*mut c_void, *mut c_void) -> *const OsslParam;
+
+/// One algorithm: its info, `newctx`, `get_params` and dispatch table.
+macro_rules! algorithm {
+    ($m:ident, $kind:expr, $keylen:expr, $gettable_ctx:path, $settable_ctx:path) => {
+        mod $m {
+            use super::*;
+
+            pub(super) static INFO: AlgInfo = AlgInfo {
+                kind: $kind,
+                keylen: $keylen,
+            };
+
+            unsafe extern "C" fn newctx(_provctx: *mut c_void) -> *mut c_void {
+                guard(ptr::null_mut(), || super::newctx(&INFO))
+            }
+
+            unsafe extern "C" fn get_params(params: *mut OsslParam) -> c_int {
+                // SAFETY: OpenSSL's terminated array (or NULL).
+                guard(0, || unsafe { alg_get_params(&INFO, params) })
+            }
+
+            pub(super) static DISPATCH: DispatchTable<15> = DispatchTable([
+                dispatch!(ffi::FUNC_CIPHER_NEWCTX, newctx, NewCtx),
+                dispatch!(ffi::FUNC_CIPHER_ENCRYPT_INIT, encrypt_init, Init),
+                dispatch!(ffi::FUNC_CIPHER_DECRYPT_INIT, decrypt_init, Init),
+                dispatch!(ffi::FUNC_CIPHER_UPDATE, update, Update),
+                dispatch!(ffi::FUNC_CIPHER_FINAL, final_, Final),
+                dispatch!(ffi::FUNC_CIPHER_CIPHER, cipher, Update),
+                dispatch!(ffi::FUNC_CIPHER_FREECTX, freectx, FreeCtx),
+                dispatch!(ffi::FUNC_CIPHER_DUPCTX, newctx_dup, DupCtx),
+                dispatch!(ffi::FUNC_CIPHER_GET_PARAMS, get_params, GetParams),
+                dispatch!(
+                    ffi::FUNC_CIPHER_GET_CTX_PARAMS,
+                    get_ctx_params,
+                    GetCtxParams
+                ),
+                dispatch!(
+                    ffi::FUNC_CIPHER_SET_CTX_PARAMS,
+                    set_ctx_params,
+                    SetCtxParams
+                ),
+                dispatch!(ffi::FUNC_CIPHER_GETTABLE_PARAMS, gettable_params, Gettable),
+                dispatch!(
+                    ffi::FUNC_CIPHER_GETTABLE_CTX_PARAMS,
+                    $gettable_ctx,
+                    GettableCtx
+                ),
+                dispatch!(
+                    ffi::FUNC_CIPHER_SETTABLE_CTX_PARAMS,
+                    $settable_ctx,
+                    GettableCtx
+                ),
+                DISPATCH_END,
+            ]);
+        }
+    };
+}
+
+algorithm!(
+    aes128ecb,
+    Kind::Block(Mode::Ecb),
+    16,
+    block_gettable_ctx,
+    block_settable_ctx
+);
+algorithm!(
+    aes192ecb,
+    Kind::Block(Mode::Ecb),
+    24,
+    block_gettable_ctx,
+    block_settable_ctx
+);
+algorithm!(
+    aes256ecb,
+    Kind::Block(Mode::Ecb),
+    32,
+    block_gettable_ctx,
+    block_settable_ctx
+);
+algorithm!(
+    aes128cbc,
+    Kind::Block(Mode::Cbc),
+    16,
+    block_gettable_ctx,
+    block_settable_ctx
+);
+algorithm!(
+    aes192cbc,
+    Kind::Block(Mode::Cbc),
+    24,
+    block_gettable_ctx,
+    block_settable_ctx
+);
+algorithm!(
+    aes256cbc,
+    Kind::Block(Mode::Cbc),
+    32,
+    block_gettable_ctx,
+    block_settable_ctx
+);
+algorithm!(
+    aes128ctr,
+    Kind::Block(Mode::Ctr),
+    16,
+    block_gettable_ctx,
+    block_settable_ctx
+);
+algorithm!(
+    aes192ctr,
+    Kind::Block(Mode::Ctr),
+    24,
+    block_gettable_ctx,
+    block_settable_ctx
+);
+algorithm!(
+    aes256ctr,
+    Kind::Block(Mode::Ctr),
+    32,
+    block_gettable_ctx,
+    block_settable_ctx
+);
+algorithm!(aes128gcm, Kind::Gcm, 16, gcm_gettable_ctx, gcm_settable_ctx);
+algorithm!(aes192gcm, Kind::Gcm, 24, gcm_gettable_ctx, gcm_settable_ctx);
+algorithm!(aes256gcm, Kind::Gcm, 32, gcm_gettable_ctx, gcm_settable_ctx);
+
+/// The provider's property definition.
+const PROPERTY: &CStr = c"provider=aesx";
+
+const fn alg(names: &'static CStr, table: &'static DispatchTable<15>) -> OsslAlgorithm {
+    OsslAlgorithm {
+        algorithm_names: names.as_ptr(),
+        property_definition: PROPERTY.as_ptr(),
+        implementation: table.0.as_ptr(),
+        algorithm_description: ptr::null(),
+    }
+}
+
+#[repr(transparent)]
+struct AlgList<const N: usize>([OsslAlgorithm; N]);
+
+// SAFETY: immutable, pointing only at 'static strings and tables.
+unsafe impl<const N: usize> Sync for AlgList<N> {}
+
+/// The names, aliases and OIDs are the default provider's
+/// (`providers/defltprov.c`, `implementations/include/prov/names.h`).
+static ALGORITHMS: AlgList<13> = AlgList([
+    alg(c"AES-256-ECB:2.16.840.1.101.3.4.1.41", &aes256ecb::DISPATCH),
+    alg(c"AES-192-ECB:2.16.840.1.101.3.4.1.21", &aes192ecb::DISPATCH),
+    alg(c"AES-128-ECB:2.16.840.1.101.3.4.1.1", &aes128ecb::DISPATCH),
+    alg(
+        c"AES-256-CBC:AES256:2.16.840.1.101.3.4.1.42",
+        &aes256cbc::DISPATCH,
+    ),
+    alg(
+        c"AES-192-CBC:AES192:2.16.840.1.101.3.4.1.22",
+        &aes192cbc::DISPATCH,
+    ),
+    alg(
+        c"AES-128-CBC:AES128:2.16.840.1.101.3.4.1.2",
+        &aes128cbc::DISPATCH,
+    ),
+    alg(c"AES-256-CTR", &aes256ctr::DISPATCH),
+    alg(c"AES-192-CTR", &aes192ctr::DISPATCH),
+    alg(c"AES-128-CTR", &aes128ctr::DISPATCH),
+    alg(
+        c"AES-256-GCM:id-aes256-GCM:2.16.840.1.101.3.4.1.46",
+        &aes256gcm::DISPATCH,
+    ),
+    alg(
+        c"AES-192-GCM:id-aes192-GCM:2.16.840.1.101.3.4.1.26",
+        &aes192gcm::DISPATCH,
+    ),
+    alg(
+        c"AES-128-GCM:id-aes128-GCM:2.16.840.1.101.3.4.1.6",
+        &aes128gcm::DISPATCH,
+    ),
+    OsslAlgorithm {
+        algorithm_names: ptr::null::<c_char>(),
+        property_definition: ptr::null(),
+        implementation: ptr::null(),
+        algorithm_description: ptr::null(),
+    },
+]);
+
+/// The cipher algorithms, for `query_operation`.
+pub(crate) fn algorithms() -> *const OsslAlgorithm {
+    ALGORITHMS.0.as_ptr()
+}
+
+/// Every algorithm's info, for tests.
+#[cfg(test)]
+fn infos() -> [&'static AlgInfo; 12] {
+    [
+        &aes256ecb::INFO,
+        &aes192ecb::INFO,
+        &aes128ecb::INFO,
+        &aes256cbc::INFO,
+        &aes192cbc::INFO,
+        &aes128cbc::INFO,
+        &aes256ctr::INFO,
+        &aes192ctr::INFO,
+        &aes128ctr::INFO,
+        &aes256gcm::INFO,
+        &aes192gcm::INFO,
+        &aes128gcm::INFO,
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_names_match_the_infos() {
+        for (a, info) in ALGORITHMS.0.iter().zip(infos()) {
+            // SAFETY: 'static C strings of the table.
+            let names = unsafe { CStr::from_ptr(a.algorithm_names) }
+                .to_str()
+                .unwrap();
+            let first = names.split(':').next().unwrap();
+            let bits = first[4..7].parse::<usize>().unwrap();
+            assert_eq!(bits / 8, info.keylen, "{names}");
+            let mode = match info.kind {
+                Kind::Block(Mode::Ecb) => "ECB",
+                Kind::Block(Mode::Cbc) => "CBC",
+                Kind::Block(Mode::Ctr) => "CTR",
+                Kind::Gcm => "GCM",
+            };
+            assert!(first.ends_with(mode), "{names}");
+        }
+        assert!(ALGORITHMS.0[12].algorithm_names.is_null());
+    }
+
+    #[test]
+    fn overlapping_buffers_are_copied_equal_ones_in_place() {
+        let mut buf = [1u8, 2, 3, 4, 5, 6, 7, 8];
+        let p = buf.as_mut_ptr();
+        let mut copy = Vec::new();
+        // SAFETY: all ranges lie inside `buf`.
+        unsafe {
+            assert!(matches!(make_io(p, 4, p, 4, &mut copy), Some(Io::InPlace(b)) if b.len() == 4));
+            assert!(matches!(make_io(p, 6, p, 4, &mut copy), Some(Io::InPlace(b)) if b.len() == 6));
+            match make_io(p.add(2), 4, p, 4, &mut copy) {
+                Some(Io::Split { src, .. }) => assert_eq!(src, &[1, 2, 3, 4]),
+                _ => panic!("split expected"),
+            }
+            assert_eq!(copy, [1, 2, 3, 4]);
+            assert!(make_io(ptr::null_mut(), 4, p, 4, &mut copy).is_none());
+            assert!(make_io(p, 4, ptr::null(), 4, &mut copy).is_none());
+            assert!(matches!(
+                make_io(ptr::null_mut(), 0, ptr::null(), 0, &mut copy),
+                Some(Io::Split { .. })
+            ));
+        }
+    }
+}

@@ -1,0 +1,795 @@
+/*
+ * The aesx provider's C harness: loads the provider from a directory into a
+ * fresh OSSL_LIB_CTX beside OpenSSL's default provider and checks it
+ *   1. reports itself (name, version, status, backend, aesx-bytes counter);
+ *   2. describes every cipher as the default provider does (names and
+ *      aliases, mode, key/IV/block lengths, flags, gettable parameters);
+ *   3. passes OpenSSL's own cipher test data (evpciph_aes_common.txt, the
+ *      stanzas of the ciphers it implements, expected failures included),
+ *      whole and split at every offset of the data and the AAD;
+ *   4. gives the default provider's output, tag, updated IV and num for
+ *      random keys, IVs and lengths, split at every offset of small messages
+ *      and at random offsets of large ones, padding on and off, in place and
+ *      out of place, and with the context duplicated mid-stream;
+ *   5. refuses what the default provider refuses (misuse).
+ * Usage: harness PROVIDER_DIR EVP_TEST_FILE
+ * Exits 0 when every check passed; prints one line per failure.
+ */
+#include <ctype.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <openssl/core_names.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+#include <openssl/provider.h>
+
+static OSSL_LIB_CTX *lib;
+static OSSL_PROVIDER *prov_aesx, *prov_default;
+static long failures, checks;
+
+#define CHECK(cond, ...)                                                   \
+    do {                                                                   \
+        checks++;                                                          \
+        if (!(cond)) {                                                     \
+            failures++;                                                    \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);          \
+            fprintf(stderr, __VA_ARGS__);                                  \
+            fputc('\n', stderr);                                           \
+            if (failures > 50) {                                           \
+                fprintf(stderr, "too many failures\n");                    \
+                exit(1);                                                   \
+            }                                                              \
+        }                                                                  \
+    } while (0)
+
+static const char *NAMES[] = {
+    "AES-128-ECB", "AES-192-ECB", "AES-256-ECB", "AES-128-CBC",
+    "AES-192-CBC", "AES-256-CBC", "AES-128-CTR", "AES-192-CTR",
+    "AES-256-CTR", "AES-128-GCM", "AES-192-GCM", "AES-256-GCM",
+};
+#define NCIPHERS (sizeof(NAMES) / sizeof(NAMES[0]))
+
+/* A small deterministic generator, so that a failure can be replayed. */
+static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
+static uint64_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+static void fill(unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = (unsigned char)rnd();
+}
+
+static uint64_t aesx_bytes(void)
+{
+    uint64_t v = 0;
+    OSSL_PARAM p[2] = {OSSL_PARAM_construct_uint64("aesx-bytes", &v),
+                       OSSL_PARAM_construct_end()};
+    if (!OSSL_PROVIDER_get_params(prov_aesx, p))
+        return 0;
+    return v;
+}
+
+static EVP_CIPHER *fetch(const char *name, const char *prov)
+{
+    char q[64];
+    snprintf(q, sizeof(q), "provider=%s", prov);
+    return EVP_CIPHER_fetch(lib, name, q);
+}
+
+/* ---- 1. the provider itself ---------------------------------------- */
+
+static void check_provider(void)
+{
+    char *name = NULL, *version = NULL, *build = NULL, *backend = NULL;
+    int status = 0;
+    OSSL_PARAM p[] = {
+        OSSL_PARAM_construct_utf8_ptr(OSSL_PROV_PARAM_NAME, &name, 0),
+        OSSL_PARAM_construct_utf8_ptr(OSSL_PROV_PARAM_VERSION, &version, 0),
+        OSSL_PARAM_construct_utf8_ptr(OSSL_PROV_PARAM_BUILDINFO, &build, 0),
+        OSSL_PARAM_construct_int(OSSL_PROV_PARAM_STATUS, &status),
+        OSSL_PARAM_construct_utf8_ptr("aesx-backend", &backend, 0),
+        OSSL_PARAM_construct_end()};
+    CHECK(strcmp(OSSL_PROVIDER_get0_name(prov_aesx), "aesx") == 0, "provider name");
+    CHECK(OSSL_PROVIDER_get_params(prov_aesx, p), "provider get_params");
+    CHECK(name && strcmp(name, "aesx") == 0, "name param %s", name ? name : "(null)");
+    CHECK(version && *version, "version");
+    CHECK(build && strstr(build, "aesx"), "buildinfo");
+    CHECK(status == 1, "status %d", status);
+    CHECK(backend != NULL, "backend param");
+    const char *want = getenv("AESX_BACKEND");
+    if (want && *want && backend)
+        CHECK(strcasecmp(want, backend) == 0, "backend %s, AESX_BACKEND %s", backend, want);
+    printf("provider: %s %s (%s), backend %s\n", name, version, build, backend ? backend : "?");
+    CHECK(OSSL_PROVIDER_gettable_params(prov_aesx) != NULL, "gettable params");
+}
+
+/* ---- 2. algorithm descriptions ---------------------------------------- */
+
+static void collect_name(const char *name, void *arg)
+{
+    char *buf = arg;
+    size_t n = strlen(buf);
+    snprintf(buf + n, 512 - n, "%s;", name);
+    for (char *c = buf + n; *c; c++)
+        *c = (char)toupper((unsigned char)*c);
+}
+
+static int has_name(const char *list, const char *name)
+{
+    char want[128];
+    snprintf(want, sizeof(want), "%s;", name);
+    for (const char *p = list; (p = strstr(p, want)) != NULL; p++)
+        if (p == list || p[-1] == ';')
+            return 1;
+    return 0;
+}
+
+static void same_names(const char *a, const char *b, const char *what)
+{
+    char tmp[512];
+    strncpy(tmp, a, sizeof(tmp) - 1);
+    tmp[sizeof(tmp) - 1] = 0;
+    for (char *tok = strtok(tmp, ";"); tok; tok = strtok(NULL, ";"))
+        CHECK(has_name(b, tok), "%s: name %s missing on one side", what, tok);
+}
+
+static void same_param_keys(const OSSL_PARAM *a, const OSSL_PARAM *b, int subset, const char *what)
+{
+    /* every key of a is in b, with the same type; and the reverse unless
+     * `subset` (the default's lists hold TLS keys not implemented yet) */
+    for (int pass = 0; pass < (subset ? 1 : 2); pass++) {
+        const OSSL_PARAM *x = pass ? b : a, *y = pass ? a : b;
+        for (; x && x->key; x++) {
+            const OSSL_PARAM *m = OSSL_PARAM_locate_const(y, x->key);
+            CHECK(m != NULL, "%s: param %s missing", what, x->key);
+            if (m)
+                CHECK(m->data_type == x->data_type, "%s: param %s type %u vs %u", what,
+                      x->key, x->data_type, m->data_type);
+        }
+    }
+}
+
+static void check_descriptions(void)
+{
+    for (size_t i = 0; i < NCIPHERS; i++) {
+        EVP_CIPHER *a = fetch(NAMES[i], "aesx"), *d = fetch(NAMES[i], "default");
+        CHECK(a && d, "fetch %s", NAMES[i]);
+        if (!a || !d)
+            continue;
+        CHECK(strcmp(OSSL_PROVIDER_get0_name(EVP_CIPHER_get0_provider(a)), "aesx") == 0,
+              "%s from aesx", NAMES[i]);
+        CHECK(EVP_CIPHER_get_mode(a) == EVP_CIPHER_get_mode(d), "%s mode", NAMES[i]);
+        CHECK(EVP_CIPHER_get_key_length(a) == EVP_CIPHER_get_key_length(d), "%s keylen", NAMES[i]);
+        CHECK(EVP_CIPHER_get_iv_length(a) == EVP_CIPHER_get_iv_length(d), "%s ivlen", NAMES[i]);
+        CHECK(EVP_CIPHER_get_block_size(a) == EVP_CIPHER_get_block_size(d), "%s block", NAMES[i]);
+        CHECK(EVP_CIPHER_get_flags(a) == EVP_CIPHER_get_flags(d), "%s flags %lx vs %lx", NAMES[i],
+              EVP_CIPHER_get_flags(a), EVP_CIPHER_get_flags(d));
+        CHECK(EVP_CIPHER_get_nid(a) == EVP_CIPHER_get_nid(d), "%s nid", NAMES[i]);
+        char na[512] = "", nd[512] = "";
+        EVP_CIPHER_names_do_all(a, collect_name, na);
+        EVP_CIPHER_names_do_all(d, collect_name, nd);
+        same_names(na, nd, NAMES[i]);
+        same_names(nd, na, NAMES[i]);
+        same_param_keys(EVP_CIPHER_gettable_params(a), EVP_CIPHER_gettable_params(d), 0, NAMES[i]);
+        same_param_keys(EVP_CIPHER_gettable_ctx_params(a), EVP_CIPHER_gettable_ctx_params(d), 1,
+                        NAMES[i]);
+        same_param_keys(EVP_CIPHER_settable_ctx_params(a), EVP_CIPHER_settable_ctx_params(d), 1,
+                        NAMES[i]);
+        EVP_CIPHER_free(a);
+        EVP_CIPHER_free(d);
+    }
+}
+
+/* ---- one run of a cipher ------------------------------------------- */
+
+typedef struct {
+    const unsigned char *key, *iv, *aad, *in, *tag;
+    int ivlen, aadlen, aadcut, inl, taglen; /* taglen: tag to set (decrypt) */
+    const int *cuts;                        /* ncuts ascending offsets */
+    int ncuts;
+    int enc, pad, inplace, dup_at; /* dup after piece dup_at (-1: never) */
+    int tag_late;                  /* set the tag after the AAD */
+} job;
+
+typedef struct {
+    int step; /* 0: success; else the failing step (see run) */
+    unsigned char out[(1 << 20) + 256];
+    int outl;
+    unsigned char tag[16];
+    unsigned char updated_iv[16];
+    unsigned int num;
+} outcome;
+
+static outcome res_a, res_d;
+
+/* Returns through `r`: step 1 init, 2 ivlen, 3 tag set, 4 key/iv,
+ * 5 AAD, 6 update, 7 final, 8 tag get, 9 dup. */
+static void run(EVP_CIPHER *c, const job *j, outcome *r)
+{
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    int aead = (EVP_CIPHER_get_flags(c) & EVP_CIPH_FLAG_AEAD_CIPHER) != 0;
+    int l = 0, pos = 0, inpos = 0;
+    unsigned char *buf = r->out;
+    memset(r->tag, 0, sizeof(r->tag));
+    r->outl = 0;
+    r->step = 1;
+    if (!EVP_CipherInit_ex(ctx, c, NULL, NULL, NULL, j->enc))
+        goto done;
+    r->step = 2;
+    if (aead && j->ivlen != EVP_CIPHER_get_iv_length(c)
+        && !EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_IVLEN, j->ivlen, NULL))
+        goto done;
+    r->step = 3;
+    if (aead && !j->enc && j->tag && !j->tag_late
+        && !EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, j->taglen, (void *)j->tag))
+        goto done;
+    r->step = 4;
+    if (!EVP_CipherInit_ex(ctx, NULL, NULL, j->key, j->iv, j->enc))
+        goto done;
+    EVP_CIPHER_CTX_set_padding(ctx, j->pad);
+    r->step = 5;
+    if (aead && j->aadlen >= 0) {
+        if (!EVP_CipherUpdate(ctx, NULL, &l, j->aad, j->aadcut)
+            || !EVP_CipherUpdate(ctx, NULL, &l, j->aad + j->aadcut, j->aadlen - j->aadcut))
+            goto done;
+    }
+    r->step = 3;
+    if (aead && !j->enc && j->tag && j->tag_late
+        && !EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, j->taglen, (void *)j->tag))
+        goto done;
+    if (j->inplace)
+        memcpy(buf, j->in, j->inl);
+    for (int k = 0; k <= j->ncuts; k++) {
+        int end = k < j->ncuts ? j->cuts[k] : j->inl;
+        const unsigned char *src = j->inplace ? buf + inpos : j->in + inpos;
+        r->step = 6;
+        if (!EVP_CipherUpdate(ctx, buf + pos, &l, src, end - inpos))
+            goto done;
+        pos += l;
+        inpos = end;
+        if (k == j->dup_at) {
+            EVP_CIPHER_CTX *d = EVP_CIPHER_CTX_new();
+            r->step = 9;
+            if (!EVP_CIPHER_CTX_copy(d, ctx)) {
+                EVP_CIPHER_CTX_free(d);
+                goto done;
+            }
+            EVP_CIPHER_CTX_free(ctx);
+            ctx = d;
+        }
+    }
+    r->step = 7;
+    if (!EVP_CipherFinal_ex(ctx, buf + pos, &l))
+        goto done;
+    pos += l;
+    r->step = 8;
+    if (aead && j->enc && !EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, r->tag))
+        goto done;
+    r->outl = pos;
+    memset(r->updated_iv, 0, 16);
+    if (!aead) {
+        EVP_CIPHER_CTX_get_updated_iv(ctx, r->updated_iv, EVP_CIPHER_CTX_get_iv_length(ctx));
+        r->num = (unsigned)EVP_CIPHER_CTX_get_num(ctx);
+    }
+    r->step = 0;
+done:
+    EVP_CIPHER_CTX_free(ctx);
+    ERR_clear_error();
+}
+
+/* Runs `j` on both providers and compares everything. */
+static int compare(EVP_CIPHER *a, EVP_CIPHER *d, const job *j, const char *what)
+{
+    run(a, j, &res_a);
+    run(d, j, &res_d);
+    int aead = (EVP_CIPHER_get_flags(a) & EVP_CIPH_FLAG_AEAD_CIPHER) != 0;
+    int ok = res_a.step == res_d.step;
+    if (ok && res_a.step == 0) {
+        ok = res_a.outl == res_d.outl && memcmp(res_a.out, res_d.out, res_a.outl) == 0
+             && memcmp(res_a.tag, res_d.tag, 16) == 0;
+        if (!aead)
+            ok = ok && memcmp(res_a.updated_iv, res_d.updated_iv, 16) == 0
+                 && res_a.num == res_d.num;
+    }
+    CHECK(ok, "%s: len %d cuts %d(%d..) enc %d pad %d inplace %d dup %d: aesx step %d len %d, "
+              "default step %d len %d",
+          what, j->inl, j->ncuts, j->ncuts ? j->cuts[0] : -1, j->enc, j->pad, j->inplace,
+          j->dup_at, res_a.step, res_a.outl, res_d.step, res_d.outl);
+    return ok;
+}
+
+/* ---- 3. OpenSSL's test data ---------------------------------------- */
+
+typedef struct {
+    char cipher[64], op[16], result[64];
+    unsigned char *key, *iv, *pt, *ct, *tag, *aad, *next_iv;
+    long keyl, ivl, ptl, ctl, tagl, aadl, next_ivl;
+    int fips_only, tag_late, line;
+} stanza;
+
+static unsigned char *unhex(const char *s, long *len)
+{
+    if (*s == 0) {
+        *len = 0;
+        return calloc(1, 1);
+    }
+    return OPENSSL_hexstr2buf(s, len);
+}
+
+static void stanza_free(stanza *s)
+{
+    OPENSSL_free(s->key), OPENSSL_free(s->iv), OPENSSL_free(s->pt), OPENSSL_free(s->ct);
+    OPENSSL_free(s->tag), OPENSSL_free(s->aad), OPENSSL_free(s->next_iv);
+    memset(s, 0, sizeof(*s));
+}
+
+static int implemented(const char *name)
+{
+    for (size_t i = 0; i < NCIPHERS; i++)
+        if (strcasecmp(name, NAMES[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* evp_test's cipher_test_enc, step names as its t->err. */
+static const char *evp_case(EVP_CIPHER *c, const stanza *s, int enc, int frag)
+{
+    int aead = (EVP_CIPHER_get_flags(c) & EVP_CIPH_FLAG_AEAD_CIPHER) != 0;
+    const unsigned char *in = enc ? s->pt : s->ct, *want = enc ? s->ct : s->pt;
+    long inl = enc ? s->ptl : s->ctl, wantl = enc ? s->ctl : s->ptl;
+    unsigned char out[4096], tag[16], iv[128];
+    int l, total = 0;
+    const char *err = "INIT_ERROR";
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new(), *dup;
+    if (!EVP_CipherInit_ex(ctx, c, NULL, NULL, NULL, enc))
+        goto out;
+    err = "INVALID_IV_LENGTH";
+    if (s->iv && aead && !EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_IVLEN, (int)s->ivl, NULL))
+        goto out;
+    err = "TAG_SET_ERROR";
+    if (aead && !enc && !s->tag_late
+        && !EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, (int)s->tagl, s->tag))
+        goto out;
+    err = "INVALID_KEY_LENGTH";
+    if (!EVP_CIPHER_CTX_set_key_length(ctx, (int)s->keyl))
+        goto out;
+    err = "KEY_SET_ERROR";
+    if (!EVP_CipherInit_ex(ctx, NULL, NULL, s->key, s->iv, -1))
+        goto out;
+    err = "INVALID_IV";
+    if (s->iv && (!EVP_CIPHER_CTX_get_updated_iv(ctx, iv, sizeof(iv))
+                  || (!(EVP_CIPHER_get_flags(c) & EVP_CIPH_CUSTOM_IV)
+                      && memcmp(iv, s->iv, s->ivl) != 0)))
+        goto out;
+    dup = EVP_CIPHER_CTX_new();
+    if (EVP_CIPHER_CTX_copy(dup, ctx)) {
+        EVP_CIPHER_CTX_free(ctx);
+        ctx = dup;
+    } else {
+        EVP_CIPHER_CTX_free(dup);
+    }
+    EVP_CIPHER_CTX_set_padding(ctx, 0);
+    err = "AAD_SET_ERROR";
+    if (aead && s->aad) {
+        for (long k = 0; k < s->aadl;) {
+            long n = frag ? 1 : s->aadl;
+            if (!EVP_CipherUpdate(ctx, NULL, &l, s->aad + k, (int)n))
+                goto out;
+            k += n;
+        }
+    }
+    err = "TAG_SET_ERROR";
+    if (aead && !enc && s->tag_late
+        && !EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, (int)s->tagl, s->tag))
+        goto out;
+    err = "CIPHERUPDATE_ERROR";
+    if (inl + 32 > (long)sizeof(out))
+        goto out;
+    for (long k = 0; k < inl || (k == 0 && inl == 0);) {
+        long n = frag ? (k == 0 ? 1 : (inl - k > 7 ? 7 : inl - k)) : inl;
+        if (n > inl - k)
+            n = inl - k;
+        if (!EVP_CipherUpdate(ctx, out + total, &l, in + k, (int)n))
+            goto out;
+        total += l;
+        k += n;
+        if (inl == 0)
+            break;
+    }
+    err = "CIPHERFINAL_ERROR";
+    if (!EVP_CipherFinal_ex(ctx, out + total, &l))
+        goto out;
+    total += l;
+    err = "VALUE_MISMATCH";
+    if (total != wantl || memcmp(out, want, total) != 0)
+        goto out;
+    err = "TAG_VALUE_MISMATCH";
+    if (enc && aead
+        && (!EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, (int)s->tagl, tag)
+            || memcmp(tag, s->tag, s->tagl) != 0))
+        goto out;
+    err = "INVALID_NEXT_IV";
+    if (s->next_iv && (!EVP_CIPHER_CTX_get_updated_iv(ctx, iv, sizeof(iv))
+                       || memcmp(iv, s->next_iv, s->next_ivl) != 0))
+        goto out;
+    err = "";
+out:
+    EVP_CIPHER_CTX_free(ctx);
+    ERR_clear_error();
+    return err;
+}
+
+static void run_evp_file(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    CHECK(f != NULL, "open %s", path);
+    if (!f)
+        return;
+    char line[16384];
+    stanza s = {0};
+    int lineno = 0, in_stanza = 0, ran = 0, skipped = 0, expected_failures = 0;
+    for (;;) {
+        char *got = fgets(line, sizeof(line), f);
+        lineno++;
+        char *p = got ? line : NULL;
+        if (p) {
+            p[strcspn(p, "\r\n")] = 0;
+            if (p[0] == '#')
+                continue;
+        }
+        if (!p || p[0] == 0) {
+            if (in_stanza && s.cipher[0]) {
+                if (!implemented(s.cipher) || s.fips_only) {
+                    skipped++;
+                } else {
+                    EVP_CIPHER *c = fetch(s.cipher, "aesx");
+                    CHECK(c != NULL, "line %d: fetch %s", s.line, s.cipher);
+                    for (int enc = 1; c && enc >= 0; enc--) {
+                        if ((strcasecmp(s.op, "ENCRYPT") == 0 && !enc)
+                            || (strcasecmp(s.op, "DECRYPT") == 0 && enc))
+                            continue;
+                        if (enc && !s.pt)
+                            continue;
+                        for (int frag = 0; frag < 2; frag++) {
+                            const char *err = evp_case(c, &s, enc, frag);
+                            CHECK(strcmp(err, s.result) == 0,
+                                  "line %d %s %s frag %d: got '%s', want '%s'", s.line,
+                                  s.cipher, enc ? "enc" : "dec", frag, err, s.result);
+                            ran++;
+                            expected_failures += s.result[0] != 0;
+                        }
+                    }
+                    EVP_CIPHER_free(c);
+                }
+            }
+            stanza_free(&s);
+            in_stanza = 0;
+            if (!p)
+                break;
+            continue;
+        }
+        char *eq = strchr(p, '=');
+        if (!eq)
+            continue;
+        char *key = p, *val = eq + 1;
+        char *e = eq;
+        while (e > key && isspace((unsigned char)e[-1]))
+            e--;
+        *e = 0;
+        while (isspace((unsigned char)*val))
+            val++;
+        if (!in_stanza) {
+            in_stanza = 1;
+            s.line = lineno;
+        }
+        if (strcasecmp(key, "Cipher") == 0)
+            snprintf(s.cipher, sizeof(s.cipher), "%s", val);
+        else if (strcasecmp(key, "Operation") == 0)
+            snprintf(s.op, sizeof(s.op), "%s", val);
+        else if (strcasecmp(key, "Result") == 0)
+            snprintf(s.result, sizeof(s.result), "%s", val);
+        else if (strcasecmp(key, "Key") == 0)
+            s.key = unhex(val, &s.keyl);
+        else if (strcasecmp(key, "IV") == 0)
+            s.iv = unhex(val, &s.ivl);
+        else if (strcasecmp(key, "Plaintext") == 0)
+            s.pt = unhex(val, &s.ptl);
+        else if (strcasecmp(key, "Ciphertext") == 0)
+            s.ct = unhex(val, &s.ctl);
+        else if (strcasecmp(key, "Tag") == 0)
+            s.tag = unhex(val, &s.tagl);
+        else if (strcasecmp(key, "AAD") == 0)
+            s.aad = unhex(val, &s.aadl);
+        else if (strcasecmp(key, "NextIV") == 0)
+            s.next_iv = unhex(val, &s.next_ivl);
+        else if (strcasecmp(key, "SetTagLate") == 0)
+            s.tag_late = strcasecmp(val, "TRUE") == 0;
+        else if (strcasecmp(key, "Availablein") == 0)
+            s.fips_only = strcasecmp(val, "fips") == 0;
+    }
+    fclose(f);
+    printf("evp test data: %d cases run (%d expecting a failure), %d stanzas of other ciphers "
+           "skipped\n",
+           ran, expected_failures, skipped);
+    CHECK(ran > 300, "only %d cases ran", ran);
+    CHECK(expected_failures >= 6, "only %d expected failures", expected_failures);
+}
+
+/* ---- 4. differential tests ------------------------------------------ */
+
+static unsigned char inbuf[(1 << 20) + 256], ctbuf[(1 << 20) + 256];
+
+static void differential(size_t ci)
+{
+    EVP_CIPHER *a = fetch(NAMES[ci], "aesx"), *d = fetch(NAMES[ci], "default");
+    if (!a || !d) {
+        CHECK(0, "fetch %s", NAMES[ci]);
+        return;
+    }
+    int aead = (EVP_CIPHER_get_flags(a) & EVP_CIPH_FLAG_AEAD_CIPHER) != 0;
+    int padded_mode = EVP_CIPHER_get_block_size(a) > 1;
+    unsigned char key[32], iv[128], aad[64], tag[16];
+    int cuts[3];
+    static const int ivlens[] = {12, 1, 16, 64, 13};
+    long before = failures;
+    int runs = 0;
+    for (int len = 0; len <= 100; len++) {
+        for (int pad = 0; pad <= padded_mode; pad++) {
+            fill(key, sizeof(key));
+            fill(iv, sizeof(iv));
+            fill(aad, sizeof(aad));
+            fill(inbuf, len);
+            job j = {key, iv, aad, inbuf, NULL, 12, aead ? (int)(rnd() % 40) : -1, 0, len, 16,
+                     cuts, 0, 1, pad, 0, -1, 0};
+            if (!aead)
+                j.ivlen = EVP_CIPHER_get_iv_length(a);
+            else
+                j.ivlen = ivlens[len % 5];
+            j.aadcut = j.aadlen > 0 ? (int)(rnd() % (j.aadlen + 1)) : 0;
+            /* encrypt: whole, then split at every offset */
+            for (int cut = -1; cut <= len; cut++) {
+                j.ncuts = cut >= 0;
+                cuts[0] = cut;
+                j.inplace = cut >= 0 && (cut & 1);
+                j.dup_at = (cut >= 0 && cut % 3 == 0) ? 0 : -1;
+                compare(a, d, &j, NAMES[ci]);
+                runs++;
+            }
+            /* decrypt what the default provider produced */
+            j.enc = 1;
+            j.ncuts = 0;
+            j.inplace = 0;
+            j.dup_at = -1;
+            run(d, &j, &res_d);
+            if (res_d.step != 0)
+                continue;
+            memcpy(ctbuf, res_d.out, res_d.outl);
+            memcpy(tag, res_d.tag, 16);
+            j.enc = 0;
+            j.in = ctbuf;
+            j.inl = res_d.outl;
+            j.tag = aead ? tag : NULL;
+            j.taglen = aead ? (int[]){16, 12, 4, 1}[len % 4] : 16;
+            j.tag_late = len & 1;
+            for (int cut = -1; cut <= j.inl; cut++) {
+                j.ncuts = cut >= 0;
+                cuts[0] = cut;
+                j.inplace = cut >= 0 && !(cut & 1);
+                j.dup_at = (cut >= 0 && cut % 3 == 1) ? 0 : -1;
+                if (compare(a, d, &j, NAMES[ci]) && res_a.step == 0)
+                    CHECK(res_a.outl == len && memcmp(res_a.out, inbuf, len) == 0,
+                          "%s round trip len %d", NAMES[ci], len);
+                runs++;
+            }
+            if (aead) {
+                /* a wrong tag fails at final on both */
+                tag[len % 16 % j.taglen] ^= 0x40;
+                j.ncuts = 0;
+                compare(a, d, &j, NAMES[ci]);
+                CHECK(res_a.step == 7, "%s forged tag: step %d", NAMES[ci], res_a.step);
+                tag[len % 16 % j.taglen] ^= 0x40;
+                /* no tag: final fails on both */
+                j.tag = NULL;
+                compare(a, d, &j, NAMES[ci]);
+                CHECK(res_a.step == 7, "%s no tag: step %d", NAMES[ci], res_a.step);
+            } else if (padded_mode && pad) {
+                /* random "ciphertext": bad padding fails the same way */
+                j.ncuts = 0;
+                fill(ctbuf, (len / 16 + 1) * 16);
+                j.inl = (len / 16 + 1) * 16;
+                compare(a, d, &j, NAMES[ci]);
+                /* a length that is not whole blocks */
+                j.inl = len % 16 ? len : len + 1;
+                compare(a, d, &j, NAMES[ci]);
+            }
+        }
+    }
+    /* large messages, random three-way splits */
+    static const int big[] = {1000, 4099, 65536 + 5, (1 << 20) + 3};
+    for (size_t b = 0; b < sizeof(big) / sizeof(big[0]); b++) {
+        for (int rep = 0; rep < 3; rep++) {
+            int len = big[b] - (padded_mode ? big[b] % 16 * (rep == 0) : 0);
+            fill(key, sizeof(key));
+            fill(iv, sizeof(iv));
+            fill(inbuf, len);
+            cuts[0] = (int)(rnd() % (len + 1));
+            cuts[1] = cuts[0] + (int)(rnd() % (len - cuts[0] + 1));
+            cuts[2] = cuts[1] + (int)(rnd() % (len - cuts[1] + 1));
+            job j = {key, iv, aad, inbuf, NULL, aead ? 12 : EVP_CIPHER_get_iv_length(a),
+                     aead ? 33 : -1, 7, len, 16, cuts, 3, 1, rep != 0, rep == 1, rep == 2 ? 1 : -1, 0};
+            if (!compare(a, d, &j, NAMES[ci]))
+                continue;
+            memcpy(ctbuf, res_d.out, res_d.outl);
+            memcpy(tag, res_d.tag, 16);
+            j.enc = 0;
+            j.in = ctbuf;
+            j.inl = res_d.outl;
+            j.tag = aead ? tag : NULL;
+            for (int k = 0; k < 3; k++)
+                if (cuts[k] > j.inl)
+                    cuts[k] = j.inl;
+            compare(a, d, &j, NAMES[ci]);
+            runs += 2;
+        }
+    }
+    printf("differential %s: %d runs, %s\n", NAMES[ci], runs, failures == before ? "ok" : "FAILED");
+    EVP_CIPHER_free(a);
+    EVP_CIPHER_free(d);
+}
+
+/* ---- 5. misuse -------------------------------------------------------- */
+
+/* The result of a sequence of calls on one provider, as a bit pattern. */
+static int misuse_seq(EVP_CIPHER *c, int which)
+{
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    unsigned char key[32] = {1}, iv[16] = {2}, buf[64] = {0}, tag[16] = {0};
+    int l = 0, bits = 0;
+    int keyl = EVP_CIPHER_get_key_length(c);
+    switch (which) {
+    case 0: /* update and final with no key */
+        bits |= EVP_EncryptInit_ex(ctx, c, NULL, NULL, NULL);
+        bits |= EVP_EncryptUpdate(ctx, buf, &l, buf, 16) << 1;
+        bits |= EVP_EncryptFinal_ex(ctx, buf, &l) << 2;
+        break;
+    case 1: /* a key length that is not the cipher's */
+        bits |= EVP_EncryptInit_ex(ctx, c, NULL, NULL, NULL);
+        bits |= EVP_CIPHER_CTX_set_key_length(ctx, keyl + 8) << 1;
+        bits |= EVP_CIPHER_CTX_set_key_length(ctx, keyl) << 2;
+        break;
+    case 2: { /* IV lengths */
+        bits |= EVP_EncryptInit_ex(ctx, c, NULL, NULL, NULL);
+        bits |= EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_IVLEN, 0, NULL) << 1;
+        bits |= EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_IVLEN, 129, NULL) << 2;
+        size_t n = 7;
+        OSSL_PARAM p[2] = {OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_IVLEN, &n),
+                           OSSL_PARAM_construct_end()};
+        bits |= EVP_CIPHER_CTX_set_params(ctx, p) << 3;
+        bits |= (EVP_CIPHER_CTX_get_iv_length(ctx) == 7) << 4;
+        break;
+    }
+    case 3: /* tags: get before final, set when encrypting, get when decrypting */
+        bits |= EVP_EncryptInit_ex(ctx, c, NULL, key, iv);
+        bits |= EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag) << 1;
+        bits |= EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 16, tag) << 2;
+        bits |= EVP_EncryptFinal_ex(ctx, buf, &l) << 3;
+        bits |= EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 17, tag) << 4;
+        bits |= EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 4, tag) << 5;
+        bits |= EVP_EncryptUpdate(ctx, buf, &l, buf, 16) << 6; /* IV spent */
+        bits |= EVP_EncryptInit_ex(ctx, NULL, NULL, NULL, iv) << 7;
+        bits |= EVP_EncryptUpdate(ctx, buf, &l, buf, 16) << 8;
+        bits |= EVP_DecryptInit_ex(ctx, NULL, NULL, NULL, iv) << 9;
+        bits |= EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag) << 10;
+        bits |= EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 17, tag) << 11;
+        bits |= EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 0, tag) << 12;
+        break;
+    case 4: /* AAD after data, final twice */
+        bits |= EVP_EncryptInit_ex(ctx, c, NULL, key, iv);
+        bits |= EVP_EncryptUpdate(ctx, buf, &l, buf, 5) << 1;
+        bits |= EVP_EncryptUpdate(ctx, NULL, &l, buf, 5) << 2;
+        bits |= EVP_EncryptFinal_ex(ctx, buf, &l) << 3;
+        bits |= EVP_EncryptFinal_ex(ctx, buf, &l) << 4;
+        break;
+    case 5: /* no IV at all (GCM encryption draws one, decryption fails) */
+        bits |= EVP_EncryptInit_ex(ctx, c, NULL, key, NULL);
+        bits |= EVP_EncryptUpdate(ctx, buf, &l, buf, 16) << 1;
+        bits |= (l == 16) << 2;
+        bits |= EVP_EncryptFinal_ex(ctx, buf + 16, &l) << 3;
+        bits |= EVP_DecryptInit_ex(ctx, c, NULL, key, NULL) << 4;
+        bits |= EVP_DecryptUpdate(ctx, buf, &l, buf, 16) << 5;
+        bits |= EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_IVLEN, 8, NULL) << 6;
+        bits |= EVP_EncryptInit_ex(ctx, c, NULL, key, NULL) << 7;
+        bits |= EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_IVLEN, 8, NULL) << 8;
+        bits |= EVP_EncryptUpdate(ctx, buf, &l, buf, 16) << 9;
+        break;
+    case 6: /* EVP_Cipher: whole blocks, the one-shot path */
+        bits |= EVP_EncryptInit_ex(ctx, c, NULL, key, iv);
+        bits |= (EVP_Cipher(ctx, buf, buf, 32) > 0) << 1;
+        bits |= (EVP_Cipher(ctx, buf, buf, 0) >= 0) << 2;
+        break;
+    case 7: /* key-only and IV-only re-init continue as the default does
+             * (GCM: after a final; mid-message the default goes on from a
+             * zeroed state, which aesx refuses) */
+        bits |= EVP_EncryptInit_ex(ctx, c, NULL, key, iv);
+        bits |= EVP_EncryptUpdate(ctx, buf, &l, buf, 21) << 1;
+        if (EVP_CIPHER_get_flags(c) & EVP_CIPH_FLAG_AEAD_CIPHER)
+            bits |= EVP_EncryptFinal_ex(ctx, buf + 60, &l) << 7;
+        bits |= EVP_EncryptInit_ex(ctx, NULL, NULL, key, NULL) << 2;
+        bits |= EVP_EncryptUpdate(ctx, buf + 21, &l, buf, 16) << 3;
+        if (!(bits & 8))
+            memset(buf + 21, 0, 16);
+        bits |= EVP_EncryptInit_ex(ctx, NULL, NULL, NULL, iv) << 4;
+        bits |= EVP_EncryptUpdate(ctx, buf + 40, &l, buf + 3, 16) << 5;
+        bits |= (int)(buf[21] ^ buf[30] ^ buf[40] ^ buf[55]) << 8;
+        break;
+    }
+    EVP_CIPHER_CTX_free(ctx);
+    ERR_clear_error();
+    return bits;
+}
+
+static void misuse(size_t ci)
+{
+    EVP_CIPHER *a = fetch(NAMES[ci], "aesx"), *d = fetch(NAMES[ci], "default");
+    if (!a || !d)
+        return;
+    int aead = (EVP_CIPHER_get_flags(a) & EVP_CIPH_FLAG_AEAD_CIPHER) != 0;
+    for (int w = 0; w < 8; w++) {
+        if (!aead && w >= 2 && w <= 4)
+            continue; /* AEAD calls (an AAD update with no output buffer) */
+        int ba = misuse_seq(a, w), bd = misuse_seq(d, w);
+        CHECK(ba == bd, "%s misuse %d: aesx %x, default %x", NAMES[ci], w, ba, bd);
+    }
+    EVP_CIPHER_free(a);
+    EVP_CIPHER_free(d);
+}
+
+int main(int argc, char **argv)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s PROVIDER_DIR EVP_TEST_FILE\n", argv[0]);
+        return 2;
+    }
+    lib = OSSL_LIB_CTX_new();
+    if (!lib || !OSSL_PROVIDER_set_default_search_path(lib, argv[1])) {
+        fprintf(stderr, "cannot set up a library context\n");
+        return 2;
+    }
+    prov_aesx = OSSL_PROVIDER_load(lib, "aesx");
+    prov_default = OSSL_PROVIDER_load(lib, "default");
+    if (!prov_aesx || !prov_default) {
+        ERR_print_errors_fp(stderr);
+        fprintf(stderr, "cannot load the providers from %s\n", argv[1]);
+        return 2;
+    }
+    check_provider();
+    check_descriptions();
+    uint64_t b0 = aesx_bytes();
+    run_evp_file(argv[2]);
+    uint64_t b1 = aesx_bytes();
+    CHECK(b1 > b0, "aesx-bytes did not move over the test data (%llu)", (unsigned long long)b1);
+    for (size_t i = 0; i < NCIPHERS; i++)
+        differential(i);
+    for (size_t i = 0; i < NCIPHERS; i++)
+        misuse(i);
+    uint64_t b2 = aesx_bytes();
+    CHECK(b2 > b1 + 12 * (1 << 20), "aesx-bytes %llu -> %llu", (unsigned long long)b1,
+          (unsigned long long)b2);
+    printf("aesx-bytes: %llu\n", (unsigned long long)b2);
+    printf("%ld checks, %ld failures\n", checks, failures);
+    OSSL_PROVIDER_unload(prov_aesx);
+    OSSL_PROVIDER_unload(prov_default);
+    OSSL_LIB_CTX_free(lib);
+    return failures ? 1 : 0;
+}
