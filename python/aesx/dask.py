@@ -582,6 +582,9 @@ def _write_atomic(fs, path: str, pieces) -> tuple:
                 f.discard()
             except Exception:  # noqa: BLE001 - the upload is left to the lifecycle
                 pass
+            # fsspec's files close themselves when collected, and closing
+            # is what publishes: mark it closed so that nothing tries.
+            f.closed = True
             raise
         f.close()
         return size, h.hexdigest()

@@ -63,6 +63,9 @@ def s3_server():
             # Listings must not be served from a cache while the tests
             # change objects behind the filesystem's back.
             "use_listings_cache": False,
+            # A loopback server answers at once; a request stuck behind a
+            # killed worker's connection should not wait botocore's 60 s.
+            "config_kwargs": {"connect_timeout": 5, "read_timeout": 20},
         }
     finally:
         server.stop()

@@ -205,3 +205,30 @@ def test_source_vanishes_mid_run(tmp_path, client, s3_bucket, kinds):
     r2 = aesx.dask.encrypt_tree(client, src.url, dst.url, key=KEY, range_size=RANGE, storage_options=so)
     assert r2.ok and not r2.done and sorted(r2.skipped) == ["other", "small"], r2
     check_outputs(client, dst, data, ["other", "small"], so, tmp_path)
+
+
+def test_join_that_fails_mid_upload_publishes_nothing(tmp_path, client, s3_bucket):
+    """The join of a large file into S3 fails after some of its multipart
+    upload went up (one of its range parts is gone): the upload is aborted,
+    nothing appears at the key, no upload stays open, the parts are removed;
+    a rerun writes it whole."""
+    name, so = s3_bucket
+    so = dict(so, default_block_size=5 * 2**20)  # S3's smallest part
+    src = Place("local", tmp_path, s3_bucket, "src")
+    dst = Place("s3", tmp_path, s3_bucket, "enc")
+    dst.so = so
+    data = {"big": os.urandom(7 * 2**20 + 11), "small": b"x"}
+    for rel, d in data.items():
+        src.write(rel, d)
+
+    def lose_last_part(ranges):
+        dst.fs.rm(ranges[-1].result()["part"])
+
+    sab = _Sabotage(client, "big", on_commit=lose_last_part)
+    r = aesx.dask.encrypt_tree(sab, src.url, dst.url, key=KEY, range_size=2**20, storage_options=so)
+    assert set(r.failed) == {"big"} and r.done == ["small"], r
+    check_clean(dst, r.done)
+    assert dst.fs.call_s3("list_multipart_uploads", Bucket=name).get("Uploads", []) == []
+    r2 = aesx.dask.encrypt_tree(client, src.url, dst.url, key=KEY, range_size=2**20, storage_options=so)
+    assert r2.ok and r2.done == ["big"] and r2.skipped == ["small"], r2
+    check_outputs(client, dst, data, data, so, tmp_path)
