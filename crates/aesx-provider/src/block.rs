@@ -443,7 +443,7 @@ impl BlockCtx {
         if !self.key_set() {
             return Err(Fail::NoKeySet);
         }
-        if self.mode != Mode::Ctr && inl % BLOCK_LEN != 0 {
+        if self.mode != Mode::Ctr && !inl.is_multiple_of(BLOCK_LEN) {
             return Err(Fail::Unsupported);
         }
         self.crypt(&mut io, 0, 0, inl);

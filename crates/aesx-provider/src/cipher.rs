@@ -9,6 +9,7 @@ use crate::block::{BlockCtx, Io, Mode};
 use crate::ffi::{self, OsslAlgorithm, OsslParam};
 use crate::gcm::GcmCtx;
 use crate::params::{self, ParamList};
+use crate::xts::XtsCtx;
 use crate::{dispatch, guard, DispatchTable, DISPATCH_END};
 
 /// What an algorithm is: its mode and its fixed lengths and flags.
@@ -16,6 +17,7 @@ use crate::{dispatch, guard, DispatchTable, DISPATCH_END};
 pub(crate) enum Kind {
     Block(Mode),
     Gcm,
+    Xts,
 }
 
 pub(crate) struct AlgInfo {
@@ -30,13 +32,14 @@ impl AlgInfo {
             Kind::Block(Mode::Cbc) => ffi::MODE_CBC,
             Kind::Block(Mode::Ctr) => ffi::MODE_CTR,
             Kind::Gcm => ffi::MODE_GCM,
+            Kind::Xts => ffi::MODE_XTS,
         }
     }
 
     fn ivlen(&self) -> usize {
         match self.kind {
             Kind::Block(Mode::Ecb) => 0,
-            Kind::Block(_) => 16,
+            Kind::Block(_) | Kind::Xts => 16,
             Kind::Gcm => crate::gcm::IV_DEFAULT,
         }
     }
@@ -51,6 +54,10 @@ impl AlgInfo {
     fn aead(&self) -> bool {
         matches!(self.kind, Kind::Gcm)
     }
+
+    fn custom_iv(&self) -> bool {
+        matches!(self.kind, Kind::Gcm | Kind::Xts)
+    }
 }
 
 /// A context as OpenSSL holds it (boxed; the pointer is its `algctx`).
@@ -62,10 +69,14 @@ pub(crate) struct Ctx {
     iv_out: [u8; 16],
 }
 
+// The contexts live boxed behind OpenSSL's pointer; the GCM one being
+// larger costs nothing worth a second allocation.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone)]
 enum Inner {
     Block(BlockCtx),
     Gcm(GcmCtx),
+    Xts(XtsCtx),
 }
 
 fn newctx(info: &AlgInfo) -> *mut c_void {
@@ -75,6 +86,7 @@ fn newctx(info: &AlgInfo) -> *mut c_void {
     let inner = match info.kind {
         Kind::Block(mode) => Inner::Block(BlockCtx::new(mode, info.keylen, backend)),
         Kind::Gcm => Inner::Gcm(GcmCtx::new(info.keylen, backend)),
+        Kind::Xts => Inner::Xts(XtsCtx::new(info.keylen, backend)),
     };
     Box::into_raw(Box::new(Ctx {
         inner,
@@ -93,7 +105,7 @@ unsafe fn alg_get_params(info: &AlgInfo, params: *mut OsslParam) -> c_int {
         (ffi::CIPHER_IVLEN, info.ivlen() as u64),
         (ffi::CIPHER_BLOCK_SIZE, info.block_size() as u64),
         (ffi::CIPHER_AEAD, info.aead() as u64),
-        (ffi::CIPHER_CUSTOM_IV, info.aead() as u64),
+        (ffi::CIPHER_CUSTOM_IV, info.custom_iv() as u64),
         (ffi::CIPHER_CTS, 0),
         (ffi::CIPHER_TLS1_MULTIBLOCK, 0),
         (ffi::CIPHER_HAS_RAND_KEY, 0),
@@ -146,6 +158,9 @@ static GCM_GETTABLE_CTX: ParamList<7> = ParamList([
     params::END,
 ]);
 
+static XTS_SETTABLE_CTX: ParamList<2> =
+    ParamList([params::size_t(ffi::CIPHER_KEYLEN), params::END]);
+
 static GCM_SETTABLE_CTX: ParamList<3> = ParamList([
     params::size_t(ffi::CIPHER_IVLEN),
     params::octets(ffi::CIPHER_AEAD_TAG),
@@ -166,6 +181,12 @@ unsafe extern "C" fn block_settable_ctx(
     _provctx: *mut c_void,
 ) -> *const OsslParam {
     BLOCK_SETTABLE_CTX.as_ptr()
+}
+unsafe extern "C" fn xts_settable_ctx(
+    _cctx: *mut c_void,
+    _provctx: *mut c_void,
+) -> *const OsslParam {
+    XTS_SETTABLE_CTX.as_ptr()
 }
 unsafe extern "C" fn gcm_gettable_ctx(
     _cctx: *mut c_void,
@@ -229,7 +250,7 @@ unsafe fn make_io<'a>(
     if out.is_null() || both > isize::MAX as usize || (out as usize).checked_add(both).is_none() {
         return None;
     }
-    if inl > 0 && out as usize == inp as usize {
+    if inl > 0 && ptr::eq(out as *const u8, inp) {
         // SAFETY: equal pointers: one buffer of max(inl, outn) bytes that
         // the caller lets us read and write; no other slice aliases it.
         return Some(Io::InPlace(unsafe {
@@ -264,21 +285,28 @@ unsafe fn init(
     let Some(ctx) = (unsafe { ctx_mut(vctx) }) else {
         return 0;
     };
-    // SAFETY: OpenSSL's key and IV buffers hold keylen/ivlen bytes.
     let key = if key.is_null() {
         None
     } else {
-        unsafe { input(key, keylen) }
+        // SAFETY: OpenSSL's key buffer holds keylen bytes.
+        match unsafe { input(key, keylen) } {
+            Some(k) => Some(k),
+            None => return 0,
+        }
     };
-    // SAFETY: as above.
     let iv = if iv.is_null() {
         None
     } else {
-        unsafe { input(iv, ivlen) }
+        // SAFETY: OpenSSL's IV buffer holds ivlen bytes.
+        match unsafe { input(iv, ivlen) } {
+            Some(v) => Some(v),
+            None => return 0,
+        }
     };
     let r = match &mut ctx.inner {
         Inner::Block(b) => b.init(key, iv, enc),
         Inner::Gcm(g) => g.init(key, iv, enc),
+        Inner::Xts(x) => x.init(key, iv, enc),
     };
     // SAFETY: `params` is NULL or OpenSSL's terminated array.
     (r.is_ok() && unsafe { set_ctx_params_of(ctx, params) }) as c_int
@@ -373,6 +401,19 @@ unsafe extern "C" fn update(
                     inl
                 }
             }
+            Inner::Xts(x) => {
+                if outsize < inl || inp.is_null() {
+                    return 0;
+                }
+                // SAFETY: as for the block modes, with n = inl.
+                let Some(io) = (unsafe { make_io(out, inl, inp, inl, &mut copy) }) else {
+                    return 0;
+                };
+                if x.crypt(io, inl).is_err() {
+                    return 0;
+                }
+                inl
+            }
         };
         // SAFETY: checked non-NULL; OpenSSL's size_t to write.
         unsafe { *outl = n };
@@ -412,6 +453,8 @@ unsafe extern "C" fn final_(
                 Ok(()) => 0,
                 Err(_) => return 0,
             },
+            // Every update was a whole data unit.
+            Inner::Xts(_) => 0,
         };
         // SAFETY: checked non-NULL.
         unsafe { *outl = n };
@@ -461,6 +504,11 @@ unsafe extern "C" fn cipher(
                     }
                 }
             }
+            // SAFETY: OpenSSL's buffers of inl and outsize >= inl bytes.
+            Inner::Xts(x) => match unsafe { make_io(out, inl, inp, inl, &mut copy) } {
+                Some(io) if !inp.is_null() => x.crypt(io, inl).is_ok(),
+                _ => false,
+            },
         };
         if ok {
             // SAFETY: checked non-NULL.
@@ -495,7 +543,7 @@ unsafe extern "C" fn freectx(vctx: *mut c_void) {
 /// # Safety
 /// `params` is NULL or OpenSSL's terminated array.
 unsafe fn get_ctx_params_of(ctx: &mut Ctx, params: *mut OsslParam) -> bool {
-    // SAFETY (every call below): `params` per the contract; an element
+    // SAFETY: for every call below: `params` per the contract; an element
     // `locate` returns is valid; the octets we point OCTET_PTRs at live
     // in the boxed context.
     unsafe {
@@ -536,6 +584,18 @@ unsafe fn get_ctx_params_of(ctx: &mut Ctx, params: *mut OsslParam) -> bool {
                         }
                     })
             }
+            Inner::Xts(x) => {
+                // The generic parameters; padding is on, as OpenSSL's
+                // newctx leaves it, and never used.
+                params::put_u64(params, ffi::CIPHER_IVLEN, 16)
+                    && params::put_u64(params, ffi::CIPHER_PADDING, 1)
+                    && params::locate(params, ffi::CIPHER_IV)
+                        .is_none_or(|p| params::set_octets(p, x.iv()))
+                    && params::locate(params, ffi::CIPHER_UPDATED_IV)
+                        .is_none_or(|p| params::set_octets(p, x.updated_iv()))
+                    && params::put_u64(params, ffi::CIPHER_NUM, 0)
+                    && params::put_u64(params, ffi::CIPHER_KEYLEN, x.keylen as u64)
+            }
         }
     }
 }
@@ -545,7 +605,7 @@ unsafe fn get_ctx_params_of(ctx: &mut Ctx, params: *mut OsslParam) -> bool {
 /// # Safety
 /// `params` is NULL or OpenSSL's terminated array.
 unsafe fn set_ctx_params_of(ctx: &mut Ctx, params: *const OsslParam) -> bool {
-    // SAFETY (every call below): `params` per the contract; an element
+    // SAFETY: for every call below: `params` per the contract; an element
     // `locate` returns is valid, its data readable for its size.
     unsafe {
         match &mut ctx.inner {
@@ -579,27 +639,32 @@ unsafe fn set_ctx_params_of(ctx: &mut Ctx, params: *const OsslParam) -> bool {
                 }
                 true
             }
+            // `aes_xts_set_ctx_params`: only `keylen`, which cannot change.
+            Inner::Xts(x) => params::locate(params, ffi::CIPHER_KEYLEN)
+                .is_none_or(|p| params::get_u64(p) == Some(x.keylen as u64)),
         }
     }
 }
 
 unsafe extern "C" fn get_ctx_params(vctx: *mut c_void, params: *mut OsslParam) -> c_int {
     guard(0, || {
-        // SAFETY: OpenSSL passes the context it got from us and its array.
-        match unsafe { ctx_mut(vctx) } {
-            Some(ctx) => (unsafe { get_ctx_params_of(ctx, params) }) as c_int,
-            None => 0,
-        }
+        // SAFETY: OpenSSL passes the context it got from us.
+        let Some(ctx) = (unsafe { ctx_mut(vctx) }) else {
+            return 0;
+        };
+        // SAFETY: OpenSSL's terminated array (or NULL).
+        (unsafe { get_ctx_params_of(ctx, params) }) as c_int
     })
 }
 
 unsafe extern "C" fn set_ctx_params(vctx: *mut c_void, params: *const OsslParam) -> c_int {
     guard(0, || {
-        // SAFETY: OpenSSL passes the context it got from us and its array.
-        match unsafe { ctx_mut(vctx) } {
-            Some(ctx) => (unsafe { set_ctx_params_of(ctx, params) }) as c_int,
-            None => 0,
-        }
+        // SAFETY: OpenSSL passes the context it got from us.
+        let Some(ctx) = (unsafe { ctx_mut(vctx) }) else {
+            return 0;
+        };
+        // SAFETY: OpenSSL's terminated array (or NULL).
+        (unsafe { set_ctx_params_of(ctx, params) }) as c_int
     })
 }
 
@@ -743,6 +808,20 @@ algorithm!(
     block_gettable_ctx,
     block_settable_ctx
 );
+algorithm!(
+    aes128xts,
+    Kind::Xts,
+    32,
+    block_gettable_ctx,
+    xts_settable_ctx
+);
+algorithm!(
+    aes256xts,
+    Kind::Xts,
+    64,
+    block_gettable_ctx,
+    xts_settable_ctx
+);
 algorithm!(aes128gcm, Kind::Gcm, 16, gcm_gettable_ctx, gcm_settable_ctx);
 algorithm!(aes192gcm, Kind::Gcm, 24, gcm_gettable_ctx, gcm_settable_ctx);
 algorithm!(aes256gcm, Kind::Gcm, 32, gcm_gettable_ctx, gcm_settable_ctx);
@@ -767,7 +846,7 @@ unsafe impl<const N: usize> Sync for AlgList<N> {}
 
 /// The names, aliases and OIDs are the default provider's
 /// (`providers/defltprov.c`, `implementations/include/prov/names.h`).
-static ALGORITHMS: AlgList<13> = AlgList([
+static ALGORITHMS: AlgList<15> = AlgList([
     alg(c"AES-256-ECB:2.16.840.1.101.3.4.1.41", &aes256ecb::DISPATCH),
     alg(c"AES-192-ECB:2.16.840.1.101.3.4.1.21", &aes192ecb::DISPATCH),
     alg(c"AES-128-ECB:2.16.840.1.101.3.4.1.1", &aes128ecb::DISPATCH),
@@ -798,6 +877,8 @@ static ALGORITHMS: AlgList<13> = AlgList([
         c"AES-128-GCM:id-aes128-GCM:2.16.840.1.101.3.4.1.6",
         &aes128gcm::DISPATCH,
     ),
+    alg(c"AES-256-XTS:1.3.111.2.1619.0.1.2", &aes256xts::DISPATCH),
+    alg(c"AES-128-XTS:1.3.111.2.1619.0.1.1", &aes128xts::DISPATCH),
     OsslAlgorithm {
         algorithm_names: ptr::null::<c_char>(),
         property_definition: ptr::null(),
@@ -813,7 +894,7 @@ pub(crate) fn algorithms() -> *const OsslAlgorithm {
 
 /// Every algorithm's info, for tests.
 #[cfg(test)]
-fn infos() -> [&'static AlgInfo; 12] {
+fn infos() -> [&'static AlgInfo; 14] {
     [
         &aes256ecb::INFO,
         &aes192ecb::INFO,
@@ -827,6 +908,8 @@ fn infos() -> [&'static AlgInfo; 12] {
         &aes256gcm::INFO,
         &aes192gcm::INFO,
         &aes128gcm::INFO,
+        &aes256xts::INFO,
+        &aes128xts::INFO,
     ]
 }
 
@@ -843,16 +926,18 @@ mod tests {
                 .unwrap();
             let first = names.split(':').next().unwrap();
             let bits = first[4..7].parse::<usize>().unwrap();
-            assert_eq!(bits / 8, info.keylen, "{names}");
+            let keys = if matches!(info.kind, Kind::Xts) { 2 } else { 1 };
+            assert_eq!(bits / 8 * keys, info.keylen, "{names}");
             let mode = match info.kind {
                 Kind::Block(Mode::Ecb) => "ECB",
                 Kind::Block(Mode::Cbc) => "CBC",
                 Kind::Block(Mode::Ctr) => "CTR",
                 Kind::Gcm => "GCM",
+                Kind::Xts => "XTS",
             };
             assert!(first.ends_with(mode), "{names}");
         }
-        assert!(ALGORITHMS.0[12].algorithm_names.is_null());
+        assert!(ALGORITHMS.0[14].algorithm_names.is_null());
     }
 
     #[test]

@@ -72,6 +72,7 @@ pub const MODE_ECB: u64 = 0x1;
 pub const MODE_CBC: u64 = 0x2;
 pub const MODE_CTR: u64 = 0x5;
 pub const MODE_GCM: u64 = 0x6;
+pub const MODE_XTS: u64 = 0x10001;
 
 // Parameter names (core_names.h).
 pub const PROV_NAME: &CStr = c"name";

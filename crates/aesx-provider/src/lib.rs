@@ -5,8 +5,8 @@
 //! libcrypto is linked: the core ABI is written by hand in [`ffi`].
 //!
 //! Offered under property `provider=aesx`, with the default provider's
-//! names, aliases and OIDs: AES-128/192/256 in ECB, CBC, CTR and GCM
-//! (see `README.md` for what is not there yet).
+//! names, aliases and OIDs: AES-128/192/256 in ECB, CBC, CTR and GCM, and
+//! AES-128/256-XTS (see `README.md` for what is not there yet).
 //!
 //! Every entry point OpenSSL calls is wrapped by [`guard`]: a panic
 //! returns 0/NULL instead of unwinding into C.
@@ -18,6 +18,7 @@ mod cipher;
 pub mod ffi;
 pub mod gcm;
 pub mod params;
+pub mod xts;
 
 use core::ffi::{c_int, c_void, CStr};
 use core::ptr;

@@ -154,20 +154,17 @@ pub unsafe fn get_u64(p: *const OsslParam) -> Option<u64> {
     if p.data.is_null() {
         return None;
     }
-    match (p.data_type, p.data_size) {
-        // SAFETY (all four arms): non-NULL data of data_size readable bytes.
-        (PARAM_UNSIGNED_INTEGER, 4) => Some(u64::from(unsafe {
-            ptr::read_unaligned(p.data as *const u32)
-        })),
-        (PARAM_UNSIGNED_INTEGER, 8) => Some(unsafe { ptr::read_unaligned(p.data as *const u64) }),
-        (PARAM_INTEGER, 4) => {
-            let v = unsafe { ptr::read_unaligned(p.data as *const i32) };
-            u64::try_from(v).ok()
-        }
-        (PARAM_INTEGER, 8) => {
-            let v = unsafe { ptr::read_unaligned(p.data as *const i64) };
-            u64::try_from(v).ok()
-        }
+    if p.data_size != 4 && p.data_size != 8 {
+        return None;
+    }
+    // SAFETY: non-NULL data with data_size (4 or 8) readable bytes, the
+    // caller's contract.
+    let bytes = unsafe { core::slice::from_raw_parts(p.data as *const u8, p.data_size) };
+    match (p.data_type, bytes.len()) {
+        (PARAM_UNSIGNED_INTEGER, 4) => Some(u64::from(u32::from_ne_bytes(bytes.try_into().ok()?))),
+        (PARAM_UNSIGNED_INTEGER, _) => Some(u64::from_ne_bytes(bytes.try_into().ok()?)),
+        (PARAM_INTEGER, 4) => u64::try_from(i32::from_ne_bytes(bytes.try_into().ok()?)).ok(),
+        (PARAM_INTEGER, _) => u64::try_from(i64::from_ne_bytes(bytes.try_into().ok()?)).ok(),
         _ => None,
     }
 }
