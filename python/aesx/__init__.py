@@ -52,6 +52,8 @@ from ._aesx import (
     use_backend,
 )
 from . import algorithms, cmac, keywrap, modes, padding
+from . import ciphers
+from . import ciphers as base  # pyca's `ciphers.base` module, for its imports
 from .ciphers import Cipher
 from ._files import EncryptedFile, open_encrypted
 
@@ -93,6 +95,15 @@ def _register_with_pyca() -> None:
     ctx = _pyca_attr("cryptography.hazmat.primitives.ciphers", "CipherContext")
     if ctx is not None:
         ctx.register(CipherContext)
+    for abc, cls in (
+        ("AEADEncryptionContext", ciphers.GCMEncryptionContext),
+        ("AEADDecryptionContext", ciphers.GCMDecryptionContext),
+        # pyca's mode objects (GCM) check that the algorithm is a block cipher.
+        ("BlockCipherAlgorithm", algorithms.AES),
+    ):
+        base = _pyca_attr("cryptography.hazmat.primitives.ciphers", abc)
+        if base is not None:
+            base.register(cls)
     pad = _pyca_attr("cryptography.hazmat.primitives.padding", "PaddingContext")
     if pad is not None:
         for cls in padding._CONTEXTS:

@@ -1,4 +1,4 @@
-//! Streaming ECB, CBC, CTR and XTS contexts with pyca's
+//! Streaming ECB, CBC, CTR, XTS, CFB, CFB8 and OFB contexts with pyca's
 //! `update`/`update_into`/`finalize`, and the XTS sector API.
 //!
 //! The pyca-shaped `Cipher(algorithms.AES(key), modes.CBC(iv))` objects are
@@ -24,6 +24,9 @@ enum Mode {
     Cbc(aesx::Cbc, [u8; BLOCK]),
     Ctr(aesx::Ctr),
     Xts(aesx::Xts, [u8; BLOCK]),
+    Cfb(aesx::Cfb),
+    Cfb8(aesx::Cfb8),
+    Ofb(aesx::Ofb),
 }
 
 /// A streaming encryption or decryption (pyca's CipherContext).
@@ -50,6 +53,11 @@ impl Mode {
             Mode::Ctr(c) => c.apply_keystream_to(src, dst),
             Mode::Xts(x, t) if encrypt => x.encrypt_to(t, src, dst),
             Mode::Xts(x, t) => x.decrypt_to(t, src, dst),
+            Mode::Cfb(c) if encrypt => c.encrypt_to(src, dst),
+            Mode::Cfb(c) => c.decrypt_to(src, dst),
+            Mode::Cfb8(c) if encrypt => c.encrypt_to(src, dst),
+            Mode::Cfb8(c) => c.decrypt_to(src, dst),
+            Mode::Ofb(o) => o.apply_keystream_to(src, dst),
         }
     }
 
@@ -66,6 +74,26 @@ impl Mode {
             }
             Mode::Xts(x, t) if encrypt => x.encrypt(t, buf),
             Mode::Xts(x, t) => x.decrypt(t, buf),
+            Mode::Cfb(c) if encrypt => {
+                c.encrypt(buf);
+                Ok(())
+            }
+            Mode::Cfb(c) => {
+                c.decrypt(buf);
+                Ok(())
+            }
+            Mode::Cfb8(c) if encrypt => {
+                c.encrypt(buf);
+                Ok(())
+            }
+            Mode::Cfb8(c) => {
+                c.decrypt(buf);
+                Ok(())
+            }
+            Mode::Ofb(o) => {
+                o.apply_keystream(buf);
+                Ok(())
+            }
         }
     }
 
@@ -172,7 +200,7 @@ impl CipherContext {
     }
 
     /// As update, writing into `buf` (at least len(data) + 15 bytes for ECB
-    /// and CBC, len(data) for CTR and XTS; it may be the input's own
+    /// and CBC, len(data) for the stream modes and XTS; it may be the input's own
     /// memory). Returns the bytes written.
     fn update_into(
         &mut self,
@@ -296,7 +324,8 @@ impl CipherContext {
     }
 }
 
-/// Builds a context; `mode` is "ECB", "CBC", "CTR" or "XTS", `iv` the IV,
+/// Builds a context; `mode` is "ECB", "CBC", "CTR", "XTS", "CFB", "CFB8" or
+/// "OFB", `iv` the IV,
 /// counter block or tweak (ignored for ECB). Arguments are validated by the
 /// Python wrappers (aesx.Cipher) as pyca does.
 #[pyfunction]
@@ -323,6 +352,9 @@ fn _context(
         "ECB" => Mode::Ecb(aesx::Ecb::with_backend(k, b).map_err(err)?),
         "CBC" => Mode::Cbc(aesx::Cbc::with_backend(k, b).map_err(err)?, iv16()?),
         "CTR" => Mode::Ctr(aesx::Ctr::with_backend(k, &iv16()?, b).map_err(err)?),
+        "CFB" => Mode::Cfb(aesx::Cfb::with_backend(k, &iv16()?, b).map_err(err)?),
+        "CFB8" => Mode::Cfb8(aesx::Cfb8::with_backend(k, &iv16()?, b).map_err(err)?),
+        "OFB" => Mode::Ofb(aesx::Ofb::with_backend(k, &iv16()?, b).map_err(err)?),
         "XTS" => {
             let x = aesx::Xts::with_backend(k, b).map_err(err)?;
             if encrypt && k[..k.len() / 2] == k[k.len() / 2..] {

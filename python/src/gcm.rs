@@ -1,5 +1,7 @@
 //! AES-GCM with pyca's `AESGCM` interface, and RFC 4106 ESP.
 
+use std::ptr::NonNull;
+
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -7,7 +9,7 @@ use pyo3::types::PyBytes;
 use crate::buf::{alias, maybe_detached, AeadArgs, Alias, Buf};
 use crate::checks::{data_len, key_len};
 use crate::methods::both_ways;
-use crate::{err, pick_backend, InvalidTag};
+use crate::{err, pick_backend, AlreadyFinalized, InvalidTag};
 
 const TAG: usize = 16;
 
@@ -382,8 +384,204 @@ both_ways! {
         -> PyResult<(Bound<'py, PyBytes>, u64)> = packet(iv, data, aad);
 }
 
+/// One direction of a streaming GCM message.
+enum Dir {
+    Enc(aesx::GcmEncryptor<'static>),
+    Dec(aesx::hazmat::GcmDecryptorHazmat<'static>),
+}
+
+/// A streaming GCM encryption or decryption, the engine of
+/// `Cipher(algorithms.AES(key), modes.GCM(iv)).encryptor()`/`decryptor()`.
+/// pyca's rules (call order, limits, tag lengths, messages) are checked by
+/// the Python context in `aesx/ciphers.py`; this object does the
+/// cryptography. A decryption releases plaintext before the tag is checked,
+/// as pyca's does.
+#[pyclass(module = "aesx")]
+pub struct GcmStream {
+    /// Borrows `*gcm`; dropped before it (see `Drop`).
+    dir: Option<Dir>,
+    /// The key, on the heap for the life of this object, never mutated.
+    gcm: NonNull<aesx::Gcm>,
+}
+
+// SAFETY: `gcm` is an owned `Box<aesx::Gcm>` in raw form (Gcm is Send and
+// Sync: expanded keys and tables), only ever read through shared
+// references; `dir` holds an encryptor or decryptor borrowing it, which is
+// Send and Sync for the same reason. pyo3 hands out `&mut self` only under
+// its borrow checker, so no two threads mutate `dir` at once.
+unsafe impl Send for GcmStream {}
+// SAFETY: as for Send.
+unsafe impl Sync for GcmStream {}
+
+impl Drop for GcmStream {
+    fn drop(&mut self) {
+        // The borrower goes first.
+        self.dir = None;
+        // SAFETY: `gcm` came from `Box::into_raw` in `_gcm_stream` and is
+        // freed only here, once; its only borrow (`dir`) is gone.
+        drop(unsafe { Box::from_raw(self.gcm.as_ptr()) });
+    }
+}
+
+fn finalized() -> PyErr {
+    AlreadyFinalized::new_err("Context was already finalized.")
+}
+
+impl GcmStream {
+    fn dir(&mut self) -> PyResult<&mut Dir> {
+        self.dir.as_mut().ok_or_else(finalized)
+    }
+}
+
+impl Dir {
+    fn run(&mut self, src: &[u8], dst: &mut [u8]) -> aesx::Result<()> {
+        match self {
+            Dir::Enc(e) => e.encrypt_to(src, dst),
+            Dir::Dec(d) => d.decrypt_to(src, dst),
+        }
+    }
+
+    fn run_in_place(&mut self, buf: &mut [u8]) -> aesx::Result<()> {
+        match self {
+            Dir::Enc(e) => e.encrypt_in_place(buf),
+            Dir::Dec(d) => d.decrypt_in_place(buf),
+        }
+    }
+}
+
+#[pymethods]
+impl GcmStream {
+    /// Adds associated data (before any data).
+    fn aad(&mut self, data: &Bound<'_, PyAny>) -> PyResult<()> {
+        let d = Buf::read(data)?;
+        match self.dir()? {
+            Dir::Enc(e) => e.aad(d.as_slice()),
+            Dir::Dec(x) => x.aad(d.as_slice()),
+        }
+        .map_err(err)
+    }
+
+    /// Encrypts or decrypts the next piece.
+    fn update<'py>(
+        &mut self,
+        py: Python<'py>,
+        data: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let d = Buf::read(data)?;
+        let src = d.as_slice();
+        let dir = self.dir()?;
+        PyBytes::new_with(py, src.len(), |out| {
+            maybe_detached(py, src.len(), || dir.run(src, out)).map_err(err)
+        })
+    }
+
+    /// As update, into `buf` (at least len(data) bytes; it may be the
+    /// input's own memory). Returns the bytes written.
+    fn update_into(
+        &mut self,
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+        buf: &Bound<'_, PyAny>,
+    ) -> PyResult<usize> {
+        let d = Buf::read(data)?;
+        let mut out = Buf::write(buf)?;
+        let n = d.len();
+        if out.len() < n {
+            return Err(PyValueError::new_err(format!(
+                "buffer must be at least {n} bytes for this payload"
+            )));
+        }
+        let how = alias(&d, &out);
+        let copy = (how == Alias::Partial).then(|| d.as_slice().to_vec());
+        let dir = self.dir()?;
+        let dst = &mut out.as_mut_slice()[..n];
+        match (how, &copy) {
+            (Alias::Same, _) => maybe_detached(py, n, || dir.run_in_place(dst)),
+            (_, Some(c)) => maybe_detached(py, n, || dir.run(c, dst)),
+            (_, None) => {
+                let s = d.as_slice();
+                maybe_detached(py, n, || dir.run(s, dst))
+            }
+        }
+        .map_err(err)?;
+        Ok(n)
+    }
+
+    /// Ends an encryption; returns the 16-byte tag.
+    fn finalize_encrypt<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        match self.dir.take() {
+            Some(Dir::Enc(e)) => Ok(PyBytes::new(py, e.finish().as_bytes())),
+            Some(other) => {
+                self.dir = Some(other);
+                Err(PyValueError::new_err("not an encryption"))
+            }
+            None => Err(finalized()),
+        }
+    }
+
+    /// Ends a decryption: checks `tag` (4 to 16 bytes, compared with the
+    /// computed tag's first bytes in constant time); InvalidTag if it
+    /// differs.
+    fn finalize_decrypt(&mut self, tag: &Bound<'_, PyAny>) -> PyResult<()> {
+        let t = Buf::read(tag)?;
+        let t = t.as_slice();
+        if !(4..=TAG).contains(&t.len()) {
+            return Err(PyValueError::new_err(format!(
+                "Authentication tag must be between 4 and {TAG} bytes"
+            )));
+        }
+        match self.dir.take() {
+            Some(Dir::Dec(d)) => {
+                let want = d.finish_tag();
+                if aesx::ct_eq(&want.as_bytes()[..t.len()], t) {
+                    Ok(())
+                } else {
+                    Err(InvalidTag::new_err(()))
+                }
+            }
+            Some(other) => {
+                self.dir = Some(other);
+                Err(PyValueError::new_err("not a decryption"))
+            }
+            None => Err(finalized()),
+        }
+    }
+}
+
+/// Starts a streaming GCM message under `key` and `nonce` (8 to 128 bytes;
+/// the Python wrapper has checked both as pyca does).
+#[pyfunction]
+#[pyo3(signature = (key, nonce, encrypt, backend = None))]
+fn _gcm_stream(
+    key: &Bound<'_, PyAny>,
+    nonce: &Bound<'_, PyAny>,
+    encrypt: bool,
+    backend: Option<&str>,
+) -> PyResult<GcmStream> {
+    let k = Buf::read(key)?;
+    let n = Buf::read(nonce)?;
+    let gcm = aesx::Gcm::with_backend(k.as_slice(), pick_backend(backend)?).map_err(err)?;
+    let mut s = GcmStream {
+        dir: None,
+        gcm: NonNull::from(Box::leak(Box::new(gcm))),
+    };
+    // SAFETY: `s.gcm` points to a live heap Gcm that `s` owns and frees in
+    // its Drop only after dropping `dir`, the one holder of this reference;
+    // nothing mutates or moves the Gcm meanwhile, so the reference stays
+    // valid for as long as it is used.
+    let g: &'static aesx::Gcm = unsafe { s.gcm.as_ref() };
+    s.dir = Some(if encrypt {
+        Dir::Enc(g.encryptor(n.as_slice()).map_err(err)?)
+    } else {
+        Dir::Dec(aesx::hazmat::GcmDecryptorHazmat::new(g, n.as_slice()).map_err(err)?)
+    });
+    Ok(s)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<AesGcm>()?;
     m.add_class::<Esp>()?;
+    m.add_class::<GcmStream>()?;
+    m.add_function(wrap_pyfunction!(_gcm_stream, m)?)?;
     Ok(())
 }
