@@ -27,7 +27,14 @@ import time
 
 
 def peak_rss_mib():
-    # ru_maxrss is in KiB on Linux.
+    """This process's peak resident memory, MiB. VmHWM, not getrusage's
+    ru_maxrss: a worker is forked (then exec'd) from a driver that may hold
+    gigabytes (the S3 server here), and Linux carries ru_maxrss across fork
+    and exec, while VmHWM belongs to the process's own address space."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
