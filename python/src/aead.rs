@@ -304,13 +304,14 @@ macro_rules! aead_class {
 
 aead_class! {
     /// AES-GCM-SIV (RFC 8452), as `cryptography`'s AESGCMSIV: nonce-misuse
-    /// resistant, 12-byte nonces, 16-byte tags. Keys are 16 or 32 bytes
-    /// (pyca also takes 24: AES-192-GCM-SIV is not in RFC 8452).
+    /// resistant, 12-byte nonces, 16-byte tags. Keys are 16, 24 or 32 bytes
+    /// (24: AES-192-GCM-SIV as OpenSSL and pyca derive it; RFC 8452 has 16
+    /// and 32 only).
     AesGcmSiv, "AESGCMSIV",
     sig: (key, *, backend = None), args: (),
-    keys: [128, 256], "bit_length must be 128 or 256",
+    keys: [128, 192, 256], "bit_length must be 128, 192, or 256",
     |key, backend| {
-        key_len(key, &[16, 32], "AES-GCM-SIV key must be 128 or 256 bits.")?;
+        key_len(key, &[16, 24, 32], "AES-GCM-SIV key must be 128, 192 or 256 bits.")?;
         let b = pick_backend(backend)?;
         Sealed::new(aesx::GcmSiv::with_backend(key, b).map(Kind::Siv), 16)
     }

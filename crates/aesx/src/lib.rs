@@ -1,6 +1,6 @@
 //! # aesx
 //!
-//! AES-128/192/256 in block, ECB, CBC, CTR, XTS, GCM, GCM-SIV, XAES-256-GCM
+//! AES-128/192/256 in block, ECB, CBC, CTR, CFB, OFB, XTS, GCM, GCM-SIV, XAES-256-GCM
 //! and IPsec ESP modes, on a constant-time portable backend and on hardware
 //! backends (AES-NI, VAES with AVX2 or AVX-512, the ARMv8 Crypto Extensions)
 //! chosen at run time.
@@ -8,7 +8,8 @@
 //! Two ways in:
 //!
 //! - **The inherent API**: one type per mode ([`Aes`], [`Ecb`], [`Cbc`],
-//!   [`Ctr`], [`Xts`], [`Gcm`], [`GcmSiv`], [`Xaes256Gcm`], [`Esp`]) taking
+//!   [`Ctr`], [`Cfb`], [`Cfb8`], [`Ofb`], [`Xts`], [`Gcm`], [`GcmSiv`],
+//!   [`Xaes256Gcm`], [`Esp`]) taking
 //!   keys, IVs and nonces as byte slices and returning [`Result`] with a
 //!   typed [`Error`] for every caller mistake.
 //! - **RustCrypto's traits** (feature `rustcrypto`, on by default):
@@ -21,7 +22,7 @@
 //!   [`Aes256Gcm`] implements `aead` 0.6's `KeyInit`, `AeadCore` and
 //!   `AeadInOut` (and so `Aead` with `alloc`), as `aes-gcm`'s types do;
 //!   [`AesGcmSiv<Aes>`](AesGcmSiv) with [`Aes128GcmSiv`], [`Aes256GcmSiv`]
-//!   (as `aes-gcm-siv`'s) and
+//!   (as `aes-gcm-siv`'s; `AesGcmSiv<Aes192>` too) and
 //!   [`Xaes256Gcm`] (24-byte nonces) implement the same traits.
 //!   [`AesCcm<Aes, M, N>`](AesCcm) (aliases [`Aes128Ccm<M, N>`](Aes128Ccm),
 //!   192, 256) does the same for CCM with typenum tag and nonce sizes, as
@@ -76,6 +77,29 @@
 //! let mut back = Ctr::new(&key, &iv).unwrap();
 //! back.apply_keystream(&mut data);
 //! assert_eq!(&data, b"attack at dawn, attack at dusk!");
+//! ```
+//!
+//! ## CFB and OFB
+//!
+//! The legacy feedback modes of SP 800-38A, streaming like [`Ctr`]:
+//! [`Cfb`] (CFB128), [`Cfb8`] and [`Ofb`], the bytes of OpenSSL's
+//! `aes-*-cfb`, `-cfb8` and `-ofb`. CFB decryption runs the wide kernels
+//! (every cipher input is ciphertext already at hand); CFB encryption and
+//! OFB are serial chains. With RustCrypto's traits, `cfb_mode`, `cfb8` and
+//! `ofb` also run over [`Aes128`] and friends.
+//!
+//! ```
+//! use aesx::{Cfb, Ofb};
+//!
+//! let (key, iv) = ([0x42u8; 16], [0x24u8; 16]);
+//! let mut data = *b"any length at all";
+//! let mut enc = Cfb::new(&key, &iv).unwrap();
+//! enc.encrypt(&mut data[..3]);
+//! enc.encrypt(&mut data[3..]);
+//! Cfb::new(&key, &iv).unwrap().decrypt(&mut data);
+//! assert_eq!(&data, b"any length at all");
+//! let mut ofb = Ofb::new(&key, &iv).unwrap();
+//! ofb.apply_keystream(&mut data); // OFB: the same call both ways
 //! ```
 //!
 //! ## XTS
@@ -281,13 +305,9 @@
 //!   ciphertext if you need it after a failure. (aes-gcm's own
 //!   `decrypt_in_place_detached_modified` test, which expects the
 //!   ciphertext back, fails on aesx for this reason alone.)
-//! - **No AES-192-GCM-SIV**: RFC 8452 defines AES-GCM-SIV for 128- and
-//!   256-bit keys only, so [`AesGcmSiv<Aes>`](AesGcmSiv) takes [`Aes128`]
-//!   or [`Aes256`] ([`GcmSivCipher`]); `AesGcmSiv<Aes192>` does not
-//!   compile, where `aes-gcm-siv` accepts `AesGcmSiv<aes::Aes192>`.
 //! - **The generic AEADs take aesx's ciphers only**: [`AesGcm`],
 //!   [`AesGcmSiv`] and [`AesCcm`] accept [`Aes128`], [`Aes192`],
-//!   [`Aes256`] and their `Enc` halves ([`AesCipher`]; GCM-SIV as above),
+//!   [`Aes256`] and their `Enc` halves ([`AesCipher`]),
 //!   not any `BlockCipherEncrypt` type such as `aes::Aes128`: they run
 //!   aesx's fused kernels, for which the type only names the key size.
 //!   (`aes-gcm` warns against other ciphers anyway.)

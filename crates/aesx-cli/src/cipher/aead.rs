@@ -43,7 +43,7 @@ impl Kind {
     /// Whether `len` is a key length of this family.
     fn key_ok(self, len: usize) -> bool {
         match self {
-            Kind::GcmSiv => matches!(len, 16 | 32),
+            Kind::GcmSiv => matches!(len, 16 | 24 | 32),
             Kind::Xaes => len == 32,
             Kind::Ccm => matches!(len, 16 | 24 | 32),
         }
@@ -52,7 +52,7 @@ impl Kind {
     /// The key lengths, for messages.
     fn key_sizes(self) -> &'static str {
         match self {
-            Kind::GcmSiv => "16 or 32 bytes (32 or 64 hex digits)",
+            Kind::GcmSiv => "16, 24 or 32 bytes (32, 48 or 64 hex digits)",
             Kind::Xaes => "32 bytes (64 hex digits)",
             Kind::Ccm => "16, 24 or 32 bytes (32, 48 or 64 hex digits)",
         }

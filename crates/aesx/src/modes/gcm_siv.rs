@@ -27,7 +27,10 @@ const MAX_LEN: u64 = 1 << 36;
 /// reveals only whether two messages (with their associated data) were
 /// equal.
 ///
-/// Keys are 16 or 32 bytes; nonces 12 bytes; tags 16 bytes. Plaintext and
+/// Keys are 16 or 32 bytes (RFC 8452), or 24 bytes as OpenSSL and pyca
+/// take them (the RFC's derivation with a 24-byte message-encryption key:
+/// five derived blocks instead of four or six); nonces 12 bytes; tags 16
+/// bytes. Plaintext and
 /// associated data are each at most 2^36 bytes ([`Error::MessageTooLong`],
 /// [`Error::AadTooLong`]). `open` compares tags in constant time and zeroes
 /// its output before returning [`Error::AuthenticationFailed`].
@@ -62,7 +65,7 @@ impl GcmSiv {
     /// The longest plaintext (and the longest associated data): 2^36 bytes.
     pub const MAX_LEN: u64 = MAX_LEN;
 
-    /// AES-GCM-SIV with `key` (16 or 32 bytes) on the fastest backend.
+    /// AES-GCM-SIV with `key` (16, 24 or 32 bytes) on the fastest backend.
     pub fn new(key: &[u8]) -> Result<Self> {
         Self::with_backend(key, Backend::preferred()?)
     }
@@ -70,7 +73,7 @@ impl GcmSiv {
     /// AES-GCM-SIV with `key` on the named backend; an error if it is
     /// unavailable.
     pub fn with_backend(key: &[u8], backend: Backend) -> Result<Self> {
-        check_key_len(key, &[16, 32])?;
+        check_key_len(key, &[16, 24, 32])?;
         Ok(GcmSiv {
             aes: Aes::with_backend(key, backend)?,
         })
@@ -81,7 +84,7 @@ impl GcmSiv {
         self.aes.backend()
     }
 
-    /// The key size (128 or 256 bits).
+    /// The key size (128, 192 or 256 bits).
     pub fn key_size(&self) -> KeySize {
         self.aes.key_size()
     }

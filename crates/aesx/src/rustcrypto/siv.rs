@@ -10,26 +10,28 @@ use aead::{AeadCore, Key, KeyInit, KeySizeUser, TagPosition};
 
 use super::block::AesCipher;
 use super::shell::{aead_inout, fastest};
-use super::{Aes128, Aes128Enc, Aes256, Aes256Enc};
+use super::{Aes128, Aes128Enc, Aes192, Aes192Enc, Aes256, Aes256Enc};
 use crate::backend::Backend;
 use crate::error::Result;
 use crate::key::check_key_len;
 use crate::modes::gcm_siv::GcmSiv;
 use crate::modes::xaes::Xaes256Gcm;
 
-/// The ciphers AES-GCM-SIV is defined for (RFC 8452: 128- and 256-bit
-/// keys): [`Aes128`], [`Aes256`] and their `Enc` halves. There is no
-/// AES-192-GCM-SIV. Implemented only here.
+/// The ciphers AES-GCM-SIV runs on: [`Aes128`] and [`Aes256`] (RFC 8452),
+/// [`Aes192`] (as OpenSSL, pyca and `aes-gcm-siv` take it, with a 24-byte
+/// message-encryption key) and their `Enc` halves. Implemented only here.
 pub trait GcmSivCipher: AesCipher {}
 
 impl GcmSivCipher for Aes128 {}
 impl GcmSivCipher for Aes128Enc {}
+impl GcmSivCipher for Aes192 {}
+impl GcmSivCipher for Aes192Enc {}
 impl GcmSivCipher for Aes256 {}
 impl GcmSivCipher for Aes256Enc {}
 
 /// AES-GCM-SIV (RFC 8452) under `aead` 0.6's traits, generic as
-/// `aes_gcm_siv::AesGcmSiv` is: `Aes` names the key size ([`Aes128`] or
-/// [`Aes256`]); 96-bit nonces and 128-bit tags. Use the aliases
+/// `aes_gcm_siv::AesGcmSiv` is: `Aes` names the key size ([`Aes128`],
+/// [`Aes192`] or [`Aes256`]); 96-bit nonces and 128-bit tags. Use the aliases
 /// [`Aes128GcmSiv`] and [`Aes256GcmSiv`].
 ///
 /// `KeyInit::new` runs on the fastest backend; `with_backend` picks one. A

@@ -75,10 +75,7 @@ pub(crate) trait SivKernels: GcmKernels + Sized {
         aad: &[u8],
         io: InOut<'_>,
     ) -> Result<Block> {
-        let m = Message::derive(self, size, nonce, aad.len().max(io.len()))?;
-        let tag = m.tag(nonce, aad, io.input());
-        m.aes.ctr32le(&tag, io);
-        Ok(tag)
+        gcm_siv_seal_generic(self, size, nonce, aad, io)
     }
 
     /// Opens one GCM-SIV message: derives the keys as
@@ -91,14 +88,43 @@ pub(crate) trait SivKernels: GcmKernels + Sized {
         size: KeySize,
         nonce: &[u8; SIV_NONCE_LEN],
         aad: &[u8],
-        mut io: InOut<'_>,
+        io: InOut<'_>,
         tag: &Block,
     ) -> Result<Block> {
-        let m = Message::derive(self, size, nonce, aad.len().max(io.len()))?;
-        m.aes.ctr32le(tag, io.reborrow());
-        // SAFETY: the counter mode wrote the whole output.
-        Ok(m.tag(nonce, aad, unsafe { io.written_output() }))
+        gcm_siv_open_generic(self, size, nonce, aad, io, tag)
     }
+}
+
+/// [`SivKernels::gcm_siv_seal`] on the generic parts (key derivation in one
+/// ECB call, the family's POLYVAL and counter mode); also the path of a
+/// family whose fused one-shot does not cover a key size (x86: AES-192).
+pub(crate) fn gcm_siv_seal_generic<K: SivKernels>(
+    k: &K,
+    size: KeySize,
+    nonce: &[u8; SIV_NONCE_LEN],
+    aad: &[u8],
+    io: InOut<'_>,
+) -> Result<Block> {
+    let m = Message::derive(k, size, nonce, aad.len().max(io.len()))?;
+    let tag = m.tag(nonce, aad, io.input());
+    m.aes.ctr32le(&tag, io);
+    Ok(tag)
+}
+
+/// [`SivKernels::gcm_siv_open`] on the generic parts, as
+/// [`gcm_siv_seal_generic`].
+pub(crate) fn gcm_siv_open_generic<K: SivKernels>(
+    k: &K,
+    size: KeySize,
+    nonce: &[u8; SIV_NONCE_LEN],
+    aad: &[u8],
+    mut io: InOut<'_>,
+    tag: &Block,
+) -> Result<Block> {
+    let m = Message::derive(k, size, nonce, aad.len().max(io.len()))?;
+    m.aes.ctr32le(tag, io.reborrow());
+    // SAFETY: the counter mode wrote the whole output.
+    Ok(m.tag(nonce, aad, unsafe { io.written_output() }))
 }
 
 /// The per-message keys of the generic one-shot, on the backend's own key
@@ -114,7 +140,14 @@ impl<K: SivKernels> Message<K> {
     /// count; all blocks go through the backend in one call. `longest`
     /// (the longer of AAD and text) sizes the POLYVAL key's table.
     fn derive(k: &K, size: KeySize, nonce: &[u8; SIV_NONCE_LEN], longest: usize) -> Result<Self> {
-        let count = if size == KeySize::Aes128 { 4 } else { 6 };
+        // Two halves of POLYVAL key, then one per 8 bytes of AES key: 4, 5
+        // (AES-192: a 24-byte message key, as OpenSSL and pyca derive it)
+        // or 6 blocks.
+        let count = match size {
+            KeySize::Aes128 => 4,
+            KeySize::Aes192 => 5,
+            KeySize::Aes256 => 6,
+        };
         let mut blocks = [0u8; 6 * BLOCK_LEN];
         for (i, b) in blocks.chunks_exact_mut(BLOCK_LEN).enumerate() {
             b[..4].copy_from_slice(&(i as u32).to_le_bytes());

@@ -16,7 +16,7 @@ use super::kernels::cpu;
 use super::kernels::family::Family;
 use super::kernels::inout::InOut;
 use super::kernels::polyval::PolyvalKernels;
-use super::kernels::siv::{SivKernels, SIV_NONCE_LEN};
+use super::kernels::siv::{gcm_siv_open_generic, gcm_siv_seal_generic, SivKernels, SIV_NONCE_LEN};
 use super::kernels::vector_keys::inverse_keys;
 use super::kernels::wipe;
 use super::kernels::BlockKernels;
@@ -117,6 +117,10 @@ impl SivKernels for X86Aes {
         aad: &[u8],
         io: InOut<'_>,
     ) -> Result<Block> {
+        if size == KeySize::Aes192 {
+            // The fused one-shot is written for AES-128 and AES-256.
+            return gcm_siv_seal_generic(self, size, nonce, aad, io);
+        }
         siv::gcm_siv(self, size, nonce, aad, io, None)
     }
 
@@ -128,6 +132,9 @@ impl SivKernels for X86Aes {
         io: InOut<'_>,
         tag: &Block,
     ) -> Result<Block> {
+        if size == KeySize::Aes192 {
+            return gcm_siv_open_generic(self, size, nonce, aad, io, tag);
+        }
         siv::gcm_siv(self, size, nonce, aad, io, Some(tag))
     }
 }

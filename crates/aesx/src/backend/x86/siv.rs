@@ -68,15 +68,16 @@ use crate::backend::kernels::siv::SIV_NONCE_LEN as NONCE_LEN;
 use crate::backend::kernels::trace::{self, Kernel};
 use crate::backend::kernels::{wipe, BlockKernels};
 use crate::error::{Error, Result};
-use crate::key::{Block, KeySize, BLOCK_LEN, MAX_ROUNDS};
+use crate::key::{Block, KeySize, RoundKeys, BLOCK_LEN, MAX_ROUNDS};
 
-/// Expands a 16- or 32-byte key (the only sizes GCM-SIV and XAES derive)
-/// on the tier of `like`; other lengths are an error.
+/// Expands a derived message key on the tier of `like`: 16 or 32 bytes
+/// here (GCM-SIV, XAES), 24 through the general schedule (AES-192-GCM-SIV,
+/// which runs the generic one-shot); other lengths are an error.
 pub(crate) fn expand_key(like: &X86Aes, key: &[u8]) -> Result<X86Aes> {
     let level = like.level;
     let size = KeySize::from_len(key.len())?;
     if size == KeySize::Aes192 {
-        return Err(Error::InvalidKeyLength { len: key.len() });
+        return Ok(X86Aes::new(level, &RoundKeys::expand(key)?));
     }
     // SAFETY: every level's token proves AES-NI and SSE4.1; `key` is 16 or
     // 32 bytes as `schedule` reads.
