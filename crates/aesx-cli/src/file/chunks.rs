@@ -16,7 +16,7 @@ use super::{open_failure, payload_err};
 use crate::backend_arg::Choice;
 use crate::CliError;
 
-/// Chunks per CPU batch: a worker's unit of work (see `pipeline.rs`).
+/// Chunks per CPU batch: a worker's unit of work (aesx-file's pipeline).
 pub(super) const BATCH_CHUNKS: usize = aesx_file::pipeline::BATCH_CHUNKS;
 
 /// The GPU when `--backend cuda` (or `AESX_BACKEND=cuda`) asked for it,
