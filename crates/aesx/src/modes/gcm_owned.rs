@@ -65,17 +65,10 @@ impl GcmStreamHazmat {
     /// Starts a message under `nonce` (any non-empty length) with a clone
     /// of `gcm` (its key, backend and tag length).
     pub fn new(gcm: &Gcm, nonce: &[u8]) -> Result<Self> {
-        let gcm = gcm.clone();
-        let mut j0 = j0_of(&gcm, nonce)?;
-        let mut ekj0 = j0;
-        with_engine!(&gcm.engine, k => k.aes.encrypt_blocks(InOut::in_place(&mut ekj0)));
-        let mut ctr = j0;
-        inc32(&mut ctr, 1);
-        j0.zeroize();
-        Ok(GcmStreamHazmat {
-            gcm,
-            ctr,
-            ekj0,
+        let mut s = GcmStreamHazmat {
+            gcm: gcm.clone(),
+            ctr: [0; BLOCK_LEN],
+            ekj0: [0; BLOCK_LEN],
             acc: [0; BLOCK_LEN],
             aad_len: 0,
             data_len: 0,
@@ -83,7 +76,36 @@ impl GcmStreamHazmat {
             pend_len: 0,
             ks: [0; BLOCK_LEN],
             in_data: false,
-        })
+        };
+        s.restart(nonce)?;
+        Ok(s)
+    }
+
+    /// Abandons the running message and starts a new one under `nonce`
+    /// with the same key, without copying the key again (the cheap way to
+    /// run many messages). On an error (an empty nonce) nothing changes.
+    pub fn restart(&mut self, nonce: &[u8]) -> Result<()> {
+        let mut j0 = j0_of(&self.gcm, nonce)?;
+        let mut ekj0 = j0;
+        with_engine!(&self.gcm.engine, k => k.aes.encrypt_blocks(InOut::in_place(&mut ekj0)));
+        self.ctr = j0;
+        inc32(&mut self.ctr, 1);
+        j0.zeroize();
+        self.ekj0 = ekj0;
+        ekj0.zeroize();
+        self.acc = [0; BLOCK_LEN];
+        self.aad_len = 0;
+        self.data_len = 0;
+        self.pend = [0; BLOCK_LEN];
+        self.pend_len = 0;
+        self.ks = [0; BLOCK_LEN];
+        self.in_data = false;
+        Ok(())
+    }
+
+    /// The key this stream runs under.
+    pub fn gcm(&self) -> &Gcm {
+        &self.gcm
     }
 
     fn ghash(&mut self, data: &[u8]) {
@@ -226,21 +248,28 @@ impl GcmStreamHazmat {
         Ok(())
     }
 
-    /// The tag of the message so far (the key's tag length), computed on a
-    /// copy: the state itself is left as it was.
+    /// The tag of the message so far (the key's tag length), computed on
+    /// copies of the running values: the state itself is left as it was.
     pub fn tag(&self) -> Tag {
-        let mut s = self.clone();
-        s.flush_pending();
+        let mut acc = self.acc;
+        // The pending partial block, zero-padded (as `flush_pending`).
+        let mut last = [0u8; BLOCK_LEN];
+        last[..self.pend_len].copy_from_slice(&self.pend[..self.pend_len]);
         let mut len_block = [0u8; BLOCK_LEN];
-        len_block[..8].copy_from_slice(&(s.aad_len * 8).to_be_bytes());
-        len_block[8..].copy_from_slice(&(s.data_len * 8).to_be_bytes());
-        s.ghash(&len_block);
-        let mut bytes = s.acc;
-        for (t, m) in bytes.iter_mut().zip(&s.ekj0) {
+        len_block[..8].copy_from_slice(&(self.aad_len * 8).to_be_bytes());
+        len_block[8..].copy_from_slice(&(self.data_len * 8).to_be_bytes());
+        with_engine!(&self.gcm.engine, k => {
+            if self.pend_len > 0 {
+                k.aes.ghash_update(&k.h, &mut acc, &last);
+            }
+            k.aes.ghash_update(&k.h, &mut acc, &len_block);
+        });
+        for (t, m) in acc.iter_mut().zip(&self.ekj0) {
             *t ^= m;
         }
-        let tag = Tag::truncated(bytes, s.gcm.tag_len);
-        bytes.zeroize();
+        let tag = Tag::truncated(acc, self.gcm.tag_len);
+        acc.zeroize();
+        last.zeroize();
         tag
     }
 }
@@ -277,7 +306,10 @@ mod tests {
                     assert_eq!(rest, &want[cut..]);
                     assert_eq!(fork.tag().as_bytes(), want_tag.as_bytes());
 
-                    let mut d = GcmStreamHazmat::new(&gcm, &nonce).unwrap();
+                    // A stream restarted from any state runs a fresh message.
+                    let mut d = s.clone();
+                    assert_eq!(d.restart(&[]), Err(Error::EmptyNonce));
+                    d.restart(&nonce).unwrap();
                     d.aad(&aad).unwrap();
                     let mut back = want.clone();
                     d.decrypt_in_place(&mut back[..cut]).unwrap();
