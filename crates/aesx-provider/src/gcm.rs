@@ -10,6 +10,7 @@
 
 use aesx::hazmat::GcmStreamHazmat;
 use aesx::{ct_eq, Backend, Gcm};
+use zeroize::Zeroize;
 
 use crate::block::{Fail, Io};
 use crate::count_bytes;
@@ -37,12 +38,23 @@ pub struct GcmCtx {
     iv: [u8; IV_MAX],
     iv_state: IvState,
     enc: bool,
-    key: Option<Gcm>,
+    /// The key and the running message: started under a placeholder nonce
+    /// when the key is set, restarted under the IV when data begins.
     stream: Option<GcmStreamHazmat>,
+    /// The key as given, so that setting the same key again (applications
+    /// and `openssl speed` do, per message) skips the expansion.
+    key_bytes: [u8; 32],
     /// None: OpenSSL's `UNINITIALISED_SIZET` (no tag set or computed).
     taglen: Option<usize>,
     tag: [u8; TAG_MAX],
     backend: Backend,
+}
+
+impl Drop for GcmCtx {
+    fn drop(&mut self) {
+        self.key_bytes.zeroize();
+        self.tag.zeroize();
+    }
 }
 
 impl GcmCtx {
@@ -53,8 +65,8 @@ impl GcmCtx {
             iv: [0; IV_MAX],
             iv_state: IvState::Uninitialised,
             enc: true,
-            key: None,
             stream: None,
+            key_bytes: [0; 32],
             taglen: None,
             tag: [0; TAG_MAX],
             backend,
@@ -76,9 +88,16 @@ impl GcmCtx {
             if key.len() != self.keylen {
                 return Err(Fail::InvalidKeyLength);
             }
-            self.key =
-                Some(Gcm::with_backend(key, self.backend).map_err(|_| Fail::InvalidKeyLength)?);
-            self.stream = None;
+            let same = self.stream.is_some() && ct_eq(&self.key_bytes[..key.len()], key);
+            if !same {
+                let gcm =
+                    Gcm::with_backend(key, self.backend).map_err(|_| Fail::InvalidKeyLength)?;
+                let placeholder = [0u8; IV_DEFAULT];
+                let s =
+                    GcmStreamHazmat::new(&gcm, &placeholder).map_err(|_| Fail::InvalidKeyLength)?;
+                self.stream = Some(s);
+                self.key_bytes[..key.len()].copy_from_slice(key);
+            }
             if self.iv_state == IvState::Copied {
                 // A new key in the middle of a message: OpenSSL 3.0 goes on
                 // from a zeroed GCM state (counter 0, the keystream of any
@@ -132,9 +151,9 @@ impl GcmCtx {
 
     /// The running message, started from the buffered IV if need be.
     fn stream(&mut self) -> Result<&mut GcmStreamHazmat, Fail> {
-        let Some(key) = &self.key else {
+        if self.stream.is_none() {
             return Err(Fail::NoKeySet);
-        };
+        }
         if self.iv_state == IvState::Uninitialised {
             // OpenSSL's gcm_iv_generate: an encryption with no IV gets a
             // random one of at least 96 bits (readable as `iv` afterwards).
@@ -144,17 +163,20 @@ impl GcmCtx {
             getrandom::fill(&mut self.iv[..self.ivlen]).map_err(|_| Fail::Unsupported)?;
             self.iv_state = IvState::Buffered;
         }
+        let Some(stream) = self.stream.as_mut() else {
+            return Err(Fail::NoKeySet);
+        };
         match self.iv_state {
             IvState::Uninitialised | IvState::Finished => return Err(Fail::Unsupported),
             IvState::Buffered => {
-                let s = GcmStreamHazmat::new(key, &self.iv[..self.ivlen])
+                stream
+                    .restart(&self.iv[..self.ivlen])
                     .map_err(|_| Fail::InvalidIvLength)?;
-                self.stream = Some(s);
                 self.iv_state = IvState::Copied;
             }
             IvState::Copied => {}
         }
-        self.stream.as_mut().ok_or(Fail::Unsupported)
+        Ok(stream)
     }
 
     /// More associated data (an update with no output buffer).
@@ -185,7 +207,7 @@ impl GcmCtx {
         let enc = self.enc;
         if !enc && self.taglen.is_none() {
             // Checked before the IV is applied, as OpenSSL does.
-            if self.key.is_none()
+            if self.stream.is_none()
                 || matches!(self.iv_state, IvState::Uninitialised | IvState::Finished)
             {
                 return Err(Fail::Unsupported);
@@ -203,7 +225,6 @@ impl GcmCtx {
             }
         }
         self.iv_state = IvState::Finished;
-        self.stream = None;
         Ok(())
     }
 }
@@ -292,6 +313,20 @@ mod tests {
         assert_eq!(c.aad(b"x"), Err(Fail::Unsupported));
         c.init(None, Some(&drawn), true).unwrap();
         c.aad(b"x").unwrap();
+        // The same key set again is not expanded again; another one is.
+        let mut c = GcmCtx::new(32, Backend::Soft);
+        c.init(Some(&[1u8; 32]), Some(&[7u8; 12]), true).unwrap();
+        let mut one = [0u8; 20];
+        c.crypt(Io::InPlace(&mut one), 20).unwrap();
+        c.finalize().unwrap();
+        c.init(Some(&[1u8; 32]), Some(&[7u8; 12]), true).unwrap();
+        let mut again = [0u8; 20];
+        c.crypt(Io::InPlace(&mut again), 20).unwrap();
+        assert_eq!(one, again);
+        c.init(Some(&[2u8; 32]), Some(&[7u8; 12]), true).unwrap();
+        let mut other = [0u8; 20];
+        c.crypt(Io::InPlace(&mut other), 20).unwrap();
+        assert_ne!(one, other);
         let mut c = GcmCtx::new(32, Backend::Soft);
         c.init(Some(&[0u8; 32]), None, true).unwrap();
         assert_eq!(c.set_ivlen(0), Err(Fail::InvalidIvLength));
