@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The Python package: installed the way users install it (`pip install
-# ./python`, which builds the abi3 wheel with maturin from PyPI), then its
-# tests (pyca parity, every mode against `cryptography`, Wycheproof, files
-# against the CLI, Dask trees on a 2-process LocalCluster, local and on a
-# loopback S3 server, workers killed mid-file). The extension crate is
-# outside the root workspace, so it is formatted and linted here.
+# The Python package as users get it: the abi3 manylinux2014 wheel
+# (tools/package/wheel.sh: maturin with zig, its platform tag checked by
+# auditwheel) installed into a fresh venv, then its tests run with no Rust
+# toolchain on PATH, so they exercise the installed wheel, not a build
+# (pyca parity, every mode against `cryptography`, Wycheproof, files against
+# the CLI, Dask trees on a 2-process LocalCluster, local and on a loopback
+# S3 server, workers killed mid-file). The extension crate is outside the
+# root workspace, so it is formatted and linted here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$SECONDS
@@ -21,7 +23,8 @@ py="$venv/bin/python"
 # moto[server] and s3fs: aesx.dask's S3 suite, on a moto server the tests
 # start on 127.0.0.1 (tests/conftest.py); AESX_REQUIRE_S3=1 below makes
 # their absence a failure, not a skip.
-timeout 1200 "$py" -m pip install -q ./python pytest cryptography dask distributed numpy 'moto[server]' s3fs
+wheel=$(timeout 1200 bash tools/package/wheel.sh target/wheels)
+timeout 1200 "$py" -m pip install -q "$wheel" pytest cryptography dask distributed numpy 'moto[server]' s3fs
 echo "installed: $("$py" -c 'import aesx, sys; print("aesx", aesx.__version__, "backends", aesx.backends(), "python", sys.version.split()[0])')"
 
 rustup component add rustfmt clippy >/dev/null 2>&1 || true
@@ -32,8 +35,14 @@ rustup component add rustfmt clippy >/dev/null 2>&1 || true
 cargo build -q -p aesx-cli
 export AESX_CLI="$PWD/target/debug/aesx"
 
+# PATH without cargo, rustc or rustup: nothing can be built behind the tests.
+clean_path=$(printf '%s' "$PATH" | tr ':' '\n' | grep -v -e '/\.cargo/' -e '/\.rustup/' | paste -sd: -)
+if PATH=$clean_path command -v cargo >/dev/null || PATH=$clean_path command -v rustc >/dev/null; then
+  echo "python.sh: a Rust toolchain is still on the test PATH" >&2
+  exit 1
+fi
 set +e
-AESX_REQUIRE_S3=1 timeout 900 "$py" -m pytest -q -p no:cacheprovider python/tests
+AESX_REQUIRE_S3=1 PATH="$PWD/$venv/bin:$clean_path" timeout 900 "$py" -m pytest -q -p no:cacheprovider python/tests
 rc=$?
 set -e
 if [ "$rc" -eq 5 ]; then
