@@ -29,8 +29,8 @@ pub(crate) fn iv_block(iv: &[u8]) -> Result<Block> {
 /// `aes-*-cfb` (`-cfb128`) and pyca's `modes.CFB`. A `Cfb` keeps its place
 /// in the stream, so any sequence of `encrypt` (or `decrypt`) lengths gives
 /// the same bytes as one call; there is no padding and no partial-block
-/// rule. Encrypting is a serial chain of single-block calls; decrypting runs
-/// the backend's wide kernel. No integrity: pair it with a MAC, or use
+/// rule. Encrypting is a serial chain (run as the backend's CBC-encryption
+/// chain over the plaintext); decrypting runs the backend's wide kernel. No integrity: pair it with a MAC, or use
 /// [`crate::Gcm`].
 #[derive(Clone)]
 pub struct Cfb {
@@ -140,6 +140,13 @@ macro_rules! two_way_calls {
 impl Cfb {
     two_way_calls!("CFB128");
 
+    /// The IV that continues this stream in a new `Cfb` (the last
+    /// ciphertext block), when the stream stands at a block boundary;
+    /// `None` inside a block.
+    pub fn next_iv(&self) -> Option<Block> {
+        (self.used == BLOCK_LEN).then_some(self.reg)
+    }
+
     /// Bytes `used..used + n` of the current block: XOR with the keystream,
     /// the ciphertext kept in the register. `n <= 16 - used`.
     fn partial(&mut self, encrypt: bool, mut io: InOut<'_>) {
@@ -165,19 +172,10 @@ impl Cfb {
             self.partial(encrypt, first);
         }
         // 2. Whole blocks.
-        let (mut whole, tail) = rest.split_blocks();
+        let (whole, tail) = rest.split_blocks();
         if !whole.is_empty() {
             if encrypt {
-                for i in 0..whole.blocks() {
-                    let mut b = self.reg;
-                    self.aes.encrypt_block(&mut b);
-                    let p = whole.read_block(i);
-                    for (x, y) in b.iter_mut().zip(p) {
-                        *x ^= y;
-                    }
-                    whole.write_block(i, &b);
-                    self.reg = b;
-                }
+                self.encrypt_chain(whole);
             } else {
                 self.decrypt_wide(whole);
             }
@@ -189,6 +187,41 @@ impl Cfb {
             self.used = 0;
             self.partial(encrypt, tail);
         }
+    }
+
+    /// Whole blocks of encryption, through the backend's CBC-encryption
+    /// chain: with Y0 = E(C0) and Yi = E(Pi ^ Y(i-1)) (CBC over the
+    /// plaintext from Y0), Yi = E(Ci) and so Ci = Pi ^ Y(i-1). The chain
+    /// stays serial, as CFB encryption must, but runs in the kernel that
+    /// keeps the round keys in registers.
+    fn encrypt_chain(&mut self, mut io: InOut<'_>) {
+        let mut buf = [0u8; CHUNK * BLOCK_LEN];
+        let mut ks = [0u8; CHUNK * BLOCK_LEN];
+        while !io.is_empty() {
+            let n = io.blocks().min(CHUNK);
+            let (mut now, later) = io.split_at(n * BLOCK_LEN);
+            let len = n * BLOCK_LEN;
+            // Y0, the keystream of the first block.
+            let mut y = self.reg;
+            self.aes.encrypt_block(&mut y);
+            ks[..BLOCK_LEN].copy_from_slice(&y);
+            now.read_into(&mut buf[..len]);
+            let last_p = now.read_block(n - 1);
+            with_engine!(&self.aes.engine, k => k.cbc_encrypt(&mut y, InOut::in_place(&mut buf[..len])));
+            // Keystream block i is Y(i-1).
+            ks[BLOCK_LEN..len].copy_from_slice(&buf[..len - BLOCK_LEN]);
+            now.xor_from(&ks[..len]);
+            for (r, (p, k)) in self
+                .reg
+                .iter_mut()
+                .zip(last_p.iter().zip(&ks[len - BLOCK_LEN..len]))
+            {
+                *r = p ^ k;
+            }
+            io = later;
+        }
+        buf.zeroize();
+        ks.zeroize();
     }
 
     /// Whole blocks of decryption: keystream block i is E(C[i-1]) (E(reg)
@@ -243,6 +276,12 @@ feedback_ctors!(Cfb8, "CFB8", |aes, iv| Cfb8 { aes, reg: iv });
 
 impl Cfb8 {
     two_way_calls!("CFB8");
+
+    /// The IV that continues this stream in a new `Cfb8`: the last 16
+    /// ciphertext bytes (the IV's tail before 16 bytes have passed).
+    pub fn next_iv(&self) -> Block {
+        self.reg
+    }
 
     fn run(&mut self, encrypt: bool, mut io: InOut<'_>) {
         // Bytes per round: CHUNK windows of 16 bytes when decrypting.

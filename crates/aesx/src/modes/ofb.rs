@@ -4,7 +4,7 @@ use zeroize::Zeroize;
 
 use super::block::{debug_over_aes, Aes};
 use super::cfb::{feedback_ctors, iv_block};
-use crate::backend::{Backend, InOut};
+use crate::backend::{with_engine, Backend, BlockKernels, InOut};
 use crate::error::Result;
 use crate::key::{Block, BLOCK_LEN};
 
@@ -17,8 +17,9 @@ const CHUNK: usize = 64;
 /// the data, so encrypting and decrypting are the same operation; the same
 /// bytes as OpenSSL's `aes-*-ofb` and pyca's `modes.OFB`. An `Ofb` keeps
 /// its place, so any sequence of call lengths gives the bytes of one call.
-/// The keystream is a serial chain of single-block calls (each block is the
-/// cipher of the one before), whatever the backend. No integrity, and the
+/// The keystream is a serial chain (each block is the cipher of the one
+/// before), whatever the backend; it runs as the backend's CBC-encryption
+/// chain over zero blocks. No integrity, and the
 /// IV must never repeat under one key (a repeat reuses the whole keystream).
 #[derive(Clone)]
 pub struct Ofb {
@@ -67,6 +68,13 @@ impl Ofb {
         v
     }
 
+    /// The IV that continues this stream in a new `Ofb` (the last keystream
+    /// block: secret, as the keystream is), when the stream stands at a
+    /// block boundary; `None` inside a block.
+    pub fn next_iv(&self) -> Option<Block> {
+        (self.used == BLOCK_LEN).then_some(self.reg)
+    }
+
     fn next_block(&mut self) {
         self.aes.encrypt_block(&mut self.reg);
         self.used = 0;
@@ -86,11 +94,13 @@ impl Ofb {
         while !whole.is_empty() {
             let n = whole.blocks().min(CHUNK);
             let (mut now, later) = whole.split_at(n * BLOCK_LEN);
-            for b in ks[..n * BLOCK_LEN].chunks_exact_mut(BLOCK_LEN) {
-                self.aes.encrypt_block(&mut self.reg);
-                b.copy_from_slice(&self.reg);
-            }
-            now.xor_from(&ks[..n * BLOCK_LEN]);
+            // CBC encryption of zero blocks from the register is exactly
+            // the OFB keystream (Oi = E(0 ^ O(i-1))), in the backend's
+            // chained kernel; it leaves the last block in the register.
+            let ks = &mut ks[..n * BLOCK_LEN];
+            ks.fill(0);
+            with_engine!(&self.aes.engine, k => k.cbc_encrypt(&mut self.reg, InOut::in_place(ks)));
+            now.xor_from(ks);
             whole = later;
         }
         ks.zeroize();
