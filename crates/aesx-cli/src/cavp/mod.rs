@@ -23,6 +23,7 @@ mod ctr;
 #[cfg(feature = "cuda")]
 mod cuda;
 mod ecb_cbc;
+mod feedback;
 mod gcm;
 mod keywrap;
 mod mct;
@@ -39,7 +40,8 @@ pub struct Args {
     /// named by AESX_BACKEND); `cuda` runs the GCM and XTS files on the GPU.
     #[arg(long, value_name = "NAME")]
     backend: Option<String>,
-    /// Vector files: AESAVS ECB/CBC KAT, MMT and CBC MCT .rsp files, CTR
+    /// Vector files: AESAVS ECB/CBC KAT, MMT and CBC MCT .rsp files,
+    /// AESAVS CFB128/CFB8/OFB KAT and MMT files (CPU only), CTR
     /// vectors (aes-*-ctr.txt), NIST XTSGenAES*.rsp, GCM
     /// gcmEncryptExtIV*/gcmDecrypt*.rsp, AArch64cryptolib
     /// SL_functional_tests.rsp (GCM/ESP with checksums), Wycheproof
@@ -78,6 +80,9 @@ pub enum Suite {
     Mct(BlockMode),
     /// CTR vectors whose IV is the whole initial counter block.
     Ctr,
+    /// AESAVS CFB128, CFB8 or OFB known-answer or multi-block files; the
+    /// `&str` is the test's name.
+    Feedback(feedback::Feedback, &'static str),
     /// NIST XTSGenAES files (either tweak form).
     Xts,
     /// Wycheproof aes_xts_test.json.
@@ -101,6 +106,7 @@ impl Suite {
             Suite::EcbCbc(m, test) => format!("{} {test}", m.name()),
             Suite::Mct(m) => format!("{} MCT", m.name()),
             Suite::Ctr => "CTR".to_string(),
+            Suite::Feedback(m, test) => format!("{} {test}", m.name()),
             Suite::Xts => "XTS".to_string(),
             Suite::WycheproofXts => "XTS (Wycheproof)".to_string(),
             Suite::Gcm(f) => f.describe().to_string(),
@@ -114,12 +120,16 @@ impl Suite {
         }
     }
 
-    /// Whether the suite runs on the CPU only (GCM-SIV, CCM, key wrap, CMAC:
+    /// Whether the suite runs on the CPU only (GCM-SIV, CCM, key wrap, CMAC,
+    /// CFB, OFB:
     /// aesx-cuda has no kernels for them).
     pub fn cpu_only(self) -> bool {
         matches!(
             self,
-            Suite::WycheproofAead(_) | Suite::WycheproofKeyWrap(_) | Suite::WycheproofCmac
+            Suite::WycheproofAead(_)
+                | Suite::WycheproofKeyWrap(_)
+                | Suite::WycheproofCmac
+                | Suite::Feedback(..)
         )
     }
 }
@@ -218,8 +228,40 @@ pub fn detect(path: &Path, text: &str) -> Result<Suite, String> {
     )
 }
 
+/// The AESAVS known-answer and multi-block test names (file name prefix,
+/// report name).
+const KAT: [(&str, &str); 5] = [
+    ("gfsbox", "GFSbox"),
+    ("keysbox", "KeySbox"),
+    ("varkey", "VarKey"),
+    ("vartxt", "VarTxt"),
+    ("mmt", "MMT"),
+];
+
+/// `cfb128gfsbox128.rsp`, `cfb8mmt256.rsp`, `ofbvarkey192.rsp`, ... (lower
+/// case).
+fn detect_feedback(name: &str) -> Option<Result<Suite, String>> {
+    use feedback::Feedback as F;
+    let (mode, rest) = [("cfb128", F::Cfb128), ("cfb8", F::Cfb8), ("ofb", F::Ofb)]
+        .into_iter()
+        .find_map(|(p, m)| name.strip_prefix(p).map(|r| (m, r)))?;
+    if let Some((_, test)) = KAT.iter().find(|(p, _)| rest.starts_with(p)) {
+        return Some(Ok(Suite::Feedback(mode, test)));
+    }
+    if rest.starts_with("mct") {
+        return Some(Err(format!(
+            "{} Monte Carlo files are not supported",
+            mode.name()
+        )));
+    }
+    None
+}
+
 /// `ecbgfsbox128.rsp`, `cbcmct256.rsp`, ... (lower case).
 fn detect_aesavs(name: &str) -> Option<Result<Suite, String>> {
+    if let Some(s) = detect_feedback(name) {
+        return Some(s);
+    }
     let (mode, rest) = if let Some(r) = name.strip_prefix("ecb") {
         (BlockMode::Ecb, r)
     } else if let Some(r) = name.strip_prefix("cbc") {
@@ -227,13 +269,6 @@ fn detect_aesavs(name: &str) -> Option<Result<Suite, String>> {
     } else {
         return None;
     };
-    const KAT: [(&str, &str); 5] = [
-        ("gfsbox", "GFSbox"),
-        ("keysbox", "KeySbox"),
-        ("varkey", "VarKey"),
-        ("vartxt", "VarTxt"),
-        ("mmt", "MMT"),
-    ];
     if let Some((_, test)) = KAT.iter().find(|(p, _)| rest.starts_with(p)) {
         return Some(Ok(Suite::EcbCbc(mode, test)));
     }
@@ -258,6 +293,7 @@ pub fn run_suite(
         Suite::EcbCbc(mode, _) => ecb_cbc::run(mode, &rsp::parse(text)?, backends, report),
         Suite::Mct(mode) => mct::run(mode, &rsp::parse(text)?, backends, report),
         Suite::Ctr => ctr::run(&rsp::parse(text)?, backends, report),
+        Suite::Feedback(m, _) => feedback::run(m, &rsp::parse(text)?, backends, report),
         Suite::Xts => xts::run_nist(&rsp::parse(text)?, backends, report),
         Suite::WycheproofXts => xts::run_wycheproof(text, backends, report),
         Suite::Gcm(f) => gcm::run(f, &rsp::parse(text)?, backends, report),

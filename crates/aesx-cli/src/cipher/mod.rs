@@ -32,6 +32,7 @@ mod ctr;
 #[cfg(feature = "cuda")]
 mod cuda;
 mod ecb;
+mod feedback;
 mod gcm;
 pub mod keywrap;
 mod xts;
@@ -51,7 +52,8 @@ pub struct Args {
     /// Key in hex: 16, 24 or 32 bytes.
     #[arg(long, value_name = "HEX")]
     pub key: String,
-    /// IV (CBC) or initial counter block (CTR) in hex, 16 bytes; for GCM
+    /// IV (CBC, CFB, CFB8, OFB) or initial counter block (CTR) in hex, 16
+    /// bytes; for GCM
     /// any non-zero length (12 bytes usual). The nonce of gcm-siv (12
     /// bytes), xaes (24 bytes) and ccm (7 to 13 bytes).
     #[arg(long, value_name = "HEX")]
@@ -111,14 +113,21 @@ pub enum Mode {
     Cbc,
     /// CTR with a 128-bit big-endian counter; no padding.
     Ctr,
+    /// CFB128 (SP 800-38A), --iv 16 bytes; no padding (`openssl enc
+    /// -aes-*-cfb`).
+    Cfb,
+    /// CFB8 (8-bit feedback), --iv 16 bytes; no padding (`-aes-*-cfb8`).
+    Cfb8,
+    /// OFB, --iv 16 bytes; no padding (`-aes-*-ofb`).
+    Ofb,
     /// XTS-AES (IEEE 1619): --tweak or --sector, optionally --sector-size.
     Xts,
     /// GCM: ciphertext followed by the tag; decryption writes nothing
     /// unless the tag verifies.
     Gcm,
-    /// AES-GCM-SIV (RFC 8452): key 16 or 32 bytes, --iv the 12-byte nonce;
-    /// output = ciphertext then the 16-byte tag; decryption writes nothing
-    /// unless the tag verifies.
+    /// AES-GCM-SIV (RFC 8452): key 16, 24 (as OpenSSL) or 32 bytes, --iv
+    /// the 12-byte nonce; output = ciphertext then the 16-byte tag;
+    /// decryption writes nothing unless the tag verifies.
     GcmSiv,
     /// XAES-256-GCM (c2sp.org): key 32 bytes, --iv the 24-byte nonce;
     /// output = ciphertext then the 16-byte tag.
@@ -140,7 +149,14 @@ impl Mode {
     pub fn cpu_only(self) -> bool {
         matches!(
             self,
-            Mode::GcmSiv | Mode::Xaes | Mode::Ccm | Mode::Kw | Mode::Kwp
+            Mode::GcmSiv
+                | Mode::Xaes
+                | Mode::Ccm
+                | Mode::Kw
+                | Mode::Kwp
+                | Mode::Cfb
+                | Mode::Cfb8
+                | Mode::Ofb
         )
     }
 }
@@ -289,6 +305,9 @@ fn build(mode: Mode, p: &Params) -> Result<Job, CliError> {
         Mode::Ecb => Job::Stream(ecb::stream(p)?),
         Mode::Cbc => Job::Stream(cbc::stream(p)?),
         Mode::Ctr => Job::Stream(ctr::stream(p)?),
+        Mode::Cfb => Job::Stream(feedback::stream(feedback::Kind::Cfb, p)?),
+        Mode::Cfb8 => Job::Stream(feedback::stream(feedback::Kind::Cfb8, p)?),
+        Mode::Ofb => Job::Stream(feedback::stream(feedback::Kind::Ofb, p)?),
         Mode::Gcm => Job::Gcm(Box::new(gcm::job(p)?)),
         Mode::GcmSiv => Job::Whole(aead::job(aead::Kind::GcmSiv, p)?),
         Mode::Xaes => Job::Whole(aead::job(aead::Kind::Xaes, p)?),
