@@ -158,7 +158,8 @@
 // and removes them (in constant time) or fails with AESX_ERR_BAD_PADDING.
 #define AESX_PADDING_PKCS7 1
 
-// AES-GCM-SIV (RFC 8452): 16- or 32-byte keys, 12-byte nonces, 16-byte
+// AES-GCM-SIV (RFC 8452): 16- or 32-byte keys (and 24-byte ones, as
+// OpenSSL and pyca take them beyond the RFC), 12-byte nonces, 16-byte
 // tags, at most 2^36 bytes of plaintext and of AAD. Misuse-resistant: a
 // repeated nonce reveals only whether two messages were equal.
 #define AESX_AEAD_GCM_SIV 1
@@ -415,6 +416,70 @@ int aesx_ctr_xor(const struct aesx_key *key,
 // Requires: `jobs` readable and writable for `n` elements; each job's `key` a live
 // handle and `data` readable and writable for `len` bytes.
 int aesx_cbc_encrypt_many(struct aesx_cbc_job *jobs, size_t n);
+
+// CFB128-encrypts `len` bytes (any length) from `in` to `out` under the
+// 16-byte IV at `iv`; the same bytes as `openssl enc -aes-*-cfb`.
+//
+// To continue one stream over several calls, pass the same `iv` array
+// again: after a call whose `len` is a multiple of 16 it holds the IV that
+// continues the stream (the last ciphertext block); after any other length
+// it is left as it was and the stream cannot be continued (end it there).
+// `out` may equal `in`; otherwise they must not overlap, and neither may
+// overlap `iv`. CFB has no integrity: pair it with a MAC.
+//
+// Requires: `key` a live handle; `iv` readable and writable for 16 bytes;
+// `in` readable and `out` writable for `len` bytes.
+int aesx_cfb_encrypt(const struct aesx_key *key,
+                     uint8_t *iv,
+                     const uint8_t *in,
+                     uint8_t *out,
+                     size_t len);
+
+// CFB128-decrypts `len` bytes; `iv` as for aesx_cfb_encrypt. Decryption
+// runs the backend's wide kernels (it parallelises; encryption cannot).
+//
+// Requires: as aesx_cfb_encrypt.
+int aesx_cfb_decrypt(const struct aesx_key *key,
+                     uint8_t *iv,
+                     const uint8_t *in,
+                     uint8_t *out,
+                     size_t len);
+
+// CFB8-encrypts `len` bytes (8-bit feedback: one AES call per byte; the
+// same bytes as `openssl enc -aes-*-cfb8`). On success `iv` holds the IV
+// that continues the stream (the last 16 ciphertext bytes) after any
+// length. Buffers as for aesx_cfb_encrypt.
+//
+// Requires: as aesx_cfb_encrypt.
+int aesx_cfb8_encrypt(const struct aesx_key *key,
+                      uint8_t *iv,
+                      const uint8_t *in,
+                      uint8_t *out,
+                      size_t len);
+
+// CFB8-decrypts `len` bytes (through the wide kernels); `iv` as for
+// aesx_cfb8_encrypt.
+//
+// Requires: as aesx_cfb_encrypt.
+int aesx_cfb8_decrypt(const struct aesx_key *key,
+                      uint8_t *iv,
+                      const uint8_t *in,
+                      uint8_t *out,
+                      size_t len);
+
+// OFB: XORs the keystream of the 16-byte IV at `iv` over `len` bytes from
+// `in` to `out`; encryption and decryption are the same call (`openssl
+// enc -aes-*-ofb`). After a call whose `len` is a multiple of 16, `iv`
+// holds the IV that continues the stream (the last keystream block: keep
+// it as secret as the key); after any other length it is left as it was.
+// Never reuse an IV under one key. Buffers as for aesx_cfb_encrypt.
+//
+// Requires: as aesx_cfb_encrypt.
+int aesx_ofb_xor(const struct aesx_key *key,
+                 uint8_t *iv,
+                 const uint8_t *in,
+                 uint8_t *out,
+                 size_t len);
 
 // XTS-encrypts one data unit of `len` bytes (16 bytes to 2^24 bytes; a
 // partial last block is handled by ciphertext stealing) under the 16-byte

@@ -12,7 +12,8 @@ use crate::keys::{backend_id, destroy, keyed};
 use crate::sealing::{self, Aead, Params};
 use crate::status::{guard, OrCode, Status, AESX_ERR_INVALID_ARGUMENT, AESX_ERR_TAG_LENGTH};
 
-/// AES-GCM-SIV (RFC 8452): 16- or 32-byte keys, 12-byte nonces, 16-byte
+/// AES-GCM-SIV (RFC 8452): 16- or 32-byte keys (and 24-byte ones, as
+/// OpenSSL and pyca take them beyond the RFC), 12-byte nonces, 16-byte
 /// tags, at most 2^36 bytes of plaintext and of AAD. Misuse-resistant: a
 /// repeated nonce reveals only whether two messages were equal.
 pub const AESX_AEAD_GCM_SIV: c_int = 1;

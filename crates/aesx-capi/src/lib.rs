@@ -24,6 +24,8 @@ mod keys;
 
 mod block_modes;
 
+mod feedback;
+
 mod xts;
 
 mod aead;
@@ -44,6 +46,7 @@ pub use aead_modes::*;
 pub use block_modes::*;
 pub use cmac::*;
 pub use cuda::*;
+pub use feedback::*;
 pub use keys::*;
 pub use keywrap::*;
 pub use status::*;

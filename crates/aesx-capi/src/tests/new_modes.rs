@@ -135,7 +135,7 @@ fn aead_arguments_are_refused_before_writing() {
             assert!(a.is_null());
         }
         assert_eq!(
-            aesx_aead_new(AESX_AEAD_GCM_SIV, k.as_ptr(), 24, 16, 0, &mut a),
+            aesx_aead_new(AESX_AEAD_GCM_SIV, k.as_ptr(), 20, 16, 0, &mut a),
             AESX_ERR_KEY_LENGTH
         );
         let a = aead(AESX_AEAD_CCM, &k, 8, AESX_BACKEND_AUTO);
