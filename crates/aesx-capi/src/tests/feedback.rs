@@ -47,10 +47,8 @@ fn feedback_calls_equal_the_library() {
             let kb = data(klen, 3);
             let mut k = null_mut();
             // SAFETY: valid pointers for their lengths.
-            assert_eq!(
-                unsafe { aesx_key_new(kb.as_ptr(), klen, id, &mut k) },
-                AESX_OK
-            );
+            let rc = unsafe { aesx_key_new(kb.as_ptr(), klen, id, &mut k) };
+            assert_eq!(rc, AESX_OK);
             for (i, call) in CALLS.iter().enumerate() {
                 for n in [0, 1, 15, 16, 17, 31, 32, 33, 100, 1024, 1025, 4096] {
                     let src = data(n, 11);
@@ -103,7 +101,8 @@ fn feedback_argument_errors() {
     let kb = [1u8; 16];
     let mut k = null_mut();
     // SAFETY: valid pointers for their lengths.
-    assert_eq!(unsafe { aesx_key_new(kb.as_ptr(), 16, 0, &mut k) }, AESX_OK);
+    let rc = unsafe { aesx_key_new(kb.as_ptr(), 16, 0, &mut k) };
+    assert_eq!(rc, AESX_OK);
     let mut buf = [0u8; 48];
     let mut iv = [0u8; 16];
     for call in CALLS {
