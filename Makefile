@@ -1,6 +1,8 @@
-# The lean `aesx` command with its man pages and shell completions, and
+# The lean `aesx` command with its man pages and shell completions,
 # libaesx with its header, pkg-config and CMake files (through
-# crates/aesx-capi/Makefile):
+# crates/aesx-capi/Makefile), and the OpenSSL 3 provider module aesx.so
+# (crates/aesx-provider) in LIBDIR/ossl-modules, which is OpenSSL's own
+# modules directory when LIBDIR is the system's (see `openssl version -m`):
 #
 #   make install PREFIX=$HOME/.local          # or sudo make install
 #   make install STATIC=1                     # the static (musl) command
@@ -8,7 +10,7 @@
 #
 # PREFIX (default /usr/local), DESTDIR (a staging root, for packagers:
 # tools/package/deb.sh), BINDIR, MANDIR, DATADIR and the library's LIBDIR,
-# INCLUDEDIR, PKGCONFIGDIR and CMAKEDIR as usual. The man pages and
+# INCLUDEDIR, PKGCONFIGDIR and CMAKEDIR, and OSSL_MODULESDIR, as usual. The man pages and
 # completions are made by the built binary itself (`aesx generate`), so
 # they always match its options.
 
@@ -19,6 +21,7 @@ BINDIR ?= $(PREFIX)/bin
 DATADIR ?= $(PREFIX)/share
 MANDIR ?= $(DATADIR)/man
 LIBDIR ?= $(PREFIX)/lib
+OSSL_MODULESDIR ?= $(LIBDIR)/ossl-modules
 DESTDIR ?=
 ifeq ($(STATIC),1)
 MUSL := $(shell uname -m)-unknown-linux-musl
@@ -34,12 +37,15 @@ BASH_DIR := bash-completion/completions
 ZSH_DIR := zsh/site-functions
 FISH_DIR := fish/vendor_completions.d
 
-.PHONY: all cli generated install uninstall
+.PHONY: all cli provider generated install uninstall
 
-all: cli generated
+all: cli provider generated
 
 cli:
 	cd $(ROOT) && CARGO_TARGET_DIR=$(TARGET_DIR) $(CARGO) build --release -p aesx-cli --no-default-features $(TARGET_FLAG)
+
+provider:
+	cd $(ROOT) && CARGO_TARGET_DIR=$(TARGET_DIR) $(CARGO) build --release -p aesx-provider
 
 generated: cli
 	rm -rf $(GEN) && mkdir -p $(GEN)/man
@@ -56,10 +62,12 @@ install: all
 	install -m 644 $(GEN)/aesx.bash $(DESTDIR)$(DATADIR)/$(BASH_DIR)/aesx
 	install -m 644 $(GEN)/_aesx $(DESTDIR)$(DATADIR)/$(ZSH_DIR)/_aesx
 	install -m 644 $(GEN)/aesx.fish $(DESTDIR)$(DATADIR)/$(FISH_DIR)/aesx.fish
+	install -d $(DESTDIR)$(OSSL_MODULESDIR)
+	install -m 755 -s $(TARGET_DIR)/release/libaesx_provider.so $(DESTDIR)$(OSSL_MODULESDIR)/aesx.so
 	$(MAKE) -C $(ROOT)/crates/aesx-capi install PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) DESTDIR=$(DESTDIR)
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/aesx $(DESTDIR)$(MANDIR)/man1/aesx.1 $(DESTDIR)$(MANDIR)/man1/aesx-*.1 \
 	    $(DESTDIR)$(DATADIR)/$(BASH_DIR)/aesx $(DESTDIR)$(DATADIR)/$(ZSH_DIR)/_aesx \
-	    $(DESTDIR)$(DATADIR)/$(FISH_DIR)/aesx.fish
+	    $(DESTDIR)$(DATADIR)/$(FISH_DIR)/aesx.fish $(DESTDIR)$(OSSL_MODULESDIR)/aesx.so
 	$(MAKE) -C $(ROOT)/crates/aesx-capi uninstall PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) DESTDIR=$(DESTDIR)

@@ -3,7 +3,8 @@
 # OUTDIR/aesx_VERSION_ARCH.deb (OUTDIR defaults to target/dist) holding the
 # lean `aesx` command, its man pages and bash/zsh/fish completions, and
 # libaesx (libaesx.so.0, libaesx.a, aesx.h, aesx.pc and the CMake package
-# configuration), all staged by the top-level Makefile's `make install`.
+# configuration) and the OpenSSL 3 provider module (ossl-modules/aesx.so),
+# all staged by the top-level Makefile's `make install`.
 #
 #   sudo dpkg -i target/dist/aesx_*.deb     # sudo dpkg -r aesx removes it all
 set -euo pipefail
@@ -51,6 +52,7 @@ Architecture: $arch
 Maintainer: The aesx developers <aesx@example.invalid>
 Installed-Size: $size
 Depends: libc6
+Recommends: openssl
 Section: utils
 Priority: optional
 Homepage: https://example.invalid/aesx
@@ -59,8 +61,10 @@ Description: AES engine: file encryption tool and C library
  on a constant-time portable backend and AES-NI/VAES/ARMv8 backends chosen
  at run time. This package holds the aesx command (encrypt, decrypt,
  cipher, mac, cavp, info; no benchmark peers), its man pages and shell
- completions, and libaesx for C and C++ (shared and static, with aesx.h,
- pkg-config and CMake files).
+ completions, libaesx for C and C++ (shared and static, with aesx.h,
+ pkg-config and CMake files), and the OpenSSL 3 provider "aesx" (openssl
+ ... -provider aesx, or an OPENSSL_CONF section) that runs OpenSSL's AES
+ ciphers on aesx.
 CONTROL
 # libaesx.so.0 is a shared library: refresh the linker cache on install
 # and removal.
