@@ -9,6 +9,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
 start=$SECONDS
+# The harness links libcrypto and includes OpenSSL's headers.
+if [ ! -e /usr/include/openssl/core_dispatch.h ] || ! command -v openssl >/dev/null; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq && apt-get install -y -qq libssl-dev openssl >/dev/null
+fi
 cargo build -q --release -p aesx-provider
 target_dir=${CARGO_TARGET_DIR:-target}
 dir=$(mktemp -d)

@@ -56,7 +56,11 @@ fn harness_on_every_backend() {
         .arg("-lcrypto")
         .status()
         .expect("a C compiler");
-    assert!(st.success(), "compiling harness.c");
+    assert!(
+        st.success(),
+        "compiling harness.c (needs OpenSSL 3's headers and libcrypto: \
+         apt-get install libssl-dev)"
+    );
     let vectors = manifest().join("../../vectors/openssl/evpciph_aes_common.txt");
     assert!(vectors.exists(), "{}", vectors.display());
     let names = backends();
