@@ -400,14 +400,9 @@ def _open_dst_dir(root: str, rel_dir: str, create: bool) -> int:
 
 
 def _hash_fd(fd: int) -> Tuple[int, str]:
-    h = hashlib.sha256()
-    size = 0
-    while True:
-        b = os.pread(fd, _IO_BLOCK, size)
-        if not b:
-            return size, h.hexdigest()
-        h.update(b)
-        size += len(b)
+    # In Rust, without the GIL, through a page-aligned buffer: hashlib over
+    # fresh bytes objects ran at a third of the speed.
+    return _aesx._hash_fd(fd)
 
 
 def _create_local_tmp(dst_root: str, rel: str, encrypt: bool) -> str:
@@ -800,6 +795,8 @@ def _range_task(rel, encrypt, fs_src, spath, info, fs_dst, target, key, prefix, 
     path))."""
 
     def body():
+        if target[0] == "at" and _is_local(fs_src):
+            return local_to_local()
         t0 = time.perf_counter()
         data = _read_range(fs_src, spath, start, length, info.get("etag"))
         t1 = time.perf_counter()
@@ -830,6 +827,33 @@ def _range_task(rel, encrypt, fs_src, spath, info, fs_dst, target, key, prefix, 
             f.write(out)
         t["write"] = time.perf_counter() - t2
         return {"part": part, "bytes_in": len(data), "t": t}
+
+    def local_to_local():
+        # Streamed in Rust through the file pipeline (1 MiB batches in
+        # recycled buffers, straight from the source's descriptor into the
+        # output's): no range-sized Python objects, whose allocation and
+        # copies cost several times the cipher.
+        _, dst_root, tmp, offset = target
+        sfd = os.open(spath, os.O_RDONLY | _NOFOLLOW | _NONBLOCK)
+        try:
+            if not stat.S_ISREG(os.fstat(sfd).st_mode):
+                raise OSError(f"{spath}: no longer a regular file")
+            dfd = _open_dst_dir(dst_root, posixpath.dirname(rel), create=False)
+            try:
+                # No O_CREAT: once the driver removed the file (a failure,
+                # an interrupt), a late range cannot bring it back.
+                fd = os.open(tmp, os.O_WRONLY | _NOFOLLOW, dir_fd=dfd)
+            finally:
+                os.close(dfd)
+            try:
+                read, crypt, write = _aesx._range_at(
+                    encrypt, key, prefix, first, sfd, start, length, last, fd, offset)
+            finally:
+                os.close(fd)
+        finally:
+            os.close(sfd)
+        t = {"read": read, "crypt": crypt, "write": write}
+        return {"part": None, "bytes_in": length, "t": t}
 
     return _guard(rel, body)
 

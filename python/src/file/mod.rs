@@ -23,6 +23,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ranges::_new_prefix, m)?)?;
     m.add_function(wrap_pyfunction!(ranges::_seal_chunks, m)?)?;
     m.add_function(wrap_pyfunction!(ranges::_open_chunks, m)?)?;
+    m.add_function(wrap_pyfunction!(ranges::_range_at, m)?)?;
+    m.add_function(wrap_pyfunction!(ranges::_hash_fd, m)?)?;
     m.add("CHUNK_LEN", CHUNK_LEN)?;
     m.add("ENC_CHUNK_LEN", ENC_CHUNK_LEN)?;
     Ok(())

@@ -1,12 +1,23 @@
 //! The per-range calls `aesx.dask` spreads over a cluster: a file's prefix
 //! (header, salt, commitment), and runs of chunks sealed or opened on their
-//! own.
+//! own, as bytes (`_seal_chunks`, `_open_chunks`: object stores) or from a
+//! local file into its place in a local output, streamed through the file
+//! pipeline (`_range_at`).
+
+use std::io;
+use std::os::fd::BorrowedFd;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
 
 use aesx_file::header::{Header, KeySource};
-use aesx_file::payload::{self, ChunkCipher, Suite, CHUNK_LEN, PAYLOAD_HEADER_LEN, SALT_LEN};
+use aesx_file::payload::{
+    self, ChunkCipher, Suite, CHUNK_LEN, ENC_CHUNK_LEN, PAYLOAD_HEADER_LEN, SALT_LEN,
+};
+use aesx_file::pipeline::{self, BATCH_CHUNKS};
 use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
+use sha2::{Digest, Sha256};
 
 use super::args::key_bytes;
 use super::failure::{header_err, payload_err, Failure};
@@ -130,4 +141,183 @@ pub(crate) fn _open_chunks<'py>(
             .map_err(|e| payload_err(e.error))?;
         Ok(pt)
     })
+}
+
+/// Seconds spent reading, sealing or opening, and writing, in one call.
+struct Timing {
+    read: AtomicU64,
+    crypt: AtomicU64,
+    write: AtomicU64,
+}
+
+fn timed<T>(acc: &AtomicU64, f: impl FnOnce() -> T) -> T {
+    let t = Instant::now();
+    let r = f();
+    acc.fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
+    r
+}
+
+/// Borrows a descriptor the (private) caller keeps open for the call.
+fn borrowed(fd: i32, what: &str) -> Result<BorrowedFd<'static>, Failure> {
+    if fd < 0 {
+        return Err(Failure::Value(format!("{what}: not a file descriptor")));
+    }
+    // SAFETY: `fd` is a descriptor the caller (aesx.dask) opened and closes
+    // only after this call returns; the borrow does not outlive the call
+    // (it is used inside `_range_at` alone), and a descriptor that is not
+    // open makes the first read or write fail with EBADF.
+    Ok(unsafe { BorrowedFd::borrow_raw(fd) })
+}
+
+/// _range_at(encrypt, key, prefix, first_chunk, src_fd, start, length, last,
+///           dst_fd, offset) -> (read_s, crypt_s, write_s)
+///
+/// One range of a local file into its place in a local output, as
+/// `_seal_chunks`/`_open_chunks` do it for bytes, but streamed through the
+/// file pipeline in 1 MiB batches on one thread (the cluster runs a range
+/// per core): `length` bytes of `src_fd` from `start` are sealed (or
+/// opened) as chunks `first_chunk`.. and written at `offset` of `dst_fd`.
+/// `last`: the range ends with the file's final chunk. An input shorter
+/// than `length` is an error (the file changed).
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn _range_at(
+    py: Python<'_>,
+    encrypt: bool,
+    key: &Bound<'_, PyAny>,
+    prefix: &Bound<'_, PyAny>,
+    first_chunk: u64,
+    src_fd: i32,
+    start: u64,
+    length: u64,
+    last: bool,
+    dst_fd: i32,
+    offset: u64,
+) -> PyResult<(f64, f64, f64)> {
+    let key = key_bytes(key)?;
+    let prefix = Buf::read(prefix)?;
+    let p = prefix.as_slice();
+    let (src, dst) = (borrowed(src_fd, "src_fd")?, borrowed(dst_fd, "dst_fd")?);
+    let run = || -> Result<(f64, f64, f64), Failure> {
+        let cipher = prefix_cipher(&key[..], p)?;
+        let t = Timing {
+            read: AtomicU64::new(0),
+            crypt: AtomicU64::new(0),
+            write: AtomicU64::new(0),
+        };
+        let end = start.saturating_add(length);
+        let unit = if encrypt { CHUNK_LEN } else { ENC_CHUNK_LEN };
+        let read_at = |buf: &mut [u8], pos: u64| {
+            let room = end.saturating_sub(pos).min(buf.len() as u64) as usize;
+            if room == 0 {
+                return Ok(0);
+            }
+            timed(&t.read, || rustix::io::pread(src, &mut buf[..room], pos))
+                .map_err(io::Error::from)
+        };
+        let changed = |got: u64| {
+            Failure::Io(
+                io::Error::other(format!(
+                    "short read ({got} of {length} bytes at {start}): the file changed"
+                )),
+                "reading the source range".into(),
+            )
+        };
+        let step = |b: u64, data: &[u8], eof: bool, out: &mut Vec<u8>| {
+            let first = first_chunk + b * BATCH_CHUNKS as u64;
+            let got = b * (BATCH_CHUNKS * unit) as u64 + data.len() as u64;
+            // A range before the file's last ends on a chunk boundary: a
+            // shorter one means the source shrank under us.
+            if eof && !last && got != length {
+                return Err((0, changed(got)));
+            }
+            timed(&t.crypt, || {
+                if encrypt {
+                    payload::seal_batch_at(&cipher, first, data, eof && last, out, 1)
+                        .map(drop)
+                        .map_err(|e| (0, payload_err(e)))
+                } else {
+                    payload::open_batch_at(&cipher, first, data, eof && last, out, 1)
+                        .map(drop)
+                        .map_err(|e| (0, payload_err(e.error)))
+                }
+            })
+        };
+        let mut at = offset;
+        let mut write = |out: &[u8], _: usize| {
+            timed(&t.write, || write_all_at(dst, out, at))?;
+            at += out.len() as u64;
+            Ok(())
+        };
+        let read_err = |e: io::Error| Failure::Io(e, "reading the source range".into());
+        let input = pipeline::Input::At {
+            read_at: &read_at,
+            start,
+        };
+        let plan = pipeline::Plan::for_threads(BATCH_CHUNKS * unit, 1);
+        let stats = pipeline::run(input, plan, &read_err, &step, &mut write)?;
+        if stats.input_bytes != length {
+            return Err(changed(stats.input_bytes));
+        }
+        let s = |a: &AtomicU64| a.load(Ordering::Relaxed) as f64 / 1e9;
+        Ok((s(&t.read), s(&t.crypt), s(&t.write)))
+    };
+    Ok(py.allow_threads(run)?)
+}
+
+/// Writes all of `data` at `pos` of `fd`.
+fn write_all_at(fd: BorrowedFd<'_>, mut data: &[u8], mut pos: u64) -> Result<(), Failure> {
+    while !data.is_empty() {
+        match rustix::io::pwrite(fd, data, pos) {
+            Ok(0) => {
+                return Err(Failure::Io(
+                    io::Error::new(io::ErrorKind::WriteZero, "no byte written"),
+                    "writing the output range".into(),
+                ))
+            }
+            Ok(n) => {
+                data = &data[n..];
+                pos += n as u64;
+            }
+            Err(rustix::io::Errno::INTR) => {}
+            Err(e) => {
+                return Err(Failure::Io(
+                    io::Error::from(e),
+                    "writing the output range".into(),
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// _hash_fd(fd) -> (size, sha256_hex)
+///
+/// The size and SHA-256 of the whole file open as `fd` (read by position
+/// from 0 to its end), without the GIL: the manifest's hash of an output
+/// that range tasks wrote in place. Reads into one page-aligned 1 MiB
+/// buffer, which keeps the kernel's copy on its fast path.
+#[pyfunction]
+pub(crate) fn _hash_fd(py: Python<'_>, fd: i32) -> PyResult<(u64, String)> {
+    let fd = borrowed(fd, "fd")?;
+    let run = || -> Result<(u64, String), Failure> {
+        let fail = |e: io::Error| Failure::Io(e, "hashing the output".into());
+        let mut buf = pipeline::AlignedBuf::new(1 << 20).map_err(fail)?;
+        let mut hash = Sha256::new();
+        let mut size = 0u64;
+        loop {
+            match rustix::io::pread(fd, buf.whole_mut(), size) {
+                Ok(0) => break,
+                Ok(n) => {
+                    hash.update(&buf.whole_mut()[..n]);
+                    size += n as u64;
+                }
+                Err(rustix::io::Errno::INTR) => {}
+                Err(e) => return Err(fail(io::Error::from(e))),
+            }
+        }
+        let hex = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
+        Ok((size, hex))
+    };
+    Ok(py.allow_threads(run)?)
 }
