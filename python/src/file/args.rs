@@ -1,6 +1,7 @@
 //! The arguments of the file calls: paths, the key or passphrase, the
 //! thread count, and unlocking a file's header with them.
 
+use std::os::fd::BorrowedFd;
 use std::path::PathBuf;
 
 use aesx_file::header::KeySource;
@@ -110,4 +111,17 @@ pub(crate) fn path_of(obj: &Bound<'_, PyAny>) -> PyResult<PathBuf> {
     let b: Vec<u8> = p.extract()?;
     use std::os::unix::ffi::OsStringExt;
     Ok(PathBuf::from(std::ffi::OsString::from_vec(b)))
+}
+
+/// Borrows a descriptor that the (private) caller keeps open for the call
+/// (the tree calls of aesx.dask pass directory and file descriptors).
+pub(crate) fn borrowed_fd(fd: i32, what: &str) -> Result<BorrowedFd<'static>, Failure> {
+    if fd < 0 {
+        return Err(Failure::Value(format!("{what}: not a file descriptor")));
+    }
+    // SAFETY: `fd` is a descriptor the (private) caller, aesx.dask, opened
+    // and closes only after the call that borrows it returns; every caller
+    // uses the borrow inside that call alone, and a descriptor that is not
+    // open makes the first operation on it fail with EBADF.
+    Ok(unsafe { BorrowedFd::borrow_raw(fd) })
 }

@@ -19,7 +19,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use sha2::{Digest, Sha256};
 
-use super::args::key_bytes;
+use super::args::{borrowed_fd, key_bytes};
 use super::failure::{header_err, payload_err, Failure};
 use crate::buf::Buf;
 
@@ -157,18 +157,6 @@ fn timed<T>(acc: &AtomicU64, f: impl FnOnce() -> T) -> T {
     r
 }
 
-/// Borrows a descriptor the (private) caller keeps open for the call.
-fn borrowed(fd: i32, what: &str) -> Result<BorrowedFd<'static>, Failure> {
-    if fd < 0 {
-        return Err(Failure::Value(format!("{what}: not a file descriptor")));
-    }
-    // SAFETY: `fd` is a descriptor the caller (aesx.dask) opened and closes
-    // only after this call returns; the borrow does not outlive the call
-    // (it is used inside `_range_at` alone), and a descriptor that is not
-    // open makes the first read or write fail with EBADF.
-    Ok(unsafe { BorrowedFd::borrow_raw(fd) })
-}
-
 /// _range_at(encrypt, key, prefix, first_chunk, src_fd, start, length, last,
 ///           dst_fd, offset) -> (read_s, crypt_s, write_s)
 ///
@@ -197,7 +185,10 @@ pub(crate) fn _range_at(
     let key = key_bytes(key)?;
     let prefix = Buf::read(prefix)?;
     let p = prefix.as_slice();
-    let (src, dst) = (borrowed(src_fd, "src_fd")?, borrowed(dst_fd, "dst_fd")?);
+    let (src, dst) = (
+        borrowed_fd(src_fd, "src_fd")?,
+        borrowed_fd(dst_fd, "dst_fd")?,
+    );
     let run = || -> Result<(f64, f64, f64), Failure> {
         let cipher = prefix_cipher(&key[..], p)?;
         let t = Timing {
@@ -299,7 +290,7 @@ fn write_all_at(fd: BorrowedFd<'_>, mut data: &[u8], mut pos: u64) -> Result<(),
 /// buffer, which keeps the kernel's copy on its fast path.
 #[pyfunction]
 pub(crate) fn _hash_fd(py: Python<'_>, fd: i32) -> PyResult<(u64, String)> {
-    let fd = borrowed(fd, "fd")?;
+    let fd = borrowed_fd(fd, "fd")?;
     let run = || -> Result<(u64, String), Failure> {
         let fail = |e: io::Error| Failure::Io(e, "hashing the output".into());
         let mut buf = pipeline::AlignedBuf::new(1 << 20).map_err(fail)?;

@@ -4,7 +4,6 @@
 
 use std::ffi::OsStr;
 use std::fs::File;
-use std::os::fd::BorrowedFd;
 use std::path::{Path, PathBuf};
 
 use aesx_file::header::{Argon2Params, Header, KeySource, KDF_SALT_LEN};
@@ -14,7 +13,7 @@ use aesx_file::payload::{
 };
 use pyo3::prelude::*;
 
-use super::args::{key_bytes, path_of, secret, threads, unlock, Secret};
+use super::args::{borrowed_fd, key_bytes, path_of, secret, threads, unlock, Secret};
 use super::failure::{fill_random, header_err, io, payload_err, Failure};
 use super::input::Input;
 use super::output::{Dest, OutputOpts, Target, Written};
@@ -239,13 +238,9 @@ pub(crate) fn _file_hashed(
     let secret = Secret::Key(key_bytes(key)?);
     let backend = pick_backend(None)?;
     let t = self::threads(threads);
-    if dir_fd < 0 {
-        return Err(Failure::Value("dir_fd: not a file descriptor".into()).into());
-    }
-    // SAFETY: `dir_fd` is a descriptor the (private) caller opened and keeps
-    // open for the whole call; it is only borrowed to be duplicated, and a
-    // descriptor that is not open makes that duplication fail with EBADF.
-    let dir = unsafe { BorrowedFd::borrow_raw(dir_fd) };
+    // Only borrowed to be duplicated: a descriptor that is not open makes
+    // that duplication fail with EBADF.
+    let dir = borrowed_fd(dir_fd, "dir_fd")?;
     let w = py.allow_threads(|| {
         let job = Job {
             src: &src,
