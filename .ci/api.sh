@@ -4,8 +4,12 @@
 # environment reads in the library, and the docs with warnings denied
 # (missing docs, broken intra-doc links). The RustCrypto trait proofs
 # (tests/rustcrypto.rs) and the doc examples run in `cargo test --workspace`.
+# The public API against its snapshot in api/ (tools/api/check.sh: Rust items
+# of aesx and aesx-file, libaesx's C header and exported symbols), and the
+# proof that the check fails on a removal (tools/api/test.sh).
 # Called by .ci/run; also runs on its own. About 4 minutes on a cold 2-core
-# machine.
+# machine; the two API steps about 35 s of that (2-core Zen 3, release
+# libaesx already built by .ci/capi.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
@@ -41,5 +45,11 @@ echo "none found"
 
 step "docs with warnings denied (default features, as docs.rs builds them)"
 RUSTDOCFLAGS="-D warnings" cargo doc -p aesx --no-deps
+
+step "public API against api/: removed or changed items fail, additions pass"
+bash tools/api/check.sh
+
+step "the API check catches a removal (mutated copies of the sources)"
+bash tools/api/test.sh
 
 step "done"
