@@ -148,22 +148,27 @@ static BLOCK_SETTABLE_CTX: ParamList<3> = ParamList([
     params::END,
 ]);
 
-static GCM_GETTABLE_CTX: ParamList<7> = ParamList([
+static GCM_GETTABLE_CTX: ParamList<9> = ParamList([
     params::size_t(ffi::CIPHER_KEYLEN),
     params::size_t(ffi::CIPHER_IVLEN),
     params::size_t(ffi::CIPHER_AEAD_TAGLEN),
     params::octets(ffi::CIPHER_IV),
     params::octets(ffi::CIPHER_UPDATED_IV),
     params::octets(ffi::CIPHER_AEAD_TAG),
+    params::size_t(ffi::CIPHER_AEAD_TLS1_AAD_PAD),
+    params::octets(ffi::CIPHER_AEAD_TLS1_GET_IV_GEN),
     params::END,
 ]);
 
 static XTS_SETTABLE_CTX: ParamList<2> =
     ParamList([params::size_t(ffi::CIPHER_KEYLEN), params::END]);
 
-static GCM_SETTABLE_CTX: ParamList<3> = ParamList([
+static GCM_SETTABLE_CTX: ParamList<6> = ParamList([
     params::size_t(ffi::CIPHER_IVLEN),
     params::octets(ffi::CIPHER_AEAD_TAG),
+    params::octets(ffi::CIPHER_AEAD_TLS1_AAD),
+    params::octets(ffi::CIPHER_AEAD_TLS1_IV_FIXED),
+    params::octets(ffi::CIPHER_AEAD_TLS1_SET_IV_INV),
     params::END,
 ]);
 
@@ -378,6 +383,15 @@ unsafe extern "C" fn update(
             Inner::Gcm(g) => {
                 if inl == 0 {
                     0
+                } else if g.tls_pending() {
+                    if outsize < inl {
+                        return 0;
+                    }
+                    // SAFETY: OpenSSL's buffers of inl bytes each.
+                    match unsafe { tls_record(g, out, inp, inl) } {
+                        Some(n) => n,
+                        None => return 0,
+                    }
                 } else if out.is_null() {
                     // SAFETY: OpenSSL's AAD buffer of inl bytes.
                     let Some(aad) = (unsafe { input(inp, inl) }) else {
@@ -488,7 +502,10 @@ unsafe extern "C" fn cipher(
                 }
             }
             Inner::Gcm(g) => {
-                if inp.is_null() {
+                if g.tls_pending() {
+                    // SAFETY: OpenSSL's buffers of inl bytes each.
+                    unsafe { tls_record(g, out, inp, inl) }.is_some()
+                } else if inp.is_null() {
                     g.finalize().is_ok()
                 } else if out.is_null() {
                     // SAFETY: OpenSSL's AAD buffer of inl bytes.
@@ -516,6 +533,23 @@ unsafe extern "C" fn cipher(
         }
         ok as c_int
     })
+}
+
+/// A TLS 1.2 record announced by `tlsaad`: `inl` bytes that must be given
+/// in place (`out == inp`, as OpenSSL requires); the bytes that come out,
+/// or None when refused (the record's AAD is used up either way).
+///
+/// # Safety
+/// A non-NULL `out` equal to `inp` points to `inl` readable and writable
+/// bytes.
+unsafe fn tls_record(g: &mut GcmCtx, out: *mut u8, inp: *const u8, inl: usize) -> Option<usize> {
+    if out.is_null() || !ptr::eq(out as *const u8, inp) || inl > isize::MAX as usize {
+        let _ = g.tls_record(&mut []);
+        return None;
+    }
+    // SAFETY: the caller's contract: one in-place buffer of inl bytes.
+    let rec = unsafe { core::slice::from_raw_parts_mut(out, inl) };
+    g.tls_record(rec).ok()
 }
 
 unsafe extern "C" fn newctx_dup(vctx: *mut c_void) -> *mut c_void {
@@ -547,7 +581,7 @@ unsafe fn get_ctx_params_of(ctx: &mut Ctx, params: *mut OsslParam) -> bool {
     // `locate` returns is valid; the octets we point OCTET_PTRs at live
     // in the boxed context.
     unsafe {
-        match &ctx.inner {
+        match &mut ctx.inner {
             Inner::Block(b) => {
                 ctx.iv_out = b.updated_iv();
                 let ivlen = b.ivlen();
@@ -582,6 +616,24 @@ unsafe fn get_ctx_params_of(ctx: &mut Ctx, params: *mut OsslParam) -> bool {
                             Ok(tag) => params::set_octets(p, tag),
                             Err(_) => false,
                         }
+                    })
+                    && params::put_u64(
+                        params,
+                        ffi::CIPHER_AEAD_TLS1_AAD_PAD,
+                        g.tls_aad_pad() as u64,
+                    )
+                    && params::locate(params, ffi::CIPHER_AEAD_TLS1_GET_IV_GEN).is_none_or(|p| {
+                        let p = &mut *p;
+                        if p.data_type != ffi::PARAM_OCTET_STRING
+                            || p.data.is_null()
+                            || p.data_size > isize::MAX as usize
+                        {
+                            return false;
+                        }
+                        // SAFETY (within the block above): OpenSSL's
+                        // non-NULL buffer of data_size writable bytes.
+                        let out = core::slice::from_raw_parts_mut(p.data as *mut u8, p.data_size);
+                        g.tls_iv_gen(out).is_ok()
                     })
             }
             Inner::Xts(x) => {
@@ -634,6 +686,35 @@ unsafe fn set_ctx_params_of(ctx: &mut Ctx, params: *const OsslParam) -> bool {
                 if let Some(p) = params::locate(params, ffi::CIPHER_IVLEN) {
                     match params::get_u64(p).and_then(|v| usize::try_from(v).ok()) {
                         Some(v) if g.set_ivlen(v).is_ok() => {}
+                        _ => return false,
+                    }
+                }
+                if let Some(p) = params::locate(params, ffi::CIPHER_AEAD_TLS1_AAD) {
+                    match params::get_octets(p) {
+                        Some(aad) if g.tls_set_aad(aad).is_ok() => {}
+                        _ => return false,
+                    }
+                }
+                if let Some(p) = params::locate(params, ffi::CIPHER_AEAD_TLS1_IV_FIXED) {
+                    // Length -1 (`EVP_CTRL_GCM_SET_IV_FIXED`, -1): the whole
+                    // IV, `ivlen` bytes at `data`.
+                    let whole = (*p).data_size == usize::MAX
+                        && (*p).data_type == ffi::PARAM_OCTET_STRING
+                        && !(*p).data.is_null();
+                    let ok = if whole {
+                        // SAFETY: that caller's contract: ivlen bytes.
+                        let iv = core::slice::from_raw_parts((*p).data as *const u8, g.ivlen());
+                        g.tls_restore_iv(iv).is_ok()
+                    } else {
+                        params::get_octets(p).is_some_and(|f| g.tls_set_fixed(f).is_ok())
+                    };
+                    if !ok {
+                        return false;
+                    }
+                }
+                if let Some(p) = params::locate(params, ffi::CIPHER_AEAD_TLS1_SET_IV_INV) {
+                    match params::get_octets(p) {
+                        Some(inv) if g.tls_iv_inv(inv).is_ok() => {}
                         _ => return false,
                     }
                 }

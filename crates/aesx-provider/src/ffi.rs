@@ -99,6 +99,11 @@ pub const CIPHER_IV: &CStr = c"iv";
 pub const CIPHER_UPDATED_IV: &CStr = c"updated-iv";
 pub const CIPHER_AEAD_TAG: &CStr = c"tag";
 pub const CIPHER_AEAD_TAGLEN: &CStr = c"taglen";
+pub const CIPHER_AEAD_TLS1_AAD: &CStr = c"tlsaad";
+pub const CIPHER_AEAD_TLS1_AAD_PAD: &CStr = c"tlsaadpad";
+pub const CIPHER_AEAD_TLS1_IV_FIXED: &CStr = c"tlsivfixed";
+pub const CIPHER_AEAD_TLS1_GET_IV_GEN: &CStr = c"tlsivgen";
+pub const CIPHER_AEAD_TLS1_SET_IV_INV: &CStr = c"tlsivinv";
 
 /// `OSSL_provider_init`'s `provctx` and every `newctx`'s first argument.
 pub type ProvCtx = *mut c_void;

@@ -3,10 +3,8 @@
 //! first update; AAD is an update with no output buffer; the tag is read
 //! after an encrypting final and must be set (1 to 16 bytes) before a
 //! decrypting final, which compares that many bytes; after a final the
-//! context refuses more data until a new IV is given.
-//!
-//! Not here yet: the TLS 1.2 record path (`tlsaad`, `tlsivfixed`,
-//! `tlsivinv`) and IV generation.
+//! context refuses more data until a new IV is given. The TLS 1.2 record
+//! path (`tlsaad`, `tlsivfixed`, `tlsivgen`, `tlsivinv`) is in [`tls`].
 
 use aesx::hazmat::GcmStreamHazmat;
 use aesx::{ct_eq, Backend, Gcm};
@@ -14,6 +12,9 @@ use zeroize::Zeroize;
 
 use crate::block::{Fail, Io};
 use crate::count_bytes;
+
+mod tls;
+pub use tls::{TLS_AAD_LEN, TLS_EXPLICIT_IV, TLS_FIXED_IV, TLS_TAG};
 
 /// OpenSSL's `GCM_IV_MAX_SIZE` (1024 bits).
 pub const IV_MAX: usize = 128;
@@ -48,6 +49,17 @@ pub struct GcmCtx {
     taglen: Option<usize>,
     tag: [u8; TAG_MAX],
     backend: Backend,
+    /// The IV's invocation field is counted or taken from records
+    /// (`iv_gen` in OpenSSL: set by `tlsivfixed`).
+    iv_gen: bool,
+    /// The AAD of the next TLS 1.2 record (its length field corrected for
+    /// the explicit nonce and tag), set by `tlsaad`: the next update is
+    /// that whole record, in place.
+    tls_aad: Option<[u8; TLS_AAD_LEN]>,
+    /// What `tlsaad` answered (`tlsaadpad`): the tag length, or 0.
+    tls_aad_pad: usize,
+    /// Records encrypted under this key (refused once it would wrap).
+    tls_enc_records: u64,
 }
 
 impl Drop for GcmCtx {
@@ -70,6 +82,10 @@ impl GcmCtx {
             taglen: None,
             tag: [0; TAG_MAX],
             backend,
+            iv_gen: false,
+            tls_aad: None,
+            tls_aad_pad: 0,
+            tls_enc_records: 0,
         }
     }
 
@@ -98,6 +114,7 @@ impl GcmCtx {
                 self.stream = Some(s);
                 self.key_bytes[..key.len()].copy_from_slice(key);
             }
+            self.tls_enc_records = 0;
             if self.iv_state == IvState::Copied {
                 // A new key in the middle of a message: OpenSSL 3.0 goes on
                 // from a zeroed GCM state (counter 0, the keystream of any
@@ -181,6 +198,9 @@ impl GcmCtx {
 
     /// More associated data (an update with no output buffer).
     pub fn aad(&mut self, aad: &[u8]) -> Result<(), Fail> {
+        if self.tls_aad.is_some() {
+            return self.tls_abandon();
+        }
         self.stream()?.aad(aad).map_err(|_| Fail::Unsupported)?;
         count_bytes(aad.len());
         Ok(())
@@ -188,6 +208,10 @@ impl GcmCtx {
 
     /// More data: `io` holds `len` input bytes and room for as many.
     pub fn crypt(&mut self, io: Io<'_>, len: usize) -> Result<(), Fail> {
+        if self.tls_aad.is_some() {
+            // A TLS record must be given in place (see `tls_record`).
+            return self.tls_abandon();
+        }
         let enc = self.enc;
         let s = self.stream()?;
         let r = match io {
@@ -204,6 +228,10 @@ impl GcmCtx {
     /// The final: computes the tag (encrypting) or checks the one set
     /// (decrypting); the IV is spent either way it succeeds.
     pub fn finalize(&mut self) -> Result<(), Fail> {
+        if self.tls_aad.is_some() {
+            // A TLS record is one in-place update; a final is not one.
+            return self.tls_abandon();
+        }
         let enc = self.enc;
         if !enc && self.taglen.is_none() {
             // Checked before the IV is applied, as OpenSSL does.

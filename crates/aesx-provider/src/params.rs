@@ -256,7 +256,7 @@ pub unsafe fn set_utf8(p: *mut OsslParam, s: &'static CStr) -> bool {
 pub unsafe fn get_octets<'a>(p: *const OsslParam) -> Option<&'a [u8]> {
     // SAFETY: the caller's contract: `p` is a valid element.
     let p = unsafe { &*p };
-    if p.data_type != PARAM_OCTET_STRING || p.data.is_null() {
+    if p.data_type != PARAM_OCTET_STRING || p.data.is_null() || p.data_size > isize::MAX as usize {
         return None;
     }
     // SAFETY: non-NULL data with data_size readable bytes (caller).

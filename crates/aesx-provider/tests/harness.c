@@ -11,7 +11,10 @@
  *      random keys, IVs and lengths, split at every offset of small messages
  *      and at random offsets of large ones, padding on and off, in place and
  *      out of place, and with the context duplicated mid-stream;
- *   5. refuses what the default provider refuses (misuse).
+ *   5. refuses what the default provider refuses (misuse);
+ *   6. runs GCM's TLS 1.2 record path (TLS1_AAD, IV_FIXED, IV_GEN,
+ *      SET_IV_INV) as the default provider does: equal records, each
+ *      provider opening the other's, forgeries and misuse refused alike.
  * Usage: harness PROVIDER_DIR EVP_TEST_FILE
  * Exits 0 when every check passed; prints one line per failure.
  */
@@ -182,10 +185,12 @@ static void check_descriptions(void)
         same_names(na, nd, NAMES[i]);
         same_names(nd, na, NAMES[i]);
         same_param_keys(EVP_CIPHER_gettable_params(a), EVP_CIPHER_gettable_params(d), 0, NAMES[i]);
-        same_param_keys(EVP_CIPHER_gettable_ctx_params(a), EVP_CIPHER_gettable_ctx_params(d), 1,
-                        NAMES[i]);
-        same_param_keys(EVP_CIPHER_settable_ctx_params(a), EVP_CIPHER_settable_ctx_params(d), 1,
-                        NAMES[i]);
+        /* GCM's lists are the default's; the others lack the CBC TLS keys */
+        int subset = EVP_CIPHER_get_mode(a) != EVP_CIPH_GCM_MODE;
+        same_param_keys(EVP_CIPHER_gettable_ctx_params(a), EVP_CIPHER_gettable_ctx_params(d),
+                        subset, NAMES[i]);
+        same_param_keys(EVP_CIPHER_settable_ctx_params(a), EVP_CIPHER_settable_ctx_params(d),
+                        subset, NAMES[i]);
         EVP_CIPHER_free(a);
         EVP_CIPHER_free(d);
     }
@@ -780,6 +785,209 @@ static void misuse(size_t ci)
     EVP_CIPHER_free(d);
 }
 
+/* ---- 6. GCM's TLS 1.2 record path ------------------------------------- */
+
+/* The 13-byte TLS 1.2 AAD of record `seq` declaring `len` bytes. */
+static void tls_aad(unsigned char aad[13], unsigned seq, unsigned len)
+{
+    memset(aad, 0, 13);
+    aad[7] = (unsigned char)seq;
+    aad[8] = 23;
+    aad[9] = 3;
+    aad[10] = 3;
+    aad[11] = (unsigned char)(len >> 8);
+    aad[12] = (unsigned char)len;
+}
+
+/* One TLS record in place through `ctx`: the pad the AAD control answers
+ * (or -1), and the update's result and output length. */
+static void tls_record(EVP_CIPHER_CTX *ctx, unsigned seq, unsigned char *rec, int reclen,
+                       int *pad, int *ok, int *outl)
+{
+    unsigned char aad[13];
+    /* libssl declares the record without its tag when sealing */
+    tls_aad(aad, seq, (unsigned)(reclen - (EVP_CIPHER_CTX_is_encrypting(ctx) ? 16 : 0)));
+    *pad = EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_TLS1_AAD, 13, aad);
+    *outl = -1;
+    *ok = *pad > 0 ? EVP_CipherUpdate(ctx, rec, outl, rec, reclen) : -1;
+}
+
+static EVP_CIPHER_CTX *tls_ctx(EVP_CIPHER *c, const unsigned char *key, int enc,
+                               const unsigned char *iv, int fixed)
+{
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    if (!ctx || !EVP_CipherInit_ex(ctx, c, NULL, key, NULL, enc)
+        || EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IV_FIXED, fixed, (void *)iv) <= 0) {
+        EVP_CIPHER_CTX_free(ctx);
+        return NULL;
+    }
+    return ctx;
+}
+
+static const int TLS_LENS[] = {0, 1, 15, 16, 17, 100, 1000, 16384};
+#define NTLS (sizeof(TLS_LENS) / sizeof(TLS_LENS[0]))
+
+/* Records sealed by `e` (aesx or default, whole IV given: deterministic)
+ * equal the other's and open under the other, with a 4-byte fixed IV as
+ * libssl sets it; a forged record is refused by both. */
+static void tls_records(size_t ci, EVP_CIPHER *a, EVP_CIPHER *d)
+{
+    static unsigned char ra[16384 + 24], rd[16384 + 24], pt[16384];
+    unsigned char key[32], iv[12];
+    fill(key, sizeof(key));
+    fill(iv, sizeof(iv));
+    EVP_CIPHER_CTX *ea = tls_ctx(a, key, 1, iv, -1), *ed = tls_ctx(d, key, 1, iv, -1);
+    EVP_CIPHER_CTX *da = tls_ctx(a, key, 0, iv, 4), *dd = tls_ctx(d, key, 0, iv, 4);
+    CHECK(ea && ed && da && dd, "%s: TLS contexts", NAMES[ci]);
+    for (unsigned i = 0; ea && ed && da && dd && i < NTLS; i++) {
+        int n = TLS_LENS[i], len = 8 + n + 16, pa, pd, oka, okd, la, ld;
+        fill(pt, (size_t)n);
+        memset(ra, 0, sizeof(ra));
+        memcpy(ra + 8, pt, (size_t)n);
+        memcpy(rd, ra, (size_t)len);
+        tls_record(ea, i, ra, len, &pa, &oka, &la);
+        tls_record(ed, i, rd, len, &pd, &okd, &ld);
+        CHECK(pa == 16 && pd == 16 && oka == 1 && okd == 1 && la == len && ld == len,
+              "%s: TLS seal of %d: pad %d/%d, ok %d/%d, outl %d/%d", NAMES[ci], n, pa, pd, oka,
+              okd, la, ld);
+        CHECK(memcmp(ra, rd, (size_t)len) == 0, "%s: TLS record of %d differs from the default's",
+              NAMES[ci], n);
+        /* each opens under the other provider */
+        tls_record(dd, i, ra, len, &pd, &okd, &ld);
+        tls_record(da, i, rd, len, &pa, &oka, &la);
+        CHECK(oka == 1 && okd == 1 && la == n && ld == n && memcmp(ra + 8, pt, (size_t)n) == 0
+                  && memcmp(rd + 8, pt, (size_t)n) == 0,
+              "%s: TLS open of %d: ok %d/%d outl %d/%d", NAMES[ci], n, oka, okd, la, ld);
+        /* a forged tag: refused by both (each side seals one more record,
+         * so that their nonces stay in step) */
+        memcpy(ra + 8, pt, (size_t)n);
+        memcpy(rd, ra, (size_t)len);
+        tls_record(ea, i + 100, ra, len, &pa, &oka, &la);
+        tls_record(ed, i + 100, rd, len, &pd, &okd, &ld);
+        ra[len - 1] ^= 1;
+        rd[len - 1] ^= 1;
+        tls_record(dd, i + 100, ra, len, &pd, &okd, &ld);
+        tls_record(da, i + 100, rd, len, &pa, &oka, &la);
+        CHECK(oka == 0 && okd == 0, "%s: forged TLS record of %d: aesx %d, default %d", NAMES[ci],
+              n, oka, okd);
+        ERR_clear_error();
+    }
+    EVP_CIPHER_CTX_free(ea);
+    EVP_CIPHER_CTX_free(ed);
+    EVP_CIPHER_CTX_free(da);
+    EVP_CIPHER_CTX_free(dd);
+    /* a fixed IV of 4 bytes with a random invocation field: aesx seals,
+     * the default opens, and back */
+    for (int dir = 0; dir < 2; dir++) {
+        EVP_CIPHER_CTX *e = tls_ctx(dir ? d : a, key, 1, iv, 4);
+        EVP_CIPHER_CTX *o = tls_ctx(dir ? a : d, key, 0, iv, 4);
+        int pe, po, oke = 0, oko = 0, le, lo;
+        for (unsigned seq = 0; e && o && seq < 3; seq++) {
+            memset(ra, 0, 8 + 100 + 16);
+            memcpy(ra + 8, pt, 100);
+            tls_record(e, seq, ra, 124, &pe, &oke, &le);
+            tls_record(o, seq, ra, 124, &po, &oko, &lo);
+            CHECK(oke == 1 && oko == 1 && lo == 100 && memcmp(ra + 8, pt, 100) == 0,
+                  "%s: random explicit nonce, %s sealing: %d %d", NAMES[ci],
+                  dir ? "default" : "aesx", oke, oko);
+        }
+        EVP_CIPHER_CTX_free(e);
+        EVP_CIPHER_CTX_free(o);
+    }
+}
+
+/* The explicit nonce handed out (IV_GEN) and taken in (SET_IV_INV) around
+ * an ordinary AEAD message: the same nonces, ciphertext and tag as the
+ * default's. */
+static void tls_ivgen(size_t ci, EVP_CIPHER *a, EVP_CIPHER *d)
+{
+    unsigned char key[32], iv[12], pt[50], ct[2][50], tag[2][16], nonce[2][3][8];
+    fill(key, sizeof(key));
+    fill(iv, sizeof(iv));
+    fill(pt, sizeof(pt));
+    for (int p = 0; p < 2; p++) {
+        EVP_CIPHER_CTX *e = tls_ctx(p ? d : a, key, 1, iv, -1);
+        int l = 0, ok = e != NULL;
+        for (int k = 0; ok && k < 3; k++)
+            ok = EVP_CIPHER_CTX_ctrl(e, EVP_CTRL_GCM_IV_GEN, 8, nonce[p][k]) > 0
+                 && EVP_EncryptUpdate(e, NULL, &l, iv, 5)
+                 && EVP_EncryptUpdate(e, ct[p], &l, pt, sizeof(pt))
+                 && EVP_EncryptFinal_ex(e, ct[p] + l, &l)
+                 && EVP_CIPHER_CTX_ctrl(e, EVP_CTRL_AEAD_GET_TAG, 16, tag[p]) > 0;
+        CHECK(ok, "%s: IV_GEN messages (%s)", NAMES[ci], p ? "default" : "aesx");
+        EVP_CIPHER_CTX_free(e);
+    }
+    CHECK(memcmp(nonce[0], nonce[1], sizeof(nonce[0])) == 0 && memcmp(ct[0], ct[1], 50) == 0
+              && memcmp(tag[0], tag[1], 16) == 0,
+          "%s: IV_GEN nonces, ciphertext or tag differ from the default's", NAMES[ci]);
+    EVP_CIPHER_CTX *o = tls_ctx(a, key, 0, iv, 4);
+    unsigned char back[50];
+    int l = 0;
+    int ok = o && EVP_CIPHER_CTX_ctrl(o, EVP_CTRL_GCM_SET_IV_INV, 8, nonce[1][2]) > 0
+             && EVP_DecryptUpdate(o, NULL, &l, iv, 5) && EVP_DecryptUpdate(o, back, &l, ct[1], 50)
+             && EVP_CIPHER_CTX_ctrl(o, EVP_CTRL_AEAD_SET_TAG, 16, tag[1]) > 0
+             && EVP_DecryptFinal_ex(o, back + l, &l) && memcmp(back, pt, 50) == 0;
+    CHECK(ok, "%s: SET_IV_INV message", NAMES[ci]);
+    EVP_CIPHER_CTX_free(o);
+    ERR_clear_error();
+}
+
+/* Misuse of the TLS path: what each step returns, as bits. */
+static int tls_misuse_seq(EVP_CIPHER *c, int which)
+{
+    static const unsigned char key[32], iv[12];
+    unsigned char aad[13], rec[64] = {0}, out[64];
+    int bits = 0, l = 0;
+    EVP_CIPHER_CTX *ctx = tls_ctx(c, key, which & 1, iv, 4);
+    if (!ctx)
+        return -1;
+    switch (which >> 1) {
+    case 0: /* an AAD of 12 bytes; one declaring less than the nonce */
+        bits |= (EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_TLS1_AAD, 12, aad) > 0) << 0;
+        tls_aad(aad, 0, 7);
+        bits |= (EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_TLS1_AAD, 13, aad) > 0) << 1;
+        tls_aad(aad, 0, 23); /* no room for a tag when decrypting */
+        bits |= (EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_TLS1_AAD, 13, aad) > 0) << 2;
+        break;
+    case 1: /* a record not in place; then one shorter than nonce + tag */
+        tls_aad(aad, 0, 40);
+        bits |= (EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_TLS1_AAD, 13, aad) > 0) << 0;
+        bits |= EVP_CipherUpdate(ctx, out, &l, rec, 40) << 1;
+        tls_aad(aad, 0, 24);
+        bits |= (EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_TLS1_AAD, 13, aad) > 0) << 2;
+        bits |= EVP_CipherUpdate(ctx, rec, &l, rec, 23) << 3;
+        break;
+    case 2: /* fixed IVs of 3 and 9 bytes; IV_GEN / SET_IV_INV by the wrong side */
+        bits |= (EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IV_FIXED, 3, (void *)iv) > 0) << 0;
+        bits |= (EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IV_FIXED, 9, (void *)iv) > 0) << 1;
+        bits |= (EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IV_INV, 8, rec) > 0) << 2;
+        break;
+    default: /* a record announced, then a final */
+        tls_aad(aad, 0, 40);
+        bits |= (EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_TLS1_AAD, 13, aad) > 0) << 0;
+        bits |= EVP_CipherFinal_ex(ctx, out, &l) << 1;
+        break;
+    }
+    EVP_CIPHER_CTX_free(ctx);
+    ERR_clear_error();
+    return bits;
+}
+
+static void tls_path(size_t ci)
+{
+    EVP_CIPHER *a = fetch(NAMES[ci], "aesx"), *d = fetch(NAMES[ci], "default");
+    if (a && d && EVP_CIPHER_get_mode(a) == EVP_CIPH_GCM_MODE) {
+        tls_records(ci, a, d);
+        tls_ivgen(ci, a, d);
+        for (int w = 0; w < 8; w++) {
+            int ba = tls_misuse_seq(a, w), bd = tls_misuse_seq(d, w);
+            CHECK(ba == bd, "%s TLS misuse %d: aesx %x, default %x", NAMES[ci], w, ba, bd);
+        }
+    }
+    EVP_CIPHER_free(a);
+    EVP_CIPHER_free(d);
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -809,6 +1017,8 @@ int main(int argc, char **argv)
         differential(i);
     for (size_t i = 0; i < NCIPHERS; i++)
         misuse(i);
+    for (size_t i = 0; i < NCIPHERS; i++)
+        tls_path(i);
     uint64_t b2 = aesx_bytes();
     CHECK(b2 > b1 + 12 * (1 << 20), "aesx-bytes %llu -> %llu", (unsigned long long)b1,
           (unsigned long long)b2);
