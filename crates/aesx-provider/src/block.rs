@@ -12,6 +12,9 @@ use aesx::{Aes, Backend, Cbc, Ctr, BLOCK_LEN};
 
 use crate::count_bytes;
 
+mod tls;
+pub use tls::TLS_MAC_MAX;
+
 /// The mode of a block context.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -125,6 +128,13 @@ pub struct BlockCtx {
     buf: [u8; BLOCK_LEN],
     bufsz: usize,
     backend: Backend,
+    /// `tls-version`: nonzero makes every update one TLS record (see
+    /// [`tls`]).
+    tls_version: u32,
+    /// `tls-mac-size`: the MAC a decrypted record ends with.
+    tls_mac_size: usize,
+    /// The MAC of the last decrypted record (`tls-mac`).
+    tls_mac: [u8; TLS_MAC_MAX],
 }
 
 impl Drop for BlockCtx {
@@ -150,6 +160,9 @@ impl BlockCtx {
             buf: [0; BLOCK_LEN],
             bufsz: 0,
             backend,
+            tls_version: 0,
+            tls_mac_size: 0,
+            tls_mac: [0; TLS_MAC_MAX],
         }
     }
 

@@ -132,19 +132,23 @@ static ALG_GETTABLE: ParamList<10> = ParamList([
     params::END,
 ]);
 
-static BLOCK_GETTABLE_CTX: ParamList<7> = ParamList([
+static BLOCK_GETTABLE_CTX: ParamList<8> = ParamList([
     params::size_t(ffi::CIPHER_KEYLEN),
     params::size_t(ffi::CIPHER_IVLEN),
     params::uint(ffi::CIPHER_PADDING),
     params::uint(ffi::CIPHER_NUM),
     params::octets(ffi::CIPHER_IV),
     params::octets(ffi::CIPHER_UPDATED_IV),
+    params::octet_ptr(ffi::CIPHER_TLS_MAC),
     params::END,
 ]);
 
-static BLOCK_SETTABLE_CTX: ParamList<3> = ParamList([
+static BLOCK_SETTABLE_CTX: ParamList<6> = ParamList([
     params::uint(ffi::CIPHER_PADDING),
     params::uint(ffi::CIPHER_NUM),
+    params::uint(ffi::CIPHER_USE_BITS),
+    params::uint(ffi::CIPHER_TLS_VERSION),
+    params::size_t(ffi::CIPHER_TLS_MAC_SIZE),
     params::END,
 ]);
 
@@ -363,6 +367,24 @@ unsafe extern "C" fn update(
         }
         let mut copy = Vec::new();
         let n = match &mut ctx.inner {
+            Inner::Block(b) if b.tls_version() > 0 => {
+                // One TLS record, in place (OpenSSL refuses anything else).
+                if inp.is_null() || !ptr::eq(out as *const u8, inp) || outsize < inl {
+                    return 0;
+                }
+                let room = outsize.min(inl.saturating_add(16));
+                if room > isize::MAX as usize || (out as usize).checked_add(room).is_none() {
+                    return 0;
+                }
+                // SAFETY: OpenSSL's in-place buffer: `inl` bytes of record
+                // and `outsize` bytes of room, of which we take at most a
+                // block beyond the record.
+                let buf = unsafe { core::slice::from_raw_parts_mut(out, room) };
+                match b.tls_record(buf, inl) {
+                    Ok(n) => n,
+                    Err(_) => return 0,
+                }
+            }
             Inner::Block(b) => {
                 let Ok(n) = b.update_len(inl) else {
                     return 0;
@@ -593,6 +615,8 @@ unsafe fn get_ctx_params_of(ctx: &mut Ctx, params: *mut OsslParam) -> bool {
                         .is_none_or(|p| params::set_octets(p, &ctx.iv_out[..ivlen]))
                     && params::put_u64(params, ffi::CIPHER_NUM, b.num() as u64)
                     && params::put_u64(params, ffi::CIPHER_KEYLEN, b.keylen as u64)
+                    && params::locate(params, ffi::CIPHER_TLS_MAC)
+                        .is_none_or(|p| params::set_octets(p, b.tls_mac()))
             }
             Inner::Gcm(g) => {
                 let iv_ok = |key: &CStr| {
@@ -672,6 +696,27 @@ unsafe fn set_ctx_params_of(ctx: &mut Ctx, params: *const OsslParam) -> bool {
                     match params::get_u64(p).and_then(|v| u32::try_from(v).ok()) {
                         Some(v) if b.set_num(v).is_ok() => {}
                         _ => return false,
+                    }
+                }
+                // `use-bits` only means something to CFB1: checked, unused.
+                if let Some(p) = params::locate(params, ffi::CIPHER_USE_BITS) {
+                    if params::get_u64(p)
+                        .and_then(|v| u32::try_from(v).ok())
+                        .is_none()
+                    {
+                        return false;
+                    }
+                }
+                if let Some(p) = params::locate(params, ffi::CIPHER_TLS_VERSION) {
+                    match params::get_u64(p).and_then(|v| u32::try_from(v).ok()) {
+                        Some(v) => b.set_tls_version(v),
+                        None => return false,
+                    }
+                }
+                if let Some(p) = params::locate(params, ffi::CIPHER_TLS_MAC_SIZE) {
+                    match params::get_u64(p).and_then(|v| usize::try_from(v).ok()) {
+                        Some(v) => b.set_tls_mac_size(v),
+                        None => return false,
                     }
                 }
                 true

@@ -62,6 +62,9 @@ pub const fn int(key: &'static CStr) -> OsslParam {
 pub const fn octets(key: &'static CStr) -> OsslParam {
     desc(key, PARAM_OCTET_STRING, 0)
 }
+pub const fn octet_ptr(key: &'static CStr) -> OsslParam {
+    desc(key, PARAM_OCTET_PTR, 0)
+}
 pub const fn utf8_ptr(key: &'static CStr) -> OsslParam {
     desc(key, PARAM_UTF8_PTR, 0)
 }

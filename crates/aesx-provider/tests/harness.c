@@ -12,9 +12,11 @@
  *      and at random offsets of large ones, padding on and off, in place and
  *      out of place, and with the context duplicated mid-stream;
  *   5. refuses what the default provider refuses (misuse);
- *   6. runs GCM's TLS 1.2 record path (TLS1_AAD, IV_FIXED, IV_GEN,
- *      SET_IV_INV) as the default provider does: equal records, each
- *      provider opening the other's, forgeries and misuse refused alike.
+ *   6. runs the TLS record paths as the default provider does: GCM's
+ *      (TLS1_AAD, IV_FIXED, IV_GEN, SET_IV_INV: equal records, each
+ *      provider opening the other's, forgeries and misuse refused alike)
+ *      and the CBC suites' (tls-version, tls-mac-size: padding added,
+ *      explicit IV, padding and MAC removed, bad padding answered alike).
  * Usage: harness PROVIDER_DIR EVP_TEST_FILE
  * Exits 0 when every check passed; prints one line per failure.
  */
@@ -185,12 +187,10 @@ static void check_descriptions(void)
         same_names(na, nd, NAMES[i]);
         same_names(nd, na, NAMES[i]);
         same_param_keys(EVP_CIPHER_gettable_params(a), EVP_CIPHER_gettable_params(d), 0, NAMES[i]);
-        /* GCM's lists are the default's; the others lack the CBC TLS keys */
-        int subset = EVP_CIPHER_get_mode(a) != EVP_CIPH_GCM_MODE;
-        same_param_keys(EVP_CIPHER_gettable_ctx_params(a), EVP_CIPHER_gettable_ctx_params(d),
-                        subset, NAMES[i]);
-        same_param_keys(EVP_CIPHER_settable_ctx_params(a), EVP_CIPHER_settable_ctx_params(d),
-                        subset, NAMES[i]);
+        same_param_keys(EVP_CIPHER_gettable_ctx_params(a), EVP_CIPHER_gettable_ctx_params(d), 0,
+                        NAMES[i]);
+        same_param_keys(EVP_CIPHER_settable_ctx_params(a), EVP_CIPHER_settable_ctx_params(d), 0,
+                        NAMES[i]);
         EVP_CIPHER_free(a);
         EVP_CIPHER_free(d);
     }
@@ -973,10 +973,95 @@ static int tls_misuse_seq(EVP_CIPHER *c, int which)
     return bits;
 }
 
+
+/* One record through a block-mode context set up as libssl does it
+ * (tls-version, tls-mac-size): result, output length and MAC. */
+typedef struct {
+    int ok, outl;
+    unsigned char mac[64];
+} tls_out;
+
+static tls_out tls_block_record(EVP_CIPHER *c, int enc, unsigned version, size_t macsize,
+                                unsigned char *rec, int inl)
+{
+    static const unsigned char key[32] = {7}, iv[16] = {9};
+    tls_out r = {0, -1, {0}};
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    OSSL_PARAM p[3] = {OSSL_PARAM_construct_uint(OSSL_CIPHER_PARAM_TLS_VERSION, &version),
+                       OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_TLS_MAC_SIZE, &macsize),
+                       OSSL_PARAM_construct_end()};
+    if (!ctx || !EVP_CipherInit_ex2(ctx, c, key, iv, enc, p)) {
+        EVP_CIPHER_CTX_free(ctx);
+        return r;
+    }
+    r.ok = EVP_CipherUpdate(ctx, rec, &r.outl, rec, inl);
+    unsigned char *mac = NULL;
+    OSSL_PARAM g[2] = {OSSL_PARAM_construct_octet_ptr(OSSL_CIPHER_PARAM_TLS_MAC, (void **)&mac,
+                                                      macsize),
+                       OSSL_PARAM_construct_end()};
+    if (r.ok && !enc && macsize && EVP_CIPHER_CTX_get_params(ctx, g) && mac)
+        memcpy(r.mac, mac, macsize < 64 ? macsize : 64);
+    EVP_CIPHER_CTX_free(ctx);
+    ERR_clear_error();
+    return r;
+}
+
+/* The generic ciphers' TLS record path (CBC suites of TLS 1.0-1.2, SSLv3):
+ * records sealed equal to the default's, opened to the same payload and
+ * MAC; a bad padding: the same length and a MAC that is not the record's
+ * (random), or refused alike when there is no MAC (encrypt-then-MAC). */
+static void tls_block(size_t ci, EVP_CIPHER *a, EVP_CIPHER *d)
+{
+    static const unsigned versions[] = {0x0300, 0x0301, 0x0302, 0x0303, 0xfefd};
+    static const size_t macs[] = {0, 20, 32, 48};
+    static unsigned char ra[2048], rd[2048], plain[2048], ct[2048];
+    int mode = EVP_CIPHER_get_mode(a);
+    for (size_t v = 0; v < sizeof(versions) / sizeof(versions[0]); v++)
+        for (size_t m = 0; m < sizeof(macs) / sizeof(macs[0]); m++)
+            for (int len = 16; len < 700; len += 77) {
+                int inl = len + (int)macs[m];
+                fill(plain, (size_t)inl);
+                memcpy(ra, plain, (size_t)inl);
+                memcpy(rd, plain, (size_t)inl);
+                tls_out ea = tls_block_record(a, 1, versions[v], macs[m], ra, inl);
+                tls_out ed = tls_block_record(d, 1, versions[v], macs[m], rd, inl);
+                CHECK(ea.ok == ed.ok && ea.outl == ed.outl
+                          && (!ea.ok || memcmp(ra, rd, (size_t)ea.outl) == 0),
+                      "%s TLS %x mac %zu len %d seal: aesx %d/%d, default %d/%d", NAMES[ci],
+                      versions[v], macs[m], len, ea.ok, ea.outl, ed.ok, ed.outl);
+                if (!ed.ok)
+                    continue;
+                int n = ed.outl;
+                memcpy(ct, rd, (size_t)n);
+                for (int bad = 0; bad < 2; bad++) {
+                    memcpy(ra, ct, (size_t)n);
+                    if (bad && mode == EVP_CIPH_CBC_MODE)
+                        ra[n - 17] ^= 0x80; /* the padding byte (<= 15), through CBC */
+                    memcpy(rd, ra, (size_t)n);
+                    tls_out da = tls_block_record(a, 0, versions[v], macs[m], ra, n);
+                    tls_out dd = tls_block_record(d, 0, versions[v], macs[m], rd, n);
+                    int ok = da.ok == dd.ok && da.outl == dd.outl;
+                    if (ok && da.ok && !bad) {
+                        int skip = mode != EVP_CIPH_CTR_MODE && versions[v] >= 0x0302 ? 16 : 0;
+                        ok = memcmp(ra + skip, rd + skip, (size_t)da.outl) == 0
+                             && memcmp(da.mac, dd.mac, macs[m]) == 0;
+                    }
+                    if (ok && da.ok && bad && macs[m] && mode == EVP_CIPH_CBC_MODE)
+                        ok = memcmp(da.mac, dd.mac, macs[m]) != 0; /* both random */
+                    CHECK(ok, "%s TLS %x mac %zu len %d open%s: aesx %d/%d, default %d/%d",
+                          NAMES[ci], versions[v], macs[m], len, bad ? " (bad padding)" : "",
+                          da.ok, da.outl, dd.ok, dd.outl);
+                }
+            }
+}
+
 static void tls_path(size_t ci)
 {
     EVP_CIPHER *a = fetch(NAMES[ci], "aesx"), *d = fetch(NAMES[ci], "default");
-    if (a && d && EVP_CIPHER_get_mode(a) == EVP_CIPH_GCM_MODE) {
+    int mode = a ? EVP_CIPHER_get_mode(a) : 0;
+    if (a && d && (mode == EVP_CIPH_CBC_MODE || mode == EVP_CIPH_ECB_MODE || mode == EVP_CIPH_CTR_MODE))
+        tls_block(ci, a, d);
+    if (a && d && mode == EVP_CIPH_GCM_MODE) {
         tls_records(ci, a, d);
         tls_ivgen(ci, a, d);
         for (int w = 0; w < 8; w++) {

@@ -13,8 +13,9 @@ unloads the provider): it must cover both directions' payload, i.e. aesx
 encrypted and decrypted every record.
 
 Usage: tls_loopback.py PROVIDER_DIR [MB] [CASE...]
-  CASE: tls1.3-aes128, tls1.3-aes256, tls1.2-aes128, tls1.2-aes256 (all
-  four by default). Exits non-zero with one line per failure.
+  CASE: tls1.3-aes128, tls1.3-aes256, tls1.2-aes128, tls1.2-aes256 (GCM),
+  tls1.2-cbc-etm, tls1.2-cbc-mte (CBC); all by default. Exits non-zero
+  with one line per failure.
 """
 
 import hashlib
@@ -34,7 +35,15 @@ CASES = {
     "tls1.3-aes256": ("1.3", "TLS_AES_256_GCM_SHA384"),
     "tls1.2-aes128": ("1.2", "ECDHE-ECDSA-AES128-GCM-SHA256"),
     "tls1.2-aes256": ("1.2", "ECDHE-ECDSA-AES256-GCM-SHA384"),
+    # CBC suites: encrypt-then-MAC (the default: the MAC is checked before
+    # decryption), and MAC-then-encrypt with SHA-384 (no stitched
+    # CBC-HMAC cipher exists for it, so the provider strips padding and
+    # MAC in constant time)
+    "tls1.2-cbc-etm": ("1.2", "ECDHE-ECDSA-AES128-SHA256"),
+    "tls1.2-cbc-mte": ("1.2", "ECDHE-ECDSA-AES256-SHA384"),
 }
+# SSL_OP_NO_ENCRYPT_THEN_MAC (Python's ssl has no name for it)
+NO_ETM = 1 << 19
 CHUNK = 1 << 18
 
 CONF = """openssl_conf = openssl_init
@@ -108,6 +117,8 @@ def context(side, proto, cipher, certdir):
     ctx.minimum_version = ctx.maximum_version = version
     if proto == "1.2":
         ctx.set_ciphers(cipher)
+        if cipher.endswith("SHA384") and "GCM" not in cipher:
+            ctx.options |= NO_ETM
     return ctx
 
 
