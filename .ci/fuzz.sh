@@ -14,8 +14,12 @@ fi
 if ! command -v cargo-fuzz >/dev/null; then
   cargo install cargo-fuzz --locked
 fi
-# libFuzzer is C++; OpenSSL (vendored) needs perl and make.
-for tool in c++ perl make; do
+# libFuzzer is C++; the differential targets link the system's libcrypto.
+if [ ! -e /usr/include/openssl/evp.h ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq && apt-get install -y -qq libssl-dev pkg-config >/dev/null
+fi
+for tool in c++ pkg-config; do
   command -v "$tool" >/dev/null || { echo "fuzz: $tool is missing" >&2; exit 1; }
 done
 
