@@ -5,10 +5,14 @@
 use core::ffi::{c_char, c_int, c_void, CStr};
 use core::ptr;
 
+mod ccm_wrap;
+
 use crate::block::{BlockCtx, Io, Mode};
-use crate::ffi::{self, OsslAlgorithm, OsslParam};
+use crate::ccm::CcmCtx;
+use crate::ffi::{self, OsslAlgorithm, OsslDispatch, OsslParam};
 use crate::gcm::GcmCtx;
 use crate::params::{self, ParamList};
+use crate::wrap::WrapCtx;
 use crate::xts::XtsCtx;
 use crate::{dispatch, guard, DispatchTable, DISPATCH_END};
 
@@ -18,6 +22,12 @@ pub(crate) enum Kind {
     Block(Mode),
     Gcm,
     Xts,
+    Ccm,
+    /// Key wrap: KWP (`pad`) or KW, with the inverse cipher or not.
+    Wrap {
+        pad: bool,
+        inverse: bool,
+    },
 }
 
 pub(crate) struct AlgInfo {
@@ -33,6 +43,8 @@ impl AlgInfo {
             Kind::Block(Mode::Ctr) => ffi::MODE_CTR,
             Kind::Gcm => ffi::MODE_GCM,
             Kind::Xts => ffi::MODE_XTS,
+            Kind::Ccm => ffi::MODE_CCM,
+            Kind::Wrap { .. } => ffi::MODE_WRAP,
         }
     }
 
@@ -41,22 +53,34 @@ impl AlgInfo {
             Kind::Block(Mode::Ecb) => 0,
             Kind::Block(_) | Kind::Xts => 16,
             Kind::Gcm => crate::gcm::IV_DEFAULT,
+            Kind::Ccm => crate::ccm::IV_REPORTED,
+            Kind::Wrap { pad, .. } => {
+                if pad {
+                    4
+                } else {
+                    8
+                }
+            }
         }
     }
 
     fn block_size(&self) -> usize {
         match self.kind {
             Kind::Block(Mode::Ecb | Mode::Cbc) => 16,
+            Kind::Wrap { .. } => 8,
             _ => 1,
         }
     }
 
     fn aead(&self) -> bool {
-        matches!(self.kind, Kind::Gcm)
+        matches!(self.kind, Kind::Gcm | Kind::Ccm)
     }
 
     fn custom_iv(&self) -> bool {
-        matches!(self.kind, Kind::Gcm | Kind::Xts)
+        matches!(
+            self.kind,
+            Kind::Gcm | Kind::Xts | Kind::Ccm | Kind::Wrap { .. }
+        )
     }
 }
 
@@ -77,6 +101,8 @@ enum Inner {
     Block(BlockCtx),
     Gcm(GcmCtx),
     Xts(XtsCtx),
+    Ccm(CcmCtx),
+    Wrap(WrapCtx),
 }
 
 fn newctx(info: &AlgInfo) -> *mut c_void {
@@ -87,6 +113,10 @@ fn newctx(info: &AlgInfo) -> *mut c_void {
         Kind::Block(mode) => Inner::Block(BlockCtx::new(mode, info.keylen, backend)),
         Kind::Gcm => Inner::Gcm(GcmCtx::new(info.keylen, backend)),
         Kind::Xts => Inner::Xts(XtsCtx::new(info.keylen, backend)),
+        Kind::Ccm => Inner::Ccm(CcmCtx::new(info.keylen, backend)),
+        Kind::Wrap { pad, inverse } => {
+            Inner::Wrap(WrapCtx::new(info.keylen, pad, inverse, backend))
+        }
     };
     Box::into_raw(Box::new(Ctx {
         inner,
@@ -316,6 +346,8 @@ unsafe fn init(
         Inner::Block(b) => b.init(key, iv, enc),
         Inner::Gcm(g) => g.init(key, iv, enc),
         Inner::Xts(x) => x.init(key, iv, enc),
+        Inner::Ccm(c) => c.init(key, iv, enc),
+        Inner::Wrap(w) => w.init(key, iv, enc),
     };
     // SAFETY: `params` is NULL or OpenSSL's terminated array.
     (r.is_ok() && unsafe { set_ctx_params_of(ctx, params) }) as c_int
@@ -450,6 +482,16 @@ unsafe extern "C" fn update(
                 }
                 inl
             }
+            // SAFETY: OpenSSL's buffers of inl and outsize bytes.
+            Inner::Ccm(c) => match unsafe { ccm_wrap::ccm_update(c, out, outsize, inp, inl) } {
+                Ok(n) => n,
+                Err(_) => return 0,
+            },
+            // SAFETY: OpenSSL's buffers (see `wrap_update` for `out`).
+            Inner::Wrap(w) => match unsafe { ccm_wrap::wrap_update(w, out, outsize, inp, inl) } {
+                Ok(n) => n,
+                Err(_) => return 0,
+            },
         };
         // SAFETY: checked non-NULL; OpenSSL's size_t to write.
         unsafe { *outl = n };
@@ -491,6 +533,10 @@ unsafe extern "C" fn final_(
             },
             // Every update was a whole data unit.
             Inner::Xts(_) => 0,
+            // The data update did the work (and checked the tag).
+            Inner::Ccm(c) if c.final_ok() => 0,
+            Inner::Ccm(_) => return 0,
+            Inner::Wrap(_) => 0,
         };
         // SAFETY: checked non-NULL.
         unsafe { *outl = n };
@@ -547,6 +593,17 @@ unsafe extern "C" fn cipher(
             Inner::Xts(x) => match unsafe { make_io(out, inl, inp, inl, &mut copy) } {
                 Some(io) if !inp.is_null() => x.crypt(io, inl).is_ok(),
                 _ => false,
+            },
+            // SAFETY: OpenSSL's buffers of inl and outsize >= inl bytes.
+            Inner::Ccm(c) => unsafe { ccm_wrap::ccm_update(c, out, outsize, inp, inl) }.is_ok(),
+            // SAFETY: OpenSSL's buffers (see `wrap_update` for `out`).
+            Inner::Wrap(w) => match unsafe { ccm_wrap::wrap_update(w, out, outsize, inp, inl) } {
+                Ok(n) => {
+                    // SAFETY: checked non-NULL.
+                    unsafe { *outl = n };
+                    return 1;
+                }
+                Err(_) => false,
             },
         };
         if ok {
@@ -672,6 +729,8 @@ unsafe fn get_ctx_params_of(ctx: &mut Ctx, params: *mut OsslParam) -> bool {
                     && params::put_u64(params, ffi::CIPHER_NUM, 0)
                     && params::put_u64(params, ffi::CIPHER_KEYLEN, x.keylen as u64)
             }
+            Inner::Ccm(c) => ccm_wrap::ccm_get(c, params),
+            Inner::Wrap(w) => ccm_wrap::wrap_get(w, params),
         }
     }
 }
@@ -768,6 +827,8 @@ unsafe fn set_ctx_params_of(ctx: &mut Ctx, params: *const OsslParam) -> bool {
             // `aes_xts_set_ctx_params`: only `keylen`, which cannot change.
             Inner::Xts(x) => params::locate(params, ffi::CIPHER_KEYLEN)
                 .is_none_or(|p| params::get_u64(p) == Some(x.keylen as u64)),
+            Inner::Ccm(c) => ccm_wrap::ccm_set(c, params),
+            Inner::Wrap(w) => ccm_wrap::wrap_set(w, params),
         }
     }
 }
@@ -814,9 +875,18 @@ type SetCtxParams = unsafe extern "C" fn(*mut c_void, *const OsslParam) -> c_int
 type Gettable = unsafe extern "C" fn(*mut c_void) -> *const OsslParam;
 type GettableCtx = unsafe extern "C" fn(*mut c_void, *mut c_void) -> *const OsslParam;
 
-/// One algorithm: its info, `newctx`, `get_params` and dispatch table.
+/// The one-shot `cipher` entry (`EVP_Cipher`): OpenSSL flags a cipher that
+/// has one `EVP_CIPH_FLAG_CUSTOM_CIPHER`; key wrap has none, as the
+/// default provider's.
+const ONE_SHOT: OsslDispatch = dispatch!(ffi::FUNC_CIPHER_CIPHER, cipher, Update);
+
+/// One algorithm: its info, `newctx`, `get_params` and dispatch table
+/// (ending with `$one_shot`: [`ONE_SHOT`], or the terminator).
 macro_rules! algorithm {
     ($m:ident, $kind:expr, $keylen:expr, $gettable_ctx:path, $settable_ctx:path) => {
+        algorithm!($m, $kind, $keylen, $gettable_ctx, $settable_ctx, ONE_SHOT);
+    };
+    ($m:ident, $kind:expr, $keylen:expr, $gettable_ctx:path, $settable_ctx:path, $one_shot:expr) => {
         mod $m {
             use super::*;
 
@@ -840,7 +910,6 @@ macro_rules! algorithm {
                 dispatch!(ffi::FUNC_CIPHER_DECRYPT_INIT, decrypt_init, Init),
                 dispatch!(ffi::FUNC_CIPHER_UPDATE, update, Update),
                 dispatch!(ffi::FUNC_CIPHER_FINAL, final_, Final),
-                dispatch!(ffi::FUNC_CIPHER_CIPHER, cipher, Update),
                 dispatch!(ffi::FUNC_CIPHER_FREECTX, freectx, FreeCtx),
                 dispatch!(ffi::FUNC_CIPHER_DUPCTX, newctx_dup, DupCtx),
                 dispatch!(ffi::FUNC_CIPHER_GET_PARAMS, get_params, GetParams),
@@ -865,6 +934,7 @@ macro_rules! algorithm {
                     $settable_ctx,
                     GettableCtx
                 ),
+                $one_shot,
                 DISPATCH_END,
             ]);
         }
@@ -951,6 +1021,122 @@ algorithm!(
 algorithm!(aes128gcm, Kind::Gcm, 16, gcm_gettable_ctx, gcm_settable_ctx);
 algorithm!(aes192gcm, Kind::Gcm, 24, gcm_gettable_ctx, gcm_settable_ctx);
 algorithm!(aes256gcm, Kind::Gcm, 32, gcm_gettable_ctx, gcm_settable_ctx);
+// CCM's parameter lists are GCM's (`ossl_cipher_aead_*_ctx_params`).
+algorithm!(aes128ccm, Kind::Ccm, 16, gcm_gettable_ctx, gcm_settable_ctx);
+algorithm!(aes192ccm, Kind::Ccm, 24, gcm_gettable_ctx, gcm_settable_ctx);
+algorithm!(aes256ccm, Kind::Ccm, 32, gcm_gettable_ctx, gcm_settable_ctx);
+const KW: Kind = Kind::Wrap {
+    pad: false,
+    inverse: false,
+};
+const KWP: Kind = Kind::Wrap {
+    pad: true,
+    inverse: false,
+};
+const KW_INV: Kind = Kind::Wrap {
+    pad: false,
+    inverse: true,
+};
+const KWP_INV: Kind = Kind::Wrap {
+    pad: true,
+    inverse: true,
+};
+algorithm!(
+    aes128wrap,
+    KW,
+    16,
+    block_gettable_ctx,
+    block_settable_ctx,
+    DISPATCH_END
+);
+algorithm!(
+    aes192wrap,
+    KW,
+    24,
+    block_gettable_ctx,
+    block_settable_ctx,
+    DISPATCH_END
+);
+algorithm!(
+    aes256wrap,
+    KW,
+    32,
+    block_gettable_ctx,
+    block_settable_ctx,
+    DISPATCH_END
+);
+algorithm!(
+    aes128wrappad,
+    KWP,
+    16,
+    block_gettable_ctx,
+    block_settable_ctx,
+    DISPATCH_END
+);
+algorithm!(
+    aes192wrappad,
+    KWP,
+    24,
+    block_gettable_ctx,
+    block_settable_ctx,
+    DISPATCH_END
+);
+algorithm!(
+    aes256wrappad,
+    KWP,
+    32,
+    block_gettable_ctx,
+    block_settable_ctx,
+    DISPATCH_END
+);
+algorithm!(
+    aes128wrapinv,
+    KW_INV,
+    16,
+    block_gettable_ctx,
+    block_settable_ctx,
+    DISPATCH_END
+);
+algorithm!(
+    aes192wrapinv,
+    KW_INV,
+    24,
+    block_gettable_ctx,
+    block_settable_ctx,
+    DISPATCH_END
+);
+algorithm!(
+    aes256wrapinv,
+    KW_INV,
+    32,
+    block_gettable_ctx,
+    block_settable_ctx,
+    DISPATCH_END
+);
+algorithm!(
+    aes128wrappadinv,
+    KWP_INV,
+    16,
+    block_gettable_ctx,
+    block_settable_ctx,
+    DISPATCH_END
+);
+algorithm!(
+    aes192wrappadinv,
+    KWP_INV,
+    24,
+    block_gettable_ctx,
+    block_settable_ctx,
+    DISPATCH_END
+);
+algorithm!(
+    aes256wrappadinv,
+    KWP_INV,
+    32,
+    block_gettable_ctx,
+    block_settable_ctx,
+    DISPATCH_END
+);
 
 /// The provider's property definition.
 const PROPERTY: &CStr = c"provider=aesx";
@@ -972,7 +1158,7 @@ unsafe impl<const N: usize> Sync for AlgList<N> {}
 
 /// The names, aliases and OIDs are the default provider's
 /// (`providers/defltprov.c`, `implementations/include/prov/names.h`).
-static ALGORITHMS: AlgList<15> = AlgList([
+static ALGORITHMS: AlgList<30> = AlgList([
     alg(c"AES-256-ECB:2.16.840.1.101.3.4.1.41", &aes256ecb::DISPATCH),
     alg(c"AES-192-ECB:2.16.840.1.101.3.4.1.21", &aes192ecb::DISPATCH),
     alg(c"AES-128-ECB:2.16.840.1.101.3.4.1.1", &aes128ecb::DISPATCH),
@@ -1005,6 +1191,66 @@ static ALGORITHMS: AlgList<15> = AlgList([
     ),
     alg(c"AES-256-XTS:1.3.111.2.1619.0.1.2", &aes256xts::DISPATCH),
     alg(c"AES-128-XTS:1.3.111.2.1619.0.1.1", &aes128xts::DISPATCH),
+    alg(
+        c"AES-256-CCM:id-aes256-CCM:2.16.840.1.101.3.4.1.47",
+        &aes256ccm::DISPATCH,
+    ),
+    alg(
+        c"AES-192-CCM:id-aes192-CCM:2.16.840.1.101.3.4.1.27",
+        &aes192ccm::DISPATCH,
+    ),
+    alg(
+        c"AES-128-CCM:id-aes128-CCM:2.16.840.1.101.3.4.1.7",
+        &aes128ccm::DISPATCH,
+    ),
+    alg(
+        c"AES-256-WRAP:id-aes256-wrap:AES256-WRAP:2.16.840.1.101.3.4.1.45",
+        &aes256wrap::DISPATCH,
+    ),
+    alg(
+        c"AES-192-WRAP:id-aes192-wrap:AES192-WRAP:2.16.840.1.101.3.4.1.25",
+        &aes192wrap::DISPATCH,
+    ),
+    alg(
+        c"AES-128-WRAP:id-aes128-wrap:AES128-WRAP:2.16.840.1.101.3.4.1.5",
+        &aes128wrap::DISPATCH,
+    ),
+    alg(
+        c"AES-256-WRAP-PAD:id-aes256-wrap-pad:AES256-WRAP-PAD:2.16.840.1.101.3.4.1.48",
+        &aes256wrappad::DISPATCH,
+    ),
+    alg(
+        c"AES-192-WRAP-PAD:id-aes192-wrap-pad:AES192-WRAP-PAD:2.16.840.1.101.3.4.1.28",
+        &aes192wrappad::DISPATCH,
+    ),
+    alg(
+        c"AES-128-WRAP-PAD:id-aes128-wrap-pad:AES128-WRAP-PAD:2.16.840.1.101.3.4.1.8",
+        &aes128wrappad::DISPATCH,
+    ),
+    alg(
+        c"AES-256-WRAP-INV:AES256-WRAP-INV",
+        &aes256wrapinv::DISPATCH,
+    ),
+    alg(
+        c"AES-192-WRAP-INV:AES192-WRAP-INV",
+        &aes192wrapinv::DISPATCH,
+    ),
+    alg(
+        c"AES-128-WRAP-INV:AES128-WRAP-INV",
+        &aes128wrapinv::DISPATCH,
+    ),
+    alg(
+        c"AES-256-WRAP-PAD-INV:AES256-WRAP-PAD-INV",
+        &aes256wrappadinv::DISPATCH,
+    ),
+    alg(
+        c"AES-192-WRAP-PAD-INV:AES192-WRAP-PAD-INV",
+        &aes192wrappadinv::DISPATCH,
+    ),
+    alg(
+        c"AES-128-WRAP-PAD-INV:AES128-WRAP-PAD-INV",
+        &aes128wrappadinv::DISPATCH,
+    ),
     OsslAlgorithm {
         algorithm_names: ptr::null::<c_char>(),
         property_definition: ptr::null(),
@@ -1020,7 +1266,7 @@ pub(crate) fn algorithms() -> *const OsslAlgorithm {
 
 /// Every algorithm's info, for tests.
 #[cfg(test)]
-fn infos() -> [&'static AlgInfo; 14] {
+fn infos() -> [&'static AlgInfo; 29] {
     [
         &aes256ecb::INFO,
         &aes192ecb::INFO,
@@ -1036,6 +1282,21 @@ fn infos() -> [&'static AlgInfo; 14] {
         &aes128gcm::INFO,
         &aes256xts::INFO,
         &aes128xts::INFO,
+        &aes256ccm::INFO,
+        &aes192ccm::INFO,
+        &aes128ccm::INFO,
+        &aes256wrap::INFO,
+        &aes192wrap::INFO,
+        &aes128wrap::INFO,
+        &aes256wrappad::INFO,
+        &aes192wrappad::INFO,
+        &aes128wrappad::INFO,
+        &aes256wrapinv::INFO,
+        &aes192wrapinv::INFO,
+        &aes128wrapinv::INFO,
+        &aes256wrappadinv::INFO,
+        &aes192wrappadinv::INFO,
+        &aes128wrappadinv::INFO,
     ]
 }
 
@@ -1060,10 +1321,17 @@ mod tests {
                 Kind::Block(Mode::Ctr) => "CTR",
                 Kind::Gcm => "GCM",
                 Kind::Xts => "XTS",
+                Kind::Ccm => "CCM",
+                Kind::Wrap { pad, inverse } => match (pad, inverse) {
+                    (false, false) => "WRAP",
+                    (true, false) => "WRAP-PAD",
+                    (false, true) => "WRAP-INV",
+                    (true, true) => "WRAP-PAD-INV",
+                },
             };
             assert!(first.ends_with(mode), "{names}");
         }
-        assert!(ALGORITHMS.0[14].algorithm_names.is_null());
+        assert!(ALGORITHMS.0[29].algorithm_names.is_null());
     }
 
     #[test]

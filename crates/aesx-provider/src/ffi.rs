@@ -72,7 +72,9 @@ pub const MODE_ECB: u64 = 0x1;
 pub const MODE_CBC: u64 = 0x2;
 pub const MODE_CTR: u64 = 0x5;
 pub const MODE_GCM: u64 = 0x6;
+pub const MODE_CCM: u64 = 0x7;
 pub const MODE_XTS: u64 = 0x10001;
+pub const MODE_WRAP: u64 = 0x10002;
 
 // Parameter names (core_names.h).
 pub const PROV_NAME: &CStr = c"name";

@@ -5,7 +5,8 @@
 //! libcrypto is linked: the core ABI is written by hand in [`ffi`].
 //!
 //! Offered under property `provider=aesx`, with the default provider's
-//! names, aliases and OIDs: AES-128/192/256 in ECB, CBC, CTR and GCM, and
+//! names, aliases and OIDs: AES-128/192/256 in ECB, CBC, CTR, GCM, CCM and
+//! key wrap (KW, KWP, each also with the inverse cipher), and
 //! AES-128/256-XTS (see `README.md` for what is not there yet).
 //!
 //! Every entry point OpenSSL calls is wrapped by [`guard`]: a panic
@@ -14,10 +15,12 @@
 #![allow(clippy::missing_safety_doc)]
 
 pub mod block;
+pub mod ccm;
 mod cipher;
 pub mod ffi;
 pub mod gcm;
 pub mod params;
+pub mod wrap;
 pub mod xts;
 
 use core::cell::Cell;

@@ -16,8 +16,11 @@
  *      (TLS1_AAD, IV_FIXED, IV_GEN, SET_IV_INV: equal records, each
  *      provider opening the other's, forgeries and misuse refused alike)
  *      and the CBC suites' (tls-version, tls-mac-size: padding added,
- *      explicit IV, padding and MAC removed, bad padding answered alike).
- * Usage: harness PROVIDER_DIR EVP_TEST_FILE
+ *      explicit IV, padding and MAC removed, bad padding answered alike);
+ *   7. CCM (nonce and tag lengths, AAD, data) and key wrap (every length
+ *      to 80 bytes, IV or not) give the default's output, open each
+ *      other's, and refuse what it refuses.
+ * Usage: harness PROVIDER_DIR EVP_TEST_FILE...
  * Exits 0 when every check passed; prints one line per failure.
  */
 #include <ctype.h>
@@ -57,8 +60,15 @@ static const char *NAMES[] = {
     "AES-192-CBC", "AES-256-CBC", "AES-128-CTR", "AES-192-CTR",
     "AES-256-CTR", "AES-128-GCM", "AES-192-GCM", "AES-256-GCM",
     "AES-128-XTS", "AES-256-XTS",
+    /* (the ciphers above run the differential and misuse sections; the
+     * ones below their own) */
+    "AES-128-CCM", "AES-192-CCM", "AES-256-CCM", "AES-128-WRAP",
+    "AES-192-WRAP", "AES-256-WRAP", "AES-128-WRAP-PAD", "AES-192-WRAP-PAD",
+    "AES-256-WRAP-PAD", "AES-128-WRAP-INV", "AES-192-WRAP-INV", "AES-256-WRAP-INV",
+    "AES-128-WRAP-PAD-INV", "AES-192-WRAP-PAD-INV", "AES-256-WRAP-PAD-INV",
 };
 #define NCIPHERS (sizeof(NAMES) / sizeof(NAMES[0]))
+#define NSTREAM 14
 
 /* A small deterministic generator, so that a failure can be replayed. */
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
@@ -339,18 +349,22 @@ static void stanza_free(stanza *s)
     memset(s, 0, sizeof(*s));
 }
 
+/* Whether the cipher a test file names (any alias) is one of NAMES. */
 static int implemented(const char *name)
 {
-    for (size_t i = 0; i < NCIPHERS; i++)
-        if (strcasecmp(name, NAMES[i]) == 0)
-            return 1;
-    return 0;
+    EVP_CIPHER *d = fetch(name, "default");
+    int found = 0;
+    for (size_t i = 0; d && i < NCIPHERS; i++)
+        found |= EVP_CIPHER_is_a(d, NAMES[i]);
+    EVP_CIPHER_free(d);
+    return found;
 }
 
 /* evp_test's cipher_test_enc, step names as its t->err. */
 static const char *evp_case(EVP_CIPHER *c, const stanza *s, int enc, int frag)
 {
     int aead = (EVP_CIPHER_get_flags(c) & EVP_CIPH_FLAG_AEAD_CIPHER) != 0;
+    int ccm = EVP_CIPHER_get_mode(c) == EVP_CIPH_CCM_MODE;
     const unsigned char *in = enc ? s->pt : s->ct, *want = enc ? s->ct : s->pt;
     long inl = enc ? s->ptl : s->ctl, wantl = enc ? s->ctl : s->ptl;
     unsigned char out[4096], tag[16], iv[128];
@@ -359,12 +373,18 @@ static const char *evp_case(EVP_CIPHER *c, const stanza *s, int enc, int frag)
     EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new(), *dup;
     if (!EVP_CipherInit_ex(ctx, c, NULL, NULL, NULL, enc))
         goto out;
+    EVP_CIPHER_CTX_set_flags(ctx, EVP_CIPHER_CTX_FLAG_WRAP_ALLOW);
     err = "INVALID_IV_LENGTH";
     if (s->iv && aead && !EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_IVLEN, (int)s->ivl, NULL))
         goto out;
     err = "TAG_SET_ERROR";
     if (aead && !enc && !s->tag_late
         && !EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, (int)s->tagl, s->tag))
+        goto out;
+    /* CCM's tag length comes first, its value only when decrypting */
+    err = "TAG_LENGTH_SET_ERROR";
+    if (ccm && (enc || s->tag_late)
+        && !EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, (int)s->tagl, NULL))
         goto out;
     err = "INVALID_KEY_LENGTH";
     if (!EVP_CIPHER_CTX_set_key_length(ctx, (int)s->keyl))
@@ -385,6 +405,9 @@ static const char *evp_case(EVP_CIPHER *c, const stanza *s, int enc, int frag)
         EVP_CIPHER_CTX_free(dup);
     }
     EVP_CIPHER_CTX_set_padding(ctx, 0);
+    err = "CCM_PLAINTEXT_LENGTH_SET_ERROR";
+    if (ccm && !EVP_CipherUpdate(ctx, NULL, &l, NULL, (int)inl))
+        goto out;
     err = "AAD_SET_ERROR";
     if (aead && s->aad) {
         for (long k = 0; k < s->aadl;) {
@@ -435,6 +458,8 @@ out:
     return err;
 }
 
+static int evp_ran, evp_expected_failures;
+
 static void run_evp_file(const char *path)
 {
     FILE *f = fopen(path, "r");
@@ -467,8 +492,13 @@ static void run_evp_file(const char *path)
                         if (enc && !s.pt)
                             continue;
                         /* as evp_test: XTS takes each update as a data
-                         * unit, so it is never fragmented */
-                        int frags = EVP_CIPHER_get_mode(c) == EVP_CIPH_XTS_MODE ? 1 : 2;
+                         * unit, CCM and key wrap the whole message in one
+                         * update, so they are never fragmented */
+                        int m = EVP_CIPHER_get_mode(c);
+                        int frags = m == EVP_CIPH_XTS_MODE || m == EVP_CIPH_CCM_MODE
+                                            || m == EVP_CIPH_WRAP_MODE
+                                        ? 1
+                                        : 2;
                         for (int frag = 0; frag < frags; frag++) {
                             const char *err = evp_case(c, &s, enc, frag);
                             CHECK(strcmp(err, s.result) == 0,
@@ -527,11 +557,13 @@ static void run_evp_file(const char *path)
             s.fips_only = strcasecmp(val, "fips") == 0;
     }
     fclose(f);
-    printf("evp test data: %d cases run (%d expecting a failure), %d stanzas of other ciphers "
-           "skipped\n",
-           ran, expected_failures, skipped);
-    CHECK(ran > 300, "only %d cases ran", ran);
-    CHECK(expected_failures >= 6, "only %d expected failures", expected_failures);
+    const char *base = strrchr(path, '/');
+    printf("evp test data %s: %d cases run (%d expecting a failure), %d stanzas of other "
+           "ciphers skipped\n",
+           base ? base + 1 : path, ran, expected_failures, skipped);
+    CHECK(ran > 0, "no case of %s ran", path);
+    evp_ran += ran;
+    evp_expected_failures += expected_failures;
 }
 
 /* ---- 4. differential tests ------------------------------------------ */
@@ -1073,11 +1105,131 @@ static void tls_path(size_t ci)
     EVP_CIPHER_free(d);
 }
 
+/* ---- 7. CCM and key wrap against the default provider ---------------- */
+
+/* One CCM message as OpenSSL's CCM wants it: nonce length and tag length
+ * first, the key and nonce, the message length, the AAD, the data. The
+ * result of each step as bits; the output and tag in `out` and `tag`. */
+static int ccm_run(EVP_CIPHER *c, int enc, const unsigned char *key, const unsigned char *nonce,
+                   int nl, int tl, const unsigned char *aad, int al, const unsigned char *in,
+                   int inl, unsigned char *out, unsigned char *tag)
+{
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    int l = 0, bits = 0;
+    bits |= EVP_CipherInit_ex(ctx, c, NULL, NULL, NULL, enc) << 0;
+    bits |= (EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_IVLEN, nl, NULL) > 0) << 1;
+    bits |= (EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, tl, enc ? NULL : tag) > 0) << 2;
+    bits |= EVP_CipherInit_ex(ctx, NULL, NULL, key, nonce, enc) << 3;
+    bits |= EVP_CipherUpdate(ctx, NULL, &l, NULL, inl) << 4;
+    bits |= EVP_CipherUpdate(ctx, NULL, &l, aad, al) << 5;
+    bits |= EVP_CipherUpdate(ctx, out, &l, in, inl) << 6;
+    bits |= EVP_CipherFinal_ex(ctx, out + inl, &l) << 7;
+    if (enc)
+        bits |= (EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, tl, tag) > 0) << 8;
+    EVP_CIPHER_CTX_free(ctx);
+    ERR_clear_error();
+    return bits;
+}
+
+static void ccm_differential(size_t ci, EVP_CIPHER *a, EVP_CIPHER *d)
+{
+    unsigned char key[32], nonce[13], aad[64], pt[300], ca[300], cd[300], ua[300], ud[300];
+    unsigned char ta[16], td[16];
+    for (int k = 0; k < 200; k++) {
+        int nl = 7 + (int)(rnd() % 7), tl = 4 + 2 * (int)(rnd() % 7);
+        int al = (int)(rnd() % 65), inl = (int)(rnd() % 300);
+        fill(key, sizeof(key));
+        fill(nonce, sizeof(nonce));
+        fill(aad, sizeof(aad));
+        fill(pt, sizeof(pt));
+        int ba = ccm_run(a, 1, key, nonce, nl, tl, aad, al, pt, inl, ca, ta);
+        int bd = ccm_run(d, 1, key, nonce, nl, tl, aad, al, pt, inl, cd, td);
+        CHECK(ba == bd && memcmp(ca, cd, (size_t)inl) == 0 && memcmp(ta, td, (size_t)tl) == 0,
+              "%s: nonce %d tag %d aad %d len %d: aesx %x, default %x or output differs",
+              NAMES[ci], nl, tl, al, inl, ba, bd);
+        /* each opens the other's; a forged tag fails alike */
+        int oa = ccm_run(a, 0, key, nonce, nl, tl, aad, al, cd, inl, ua, td);
+        int od = ccm_run(d, 0, key, nonce, nl, tl, aad, al, ca, inl, ud, ta);
+        CHECK(oa == od && oa == 0xff && memcmp(ua, pt, (size_t)inl) == 0
+                  && memcmp(ud, pt, (size_t)inl) == 0,
+              "%s: open: aesx %x, default %x", NAMES[ci], oa, od);
+        ta[0] ^= 1;
+        oa = ccm_run(a, 0, key, nonce, nl, tl, aad, al, cd, inl, ua, ta);
+        od = ccm_run(d, 0, key, nonce, nl, tl, aad, al, cd, inl, ud, ta);
+        CHECK(oa == od && !(oa & 0x40), "%s: forged tag: aesx %x, default %x", NAMES[ci], oa, od);
+    }
+    /* nonce and tag lengths in and out of range */
+    for (int nl = 5; nl <= 15; nl++)
+        for (int tl = 2; tl <= 18; tl++) {
+            int ba = ccm_run(a, 1, key, nonce, nl, tl, aad, 5, pt, 20, ca, ta);
+            int bd = ccm_run(d, 1, key, nonce, nl, tl, aad, 5, pt, 20, cd, td);
+            CHECK(ba == bd, "%s: nonce %d tag %d: aesx %x, default %x", NAMES[ci], nl, tl, ba, bd);
+        }
+}
+
+/* Key wrap: equal outputs for every input length 1..80 (and what the
+ * default refuses, refused), each unwrapping the other's, a corrupted
+ * one refused by both; with and without an IV. */
+static int wrap_run(EVP_CIPHER *c, int enc, const unsigned char *key, const unsigned char *iv,
+                    const unsigned char *in, int inl, unsigned char *out, int *outl)
+{
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    int l = 0, bits = 0;
+    EVP_CIPHER_CTX_set_flags(ctx, EVP_CIPHER_CTX_FLAG_WRAP_ALLOW);
+    bits |= EVP_CipherInit_ex(ctx, c, NULL, key, iv, enc) << 0;
+    bits |= EVP_CipherUpdate(ctx, out, &l, in, inl) << 1;
+    *outl = l;
+    bits |= EVP_CipherFinal_ex(ctx, out + l, &l) << 2;
+    EVP_CIPHER_CTX_free(ctx);
+    ERR_clear_error();
+    return bits;
+}
+
+static void wrap_differential(size_t ci, EVP_CIPHER *a, EVP_CIPHER *d)
+{
+    unsigned char key[32], iv[8], pt[80], wa[104], wd[104], ua[104], ud[104];
+    fill(key, sizeof(key));
+    fill(iv, sizeof(iv));
+    for (int with_iv = 0; with_iv < 2; with_iv++)
+        for (int n = 1; n <= 80; n++) {
+            int la = 0, ld = 0;
+            fill(pt, (size_t)n);
+            const unsigned char *v = with_iv ? iv : NULL;
+            int ba = wrap_run(a, 1, key, v, pt, n, wa, &la);
+            int bd = wrap_run(d, 1, key, v, pt, n, wd, &ld);
+            CHECK(ba == bd && la == ld && memcmp(wa, wd, (size_t)la) == 0,
+                  "%s: wrap %d bytes: aesx %x/%d, default %x/%d", NAMES[ci], n, ba, la, bd, ld);
+            if (bd != 7)
+                continue;
+            ba = wrap_run(a, 0, key, v, wd, ld, ua, &la);
+            bd = wrap_run(d, 0, key, v, wa, ld, ud, &ld);
+            CHECK(ba == 7 && bd == 7 && la == n && memcmp(ua, pt, (size_t)n) == 0,
+                  "%s: unwrap %d bytes: aesx %x/%d, default %x", NAMES[ci], n, ba, la, bd);
+            wd[n % 8] ^= 0x10;
+            ba = wrap_run(a, 0, key, v, wd, ld, ua, &la);
+            bd = wrap_run(d, 0, key, v, wd, ld, ud, &ld);
+            CHECK(ba == bd && !(ba & 2), "%s: corrupted %d: aesx %x, default %x", NAMES[ci], n,
+                  ba, bd);
+        }
+}
+
+static void ccm_wrap(size_t ci)
+{
+    EVP_CIPHER *a = fetch(NAMES[ci], "aesx"), *d = fetch(NAMES[ci], "default");
+    int mode = a ? EVP_CIPHER_get_mode(a) : 0;
+    if (a && d && mode == EVP_CIPH_CCM_MODE)
+        ccm_differential(ci, a, d);
+    if (a && d && mode == EVP_CIPH_WRAP_MODE)
+        wrap_differential(ci, a, d);
+    EVP_CIPHER_free(a);
+    EVP_CIPHER_free(d);
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc < 3) {
-        fprintf(stderr, "usage: %s PROVIDER_DIR EVP_TEST_FILE\n", argv[0]);
+        fprintf(stderr, "usage: %s PROVIDER_DIR EVP_TEST_FILE...\n", argv[0]);
         return 2;
     }
     lib = OSSL_LIB_CTX_new();
@@ -1095,15 +1247,20 @@ int main(int argc, char **argv)
     check_provider();
     check_descriptions();
     uint64_t b0 = aesx_bytes();
-    run_evp_file(argv[2]);
+    for (int f = 2; f < argc; f++)
+        run_evp_file(argv[f]);
+    CHECK(evp_ran > 300, "only %d cases ran", evp_ran);
+    CHECK(evp_expected_failures >= 6, "only %d expected failures", evp_expected_failures);
     uint64_t b1 = aesx_bytes();
     CHECK(b1 > b0, "aesx-bytes did not move over the test data (%llu)", (unsigned long long)b1);
-    for (size_t i = 0; i < NCIPHERS; i++)
+    for (size_t i = 0; i < NSTREAM; i++)
         differential(i);
-    for (size_t i = 0; i < NCIPHERS; i++)
+    for (size_t i = 0; i < NSTREAM; i++)
         misuse(i);
     for (size_t i = 0; i < NCIPHERS; i++)
         tls_path(i);
+    for (size_t i = NSTREAM; i < NCIPHERS; i++)
+        ccm_wrap(i);
     uint64_t b2 = aesx_bytes();
     CHECK(b2 > b1 + 12 * (1 << 20), "aesx-bytes %llu -> %llu", (unsigned long long)b1,
           (unsigned long long)b2);
