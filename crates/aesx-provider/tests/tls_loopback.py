@@ -14,8 +14,8 @@ encrypted and decrypted every record.
 
 Usage: tls_loopback.py PROVIDER_DIR [MB] [CASE...]
   CASE: tls1.3-aes128, tls1.3-aes256, tls1.2-aes128, tls1.2-aes256 (GCM),
-  tls1.2-cbc-etm, tls1.2-cbc-mte (CBC); all by default. Exits non-zero
-  with one line per failure.
+  tls1.2-cbc-etm, tls1.2-cbc-mte (CBC), tls1.3-ccm, tls1.2-ccm (CCM); all
+  by default. Exits non-zero with one line per failure.
 """
 
 import hashlib
@@ -41,6 +41,9 @@ CASES = {
     # MAC in constant time)
     "tls1.2-cbc-etm": ("1.2", "ECDHE-ECDSA-AES128-SHA256"),
     "tls1.2-cbc-mte": ("1.2", "ECDHE-ECDSA-AES256-SHA384"),
+    # CCM: TLS 1.3's plain AEAD calls, TLS 1.2's record path
+    "tls1.3-ccm": ("1.3", "TLS_AES_128_CCM_SHA256"),
+    "tls1.2-ccm": ("1.2", "ECDHE-ECDSA-AES128-CCM"),
 }
 # SSL_OP_NO_ENCRYPT_THEN_MAC (Python's ssl has no name for it)
 NO_ETM = 1 << 19
