@@ -20,7 +20,7 @@ target_dir=${CARGO_TARGET_DIR:-target}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 cp "$target_dir/release/libaesx_provider.so" "$dir/aesx.so"
-${CC:-cc} -O2 -Wall -Wextra -Werror -o "$dir/harness" crates/aesx-provider/tests/harness.c -lcrypto
+${CC:-cc} -O2 -Wall -Wextra -Werror -pthread -o "$dir/harness" crates/aesx-provider/tests/harness.c -lcrypto
 echo "provider.sh: $(openssl version), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 
 # The backends this CPU has: the provider refuses to load with one it lacks.

@@ -19,11 +19,15 @@
  *      explicit IV, padding and MAC removed, bad padding answered alike);
  *   7. CCM (nonce and tag lengths, AAD, data) and key wrap (every length
  *      to 80 bytes, IV or not) give the default's output, open each
- *      other's, and refuse what it refuses.
+ *      other's, and refuse what it refuses;
+ *   8. eight threads on contexts duplicated from shared keyed templates
+ *      agree with the default provider, and the counter takes in their
+ *      bytes.
  * Usage: harness PROVIDER_DIR EVP_TEST_FILE...
  * Exits 0 when every check passed; prints one line per failure.
  */
 #include <ctype.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -783,6 +787,15 @@ static int misuse_seq(EVP_CIPHER *c, int which)
         bits |= EVP_DecryptUpdate(ctx, buf, &l, buf, 32) << 2;
         bits |= (int)buf[7] << 3;
         break;
+    case 10: /* a decryption's final with no tag set; then with one */
+        bits |= EVP_DecryptInit_ex(ctx, c, NULL, key, iv);
+        bits |= EVP_DecryptUpdate(ctx, buf, &l, buf, 16) << 1;
+        bits |= EVP_DecryptFinal_ex(ctx, buf + 16, &l) << 2;
+        bits |= EVP_DecryptInit_ex(ctx, NULL, NULL, NULL, iv) << 3;
+        bits |= EVP_DecryptUpdate(ctx, buf, &l, buf, 16) << 4;
+        bits |= EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 16, tag) << 5;
+        bits |= EVP_DecryptFinal_ex(ctx, buf + 16, &l) << 6;
+        break;
     case 9: /* XTS data units: shorter than a block, one block, empty */
         bits |= EVP_EncryptInit_ex(ctx, c, NULL, key, iv);
         bits |= EVP_EncryptUpdate(ctx, buf, &l, buf, 15) << 1;
@@ -804,8 +817,8 @@ static void misuse(size_t ci)
     if (!a || !d)
         return;
     int aead = (EVP_CIPHER_get_flags(a) & EVP_CIPH_FLAG_AEAD_CIPHER) != 0;
-    for (int w = 0; w < 10; w++) {
-        if (!aead && w >= 2 && w <= 4)
+    for (int w = 0; w < 11; w++) {
+        if (!aead && ((w >= 2 && w <= 4) || w == 10))
             continue; /* AEAD calls (an AAD update with no output buffer) */
         if (w == 9 && EVP_CIPHER_get_mode(a) != EVP_CIPH_XTS_MODE)
             continue; /* XTS data units (for the block modes the same calls
@@ -1225,6 +1238,97 @@ static void ccm_wrap(size_t ci)
     EVP_CIPHER_free(d);
 }
 
+/* ---- 8. threads ------------------------------------------------------- */
+
+/* Eight threads, each with its own contexts duplicated from one keyed
+ * template per cipher (the shared key), encrypt random messages and check
+ * them against the default provider's output and a decryption; the
+ * counter must take in every thread's bytes once they have ended. */
+
+#define THREADS 8
+static EVP_CIPHER_CTX *templ[3];
+static EVP_CIPHER *tdef[3];
+static const char *TNAMES[3] = {"AES-256-GCM", "AES-128-CTR", "AES-256-CBC"};
+static unsigned char tkey[32], tiv[16];
+static long thread_failures[THREADS];
+static uint64_t thread_bytes[THREADS];
+
+static void *stress(void *arg)
+{
+    long id = (long)(intptr_t)arg;
+    uint64_t st = 0x1234567ULL * (uint64_t)(id + 1);
+    static __thread unsigned char pt[4096], ca[4096 + 32], cd[4096 + 32], back[4096 + 32];
+    for (int k = 0; k < 3000; k++) {
+        int which = k % 3, len = 1 + (int)((st = st * 6364136223846793005ULL + 1) >> 52);
+        for (int i = 0; i < len; i++)
+            pt[i] = (unsigned char)((st >> (i % 56)) ^ (uint64_t)i);
+        EVP_CIPHER_CTX *a = EVP_CIPHER_CTX_new(), *d = EVP_CIPHER_CTX_new();
+        int la = 0, ld = 0, l = 0, ok = a && d && EVP_CIPHER_CTX_copy(a, templ[which])
+                                        && EVP_EncryptInit_ex(a, NULL, NULL, NULL, tiv)
+                                        && EVP_EncryptInit_ex(d, tdef[which], NULL, tkey, tiv);
+        ok = ok && EVP_EncryptUpdate(a, ca, &la, pt, len) && EVP_EncryptFinal_ex(a, ca + la, &l);
+        la += l;
+        ok = ok && EVP_EncryptUpdate(d, cd, &ld, pt, len) && EVP_EncryptFinal_ex(d, cd + ld, &l);
+        ld += l;
+        unsigned char ta[16] = {0}, td[16] = {1};
+        if (ok && which == 0)
+            ok = EVP_CIPHER_CTX_ctrl(a, EVP_CTRL_AEAD_GET_TAG, 16, ta) > 0
+                 && EVP_CIPHER_CTX_ctrl(d, EVP_CTRL_AEAD_GET_TAG, 16, td) > 0
+                 && memcmp(ta, td, 16) == 0;
+        ok = ok && la == ld && memcmp(ca, cd, (size_t)la) == 0;
+        /* and back through another duplicate of the template */
+        int lb = 0;
+        EVP_CIPHER_CTX *b = EVP_CIPHER_CTX_new();
+        ok = ok && b && EVP_CIPHER_CTX_copy(b, templ[which])
+             && EVP_DecryptInit_ex(b, NULL, NULL, NULL, tiv)
+             && EVP_DecryptUpdate(b, back, &lb, ca, la)
+             && (which != 0 || EVP_CIPHER_CTX_ctrl(b, EVP_CTRL_AEAD_SET_TAG, 16, ta) > 0)
+             && EVP_DecryptFinal_ex(b, back + lb, &l) && lb + l == len
+             && memcmp(back, pt, (size_t)len) == 0;
+        if (!ok)
+            thread_failures[id]++;
+        thread_bytes[id] += 2 * (uint64_t)len;
+        EVP_CIPHER_CTX_free(a);
+        EVP_CIPHER_CTX_free(b);
+        EVP_CIPHER_CTX_free(d);
+    }
+    ERR_clear_error();
+    return NULL;
+}
+
+static void threads(void)
+{
+    fill(tkey, sizeof(tkey));
+    fill(tiv, sizeof(tiv));
+    for (int w = 0; w < 3; w++) {
+        EVP_CIPHER *c = fetch(TNAMES[w], "aesx");
+        tdef[w] = fetch(TNAMES[w], "default");
+        templ[w] = EVP_CIPHER_CTX_new();
+        CHECK(c && tdef[w] && templ[w] && EVP_EncryptInit_ex(templ[w], c, NULL, tkey, NULL),
+              "thread template %s", TNAMES[w]);
+        EVP_CIPHER_free(c);
+    }
+    uint64_t before = aesx_bytes();
+    pthread_t t[THREADS];
+    for (long i = 0; i < THREADS; i++)
+        CHECK(pthread_create(&t[i], NULL, stress, (void *)(intptr_t)i) == 0, "pthread_create");
+    uint64_t total = 0;
+    for (int i = 0; i < THREADS; i++) {
+        pthread_join(t[i], NULL);
+        CHECK(thread_failures[i] == 0, "thread %d: %ld failed messages", i, thread_failures[i]);
+        total += thread_bytes[i];
+    }
+    uint64_t after = aesx_bytes();
+    CHECK(after - before >= total, "aesx-bytes %llu after %d threads did %llu",
+          (unsigned long long)(after - before), THREADS, (unsigned long long)total);
+    printf("threads: %d x 3000 messages on duplicated contexts, %llu bytes, aesx-bytes +%llu\n",
+           THREADS, (unsigned long long)total, (unsigned long long)(after - before));
+    for (int w = 0; w < 3; w++) {
+        EVP_CIPHER_CTX_free(templ[w]);
+        EVP_CIPHER_free(tdef[w]);
+    }
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1261,6 +1365,7 @@ int main(int argc, char **argv)
         tls_path(i);
     for (size_t i = NSTREAM; i < NCIPHERS; i++)
         ccm_wrap(i);
+    threads();
     uint64_t b2 = aesx_bytes();
     CHECK(b2 > b1 + 12 * (1 << 20), "aesx-bytes %llu -> %llu", (unsigned long long)b1,
           (unsigned long long)b2);

@@ -50,7 +50,7 @@ fn harness_on_every_backend() {
     let exe = dir.join("harness");
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     let st = Command::new(&cc)
-        .args(["-O1", "-Wall", "-Wextra", "-Werror", "-o"])
+        .args(["-O1", "-Wall", "-Wextra", "-Werror", "-pthread", "-o"])
         .arg(&exe)
         .arg(manifest().join("tests/harness.c"))
         .arg("-lcrypto")
