@@ -133,4 +133,17 @@ if ! cargo package -q -p aesx -p aesx-file > "$work/package.log" 2>&1; then
   exit 1
 fi
 ls "$target_dir"/package/aesx-0*.crate "$target_dir"/package/aesx-file-0*.crate
+# The command and the crates under it: manifests, versions on the path
+# dependencies, the files each tarball holds (a few seconds). Building
+# aesx-cli from its tarball rebuilds the vendored OpenSSL and AWS-LC of
+# aesx-bench: minutes, so not here (run it with the same line without
+# --no-verify). aesx and aesx-file are named too: the others resolve them
+# from the tarballs made here, as they would from crates.io.
+echo "--- crates: cargo package --no-verify (aesx-cuda, aesx-bench, aesx-cli)"
+if ! cargo package -q --no-verify -p aesx -p aesx-file -p aesx-cuda -p aesx-bench -p aesx-cli > "$work/package.log" 2>&1; then
+  cat "$work/package.log" >&2
+  exit 1
+fi
+ls "$target_dir"/package/aesx-cuda-0*.crate "$target_dir"/package/aesx-bench-0*.crate \
+  "$target_dir"/package/aesx-cli-0*.crate
 echo "package.sh: $((SECONDS - start)) s"
