@@ -42,6 +42,10 @@ FISH_DIR := fish/vendor_completions.d
 all: cli provider generated
 
 cli:
+ifeq ($(STATIC),1)
+	@# The musl standard library is a rustup component a fresh toolchain lacks.
+	rustup target list --installed 2>/dev/null | grep -qx $(MUSL) || rustup target add $(MUSL)
+endif
 	cd $(ROOT) && CARGO_TARGET_DIR=$(TARGET_DIR) $(CARGO) build --release -p aesx-cli --no-default-features $(TARGET_FLAG)
 
 provider:
