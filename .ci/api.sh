@@ -43,8 +43,9 @@ if grep -rnE 'env::var|var_os|option_env!|env!\(' crates/aesx/src --include='*.r
 fi
 echo "none found"
 
-step "docs with warnings denied (default features, as docs.rs builds them)"
-RUSTDOCFLAGS="-D warnings" cargo doc -p aesx --no-deps
+step "docs with warnings denied (the published crates, with the features docs.rs builds them with)"
+RUSTDOCFLAGS="-D warnings" cargo doc -p aesx -p aesx-file -p aesx-cuda --no-deps
+RUSTDOCFLAGS="-D warnings" cargo doc -p aesx-cli --no-default-features --no-deps
 
 step "public API against api/: removed or changed items fail, additions pass"
 bash tools/api/check.sh

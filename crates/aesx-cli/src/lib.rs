@@ -34,7 +34,7 @@ macro_rules! outln {
 }
 pub(crate) use outln;
 
-/// Writes one line to stdout; see [`outln!`].
+/// Writes one line to stdout; see `outln!`.
 pub fn write_stdout(args: std::fmt::Arguments<'_>) -> Result<(), CliError> {
     let mut out = std::io::stdout().lock();
     writeln!(out, "{args}")

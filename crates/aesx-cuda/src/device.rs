@@ -119,7 +119,7 @@ pub(crate) fn no_panic<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
 
 /// Number of CUDA devices, or why there is none. Never panics, also on
 /// machines without a driver or with a library that is not a complete
-/// driver (see [`DRIVER_SYMBOLS`]).
+/// driver (see `DRIVER_SYMBOLS`).
 pub fn device_count() -> Result<usize> {
     // SAFETY: only tries to dlopen libcuda under its usual names.
     if !unsafe { cudarc::driver::sys::is_culib_present() } {

@@ -321,7 +321,7 @@ pub struct Report {
     pub passed: u64,
     /// Checks that failed.
     pub failed: u64,
-    /// The first [`MAX_SHOWN`] failures, described.
+    /// The first `MAX_SHOWN` failures, described.
     pub failures: Vec<String>,
     /// Records not checked, and why (e.g. XTS data units of 130 bits).
     pub skipped: usize,

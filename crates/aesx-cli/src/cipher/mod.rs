@@ -10,7 +10,7 @@
 //! only when everything succeeded (an error or a signal leaves nothing).
 //!
 //! Adding a mode is adding a file here with a `stream(&Params)` constructor
-//! and one arm in [`build`] (plus its options in [`Args`]).
+//! and one arm in `build` (plus its options in [`Args`]).
 
 use std::fs::File;
 use std::io::{self, Read};
