@@ -71,13 +71,6 @@ fn same_pair(gpu: &Gpu, src: &CudaSlice<u8>, dst: &CudaSlice<u8>) -> Result<()> 
     Ok(())
 }
 
-fn whole_blocks(len: usize) -> Result<u64> {
-    if !len.is_multiple_of(16) {
-        return Err(aesx::Error::NotBlockAligned { len }.into());
-    }
-    Ok((len / 16) as u64)
-}
-
 impl CudaAes {
     /// Expands `key` (16, 24 or 32 bytes) on the host, constant-time, and
     /// uploads the schedule.
@@ -154,7 +147,7 @@ impl CudaAes {
     }
 
     fn ecb_device(&self, decrypt: bool, buf: &mut CudaSlice<u8>) -> Result<()> {
-        let n = whole_blocks(buf.len())?;
+        let n = plan::whole_blocks(buf.len())?;
         self.device_in_place(buf, |p, _| {
             CipherLaunch::ecb(decrypt, p, p, n, self.rk_ptr, self.nr)
         })
@@ -199,7 +192,7 @@ impl CudaAes {
         src: &CudaSlice<u8>,
         dst: &mut CudaSlice<u8>,
     ) -> Result<()> {
-        let n = whole_blocks(src.len())?;
+        let n = plan::whole_blocks(src.len())?;
         self.device_to(src, dst, |s, d| {
             CipherLaunch::cbc_decrypt(s, d, n, self.rk_ptr, self.nr, iv)
         })
@@ -256,7 +249,7 @@ impl CudaAes {
     }
 
     fn ecb_host(&self, decrypt: bool, buf: &mut [u8]) -> Result<()> {
-        whole_blocks(buf.len())?;
+        plan::whole_blocks(buf.len())?;
         self.host_run(buf, 0, |slot, chunk| {
             let n = (chunk.len / 16) as u64;
             CipherLaunch::ecb(decrypt, slot.d_in, slot.d_out, n, self.rk_ptr, self.nr)
@@ -286,7 +279,7 @@ impl CudaAes {
 
     /// CBC decryption in place of whole blocks in host memory.
     pub fn cbc_decrypt(&self, iv: &[u8; 16], buf: &mut [u8]) -> Result<()> {
-        whole_blocks(buf.len())?;
+        plan::whole_blocks(buf.len())?;
         // Chunk k chains from the last ciphertext block of chunk k-1: take
         // them all before the buffer is overwritten.
         let chunk_len = self.gpu.inner.staging.chunk_len;

@@ -17,6 +17,15 @@ pub const GHASH_RUN: u64 = 32;
 /// Threads per CTA for the GHASH kernel.
 pub const GHASH_THREADS_PER_CTA: u32 = 256;
 
+/// The 16-byte blocks in `len` bytes, which must be whole blocks (the
+/// kernels load and store whole blocks).
+pub(crate) fn whole_blocks(len: usize) -> Result<u64, Error> {
+    if !len.is_multiple_of(16) {
+        return Err(Error::NotBlockAligned { len });
+    }
+    Ok((len / 16) as u64)
+}
+
 /// Grid and CTA size of a launch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LaunchDims {

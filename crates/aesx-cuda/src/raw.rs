@@ -254,13 +254,6 @@ fn wait_for(s: &CudaStream) -> Result<()> {
     Ok(())
 }
 
-fn whole_blocks(len: usize) -> Result<u64> {
-    if !len.is_multiple_of(16) {
-        return Err(aesx::Error::NotBlockAligned { len }.into());
-    }
-    Ok((len / 16) as u64)
-}
-
 impl CudaAes {
     /// Checks, then queues one launch on the caller's stream.
     ///
@@ -307,7 +300,7 @@ impl CudaAes {
         len: usize,
         stream: Option<CUstream>,
     ) -> Result<()> {
-        let n = whole_blocks(len)?;
+        let n = plan::whole_blocks(len)?;
         let l = CipherLaunch::ecb(false, src, dst, n, self.rk_ptr, self.nr);
         // SAFETY: the caller's promise, as documented above.
         unsafe { self.raw_launch(src, dst, len, Overlap::SameOrDisjoint, stream, l) }
@@ -325,7 +318,7 @@ impl CudaAes {
         len: usize,
         stream: Option<CUstream>,
     ) -> Result<()> {
-        let n = whole_blocks(len)?;
+        let n = plan::whole_blocks(len)?;
         let l = CipherLaunch::ecb(true, src, dst, n, self.rk_ptr, self.nr);
         // SAFETY: the caller's promise, as documented above.
         unsafe { self.raw_launch(src, dst, len, Overlap::SameOrDisjoint, stream, l) }
@@ -364,7 +357,7 @@ impl CudaAes {
         len: usize,
         stream: Option<CUstream>,
     ) -> Result<()> {
-        let n = whole_blocks(len)?;
+        let n = plan::whole_blocks(len)?;
         let l = CipherLaunch::cbc_decrypt(src, dst, n, self.rk_ptr, self.nr, iv);
         // SAFETY: the caller's promise, as documented above.
         unsafe { self.raw_launch(src, dst, len, Overlap::Disjoint, stream, l) }
