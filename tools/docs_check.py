@@ -13,8 +13,9 @@ Each backquoted span outside fenced code blocks is classified:
   trait, module, constant, enum variant, field, macro or C name;
 - anything else (commands, flags, values, prose) is not checked.
 
-A span that names something on purpose absent (an example, a user's
-file) is marked by putting `<!-- example -->` at the end of its line.
+A line that names something on purpose absent from this tree (an example,
+a user's file, another project's source) ends in `<!-- example -->` or
+`<!-- external -->`, and is not checked.
 Exits 1 listing every miss as `doc:line: name`.
 """
 
@@ -168,7 +169,7 @@ def spans(text):
         if line.lstrip().startswith("```"):
             fenced = not fenced
             continue
-        if fenced or line.rstrip().endswith("<!-- example -->"):
+        if fenced or line.rstrip().endswith(("<!-- example -->", "<!-- external -->")):
             continue
         for m in re.finditer(r"(?<!`)`([^`\n]+)`(?!`)", line):
             yield n, m.group(1).strip(), line
