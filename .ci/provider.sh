@@ -5,7 +5,8 @@
 # differential runs against the default provider, misuse) and the openssl
 # CLI checks (list reads like the default's; enc round trips equal to the
 # default provider's output, with the aesx trace as proof). Reuses the
-# target directory; about 30 s once the library is built.
+# target directory; about 35 s once the library is built (the TLS loopback
+# about 10 of them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
