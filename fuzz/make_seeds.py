@@ -182,6 +182,54 @@ def main():
     put("diff_ecb_cbc", "cbc_two_blocks", b"\x82" + bytes(range(32)) + bytes(16) + plaintext(32, 10))
     put("diff_ecb_cbc", "empty", b"\x80" + bytes(16) + bytes(16))
 
+    provider_ops_seeds()
+
+
+def provider_ops_seeds():
+    """provider_ops: an algorithm index (the provider's table order: ECB,
+    CBC, CTR, GCM x 256/192/128, XTS 256/128, CCM, KW, KWP, KW-INV, KWP-INV
+    x 256/192/128), then operations (see fuzz_targets/provider_ops.rs)."""
+
+    def init(enc, key, iv):
+        return bytes([0, 1 | 2 | (4 if enc else 0), len(key)]) + key + bytes([len(iv)]) + iv
+
+    def update(kind, data, extra=16, null_input=False):
+        sel = kind | 8 | (32 if null_input else 0)
+        return bytes([2, sel]) + u16(len(data)) + data + bytes([extra])
+
+    def final():
+        return bytes([4, 16])
+
+    def set_param(kind, v=0, data=b""):
+        return bytes([5, kind, v, len(data)]) + data
+
+    def get_param(kind, size):
+        return bytes([6, kind, size])
+
+    dup = bytes([7])
+    k16, iv16, iv12 = bytes(range(16)), bytes(range(16, 32)), bytes(range(12))
+    for idx, name in ((2, "ecb128"), (5, "cbc128"), (8, "ctr128")):
+        put("provider_ops", name, bytes([idx]) + init(True, k16, iv16) + update(2, plaintext(37, 1))
+            + update(1, plaintext(20, 2)) + final() + get_param(1, 16) + dup + final())
+    put("provider_ops", "gcm128", bytes([11]) + set_param(2, 12) + init(True, k16, iv12)
+        + update(0, b"head!") + update(2, plaintext(30, 3)) + final() + get_param(2, 16) + dup)
+    # TLS 1.2 GCM record: fixed IV, AAD declaring 8 + 20 bytes, the record in place.
+    aad = bytes(8) + b"\x17\x03\x03" + u16(28)[::-1]
+    put("provider_ops", "gcm_tls", bytes([11]) + init(True, k16, b"") + set_param(6, 0, bytes(4))
+        + set_param(5, 0, aad) + update(1, bytes(44)))
+    # TLS 1.2 CBC record (decrypting, HMAC-SHA1 size): version, MAC size, record.
+    put("provider_ops", "cbc_tls", bytes([5]) + set_param(7, 3) + set_param(8, 20)
+        + init(False, k16, iv16) + update(1, plaintext(64, 4)) + get_param(4, 0))
+    # CCM: nonce 13, tag 16 (no bytes), key and nonce, declared length, AAD, data, tag.
+    put("provider_ops", "ccm128", bytes([16]) + set_param(2, 13) + bytes([5, 4, 0, 16]) + bytes(16)
+        + init(True, k16, bytes(13)) + update(0, bytes(21), null_input=True) + update(0, b"aad")
+        + update(2, plaintext(21, 5)) + final() + get_param(2, 16))
+    put("provider_ops", "xts128", bytes([13]) + init(True, bytes(range(32)), iv16)
+        + update(2, plaintext(16, 6)) + update(2, plaintext(40, 7)))
+    put("provider_ops", "kw128", bytes([19]) + init(True, k16, b"") + update(2, plaintext(24, 8)))
+    put("provider_ops", "kwp128", bytes([22]) + init(True, k16, b"") + update(2, plaintext(5, 9)))
+    put("provider_ops", "kw_inv_unwrap", bytes([25]) + init(False, k16, b"") + update(2, plaintext(24, 10)))
+
 
 if __name__ == "__main__":
     main()
