@@ -432,6 +432,8 @@ pub use modes::gcm_stream::GcmEncryptor;
 pub use modes::keywrap::KeyWrap;
 pub use modes::ofb::Ofb;
 pub use modes::padding::Padding;
+#[cfg(feature = "std")]
+pub use modes::parallel;
 pub use modes::tag::Tag;
 pub use modes::xaes::Xaes256Gcm;
 pub use modes::xts::Xts;

@@ -28,6 +28,8 @@ pub struct Ctr {
     used: usize,
     /// Byte position in the stream (modulo 2^128).
     pos: u128,
+    /// Threads one large call may use (1: the calling thread alone).
+    threads: u8,
 }
 
 impl Drop for Ctr {
@@ -71,7 +73,25 @@ impl Ctr {
             ks: [0; BLOCK_LEN],
             used: BLOCK_LEN,
             pos: 0,
+            threads: 1,
         })
+    }
+
+    /// The same stream with the whole blocks of every call of at least
+    /// [`MIN_SEGMENT`](crate::parallel::MIN_SEGMENT) bytes per extra thread
+    /// split over up to `threads` threads, each from its own counter block
+    /// (the 128-bit counter plus the blocks before it, wrapping as one
+    /// thread does): the same keystream at every split. 0 and 1 mean one
+    /// thread; see [`parallel`](crate::parallel).
+    #[cfg(feature = "std")]
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = crate::parallel::clamp_threads(threads);
+        self
+    }
+
+    /// Threads one large call may use (see [`Ctr::with_threads`]).
+    pub fn threads(&self) -> usize {
+        usize::from(self.threads)
     }
 
     /// The underlying block cipher.
@@ -128,7 +148,16 @@ impl Ctr {
         // 2. Whole blocks straight through the backend kernel.
         let (whole, mut tail) = rest.split_blocks();
         if !whole.is_empty() {
-            with_engine!(&self.aes.engine, k => k.ctr_apply(&mut self.next, whole));
+            #[cfg(feature = "std")]
+            let parts = crate::parallel::segments(whole.len(), BLOCK_LEN, self.threads());
+            #[cfg(not(feature = "std"))]
+            let parts = 1;
+            if parts > 1 {
+                #[cfg(feature = "std")]
+                super::parallel::ctr_apply(&self.aes, parts, &mut self.next, whole);
+            } else {
+                with_engine!(&self.aes.engine, k => k.ctr_apply(&mut self.next, whole));
+            }
         }
         // 3. Start a new keystream block for the tail.
         if !tail.is_empty() {

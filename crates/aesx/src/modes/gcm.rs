@@ -68,12 +68,15 @@ pub struct Gcm {
     backend: Backend,
     size: KeySize,
     pub(super) tag_len: usize,
+    /// Threads one large call may use (1: the calling thread alone).
+    threads: u8,
 }
 
 impl fmt::Debug for Gcm {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         debug_keyed(f, "Gcm", self.backend, self.size)
             .field("tag_len", &self.tag_len)
+            .field("threads", &self.threads)
             .finish_non_exhaustive()
     }
 }
@@ -102,6 +105,7 @@ impl Gcm {
             size: aes.key_size(),
             engine: aes.engine.with_ghash(),
             tag_len: TAG_LEN,
+            threads: 1,
         })
     }
 
@@ -111,6 +115,35 @@ impl Gcm {
         check_tag_len(tag_len)?;
         self.tag_len = tag_len;
         Ok(self)
+    }
+
+    /// The same key with every seal and open of a message of at least
+    /// [`MIN_SEGMENT`](crate::parallel::MIN_SEGMENT) bytes per extra thread
+    /// split over up to `threads` threads (the calling thread and scoped
+    /// ones); shorter messages run on the calling thread alone. Output and
+    /// tag are the bytes one thread gives, and `open` still releases no
+    /// plaintext before the tag over the whole message has been checked.
+    /// 0 and 1 mean one thread; more than
+    /// [`MAX_THREADS`](crate::parallel::MAX_THREADS) are held to it. See
+    /// [`parallel`](crate::parallel).
+    ///
+    /// ```
+    /// use aesx::Gcm;
+    ///
+    /// let one = Gcm::new(&[7u8; 16]).unwrap();
+    /// let two = one.clone().with_threads(2);
+    /// let msg = vec![0x5a; 1 << 20];
+    /// assert_eq!(two.seal(&[1; 12], b"", &msg).unwrap(), one.seal(&[1; 12], b"", &msg).unwrap());
+    /// ```
+    #[cfg(feature = "std")]
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = crate::parallel::clamp_threads(threads);
+        self
+    }
+
+    /// Threads one large call may use (see [`Gcm::with_threads`]).
+    pub fn threads(&self) -> usize {
+        usize::from(self.threads)
     }
 
     /// The backend this key runs on.
@@ -301,6 +334,13 @@ impl Gcm {
         io: InOut<'_>,
         encrypt: bool,
     ) -> Result<Tag> {
+        #[cfg(feature = "std")]
+        {
+            let parts = crate::parallel::segments(io.len(), BLOCK_LEN, self.threads());
+            if parts > 1 {
+                return super::parallel::gcm_oneshot(self, parts, nonce, aad, io, encrypt);
+            }
+        }
         let j0 = j0_of(self, nonce)?;
         let bytes = with_engine!(&self.engine, k => k.aes.gcm_oneshot(&k.h, encrypt, &j0, aad, io));
         Ok(Tag::truncated(bytes, self.tag_len))

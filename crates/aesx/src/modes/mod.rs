@@ -16,6 +16,10 @@ pub(crate) mod gcm_stream;
 pub(crate) mod keywrap;
 pub(crate) mod ofb;
 pub(crate) mod padding;
+#[cfg(feature = "std")]
+pub mod parallel;
+#[cfg(feature = "std")]
+mod pool;
 pub(crate) mod tag;
 pub(crate) mod xaes;
 pub(crate) mod xts;

@@ -68,6 +68,8 @@ pub struct Xts {
     size: KeySize,
     /// K1 == K2 (compared in constant time): encryption is refused.
     halves_equal: bool,
+    /// Threads one multi-sector call may use (1: the calling thread alone).
+    threads: u8,
 }
 
 /// The four multi-sector calls (each direction, in place and out of place):
@@ -117,7 +119,25 @@ impl Xts {
             backend,
             size: rk1.size,
             halves_equal: ct_eq(k1, k2),
+            threads: 1,
         })
+    }
+
+    /// The same key with every multi-sector call ([`Xts::encrypt_sectors`]
+    /// and the like) of at least [`MIN_SEGMENT`](crate::parallel::MIN_SEGMENT)
+    /// bytes per extra thread split at sector boundaries over up to
+    /// `threads` threads: the same bytes at every split. A single data unit
+    /// is not split. 0 and 1 mean one thread; see
+    /// [`parallel`](crate::parallel).
+    #[cfg(feature = "std")]
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = crate::parallel::clamp_threads(threads);
+        self
+    }
+
+    /// Threads one multi-sector call may use (see [`Xts::with_threads`]).
+    pub fn threads(&self) -> usize {
+        usize::from(self.threads)
     }
 
     /// The backend this key runs on.
@@ -217,6 +237,14 @@ impl Xts {
         first
             .checked_add(count as u128 - 1)
             .ok_or(Error::CounterOverflow)?;
+        #[cfg(feature = "std")]
+        {
+            let parts = crate::parallel::segments(io.len(), sector_size, self.threads());
+            if parts > 1 {
+                super::parallel::xts_sectors(&self.engine, parts, encrypt, sector_size, first, io);
+                return Ok(());
+            }
+        }
         if encrypt {
             self.engine.encrypt_sectors(sector_size, first, io);
         } else {

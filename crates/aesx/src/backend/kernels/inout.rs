@@ -20,6 +20,13 @@ pub struct InOut<'a> {
     _borrow: PhantomData<(&'a [u8], &'a mut [u8])>,
 }
 
+// SAFETY: an `InOut` stands for a shared borrow of its input and an
+// exclusive borrow of its output (the `PhantomData` says so), both of which
+// are `Send`; the safe constructors and `split_at` hand out pieces whose
+// outputs are disjoint, so moving one to another thread gives that thread
+// sole access to its output, as sending the `&mut [u8]` would.
+unsafe impl Send for InOut<'_> {}
+
 impl<'a> InOut<'a> {
     /// Processes `buf` in place.
     #[inline]

@@ -7,7 +7,7 @@
 //! ghash_ctmul64, arranged differently here). The field layout and the
 //! Montgomery-style reduction are those described in `gcm_kernels`.
 
-use zeroize::Zeroize;
+use zeroize::{Zeroize, Zeroizing};
 
 use super::gf128::{self, Powers};
 use crate::backend::kernels::gcm::GcmKernels;
@@ -68,17 +68,43 @@ fn clmul64(x: u64, y: u64) -> u128 {
     (z[0] & M128[0]) | (z[1] & M128[1]) | (z[2] & M128[2]) | (z[3] & M128[3]) | (z[4] & M128[4])
 }
 
+/// `h`·y: shift left one bit; a bit shifted out at y^128 comes back as
+/// g'(y) - y^128 = y^127 + y^126 + y^121 + 1 (computed with a mask, not a
+/// branch, since H is secret). A product by the result under one
+/// Montgomery-style reduction is the GHASH product by `h`.
+#[inline]
+fn times_y(h: u128) -> u128 {
+    const POLY: u128 = 0xc200_0000_0000_0000_0000_0000_0000_0001;
+    (h << 1) ^ (POLY & 0u128.wrapping_sub(h >> 127))
+}
+
 impl SoftHKey {
     fn new(h: u128) -> Self {
-        // H·y: shift left one bit; a bit shifted out at y^128 comes back as
-        // g'(y) - y^128 = y^127 + y^126 + y^121 + 1 (computed with a mask,
-        // not a branch, since H is secret).
-        const POLY: u128 = 0xc200_0000_0000_0000_0000_0000_0000_0001;
-        let k1 = (h << 1) ^ (POLY & 0u128.wrapping_sub(h >> 127));
         SoftHKey {
-            pow: gf128::powers(k1, clmul64),
+            pow: gf128::powers(times_y(h), clmul64),
         }
     }
+}
+
+/// `x`·`h`^`m` in GHASH's field, both blocks in SP 800-38D's byte order:
+/// how a GHASH state X carried over `m` more blocks of which another thread
+/// hashed the sum S (from zero) becomes X·H^m ^ S. Square-and-multiply
+/// over the bits of `m` (public: a length), constant time in `x` and `h`
+/// (the multiplications are this module's, and no branch or index depends
+/// on the blocks). About 2·log2(m) products; `m` = 0 gives `x`.
+#[cfg_attr(not(feature = "std"), allow(dead_code))]
+pub(crate) fn ghash_mul_pow(x: &Block, h: &Block, m: u64) -> Block {
+    /// The field's one: the coefficient of x^0 is the first bit.
+    const ONE: u128 = 1 << 127;
+    let hy = Zeroizing::new(times_y(u128::from_be_bytes(*h)));
+    let mut p = Zeroizing::new(ONE);
+    for bit in (0..64 - m.leading_zeros()).rev() {
+        *p = gf128::mul(*p, times_y(*p), clmul64);
+        if (m >> bit) & 1 == 1 {
+            *p = gf128::mul(*p, *hy, clmul64);
+        }
+    }
+    gf128::mul(u128::from_be_bytes(*x), times_y(*p), clmul64).to_be_bytes()
 }
 
 impl GcmKernels for SoftAes {
@@ -111,6 +137,27 @@ mod tests {
             }
         }
         r
+    }
+
+    /// x·H^m against GHASH itself: x then m zero blocks hashed under H
+    /// (the slow way, fine for a check), for random x and H.
+    #[test]
+    fn mul_pow_matches_hashing_zero_blocks() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(0x6d75_6c70);
+        for m in [0u64, 1, 2, 3, 4, 5, 7, 8, 63, 64, 65, 1000, 4097] {
+            let x: Block = rng.gen();
+            let h: Block = rng.gen();
+            let key = SoftHKey::new(u128::from_be_bytes(h));
+            let mut want = x;
+            // (x ^ 0)·H, m times: x·H^m.
+            for _ in 0..m {
+                let y = u128::from_be_bytes(want);
+                want = gf128::absorb(y, &key.pow, &[0u8; BLOCK_LEN], u128::from_be_bytes, clmul64)
+                    .to_be_bytes();
+            }
+            assert_eq!(ghash_mul_pow(&x, &h, m), want, "m = {m}");
+        }
     }
 
     #[test]

@@ -25,6 +25,9 @@ mod rows;
 mod sbox;
 mod xts;
 
+#[cfg(feature = "std")]
+pub(crate) use self::gcm::ghash_mul_pow;
+
 use zeroize::Zeroize;
 
 use self::bitslice::{pack, unpack};

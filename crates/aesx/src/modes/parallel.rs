@@ -1,0 +1,450 @@
+//! One large call on several threads: GCM, CTR and XTS split a message into
+//! contiguous segments, one per thread, and give the same bytes as one
+//! thread at every split.
+//!
+//! Opt in per key with `with_threads(n)` on [`Gcm`], [`Ctr`](crate::Ctr)
+//! and [`Xts`](crate::Xts) (standard library only). Every call of that key
+//! then splits a message of at least [`MIN_SEGMENT`] bytes per extra
+//! thread; a shorter one runs on the calling thread alone, where handing
+//! work to another thread would cost more than it saves.
+//!
+//! The calling thread takes the first segment; the others go to worker
+//! threads that are started on first use and kept (a thread started per
+//! call costs as much as encrypting a few hundred KiB on a virtual
+//! machine): after a task a worker spins for up to 200 µs for the next one,
+//! then parks. A segment no worker has started by the time the calling
+//! thread is free is taken back and run there, and the call returns when
+//! every segment is done.
+//!
+//! ```
+//! use aesx::{Ctr, Gcm};
+//!
+//! let msg = vec![7u8; 4 << 20];
+//! let gcm = Gcm::new(&[1u8; 32]).unwrap().with_threads(4);
+//! let sealed = gcm.seal(&[2u8; 12], b"header", &msg).unwrap();
+//! assert_eq!(gcm.open(&[2u8; 12], b"header", &sealed).unwrap(), msg);
+//!
+//! let mut data = msg.clone();
+//! Ctr::new(&[1u8; 16], &[0u8; 16]).unwrap().with_threads(2).apply_keystream(&mut data);
+//! ```
+//!
+//! - **GCM**: segment `i` starts `b_i` blocks into the message, so its
+//!   counter is inc32 applied `1 + b_i` times to J0 (the 32-bit wrap of the
+//!   one-thread pass). Each thread runs the backend's fused CTR32+GHASH
+//!   kernel on its segment from a zero GHASH state (the first from the
+//!   AAD's) and returns its sum S_i; the sums are combined in order as
+//!   X = X·H^m_i ^ S_i, which is what carrying the state over the segment's
+//!   m_i blocks gives because GHASH is linear. H^m comes from
+//!   square-and-multiply with the portable backend's constant-time field
+//!   product (about 2·log2(m) products, never by hashing zero blocks). The
+//!   partial last block, the length block and the tag mask E_K(J0) follow
+//!   on the calling thread. Opening decrypts every segment into the output,
+//!   then checks the tag over the whole ciphertext; on a mismatch the
+//!   output is wiped, exactly as the one-thread open does.
+//! - **CTR**: segment `i` starts at the 128-bit counter block plus `b_i`
+//!   (wrapping modulo 2^128, as [`Ctr`](crate::Ctr) does).
+//! - **XTS**: the multi-sector calls split at sector boundaries; each
+//!   segment starts at its own sector number, so no tweak is carried across.
+//!   A single data unit is not split.
+
+use super::block::Aes;
+use super::gcm::{j0_of, Gcm};
+use super::tag::Tag;
+use crate::backend::engine::XtsEngine;
+use crate::backend::kernels::gcm::{inc32, GcmKernels};
+use crate::backend::soft::ghash_mul_pow;
+use crate::backend::{with_engine, BlockKernels, InOut};
+use crate::error::Result;
+use crate::key::{Block, BLOCK_LEN};
+use zeroize::Zeroize;
+
+/// The shortest segment a thread is given, in bytes. Chosen by measurement
+/// (Zen 3, 2-core VM, `aesx bench --threads 2 --mode gcm-enc`): a thread's
+/// start and join cost about as much as encrypting a few tens of KiB on the
+/// VAES kernels, so a message shorter than two segments runs on one thread.
+pub const MIN_SEGMENT: usize = 128 * 1024;
+
+/// The library's own unit tests split at three blocks, so that every split
+/// of short messages is reached through the public calls.
+#[cfg(not(test))]
+fn min_segment() -> usize {
+    MIN_SEGMENT
+}
+
+#[cfg(test)]
+fn min_segment() -> usize {
+    3 * BLOCK_LEN
+}
+
+/// The most threads one call uses, whatever was asked.
+pub const MAX_THREADS: usize = 64;
+
+/// The thread count a key keeps: 0 and 1 both mean the calling thread
+/// alone; more than [`MAX_THREADS`] is held to it.
+pub(crate) fn clamp_threads(n: usize) -> u8 {
+    n.clamp(1, MAX_THREADS) as u8
+}
+
+/// Segments for `len` bytes in units of `unit` bytes on up to `threads`
+/// threads: each at least [`MIN_SEGMENT`] bytes (and one unit), so 1 means
+/// "do not split".
+pub(crate) fn segments(len: usize, unit: usize, threads: usize) -> usize {
+    let units = len / unit;
+    let per = min_segment().div_ceil(unit).max(1);
+    threads.min(units / per).max(1)
+}
+
+/// Runs `f(i, first_unit, segment)` on `parts` contiguous segments of `io`
+/// (a whole number of `unit`-byte units; the segments as equal as units
+/// allow), segment 0 on the calling thread and the others on the pool's
+/// workers, and returns the results in order. A panic in a segment is
+/// carried to the caller, as it would be on one thread.
+pub(crate) fn for_each_segment<R: Send>(
+    io: InOut<'_>,
+    unit: usize,
+    parts: usize,
+    f: impl Fn(usize, u64, InOut<'_>) -> R + Sync,
+) -> Vec<R> {
+    debug_assert!(io.len().is_multiple_of(unit) && parts >= 1);
+    let units = io.len() / unit;
+    let (per, extra) = (units / parts, units % parts);
+    let mut pieces = Vec::with_capacity(parts);
+    let mut rest = io;
+    let mut first = 0u64;
+    for i in 0..parts {
+        let n = per + usize::from(i < extra);
+        let (piece, r) = rest.split_at(n * unit);
+        pieces.push((first, piece));
+        first += n as u64;
+        rest = r;
+    }
+    let f = &f;
+    let tasks = pieces
+        .into_iter()
+        .enumerate()
+        .map(|(i, (first, piece))| {
+            Box::new(move || f(i, first, piece)) as Box<dyn FnOnce() -> R + Send + '_>
+        })
+        .collect();
+    super::pool::run(tasks)
+}
+
+/// One GCM message over `parts` segments (see the module notes): returns
+/// the tag, truncated to the key's length. Lengths must have been checked.
+pub(crate) fn gcm_oneshot(
+    gcm: &Gcm,
+    parts: usize,
+    nonce: &[u8],
+    aad: &[u8],
+    io: InOut<'_>,
+    encrypt: bool,
+) -> Result<Tag> {
+    let mut j0 = j0_of(gcm, nonce)?;
+    let tag = gcm_from_j0(gcm, parts, &j0, aad, io, encrypt);
+    j0.zeroize();
+    Ok(tag)
+}
+
+/// [`gcm_oneshot`] from the pre-counter block J0.
+fn gcm_from_j0(
+    gcm: &Gcm,
+    parts: usize,
+    j0: &Block,
+    aad: &[u8],
+    io: InOut<'_>,
+    encrypt: bool,
+) -> Tag {
+    let mut j0 = *j0;
+    let len = io.len();
+    let (blocks, mut tail) = io.split_blocks();
+    let n = blocks.blocks();
+    let mut acc = [0u8; BLOCK_LEN];
+    ghash_padded(gcm, &mut acc, aad);
+    let mut sums = {
+        let start = acc;
+        for_each_segment(blocks, BLOCK_LEN, parts, |i, first, seg| {
+            let mut ctr = j0;
+            inc32(&mut ctr, 1);
+            // Below 2^32 blocks: the length limit keeps it there.
+            inc32(&mut ctr, first as u32);
+            let mut s = if i == 0 { start } else { [0u8; BLOCK_LEN] };
+            let m = seg.blocks() as u64;
+            with_engine!(&gcm.engine, k => if encrypt {
+                k.aes.gcm_encrypt(&k.h, &mut ctr, &mut s, seg)
+            } else {
+                k.aes.gcm_decrypt(&k.h, &mut ctr, &mut s, seg)
+            });
+            ctr.zeroize();
+            (m, s)
+        })
+    };
+    // X = X·H^m_i ^ S_i, segment by segment; H in the standard form.
+    let mut h = [0u8; BLOCK_LEN];
+    with_engine!(&gcm.engine, k => k.aes.encrypt_blocks(InOut::in_place(&mut h)));
+    let mut x = sums[0].1;
+    for (m, s) in &sums[1..] {
+        x = ghash_mul_pow(&x, &h, *m);
+        for (a, b) in x.iter_mut().zip(s) {
+            *a ^= b;
+        }
+    }
+    h.zeroize();
+    for (_, s) in sums.iter_mut() {
+        s.zeroize();
+    }
+    if !tail.is_empty() {
+        let t = tail.len();
+        let mut ks = j0;
+        inc32(&mut ks, 1);
+        inc32(&mut ks, n as u32);
+        with_engine!(&gcm.engine, k => k.aes.encrypt_blocks(InOut::in_place(&mut ks)));
+        let mut b = [0u8; BLOCK_LEN];
+        tail.read_into(&mut b[..t]);
+        let mut c = [0u8; BLOCK_LEN];
+        for i in 0..t {
+            c[i] = b[i] ^ ks[i];
+        }
+        tail.write_from(&c[..t]);
+        // GHASH takes the ciphertext: the output when encrypting, the input
+        // when decrypting.
+        let ct = if encrypt { &c } else { &b };
+        let mut padded = [0u8; BLOCK_LEN];
+        padded[..t].copy_from_slice(&ct[..t]);
+        with_engine!(&gcm.engine, k => k.aes.ghash_update(&k.h, &mut x, &padded));
+        ks.zeroize();
+        b.zeroize();
+        c.zeroize();
+        padded.zeroize();
+    }
+    let mut lens = [0u8; BLOCK_LEN];
+    lens[..8].copy_from_slice(&(aad.len() as u64 * 8).to_be_bytes());
+    lens[8..].copy_from_slice(&(len as u64 * 8).to_be_bytes());
+    with_engine!(&gcm.engine, k => {
+        k.aes.ghash_update(&k.h, &mut x, &lens);
+        k.aes.encrypt_blocks(InOut::in_place(&mut j0));
+    });
+    let mut bytes = j0;
+    for (t, a) in bytes.iter_mut().zip(&x) {
+        *t ^= a;
+    }
+    j0.zeroize();
+    x.zeroize();
+    acc.zeroize();
+    let tag = Tag::truncated(bytes, gcm.tag_len);
+    bytes.zeroize();
+    tag
+}
+
+/// GHASH of `data` into `acc`, the last partial block zero-padded.
+fn ghash_padded(gcm: &Gcm, acc: &mut Block, data: &[u8]) {
+    let whole = data.len() - data.len() % BLOCK_LEN;
+    with_engine!(&gcm.engine, k => k.aes.ghash_update(&k.h, acc, &data[..whole]));
+    if whole < data.len() {
+        let mut last = [0u8; BLOCK_LEN];
+        last[..data.len() - whole].copy_from_slice(&data[whole..]);
+        with_engine!(&gcm.engine, k => k.aes.ghash_update(&k.h, acc, &last));
+    }
+}
+
+/// CTR's whole blocks over `parts` segments: segment `i` from the counter
+/// block `next` plus its first block (modulo 2^128); `next` advances past
+/// them all, as one [`BlockKernels::ctr_apply`] would leave it.
+pub(crate) fn ctr_apply(aes: &Aes, parts: usize, next: &mut Block, io: InOut<'_>) {
+    let start = u128::from_be_bytes(*next);
+    let n = io.blocks() as u128;
+    for_each_segment(io, BLOCK_LEN, parts, |_, first, seg| {
+        let mut ctr = start.wrapping_add(u128::from(first)).to_be_bytes();
+        with_engine!(&aes.engine, k => k.ctr_apply(&mut ctr, seg));
+        ctr.zeroize();
+    });
+    *next = start.wrapping_add(n).to_be_bytes();
+}
+
+/// XTS over consecutive sectors in `parts` segments, each from its own
+/// sector number (`first` plus the sectors before it). The caller has
+/// checked the sizes and that the last sector number does not overflow.
+pub(crate) fn xts_sectors(
+    engine: &XtsEngine,
+    parts: usize,
+    encrypt: bool,
+    sector_size: usize,
+    first: u128,
+    io: InOut<'_>,
+) {
+    for_each_segment(io, sector_size, parts, |_, before, seg| {
+        let start = first + u128::from(before);
+        if encrypt {
+            engine.encrypt_sectors(sector_size, start, seg);
+        } else {
+            engine.decrypt_sectors(sector_size, start, seg);
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    //! Every split against one thread, through the public calls: in these
+    //! tests a segment may be as short as three blocks, so short messages
+    //! reach every thread count.
+    use super::*;
+    use crate::{Backend, Ctr, Error, Xts};
+    use rand::rngs::StdRng;
+    use rand::{Rng, RngCore, SeedableRng};
+
+    fn random(rng: &mut StdRng, len: usize) -> Vec<u8> {
+        let mut v = vec![0u8; len];
+        rng.fill_bytes(&mut v);
+        v
+    }
+
+    /// Lengths around block and segment edges, and a few at random.
+    fn lengths(rng: &mut StdRng) -> Vec<usize> {
+        let mut v = vec![0, 1, 15, 16, 17];
+        for blocks in [3, 6, 9, 24, 25, 48, 49] {
+            v.extend([
+                blocks * BLOCK_LEN - 1,
+                blocks * BLOCK_LEN,
+                blocks * BLOCK_LEN + 1,
+            ]);
+        }
+        v.extend((0..4).map(|_| rng.gen_range(0..1500)));
+        v
+    }
+
+    #[test]
+    fn gcm_every_split_gives_one_threads_bytes() {
+        let mut rng = StdRng::seed_from_u64(0x6763_6d70);
+        for b in Backend::available() {
+            for key_len in [16, 24, 32] {
+                let one = Gcm::with_backend(&random(&mut rng, key_len), b).unwrap();
+                for len in lengths(&mut rng) {
+                    let aad_len = [0, 7, 16, 45][rng.gen_range(0..4)];
+                    let nonce_len = if rng.gen_bool(0.8) { 12 } else { 20 };
+                    let (aad, pt) = (random(&mut rng, aad_len), random(&mut rng, len));
+                    let nonce = random(&mut rng, nonce_len);
+                    let want = one.seal(&nonce, &aad, &pt).unwrap();
+                    for t in 1..=8 {
+                        let gcm = one.clone().with_threads(t);
+                        let ctx =
+                            format!("{b:?} key {key_len} len {len} aad {aad_len} threads {t}");
+                        assert_eq!(gcm.seal(&nonce, &aad, &pt).unwrap(), want, "{ctx}");
+                        let mut buf = pt.clone();
+                        let tag = gcm.seal_in_place_detached(&nonce, &aad, &mut buf).unwrap();
+                        assert_eq!(buf, want[..len], "{ctx}");
+                        assert_eq!(tag.as_bytes(), &want[len..], "{ctx}");
+                        assert_eq!(gcm.open(&nonce, &aad, &want).unwrap(), pt, "{ctx}");
+                        // A changed tag: nothing released, out of place or in place.
+                        let mut forged = want.clone();
+                        forged[len] ^= 0x80;
+                        let mut out = vec![0xa5u8; len];
+                        assert_eq!(
+                            gcm.open_to(&nonce, &aad, &forged, &mut out),
+                            Err(Error::AuthenticationFailed),
+                            "{ctx}"
+                        );
+                        assert!(out.iter().all(|&x| x == 0), "{ctx}");
+                        assert!(gcm.open_in_place(&nonce, &aad, &mut forged).is_err());
+                        assert!(forged.iter().all(|&x| x == 0), "{ctx}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// Counter blocks whose 32-bit count wraps inside a segment and at a
+    /// segment's start, against the backend's one-thread fused kernel.
+    #[test]
+    fn gcm_counter_wraps_as_inc32() {
+        let mut rng = StdRng::seed_from_u64(0x7772_6170);
+        for b in Backend::available() {
+            let gcm = Gcm::with_backend(&random(&mut rng, 16), b).unwrap();
+            for back in [1u32, 2, 5, 17, 30] {
+                let mut j0: Block = rng.gen();
+                j0[12..].copy_from_slice(&0u32.wrapping_sub(back).to_be_bytes());
+                let (aad, pt) = (random(&mut rng, 20), random(&mut rng, 40 * BLOCK_LEN + 9));
+                let mut want = pt.clone();
+                let full = with_engine!(&gcm.engine, k =>
+                    k.aes.gcm_oneshot(&k.h, true, &j0, &aad, InOut::in_place(&mut want)));
+                for parts in 1..=8 {
+                    let mut got = pt.clone();
+                    let tag = gcm_from_j0(&gcm, parts, &j0, &aad, InOut::in_place(&mut got), true);
+                    assert_eq!(got, want, "{b:?} back {back} parts {parts}");
+                    assert_eq!(tag.as_bytes(), &full, "{b:?} back {back} parts {parts}");
+                    let t2 = gcm_from_j0(&gcm, parts, &j0, &aad, InOut::in_place(&mut got), false);
+                    assert_eq!((got == pt, t2.as_bytes()), (true, &full[..]));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn ctr_every_split_gives_one_threads_keystream() {
+        let mut rng = StdRng::seed_from_u64(0x6374_7270);
+        for b in Backend::available() {
+            let key = random(&mut rng, 32);
+            // A random counter, and one that wraps modulo 2^128 inside.
+            let ivs = [rng.gen::<[u8; 16]>(), (u128::MAX - 20).to_be_bytes()];
+            for iv in ivs {
+                let data = random(&mut rng, 2000);
+                let mut want = data.clone();
+                Ctr::with_backend(&key, &iv, b)
+                    .unwrap()
+                    .apply_keystream(&mut want);
+                for t in 1..=8 {
+                    let mut ctr = Ctr::with_backend(&key, &iv, b).unwrap().with_threads(t);
+                    let mut got = data.clone();
+                    // Pieces that leave partial blocks between calls.
+                    let mut at = 0;
+                    while at < got.len() {
+                        let n = rng.gen_range(1..900).min(got.len() - at);
+                        ctr.apply_keystream(&mut got[at..at + n]);
+                        at += n;
+                    }
+                    assert_eq!(got, want, "{b:?} threads {t}");
+                    assert_eq!(ctr.position(), 2000);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn xts_every_split_gives_one_threads_sectors() {
+        let mut rng = StdRng::seed_from_u64(0x7874_7370);
+        for b in Backend::available() {
+            for key_len in [32, 64] {
+                let one = Xts::with_backend(&random(&mut rng, key_len), b).unwrap();
+                for (size, count) in [(16, 1), (16, 37), (48, 11), (512, 9)] {
+                    let first = if rng.gen_bool(0.5) {
+                        rng.gen::<u64>() as u128
+                    } else {
+                        u128::MAX - count as u128 + 1
+                    };
+                    let data = random(&mut rng, size * count);
+                    let mut want = data.clone();
+                    one.encrypt_sectors(size, first, &mut want).unwrap();
+                    for t in 1..=8 {
+                        let xts = one.clone().with_threads(t);
+                        let mut got = data.clone();
+                        xts.encrypt_sectors(size, first, &mut got).unwrap();
+                        assert_eq!(got, want, "{b:?} {size}x{count} threads {t}");
+                        let mut back = vec![0u8; got.len()];
+                        xts.decrypt_sectors_to(size, first, &got, &mut back)
+                            .unwrap();
+                        assert_eq!(back, data, "{b:?} {size}x{count} threads {t}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn thread_counts_are_held_in_range() {
+        let gcm = Gcm::with_backend(&[1u8; 16], Backend::Soft).unwrap();
+        assert_eq!(gcm.threads(), 1);
+        assert_eq!(gcm.clone().with_threads(0).threads(), 1);
+        assert_eq!(gcm.clone().with_threads(1000).threads(), MAX_THREADS);
+        assert_eq!(segments(5 * BLOCK_LEN, BLOCK_LEN, 8), 1);
+        assert_eq!(segments(6 * BLOCK_LEN, BLOCK_LEN, 8), 2);
+        assert_eq!(segments(100 * BLOCK_LEN, BLOCK_LEN, 8), 8);
+    }
+}

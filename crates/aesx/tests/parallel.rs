@@ -1,0 +1,89 @@
+//! One message on several threads at the real segment size (the unit tests
+//! in `modes/parallel.rs` reach every split of short messages): GCM seal
+//! and open, CTR and XTS sectors give the one-thread bytes on every backend
+//! (or the one `AESX_BACKEND` forces), and a forged GCM message releases
+//! nothing.
+
+mod common;
+
+use aesx::parallel::MIN_SEGMENT;
+use aesx::{Ctr, Error, Gcm, Xts};
+use rand::{Rng, RngCore, SeedableRng};
+
+fn random(rng: &mut rand::rngs::StdRng, len: usize) -> Vec<u8> {
+    let mut v = vec![0u8; len];
+    rng.fill_bytes(&mut v);
+    v
+}
+
+#[test]
+fn gcm_threads_match_one_thread_at_segment_edges() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(0x7061_7267);
+    let lens = [
+        2 * MIN_SEGMENT - 16,
+        2 * MIN_SEGMENT,
+        2 * MIN_SEGMENT + 17,
+        3 * MIN_SEGMENT + 5,
+    ];
+    for b in common::backends() {
+        let one = Gcm::with_backend(&random(&mut rng, 32), b).unwrap();
+        for (i, &len) in lens.iter().enumerate() {
+            let aad = random(&mut rng, [0, 13, 16, 100][i]);
+            let (nonce, pt) = (random(&mut rng, 12), random(&mut rng, len));
+            let want = one.seal(&nonce, &aad, &pt).unwrap();
+            for t in [2, 3, 8] {
+                let gcm = one.clone().with_threads(t);
+                let ctx = format!("{b:?} len {len} threads {t}");
+                assert_eq!(
+                    gcm.seal(&nonce, &aad, &want[..0]).unwrap(),
+                    one.seal(&nonce, &aad, b"").unwrap()
+                );
+                assert_eq!(gcm.seal(&nonce, &aad, &pt).unwrap(), want, "{ctx}");
+                assert_eq!(gcm.open(&nonce, &aad, &want).unwrap(), pt, "{ctx}");
+                // The last ciphertext byte changed: refused, output wiped.
+                let mut forged = want.clone();
+                forged[len - 1] ^= 1;
+                let mut out = vec![0xffu8; len];
+                let r = gcm.open_to(&nonce, &aad, &forged, &mut out);
+                assert_eq!(r, Err(Error::AuthenticationFailed), "{ctx}");
+                assert!(out.iter().all(|&x| x == 0), "{ctx}");
+            }
+        }
+    }
+}
+
+#[test]
+fn ctr_and_xts_threads_match_one_thread() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(0x6374_7873);
+    let len = 2 * MIN_SEGMENT + MIN_SEGMENT / 3;
+    for b in common::backends() {
+        let key = random(&mut rng, 16);
+        let iv: [u8; 16] = rng.gen();
+        let data = random(&mut rng, len + 9);
+        let mut want = data.clone();
+        Ctr::with_backend(&key, &iv, b)
+            .unwrap()
+            .apply_keystream(&mut want);
+        for t in [2, 5] {
+            let mut got = data.clone();
+            let mut ctr = Ctr::with_backend(&key, &iv, b).unwrap().with_threads(t);
+            ctr.apply_keystream(&mut got[..3]);
+            ctr.apply_keystream(&mut got[3..]);
+            assert_eq!(got, want, "{b:?} ctr threads {t}");
+        }
+
+        let one = Xts::with_backend(&random(&mut rng, 64), b).unwrap();
+        let sectors = &data[..len - len % 4096];
+        let mut want = sectors.to_vec();
+        one.encrypt_sectors(4096, 1 << 40, &mut want).unwrap();
+        for t in [2, 3] {
+            let xts = one.clone().with_threads(t);
+            let mut got = vec![0u8; sectors.len()];
+            xts.encrypt_sectors_to(4096, 1 << 40, sectors, &mut got)
+                .unwrap();
+            assert_eq!(got, want, "{b:?} xts threads {t}");
+            xts.decrypt_sectors(4096, 1 << 40, &mut got).unwrap();
+            assert_eq!(got, sectors, "{b:?} xts threads {t}");
+        }
+    }
+}
