@@ -4,7 +4,7 @@
 //! An unknown name is a usage error (exit 2); a known backend that this
 //! machine cannot run is a failure (exit 1), never a silent fallback.
 
-use aesx::Backend;
+use aesx::{Backend, Schedule};
 
 use crate::CliError;
 
@@ -174,4 +174,23 @@ pub fn gpu_error(e: aesx_cuda::CudaError) -> CliError {
             CliError::failure(gpu_unavailable(&other).replacen("--backend cuda: ", "GPU: ", 1))
         }
     }
+}
+
+/// Forces the x86 kernels' schedule named by `AESX_SCHEDULE` (`zen`,
+/// `intel`, `generic`) for the whole process, as `AESX_BACKEND` forces a
+/// backend; unset or empty leaves CPUID's choice. Returns the forced one.
+/// An unknown name is a usage error.
+pub fn force_schedule_from_env() -> Result<Option<Schedule>, CliError> {
+    let forced = match std::env::var("AESX_SCHEDULE") {
+        Ok(v) if !v.trim().is_empty() => Some(
+            v.parse::<Schedule>()
+                .map_err(|e| CliError::usage(format!("AESX_SCHEDULE: {e}, got {v:?}")))?,
+        ),
+        Ok(_) | Err(std::env::VarError::NotPresent) => None,
+        Err(std::env::VarError::NotUnicode(_)) => {
+            return Err(CliError::usage("AESX_SCHEDULE: not valid UTF-8"))
+        }
+    };
+    Schedule::force(forced);
+    Ok(forced)
 }

@@ -1,9 +1,10 @@
 //! `aesx info`: the CPU, the features aesx cares about, the backends this
-//! machine can run and the one used by default.
+//! machine can run, the x86 kernels' schedule and the backend used by
+//! default.
 
 use std::process::ExitCode;
 
-use aesx::Backend;
+use aesx::{Backend, Schedule};
 
 use crate::{outln, CliError};
 
@@ -42,6 +43,7 @@ pub fn run(_args: Args) -> Result<ExitCode, CliError> {
     outln!("gpu:       cuda built in (--backend cuda; the driver is loaded only then)");
     #[cfg(not(feature = "cuda"))]
     outln!("gpu:       not in this build (built without the cuda feature: no --backend cuda)");
+    outln!("schedule:  {}", schedule_line());
     let fastest = Backend::fastest();
     // The library reads no environment variable: the CLI's own parser does,
     // as every other subcommand uses it.
@@ -64,6 +66,25 @@ pub fn run(_args: Args) -> Result<ExitCode, CliError> {
             // the name is unknown or names a backend this machine lacks.
             let (CliError::Usage(msg) | CliError::Failure(msg)) = e;
             Err(CliError::failure(msg))
+        }
+    }
+}
+
+/// The x86 kernels' schedule, where it came from, and the CPUID values
+/// that chose it.
+fn schedule_line() -> String {
+    let detected = Schedule::detected();
+    let cpuid = match Schedule::cpu_id() {
+        Some((vendor, family, model)) => format!(
+            "CPUID {} family {family} model {model}",
+            String::from_utf8_lossy(&vendor)
+        ),
+        None => "no CPUID on this architecture".to_string(),
+    };
+    match Schedule::forced() {
+        Some(s) => format!("{s} (forced by AESX_SCHEDULE; {cpuid} gives {detected})"),
+        None => {
+            format!("{detected} (from {cpuid}; set AESX_SCHEDULE to force zen, intel or generic)")
         }
     }
 }

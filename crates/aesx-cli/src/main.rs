@@ -55,6 +55,12 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // The schedule applies to every subcommand (and to the runs `aesx
+    // bench` starts of itself, which inherit the variable).
+    if let Err(e) = aesx_cli::backend_arg::force_schedule_from_env() {
+        write_stderr(format_args!("aesx: {e}"));
+        return ExitCode::from(e.exit_code());
+    }
     let result = match cli.command {
         Command::Cavp(a) => cavp::run(a),
         Command::Bench(a) => bench::run(a),

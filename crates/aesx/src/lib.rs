@@ -408,7 +408,7 @@ mod rustcrypto;
 #[cfg(all(test, feature = "std"))]
 mod miri_tests;
 
-pub use backend::{Backend, BackendIter, BackendSet};
+pub use backend::{Backend, BackendIter, BackendSet, Schedule, UnknownSchedule};
 /// Constant-time equality, for aesx-file and aesx-cuda (not part of the
 /// API).
 #[doc(hidden)]

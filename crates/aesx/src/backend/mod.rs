@@ -12,6 +12,8 @@
 //!   one list of backends ([`Backend`], each one's name, C number, CPU
 //!   needs, family and tier), which is plain data and imports nothing, so
 //!   that `error.rs` can name a `Backend` from below.
+//! - [`schedule`]: which core the x86 kernels order their work for (from
+//!   CPUID, forceable), beside the tier a backend names.
 //!
 //! A key object holds an [`Engine`] (its family's own round-key layout) and
 //! every call goes through one `match` on it, never one per block.
@@ -22,6 +24,7 @@ pub(crate) mod engine;
 pub(crate) mod kernels;
 pub(crate) mod list;
 pub(crate) mod registry;
+pub(crate) mod schedule;
 pub(crate) mod soft;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86;
@@ -31,3 +34,4 @@ pub(crate) use kernels::inout::InOut;
 pub(crate) use kernels::{BlockKernels, CbcLanes};
 pub use list::Backend;
 pub use registry::{BackendIter, BackendSet};
+pub use schedule::{Schedule, UnknownSchedule};

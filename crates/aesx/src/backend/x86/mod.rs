@@ -52,7 +52,6 @@ mod gcm_tests;
 mod gcm_vaes;
 mod ghash_clmul;
 pub(crate) mod polyval;
-mod probe;
 pub(crate) mod siv;
 mod vaes;
 pub(crate) mod vector;

@@ -1,63 +1,47 @@
 //! XTS kernels on 128-bit lanes (AES-NI + PCLMULQDQ).
 //!
-//! Eight blocks are in flight per iteration (AES latency 4 cycles, two per
-//! cycle). The next iteration's tweaks are made while this iteration's
-//! rounds occupy the AES pipes, in one of two ways picked per machine by
-//! `probe::clmul_beside_aes` (a timed loop, not the vendor):
-//! - a serial chain `T_{j+1} = T_j * x` ([`mul_x`], five vector ALU
-//!   instructions each), where PCLMULQDQ shares the AES pipes (AMD Zen;
-//!   an earlier version jumped six tweaks by `x^6` with a PCLMULQDQ each,
-//!   which took AES pipe time there);
-//! - for AES-128, a jump `T_{j+8} = T_j * x^8` ([`mul_x8`], four
-//!   instructions, one of them a PCLMULQDQ), where the multiplier has a
-//!   port of its own (Intel Golden Cove, measured here: port 5, AESENC on
-//!   ports 0 and 1, the ALU work on 0, 1 and 5). Per block that is 10
-//!   AESENC and 7 others instead of 10 and 8 on three ports. Measured
-//!   (2026-11-26, Intel Xeon family 6 model 167, Sapphire/Emerald Rapids
-//!   class, `aesx bench --isa aesni --compare` against OpenSSL restricted
-//!   to AES-NI):
-//!   XTS-128 went from 1.00-1.03x to 1.09-1.12x at 16 KiB and 1 MiB and
-//!   from 1.12-1.15x to 1.19-1.22x at 1500 bytes (about 10.5 GB/s at
-//!   16 KiB, 0.83 of the ECB bound). AES-256's 14 rounds hide the
-//!   doublings (the jump gained 1-2% and lost 2% at 1500 bytes), so it
-//!   keeps the chain: 1.02-1.04x. The Zen choice could not be measured
-//!   here (Intel only); there the probe should keep the chain, which is
-//!   what ran there before.
+//! Port model (uops.info; measured where marked):
 //!
-//! The last-round XOR with the tweak is
-//! folded into the last round key: `AESENCLAST(s, rk ^ T) = AESENCLAST(s,
-//! rk) ^ T` because AESENCLAST ends with the key XOR (the same holds for
-//! AESDECLAST).
+//! | core | AESENC | PCLMULQDQ | PSHUFD, PSRAD, PSLLQ | PADDQ, PAND, PXOR |
+//! | --- | --- | --- | --- | --- |
+//! | Zen 3, Zen 4 | FP0, FP1, lat. 4 | the AES pipes (Zen 3, measured: one per 8 AESENC costs 11%) | FP1, FP2 | FP0-FP3 |
+//! | Golden Cove | p0, p1, lat. 3 | p5 | p1, p5 (p0, p1 shifts) | p0, p1, p5 |
 //!
-//! The wider kernels (VAES) call these for their tails.
+//! Eight blocks are in flight per iteration (two AES ops per cycle, latency
+//! 3-4). The next iteration's tweaks are made while this iteration's rounds
+//! occupy the AES pipes, one after each of rounds 1..=8, in one of two
+//! ways picked per core by `Schedule::clmul_beside_aes` (CPUID's vendor,
+//! family and model, `backend::schedule`; `AESX_SCHEDULE` forces one):
+//! - Zen and unknown cores: a chain `T_{j+1} = T_j * x` of PADDQ, PAND,
+//!   PXOR and one PSRAD per tweak, the sign bits it needs doubled along by
+//!   PADDD from one PSHUFD per iteration: 9 shift/shuffle ops per eight
+//!   tweaks where [`mul_x`] takes 24, and those run on FP1, an AES pipe.
+//! - Intel, AES-128: a jump `T_{j+8} = T_j * x^8` ([`mul_x8`], one
+//!   PCLMULQDQ on port 5 and three others). AES-256's 14 rounds hide the
+//!   chain, so it keeps it on every core.
 //!
-//! Compiled twice: in legacy SSE encodings, and in VEX encodings for the
-//! CPUs with AVX (three-operand forms: the tweak XORs need no register
-//! copies), chosen per call from the detected features.
+//! The last-round XOR with the tweak is folded into the last round key
+//! (`AESENCLAST(s, rk ^ T) = AESENCLAST(s, rk) ^ T`; likewise AESDECLAST).
+//! Registers (16 xmm): eight states and the round key of the moment; the
+//! tweaks spill and are memory operands of the first and last XOR. The
+//! wider kernels (VAES) call these for their tails. Compiled in SSE and in
+//! VEX encodings (three operands: no register copies for the tweak XORs).
 //!
-//! Registers (16 xmm): the eight states and the round key of the
-//! moment; the eight tweaks spill to the stack and are memory operands of
-//! the first XOR and of the last-round key XOR.
-//!
-//! Where the cycles go (Zen 5): AES-128 needs 10 AESENC per block, two per
-//! cycle, so 5 core cycles per block is the port bound; the tweak chain
-//! (4 vector ALU ops per block, one doubling issued after each of rounds
-//! 1..=8 so that it sits between the AES rounds in program order) and the
-//! loads/stores fit beside it. Measured 9.3-9.8 GB/s for XTS-128 at 16 KiB,
-//! level with OpenSSL restricted to AES-NI (its six-block aesni_xts:
-//! 0.97-1.06x in the same runs), 6.9-7.4 GB/s for XTS-256 (1.02-1.07x).
-//! Computing all eight tweaks before the rounds was 10% slower; dropping the
-//! round-order barrier, 30% slower.
+//! Measured fraction of the ECB bound, 16 KiB and 1 MiB (dated figures in
+//! docs/BENCHMARKS.md): Zen 3, XTS-128 0.85 (the jump: 0.75), XTS-256
+//! 0.94-0.97; Golden Cove (2026-11-26, the jump and the old chain) XTS-128
+//! 0.83, level with or above OpenSSL at both.
 
 use core::arch::x86_64::*;
 
 use super::aesni::aes_round;
 use super::vector::ONES_THEN_ZEROS;
-use super::{probe, X86Aes};
+use super::X86Aes;
 use crate::backend::kernels::cpu;
 use crate::backend::kernels::inout::InOut;
 use crate::backend::kernels::trace::{self, Kernel};
 use crate::backend::kernels::xts::{mul_x as mul_x_u128, mul_x_pow};
+use crate::backend::schedule::Schedule;
 use crate::key::Block;
 
 /// `t * x` in GF(2^128) (IEEE 1619 order: byte 0 is least significant),
@@ -70,7 +54,8 @@ pub(super) fn mul_x(t: __m128i) -> __m128i {
     // Bit 127 folds back as 0x87 into the low qword; bit 63 carries into
     // bit 64.
     let carry = _mm_and_si128(spread, _mm_set_epi32(0, 1, 0, 0x87));
-    _mm_xor_si128(_mm_slli_epi64::<1>(t), carry)
+    // PADDQ, not PSLLQ: the shift units are on an AES pipe (FP1) on Zen.
+    _mm_xor_si128(_mm_add_epi64(t, t), carry)
 }
 
 /// `t * x^8`: a byte shift left, and the byte shifted out folded back as
@@ -143,6 +128,15 @@ macro_rules! xts_kernel {
                     // before.
                     let mut next = [_mm_setzero_si128(); W];
                     let mut cur = tw[W - 1];
+                    // The chain's sign bits (127 and 63, the tops of dwords
+                    // 0 and 2 after the shuffle of `mul_x`), doubled with
+                    // the tweak by PADDD: step k reads bits 127-k and 63-k
+                    // of this tweak, which the reduction (bits 0-7 and 64)
+                    // cannot reach within eight steps. One shuffle and
+                    // eight shifts per iteration where `mul_x` has sixteen
+                    // and eight: those share FP1 with AESENC on Zen.
+                    let mut signs = _mm_shuffle_epi32::<0x13>(cur);
+                    let poly = _mm_set_epi32(0, 1, 0, 0x87);
                     for (r, key) in rk[1..R].iter().enumerate() {
                         for x in b.iter_mut() {
                             *x = aes_round(!ENC, false, *x, *key);
@@ -152,7 +146,9 @@ macro_rules! xts_kernel {
                             if JUMP {
                                 next[r] = mul_x8(tw[r]);
                             } else {
-                                cur = mul_x(cur);
+                                let carry = _mm_and_si128(_mm_srai_epi32::<31>(signs), poly);
+                                signs = _mm_add_epi32(signs, signs);
+                                cur = _mm_xor_si128(_mm_add_epi64(cur, cur), carry);
                                 next[r] = cur;
                             }
                         }
@@ -216,7 +212,7 @@ pub(super) unsafe fn blocks<const ENC: bool>(k: &X86Aes, tweak: &mut Block, io: 
     // rounds are too few to hide the doublings (AES-128: 9-11% faster at
     // 1500 B to 1 MiB on the Xeon; AES-256: 1-2% at 16 KiB and up, 2%
     // slower at 1500 B); whole iterations only.
-    let jump = k.rounds == 10 && io.blocks() >= W && probe::clmul_beside_aes(k.level.aesni());
+    let jump = k.rounds == 10 && io.blocks() >= W && Schedule::current().clmul_beside_aes();
     // SAFETY: (all arms) the caller guarantees AES-NI, SSE4.1 and
     // PCLMULQDQ; the AVX token proves AVX.
     unsafe {
@@ -456,8 +452,8 @@ mod tests {
     }
 
     /// Both tweak schedules, in both encodings, give the same blocks and
-    /// the same final tweak (the probe picks one per machine, so the
-    /// other is only exercised here).
+    /// the same final tweak (CPUID picks one per core, so the other runs
+    /// here, and under `Schedule::force` in the integration tests).
     #[test]
     fn tweak_schedules_agree() {
         let Some(t) = cpu::features().aesni else {
