@@ -1,42 +1,34 @@
 //! AES-NI kernels on 128-bit lanes.
 //!
-//! Zen 5 (measured) issues two AESENC per cycle with a latency of four
-//! cycles, so eight independent blocks must be in flight to fill the pipes;
-//! the bulk loops keep eight. Kernels are generic over the round count `R` so that the
-//! round loops unroll and the round keys stay in registers or become memory
-//! operands of AESENC, never re-indexed at run time.
+//! Port model (uops.info's tables; one schedule serves all three cores):
 //!
-//! The CBC-encryption kernel here is also the one the VAES levels use: one
-//! chain is latency-bound and a wider register cannot shorten it.
-//!
-//! Where the cycles go. Per 64 bytes (four blocks) of AES-128; AES-256 has
-//! 56 AES ops where these have 40:
-//!
-//! | kernel | AES ops | other vector ops | bound |
+//! | core | AESENC/AESDEC | PSHUFB | PADDD, PXOR |
 //! | --- | --- | --- | --- |
-//! | ECB | 40 | 4 XOR (first round key) | 20 cycles, the AES ports |
-//! | CTR | 40 | 4 PSHUFB, 4 PADDQ, 8 XOR | 20 cycles, the AES ports |
-//! | CBC decryption | 40 | 8 XOR | 20 cycles, the AES ports |
-//! | CBC encryption | 40, one chain | 4 XOR, off the chain | 40 x AES latency |
+//! | Zen 3, Zen 4 | FP0, FP1, latency 4 | FP1, FP2 | FP0-FP3 |
+//! | Golden Cove | p0, p1, latency 3 | p1, p5 | p0, p1, p5 |
 //!
-//! Intel Golden Cove (Sapphire/Emerald Rapids class) runs AESENC on ports
-//! 0 and 1 with a latency of three cycles and the other vector ops on 0, 1
-//! and 5; Zen 4/5 runs AESENC on two of its four vector pipes with a
-//! latency of four. Either way two AES ops issue per cycle, so the other
-//! ops fit beside them (at most 16 per 20 cycles) and ECB, CTR and CBC
-//! decryption are bound by the AES ports: the ECB rate of the tier is the
-//! bound `aesx bench` divides by. CBC encryption puts the next plaintext
-//! and the first round key into the last round key, so its chain is the
-//! AES rounds alone: 30 cycles per block on Golden Cove (1/6 of the ECB
-//! rate), 40 on Zen. Measured (2026-11-26, Intel Xeon family 6 model 167,
-//! about 4 GHz, one `aesx bench --isa aesni` run, 16 KiB / 1 MiB): ECB
-//! 13.1 / 12.8 GB/s (AES-128) and 9.3 / 9.2 (AES-256), level with OpenSSL
-//! at the same bound (0.99-1.02x); CTR 12.9 (0.98 of the bound, 1.12-1.14x
-//! the best peer) and 9.2 (1.06-1.08x); CBC decryption 12.7-12.8 and
-//! 9.0-9.2 (0.97-0.99 of the bound, 0.98-0.99x AWS-LC, which is at the
-//! bound too); CBC encryption 1.9-2.2 and 1.55 GB/s (0.15-0.17 of the
-//! bound, the chain's 1/6; 1.07-1.10x the peers, whose chains carry the
-//! plaintext XOR: 11 and 15 ops per block where these have 10 and 14).
+//! Two AES ops issue per cycle on each, so ECB, CTR and CBC decryption are
+//! bound by the AES pipes: 5 cycles per block for AES-128, 7 for AES-256.
+//! Eight independent blocks fill them (latency 4 x 2 pipes on Zen, with no
+//! slack; 3 x 2 on Golden Cove); the bulk loops keep eight, in round-major
+//! order ([`order`]). Kernels are generic over the round count `R` so that
+//! the round loops unroll and each round key is one register for the eight
+//! blocks. Per block the loops add at most three ops besides the rounds
+//! (the first key XOR, the data or chaining XOR folded into the last round
+//! key, and in CTR one PADDD that makes the counter block); none of them is
+//! a PSHUFB, which would take an AES pipe's slot (FP1, p1).
+//!
+//! CBC encryption is one chain of `R` AES ops per block (the next plaintext
+//! and the first round key ride in the last round key): 40/56 cycles per
+//! block on Zen, 30/42 on Golden Cove. It is also the kernel the VAES
+//! levels use: a wider register cannot shorten a chain.
+//!
+//! Measured fraction of the bound (the tier's ECB rate, which `aesx bench`
+//! divides by; dated figures in docs/BENCHMARKS.md), 16 KiB and 1 MiB: on
+//! Zen 3 CTR 1.01 (it was 0.92 for AES-128 and 0.97 for AES-256 with a
+//! PSHUFB per block), CBC decryption 0.99-1.01, CBC encryption 0.13 (the
+//! chain's 1/8). On Golden Cove (with PSHUFB, not measured since): CTR
+//! 0.98, CBC decryption 0.97-0.99, CBC encryption 0.15-0.17 (1/6).
 
 use core::arch::x86_64::*;
 
@@ -412,6 +404,15 @@ pub(super) fn ctr_le(c: u128) -> __m128i {
 }
 
 /// CTR over a segment in which the low 64 bits of the counter do not wrap.
+///
+/// The bulk loop makes its eight counter blocks without PSHUFB: while the
+/// last byte of the counter does not carry inside the batch (31 batches in
+/// 32), block `j` is the big-endian block plus `j` added to that byte (one
+/// PADDD on the top 32-bit lane, where byte 15 is the most significant).
+/// PSHUFB runs on two of the four vector pipes on Zen 3/4, one of them an
+/// AES pipe, and on Golden Cove's ports 1 and 5, port 1 an AES port: eight
+/// byte swaps per batch took AES slots. A batch whose last byte carries
+/// swaps as before.
 #[target_feature(enable = "aes,sse4.1")]
 unsafe fn ctr_seg<const R: usize>(keys: &[__m128i; 15], c0: u128, mut io: InOut<'_>) {
     let rk = *keys;
@@ -421,30 +422,54 @@ unsafe fn ctr_seg<const R: usize>(keys: &[__m128i; 15], c0: u128, mut io: InOut<
     let one = _mm_set_epi64x(0, 1);
     let mut ctr = ctr_le(c0);
     let mut i = 0;
-    while n - i >= WIDE {
-        let mut b = [_mm_setzero_si128(); WIDE];
-        for x in b.iter_mut() {
-            *x = _mm_xor_si128(_mm_shuffle_epi8(ctr, bswap), rk[0]);
-            ctr = _mm_add_epi64(ctr, one);
-        }
-        for key in &rk[1..R] {
-            for x in b.iter_mut() {
-                *x = _mm_aesenc_si128(*x, *key);
+    if n >= WIDE {
+        // Block j's increment in the byte order of the block: `j` in byte 15.
+        let inc: [__m128i; WIDE] =
+            core::array::from_fn(|j| _mm_set_epi32((j as i32) << 24, 0, 0, 0));
+        let step_le = _mm_set_epi64x(0, WIDE as i64);
+        let step_be = _mm_set_epi32((WIDE as i32) << 24, 0, 0, 0);
+        // The counter as the block (big-endian) and its last byte.
+        let mut be = _mm_shuffle_epi8(ctr, bswap);
+        let mut last = c0 as u8;
+        while n - i >= WIDE {
+            let mut b = [_mm_setzero_si128(); WIDE];
+            if usize::from(last) + WIDE - 1 <= 0xff {
+                for (x, d) in b.iter_mut().zip(inc.iter()) {
+                    *x = _mm_xor_si128(_mm_add_epi32(be, *d), rk[0]);
+                }
+            } else {
+                let mut c = ctr;
+                for x in b.iter_mut() {
+                    *x = _mm_xor_si128(_mm_shuffle_epi8(c, bswap), rk[0]);
+                    c = _mm_add_epi64(c, one);
+                }
             }
-            order(&mut b);
-        }
-        for (j, x) in b.iter().enumerate() {
-            // SAFETY: blocks i..i+WIDE lie inside both regions; each block is
-            // read just before the same position is written.
-            unsafe {
-                let d = load(src.add(16 * (i + j)));
-                store(
-                    dst.add(16 * (i + j)),
-                    _mm_aesenclast_si128(*x, _mm_xor_si128(rk[R], d)),
-                );
+            ctr = _mm_add_epi64(ctr, step_le);
+            be = if usize::from(last) + WIDE <= 0xff {
+                _mm_add_epi32(be, step_be)
+            } else {
+                _mm_shuffle_epi8(ctr, bswap)
+            };
+            last = last.wrapping_add(WIDE as u8);
+            for key in &rk[1..R] {
+                for x in b.iter_mut() {
+                    *x = _mm_aesenc_si128(*x, *key);
+                }
+                order(&mut b);
             }
+            for (j, x) in b.iter().enumerate() {
+                // SAFETY: blocks i..i+WIDE lie inside both regions; each block is
+                // read just before the same position is written.
+                unsafe {
+                    let d = load(src.add(16 * (i + j)));
+                    store(
+                        dst.add(16 * (i + j)),
+                        _mm_aesenclast_si128(*x, _mm_xor_si128(rk[R], d)),
+                    );
+                }
+            }
+            i += WIDE;
         }
-        i += WIDE;
     }
     while i < n {
         let mut x = _mm_xor_si128(_mm_shuffle_epi8(ctr, bswap), rk[0]);
@@ -461,5 +486,47 @@ unsafe fn ctr_seg<const R: usize>(keys: &[__m128i; 15], c0: u128, mut io: InOut<
             );
         }
         i += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Level;
+    use super::*;
+    use crate::backend::kernels::cpu;
+    use crate::key::RoundKeys;
+
+    /// CTR against one block encryption per counter value, from starting
+    /// counters whose last byte carries at every position of a batch (the
+    /// bulk loop's PADDD path and its PSHUFB fallback), and whose low 64
+    /// bits and whole 128 bits wrap inside the call.
+    #[test]
+    fn ctr_matches_block_encryption_across_carries() {
+        let Some(t) = cpu::features().aesni else {
+            return;
+        };
+        for key in [&[0x5au8; 16][..], &[0xa5u8; 24][..], &[0x3cu8; 32][..]] {
+            let k = X86Aes::new(Level::Aesni(t), &RoundKeys::expand(key).unwrap());
+            let starts = (0xe8u128..=0xff)
+                .chain([0, 0x1_00, 0xffff_fff8, u64::MAX as u128 - 20])
+                .chain([u128::MAX - 3, (7u128 << 64) | 0xf9]);
+            for start in starts {
+                for n in [1usize, 7, 8, 9, 16, 17, 40, 67] {
+                    let data: Vec<u8> = (0..16 * n).map(|i| (i * 13 + 1) as u8).collect();
+                    let mut want = data.clone();
+                    for (j, chunk) in want.chunks_mut(16).enumerate() {
+                        let mut ks = start.wrapping_add(j as u128).to_be_bytes();
+                        encrypt_block(&k, &mut ks);
+                        chunk.iter_mut().zip(ks).for_each(|(d, s)| *d ^= s);
+                    }
+                    let mut got = data.clone();
+                    let mut ctr = start.to_be_bytes();
+                    // SAFETY: `t` proves AES-NI and SSE4.1.
+                    unsafe { ctr_apply(&k, &mut ctr, InOut::in_place(&mut got)) };
+                    assert_eq!(got, want, "start {start:#x}, {n} blocks");
+                    assert_eq!(ctr, start.wrapping_add(n as u128).to_be_bytes());
+                }
+            }
+        }
     }
 }

@@ -9,10 +9,14 @@
 //! VAESENC, which costs nothing here (the loads are not the bottleneck).
 //! Tails run one register at a time, the last one masked, so no scalar loop.
 //!
-//! Where the cycles go (Zen 4/5): two VAES instructions issue per cycle
-//! with a latency of four, so eight registers cover the latency; the port
-//! bound is `R / (2 BLOCKS)` cycles per block (AES-128: 2.5 on ymm, 1.25 on
-//! zmm), and ECB, CTR and CBC decryption run within a few per cent of it.
+//! Where the cycles go (Zen 3/4/5, uops.info): two VAES instructions issue
+//! per cycle (FP0, FP1) with a latency of four, so eight registers cover
+//! the latency; the port bound is `R / (2 BLOCKS)` cycles per block
+//! (AES-128: 2.5 on ymm, 1.25 on zmm). VPSHUFB and the shifts run on FP1
+//! and FP2, so the CTR loop makes its counters with VPADDD (any pipe)
+//! instead of a byte swap per register. Measured on Zen 3 (ymm, 16 KiB and
+//! 1 MiB): ECB at the bound, CTR 0.97-0.99 of it (0.90-0.93 with the byte
+//! swaps), CBC decryption within a few per cent.
 //! CBC encryption is one latency-bound chain whatever the width: it is the
 //! 128-bit chain of `aesni.rs`; many messages go through `cbc_multi.rs`.
 //!
@@ -22,7 +26,7 @@
 //! per cycle: per 64 bytes 10 cycles for AES-128 (20 ymm or 10 zmm
 //! VAESENC), 14 for AES-256, and eight registers of three-cycle latency
 //! cover it. The other ops per register (ECB: one XOR; CTR: a
-//! counter add, a byte swap, two XOR; CBC decryption: a lane shift and two
+//! counter add, two XOR; CBC decryption: a lane shift and two
 //! XOR) go to port 5 and the load and store ports. Measured (2026-11-26,
 //! Intel Xeon family 6 model 167, about 4 GHz, one `aesx bench --isa` run
 //! per tier, 16 KiB / 1 MiB, AES-128): zmm ECB 23.5, CTR 23.9-24.3, CBC
@@ -335,6 +339,13 @@ unsafe fn ctr_apply<V: Vector>(v: V, k: &X86Aes, ctr: &mut Block, io: InOut<'_>)
 
 /// CTR over a segment in which the low 64 bits of the counter do not wrap
 /// (lanes past the end of a masked tail may wrap; they are never stored).
+///
+/// The bulk loop makes its counter registers without VPSHUFB while the last
+/// byte of the counter does not carry inside the step (15 steps in 16 on
+/// ymm, 7 in 8 on zmm): each register is the big-endian counter block with
+/// its offset added to byte 15 (one VPADDD, byte 15 being the top of the
+/// last 32-bit lane). VPSHUFB shares an AES pipe on Zen 3/4 (FP1) and on
+/// Golden Cove (port 1). A step whose last byte carries swaps as before.
 #[inline(always)]
 fn ctr_seg<const R: usize, V: Vector>(v: V, keys: &[__m128i; 15], c0: u128, mut io: InOut<'_>) {
     let rk = v.broadcast_keys::<R>(keys);
@@ -349,6 +360,15 @@ fn ctr_seg<const R: usize, V: Vector>(v: V, keys: &[__m128i; 15], c0: u128, mut 
     let inc = v.set_u64x2(0, V::BLOCKS as u64);
     let step = V::BLOCKS * WIDE;
     let pf = 16 * n >= PREFETCH_MIN;
+    // The same counters as blocks: lane l of `be` is the block of c0 + l
+    // (the byte swap of `ctr`), register j of a step adds BLOCKS * j to
+    // byte 15, and a step adds `step` (< 256).
+    let mut be = v.shuffle_bytes(ctr, bswap);
+    let inc_be: [V::V; WIDE] =
+        core::array::from_fn(|j| v.set_u64x2(((V::BLOCKS * j) as u64) << 56, 0));
+    let step_be = v.set_u64x2((step as u64) << 56, 0);
+    let step_le = v.set_u64x2(0, step as u64);
+    let mut last = c0 as u8;
     let mut i = 0;
     while n - i >= step {
         prefetch_step(
@@ -358,10 +378,24 @@ fn ctr_seg<const R: usize, V: Vector>(v: V, keys: &[__m128i; 15], c0: u128, mut 
             16 * step,
         );
         let mut b = [v.zero(); WIDE];
-        for x in b.iter_mut() {
-            *x = v.xor(v.shuffle_bytes(ctr, bswap), rk[0]);
-            ctr = v.add64(ctr, inc);
+        if usize::from(last) + step - 1 <= 0xff {
+            for (x, d) in b.iter_mut().zip(inc_be.iter()) {
+                *x = v.xor(v.add32(be, *d), rk[0]);
+            }
+        } else {
+            let mut c = ctr;
+            for x in b.iter_mut() {
+                *x = v.xor(v.shuffle_bytes(c, bswap), rk[0]);
+                c = v.add64(c, inc);
+            }
         }
+        ctr = v.add64(ctr, step_le);
+        be = if usize::from(last) + step + V::BLOCKS - 1 <= 0xff {
+            v.add32(be, step_be)
+        } else {
+            v.shuffle_bytes(ctr, bswap)
+        };
+        last = last.wrapping_add(step as u8);
         for key in &rk[1..R] {
             for x in b.iter_mut() {
                 *x = v.aesenc(*x, *key);
