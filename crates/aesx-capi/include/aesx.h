@@ -173,6 +173,13 @@
 // than 2^(8 * (15 - nonce_len)) bytes (64 KiB with a 13-byte nonce).
 #define AESX_AEAD_CCM 3
 
+// The shortest segment one thread is given, in bytes: a call shorter than
+// two of them runs on the calling thread alone.
+#define AESX_MIN_SEGMENT 131072
+
+// The most threads one call uses.
+#define AESX_MAX_THREADS 64
+
 // RFC 3394 key wrap (KW): the key to wrap is 16 bytes or more and a
 // multiple of 8; the wrapped key is 8 bytes longer.
 #define AESX_KW 1
@@ -793,6 +800,84 @@ int aesx_aead_open_append(const struct aesx_aead *aead,
                           uint8_t *out,
                           size_t out_cap,
                           size_t *out_len);
+
+// aesx_gcm_seal over up to `threads` threads: a message of at least
+// AESX_MIN_SEGMENT bytes per extra thread is split into counter ranges,
+// one per thread, whose GHASH sums are combined with powers of H; a
+// shorter one runs on the calling thread. Output and tag are the bytes
+// aesx_gcm_seal gives. `threads` 0 and 1 mean one thread; more than 64 are
+// held to 64. Arguments and errors as aesx_gcm_seal.
+//
+// Requires: As aesx_gcm_seal.
+int aesx_gcm_seal_threads(const struct aesx_key *key,
+                          const uint8_t *iv,
+                          size_t iv_len,
+                          const uint8_t *aad,
+                          size_t aad_len,
+                          const uint8_t *in,
+                          uint8_t *out,
+                          size_t len,
+                          uint8_t *tag,
+                          size_t tag_len,
+                          unsigned int threads);
+
+// aesx_gcm_open over up to `threads` threads, as aesx_gcm_seal_threads:
+// every segment is decrypted into `out`, then the tag over the whole
+// ciphertext is checked; on AESX_ERR_AUTH_FAILED the `len` bytes of `out`
+// are zeroed, as aesx_gcm_open does, so no plaintext is released.
+//
+// Requires: As aesx_gcm_open.
+int aesx_gcm_open_threads(const struct aesx_key *key,
+                          const uint8_t *iv,
+                          size_t iv_len,
+                          const uint8_t *aad,
+                          size_t aad_len,
+                          const uint8_t *in,
+                          uint8_t *out,
+                          size_t len,
+                          const uint8_t *tag,
+                          size_t tag_len,
+                          unsigned int threads);
+
+// aesx_ctr_xor over up to `threads` threads: the whole blocks of a call of
+// at least AESX_MIN_SEGMENT bytes per extra thread are split into counter
+// ranges (the 128-bit counter plus the blocks before each, wrapping as
+// aesx_ctr_xor does). Same bytes as aesx_ctr_xor; `threads` as for
+// aesx_gcm_seal_threads.
+//
+// Requires: As aesx_ctr_xor.
+int aesx_ctr_xor_threads(const struct aesx_key *key,
+                         const uint8_t *iv,
+                         uint64_t offset,
+                         const uint8_t *in,
+                         uint8_t *out,
+                         size_t len,
+                         unsigned int threads);
+
+// aesx_xts_encrypt_sectors over up to `threads` threads, split at sector
+// boundaries (each thread from its own sector number). Same bytes as
+// aesx_xts_encrypt_sectors; `threads` as for aesx_gcm_seal_threads.
+//
+// Requires: As aesx_xts_encrypt_sectors.
+int aesx_xts_encrypt_sectors_threads(const struct aesx_xts_key *key,
+                                     size_t sector_size,
+                                     uint64_t first_sector,
+                                     const uint8_t *in,
+                                     uint8_t *out,
+                                     size_t len,
+                                     unsigned int threads);
+
+// aesx_xts_decrypt_sectors over up to `threads` threads, as
+// aesx_xts_encrypt_sectors_threads.
+//
+// Requires: As aesx_xts_decrypt_sectors.
+int aesx_xts_decrypt_sectors_threads(const struct aesx_xts_key *key,
+                                     size_t sector_size,
+                                     uint64_t first_sector,
+                                     const uint8_t *in,
+                                     uint8_t *out,
+                                     size_t len,
+                                     unsigned int threads);
 
 // Expands a key-encryption key of 16, 24 or 32 bytes for aesx_key_wrap and
 // aesx_key_unwrap. `backend` and `out` as for aesx_key_new. Free with

@@ -264,6 +264,20 @@ pub unsafe extern "C" fn aesx_ctr_xor(
     out: *mut u8,
     len: usize,
 ) -> c_int {
+    // SAFETY: forwarded caller contract.
+    unsafe { ctr_xor(key, iv, offset, r#in, out, len, 1) }
+}
+
+/// aesx_ctr_xor over up to `threads` threads (see `crate::parallel`).
+pub(crate) unsafe fn ctr_xor(
+    key: *const AesxKey,
+    iv: *const u8,
+    offset: u64,
+    r#in: *const u8,
+    out: *mut u8,
+    len: usize,
+    threads: usize,
+) -> c_int {
     guard(|| {
         // SAFETY: forwarded caller contract; the IV is copied first.
         let (key, iv, io) = unsafe {
@@ -275,7 +289,9 @@ pub unsafe extern "C" fn aesx_ctr_xor(
         };
         // The per-call Ctr is a copy of the expanded key, so that the handle
         // stays immutable and shareable between threads.
-        let mut ctr = Ctr::from_aes(key.cbc.aes().clone(), &iv).or_code()?;
+        let mut ctr = Ctr::from_aes(key.cbc.aes().clone(), &iv)
+            .or_code()?
+            .with_threads(threads);
         ctr.seek(u128::from(offset));
         match io {
             Io::InPlace(b) => {

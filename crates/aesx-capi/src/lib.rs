@@ -32,6 +32,8 @@ mod aead;
 
 mod aead_modes;
 
+mod parallel;
+
 mod keywrap;
 
 mod cmac;
@@ -49,6 +51,7 @@ pub use cuda::*;
 pub use feedback::*;
 pub use keys::*;
 pub use keywrap::*;
+pub use parallel::*;
 pub use status::*;
 pub use xts::*;
 

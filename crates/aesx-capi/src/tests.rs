@@ -4,3 +4,4 @@ mod abi;
 mod feedback;
 mod header;
 mod new_modes;
+mod parallel;

@@ -7,6 +7,7 @@ use crate::block_modes::handle;
 use crate::buffers::{array, in_out, Io};
 use crate::keys::AesxXtsKey;
 use crate::status::{guard, OrCode, Status};
+use aesx::Xts;
 
 /// XTS-encrypts one data unit of `len` bytes (16 bytes to 2^24 bytes; a
 /// partial last block is handled by ciphertext stealing) under the 16-byte
@@ -91,7 +92,7 @@ pub unsafe extern "C" fn aesx_xts_encrypt_sectors(
     len: usize,
 ) -> c_int {
     // SAFETY: forwarded caller contract.
-    guard(|| unsafe { sectors(key, sector_size, first_sector, r#in, out, len, true) })
+    guard(|| unsafe { sectors(key, sector_size, first_sector, r#in, out, len, true, 1) })
 }
 
 /// XTS-decrypts consecutive sectors; as aesx_xts_encrypt_sectors.
@@ -107,10 +108,13 @@ pub unsafe extern "C" fn aesx_xts_decrypt_sectors(
     len: usize,
 ) -> c_int {
     // SAFETY: forwarded caller contract.
-    guard(|| unsafe { sectors(key, sector_size, first_sector, r#in, out, len, false) })
+    guard(|| unsafe { sectors(key, sector_size, first_sector, r#in, out, len, false, 1) })
 }
 
-unsafe fn sectors(
+/// Consecutive sectors in direction `enc`, split over up to `threads`
+/// threads when the run is long enough to gain from it.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn sectors(
     key: *const AesxXtsKey,
     sector_size: usize,
     first: u64,
@@ -118,10 +122,12 @@ unsafe fn sectors(
     out: *mut u8,
     len: usize,
     enc: bool,
+    threads: usize,
 ) -> Status {
     // SAFETY: forwarded caller contract.
     let (key, io) = unsafe { (handle(key)?, in_out(inp, len, out, len, &[])?) };
-    let (x, first) = (&key.xts, u128::from(first));
+    let x = crate::parallel::with_threads(&key.xts, threads, len, Xts::with_threads);
+    let (x, first) = (&*x, u128::from(first));
     match (io, enc) {
         (Io::InPlace(b), true) => x.encrypt_sectors(sector_size, first, b),
         (Io::InPlace(b), false) => x.decrypt_sectors(sector_size, first, b),
