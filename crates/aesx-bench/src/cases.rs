@@ -282,6 +282,9 @@ pub struct Setup {
     /// gcm-dec: the authentic ciphertext and tag of `input` under `iv`,
     /// which every call opens.
     pub sealed: Option<(Vec<u8>, [u8; 16])>,
+    /// Threads aesx's own call may split one message over (`--threads`
+    /// for the modes the library splits; 1 otherwise).
+    pub threads: usize,
 }
 
 impl Setup {
@@ -301,6 +304,7 @@ impl Setup {
             input,
             aad: Vec::new(),
             sealed: None,
+            threads: 1,
         }
     }
 }

@@ -51,14 +51,24 @@ pub(super) fn print(
         }
     }
     if opts.threads > 1 {
-        let (split, single): (Vec<&cases::ModeSpec>, Vec<&cases::ModeSpec>) =
-            MODES.iter().partition(|m| m.splits);
+        let (split, single): (Vec<&cases::ModeSpec>, Vec<&cases::ModeSpec>) = MODES
+            .iter()
+            .filter(|m| !matches!(m.name, "gcm-enc" | "gcm-dec"))
+            .partition(|m| m.splits);
         writeln!(
             out,
             "threads: {} splits each message over {} threads; {} run on one thread",
             split.iter().map(|m| m.name).collect::<Vec<_>>().join(", "),
             opts.threads,
             single.iter().map(|m| m.name).collect::<Vec<_>>().join(", ")
+        )?;
+        writeln!(
+            out,
+            "threads: gcm-enc, gcm-dec split each message in aesx's own call (Gcm::with_threads: \
+             counter ranges, GHASH combined with powers of H) over up to {} threads, messages \
+             under {} KiB per thread on one; the peers run them on one thread",
+            opts.threads,
+            aesx::parallel::MIN_SEGMENT / 1024
         )?;
     }
     let skipped: Vec<String> = plan::skipped_sizes(opts);

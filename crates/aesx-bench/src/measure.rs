@@ -41,6 +41,8 @@ pub struct Subject {
     pub batch: u64,
     /// Seconds per call, one value per iteration.
     pub samples: Vec<f64>,
+    /// Threads aesx's own call splits each message over (1 for peers).
+    lib_threads: usize,
 }
 
 impl Subject {
@@ -64,6 +66,7 @@ impl Subject {
             lanes,
             batch: 1,
             samples: Vec::new(),
+            lib_threads: if imp.is_peer() { 1 } else { setup.threads },
         })
     }
 
@@ -79,12 +82,14 @@ impl Subject {
             }],
             batch: 1,
             samples: Vec::new(),
+            lib_threads: 1,
         }
     }
 
-    /// Number of threads the message is split over.
+    /// Number of threads the message is split over (by the bench, or by
+    /// aesx's own parallel call).
     pub fn threads(&self) -> usize {
-        self.lanes.len()
+        self.lanes.len().max(self.lib_threads)
     }
 
     /// Runs `calls` calls on every lane (in parallel when there are several)

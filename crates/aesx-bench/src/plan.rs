@@ -96,6 +96,18 @@ pub(super) fn impls_for(opts: &Options, case: &Case) -> Vec<Impl> {
 }
 
 /// Threads a mode gets: the requested number where it splits, else one.
+/// Threads aesx's own parallel call may use for one message of `mode`:
+/// `--threads` for GCM (the library splits it: counter ranges, GHASH sums
+/// combined with powers of H), 1 for the rest. The peers have no such call
+/// and run these modes on one thread.
+pub(super) fn library_threads(opts: &Options, mode: Mode) -> usize {
+    if matches!(mode, Mode::GcmEnc | Mode::GcmDec) {
+        opts.threads
+    } else {
+        1
+    }
+}
+
 pub(super) fn threads_for(opts: &Options, mode: Mode) -> usize {
     if mode.spec().splits {
         opts.threads

@@ -168,6 +168,7 @@ pub fn parse(text: &str) -> Result<RspVector, String> {
             input: pt,
             aad,
             sealed: None,
+            threads: 1,
         },
         expected,
         count,

@@ -98,6 +98,17 @@ fn run_case(
     clock: &ClockInfo,
 ) -> Result<Vec<Row>, BenchError> {
     let impls = plan::impls_for(opts, case);
+    let threaded;
+    let setup = match plan::library_threads(opts, case.mode) {
+        1 => setup,
+        n => {
+            threaded = Setup {
+                threads: n,
+                ..setup.clone()
+            };
+            &threaded
+        }
+    };
     honesty_check(&impls, case, setup, expect)?;
     let mut subjects = impls
         .iter()
