@@ -40,13 +40,29 @@ class AESGCM:
     def generate_key(bit_length: int) -> bytes: ...
     @property
     def backend(self) -> str: ...
-    def encrypt(self, nonce: Buffer, data: Buffer, associated_data: Optional[Buffer]) -> bytes: ...
-    def decrypt(self, nonce: Buffer, data: Buffer, associated_data: Optional[Buffer]) -> bytes: ...
+    def encrypt(
+        self, nonce: Buffer, data: Buffer, associated_data: Optional[Buffer], *, threads: int = 1
+    ) -> bytes: ...
+    def decrypt(
+        self, nonce: Buffer, data: Buffer, associated_data: Optional[Buffer], *, threads: int = 1
+    ) -> bytes: ...
     def encrypt_into(
-        self, nonce: Buffer, data: Buffer, associated_data: Optional[Buffer], buf: Buffer
+        self,
+        nonce: Buffer,
+        data: Buffer,
+        associated_data: Optional[Buffer],
+        buf: Buffer,
+        *,
+        threads: int = 1,
     ) -> int: ...
     def decrypt_into(
-        self, nonce: Buffer, data: Buffer, associated_data: Optional[Buffer], buf: Buffer
+        self,
+        nonce: Buffer,
+        data: Buffer,
+        associated_data: Optional[Buffer],
+        buf: Buffer,
+        *,
+        threads: int = 1,
     ) -> int: ...
 
 class _Aead:

@@ -1,5 +1,6 @@
 //! AES-GCM with pyca's `AESGCM` interface, and RFC 4106 ESP.
 
+use std::borrow::Cow;
 use std::ptr::NonNull;
 
 use pyo3::exceptions::PyValueError;
@@ -35,6 +36,16 @@ fn read_args(
     Ok(args)
 }
 
+/// The key set to split a call of `len` bytes over `threads` threads, or the
+/// key itself when the call is too short to gain from it (no copy there).
+fn threaded(gcm: &aesx::Gcm, threads: usize, len: usize) -> Cow<'_, aesx::Gcm> {
+    if threads > 1 && len >= 2 * aesx::parallel::MIN_SEGMENT {
+        Cow::Owned(gcm.clone().with_threads(threads))
+    } else {
+        Cow::Borrowed(gcm)
+    }
+}
+
 fn check(nonce: usize, data: usize, aad: usize) -> PyResult<()> {
     data_len(data, aad)?;
     if !(8..=128).contains(&nonce) {
@@ -57,10 +68,11 @@ impl AesGcm {
         nonce: &Bound<'py, PyAny>,
         data: &Bound<'py, PyAny>,
         associated_data: Option<&Bound<'py, PyAny>>,
+        threads: usize,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let args = read_args(nonce, data, associated_data)?;
         let (n, a, d) = (args.nonce.as_slice(), args.aad(), args.data.as_slice());
-        let gcm = &self.gcm;
+        let gcm = &*threaded(&self.gcm, threads, d.len());
         if sealing {
             return PyBytes::new_with(py, d.len() + TAG, |out| {
                 maybe_detached(py, d.len(), || gcm.seal_to(n, a, d, out))
@@ -80,8 +92,9 @@ impl AesGcm {
 
     /// `encrypt_into` (`sealing`) or `decrypt_into`: into `buf`, which may
     /// be the input's own memory.
-    // Inlined as `call`.
+    // Inlined as `call`. The arguments are the Python method's, one each.
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     fn call_into(
         &self,
         py: Python<'_>,
@@ -90,6 +103,7 @@ impl AesGcm {
         data: &Bound<'_, PyAny>,
         associated_data: Option<&Bound<'_, PyAny>>,
         buf: &Bound<'_, PyAny>,
+        threads: usize,
     ) -> PyResult<usize> {
         let args = read_args(nonce, data, associated_data)?;
         let data = &args.data;
@@ -109,7 +123,7 @@ impl AesGcm {
             )));
         }
         let (n, a) = (args.nonce.as_slice(), args.aad());
-        let gcm = &self.gcm;
+        let gcm = &*threaded(&self.gcm, threads, len);
         let how = alias(data, &out);
         let mut tag = [0u8; TAG];
         if !sealing {
@@ -178,14 +192,22 @@ both_ways! {
     }
 
     /// Encrypts and authenticates `data`; returns ciphertext followed by the
-    /// 16-byte tag. `associated_data` may be None.
+    /// 16-byte tag. `associated_data` may be None. `threads` > 1 splits a
+    /// message of at least 128 KiB per extra thread over that many threads
+    /// (the same bytes as one thread).
     encrypt,
     /// Verifies the tag at the end of `data` and returns the plaintext;
     /// raises InvalidTag (releasing nothing) if it does not verify.
+    /// `threads` as for encrypt: the tag over the whole message is checked
+    /// before anything is returned.
     decrypt,
-    #[pyo3(signature = (nonce, data, associated_data))]
-    (nonce: &Bound<'py, PyAny>, data: &Bound<'py, PyAny>, associated_data: Option<&Bound<'py, PyAny>>)
-        -> PyResult<Bound<'py, PyBytes>> = call(nonce, data, associated_data);
+    #[pyo3(signature = (nonce, data, associated_data, *, threads = 1))]
+    (
+        nonce: &Bound<'py, PyAny>,
+        data: &Bound<'py, PyAny>,
+        associated_data: Option<&Bound<'py, PyAny>>,
+        threads: usize
+    ) -> PyResult<Bound<'py, PyBytes>> = call(nonce, data, associated_data, threads);
 
     /// As encrypt, writing ciphertext and tag into `buf`, a writable buffer
     /// of exactly len(data) + 16 bytes (it may be the input's own memory);
@@ -195,13 +217,14 @@ both_ways! {
     /// exactly len(data) - 16 bytes (it may be the input's own memory). On
     /// InvalidTag `buf` is zeroed.
     decrypt_into,
-    #[pyo3(signature = (nonce, data, associated_data, buf))]
+    #[pyo3(signature = (nonce, data, associated_data, buf, *, threads = 1))]
     (
         nonce: &Bound<'py, PyAny>,
         data: &Bound<'py, PyAny>,
         associated_data: Option<&Bound<'py, PyAny>>,
-        buf: &Bound<'py, PyAny>
-    ) -> PyResult<usize> = call_into(nonce, data, associated_data, buf);
+        buf: &Bound<'py, PyAny>,
+        threads: usize
+    ) -> PyResult<usize> = call_into(nonce, data, associated_data, buf, threads);
 }
 
 /// A fresh random key of `bit_length` bits (one of `allowed`) from the OS.
