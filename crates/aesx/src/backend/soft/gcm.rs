@@ -145,7 +145,14 @@ mod tests {
     fn mul_pow_matches_hashing_zero_blocks() {
         use rand::{Rng, SeedableRng};
         let mut rng = rand::rngs::StdRng::seed_from_u64(0x6d75_6c70);
-        for m in [0u64, 1, 2, 3, 4, 5, 7, 8, 63, 64, 65, 1000, 4097] {
+        // Miri interprets each multiply: the short list still crosses every
+        // bit of a small exponent and one carry past 64.
+        let ms: &[u64] = if cfg!(miri) {
+            &[0, 1, 2, 3, 5, 8, 65]
+        } else {
+            &[0, 1, 2, 3, 4, 5, 7, 8, 63, 64, 65, 1000, 4097]
+        };
+        for &m in ms {
             let x: Block = rng.gen();
             let h: Block = rng.gen();
             let key = SoftHKey::new(u128::from_be_bytes(h));

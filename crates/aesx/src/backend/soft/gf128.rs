@@ -135,6 +135,9 @@ pub(super) fn check_clmul64(
         s ^= s << 17;
         s
     };
+    // Under Miri (which looks for undefined behaviour, not wrong products,
+    // and interprets the bit-by-bit reference slowly) a few products do.
+    let count = if cfg!(miri) { count.min(16) } else { count };
     for _ in 0..count {
         let (a, b) = (next(), next());
         assert_eq!(clmul64(a, b), reference(a, b), "{a:#x} * {b:#x}");
