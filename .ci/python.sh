@@ -24,6 +24,9 @@ py="$venv/bin/python"
 # start on 127.0.0.1 (tests/conftest.py); AESX_REQUIRE_S3=1 below makes
 # their absence a failure, not a skip.
 wheel=$(timeout 1200 bash tools/package/wheel.sh target/wheels)
+# The sdist, checked for what a build from it alone needs (building a wheel
+# from it is `tools/package/sdist.sh --build`: minutes, not run here).
+echo "sdist: $(bash tools/package/sdist.sh target/sdist)"
 timeout 1200 "$py" -m pip install -q "$wheel" pytest cryptography dask distributed numpy 'moto[server]' s3fs
 echo "installed: $("$py" -c 'import aesx, sys; print("aesx", aesx.__version__, "backends", aesx.backends(), "python", sys.version.split()[0])')"
 
