@@ -47,7 +47,7 @@ if [ "$build" = 1 ]; then
   cp "$sdist" "$scratch/"
   python3 -m venv "$scratch/venv"
   # A private target dir, so nothing of this tree's builds is reused.
-  (cd "$scratch" && CARGO_TARGET_DIR="$scratch/target" "$scratch/venv/bin/python" -m pip install -q \
+  (cd "$scratch" && CARGO_TARGET_DIR="$scratch/target" "$scratch/venv/bin/python" -m pip install -q --no-cache-dir \
     "$scratch/$(basename "$sdist")") >&2
   (cd "$scratch" && "$scratch/venv/bin/python" -c \
     'import aesx; k = bytes(16); n = bytes(12); c = aesx.AESGCM(k).encrypt(n, b"x", None); assert aesx.AESGCM(k).decrypt(n, c, None) == b"x"; print("built from the sdist:", aesx.__version__, aesx.backends())') >&2
