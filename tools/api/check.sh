@@ -18,9 +18,7 @@ case ${1:-} in
   "") ;;
   *) echo "usage: tools/api/check.sh [--update]" >&2; exit 2 ;;
 esac
-if ! rustup toolchain list | grep -q '^nightly'; then
-  rustup toolchain install nightly --profile minimal
-fi
+toolchain=$(bash tools/api/toolchain.sh)
 target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -28,7 +26,7 @@ refresh="tools/api/check.sh --update, and commit api/"
 
 rust_json() { # crate, cargo flags...
   local crate=$1; shift
-  cargo +nightly rustdoc -q -p "$crate" --lib "$@" -- -Zunstable-options --output-format json
+  cargo "+$toolchain" rustdoc -q -p "$crate" --lib "$@" -- -Zunstable-options --output-format json
   python3 tools/api/rust_api.py "$target_dir/doc/${crate//-/_}.json" > "$work/$crate.txt"
 }
 rust_json aesx --all-features

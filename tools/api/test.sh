@@ -11,6 +11,7 @@ target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import js
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "api test: $*" >&2; exit 1; }
+toolchain=$(bash tools/api/toolchain.sh)
 
 # expect_compare pass|fail SNAPSHOT CURRENT PATTERN...: the verdict, and
 # each pattern (a fixed string) in the report.
@@ -31,7 +32,7 @@ cp Cargo.toml Cargo.lock "$work/ws/"
 sed -i 's|^members = .*|members = ["crates/aesx"]|' "$work/ws/Cargo.toml"
 cp -r crates/aesx "$work/ws/crates/aesx"
 rust_api() { # label: the copy's public API into $work/label.txt
-  (cd "$work/ws" && CARGO_TARGET_DIR=$target_dir cargo +nightly rustdoc -q -p aesx --lib --all-features \
+  (cd "$work/ws" && CARGO_TARGET_DIR=$target_dir cargo "+$toolchain" rustdoc -q -p aesx --lib --all-features \
     -- -Zunstable-options --output-format json -A rustdoc::private_intra_doc_links)
   python3 "$root/tools/api/rust_api.py" "$target_dir/doc/aesx.json" > "$work/$1.txt"
 }
