@@ -13,24 +13,11 @@ use core::ffi::{c_int, c_uint, c_void, CStr};
 use core::ptr;
 
 use aesx_fuzz::Bytes;
-use aesx_provider::ffi::{self, OsslAlgorithm, OsslDispatch, OsslParam};
+use aesx_provider::ffi::{
+    self, DupCtx, Final, FreeCtx, GetCtxParams, Init, NewCtx, OsslAlgorithm, OsslDispatch,
+    OsslParam, SetCtxParams, Update,
+};
 use libfuzzer_sys::fuzz_target;
-
-type NewCtx = unsafe extern "C" fn(*mut c_void) -> *mut c_void;
-type Init = unsafe extern "C" fn(
-    *mut c_void,
-    *const u8,
-    usize,
-    *const u8,
-    usize,
-    *const OsslParam,
-) -> c_int;
-type Update =
-    unsafe extern "C" fn(*mut c_void, *mut u8, *mut usize, usize, *const u8, usize) -> c_int;
-type Final = unsafe extern "C" fn(*mut c_void, *mut u8, *mut usize, usize) -> c_int;
-type FreeCtx = unsafe extern "C" fn(*mut c_void);
-type DupCtx = unsafe extern "C" fn(*mut c_void) -> *mut c_void;
-type CtxParams = unsafe extern "C" fn(*mut c_void, *mut OsslParam) -> c_int;
 
 /// One algorithm's entry points.
 struct Alg {
@@ -42,8 +29,8 @@ struct Alg {
     cipher: Option<Update>,
     free: FreeCtx,
     dup: DupCtx,
-    get: CtxParams,
-    set: CtxParams,
+    get: GetCtxParams,
+    set: SetCtxParams,
 }
 
 /// The function with id `id` of a dispatch table, as type `T`.

@@ -9,7 +9,10 @@ mod ccm_wrap;
 
 use crate::block::{BlockCtx, Io, Mode};
 use crate::ccm::CcmCtx;
-use crate::ffi::{self, OsslAlgorithm, OsslDispatch, OsslParam};
+use crate::ffi::{
+    self, DupCtx, Final, FreeCtx, GetCtxParams, GetParams, Gettable, GettableCtx, Init, NewCtx,
+    OsslAlgorithm, OsslDispatch, OsslParam, SetCtxParams, Update,
+};
 use crate::gcm::GcmCtx;
 use crate::params::{self, ParamList};
 use crate::wrap::WrapCtx;
@@ -854,26 +857,6 @@ unsafe extern "C" fn set_ctx_params(vctx: *mut c_void, params: *const OsslParam)
         (unsafe { set_ctx_params_of(ctx, params) }) as c_int
     })
 }
-
-type NewCtx = unsafe extern "C" fn(*mut c_void) -> *mut c_void;
-type Init = unsafe extern "C" fn(
-    *mut c_void,
-    *const u8,
-    usize,
-    *const u8,
-    usize,
-    *const OsslParam,
-) -> c_int;
-type Update =
-    unsafe extern "C" fn(*mut c_void, *mut u8, *mut usize, usize, *const u8, usize) -> c_int;
-type Final = unsafe extern "C" fn(*mut c_void, *mut u8, *mut usize, usize) -> c_int;
-type FreeCtx = unsafe extern "C" fn(*mut c_void);
-type DupCtx = unsafe extern "C" fn(*mut c_void) -> *mut c_void;
-type GetParams = unsafe extern "C" fn(*mut OsslParam) -> c_int;
-type GetCtxParams = unsafe extern "C" fn(*mut c_void, *mut OsslParam) -> c_int;
-type SetCtxParams = unsafe extern "C" fn(*mut c_void, *const OsslParam) -> c_int;
-type Gettable = unsafe extern "C" fn(*mut c_void) -> *const OsslParam;
-type GettableCtx = unsafe extern "C" fn(*mut c_void, *mut c_void) -> *const OsslParam;
 
 /// The one-shot `cipher` entry (`EVP_Cipher`): OpenSSL flags a cipher that
 /// has one `EVP_CIPH_FLAG_CUSTOM_CIPHER`; key wrap has none, as the

@@ -113,3 +113,25 @@ pub const CIPHER_AEAD_TLS1_SET_IV_INV: &CStr = c"tlsivinv";
 
 /// `OSSL_provider_init`'s `provctx` and every `newctx`'s first argument.
 pub type ProvCtx = *mut c_void;
+
+// The C signatures of the cipher entry points (`OSSL_FUNC_cipher_*_fn` in
+// core_dispatch.h), as the dispatch tables hold them.
+pub type NewCtx = unsafe extern "C" fn(*mut c_void) -> *mut c_void;
+pub type Init = unsafe extern "C" fn(
+    *mut c_void,
+    *const u8,
+    usize,
+    *const u8,
+    usize,
+    *const OsslParam,
+) -> c_int;
+pub type Update =
+    unsafe extern "C" fn(*mut c_void, *mut u8, *mut usize, usize, *const u8, usize) -> c_int;
+pub type Final = unsafe extern "C" fn(*mut c_void, *mut u8, *mut usize, usize) -> c_int;
+pub type FreeCtx = unsafe extern "C" fn(*mut c_void);
+pub type DupCtx = unsafe extern "C" fn(*mut c_void) -> *mut c_void;
+pub type GetParams = unsafe extern "C" fn(*mut OsslParam) -> c_int;
+pub type GetCtxParams = unsafe extern "C" fn(*mut c_void, *mut OsslParam) -> c_int;
+pub type SetCtxParams = unsafe extern "C" fn(*mut c_void, *const OsslParam) -> c_int;
+pub type Gettable = unsafe extern "C" fn(*mut c_void) -> *const OsslParam;
+pub type GettableCtx = unsafe extern "C" fn(*mut c_void, *mut c_void) -> *const OsslParam;
