@@ -242,7 +242,7 @@ static int check(const struct record *r, int *esp_records)
     }
     if (esp_shaped(r))
         ++*esp_records;
-    for (backend = AESX_BACKEND_SOFT; backend <= AESX_BACKEND_ARMV8; backend++) {
+    for (backend = AESX_BACKEND_SOFT; backend <= AESX_BACKEND_LAST; backend++) {
         if (!aesx_backend_available(backend))
             continue;
         any = 1;
@@ -383,7 +383,7 @@ int main(int argc, char **argv)
     fclose(in);
 
     printf("backends:");
-    for (backend = AESX_BACKEND_SOFT; backend <= AESX_BACKEND_ARMV8; backend++)
+    for (backend = AESX_BACKEND_SOFT; backend <= AESX_BACKEND_LAST; backend++)
         if (aesx_backend_available(backend))
             printf(" %s", aesx_backend_name(backend));
     printf("; every record through GCM, %d also through ESP\n", esp_records);

@@ -407,7 +407,7 @@ static void test_arguments(void)
     CHECK_RC(aesx_key_new(NULL, 16, AESX_BACKEND_AUTO, &k), AESX_ERR_NULL_POINTER);
     CHECK_RC(aesx_key_new(key, 16, AESX_BACKEND_AUTO, NULL), AESX_ERR_NULL_POINTER);
     CHECK_RC(aesx_key_new(key, 16, 99, &k), AESX_ERR_UNKNOWN_BACKEND);
-    for (b = AESX_BACKEND_SOFT; b <= AESX_BACKEND_ARMV8; b++)
+    for (b = AESX_BACKEND_SOFT; b <= AESX_BACKEND_LAST; b++)
         if (!aesx_backend_available(b))
             CHECK_RC(aesx_key_new(key, 16, b, &k), AESX_ERR_BACKEND_UNAVAILABLE);
     aesx_key_free(NULL);
@@ -598,7 +598,7 @@ static void test_threads(void)
 int main(void)
 {
     int b, i;
-    for (b = AESX_BACKEND_SOFT; b <= AESX_BACKEND_ARMV8; b++)
+    for (b = AESX_BACKEND_SOFT; b <= AESX_BACKEND_LAST; b++)
         if (aesx_backend_available(b))
             backends[nbackends++] = b;
     for (i = 0; i < nbackends; i++) {

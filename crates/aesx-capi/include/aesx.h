@@ -40,6 +40,33 @@
 #include <stddef.h>
 #include <stdint.h>
 
+// Backends: the numbers `backend` arguments take and aesx_*_backend()
+// returns (from aesx's list of backends; ABI: never renumbered).
+
+// Let aesx choose: the fastest backend this CPU has (the library reads no
+// environment variable; force a backend by passing its number).
+#define AESX_BACKEND_AUTO 0
+
+// "soft" (soft family): needs nothing (portable Rust).
+#define AESX_BACKEND_SOFT 1
+
+// "aesni" (x86 family): needs AES-NI, SSE4.1 and PCLMULQDQ.
+#define AESX_BACKEND_AESNI 2
+
+// "vaes256" (x86 family): needs VAES, VPCLMULQDQ and AVX2.
+#define AESX_BACKEND_VAES256 3
+
+// "vaes512" (x86 family): needs VAES, VPCLMULQDQ and AVX-512 F/BW/VL.
+#define AESX_BACKEND_VAES512 4
+
+// "armv8" (aarch64 family): needs FEAT_AES and FEAT_PMULL.
+#define AESX_BACKEND_ARMV8 5
+
+// The highest backend number. Backends are numbered 1 to AESX_BACKEND_LAST
+// without gaps, so `for (b = 1; b <= AESX_BACKEND_LAST; b++)` visits each
+// once (aesx_backend_available(b) says whether this machine runs it).
+#define AESX_BACKEND_LAST 5
+
 // Success.
 #define AESX_OK 0
 
@@ -131,25 +158,6 @@
 // key's GPU, or whose range runs past its allocation; or a CUDA driver
 // call that failed (the stream's work may be incomplete).
 #define AESX_ERR_DEVICE -26
-
-// Let aesx choose: the fastest backend this CPU has (the library reads no
-// environment variable; force a backend by passing its number).
-#define AESX_BACKEND_AUTO 0
-
-// Portable constant-time bitsliced AES; runs everywhere.
-#define AESX_BACKEND_SOFT 1
-
-// x86-64 AES-NI (128-bit lanes).
-#define AESX_BACKEND_AESNI 2
-
-// x86-64 VAES with AVX2 (256-bit lanes).
-#define AESX_BACKEND_VAES256 3
-
-// x86-64 VAES with AVX-512 (512-bit lanes).
-#define AESX_BACKEND_VAES512 4
-
-// AArch64 Crypto Extensions.
-#define AESX_BACKEND_ARMV8 5
 
 // No padding: the data must be a whole number of 16-byte blocks.
 #define AESX_PADDING_NONE 0

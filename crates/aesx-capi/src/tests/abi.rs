@@ -331,28 +331,51 @@ fn xts_sectors_and_esp_through_the_abi() {
     unsafe { aesx_esp_key_free(e) };
 }
 
-/// The header's constants are the library list's numbers (the C API takes
-/// and returns any number of the list; the constants only name them for C).
+/// The header's `AESX_BACKEND_*` constants are the library list's rows, and
+/// only those: each row's name upper-cased with its number, AUTO (0) and
+/// LAST (the highest number, with no gap below it); and the C calls agree
+/// with the list on every number.
 #[test]
-fn backend_constants_are_the_lists_numbers() {
-    let constants = [
-        (AESX_BACKEND_SOFT, Backend::Soft),
-        (AESX_BACKEND_AESNI, Backend::Aesni),
-        (AESX_BACKEND_VAES256, Backend::Vaes256),
-        (AESX_BACKEND_VAES512, Backend::Vaes512),
-        (AESX_BACKEND_ARMV8, Backend::Armv8),
-    ];
-    for (c, b) in constants {
-        assert_eq!(c, c_int::from(b.number()), "{b}");
+fn backend_constants_are_the_lists_rows() {
+    let header = include_str!("../../include/aesx.h");
+    let mut defined: Vec<(String, c_int)> = header
+        .lines()
+        .filter_map(|l| l.strip_prefix("#define AESX_BACKEND_"))
+        .map(|l| {
+            let (name, value) = l.split_once(' ').expect("#define NAME VALUE");
+            (name.to_owned(), value.trim().parse().expect("a number"))
+        })
+        .collect();
+    let last = Backend::ALL.iter().map(|b| b.number()).max().unwrap_or(0);
+    let mut want: Vec<(String, c_int)> = Backend::ALL
+        .iter()
+        .map(|b| (b.name().to_ascii_uppercase(), c_int::from(b.number())))
+        .collect();
+    want.push(("AUTO".into(), AESX_BACKEND_AUTO));
+    want.push(("LAST".into(), c_int::from(last)));
+    defined.sort();
+    want.sort();
+    assert_eq!(defined, want);
+
+    let mut numbers: Vec<u8> = Backend::ALL.iter().map(|b| b.number()).collect();
+    numbers.sort_unstable();
+    assert_eq!(
+        numbers,
+        (1..=last).collect::<Vec<_>>(),
+        "numbers with a gap"
+    );
+    for b in Backend::ALL {
+        let c = c_int::from(b.number());
         assert_eq!(keys::backend_of(c), Ok(Some(b)));
         // SAFETY: a static C string or NULL.
         let name = unsafe { CStr::from_ptr(aesx_backend_name(c)) };
         assert_eq!(name.to_str(), Ok(b.name()));
+        assert_eq!(aesx_backend_available(c), c_int::from(b.is_available()));
     }
     assert_eq!(keys::backend_of(AESX_BACKEND_AUTO), Ok(None));
-    let past = Backend::ALL.iter().map(|b| b.number()).max().unwrap_or(0);
-    for bad in [-1, c_int::from(past) + 1, 255, 256, c_int::MAX] {
+    for bad in [-1, c_int::from(last) + 1, 255, 256, c_int::MAX] {
         assert!(keys::backend_of(bad).is_err(), "{bad}");
         assert!(aesx_backend_name(bad).is_null(), "{bad}");
+        assert_eq!(aesx_backend_available(bad), 0, "{bad}");
     }
 }
