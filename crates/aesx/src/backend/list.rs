@@ -48,13 +48,33 @@ pub(crate) enum FamilyId {
 }
 
 impl FamilyId {
-    /// The family's folder name, as `Backend::family` reports it.
+    /// Every family, in declaration order: what loops over the families
+    /// (multi-buffer CBC) walk. The checks below the list make this array
+    /// and the list agree.
+    pub(crate) const ALL: [FamilyId; 3] = [FamilyId::Soft, FamilyId::X86, FamilyId::Aarch64];
+
+    /// The family's folder name, as `Backend::family` reports it. A new
+    /// family stops the build here (the match is exhaustive) until it has
+    /// its name, and then at the checks below until it is in `ALL` and in
+    /// the list.
     const fn name(self) -> &'static str {
         match self {
             FamilyId::Soft => "soft",
             FamilyId::X86 => "x86",
             FamilyId::Aarch64 => "aarch64",
         }
+    }
+
+    /// Whether some row of the list belongs to this family.
+    const fn in_list(self) -> bool {
+        let mut i = 0;
+        while i < LIST.len() {
+            if LIST[i].family as u8 == self as u8 {
+                return true;
+            }
+            i += 1;
+        }
+        false
     }
 }
 
@@ -125,6 +145,27 @@ const _: () = {
     while i < LIST.len() {
         assert!(LIST[i].backend as usize == i);
         i += 1;
+    }
+};
+
+// Every family is in `FamilyId::ALL` once, in declaration order (so `ALL`
+// holds the variants 0..ALL.len()), every family there has a row in the
+// list, and every row's family is one of `ALL`: a family cannot be left out
+// of the loops over `ALL`, nor listed without a backend.
+const _: () = {
+    let mut i = 0;
+    while i < FamilyId::ALL.len() {
+        assert!(FamilyId::ALL[i] as usize == i, "FamilyId::ALL out of order");
+        assert!(FamilyId::ALL[i].in_list(), "a family without a row in LIST");
+        i += 1;
+    }
+    let mut r = 0;
+    while r < LIST.len() {
+        assert!(
+            (LIST[r].family as usize) < FamilyId::ALL.len(),
+            "a row's family missing from FamilyId::ALL"
+        );
+        r += 1;
     }
 };
 

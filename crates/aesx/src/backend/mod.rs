@@ -29,7 +29,7 @@ pub(crate) mod soft;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86;
 
-pub(crate) use engine::{with_engine, Engine};
+pub(crate) use engine::Engine;
 pub(crate) use kernels::inout::InOut;
 pub(crate) use kernels::{BlockKernels, CbcLanes};
 pub use list::Backend;

@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use crate::backend::{with_engine, Backend, BlockKernels, Engine, InOut};
+use crate::backend::{Backend, Engine, InOut};
 use crate::error::{Error, Result};
 use crate::key::{Block, KeySize, RoundKeys, BLOCK_LEN};
 
@@ -50,26 +50,26 @@ impl Aes {
     // caller's loop and one block costs one direct call (x86).
     #[inline]
     pub fn encrypt_block(&self, block: &mut Block) {
-        with_engine!(&self.engine, k => k.encrypt_block(block))
+        self.engine.encrypt_block(block)
     }
 
     /// Decrypts one block in place.
     #[inline]
     pub fn decrypt_block(&self, block: &mut Block) {
-        with_engine!(&self.engine, k => k.decrypt_block(block))
+        self.engine.decrypt_block(block)
     }
 
     /// Encrypts whole blocks in place; the length must be a multiple of 16.
     pub fn encrypt_blocks(&self, buf: &mut [u8]) -> Result<()> {
         check_blocks(buf.len())?;
-        with_engine!(&self.engine, k => k.encrypt_blocks(InOut::in_place(buf)));
+        self.engine.encrypt_blocks(InOut::in_place(buf));
         Ok(())
     }
 
     /// Decrypts whole blocks in place; the length must be a multiple of 16.
     pub fn decrypt_blocks(&self, buf: &mut [u8]) -> Result<()> {
         check_blocks(buf.len())?;
-        with_engine!(&self.engine, k => k.decrypt_blocks(InOut::in_place(buf)));
+        self.engine.decrypt_blocks(InOut::in_place(buf));
         Ok(())
     }
 
@@ -77,7 +77,7 @@ impl Aes {
     pub fn encrypt_blocks_to(&self, src: &[u8], dst: &mut [u8]) -> Result<()> {
         let io = InOut::new(src, dst)?;
         check_blocks(io.len())?;
-        with_engine!(&self.engine, k => k.encrypt_blocks(io));
+        self.engine.encrypt_blocks(io);
         Ok(())
     }
 
@@ -85,7 +85,7 @@ impl Aes {
     pub fn decrypt_blocks_to(&self, src: &[u8], dst: &mut [u8]) -> Result<()> {
         let io = InOut::new(src, dst)?;
         check_blocks(io.len())?;
-        with_engine!(&self.engine, k => k.decrypt_blocks(io));
+        self.engine.decrypt_blocks(io);
         Ok(())
     }
 }

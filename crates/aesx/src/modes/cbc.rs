@@ -2,7 +2,7 @@
 
 use super::block::{check_blocks, over_aes, Aes};
 use super::padding::{decrypt_padded, encrypt_padded, Padding};
-use crate::backend::{with_engine, Backend, BlockKernels, InOut};
+use crate::backend::{Backend, InOut};
 use crate::error::{Error, Result};
 use crate::key::{Block, BLOCK_LEN};
 
@@ -51,14 +51,14 @@ impl Cbc {
     /// Encrypts whole blocks in place, continuing the chain in `iv`.
     pub fn encrypt_chained(&self, iv: &mut Block, buf: &mut [u8]) -> Result<()> {
         check_blocks(buf.len())?;
-        with_engine!(&self.aes.engine, k => k.cbc_encrypt(iv, InOut::in_place(buf)));
+        self.aes.engine.cbc_encrypt(iv, InOut::in_place(buf));
         Ok(())
     }
 
     /// Decrypts whole blocks in place, continuing the chain in `iv`.
     pub fn decrypt_chained(&self, iv: &mut Block, buf: &mut [u8]) -> Result<()> {
         check_blocks(buf.len())?;
-        with_engine!(&self.aes.engine, k => k.cbc_decrypt(iv, InOut::in_place(buf)));
+        self.aes.engine.cbc_decrypt(iv, InOut::in_place(buf));
         Ok(())
     }
 
@@ -66,7 +66,7 @@ impl Cbc {
     pub fn encrypt_chained_to(&self, iv: &mut Block, src: &[u8], dst: &mut [u8]) -> Result<()> {
         let io = InOut::new(src, dst)?;
         check_blocks(io.len())?;
-        with_engine!(&self.aes.engine, k => k.cbc_encrypt(iv, io));
+        self.aes.engine.cbc_encrypt(iv, io);
         Ok(())
     }
 
@@ -74,7 +74,7 @@ impl Cbc {
     pub fn decrypt_chained_to(&self, iv: &mut Block, src: &[u8], dst: &mut [u8]) -> Result<()> {
         let io = InOut::new(src, dst)?;
         check_blocks(io.len())?;
-        with_engine!(&self.aes.engine, k => k.cbc_decrypt(iv, io));
+        self.aes.engine.cbc_decrypt(iv, io);
         Ok(())
     }
 

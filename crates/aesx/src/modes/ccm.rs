@@ -5,8 +5,8 @@ use zeroize::Zeroize;
 use super::block::Aes;
 use super::cmac::CbcMacState;
 use super::tag::{self, open_in_place_detached, AeadIo, Tag};
-use crate::backend::kernels::mac::{xor_into, MacKernels};
-use crate::backend::{with_engine, Backend, BlockKernels, InOut};
+use crate::backend::kernels::mac::xor_into;
+use crate::backend::{Backend, InOut};
 use crate::error::{Error, Result};
 use crate::key::{Block, KeySize, BLOCK_LEN};
 
@@ -115,32 +115,30 @@ impl Ccm {
             mut mac,
         } = self.prepare(nonce, aad, io.len())?;
         let (whole, mut tail) = io.split_blocks();
-        with_engine!(&self.aes.engine, k => {
+        if decrypt {
+            self.aes.engine.ccm_decrypt(&mut mac.state, &mut ctr, whole);
+        } else {
+            self.aes.engine.ccm_encrypt(&mut mac.state, &mut ctr, whole);
+        }
+        if !tail.is_empty() {
+            // The last partial block: the MAC takes the plaintext
+            // zero-padded, the keystream covers its n bytes.
+            let n = tail.len();
+            let mut t = [0u8; BLOCK_LEN];
+            tail.read_into(&mut t[..n]);
+            let mut ks = ctr;
+            self.aes.encrypt_block(&mut ks);
+            if !decrypt {
+                self.aes.engine.cbc_mac(&mut mac.state, &t);
+            }
+            xor_into(&mut t[..n], &ks[..n]);
+            tail.write_from(&t[..n]);
             if decrypt {
-                k.ccm_decrypt(&mut mac.state, &mut ctr, whole);
-            } else {
-                k.ccm_encrypt(&mut mac.state, &mut ctr, whole);
+                self.aes.engine.cbc_mac(&mut mac.state, &t);
             }
-            if !tail.is_empty() {
-                // The last partial block: the MAC takes the plaintext
-                // zero-padded, the keystream covers its n bytes.
-                let n = tail.len();
-                let mut t = [0u8; BLOCK_LEN];
-                tail.read_into(&mut t[..n]);
-                let mut ks = ctr;
-                self.aes.encrypt_block(&mut ks);
-                if !decrypt {
-                    k.cbc_mac(&mut mac.state, &t);
-                }
-                xor_into(&mut t[..n], &ks[..n]);
-                tail.write_from(&t[..n]);
-                if decrypt {
-                    k.cbc_mac(&mut mac.state, &t);
-                }
-                t.zeroize();
-                ks.zeroize();
-            }
-        });
+            t.zeroize();
+            ks.zeroize();
+        }
         Ok(self.finish(&mut s0, &mac.state))
     }
 
@@ -201,7 +199,7 @@ impl Ccm {
         pair[BLOCK_LEN + 1..=BLOCK_LEN + n].copy_from_slice(nonce);
         let mut ctr: Block = pair[BLOCK_LEN..].try_into().expect("one block");
         ctr[15] = 1;
-        with_engine!(&self.aes.engine, k => k.encrypt_blocks(InOut::in_place(&mut pair)));
+        self.aes.engine.encrypt_blocks(InOut::in_place(&mut pair));
         let mut mac = CbcMacState::new(pair[..BLOCK_LEN].try_into().expect("one block"));
         let s0: Block = pair[BLOCK_LEN..].try_into().expect("one block");
         pair.zeroize();

@@ -9,7 +9,7 @@
 use zeroize::Zeroize;
 
 use super::block::{debug_over_aes, Aes};
-use crate::backend::{with_engine, Backend, BlockKernels, InOut};
+use crate::backend::{Backend, InOut};
 use crate::error::{Error, Result};
 use crate::key::{Block, BLOCK_LEN};
 
@@ -207,7 +207,9 @@ impl Cfb {
             ks[..BLOCK_LEN].copy_from_slice(&y);
             now.read_into(&mut buf[..len]);
             let last_p = now.read_block(n - 1);
-            with_engine!(&self.aes.engine, k => k.cbc_encrypt(&mut y, InOut::in_place(&mut buf[..len])));
+            self.aes
+                .engine
+                .cbc_encrypt(&mut y, InOut::in_place(&mut buf[..len]));
             // Keystream block i is Y(i-1).
             ks[BLOCK_LEN..len].copy_from_slice(&buf[..len - BLOCK_LEN]);
             now.xor_from(&ks[..len]);
@@ -236,7 +238,9 @@ impl Cfb {
             buf[..BLOCK_LEN].copy_from_slice(&self.reg);
             now.read_into(&mut buf[BLOCK_LEN..len]);
             let last = now.read_block(n - 1);
-            with_engine!(&self.aes.engine, k => k.encrypt_blocks(InOut::in_place(&mut buf[..len])));
+            self.aes
+                .engine
+                .encrypt_blocks(InOut::in_place(&mut buf[..len]));
             now.xor_from(&buf[..len]);
             self.reg = last;
             io = later;
@@ -311,7 +315,9 @@ impl Cfb8 {
                         .copy_from_slice(&stream[j..j + BLOCK_LEN]);
                 }
                 let len = n * BLOCK_LEN;
-                with_engine!(&self.aes.engine, k => k.encrypt_blocks(InOut::in_place(&mut win[..len])));
+                self.aes
+                    .engine
+                    .encrypt_blocks(InOut::in_place(&mut win[..len]));
                 for (j, b) in data[..n].iter_mut().enumerate() {
                     *b ^= win[j * BLOCK_LEN];
                 }

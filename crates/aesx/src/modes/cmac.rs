@@ -4,8 +4,8 @@ use zeroize::{Zeroize, Zeroizing};
 
 use super::block::{debug_over_aes, Aes};
 use super::tag;
-use crate::backend::kernels::mac::{xor_into, MacKernels};
-use crate::backend::{with_engine, Backend};
+use crate::backend::kernels::mac::xor_into;
+use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::key::{Block, KeySize, BLOCK_LEN};
 
@@ -46,10 +46,8 @@ impl CbcMacState {
         // The buffer is full and more follows: it was not the final block.
         let keep = (data.len() - 1) % BLOCK_LEN + 1;
         let (whole, tail) = data.split_at(data.len() - keep);
-        with_engine!(&aes.engine, k => {
-            k.cbc_mac(&mut self.state, &self.buf);
-            k.cbc_mac(&mut self.state, whole);
-        });
+        aes.engine.cbc_mac(&mut self.state, &self.buf);
+        aes.engine.cbc_mac(&mut self.state, whole);
         self.buf[..keep].copy_from_slice(tail);
         self.used = keep;
     }
@@ -59,7 +57,7 @@ impl CbcMacState {
     pub(crate) fn pad_zero(&mut self, aes: &Aes) {
         if self.used > 0 {
             self.buf[self.used..].fill(0);
-            with_engine!(&aes.engine, k => k.cbc_mac(&mut self.state, &self.buf));
+            aes.engine.cbc_mac(&mut self.state, &self.buf);
             self.used = 0;
         }
     }
@@ -75,10 +73,8 @@ impl CbcMacState {
             self.buf[self.used + 1..].fill(0);
             xor_into(&mut self.buf, k2);
         }
-        with_engine!(&aes.engine, k => {
-            k.cbc_mac(&mut self.state, body);
-            k.cbc_mac(&mut self.state, &self.buf);
-        });
+        aes.engine.cbc_mac(&mut self.state, body);
+        aes.engine.cbc_mac(&mut self.state, &self.buf);
         self.state
     }
 }

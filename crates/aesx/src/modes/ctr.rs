@@ -3,7 +3,7 @@
 use zeroize::Zeroize;
 
 use super::block::{debug_over_aes, Aes};
-use crate::backend::{with_engine, Backend, BlockKernels, InOut};
+use crate::backend::{Backend, InOut};
 use crate::error::{Error, Result};
 use crate::key::{Block, BLOCK_LEN};
 
@@ -156,7 +156,7 @@ impl Ctr {
                 #[cfg(feature = "std")]
                 super::parallel::ctr_apply(&self.aes, parts, &mut self.next, whole);
             } else {
-                with_engine!(&self.aes.engine, k => k.ctr_apply(&mut self.next, whole));
+                self.aes.engine.ctr_apply(&mut self.next, whole);
             }
         }
         // 3. Start a new keystream block for the tail.

@@ -3,7 +3,7 @@
 
 use super::block::{over_aes, Aes};
 use super::padding::{decrypt_padded, encrypt_padded, Padding};
-use crate::backend::{with_engine, Backend, BlockKernels, InOut};
+use crate::backend::{Backend, InOut};
 use crate::error::Result;
 
 /// AES in ECB mode, with optional PKCS#7 padding.
@@ -30,7 +30,7 @@ impl Ecb {
     pub fn encrypt(&self, src: &[u8], dst: &mut [u8], padding: Padding) -> Result<usize> {
         encrypt_padded(src, dst, padding, |src, dst| {
             let io = InOut::new(src, dst)?;
-            with_engine!(&self.aes.engine, k => k.encrypt_blocks(io));
+            self.aes.engine.encrypt_blocks(io);
             Ok(())
         })
     }

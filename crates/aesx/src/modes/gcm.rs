@@ -5,8 +5,7 @@ use core::fmt;
 use super::block::{debug_keyed, Aes};
 use super::tag::{self, open_in_place_detached, AeadIo, Tag};
 use crate::backend::engine::GcmEngine;
-use crate::backend::kernels::gcm::GcmKernels;
-use crate::backend::{with_engine, Backend, InOut};
+use crate::backend::{Backend, InOut};
 use crate::error::{Error, Result};
 use crate::key::{Block, KeySize, BLOCK_LEN};
 
@@ -321,7 +320,7 @@ impl Gcm {
 
     /// The backend's sum of `data` as little-endian 64-bit words (ESP).
     pub(crate) fn word_sum(&self, data: &[u8]) -> u128 {
-        with_engine!(&self.engine, k => k.aes.word_sum(data))
+        self.engine.word_sum(data)
     }
 
     /// One message through the backend's fused one-shot kernel; returns the
@@ -342,7 +341,7 @@ impl Gcm {
             }
         }
         let j0 = j0_of(self, nonce)?;
-        let bytes = with_engine!(&self.engine, k => k.aes.gcm_oneshot(&k.h, encrypt, &j0, aad, io));
+        let bytes = self.engine.gcm_oneshot(encrypt, &j0, aad, io);
         Ok(Tag::truncated(bytes, self.tag_len))
     }
 }
@@ -390,13 +389,11 @@ pub(super) fn j0_of(gcm: &Gcm, nonce: &[u8]) -> Result<Block> {
         last[..nonce.len() - whole].copy_from_slice(&nonce[whole..]);
         let mut len_block = [0u8; BLOCK_LEN];
         len_block[8..].copy_from_slice(&bits.to_be_bytes());
-        with_engine!(&gcm.engine, k => {
-            k.aes.ghash_update(&k.h, &mut j0, &nonce[..whole]);
-            if whole != nonce.len() {
-                k.aes.ghash_update(&k.h, &mut j0, &last);
-            }
-            k.aes.ghash_update(&k.h, &mut j0, &len_block);
-        });
+        gcm.engine.ghash_update(&mut j0, &nonce[..whole]);
+        if whole != nonce.len() {
+            gcm.engine.ghash_update(&mut j0, &last);
+        }
+        gcm.engine.ghash_update(&mut j0, &len_block);
     }
     Ok(j0)
 }

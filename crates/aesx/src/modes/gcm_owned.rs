@@ -13,8 +13,8 @@ use zeroize::Zeroize;
 
 use super::gcm::{j0_of, Gcm, MAX_AAD_LEN, MAX_PLAINTEXT_LEN};
 use super::tag::Tag;
-use crate::backend::kernels::gcm::{inc32, GcmKernels};
-use crate::backend::{with_engine, BlockKernels, InOut};
+use crate::backend::kernels::gcm::inc32;
+use crate::backend::InOut;
 use crate::error::{Error, Result};
 use crate::key::{Block, BLOCK_LEN};
 
@@ -87,7 +87,7 @@ impl GcmStreamHazmat {
     pub fn restart(&mut self, nonce: &[u8]) -> Result<()> {
         let mut j0 = j0_of(&self.gcm, nonce)?;
         let mut ekj0 = j0;
-        with_engine!(&self.gcm.engine, k => k.aes.encrypt_blocks(InOut::in_place(&mut ekj0)));
+        self.gcm.engine.encrypt_blocks(InOut::in_place(&mut ekj0));
         self.ctr = j0;
         inc32(&mut self.ctr, 1);
         j0.zeroize();
@@ -110,7 +110,7 @@ impl GcmStreamHazmat {
 
     fn ghash(&mut self, data: &[u8]) {
         let acc = &mut self.acc;
-        with_engine!(&self.gcm.engine, k => k.aes.ghash_update(&k.h, acc, data));
+        self.gcm.engine.ghash_update(acc, data);
     }
 
     /// Hashes more associated data: [`Error::InvalidState`] once data has
@@ -218,17 +218,19 @@ impl GcmStreamHazmat {
         let (whole, mut tail) = io.split_blocks();
         if !whole.is_empty() {
             let (ctr, acc) = (&mut self.ctr, &mut self.acc);
-            with_engine!(&self.gcm.engine, k => if encrypt {
-                k.aes.gcm_encrypt(&k.h, ctr, acc, whole)
+            if encrypt {
+                self.gcm.engine.gcm_encrypt(ctr, acc, whole)
             } else {
-                k.aes.gcm_decrypt(&k.h, ctr, acc, whole)
-            });
+                self.gcm.engine.gcm_decrypt(ctr, acc, whole)
+            }
         }
         // 3. Start a new partial block with the tail.
         if !tail.is_empty() {
             let n = tail.len();
             self.ks = self.ctr;
-            with_engine!(&self.gcm.engine, k => k.aes.encrypt_blocks(InOut::in_place(&mut self.ks)));
+            self.gcm
+                .engine
+                .encrypt_blocks(InOut::in_place(&mut self.ks));
             inc32(&mut self.ctr, 1);
             let mut tmp = [0u8; BLOCK_LEN];
             tail.read_into(&mut tmp[..n]);
@@ -258,12 +260,10 @@ impl GcmStreamHazmat {
         let mut len_block = [0u8; BLOCK_LEN];
         len_block[..8].copy_from_slice(&(self.aad_len * 8).to_be_bytes());
         len_block[8..].copy_from_slice(&(self.data_len * 8).to_be_bytes());
-        with_engine!(&self.gcm.engine, k => {
-            if self.pend_len > 0 {
-                k.aes.ghash_update(&k.h, &mut acc, &last);
-            }
-            k.aes.ghash_update(&k.h, &mut acc, &len_block);
-        });
+        if self.pend_len > 0 {
+            self.gcm.engine.ghash_update(&mut acc, &last);
+        }
+        self.gcm.engine.ghash_update(&mut acc, &len_block);
         for (t, m) in acc.iter_mut().zip(&self.ekj0) {
             *t ^= m;
         }

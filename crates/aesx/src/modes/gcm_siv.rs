@@ -4,9 +4,9 @@ use core::fmt;
 
 use super::block::{debug_keyed, Aes};
 use super::tag::{self, open_in_place_detached, Tag};
-use crate::backend::kernels::siv::{SivKernels, SIV_NONCE_LEN as NONCE_LEN};
+use crate::backend::kernels::siv::SIV_NONCE_LEN as NONCE_LEN;
 use crate::backend::kernels::wipe;
-use crate::backend::{with_engine, Backend, InOut};
+use crate::backend::{Backend, InOut};
 use crate::error::{Error, Result};
 use crate::key::{check_key_len, Block, KeySize, BLOCK_LEN};
 
@@ -94,9 +94,10 @@ impl GcmSiv {
         let nonce = check_nonce(nonce)?;
         check_lengths(aad.len(), buf.len())?;
         let size = self.key_size();
-        let tag = with_engine!(&self.aes.engine, k => {
-            k.gcm_siv_seal(size, nonce, aad, InOut::in_place(buf))
-        })?;
+        let tag = self
+            .aes
+            .engine
+            .gcm_siv_seal(size, nonce, aad, InOut::in_place(buf))?;
         Ok(Tag::full(tag))
     }
 
@@ -108,9 +109,10 @@ impl GcmSiv {
         let mut out = alloc::vec![0u8; pt.len() + TAG_LEN];
         let (ct, tag_out) = out.split_at_mut(pt.len());
         let size = self.key_size();
-        let tag = with_engine!(&self.aes.engine, k => {
-            k.gcm_siv_seal(size, nonce, aad, InOut::new(pt, ct)?)
-        })?;
+        let tag = self
+            .aes
+            .engine
+            .gcm_siv_seal(size, nonce, aad, InOut::new(pt, ct)?)?;
         tag_out.copy_from_slice(&tag);
         Ok(out)
     }
@@ -126,9 +128,10 @@ impl GcmSiv {
         let nonce = check_nonce(nonce)?;
         check_lengths(aad.len(), pt.len())?;
         let size = self.key_size();
-        let tag = with_engine!(&self.aes.engine, k => {
-            k.gcm_siv_seal(size, nonce, aad, InOut::new(pt, ct)?)
-        })?;
+        let tag = self
+            .aes
+            .engine
+            .gcm_siv_seal(size, nonce, aad, InOut::new(pt, ct)?)?;
         Ok(Tag::full(tag))
     }
 
@@ -177,9 +180,7 @@ impl GcmSiv {
         let want = check_tag(tag)?;
         check_lengths(aad.len(), io.len())?;
         let size = self.key_size();
-        let mut got = with_engine!(&self.aes.engine, k => {
-            k.gcm_siv_open(size, nonce, aad, io, &want)
-        })?;
+        let mut got = self.aes.engine.gcm_siv_open(size, nonce, aad, io, &want)?;
         let r = tag::check(&got, &want);
         wipe([&mut got], [0; BLOCK_LEN]);
         r
@@ -241,10 +242,11 @@ mod tests {
         } else {
             InOut::new(data, &mut buf).unwrap()
         };
-        let got = with_engine!(&siv.aes.engine, k => {
-            k.gcm_siv_open(size, &[9; NONCE_LEN], aad, io, tag)
-        })
-        .unwrap();
+        let got = siv
+            .aes
+            .engine
+            .gcm_siv_open(size, &[9; NONCE_LEN], aad, io, tag)
+            .unwrap();
         (buf, got)
     }
 

@@ -7,8 +7,8 @@ use zeroize::Zeroize;
 
 use super::gcm::{j0_of, Gcm, MAX_AAD_LEN, MAX_PLAINTEXT_LEN};
 use super::tag::{self, Tag};
-use crate::backend::kernels::gcm::{inc32, GcmKernels};
-use crate::backend::{with_engine, BlockKernels, InOut};
+use crate::backend::kernels::gcm::inc32;
+use crate::backend::InOut;
 use crate::error::{Error, Result};
 use crate::key::{Block, BLOCK_LEN};
 
@@ -52,7 +52,7 @@ impl<'a> Core<'a> {
     pub(crate) fn new(gcm: &'a Gcm, nonce: &[u8]) -> Result<Self> {
         let mut j0 = j0_of(gcm, nonce)?;
         let mut ekj0 = j0;
-        with_engine!(&gcm.engine, k => k.aes.encrypt_blocks(InOut::in_place(&mut ekj0)));
+        gcm.engine.encrypt_blocks(InOut::in_place(&mut ekj0));
         let mut ctr = j0;
         inc32(&mut ctr, 1);
         j0.zeroize();
@@ -72,7 +72,7 @@ impl<'a> Core<'a> {
 
     fn ghash(&mut self, data: &[u8]) {
         let acc = &mut self.acc;
-        with_engine!(&self.gcm.engine, k => k.aes.ghash_update(&k.h, acc, data));
+        self.gcm.engine.ghash_update(acc, data);
     }
 
     /// Hashes more associated data; only before any message data.
@@ -178,17 +178,19 @@ impl<'a> Core<'a> {
         let (whole, mut tail) = io.split_blocks();
         if !whole.is_empty() {
             let (ctr, acc) = (&mut self.ctr, &mut self.acc);
-            with_engine!(&self.gcm.engine, k => if encrypt {
-                k.aes.gcm_encrypt(&k.h, ctr, acc, whole)
+            if encrypt {
+                self.gcm.engine.gcm_encrypt(ctr, acc, whole)
             } else {
-                k.aes.gcm_decrypt(&k.h, ctr, acc, whole)
-            });
+                self.gcm.engine.gcm_decrypt(ctr, acc, whole)
+            }
         }
         // 3. Start a new partial block with the tail.
         if !tail.is_empty() {
             let n = tail.len();
             self.ks = self.ctr;
-            with_engine!(&self.gcm.engine, k => k.aes.encrypt_blocks(InOut::in_place(&mut self.ks)));
+            self.gcm
+                .engine
+                .encrypt_blocks(InOut::in_place(&mut self.ks));
             inc32(&mut self.ctr, 1);
             let mut tmp = [0u8; BLOCK_LEN];
             tail.read_into(&mut tmp[..n]);

@@ -5,8 +5,7 @@ use zeroize::Zeroize;
 
 use super::block::Aes;
 use super::tag;
-use crate::backend::kernels::mac::MacKernels;
-use crate::backend::{with_engine, Backend, BlockKernels, InOut};
+use crate::backend::{Backend, InOut};
 use crate::ct::ct_eq;
 use crate::error::{Error, Result};
 use crate::key::{KeySize, BLOCK_LEN};
@@ -154,7 +153,7 @@ impl KeyWrap {
         if padded == 8 {
             // One semiblock of data: a single AES block, no W.
             out[..8].copy_from_slice(&aiv);
-            with_engine!(&self.aes.engine, k => k.encrypt_blocks(InOut::in_place(out)));
+            self.aes.engine.encrypt_blocks(InOut::in_place(out));
         } else {
             self.w(aiv, out);
         }
@@ -175,7 +174,7 @@ impl KeyWrap {
         let a = if len == BLOCK_LEN {
             let mut b = [0u8; BLOCK_LEN];
             b.copy_from_slice(wrapped);
-            with_engine!(&self.aes.engine, k => k.decrypt_blocks(InOut::in_place(&mut b)));
+            self.aes.engine.decrypt_blocks(InOut::in_place(&mut b));
             out.copy_from_slice(&b[8..]);
             let a: [u8; 8] = [b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]];
             b.zeroize();
@@ -210,7 +209,7 @@ impl KeyWrap {
     /// the initial value `a`.
     fn w(&self, mut a: [u8; 8], buf: &mut [u8]) {
         let (head, r) = buf.split_at_mut(8);
-        with_engine!(&self.aes.engine, k => k.kw_wrap(&mut a, r));
+        self.aes.engine.kw_wrap(&mut a, r);
         head.copy_from_slice(&a);
     }
 
@@ -221,7 +220,7 @@ impl KeyWrap {
         let mut a = [0u8; 8];
         a.copy_from_slice(c0);
         out.copy_from_slice(rest);
-        with_engine!(&self.aes.engine, k => k.kw_unwrap(&mut a, out));
+        self.aes.engine.kw_unwrap(&mut a, out);
         a
     }
 }

@@ -4,7 +4,7 @@ use zeroize::Zeroize;
 
 use super::block::{debug_over_aes, Aes};
 use super::cfb::{feedback_ctors, iv_block};
-use crate::backend::{with_engine, Backend, BlockKernels, InOut};
+use crate::backend::{Backend, InOut};
 use crate::error::Result;
 use crate::key::{Block, BLOCK_LEN};
 
@@ -99,7 +99,9 @@ impl Ofb {
             // chained kernel; it leaves the last block in the register.
             let ks = &mut ks[..n * BLOCK_LEN];
             ks.fill(0);
-            with_engine!(&self.aes.engine, k => k.cbc_encrypt(&mut self.reg, InOut::in_place(ks)));
+            self.aes
+                .engine
+                .cbc_encrypt(&mut self.reg, InOut::in_place(ks));
             now.xor_from(ks);
             whole = later;
         }

@@ -51,9 +51,9 @@ use super::block::Aes;
 use super::gcm::{j0_of, Gcm};
 use super::tag::Tag;
 use crate::backend::engine::XtsEngine;
-use crate::backend::kernels::gcm::{inc32, GcmKernels};
+use crate::backend::kernels::gcm::inc32;
 use crate::backend::soft::ghash_mul_pow;
-use crate::backend::{with_engine, BlockKernels, InOut};
+use crate::backend::InOut;
 use crate::error::Result;
 use crate::key::{Block, BLOCK_LEN};
 use zeroize::Zeroize;
@@ -174,18 +174,18 @@ fn gcm_from_j0(
             inc32(&mut ctr, first as u32);
             let mut s = if i == 0 { start } else { [0u8; BLOCK_LEN] };
             let m = seg.blocks() as u64;
-            with_engine!(&gcm.engine, k => if encrypt {
-                k.aes.gcm_encrypt(&k.h, &mut ctr, &mut s, seg)
+            if encrypt {
+                gcm.engine.gcm_encrypt(&mut ctr, &mut s, seg)
             } else {
-                k.aes.gcm_decrypt(&k.h, &mut ctr, &mut s, seg)
-            });
+                gcm.engine.gcm_decrypt(&mut ctr, &mut s, seg)
+            }
             ctr.zeroize();
             (m, s)
         })
     };
     // X = X·H^m_i ^ S_i, segment by segment; H in the standard form.
     let mut h = [0u8; BLOCK_LEN];
-    with_engine!(&gcm.engine, k => k.aes.encrypt_blocks(InOut::in_place(&mut h)));
+    gcm.engine.encrypt_blocks(InOut::in_place(&mut h));
     let mut x = sums[0].1;
     for (m, s) in &sums[1..] {
         x = ghash_mul_pow(&x, &h, *m);
@@ -202,7 +202,7 @@ fn gcm_from_j0(
         let mut ks = j0;
         inc32(&mut ks, 1);
         inc32(&mut ks, n as u32);
-        with_engine!(&gcm.engine, k => k.aes.encrypt_blocks(InOut::in_place(&mut ks)));
+        gcm.engine.encrypt_blocks(InOut::in_place(&mut ks));
         let mut b = [0u8; BLOCK_LEN];
         tail.read_into(&mut b[..t]);
         let mut c = [0u8; BLOCK_LEN];
@@ -215,7 +215,7 @@ fn gcm_from_j0(
         let ct = if encrypt { &c } else { &b };
         let mut padded = [0u8; BLOCK_LEN];
         padded[..t].copy_from_slice(&ct[..t]);
-        with_engine!(&gcm.engine, k => k.aes.ghash_update(&k.h, &mut x, &padded));
+        gcm.engine.ghash_update(&mut x, &padded);
         ks.zeroize();
         b.zeroize();
         c.zeroize();
@@ -224,10 +224,8 @@ fn gcm_from_j0(
     let mut lens = [0u8; BLOCK_LEN];
     lens[..8].copy_from_slice(&(aad.len() as u64 * 8).to_be_bytes());
     lens[8..].copy_from_slice(&(len as u64 * 8).to_be_bytes());
-    with_engine!(&gcm.engine, k => {
-        k.aes.ghash_update(&k.h, &mut x, &lens);
-        k.aes.encrypt_blocks(InOut::in_place(&mut j0));
-    });
+    gcm.engine.ghash_update(&mut x, &lens);
+    gcm.engine.encrypt_blocks(InOut::in_place(&mut j0));
     let mut bytes = j0;
     for (t, a) in bytes.iter_mut().zip(&x) {
         *t ^= a;
@@ -243,11 +241,11 @@ fn gcm_from_j0(
 /// GHASH of `data` into `acc`, the last partial block zero-padded.
 fn ghash_padded(gcm: &Gcm, acc: &mut Block, data: &[u8]) {
     let whole = data.len() - data.len() % BLOCK_LEN;
-    with_engine!(&gcm.engine, k => k.aes.ghash_update(&k.h, acc, &data[..whole]));
+    gcm.engine.ghash_update(acc, &data[..whole]);
     if whole < data.len() {
         let mut last = [0u8; BLOCK_LEN];
         last[..data.len() - whole].copy_from_slice(&data[whole..]);
-        with_engine!(&gcm.engine, k => k.aes.ghash_update(&k.h, acc, &last));
+        gcm.engine.ghash_update(acc, &last);
     }
 }
 
@@ -259,7 +257,7 @@ pub(crate) fn ctr_apply(aes: &Aes, parts: usize, next: &mut Block, io: InOut<'_>
     let n = io.blocks() as u128;
     for_each_segment(io, BLOCK_LEN, parts, |_, first, seg| {
         let mut ctr = start.wrapping_add(u128::from(first)).to_be_bytes();
-        with_engine!(&aes.engine, k => k.ctr_apply(&mut ctr, seg));
+        aes.engine.ctr_apply(&mut ctr, seg);
         ctr.zeroize();
     });
     *next = start.wrapping_add(n).to_be_bytes();
@@ -368,8 +366,9 @@ mod tests {
                 j0[12..].copy_from_slice(&0u32.wrapping_sub(back).to_be_bytes());
                 let (aad, pt) = (random(&mut rng, 20), random(&mut rng, 40 * BLOCK_LEN + 9));
                 let mut want = pt.clone();
-                let full = with_engine!(&gcm.engine, k =>
-                    k.aes.gcm_oneshot(&k.h, true, &j0, &aad, InOut::in_place(&mut want)));
+                let full = gcm
+                    .engine
+                    .gcm_oneshot(true, &j0, &aad, InOut::in_place(&mut want));
                 for parts in 1..=8 {
                     let mut got = pt.clone();
                     let tag = gcm_from_j0(&gcm, parts, &j0, &aad, InOut::in_place(&mut got), true);

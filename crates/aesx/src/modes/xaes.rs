@@ -8,10 +8,7 @@ use super::block::Aes;
 use super::cmac::subkey;
 use super::gcm::Gcm;
 use super::tag::{self, open_in_place_detached, AeadIo, Tag};
-use crate::backend::kernels::gcm::{GcmKernels, GcmKey};
-use crate::backend::kernels::siv::SivKernels;
-use crate::backend::kernels::wipe;
-use crate::backend::{with_engine, Backend, InOut};
+use crate::backend::{Backend, InOut};
 use crate::error::{Error, Result};
 use crate::key::{check_key_len, Block, KeySize, BLOCK_LEN};
 
@@ -119,16 +116,18 @@ impl Xaes256Gcm {
         })
     }
 
-    /// The message's AES-256-GCM key: Kx = AES(K, M1 ^ K1) || AES(K, M2 ^
+    /// One message: its AES-256-GCM key Kx = AES(K, M1 ^ K1) || AES(K, M2 ^
     /// K1) with Mi = 00 0i 'X' 00 || N[..12], in one two-block call, then
-    /// its GHASH key with the powers a message of `aad` and `len` bytes uses.
-    fn derive<K: SivKernels>(
+    /// that key's GCM one-shot from `j0` with the GHASH powers a message of
+    /// `aad` and `io` uses; returns the full tag.
+    fn crypt(
         &self,
-        k: &K,
         n: &[u8; 12],
-        aad: usize,
-        len: usize,
-    ) -> Result<GcmKey<K>> {
+        encrypt: bool,
+        j0: &Block,
+        aad: &[u8],
+        io: InOut<'_>,
+    ) -> Result<Block> {
         let mut kx = [0u8; 2 * BLOCK_LEN];
         for (i, m) in kx.chunks_exact_mut(BLOCK_LEN).enumerate() {
             m[..4].copy_from_slice(&[0, i as u8 + 1, b'X', 0]);
@@ -137,26 +136,21 @@ impl Xaes256Gcm {
                 *x ^= k;
             }
         }
-        k.encrypt_blocks(InOut::in_place(&mut kx));
-        let aes = k.message_key(&kx);
-        wipe([&mut kx], [0; 2 * BLOCK_LEN]);
-        let aes = aes?;
+        let engine = &self.aes.engine;
+        engine.encrypt_blocks(InOut::in_place(&mut kx));
         let blocks = aad
+            .len()
             .div_ceil(BLOCK_LEN)
-            .saturating_add(len.div_ceil(BLOCK_LEN))
+            .saturating_add(io.len().div_ceil(BLOCK_LEN))
             .saturating_add(1);
-        let h = aes.message_ghash_key(blocks);
-        Ok(GcmKey { aes, h })
+        engine.gcm_with_message_key(&mut kx, blocks, encrypt, j0, aad, io)
     }
 }
 
 impl AeadIo for Xaes256Gcm {
     fn seal_io(&self, nonce: &[u8], aad: &[u8], io: InOut<'_>) -> Result<Tag> {
         let (n, j0) = check(nonce, aad.len(), io.len())?;
-        with_engine!(&self.aes.engine, k => {
-            let g = self.derive(k, n, aad.len(), io.len())?;
-            Ok(Tag::full(g.aes.gcm_oneshot(&g.h, true, &j0, aad, io)))
-        })
+        Ok(Tag::full(self.crypt(n, true, &j0, aad, io)?))
     }
 
     fn open_io(&self, nonce: &[u8], aad: &[u8], io: InOut<'_>, tag: &[u8]) -> Result<()> {
@@ -164,10 +158,7 @@ impl AeadIo for Xaes256Gcm {
         if tag.len() != TAG_LEN {
             return Err(Error::InvalidTagLength { len: tag.len() });
         }
-        with_engine!(&self.aes.engine, k => {
-            let g = self.derive(k, n, aad.len(), io.len())?;
-            tag::check(&g.aes.gcm_oneshot(&g.h, false, &j0, aad, io), tag)
-        })
+        tag::check(&self.crypt(n, false, &j0, aad, io)?, tag)
     }
 }
 

@@ -11,11 +11,16 @@ use cipher::{
     ParBlocks, ParBlocksSizeUser,
 };
 
-use crate::backend::{with_engine, BlockKernels, InOut};
+use aead::{Key, KeyInit, KeySizeUser};
+use cipher::array::Array;
+
+use super::shell::fastest;
+use crate::backend::engine::PerFamily;
+use crate::backend::kernels::family::Family;
+use crate::backend::{Backend, BlockKernels, InOut};
+use crate::error::Result;
 use crate::key::BLOCK_LEN;
 use crate::modes::block::Aes;
-
-use super::shell::keyed;
 
 // The par-blocks size is a type; keep it in step with the documented constant.
 type ParSize = U32;
@@ -49,71 +54,102 @@ unsafe fn io<'a, T>(src: *const T, dst: *mut T, n: usize) -> InOut<'a> {
     unsafe { InOut::from_raw(src.cast(), dst.cast(), n * BLOCK_LEN) }
 }
 
-/// One direction of `Kernel` as `cipher`'s backend trait `$tr`: one block,
-/// PAR_BLOCKS blocks and a tail, each one call of the kernel's `$kernel`.
-macro_rules! kernel_backend {
-    ($tr:ident: $block:ident, $par:ident, $tail:ident => $kernel:ident) => {
-        impl<K: BlockKernels> $tr for Kernel<'_, K> {
-            #[inline(always)]
-            fn $block(&self, block: cipher::InOut<'_, '_, Block<Self>>) {
-                let (s, d) = block.into_raw();
-                // SAFETY: one block from one `inout::InOut` (see `io`).
-                self.0.$kernel(unsafe { io(s, d, 1) });
-            }
+// The two directions are written out: `cipher` names each trait's methods
+// differently, and each is three one-line calls of one kernel.
+impl<K: BlockKernels> BlockCipherEncBackend for Kernel<'_, K> {
+    #[inline(always)]
+    fn encrypt_block(&self, block: cipher::InOut<'_, '_, Block<Self>>) {
+        let (s, d) = block.into_raw();
+        // SAFETY: `s`/`d` are one block of one `inout::InOut`: valid for 16
+        // bytes, the same memory or disjoint.
+        self.0.encrypt_blocks(unsafe { io(s, d, 1) });
+    }
 
-            #[inline(always)]
-            fn $par(&self, blocks: cipher::InOut<'_, '_, ParBlocks<Self>>) {
-                let (s, d) = blocks.into_raw();
-                // SAFETY: PAR_BLOCKS blocks from one `inout::InOut` (see `io`).
-                self.0.$kernel(unsafe { io(s, d, super::PAR_BLOCKS) });
-            }
+    #[inline(always)]
+    fn encrypt_par_blocks(&self, blocks: cipher::InOut<'_, '_, ParBlocks<Self>>) {
+        let (s, d) = blocks.into_raw();
+        // SAFETY: `s`/`d` are PAR_BLOCKS blocks of one `inout::InOut`: valid
+        // for that many bytes, the same memory or disjoint.
+        self.0
+            .encrypt_blocks(unsafe { io(s, d, super::PAR_BLOCKS) });
+    }
 
-            #[inline(always)]
-            fn $tail(&self, blocks: InOutBuf<'_, '_, Block<Self>>) {
-                let n = blocks.len();
-                let (s, d) = blocks.into_raw();
-                // SAFETY: `n` blocks from one `InOutBuf` (see `io`).
-                self.0.$kernel(unsafe { io(s, d, n) });
-            }
-        }
-    };
+    #[inline(always)]
+    fn encrypt_tail_blocks(&self, blocks: InOutBuf<'_, '_, Block<Self>>) {
+        self.0.encrypt_blocks(buf_io(blocks));
+    }
 }
 
-kernel_backend!(BlockCipherEncBackend:
-    encrypt_block, encrypt_par_blocks, encrypt_tail_blocks => encrypt_blocks);
-kernel_backend!(BlockCipherDecBackend:
-    decrypt_block, decrypt_par_blocks, decrypt_tail_blocks => decrypt_blocks);
+impl<K: BlockKernels> BlockCipherDecBackend for Kernel<'_, K> {
+    #[inline(always)]
+    fn decrypt_block(&self, block: cipher::InOut<'_, '_, Block<Self>>) {
+        let (s, d) = block.into_raw();
+        // SAFETY: `s`/`d` are one block of one `inout::InOut`: valid for 16
+        // bytes, the same memory or disjoint.
+        self.0.decrypt_blocks(unsafe { io(s, d, 1) });
+    }
 
-/// One direction of a key-size type as `cipher`'s `$tr`: the backend
-/// closure runs against the concrete kernel type, and the bulk entry points
-/// go to the kernel over the whole buffer at once instead of in PAR_BLOCKS
-/// pieces.
-macro_rules! block_direction {
-    (
-        $name:ident, $tr:ident: $with:ident($closure:ident),
-        $inout:ident, $blocks:ident => $kernel:ident
-    ) => {
-        impl $tr for $name {
-            #[inline]
-            fn $with(&self, f: impl $closure<BlockSize = U16>) {
-                with_engine!(&self.aes.engine, k => f.call(&Kernel(k)))
-            }
+    #[inline(always)]
+    fn decrypt_par_blocks(&self, blocks: cipher::InOut<'_, '_, ParBlocks<Self>>) {
+        let (s, d) = blocks.into_raw();
+        // SAFETY: `s`/`d` are PAR_BLOCKS blocks of one `inout::InOut`: valid
+        // for that many bytes, the same memory or disjoint.
+        self.0
+            .decrypt_blocks(unsafe { io(s, d, super::PAR_BLOCKS) });
+    }
 
-            #[inline]
-            fn $inout(&self, blocks: InOutBuf<'_, '_, Block<Self>>) {
-                let n = blocks.len();
-                let (s, d) = blocks.into_raw();
-                // SAFETY: `n` blocks from one `InOutBuf` (see `io`).
-                let io = unsafe { io(s, d, n) };
-                with_engine!(&self.aes.engine, k => k.$kernel(io));
-            }
+    #[inline(always)]
+    fn decrypt_tail_blocks(&self, blocks: InOutBuf<'_, '_, Block<Self>>) {
+        self.0.decrypt_blocks(buf_io(blocks));
+    }
+}
 
-            #[inline]
-            fn $blocks(&self, blocks: &mut [Block<Self>]) {
-                self.$inout(blocks.into());
-            }
-        }
-    };
+/// All the blocks of an `InOutBuf` as our `InOut`.
+#[inline(always)]
+fn buf_io<'a>(blocks: InOutBuf<'a, 'a, Array<u8, U16>>) -> InOut<'a> {
+    let n = blocks.len();
+    let (s, d) = blocks.into_raw();
+    // SAFETY: `s`/`d` are the `n` blocks of one `InOutBuf`: valid for
+    // `n * 16` bytes for `'a`, the same memory or disjoint.
+    unsafe { io(s, d, n) }
+}
+
+/// A mode crate's encryption closure, run on the engine's family key type
+/// (one engine match per call, not per block).
+struct EncWith<F>(F);
+
+impl<F: BlockCipherEncClosure<BlockSize = U16>> PerFamily for EncWith<F> {
+    type Output = ();
+
+    #[inline]
+    fn call<K: Family>(self, k: &K) {
+        self.0.call(&Kernel(k))
+    }
+}
+
+/// A mode crate's decryption closure, as [`EncWith`].
+struct DecWith<F>(F);
+
+impl<F: BlockCipherDecClosure<BlockSize = U16>> PerFamily for DecWith<F> {
+    type Output = ();
+
+    #[inline]
+    fn call<K: Family>(self, k: &K) {
+        self.0.call(&Kernel(k))
+    }
+}
+
+/// Encryption for a key-size type holding `aes`: the backend closure runs
+/// against the concrete kernel type, and the bulk entry points go to the
+/// kernel over the whole buffer at once instead of in PAR_BLOCKS pieces.
+#[inline]
+fn encrypt_with(aes: &Aes, f: impl BlockCipherEncClosure<BlockSize = U16>) {
+    aes.engine.per_family(EncWith(f))
+}
+
+#[inline]
+fn decrypt_with(aes: &Aes, f: impl BlockCipherDecClosure<BlockSize = U16>) {
+    aes.engine.per_family(DecWith(f))
 }
 
 mod sealed {
@@ -132,70 +168,44 @@ pub trait AesCipher: sealed::Sealed {
     type KeySize: cipher::array::ArraySize;
 }
 
-/// The docs of one key size's types: the full cipher, and its encrypt-only
-/// and decrypt-only halves.
-macro_rules! half_doc {
-    ($bits:literal, $what:literal, $aes:expr, $traits:literal) => {
-        concat!(
-            "AES-",
-            $bits,
-            $what,
-            " as a RustCrypto block cipher (`cipher` 0.5): a drop-in for `aes::",
-            $aes,
-            "`, implementing `KeyInit`, ",
-            $traits,
-            ", `BlockSizeUser`, `KeySizeUser` and ",
-            "`AlgorithmName` as it does."
-        )
-    };
-}
-
+/// One key size's three types: the full cipher and its encrypt-only and
+/// decrypt-only halves, each a struct over one [`Aes`] with the RustCrypto
+/// traits, as the `aes` crate has them. A macro because each type is its
+/// own public struct (the names `aes` users port from) with the key size
+/// as a typenum type in its trait impls, and `cipher`'s traits cannot be
+/// implemented by a blanket impl over a local trait; every body is a call
+/// of a function above.
 macro_rules! block_cipher {
     ($name:ident, $enc:ident, $dec:ident, $ks:ty, $bytes:literal, $bits:literal) => {
-        keyed! {
-            #[doc = half_doc!($bits, "", stringify!($name),
-                "`BlockCipherEncrypt` and `BlockCipherDecrypt`")]
-            ///
-            /// It works under `ctr`, `cbc`, `xts-mode`, `cmac`, `aes-kw` and
-            /// any code generic over `KeyInit + BlockCipherEncrypt +
-            /// BlockCipherDecrypt`.
-            ///
-            /// `KeyInit::new` runs on the fastest backend this CPU has;
-            /// `with_backend` picks one. Round keys are zeroized on drop, and
-            /// `Debug` prints only the backend.
-            $name { aes: Aes }, $ks, $bytes, concat!("AES-", $bits)
+        block_cipher! { @type $name, $ks, $bytes, concat!("AES-", $bits),
+            concat!("AES-", $bits, " as a RustCrypto block cipher (`cipher` 0.5): a drop-in for `aes::",
+                stringify!($name), "`, implementing `KeyInit`, `BlockCipherEncrypt` and ",
+                "`BlockCipherDecrypt`, `BlockSizeUser`, `KeySizeUser` and `AlgorithmName` as it does.\n\n",
+                "It works under `ctr`, `cbc`, `xts-mode`, `cmac`, `aes-kw` and any code generic over ",
+                "`KeyInit + BlockCipherEncrypt + BlockCipherDecrypt`.\n\n",
+                "`KeyInit::new` runs on the fastest backend this CPU has; `with_backend` picks one. ",
+                "Round keys are zeroized on drop, and `Debug` prints only the backend.")
         }
-
-        keyed! {
-            #[doc = half_doc!($bits, " encryption", stringify!($enc), "`BlockCipherEncrypt`")]
-            ///
-            /// For modes that only run the cipher forward (CTR, CFB, OFB,
-            /// CBC encryption, GCM, CMAC). It holds the same round keys as
-            #[doc = concat!("[`", stringify!($name), "`] (the key schedule is one piece in aesx),")]
-            /// so it saves no memory; it exists so that code naming it ports
-            /// unchanged. `From` converts it to the full cipher and to the
-            /// decrypt-only half, as in `aes`.
-            $enc { aes: Aes }, $ks, $bytes, concat!("AES-", $bits, " encryption")
+        block_cipher! { @type $enc, $ks, $bytes, concat!("AES-", $bits, " encryption"),
+            concat!("AES-", $bits, " encryption as a RustCrypto block cipher (`cipher` 0.5): a drop-in for `aes::",
+                stringify!($enc), "`, implementing `KeyInit`, `BlockCipherEncrypt`, `BlockSizeUser`, ",
+                "`KeySizeUser` and `AlgorithmName` as it does.\n\n",
+                "For modes that only run the cipher forward (CTR, CFB, OFB, CBC encryption, GCM, CMAC). ",
+                "It holds the same round keys as [`", stringify!($name), "`] (the key schedule is one ",
+                "piece in aesx), so it saves no memory; it exists so that code naming it ports unchanged. ",
+                "`From` converts it to the full cipher and to the decrypt-only half, as in `aes`.")
         }
-
-        keyed! {
-            #[doc = half_doc!($bits, " decryption", stringify!($dec), "`BlockCipherDecrypt`")]
-            ///
-            /// For modes that only decrypt (CBC decryption). Like
-            #[doc = concat!("[`", stringify!($enc), "`], it holds the whole key schedule.")]
-            $dec { aes: Aes }, $ks, $bytes, concat!("AES-", $bits, " decryption")
+        block_cipher! { @type $dec, $ks, $bytes, concat!("AES-", $bits, " decryption"),
+            concat!("AES-", $bits, " decryption as a RustCrypto block cipher (`cipher` 0.5): a drop-in for `aes::",
+                stringify!($dec), "`, implementing `KeyInit`, `BlockCipherDecrypt`, `BlockSizeUser`, ",
+                "`KeySizeUser` and `AlgorithmName` as it does.\n\n",
+                "For modes that only decrypt (CBC decryption). Like [`", stringify!($enc),
+                "`], it holds the whole key schedule.")
         }
-
-        block_direction!($name, BlockCipherEncrypt: encrypt_with_backend(BlockCipherEncClosure),
-            encrypt_blocks_inout, encrypt_blocks => encrypt_blocks);
-        block_direction!($name, BlockCipherDecrypt: decrypt_with_backend(BlockCipherDecClosure),
-            decrypt_blocks_inout, decrypt_blocks => decrypt_blocks);
-        block_direction!($enc, BlockCipherEncrypt: encrypt_with_backend(BlockCipherEncClosure),
-            encrypt_blocks_inout, encrypt_blocks => encrypt_blocks);
-        block_direction!($dec, BlockCipherDecrypt: decrypt_with_backend(BlockCipherDecClosure),
-            decrypt_blocks_inout, decrypt_blocks => decrypt_blocks);
-
-        block_common!($name, $enc, $dec);
+        block_cipher! { @enc $name }
+        block_cipher! { @dec $name }
+        block_cipher! { @enc $enc }
+        block_cipher! { @dec $dec }
 
         impl sealed::Sealed for $name {}
         impl AesCipher for $name {
@@ -233,23 +243,93 @@ macro_rules! block_cipher {
             }
         }
     };
-}
+    (@type $name:ident, $ks:ty, $bytes:literal, $alg:expr, $doc:expr) => {
+        #[doc = $doc]
+        #[derive(Clone)]
+        pub struct $name {
+            aes: Aes,
+        }
 
-/// `BlockSizeUser` and `AlgorithmName` (the type's own name, as `aes`
-/// writes it) for each type.
-macro_rules! block_common {
-    ($($name:ident),*) => {
-        $(
-            impl BlockSizeUser for $name {
-                type BlockSize = U16;
+        impl $name {
+            #[doc = concat!($alg, " on the named backend; an error if this machine cannot run it.")]
+            pub fn with_backend(key: &[u8; $bytes], backend: Backend) -> Result<Self> {
+                Ok(Self { aes: Aes::with_backend(key, backend)? })
             }
 
-            impl AlgorithmName for $name {
-                fn write_alg_name(f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                    f.write_str(stringify!($name))
-                }
+            /// The backend this key runs on.
+            pub fn backend(&self) -> Backend {
+                self.aes.backend()
             }
-        )*
+        }
+
+        impl KeySizeUser for $name {
+            type KeySize = $ks;
+        }
+
+        impl KeyInit for $name {
+            #[inline]
+            fn new(key: &Key<Self>) -> Self {
+                Self { aes: fastest(Aes::with_backend, key.as_slice()) }
+            }
+        }
+
+        impl fmt::Debug for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                // Never print key material.
+                f.debug_struct(stringify!($name))
+                    .field("backend", &self.aes.backend())
+                    .finish_non_exhaustive()
+            }
+        }
+
+        // The round keys zeroize themselves on drop.
+        impl zeroize::ZeroizeOnDrop for $name {}
+
+        impl BlockSizeUser for $name {
+            type BlockSize = U16;
+        }
+
+        impl AlgorithmName for $name {
+            fn write_alg_name(f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(stringify!($name))
+            }
+        }
+    };
+    (@enc $name:ident) => {
+        impl BlockCipherEncrypt for $name {
+            #[inline]
+            fn encrypt_with_backend(&self, f: impl BlockCipherEncClosure<BlockSize = U16>) {
+                encrypt_with(&self.aes, f)
+            }
+
+            #[inline]
+            fn encrypt_blocks_inout(&self, blocks: InOutBuf<'_, '_, Block<Self>>) {
+                self.aes.engine.encrypt_blocks(buf_io(blocks))
+            }
+
+            #[inline]
+            fn encrypt_blocks(&self, blocks: &mut [Block<Self>]) {
+                self.encrypt_blocks_inout(blocks.into());
+            }
+        }
+    };
+    (@dec $name:ident) => {
+        impl BlockCipherDecrypt for $name {
+            #[inline]
+            fn decrypt_with_backend(&self, f: impl BlockCipherDecClosure<BlockSize = U16>) {
+                decrypt_with(&self.aes, f)
+            }
+
+            #[inline]
+            fn decrypt_blocks_inout(&self, blocks: InOutBuf<'_, '_, Block<Self>>) {
+                self.aes.engine.decrypt_blocks(buf_io(blocks))
+            }
+
+            #[inline]
+            fn decrypt_blocks(&self, blocks: &mut [Block<Self>]) {
+                self.decrypt_blocks_inout(blocks.into());
+            }
+        }
     };
 }
 

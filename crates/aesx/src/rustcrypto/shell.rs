@@ -21,66 +21,6 @@ pub(super) fn fastest<T>(with_backend: impl FnOnce(&[u8], Backend) -> Result<T>,
     }
 }
 
-/// One key-size type over the aesx object `$inner` in field `$field`:
-/// `$alg` names it in the docs ("AES-128-GCM"), `$ks`/`$bytes` are its key
-/// size. The caller adds the cipher or AEAD traits.
-macro_rules! keyed {
-    (
-        $(#[$doc:meta])*
-        $name:ident { $field:ident: $inner:ty }, $ks:ty, $bytes:literal, $alg:expr
-    ) => {
-        $(#[$doc])*
-        #[derive(Clone)]
-        pub struct $name {
-            $field: $inner,
-        }
-
-        impl $name {
-            #[doc = concat!($alg, " on the named backend; an error if this machine cannot run it.")]
-            pub fn with_backend(
-                key: &[u8; $bytes],
-                backend: $crate::Backend,
-            ) -> $crate::error::Result<Self> {
-                Ok(Self {
-                    $field: <$inner>::with_backend(key, backend)?,
-                })
-            }
-
-            /// The backend this key runs on.
-            pub fn backend(&self) -> $crate::Backend {
-                self.$field.backend()
-            }
-        }
-
-        impl aead::KeySizeUser for $name {
-            type KeySize = $ks;
-        }
-
-        impl aead::KeyInit for $name {
-            #[inline]
-            fn new(key: &aead::Key<Self>) -> Self {
-                Self {
-                    $field: $crate::rustcrypto::shell::fastest(<$inner>::with_backend, key.as_slice()),
-                }
-            }
-        }
-
-        impl core::fmt::Debug for $name {
-            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-                // Never print key material.
-                f.debug_struct(stringify!($name))
-                    .field("backend", &self.$field.backend())
-                    .finish_non_exhaustive()
-            }
-        }
-
-        // The wrapped key (round keys, GHASH or key-generating key)
-        // zeroizes itself on drop.
-        impl zeroize::ZeroizeOnDrop for $name {}
-    };
-}
-pub(super) use keyed;
-
 /// The raw parts of an `InOutBuf` as our `InOut`.
 #[inline(always)]
 pub(super) fn io<'a>(buf: InOutBuf<'a, 'a, u8>) -> InOut<'a> {

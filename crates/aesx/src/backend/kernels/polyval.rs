@@ -2,10 +2,9 @@
 //! kernel per backend family.
 //!
 //! Unlike GHASH, the POLYVAL key changes with every nonce, so its powers are
-//! computed per message (only as many as the message can use). The modes
-//! run generically over a backend family's key type (inside one
-//! `with_engine!`), so the POLYVAL key is that family's own type and needs
-//! no dispatch of its own.
+//! computed per message (only as many as the message can use). The engine
+//! runs GCM-SIV on the family's own key type (one match per call), so the
+//! POLYVAL key is that family's own type and needs no dispatch of its own.
 
 use zeroize::Zeroize;
 

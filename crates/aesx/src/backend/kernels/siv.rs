@@ -4,9 +4,9 @@
 //! modulo 2^32), POLYVAL, and the GCM-SIV one-shot that a backend may fuse
 //! from them.
 //!
-//! The modes run generically over a backend's key type (inside one
-//! `with_engine!`), so a derived key is built in place as that type and
-//! never goes through the large `Engine` enum.
+//! The engine's methods run these on the family's own key type (one match
+//! per call), so a derived key is built in place as that type and never
+//! goes through the large `Engine` enum.
 //!
 //! Where a short message's time goes: a GCM-SIV message pays, before its
 //! first byte, for the key derivation (4 or 6 AES blocks), the schedule of
@@ -16,9 +16,8 @@
 //! and the per-message keys are built, moved and wiped as whole key types;
 //! a backend that fuses them ([`SivKernels::gcm_siv_seal`] and
 //! `gcm_siv_open`) keeps the keys in registers and lets the schedule run
-//! beside the hash. x86 does (`x86/siv.rs`, with its cycle counts: a
-//! 64-byte seal went from ~650 cycles composed to ~235 fused); the soft
-//! and armv8 backends take the composition.
+//! beside the hash. x86 does (`x86/siv.rs`); the soft and armv8 backends
+//! take the composition.
 
 use zeroize::Zeroize;
 
