@@ -4,6 +4,7 @@
 
 use std::sync::Mutex;
 
+use aesx_file::backend_name;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
@@ -132,39 +133,29 @@ pub fn pick_backend(name: Option<&str>) -> PyResult<aesx::Backend> {
 /// The backend `AESX_BACKEND` forces, if it is set and not empty. Read at
 /// each call, so a change to `os.environ` takes effect for the next key.
 fn env_backend() -> PyResult<Option<aesx::Backend>> {
-    match std::env::var("AESX_BACKEND") {
-        Ok(v) if !v.trim().is_empty() => parse_backend(&v, "AESX_BACKEND").map(Some),
-        Ok(_) | Err(std::env::VarError::NotPresent) => Ok(None),
-        Err(std::env::VarError::NotUnicode(_)) => {
-            Err(PyValueError::new_err("AESX_BACKEND: not valid UTF-8"))
-        }
-    }
+    let name = backend_name::env_value().map_err(value_error)?;
+    name.map(|v| parse_backend(&v, backend_name::ENV_VAR))
+        .transpose()
 }
 
-/// Parses a backend name and checks that this machine can run it; `source`
-/// (`backend`, `AESX_BACKEND`) says where the name came from.
+/// Parses a backend name and checks that this machine can run it, with the
+/// parser the aesx command uses; `source` (`backend`, `AESX_BACKEND`) says
+/// where the name came from.
 fn parse_backend(name: &str, source: &str) -> PyResult<aesx::Backend> {
-    let trimmed = name.trim();
-    let unavailable = || {
-        PyValueError::new_err(format!(
-            "{source}: backend {trimmed:?} is not available on this machine (available: {})",
-            backends().join(", ")
-        ))
-    };
-    // Every backend of the library's list parses, also one of another
-    // architecture (armv8 on x86): that is unavailable, not unknown.
-    let Ok(b) = trimmed.parse::<aesx::Backend>() else {
-        let hint = if trimmed.eq_ignore_ascii_case("cuda") {
+    backend_name::parse_cpu(name, source).map_err(|e| {
+        // The GPU is a choice of the command line, not of this package.
+        let hint = if backend_name::is_cuda_name(name) {
             " (the GPU is the aesx CLI's; the Python package runs on the CPU)"
         } else {
             ""
         };
-        return Err(PyValueError::new_err(format!(
-            "{source}: unknown backend {name:?} (expected one of {}){hint}",
-            aesx::Backend::ALL.map(|b| b.name()).join(", ")
-        )));
-    };
-    b.require().map_err(|_| unavailable())
+        PyValueError::new_err(format!("{e}{hint}"))
+    })
+}
+
+/// A front end's error (an unknown or unavailable name) as a ValueError.
+fn value_error(e: aesx_file::CommandError) -> PyErr {
+    PyValueError::new_err(e.to_string())
 }
 
 /// The backends this machine can run, slowest first (the last is the

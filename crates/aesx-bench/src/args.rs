@@ -7,7 +7,7 @@ use std::time::Duration;
 use super::cases::{Mode, DEFAULT_KEY_BITS, DEFAULT_SIZES, MODES};
 use super::impls::Impl;
 use super::isa;
-use crate::error::BenchError;
+use aesx_file::CommandError;
 
 /// Arguments of `aesx bench` (boxed: they are many, and the subcommand enum
 /// should not grow to their size).
@@ -36,17 +36,14 @@ pub(super) struct BenchArgs {
     /// 256, 1024, 1500, 4096, 16384 and 1 MiB.
     #[arg(long = "size", value_name = "BYTES", value_delimiter = ',')]
     pub(super) sizes: Vec<String>,
-    /// aesx backends to run (soft, aesni, vaes256, vaes512, armv8, cuda;
-    /// with or without the aesx- prefix). Default: every available one.
-    #[arg(long = "backend", value_name = "NAME", value_delimiter = ',')]
+    // The help names the library's list of backends (`backends_help`).
+    #[arg(long = "backend", value_name = "NAME", value_delimiter = ',', help = backends_help())]
     pub(super) backends: Vec<String>,
     /// Leave out OpenSSL, AWS-LC, ring and RustCrypto.
     #[arg(long)]
     pub(super) no_peers: bool,
-    /// Run one x86 tier (aesni, vaes256, vaes512): aesx on that backend,
-    /// OpenSSL and AWS-LC restricted to its instructions (OPENSSL_ia32cap),
-    /// ring and RustCrypto only where their own code is the tier's.
-    #[arg(long, value_name = "TIER")]
+    // The help names the x86 tiers of the library's list (`isa_help`).
+    #[arg(long, value_name = "TIER", help = isa_help())]
     pub(super) isa: Option<String>,
     /// Exactly N timed iterations per implementation and case (Apple's
     /// tstaes: `--iters 1000 --blocks 2560`).
@@ -125,7 +122,7 @@ const MAX_SIZE: usize = 256 << 20;
 
 impl Options {
     /// Checks the options; every mistake is a usage error (exit 2).
-    pub(super) fn parse(a: BenchArgs) -> Result<Options, BenchError> {
+    pub(super) fn parse(a: BenchArgs) -> Result<Options, CommandError> {
         let default_grid = a.modes.is_empty()
             && a.sizes.is_empty()
             && a.key_bits.is_empty()
@@ -167,18 +164,20 @@ impl Options {
         let compare = match a.compare.as_slice() {
             [] => None,
             [x, y] => Some((
-                Impl::parse(x).map_err(BenchError::usage)?,
-                Impl::parse(y).map_err(BenchError::usage)?,
+                Impl::parse(x).map_err(CommandError::usage)?,
+                Impl::parse(y).map_err(CommandError::usage)?,
             )),
-            _ => return Err(BenchError::usage("--compare takes two implementations")),
+            _ => return Err(CommandError::usage("--compare takes two implementations")),
         };
         if a.plot.is_some() && cfg!(not(feature = "plot")) {
-            return Err(BenchError::usage(
+            return Err(CommandError::usage(
                 "--plot needs the `plot` feature, which this build left out",
             ));
         }
         if compare.is_some() && a.rsp.is_some() {
-            return Err(BenchError::usage("--compare and --rsp do not go together"));
+            return Err(CommandError::usage(
+                "--compare and --rsp do not go together",
+            ));
         }
         if a.rsp.is_some()
             && !(a.modes.is_empty()
@@ -186,7 +185,7 @@ impl Options {
                 && a.key_bits.is_empty()
                 && a.blocks.is_none())
         {
-            return Err(BenchError::usage(
+            return Err(CommandError::usage(
                 "--rsp takes mode, key and size from the file: drop --mode, --key-bits, --size, --blocks",
             ));
         }
@@ -220,11 +219,11 @@ impl Options {
 }
 
 /// `--mode`, each mode once, in the order given.
-fn parse_modes(names: &[String]) -> Result<Vec<Mode>, BenchError> {
+fn parse_modes(names: &[String]) -> Result<Vec<Mode>, CommandError> {
     let mut modes = Vec::new();
     for s in names {
         let m = Mode::parse(s).ok_or_else(|| {
-            BenchError::usage(format!(
+            CommandError::usage(format!(
                 "unknown mode '{s}' (expected one of {})",
                 Mode::all_names()
             ))
@@ -237,14 +236,14 @@ fn parse_modes(names: &[String]) -> Result<Vec<Mode>, BenchError> {
 }
 
 /// `--key-bits`, each size once.
-fn parse_key_bits(values: &[String]) -> Result<Vec<u32>, BenchError> {
+fn parse_key_bits(values: &[String]) -> Result<Vec<u32>, CommandError> {
     let mut key_bits = Vec::new();
     for s in values {
         match s.trim().parse::<u32>() {
             Ok(b @ (128 | 192 | 256)) if !key_bits.contains(&b) => key_bits.push(b),
             Ok(128 | 192 | 256) => {}
             _ => {
-                return Err(BenchError::usage(format!(
+                return Err(CommandError::usage(format!(
                     "bad --key-bits '{s}' (expected 128, 192 or 256)"
                 )))
             }
@@ -254,11 +253,11 @@ fn parse_key_bits(values: &[String]) -> Result<Vec<u32>, BenchError> {
 }
 
 /// `--size` (each once) or `--blocks`, in bytes.
-fn parse_sizes(values: &[String], blocks: Option<&str>) -> Result<Vec<usize>, BenchError> {
+fn parse_sizes(values: &[String], blocks: Option<&str>) -> Result<Vec<usize>, CommandError> {
     let mut sizes = Vec::new();
     for s in values {
         let n = parse_size(s).ok_or_else(|| {
-            BenchError::usage(format!(
+            CommandError::usage(format!(
                 "bad --size '{s}' (expected 1 to 256M bytes, e.g. 1500, 16K, 1M)"
             ))
         })?;
@@ -268,7 +267,7 @@ fn parse_sizes(values: &[String], blocks: Option<&str>) -> Result<Vec<usize>, Be
     }
     if let Some(b) = blocks {
         if !sizes.is_empty() {
-            return Err(BenchError::usage(
+            return Err(CommandError::usage(
                 "--blocks and --size are two ways to say the same thing: pick one",
             ));
         }
@@ -279,23 +278,44 @@ fn parse_sizes(values: &[String], blocks: Option<&str>) -> Result<Vec<usize>, Be
 }
 
 /// `--time`, in seconds.
-fn parse_time(s: &str) -> Result<Duration, BenchError> {
+fn parse_time(s: &str) -> Result<Duration, CommandError> {
     match s.trim().parse::<f64>() {
         Ok(t) if t > 0.0 && t <= 3600.0 => Ok(Duration::from_secs_f64(t)),
-        _ => Err(BenchError::usage(format!(
+        _ => Err(CommandError::usage(format!(
             "bad --time '{s}' (expected seconds, 0 < t <= 3600)"
         ))),
     }
 }
 
 /// `--confidence`, a percentage, as a fraction.
-fn parse_confidence(s: &str) -> Result<f64, BenchError> {
+fn parse_confidence(s: &str) -> Result<f64, CommandError> {
     match s.trim().trim_end_matches('%').parse::<f64>() {
         Ok(c) if (50.0..100.0).contains(&c) => Ok(c / 100.0),
-        _ => Err(BenchError::usage(format!(
+        _ => Err(CommandError::usage(format!(
             "bad --confidence '{s}' (expected a percentage from 50 to 99.99)"
         ))),
     }
+}
+
+/// `--backend`'s help: every backend of the library's list, and the GPU.
+fn backends_help() -> String {
+    let names: Vec<&str> = aesx::Backend::ALL.iter().map(|b| b.name()).collect();
+    format!(
+        "aesx backends to run ({}, cuda; with or without the aesx- prefix). \
+         Default: every available one.",
+        names.join(", ")
+    )
+}
+
+/// `--isa`'s help: the tiers of the list's x86 family.
+fn isa_help() -> String {
+    let tiers: Vec<&str> = isa::Tier::all().map(isa::Tier::name).collect();
+    format!(
+        "Run one x86 tier ({}): aesx on that backend, OpenSSL and AWS-LC restricted to its \
+         instructions (OPENSSL_ia32cap), ring and RustCrypto only where their own code is \
+         the tier's.",
+        tiers.join(", ")
+    )
 }
 
 /// The implementations to run: `--isa`'s backend, the `--backend`s or every
@@ -305,9 +325,9 @@ fn parse_impls(
     backends: &[String],
     no_peers: bool,
     isa: Option<isa::Tier>,
-) -> Result<Vec<Impl>, BenchError> {
+) -> Result<Vec<Impl>, CommandError> {
     if isa.is_some() && !backends.is_empty() {
-        return Err(BenchError::usage(
+        return Err(CommandError::usage(
             "--isa runs the tier's own aesx backend: drop --backend",
         ));
     }
@@ -318,9 +338,9 @@ fn parse_impls(
         impls.extend(Impl::all_available().into_iter().filter(|i| !i.is_peer()));
     } else {
         for s in backends {
-            let i = Impl::parse(s).map_err(BenchError::usage)?;
+            let i = Impl::parse(s).map_err(CommandError::usage)?;
             if i.is_peer() {
-                return Err(BenchError::usage(format!(
+                return Err(CommandError::usage(format!(
                     "--backend takes aesx backends; {i} is a peer (see --no-peers)"
                 )));
             }
@@ -341,6 +361,12 @@ fn parse_impls(
 
 /// A byte count with an optional K/M/G suffix (powers of 1024), 1..=256 MiB.
 fn parse_size(s: &str) -> Option<usize> {
+    parse_size_up_to(s, MAX_SIZE)
+}
+
+/// A byte count with an optional K/M/G suffix (powers of 1024; `_` may
+/// group digits), from 1 to `max` (also `--gpu-table`'s sizes).
+pub(crate) fn parse_size_up_to(s: &str, max: usize) -> Option<usize> {
     let t = s.trim().to_ascii_lowercase();
     let t = t
         .strip_suffix("ib")
@@ -352,16 +378,16 @@ fn parse_size(s: &str) -> Option<usize> {
         'g' => (&t[..t.len() - 1], 1 << 30),
         _ => (t, 1),
     };
-    let n: usize = num.trim().parse().ok()?;
+    let n: usize = num.trim().replace('_', "").parse().ok()?;
     let n = n.checked_mul(mult)?;
-    (1..=MAX_SIZE).contains(&n).then_some(n)
+    (1..=max).contains(&n).then_some(n)
 }
 
 /// A positive integer up to `max`.
-fn parse_count(s: &str, what: &str, max: u64) -> Result<u64, BenchError> {
+fn parse_count(s: &str, what: &str, max: u64) -> Result<u64, CommandError> {
     match s.trim().parse::<u64>() {
         Ok(n) if n >= 1 && n <= max => Ok(n),
-        _ => Err(BenchError::usage(format!(
+        _ => Err(CommandError::usage(format!(
             "bad {what} '{s}' (expected an integer from 1 to {max})"
         ))),
     }

@@ -29,15 +29,12 @@ const BOUND_BYTES: usize = 16 << 10;
 fn tier_of(r: &Row, isa: Option<Tier>) -> Option<Tier> {
     if r.peer {
         return isa.or_else(|| {
-            Tier::ALL
-                .into_iter()
+            Tier::all()
                 .rev()
                 .find(|t| Backend::available().contains(t.backend()))
         });
     }
-    Tier::ALL
-        .into_iter()
-        .find(|t| r.imp == Impl::Aesx(t.backend()).to_string())
+    Tier::all().find(|t| r.imp == Impl::Aesx(t.backend()).to_string())
 }
 
 /// Measured ECB rates (GB/s, one thread) per tier and key size.

@@ -5,7 +5,7 @@ use super::cases::Case;
 use super::cases::Setup;
 use super::impls::Impl;
 use super::measure::{first_outputs, mismatch};
-use crate::error::BenchError;
+use aesx_file::CommandError;
 
 /// Every implementation's first two outputs must equal aesx-soft's (and the
 /// first one the file's expectation, when there is one); returns the
@@ -15,9 +15,9 @@ pub(super) fn honesty_check(
     case: &Case,
     setup: &Setup,
     expect: Option<&[u8]>,
-) -> Result<[Vec<u8>; 2], BenchError> {
+) -> Result<[Vec<u8>; 2], CommandError> {
     let soft = Impl::Aesx(aesx::Backend::Soft);
-    let reference = first_outputs(soft, case, setup).map_err(BenchError::failure)?;
+    let reference = first_outputs(soft, case, setup).map_err(CommandError::failure)?;
     let where_ = format!("{} AES-{} {} B", case.mode, case.key_bits, case.size);
     if let Some(want) = expect {
         if let Some(m) = mismatch(
@@ -25,15 +25,15 @@ pub(super) fn honesty_check(
             &reference[0],
             want,
         ) {
-            return Err(BenchError::failure(format!("output check failed: {m}")));
+            return Err(CommandError::failure(format!("output check failed: {m}")));
         }
     }
     for &imp in impls.iter().filter(|&&i| i != soft) {
-        let got = first_outputs(imp, case, setup).map_err(BenchError::failure)?;
+        let got = first_outputs(imp, case, setup).map_err(CommandError::failure)?;
         for (k, (g, r)) in got.iter().zip(&reference).enumerate() {
             let what = format!("{imp}, {where_}, call {}", k + 1);
             if let Some(m) = mismatch(&what, g, r) {
-                return Err(BenchError::failure(format!(
+                return Err(CommandError::failure(format!(
                     "output check failed against aesx-soft: {m}"
                 )));
             }

@@ -14,7 +14,7 @@ use super::measure::{self, Plan, Subject};
 use super::plan::{setup_for, threads_for};
 use super::stats::{welch, Summary};
 use super::timing::ClockInfo;
-use crate::error::BenchError;
+use aesx_file::CommandError;
 
 /// Length of one iteration aimed for unless `--iters` fixes the count:
 /// short enough that most iterations fit inside one scheduler slice on a
@@ -26,32 +26,32 @@ const MAX_ROUNDS: f64 = 2000.0;
 /// Time per implementation unless `--time` says otherwise.
 const DEFAULT_TIME: Duration = Duration::from_secs(2);
 
-fn one<T: Copy>(v: &[T], default: T, what: &str) -> Result<T, BenchError> {
+fn one<T: Copy>(v: &[T], default: T, what: &str) -> Result<T, CommandError> {
     match v {
         [] => Ok(default),
         [x] => Ok(*x),
-        _ => Err(BenchError::usage(format!(
+        _ => Err(CommandError::usage(format!(
             "--compare runs one case: give one {what}"
         ))),
     }
 }
 
 /// Runs the comparison and prints the verdict.
-pub fn run(opts: &Options, a: Impl, b: Impl, clock: &ClockInfo) -> Result<ExitCode, BenchError> {
+pub fn run(opts: &Options, a: Impl, b: Impl, clock: &ClockInfo) -> Result<ExitCode, CommandError> {
     let case = Case {
         mode: one(&opts.chosen_modes, Mode::Ctr, "--mode")?,
         key_bits: one(&opts.chosen_key_bits, 128, "--key-bits")?,
         size: one(&opts.chosen_sizes, 16384, "--size")?,
     };
     if !case.mode.accepts(case.size) {
-        return Err(BenchError::usage(format!(
+        return Err(CommandError::usage(format!(
             "{} needs whole 16-byte blocks; {} bytes is not",
             case.mode, case.size
         )));
     }
     for i in [a, b] {
         if !i.supports(case.mode, case.key_bits) {
-            return Err(BenchError::usage(format!(
+            return Err(CommandError::usage(format!(
                 "{i} has no {} with {}-bit keys",
                 case.mode, case.key_bits
             )));
@@ -68,15 +68,15 @@ pub fn run(opts: &Options, a: Impl, b: Impl, clock: &ClockInfo) -> Result<ExitCo
         .max(2);
     let threads = threads_for(opts, case.mode);
     let mut subjects = vec![
-        Subject::new(a, &case, &setup, threads).map_err(BenchError::failure)?,
-        Subject::new(b, &case, &setup, threads).map_err(BenchError::failure)?,
+        Subject::new(a, &case, &setup, threads).map_err(CommandError::failure)?,
+        Subject::new(b, &case, &setup, threads).map_err(CommandError::failure)?,
     ];
     let plan = Plan {
         budget,
         iters: Some(rounds),
         min_iter: budget.mul_f64(0.85).div_f64(rounds as f64),
     };
-    measure::measure(&mut subjects, &plan).map_err(BenchError::failure)?;
+    measure::measure(&mut subjects, &plan).map_err(CommandError::failure)?;
 
     let gbs: Vec<Vec<f64>> = subjects
         .iter()
@@ -88,10 +88,10 @@ pub fn run(opts: &Options, a: Impl, b: Impl, clock: &ClockInfo) -> Result<ExitCo
         })
         .collect();
     let (Some(sa), Some(sb)) = (Summary::of(&gbs[0]), Summary::of(&gbs[1])) else {
-        return Err(BenchError::failure("no samples"));
+        return Err(CommandError::failure("no samples"));
     };
     let mut out = std::io::stdout().lock();
-    let w = |e: std::io::Error| BenchError::failure(format!("writing the report: {e}"));
+    let w = |e: std::io::Error| CommandError::failure(format!("writing the report: {e}"));
     writeln!(
         out,
         "aesx bench --compare: {} AES-{}, {} bytes, {} thread(s); {} alternating iterations each \

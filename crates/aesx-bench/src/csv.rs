@@ -4,7 +4,8 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use super::report::Row;
-use crate::error::BenchError;
+use super::writable::write_report;
+use aesx_file::CommandError;
 
 const HEADER: &str = "impl,peer,mode,key_bits,size,threads,iterations,calls_per_iter,\
 ns_per_call,gb_per_s,cycles_per_byte,best_gb_per_s,worst_gb_per_s,vs_best_peer,vs_soft,vs_bound";
@@ -40,7 +41,6 @@ pub fn render(rows: &[Row]) -> String {
 }
 
 /// Writes the CSV file.
-pub fn write(path: &Path, rows: &[Row]) -> Result<(), BenchError> {
-    std::fs::write(path, render(rows))
-        .map_err(|e| BenchError::failure(format!("{}: {e}", path.display())))
+pub fn write(path: &Path, rows: &[Row]) -> Result<(), CommandError> {
+    write_report(path, render(rows))
 }

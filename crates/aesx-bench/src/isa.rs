@@ -2,17 +2,16 @@
 //! and the peers held to the same instructions, so that the table says how
 //! aesx compares on the machines that have only that tier.
 //!
-//! The tiers are CPU classes, not instruction lists of aesx's own kernels:
-//!
-//! - `aesni`: AES-NI and PCLMULQDQ with AVX and AVX2, no VAES, no
-//!   VPCLMULQDQ, no AVX-512: Intel Haswell to Cascade Lake, AMD Zen 1 and 2.
-//!   (Skylake-SP and Cascade Lake do have AVX-512, but neither OpenSSL nor
-//!   AWS-LC has AES code that uses it without VAES, so clearing it changes
-//!   nothing for them there.)
-//! - `vaes256`: adds VAES and VPCLMULQDQ, still no AVX-512: AMD Zen 3,
-//!   Intel Alder Lake and Raptor Lake.
-//! - `vaes512`: everything, AVX-512 included: Intel Ice Lake and later
-//!   servers, AMD Zen 4 and 5.
+//! The tiers are the backends of the library's x86 family
+//! (`Backend::family`), and each stands for the CPU class its needs
+//! (`Backend::needs`) describe: whether it uses VAES/VPCLMULQDQ and whether
+//! it uses AVX-512 decide what the peers are held to, so a tier added to
+//! the list is a tier here with no edit. Today: AES-NI without VAES or
+//! AVX-512 (Intel Haswell to Cascade Lake, AMD Zen 1 and 2; Skylake-SP and
+//! Cascade Lake have AVX-512, but neither OpenSSL nor AWS-LC has AES code
+//! that uses it without VAES), VAES on ymm without AVX-512 (AMD Zen 3,
+//! Intel Alder and Raptor Lake), and VAES with AVX-512 (Ice Lake and later
+//! servers, AMD Zen 4 and 5).
 //!
 //! OpenSSL and AWS-LC are restricted through the variable
 //! `OPENSSL_ia32cap`, their documented capability mask. Both read it while
@@ -38,7 +37,7 @@ use std::process::Command;
 use aesx::Backend;
 
 use super::impls::Impl;
-use crate::error::BenchError;
+use aesx_file::CommandError;
 
 /// The capability variable OpenSSL and AWS-LC read.
 pub const ENV: &str = "OPENSSL_ia32cap";
@@ -61,43 +60,53 @@ const VAES_VPCLMULQDQ: u64 = (1 << 9 | 1 << 10) << 32;
 /// AVX10, the successor of AVX-512. (AWS-LC reads only LV0 and LV1.)
 const AVX10: u64 = 1 << 19;
 
-/// An x86 tier.
+/// The family of the library's list whose backends are the tiers.
+const X86: &str = "x86";
+
+/// An x86 tier: a backend of the list's x86 family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Tier {
-    Aesni,
-    Vaes256,
-    Vaes512,
-}
+pub struct Tier(Backend);
 
 impl Tier {
-    pub const ALL: [Tier; 3] = [Tier::Aesni, Tier::Vaes256, Tier::Vaes512];
+    /// Every tier, slowest first (the list's order).
+    pub fn all() -> impl DoubleEndedIterator<Item = Tier> {
+        Backend::ALL
+            .into_iter()
+            .filter(|b| b.family() == X86)
+            .map(Tier)
+    }
 
     pub fn name(self) -> &'static str {
-        self.backend().name()
+        self.0.name()
     }
 
     /// The aesx backend of the tier.
     pub fn backend(self) -> Backend {
-        match self {
-            Tier::Aesni => Backend::Aesni,
-            Tier::Vaes256 => Backend::Vaes256,
-            Tier::Vaes512 => Backend::Vaes512,
-        }
+        self.0
+    }
+
+    /// Whether the tier's code uses VAES and VPCLMULQDQ.
+    fn vaes(self) -> bool {
+        self.0.needs().contains("VAES")
+    }
+
+    /// Whether the tier's code uses AVX-512.
+    fn avx512(self) -> bool {
+        self.0.needs().contains("AVX-512")
     }
 
     /// An unknown name is a usage error.
-    pub fn parse(s: &str) -> Result<Tier, BenchError> {
+    pub fn parse(s: &str) -> Result<Tier, CommandError> {
         let t = s.trim();
         let bare = t
             .get(..5)
             .filter(|p| p.eq_ignore_ascii_case("aesx-"))
             .map_or(t, |_| &t[5..]);
-        Tier::ALL
-            .into_iter()
+        Tier::all()
             .find(|x| x.name().eq_ignore_ascii_case(bare))
             .ok_or_else(|| {
-                let names: Vec<&str> = Tier::ALL.into_iter().map(Tier::name).collect();
-                BenchError::usage(format!(
+                let names: Vec<&str> = Tier::all().map(Tier::name).collect();
+                CommandError::usage(format!(
                     "unknown --isa '{s}' (expected one of {})",
                     names.join(", ")
                 ))
@@ -106,17 +115,16 @@ impl Tier {
 
     /// A tier this CPU lacks is a failure (exit 1): the run cannot be done
     /// here. `has` says whether a backend is available.
-    pub fn require(self, has: impl Fn(Backend) -> bool) -> Result<(), BenchError> {
+    pub fn require(self, has: impl Fn(Backend) -> bool) -> Result<(), CommandError> {
         if has(self.backend()) {
             return Ok(());
         }
         let needs = self.backend().needs();
-        let here: Vec<&str> = Tier::ALL
-            .into_iter()
+        let here: Vec<&str> = Tier::all()
             .filter(|t| has(t.backend()))
             .map(Tier::name)
             .collect();
-        Err(BenchError::failure(format!(
+        Err(CommandError::failure(format!(
             "--isa {}: this CPU lacks {needs} (tiers it has: {})",
             self.name(),
             if here.is_empty() {
@@ -138,10 +146,10 @@ impl Tier {
     /// two fields only (the first, empty, leaves its vector alone) and takes
     /// the second's hex digits up to the next ':'.
     pub fn ia32cap(self) -> Option<String> {
-        let lv1 = match self {
-            Tier::Aesni => AVX512_EBX | AVX512_ECX | VAES_VPCLMULQDQ,
-            Tier::Vaes256 => AVX512_EBX | AVX512_ECX,
-            Tier::Vaes512 => return None,
+        let lv1 = match (self.vaes(), self.avx512()) {
+            (_, true) => return None,
+            (true, false) => AVX512_EBX | AVX512_ECX,
+            (false, false) => AVX512_EBX | AVX512_ECX | VAES_VPCLMULQDQ,
         };
         Some(format!(":~{lv1:#x}::~{AVX10:#x}::"))
     }
@@ -150,53 +158,55 @@ impl Tier {
     pub fn counts(self, peer: Impl) -> bool {
         match peer {
             Impl::OpenSsl | Impl::AwsLc => true,
-            Impl::Ring => self != Tier::Aesni,
-            Impl::RustCrypto => self == Tier::Vaes512,
-            _ => false,
+            // ring's best x86 code is VAES-AVX2 GCM; RustCrypto runs VAES-512
+            // code on any CPU with AVX-512.
+            Impl::Ring => self.vaes(),
+            Impl::RustCrypto => self.avx512(),
+            Impl::Aesx(_) => false,
+            #[cfg(feature = "cuda")]
+            Impl::Cuda => false,
         }
     }
 
     /// The header lines: what the tier stands for and how every peer was
     /// held to it (or why it is missing).
     pub fn describe(self) -> Vec<String> {
-        let class = match self {
-            Tier::Aesni => {
-                "AES-NI + PCLMULQDQ with AVX/AVX2, no VAES, no AVX-512 (Haswell..Cascade Lake, Zen 1/2)"
-            }
-            Tier::Vaes256 => {
-                "VAES + VPCLMULQDQ on ymm with AVX2, no AVX-512 (Zen 3, Alder/Raptor Lake)"
-            }
-            Tier::Vaes512 => "VAES + VPCLMULQDQ with AVX-512 (Ice Lake and later, Zen 4/5)",
+        let (without, cpus) = match (self.vaes(), self.avx512()) {
+            (false, false) => (", no VAES, no AVX-512", "Haswell..Cascade Lake, Zen 1/2"),
+            (true, false) => (", no AVX-512", "Zen 3, Alder/Raptor Lake"),
+            (true, true) => ("", "Ice Lake and later, Zen 4/5"),
+            (false, true) => (", no VAES", "no such CPU class"),
         };
         let mut v = vec![format!(
-            "isa {}: aesx-{} against peers held to the same CPU class: {class}",
+            "isa {}: aesx-{} against peers held to the same CPU class: {}{without} ({cpus})",
             self.name(),
-            self.name()
+            self.name(),
+            self.0.needs()
         )];
         v.push(match self.ia32cap() {
             Some(cap) => format!(
                 "  openssl, aws-lc-rs: restricted, {ENV}={cap} (clears {}AVX-512 and AVX10; \
                  read at load time, so aesx ran itself again with it set)",
-                if self == Tier::Aesni {
-                    "VAES, VPCLMULQDQ, "
-                } else {
+                if self.vaes() {
                     ""
+                } else {
+                    "VAES, VPCLMULQDQ, "
                 }
             ),
             None => format!("  openssl, aws-lc-rs: unrestricted ({ENV} unset): all this CPU has"),
         });
-        v.push(match self {
-            Tier::Aesni => "  ring, rustcrypto: left out: they cannot be restricted, and here \
-                            they run VAES code (ring VAES-AVX2 GCM, RustCrypto VAES-512)"
-                .to_string(),
-            Tier::Vaes256 => "  ring: counted (its best x86 code is VAES-AVX2, as on such a CPU); \
-                              rustcrypto: left out (here it runs VAES-512 code, and cannot be restricted)"
-                .to_string(),
-            Tier::Vaes512 => {
-                "  ring, rustcrypto: counted (their own detection picks their best code, as on any such CPU)"
-                    .to_string()
+        v.push(
+            match (self.counts(Impl::Ring), self.counts(Impl::RustCrypto)) {
+                (false, false) => "  ring, rustcrypto: left out: they cannot be restricted, and here \
+                                   they run VAES code (ring VAES-AVX2 GCM, RustCrypto VAES-512)",
+                (true, false) => "  ring: counted (its best x86 code is VAES-AVX2, as on such a CPU); \
+                                  rustcrypto: left out (here it runs VAES-512 code, and cannot be restricted)",
+                (true, true) => "  ring, rustcrypto: counted (their own detection picks their best code, \
+                                 as on any such CPU)",
+                (false, true) => "  ring: left out (it runs VAES code here); rustcrypto: counted",
             }
-        });
+            .to_string(),
+        );
         v
     }
 }
@@ -205,14 +215,14 @@ impl Tier {
 /// tier's `OPENSSL_ia32cap`. If not, runs aesx again with the same
 /// arguments and the variable set (or removed), replacing this process on
 /// Unix; elsewhere waits for it and returns its exit status.
-pub fn ensure_environment(tier: Tier) -> Result<Option<std::process::ExitCode>, BenchError> {
+pub fn ensure_environment(tier: Tier) -> Result<Option<std::process::ExitCode>, CommandError> {
     let want = tier.ia32cap();
     let have = std::env::var_os(ENV);
     if have.as_deref() == want.as_deref().map(OsStr::new) {
         return Ok(None);
     }
     if std::env::var_os(GUARD).is_some() {
-        return Err(BenchError::failure(format!(
+        return Err(CommandError::failure(format!(
             "--isa {}: {ENV} is {:?} after aesx ran itself again to set it to {:?}",
             tier.name(),
             have,
@@ -220,7 +230,7 @@ pub fn ensure_environment(tier: Tier) -> Result<Option<std::process::ExitCode>, 
         )));
     }
     let exe = std::env::current_exe()
-        .map_err(|e| BenchError::failure(format!("--isa: cannot find the aesx binary: {e}")))?;
+        .map_err(|e| CommandError::failure(format!("--isa: cannot find the aesx binary: {e}")))?;
     let mut cmd = Command::new(exe);
     cmd.args(std::env::args_os().skip(1))
         .env(GUARD, tier.name());
@@ -232,7 +242,7 @@ pub fn ensure_environment(tier: Tier) -> Result<Option<std::process::ExitCode>, 
     {
         use std::os::unix::process::CommandExt;
         let e = cmd.exec();
-        Err(BenchError::failure(format!(
+        Err(CommandError::failure(format!(
             "--isa: running aesx again with {ENV} set: {e}"
         )))
     }
@@ -240,7 +250,7 @@ pub fn ensure_environment(tier: Tier) -> Result<Option<std::process::ExitCode>, 
     {
         let status = cmd
             .status()
-            .map_err(|e| BenchError::failure(format!("--isa: running aesx again: {e}")))?;
+            .map_err(|e| CommandError::failure(format!("--isa: running aesx again: {e}")))?;
         Ok(Some(std::process::ExitCode::from(
             status.code().unwrap_or(1).clamp(0, 255) as u8,
         )))
@@ -253,7 +263,7 @@ mod tests {
 
     #[test]
     fn names_parse_and_unknown_ones_are_usage_errors() {
-        for t in Tier::ALL {
+        for t in Tier::all() {
             assert_eq!(Tier::parse(t.name()).unwrap(), t);
             assert_eq!(
                 Tier::parse(&format!("AESX-{}", t.name().to_uppercase())).unwrap(),
@@ -262,7 +272,7 @@ mod tests {
         }
         for bad in ["", "soft", "armv8", "avx2", "vaes", "aesx-"] {
             assert!(
-                matches!(Tier::parse(bad), Err(BenchError::Usage(_))),
+                matches!(Tier::parse(bad), Err(CommandError::Usage(_))),
                 "{bad}"
             );
         }
@@ -271,9 +281,9 @@ mod tests {
     #[test]
     fn a_missing_tier_is_a_failure_naming_what_is_there() {
         let only_aesni = |b: Backend| b == Backend::Aesni;
-        assert!(Tier::Aesni.require(only_aesni).is_ok());
-        match Tier::Vaes512.require(only_aesni) {
-            Err(BenchError::Failure(m)) => {
+        assert!(Tier(Backend::Aesni).require(only_aesni).is_ok());
+        match Tier(Backend::Vaes512).require(only_aesni) {
+            Err(CommandError::Failure(m)) => {
                 assert!(
                     m.contains("AVX-512") && m.contains("tiers it has: aesni"),
                     "{m}"
@@ -281,17 +291,17 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-        match Tier::Aesni.require(|_| false) {
-            Err(BenchError::Failure(m)) => assert!(m.contains("none"), "{m}"),
+        match Tier(Backend::Aesni).require(|_| false) {
+            Err(CommandError::Failure(m)) => assert!(m.contains("none"), "{m}"),
             other => panic!("{other:?}"),
         }
     }
 
     #[test]
     fn masks_clear_the_documented_bits() {
-        assert_eq!(Tier::Vaes512.ia32cap(), None);
-        let aesni = Tier::Aesni.ia32cap().unwrap();
-        let vaes256 = Tier::Vaes256.ia32cap().unwrap();
+        assert_eq!(Tier(Backend::Vaes512).ia32cap(), None);
+        let aesni = Tier(Backend::Aesni).ia32cap().unwrap();
+        let vaes256 = Tier(Backend::Vaes256).ia32cap().unwrap();
         let lv1 = |s: &str| {
             let f: Vec<&str> = s.split(':').collect();
             assert_eq!(f.len(), 6, "{s}");
@@ -312,11 +322,14 @@ mod tests {
 
     #[test]
     fn peers_by_tier() {
-        assert!(Tier::ALL
-            .iter()
-            .all(|t| t.counts(Impl::OpenSsl) && t.counts(Impl::AwsLc)));
-        assert!(!Tier::Aesni.counts(Impl::Ring) && Tier::Vaes256.counts(Impl::Ring));
-        assert!(!Tier::Vaes256.counts(Impl::RustCrypto) && Tier::Vaes512.counts(Impl::RustCrypto));
+        assert!(Tier::all().all(|t| t.counts(Impl::OpenSsl) && t.counts(Impl::AwsLc)));
+        let (aesni, vaes256, vaes512) = (
+            Tier(Backend::Aesni),
+            Tier(Backend::Vaes256),
+            Tier(Backend::Vaes512),
+        );
+        assert!(!aesni.counts(Impl::Ring) && vaes256.counts(Impl::Ring));
+        assert!(!vaes256.counts(Impl::RustCrypto) && vaes512.counts(Impl::RustCrypto));
     }
 
     #[test]
@@ -325,6 +338,7 @@ mod tests {
             .into_iter()
             .filter(|b| b.family() == "x86")
             .collect();
-        assert_eq!(Tier::ALL.map(Tier::backend).to_vec(), x86);
+        assert_eq!(Tier::all().map(Tier::backend).collect::<Vec<_>>(), x86);
+        assert!(!x86.is_empty());
     }
 }

@@ -5,7 +5,8 @@ use std::path::Path;
 use serde_json::{json, Value};
 
 use super::report::{Meta, Row};
-use crate::error::BenchError;
+use super::writable::write_report;
+use aesx_file::CommandError;
 
 /// The JSON value of one row.
 pub fn row_value(r: &Row) -> Value {
@@ -30,7 +31,7 @@ pub fn row_value(r: &Row) -> Value {
 }
 
 /// Writes `{"cpu", "date", "clock", "rows": [...]}` to `path`.
-pub fn write(path: &Path, meta: &Meta, rows: &[Row]) -> Result<(), BenchError> {
+pub fn write(path: &Path, meta: &Meta, rows: &[Row]) -> Result<(), CommandError> {
     let doc = json!({
         "tool": "aesx bench",
         "version": env!("CARGO_PKG_VERSION"),
@@ -41,7 +42,6 @@ pub fn write(path: &Path, meta: &Meta, rows: &[Row]) -> Result<(), BenchError> {
         "rows": rows.iter().map(row_value).collect::<Vec<_>>(),
     });
     let text = serde_json::to_string_pretty(&doc)
-        .map_err(|e| BenchError::failure(format!("encoding JSON: {e}")))?;
-    std::fs::write(path, text + "\n")
-        .map_err(|e| BenchError::failure(format!("{}: {e}", path.display())))
+        .map_err(|e| CommandError::failure(format!("encoding JSON: {e}")))?;
+    write_report(path, text + "\n")
 }

@@ -3,43 +3,23 @@
 //! one process and one run. The `aesx` command's `bench` subcommand is this
 //! crate's [`Args`] and [`run`]; the method is in `docs/BENCHMARKS.md`.
 //!
-//! Who it serves: people choosing an AES library, and anyone holding aesx
-//! to its peers on a machine: the same bytes, the outputs checked against
-//! aesx-soft, interleaved timing, tiers (`--isa`), reports (JSON, CSV,
-//! SVG) and the CPU-versus-GPU file table (`--gpu-table`). The other
-//! benchmark homes serve other people: `crates/aesx/benches` (criterion:
-//! aesx against itself on every backend, for work on the kernels),
-//! aesx-cuda's `cuda_bench` example (the GPU kernels alone, for the device
-//! checks) and `python/benchmarks` (the Python package against pyca).
+//! It serves people holding aesx to its peers; the other benchmark homes
+//! are `crates/aesx/benches` (aesx against itself, for kernel work),
+//! aesx-cuda's `cuda_bench` example (the GPU kernels alone) and
+//! `python/benchmarks` (the Python package against pyca).
 //!
 //! # Why a crate of its own, and how it stands on the others
 //!
 //! The laboratory is most of what the CLI would otherwise compile and all
 //! of its peer libraries; here its dependencies, features and tests are its
 //! own, and `aesx bench` is a few lines in the CLI. It stands on `aesx`,
-//! `aesx-file` and `aesx-cuda` only, never on the CLI (arrows point down).
-//! What it used to borrow from the CLI went as follows:
-//!
-//! - The CLI's error: [`BenchError`] has the same two kinds (usage, exit 2;
-//!   failure, exit 1); the CLI converts it kind for kind and prints it as
-//!   before, one line.
-//! - The CLI's `Aead` (one wrapper over `GcmSiv`, `Xaes256Gcm` and `Ccm`
-//!   for `cipher` and `cavp`): the laboratory measures the library's own
-//!   types instead, through one generic row (`aesx_impl`), so no wrapper
-//!   stands between the mode objects and the clock.
-//! - Opening the GPU: done here once per process (`cuda_impl::gpu`), for
-//!   `--backend cuda`, the GPU rows and `--gpu-table` alike; the one-line
-//!   message is aesx-cuda's `CudaError::first_line`, which the CLI's
-//!   `--backend cuda` uses too.
-//! - The probe that a report path can be written before a long run
-//!   (`writable`): only the laboratory used it, so it moved here whole.
-//! - `--gpu-table` times the file format end to end, but never ran the
-//!   CLI's file pipeline: it is built from the calls that pipeline is made
-//!   of (aesx-file's `Sealer`/`Opener` in batches on the CPU, aesx-cuda's
-//!   chunk pipe on the GPU, the chunk key from `payload::derive`), so that
-//!   both sides are written alike and measured alike. Passing the CLI's
-//!   pipeline in through a trait would make the laboratory lean on its
-//!   host for what the crates below already give it.
+//! `aesx-file` and `aesx-cuda` only, never on the CLI (arrows point down):
+//! its error is aesx-file's `CommandError`, the CLI's own type; it measures
+//! the library's mode types directly, through one generic row
+//! (`aesx_impl`); it opens the GPU once per process (`cuda_impl::gpu`);
+//! and `--gpu-table` builds the file format's two sides from the calls the
+//! CLI's file pipeline is made of (aesx-file's `Sealer`/`Opener` on the
+//! CPU, aesx-cuda's chunk pipe on the GPU), so both are measured alike.
 //!
 //! # Modules, from the command line down
 //!
@@ -59,7 +39,7 @@
 //!   statistics and Welch's t.
 //! - `bound`: the AES port bound of each x86 tier, for the "x bound" column.
 //! - `header`, `report`, `json`, `csv`, `plot`: output; `writable`: their
-//!   paths checked before the run.
+//!   paths, checked before the run and written after it.
 
 #![forbid(unsafe_code)]
 
@@ -76,7 +56,6 @@ mod compare;
 mod csv;
 #[cfg(feature = "cuda")]
 mod cuda_impl;
-mod error;
 #[cfg(all(feature = "cuda", feature = "plot"))]
 mod gpu_table;
 mod header;
@@ -98,13 +77,13 @@ mod suite;
 mod timing;
 mod writable;
 
+pub use aesx_file::CommandError;
 pub use args::Args;
 use args::Options;
-pub use error::BenchError;
 use timing::ClockInfo;
 
 /// Runs `aesx bench`.
-pub fn run(args: Args) -> Result<ExitCode, BenchError> {
+pub fn run(args: Args) -> Result<ExitCode, CommandError> {
     if args.inner.gpu_table {
         #[cfg(all(feature = "cuda", feature = "plot"))]
         {
@@ -117,7 +96,7 @@ pub fn run(args: Args) -> Result<ExitCode, BenchError> {
             return gpu_table::run(&a.sizes, outputs);
         }
         #[cfg(not(all(feature = "cuda", feature = "plot")))]
-        return Err(BenchError::usage(
+        return Err(CommandError::usage(
             "--gpu-table needs the `cuda` and `plot` features, which this build left out",
         ));
     }

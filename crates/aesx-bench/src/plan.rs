@@ -10,7 +10,7 @@ use super::cases::{Case, Mode, Setup};
 use super::impls::Impl;
 use super::measure::{Plan, Subject};
 use super::rsp::{self, RspVector};
-use crate::error::BenchError;
+use aesx_file::CommandError;
 
 /// The whole suite should take about this long by default.
 const SUITE_BUDGET: Duration = Duration::from_secs(50);
@@ -60,7 +60,7 @@ pub(super) fn trim_default_sizes(opts: &mut Options) -> Option<String> {
 /// The bytes for a generated case; for gcm-dec, with the message sealed by
 /// aesx-soft (if that seal were wrong, every other library would refuse to
 /// open it and the run would stop).
-pub(super) fn setup_for(case: &Case) -> Result<Setup, BenchError> {
+pub(super) fn setup_for(case: &Case) -> Result<Setup, CommandError> {
     let mut setup = Setup::generate(case);
     if case.mode.opens() {
         let mut ct = setup.input.clone();
@@ -80,7 +80,7 @@ pub(super) fn setup_for(case: &Case) -> Result<Setup, BenchError> {
         let tag: [u8; 16] = tag
             .as_bytes()
             .try_into()
-            .map_err(|_| BenchError::failure("GCM tag is not 16 bytes"))?;
+            .map_err(|_| CommandError::failure("GCM tag is not 16 bytes"))?;
         setup.sealed = Some((ct, tag));
     }
     Ok(setup)
@@ -117,7 +117,7 @@ pub(super) fn threads_for(opts: &Options, mode: Mode) -> usize {
 }
 
 /// The cases of the grid, in report order; an error if none is valid.
-pub(super) fn grid(opts: &Options) -> Result<Vec<Case>, BenchError> {
+pub(super) fn grid(opts: &Options) -> Result<Vec<Case>, CommandError> {
     let mut cases = Vec::new();
     for &mode in &opts.modes {
         for &key_bits in &opts.key_bits {
@@ -133,7 +133,7 @@ pub(super) fn grid(opts: &Options) -> Result<Vec<Case>, BenchError> {
         }
     }
     if cases.is_empty() {
-        return Err(BenchError::usage(
+        return Err(CommandError::usage(
             "no case to run: the chosen modes need whole 16-byte blocks (XTS: at least 16 bytes, \
              128- or 256-bit keys)",
         ));
@@ -172,7 +172,7 @@ pub(super) struct Grid {
 
 /// The grid from the options (the default suite trimmed to its minute),
 /// or the one case of an `--rsp` file.
-pub(super) fn cases(opts: &mut Options) -> Result<Grid, BenchError> {
+pub(super) fn cases(opts: &mut Options) -> Result<Grid, CommandError> {
     if let Some(path) = &opts.rsp {
         let v = rsp::load(path)?;
         let note = v.describe(path);

@@ -12,11 +12,11 @@ use plotters::prelude::*;
 
 use super::cases::Mode;
 use super::report::{Meta, Row};
-use crate::error::BenchError;
+use aesx_file::CommandError;
 
 /// Draws the rows (median GB/s) into an SVG file.
-pub fn write(path: &Path, meta: &Meta, rows: &[Row]) -> Result<(), BenchError> {
-    draw(path, meta, rows).map_err(|e| BenchError::failure(format!("{}: {e}", path.display())))
+pub fn write(path: &Path, meta: &Meta, rows: &[Row]) -> Result<(), CommandError> {
+    draw(path, meta, rows).map_err(|e| CommandError::failure(format!("{}: {e}", path.display())))
 }
 
 fn draw(path: &Path, meta: &Meta, rows: &[Row]) -> Result<(), String> {

@@ -11,7 +11,7 @@ use std::io::{self, Read};
 use std::path::Path;
 
 use super::cases::{Case, Mode, Setup};
-use crate::error::BenchError;
+use aesx_file::CommandError;
 
 /// The one vector of a speed file, as a benchmark case.
 #[derive(Debug)]
@@ -47,8 +47,8 @@ impl RspVector {
 const MAX_FILE: u64 = 64 << 20;
 
 /// Reads and checks a speed file.
-pub fn load(path: &Path) -> Result<RspVector, BenchError> {
-    let fail = |m: String| BenchError::failure(format!("{}: {m}", path.display()));
+pub fn load(path: &Path) -> Result<RspVector, CommandError> {
+    let fail = |m: String| CommandError::failure(format!("{}: {m}", path.display()));
     // Capped, as every file aesx reads whole (`--rsp /dev/zero`).
     let mut bytes = Vec::new();
     let read = File::open(path)

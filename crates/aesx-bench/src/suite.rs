@@ -18,16 +18,16 @@ use super::progress::Progress;
 use super::report::{self, Row};
 use super::timing::{self, ClockInfo};
 use super::{csv, header, json, plan};
-use crate::error::BenchError;
+use aesx_file::CommandError;
 
 /// Runs the suite (or the `--rsp` case) and writes every report.
-pub(super) fn run(mut opts: Options, clock: &ClockInfo) -> Result<ExitCode, BenchError> {
+pub(super) fn run(mut opts: Options, clock: &ClockInfo) -> Result<ExitCode, CommandError> {
     let grid = plan::cases(&mut opts)?;
     let measurements = plan::measurements(&opts, &grid.cases);
     let budget = plan::budget(&opts, measurements);
 
     let mut out = std::io::stdout().lock();
-    let w = |e: std::io::Error| BenchError::failure(format!("writing the report: {e}"));
+    let w = |e: std::io::Error| CommandError::failure(format!("writing the report: {e}"));
     header::print(
         &mut out,
         &opts,
@@ -50,13 +50,13 @@ pub(super) fn run(mut opts: Options, clock: &ClockInfo) -> Result<ExitCode, Benc
     }
     progress.finish();
     report::add_ratios(&mut rows);
-    let bounds = Bounds::measure(&rows, opts.isa, &plan, clock).map_err(BenchError::failure)?;
+    let bounds = Bounds::measure(&rows, opts.isa, &plan, clock).map_err(CommandError::failure)?;
     bounds.apply(&mut rows, opts.isa);
     report::print(&mut out, &rows, opts.mb).map_err(w)?;
     report::print_summary(&mut out, &rows).map_err(w)?;
     #[cfg(feature = "cuda")]
     if opts.impls.contains(&super::impls::Impl::Cuda) {
-        cuda_impl::print_device_figures(&mut out, 256 << 20).map_err(BenchError::failure)?;
+        cuda_impl::print_device_figures(&mut out, 256 << 20).map_err(CommandError::failure)?;
     }
     writeln!(
         out,
@@ -96,7 +96,7 @@ fn run_case(
     expect: Option<&[u8]>,
     plan: &Plan,
     clock: &ClockInfo,
-) -> Result<Vec<Row>, BenchError> {
+) -> Result<Vec<Row>, CommandError> {
     let impls = plan::impls_for(opts, case);
     let threaded;
     let setup = match plan::library_threads(opts, case.mode) {
@@ -114,8 +114,8 @@ fn run_case(
         .iter()
         .map(|&i| Subject::new(i, case, setup, plan::threads_for(opts, case.mode)))
         .collect::<Result<Vec<_>, _>>()
-        .map_err(BenchError::failure)?;
-    measure::measure(&mut subjects, plan).map_err(BenchError::failure)?;
+        .map_err(CommandError::failure)?;
+    measure::measure(&mut subjects, plan).map_err(CommandError::failure)?;
     Ok(subjects
         .iter()
         .filter_map(|s| Row::from_subject(s, case, clock))

@@ -1,17 +1,24 @@
-//! A report path checked before the run: `--json`, `--csv` and `--plot`
+//! Report paths: checked before the run (`--json`, `--csv` and `--plot`
 //! are written after minutes of measuring, so a path that cannot take the
-//! file fails first, in one line, with nothing created.
+//! file fails first, in one line, with nothing created), and written after
+//! it, by the suite's reports and `--gpu-table`'s alike.
 
 use std::io;
 use std::path::Path;
 
-use crate::error::BenchError;
+use aesx_file::CommandError;
+
+/// Writes a finished report to `path`; a failure names the path.
+pub fn write_report(path: &Path, text: impl AsRef<[u8]>) -> Result<(), CommandError> {
+    std::fs::write(path, text)
+        .map_err(|e| CommandError::failure(format!("{}: {e}", path.display())))
+}
 
 /// Checks, without creating or changing anything visible, that `path` can
 /// be written later: its directory exists and takes new files, and it is
 /// not a directory. `flag` names the option in the message.
-pub fn check_writable(flag: &str, path: &Path) -> Result<(), BenchError> {
-    let fail = |why: String| BenchError::usage(format!("{flag} {}: {why}", path.display()));
+pub fn check_writable(flag: &str, path: &Path) -> Result<(), CommandError> {
+    let fail = |why: String| CommandError::usage(format!("{flag} {}: {why}", path.display()));
     match std::fs::metadata(path) {
         Ok(m) if m.is_dir() => return Err(fail("is a directory".into())),
         Ok(m) if m.is_file() => {
@@ -52,7 +59,7 @@ pub fn check_writable(flag: &str, path: &Path) -> Result<(), BenchError> {
     // A named probe, removed at once.
     let mut r = [0u8; 8];
     getrandom::fill(&mut r)
-        .map_err(|e| BenchError::failure(format!("no randomness from the OS: {e}")))?;
+        .map_err(|e| CommandError::failure(format!("no randomness from the OS: {e}")))?;
     let tmp = dir.join(format!(".aesx-tmp-{}", hex::encode(r)));
     std::fs::OpenOptions::new()
         .write(true)

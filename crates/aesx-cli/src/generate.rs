@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::CliError;
+use crate::CommandError;
 
 /// Arguments of `aesx generate`.
 #[derive(clap::Args, Debug)]
@@ -34,17 +34,17 @@ enum What {
 }
 
 /// Runs `aesx generate` for the command `cmd` (the whole `aesx`).
-pub fn run(a: Args, cmd: clap::Command) -> Result<ExitCode, CliError> {
+pub fn run(a: Args, cmd: clap::Command) -> Result<ExitCode, CommandError> {
     match a.what {
         What::Man { dir } => {
             if !dir.is_dir() {
-                return Err(CliError::usage(format!(
+                return Err(CommandError::usage(format!(
                     "{}: not a directory (create it first)",
                     dir.display()
                 )));
             }
             clap_mangen::generate_to(cmd, &dir).map_err(|e| {
-                CliError::failure(format!(
+                CommandError::failure(format!(
                     "writing man pages into {}: {}",
                     dir.display(),
                     crate::file::io_msg(&e)
@@ -59,7 +59,7 @@ pub fn run(a: Args, cmd: clap::Command) -> Result<ExitCode, CliError> {
             std::io::Write::write_all(&mut stdout, &out)
                 .and_then(|()| std::io::Write::flush(&mut stdout))
                 .map_err(|e| {
-                    CliError::failure(format!("writing output: {}", crate::file::io_msg(&e)))
+                    CommandError::failure(format!("writing output: {}", crate::file::io_msg(&e)))
                 })?;
         }
     }

@@ -6,14 +6,14 @@ use std::process::ExitCode;
 
 use aesx::{Backend, Schedule};
 
-use crate::{outln, CliError};
+use crate::{outln, CommandError};
 
 /// Arguments of `aesx info`.
 #[derive(clap::Args, Debug)]
 pub struct Args {}
 
 /// Runs `aesx info`.
-pub fn run(_args: Args) -> Result<ExitCode, CliError> {
+pub fn run(_args: Args) -> Result<ExitCode, CommandError> {
     outln!("cpu:       {}", cpu_model());
     outln!("arch:      {}", std::env::consts::ARCH);
     let feats: Vec<String> = features()
@@ -47,7 +47,7 @@ pub fn run(_args: Args) -> Result<ExitCode, CliError> {
     let fastest = Backend::fastest();
     // The library reads no environment variable: the CLI's own parser does,
     // as every other subcommand uses it.
-    match crate::backend_arg::forced(None, &[]) {
+    match crate::backend_arg::env_cpu() {
         Ok(Some(b)) => {
             outln!("default:   {b} (forced by AESX_BACKEND; fastest here is {fastest})");
             Ok(ExitCode::SUCCESS)
@@ -57,15 +57,15 @@ pub fn run(_args: Args) -> Result<ExitCode, CliError> {
             Ok(ExitCode::SUCCESS)
         }
         Err(e) => {
-            let raw = std::env::var_os("AESX_BACKEND").unwrap_or_default();
+            let raw = crate::backend_arg::env_name().ok().flatten();
             outln!(
                 "default:   none: AESX_BACKEND={} is refused",
-                raw.to_string_lossy()
+                raw.unwrap_or("(not UTF-8)")
             );
             // `info` reports a refused value as a failure (exit 1), whether
             // the name is unknown or names a backend this machine lacks.
-            let (CliError::Usage(msg) | CliError::Failure(msg)) = e;
-            Err(CliError::failure(msg))
+            let (CommandError::Usage(msg) | CommandError::Failure(msg)) = e;
+            Err(CommandError::failure(msg))
         }
     }
 }

@@ -22,11 +22,11 @@ pub mod generate;
 pub mod info;
 pub mod mac;
 
-pub use error::CliError;
+pub use aesx_file::CommandError;
 
 /// `println!` that returns an error instead of panicking when stdout is
 /// closed (`aesx cavp ... | head`); use inside functions returning
-/// `Result<_, CliError>`.
+/// `Result<_, CommandError>`.
 macro_rules! outln {
     ($($arg:tt)*) => {
         $crate::write_stdout(format_args!($($arg)*))?
@@ -35,11 +35,11 @@ macro_rules! outln {
 pub(crate) use outln;
 
 /// Writes one line to stdout; see `outln!`.
-pub fn write_stdout(args: std::fmt::Arguments<'_>) -> Result<(), CliError> {
+pub fn write_stdout(args: std::fmt::Arguments<'_>) -> Result<(), CommandError> {
     let mut out = std::io::stdout().lock();
     writeln!(out, "{args}")
         .and_then(|()| out.flush())
-        .map_err(|e| CliError::failure(format!("writing output: {e}")))
+        .map_err(|e| CommandError::failure(format!("writing output: {e}")))
 }
 
 /// Writes one line to stderr, ignoring failure (there is nowhere left to

@@ -14,7 +14,7 @@ use std::process::ExitCode;
 use aesx::Cmac;
 
 use crate::cipher::{hex_arg, read_some};
-use crate::{backend_arg, outln, CliError};
+use crate::{backend_arg, outln, CommandError};
 
 /// Bytes read per chunk.
 const CHUNK: usize = 256 * 1024;
@@ -50,8 +50,8 @@ pub enum MacMode {
 }
 
 /// Runs `aesx mac`.
-pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    let choice = backend_arg::choose(args.backend.as_deref(), backend_arg::GPU_NAMES)?;
+pub fn run(args: Args) -> Result<ExitCode, CommandError> {
+    let choice = backend_arg::choose(args.backend.as_deref(), backend_arg::Accepts::Gpu)?;
     #[cfg(feature = "cuda")]
     if choice == backend_arg::Choice::Cuda {
         return Err(backend_arg::cpu_only("cmac"));
@@ -59,7 +59,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let backend = choice.cpu();
     let key = hex_arg("--key", &args.key)?;
     if !matches!(key.len(), 16 | 24 | 32) {
-        return Err(CliError::usage(format!(
+        return Err(CommandError::usage(format!(
             "--key: {} bytes; AES keys are 16, 24 or 32 bytes (32, 48 or 64 hex digits)",
             key.len()
         )));
@@ -68,7 +68,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         Some(s) => {
             let t = hex_arg("--verify", s)?;
             if !(1..=16).contains(&t.len()) {
-                return Err(CliError::usage(format!(
+                return Err(CommandError::usage(format!(
                     "--verify: {} bytes; a CMAC tag is 1 to 16 bytes",
                     t.len()
                 )));
@@ -82,7 +82,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let mut reader: Box<dyn Read> = match input {
         Some(path) => {
             let file = File::open(path).map_err(|e| {
-                CliError::failure(format!(
+                CommandError::failure(format!(
                     "cannot open {}: {}",
                     path.display(),
                     crate::file::io_msg(&e)
@@ -90,7 +90,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             })?;
             let is_dir = file.metadata().map(|m| m.is_dir()).unwrap_or(false);
             if is_dir {
-                return Err(CliError::failure(format!(
+                return Err(CommandError::failure(format!(
                     "cannot read {}: is a directory",
                     path.display()
                 )));
@@ -115,7 +115,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         }
         Some(tag) => match hasher.verify(&tag) {
             Ok(()) => Ok(ExitCode::SUCCESS),
-            Err(aesx::Error::AuthenticationFailed) => Err(CliError::failure(format!(
+            Err(aesx::Error::AuthenticationFailed) => Err(CommandError::failure(format!(
                 "CMAC mismatch: the {}-byte tag given to --verify is not the input's",
                 tag.len()
             ))),

@@ -4,7 +4,7 @@
 use std::ffi::OsString;
 use std::process::ExitCode;
 
-use crate::error::CliError;
+use crate::CommandError;
 
 /// Whatever follows `aesx bench`: nothing is parsed, the build cannot run
 /// it.
@@ -15,8 +15,8 @@ pub struct Args {
 }
 
 /// Refuses, in one line.
-pub fn run(_args: Args) -> Result<ExitCode, CliError> {
-    Err(CliError::usage(
+pub fn run(_args: Args) -> Result<ExitCode, CommandError> {
+    Err(CommandError::usage(
         "bench needs the `peers` feature, which this build left out \
          (cargo install --path crates/aesx-cli --features peers)",
     ))

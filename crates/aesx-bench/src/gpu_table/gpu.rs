@@ -19,7 +19,7 @@ use aesx_cuda::chunk_pipe::{ChunkPipe, Direction, CHUNK, RECORD};
 use aesx_cuda::{CudaError, CudaGcm};
 use aesx_file::payload::{self, chunk_nonce, Suite, NONCE_LEN, PAYLOAD_HEADER_LEN};
 
-use super::{header_into, Buf, Dir, FileKey, Side, Workload};
+use super::side::{header_into, Buf, Dir, FileKey, Side, Workload};
 
 /// Chunks per pipe batch: 32 MiB of plaintext, as the CLI's offload path.
 const BATCH: usize = 2048;
@@ -398,7 +398,7 @@ pub(super) mod model {
             Ok(Box::new(vec![0u8; len]))
         }
         fn ecb(&self, key: &[u8; 32], dir: Dir, buf: &mut [u8]) -> Result<(), String> {
-            super::super::Cpu::best().ecb(key, dir, buf)
+            super::super::cpu::Cpu::best().ecb(key, dir, buf)
         }
         fn file_mem(
             &self,

@@ -15,7 +15,7 @@ use aesx_cuda::{CudaError, CudaGcm, CudaXts, Gpu};
 use super::gcm::GcmFile;
 use super::rsp::{self, ParseError, Record};
 use super::{detect, hx, Direction, Report, Suite};
-use crate::{backend_arg, CliError};
+use crate::{backend_arg, CommandError};
 
 /// A GCM open that was refused: whether for a tag mismatch (then the
 /// output must have been zeroed) and whether it was.
@@ -103,7 +103,7 @@ impl Engine for GpuEngine {
 }
 
 /// Runs `aesx cavp --backend cuda` over `files`.
-pub fn run(files: &[std::path::PathBuf]) -> Result<ExitCode, CliError> {
+pub fn run(files: &[std::path::PathBuf]) -> Result<ExitCode, CommandError> {
     let engine = GpuEngine(backend_arg::open_gpu()?);
     let mut tally = super::Tally::default();
     for path in files {

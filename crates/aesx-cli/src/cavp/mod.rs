@@ -12,10 +12,10 @@ use std::process::ExitCode;
 
 use aesx::Backend;
 
-use crate::backend_arg;
+use crate::backend_arg::{self, Choice};
 use crate::cipher::aead::Kind;
 use crate::cipher::keywrap::Variant;
-use crate::{outln, CliError};
+use crate::{outln, CommandError};
 
 mod aead;
 mod cmac;
@@ -375,31 +375,33 @@ impl Report {
 }
 
 /// Runs `aesx cavp`.
-pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    #[cfg(feature = "cuda")]
-    if backend_arg::choose(args.backend.as_deref(), backend_arg::GPU_NAMES)?
-        == backend_arg::Choice::Cuda
-    {
-        // Said before the GPU is opened, and for the files' names alone.
-        if let Some(path) = args
-            .files
-            .iter()
-            .find(|p| detect(p, "").is_ok_and(Suite::cpu_only))
-        {
-            return Err(CliError::usage(format!(
-                "--backend cuda: {} holds AES-GCM-SIV, CCM, KW/KWP or CMAC vectors, which \
-                 run on the CPU only (choose a CPU backend or leave --backend out)",
-                path.display()
-            )));
+pub fn run(args: Args) -> Result<ExitCode, CommandError> {
+    let backends = match backend_arg::forced(args.backend.as_deref(), backend_arg::Accepts::Gpu)? {
+        Some(Choice::Cpu(b)) => vec![b],
+        None => Backend::available().iter().collect(),
+        #[cfg(feature = "cuda")]
+        Some(Choice::Cuda) => {
+            // Said before the GPU is opened, and for the files' names alone.
+            if let Some(path) = args
+                .files
+                .iter()
+                .find(|p| detect(p, "").is_ok_and(Suite::cpu_only))
+            {
+                return Err(CommandError::usage(format!(
+                    "--backend cuda: {} holds AES-GCM-SIV, CCM, KW/KWP or CMAC vectors, which \
+                     run on the CPU only (choose a CPU backend or leave --backend out)",
+                    path.display()
+                )));
+            }
+            return cuda::run(&args.files);
         }
-        return cuda::run(&args.files);
-    }
-    let backends = backend_arg::selected_all(args.backend.as_deref())?;
+    };
     let names: Vec<&str> = backends.iter().map(|b| b.name()).collect();
     let names = names.join(" ");
     let mut tally = Tally::default();
     for path in &args.files {
-        let outcome = run_file(path, &backends).map_err(|m| crate::error::strip_os_error(&m));
+        let outcome =
+            run_file(path, &backends).map_err(|m| aesx_file::command_error::strip_os_error(&m));
         tally.file(path, outcome, &names)?;
     }
     tally.finish()
@@ -421,7 +423,7 @@ impl Tally {
         path: &Path,
         outcome: Result<(Suite, Report), String>,
         names: &str,
-    ) -> Result<(), CliError> {
+    ) -> Result<(), CommandError> {
         match outcome {
             Ok((suite, report)) => {
                 for f in &report.failures {
@@ -467,7 +469,7 @@ impl Tally {
 
     /// Prints the totals; the exit status is 2 when a file could not be
     /// read, else 1 when a check failed.
-    fn finish(&self) -> Result<ExitCode, CliError> {
+    fn finish(&self) -> Result<ExitCode, CommandError> {
         outln!("{} passed, {} failed", self.passed, self.failed);
         Ok(ExitCode::from(if self.unreadable > 0 {
             2

@@ -17,7 +17,7 @@ use aesx::{Backend, Ccm, GcmSiv, Tag, Xaes256Gcm};
 use zeroize::Zeroizing;
 
 use super::{hex_arg, Op, Params, Whole};
-use crate::CliError;
+use crate::CommandError;
 
 /// The AEAD families of this file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -176,8 +176,8 @@ struct AeadJob {
 }
 
 impl AeadJob {
-    fn too_long(&self, len: u64) -> CliError {
-        CliError::failure(format!(
+    fn too_long(&self, len: u64) -> CommandError {
+        CommandError::failure(format!(
             "input of {len} bytes is longer than {} allows with this nonce ({} bytes of \
              plaintext); nothing written",
             self.kind.name(),
@@ -195,12 +195,12 @@ impl Whole for AeadJob {
         }
     }
 
-    fn check_len(&self, len: u64) -> Result<(), CliError> {
+    fn check_len(&self, len: u64) -> Result<(), CommandError> {
         let tag = self.aead.tag_len as u64;
         let max = self.kind.max_plaintext(self.nonce.len());
         match self.op {
             Op::Encrypt if len > max => Err(self.too_long(len)),
-            Op::Decrypt if len < tag => Err(CliError::failure(format!(
+            Op::Decrypt if len < tag => Err(CommandError::failure(format!(
                 "the input is {len} bytes, shorter than the {tag}-byte {} tag it must end \
                  with (truncated, or not {} output); nothing written",
                 self.kind.name(),
@@ -211,7 +211,7 @@ impl Whole for AeadJob {
         }
     }
 
-    fn run(&self, input: &[u8]) -> Result<Zeroizing<Vec<u8>>, CliError> {
+    fn run(&self, input: &[u8]) -> Result<Zeroizing<Vec<u8>>, CommandError> {
         self.check_len(input.len() as u64)?;
         let r = match self.op {
             Op::Encrypt => self.aead.seal(&self.nonce, &self.aad, input),
@@ -219,7 +219,7 @@ impl Whole for AeadJob {
         };
         match r {
             Ok(out) => Ok(Zeroizing::new(out)),
-            Err(aesx::Error::AuthenticationFailed) => Err(CliError::failure(format!(
+            Err(aesx::Error::AuthenticationFailed) => Err(CommandError::failure(format!(
                 "authentication failed: the {}-byte tag at the end of the input does not \
                  match (wrong key, nonce, AAD or tag length, or altered data); nothing written",
                 self.aead.tag_len
@@ -231,24 +231,24 @@ impl Whole for AeadJob {
 }
 
 /// The job for `kind` from the command line.
-pub fn job(kind: Kind, p: &Params) -> Result<Box<dyn Whole>, CliError> {
+pub fn job(kind: Kind, p: &Params) -> Result<Box<dyn Whole>, CommandError> {
     let name = kind.name();
     p.no_padding()?;
     if !kind.key_ok(p.key.len()) {
-        return Err(CliError::usage(format!(
+        return Err(CommandError::usage(format!(
             "--key: {} bytes; {name} keys are {}",
             p.key.len(),
             kind.key_sizes()
         )));
     }
     let nonce = p.iv.clone().ok_or_else(|| {
-        CliError::usage(format!(
+        CommandError::usage(format!(
             "--iv (the nonce) is required for {name}: {}",
             kind.nonce_sizes()
         ))
     })?;
     if !kind.nonce_ok(nonce.len()) {
-        return Err(CliError::usage(format!(
+        return Err(CommandError::usage(format!(
             "--iv: {} bytes; the {name} nonce is {}",
             nonce.len(),
             kind.nonce_sizes()
@@ -256,13 +256,13 @@ pub fn job(kind: Kind, p: &Params) -> Result<Box<dyn Whole>, CliError> {
     }
     let tag_len = match (kind, p.args.tag_len) {
         (Kind::Ccm, Some(t)) if !(4..=16).contains(&t) || t % 2 != 0 => {
-            return Err(CliError::usage(format!(
+            return Err(CommandError::usage(format!(
                 "--tag-len {t}: CCM tags are 4, 6, 8, 10, 12, 14 or 16 bytes"
             )))
         }
         (Kind::Ccm, Some(t)) => t,
         (_, Some(t)) if t != 16 => {
-            return Err(CliError::usage(format!(
+            return Err(CommandError::usage(format!(
                 "--tag-len {t}: {name} tags are always 16 bytes"
             )))
         }

@@ -8,7 +8,7 @@
 use aesx::{Padding, BLOCK_LEN};
 
 use super::{Op, Stream};
-use crate::CliError;
+use crate::CommandError;
 
 /// What a block mode supplies: whole blocks, and the padded final piece.
 pub trait BlockOp {
@@ -49,7 +49,7 @@ impl<B: BlockOp> Blockwise<B> {
         self.op == Op::Decrypt && self.padding == Padding::Pkcs7
     }
 
-    fn length_error(&self, len: u64) -> CliError {
+    fn length_error(&self, len: u64) -> CommandError {
         let what = match self.op {
             Op::Encrypt => "input",
             Op::Decrypt => "ciphertext",
@@ -58,14 +58,14 @@ impl<B: BlockOp> Blockwise<B> {
             (Op::Encrypt, Padding::None) => " (use --padding pkcs7 to pad it)",
             _ => "",
         };
-        CliError::failure(format!(
+        CommandError::failure(format!(
             "{what} is {len} bytes, not a whole number of 16-byte blocks{hint}"
         ))
     }
 }
 
 impl<B: BlockOp> Stream for Blockwise<B> {
-    fn check_len(&self, len: u64) -> Result<(), CliError> {
+    fn check_len(&self, len: u64) -> Result<(), CommandError> {
         let whole = len.is_multiple_of(BLOCK_LEN as u64);
         match (self.op, self.padding) {
             (Op::Encrypt, Padding::Pkcs7) => Ok(()),
@@ -75,7 +75,7 @@ impl<B: BlockOp> Stream for Blockwise<B> {
         }
     }
 
-    fn update(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<(), CliError> {
+    fn update(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<(), CommandError> {
         self.total += input.len() as u64;
         let start = out.len();
         out.extend_from_slice(&self.pending);
@@ -93,7 +93,7 @@ impl<B: BlockOp> Stream for Blockwise<B> {
         Ok(())
     }
 
-    fn finish(&mut self, out: &mut Vec<u8>) -> Result<(), CliError> {
+    fn finish(&mut self, out: &mut Vec<u8>) -> Result<(), CommandError> {
         let pending = std::mem::take(&mut self.pending);
         match (self.op, self.padding) {
             (_, Padding::None) => {
@@ -120,7 +120,7 @@ impl<B: BlockOp> Stream for Blockwise<B> {
                     .inner
                     .last(self.op, &pending, &mut last)
                     .map_err(|e| match e {
-                        aesx::Error::BadPadding => CliError::failure(format!(
+                        aesx::Error::BadPadding => CommandError::failure(format!(
                             "bad padding on decryption ({}: wrong key or IV, or corrupted \
                              or unpadded input)",
                             self.mode
@@ -134,6 +134,6 @@ impl<B: BlockOp> Stream for Blockwise<B> {
     }
 }
 
-fn empty_error() -> CliError {
-    CliError::failure("ciphertext is empty; PKCS#7 padded ciphertext is at least one block")
+fn empty_error() -> CommandError {
+    CommandError::failure("ciphertext is empty; PKCS#7 padded ciphertext is at least one block")
 }

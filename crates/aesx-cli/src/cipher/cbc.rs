@@ -4,7 +4,7 @@ use aesx::{Block, Cbc, Padding};
 
 use super::blockwise::{BlockOp, Blockwise};
 use super::{Op, Params, Stream};
-use crate::CliError;
+use crate::CommandError;
 
 /// CBC with its running chain value (the IV for the next block).
 struct Chained {
@@ -29,7 +29,7 @@ impl BlockOp for Chained {
 }
 
 /// The CBC stream for `p`.
-pub fn stream(p: &Params) -> Result<Box<dyn Stream>, CliError> {
+pub fn stream(p: &Params) -> Result<Box<dyn Stream>, CommandError> {
     let chain = p.iv16()?;
     let cbc = Cbc::with_backend(p.aes_key()?, p.backend)?;
     let padding = p.padding.unwrap_or(Padding::Pkcs7);

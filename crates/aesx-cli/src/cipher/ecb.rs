@@ -4,7 +4,7 @@ use aesx::{Ecb, Padding};
 
 use super::blockwise::{BlockOp, Blockwise};
 use super::{Op, Params, Stream};
-use crate::CliError;
+use crate::CommandError;
 
 impl BlockOp for Ecb {
     fn blocks(&mut self, op: Op, buf: &mut [u8]) -> aesx::Result<()> {
@@ -23,7 +23,7 @@ impl BlockOp for Ecb {
 }
 
 /// The ECB stream for `p`.
-pub fn stream(p: &Params) -> Result<Box<dyn Stream>, CliError> {
+pub fn stream(p: &Params) -> Result<Box<dyn Stream>, CommandError> {
     p.no_iv()?;
     let ecb = Ecb::with_backend(p.aes_key()?, p.backend)?;
     let padding = p.padding.unwrap_or(Padding::Pkcs7);

@@ -5,7 +5,7 @@
 use aesx::{Cfb, Cfb8, Ofb};
 
 use super::{Op, Params, Stream};
-use crate::CliError;
+use crate::CommandError;
 
 /// Which feedback mode.
 #[derive(Clone, Copy)]
@@ -27,7 +27,7 @@ struct FeedbackStream {
 }
 
 impl Stream for FeedbackStream {
-    fn update(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<(), CliError> {
+    fn update(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<(), CommandError> {
         let start = out.len();
         out.extend_from_slice(input);
         let buf = &mut out[start..];
@@ -41,13 +41,13 @@ impl Stream for FeedbackStream {
         Ok(())
     }
 
-    fn finish(&mut self, _out: &mut Vec<u8>) -> Result<(), CliError> {
+    fn finish(&mut self, _out: &mut Vec<u8>) -> Result<(), CommandError> {
         Ok(())
     }
 }
 
 /// The CFB, CFB8 or OFB stream for `p`.
-pub fn stream(kind: Kind, p: &Params) -> Result<Box<dyn Stream>, CliError> {
+pub fn stream(kind: Kind, p: &Params) -> Result<Box<dyn Stream>, CommandError> {
     p.no_padding()?;
     let iv = p.iv16()?;
     let (key, b) = (p.aes_key()?, p.backend);

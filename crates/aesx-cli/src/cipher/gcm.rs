@@ -23,7 +23,7 @@ use zeroize::Zeroizing;
 
 use super::{hex_arg, read_some, Op, Params, CHUNK};
 use crate::file::output::Output;
-use crate::CliError;
+use crate::CommandError;
 
 /// A GCM encryption or decryption, ready to run.
 pub struct GcmJob {
@@ -33,8 +33,8 @@ pub struct GcmJob {
     aad: Vec<u8>,
 }
 
-fn too_long(len: u64) -> CliError {
-    CliError::failure(format!(
+fn too_long(len: u64) -> CommandError {
+    CommandError::failure(format!(
         "input of {len} bytes is longer than GCM allows (2^36 - 32 bytes of plaintext)"
     ))
 }
@@ -44,8 +44,8 @@ impl GcmJob {
         self.gcm.tag_len()
     }
 
-    fn short_error(&self, len: u64) -> CliError {
-        CliError::failure(format!(
+    fn short_error(&self, len: u64) -> CommandError {
+        CommandError::failure(format!(
             "the input is {len} bytes, shorter than the {}-byte GCM tag it must end with \
              (truncated, or not GCM output); nothing written",
             self.tag_len()
@@ -53,7 +53,7 @@ impl GcmJob {
     }
 
     /// Refuses, before anything is read, an input of the wrong length.
-    pub fn check_len(&self, len: u64) -> Result<(), CliError> {
+    pub fn check_len(&self, len: u64) -> Result<(), CommandError> {
         let tag = self.tag_len() as u64;
         match self.op {
             Op::Encrypt if len > Gcm::MAX_PLAINTEXT_LEN => Err(too_long(len)),
@@ -64,14 +64,14 @@ impl GcmJob {
     }
 
     /// Streams `input` through GCM into `out` (not committed).
-    pub fn run(self, input: &mut dyn Read, out: &mut Output) -> Result<(), CliError> {
+    pub fn run(self, input: &mut dyn Read, out: &mut Output) -> Result<(), CommandError> {
         match self.op {
             Op::Encrypt => self.encrypt(input, out),
             Op::Decrypt => self.decrypt(input, out),
         }
     }
 
-    fn encrypt(&self, input: &mut dyn Read, out: &mut Output) -> Result<(), CliError> {
+    fn encrypt(&self, input: &mut dyn Read, out: &mut Output) -> Result<(), CommandError> {
         let mut enc = self.gcm.encryptor(&self.iv)?;
         enc.aad(&self.aad)?;
         let mut buf = Zeroizing::new(vec![0u8; CHUNK]);
@@ -91,7 +91,7 @@ impl GcmJob {
         out.write_all(enc.finish().as_bytes())
     }
 
-    fn decrypt(&self, input: &mut dyn Read, out: &mut Output) -> Result<(), CliError> {
+    fn decrypt(&self, input: &mut dyn Read, out: &mut Output) -> Result<(), CommandError> {
         let tag_len = self.tag_len();
         let mut dec = GcmDecryptorHazmat::new(&self.gcm, &self.iv)?;
         dec.aad(&self.aad)?;
@@ -126,7 +126,7 @@ impl GcmJob {
         out.write_all(&held[..ready])?;
         match dec.finish(&held[ready..have]) {
             Ok(()) => Ok(()),
-            Err(Error::AuthenticationFailed) => Err(CliError::failure(format!(
+            Err(Error::AuthenticationFailed) => Err(CommandError::failure(format!(
                 "authentication failed: the {tag_len}-byte tag at the end of the input does \
                  not match (wrong key, IV, AAD or tag length, or altered data); nothing written"
             ))),
@@ -136,13 +136,13 @@ impl GcmJob {
 }
 
 /// The GCM job for `p`.
-pub fn job(p: &Params) -> Result<GcmJob, CliError> {
+pub fn job(p: &Params) -> Result<GcmJob, CommandError> {
     p.no_padding()?;
     let iv =
         p.iv.clone()
-            .ok_or_else(|| CliError::usage("--iv is required for gcm (12 bytes usual)"))?;
+            .ok_or_else(|| CommandError::usage("--iv is required for gcm (12 bytes usual)"))?;
     if iv.is_empty() {
-        return Err(CliError::usage("--iv: gcm needs at least one byte"));
+        return Err(CommandError::usage("--iv: gcm needs at least one byte"));
     }
     let aad = match &p.args.aad {
         Some(s) => hex_arg("--aad", s)?,
@@ -152,7 +152,7 @@ pub fn job(p: &Params) -> Result<GcmJob, CliError> {
     let gcm = Gcm::with_backend(p.aes_key()?, p.backend)?
         .with_tag_len(tag_len)
         .map_err(|_| {
-            CliError::usage(format!(
+            CommandError::usage(format!(
                 "--tag-len {tag_len}: GCM tags are 16, 15, 14, 13, 12, 8 or 4 bytes"
             ))
         })?;

@@ -12,7 +12,7 @@ use aesx::KeyWrap;
 use zeroize::Zeroizing;
 
 use super::{Op, Params, Whole};
-use crate::CliError;
+use crate::CommandError;
 
 /// KW (RFC 3394) or KWP (RFC 5649).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,14 +59,14 @@ impl Whole for WrapJob {
         }
     }
 
-    fn check_len(&self, len: u64) -> Result<(), CliError> {
+    fn check_len(&self, len: u64) -> Result<(), CommandError> {
         match length_problem(self.variant, self.op, len) {
-            Some(msg) => Err(CliError::failure(format!("{msg}; nothing written"))),
+            Some(msg) => Err(CommandError::failure(format!("{msg}; nothing written"))),
             None => Ok(()),
         }
     }
 
-    fn run(&self, input: &[u8]) -> Result<Zeroizing<Vec<u8>>, CliError> {
+    fn run(&self, input: &[u8]) -> Result<Zeroizing<Vec<u8>>, CommandError> {
         self.check_len(input.len() as u64)?;
         let r = match (self.variant, self.op) {
             (Variant::Kw, Op::Encrypt) => self.kw.wrap(input),
@@ -76,7 +76,7 @@ impl Whole for WrapJob {
         };
         match r {
             Ok(out) => Ok(Zeroizing::new(out)),
-            Err(aesx::Error::AuthenticationFailed) => Err(CliError::failure(
+            Err(aesx::Error::AuthenticationFailed) => Err(CommandError::failure(
                 "unwrap failed: the integrity check does not pass (wrong key or mode, or \
                  altered data); nothing written",
             )),
@@ -86,7 +86,7 @@ impl Whole for WrapJob {
 }
 
 /// The job for `variant` from the command line.
-pub fn job(variant: Variant, p: &Params) -> Result<Box<dyn Whole>, CliError> {
+pub fn job(variant: Variant, p: &Params) -> Result<Box<dyn Whole>, CommandError> {
     p.no_padding()?;
     p.no_iv()?;
     Ok(Box::new(WrapJob {

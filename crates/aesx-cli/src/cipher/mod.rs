@@ -23,7 +23,7 @@ use zeroize::Zeroizing;
 
 use crate::backend_arg;
 use crate::file::output::{self, Output, OutputOpts};
-use crate::CliError;
+use crate::CommandError;
 
 pub mod aead;
 mod blockwise;
@@ -192,23 +192,23 @@ pub struct Params<'a> {
 
 impl Params<'_> {
     /// The key, checked to be an AES key (16, 24 or 32 bytes).
-    pub fn aes_key(&self) -> Result<&[u8], CliError> {
+    pub fn aes_key(&self) -> Result<&[u8], CommandError> {
         match self.key.len() {
             16 | 24 | 32 => Ok(&self.key),
-            n => Err(CliError::usage(format!(
+            n => Err(CommandError::usage(format!(
                 "--key: {n} bytes; AES keys are 16, 24 or 32 bytes (32, 48 or 64 hex digits)"
             ))),
         }
     }
 
     /// The IV, required and exactly 16 bytes.
-    pub fn iv16(&self) -> Result<[u8; 16], CliError> {
+    pub fn iv16(&self) -> Result<[u8; 16], CommandError> {
         let iv = self
             .iv
             .as_deref()
-            .ok_or_else(|| CliError::usage(format!("--iv is required for {}", self.mode)))?;
+            .ok_or_else(|| CommandError::usage(format!("--iv is required for {}", self.mode)))?;
         iv.try_into().map_err(|_| {
-            CliError::usage(format!(
+            CommandError::usage(format!(
                 "--iv: {} bytes; {} needs 16 bytes (32 hex digits)",
                 iv.len(),
                 self.mode
@@ -217,9 +217,9 @@ impl Params<'_> {
     }
 
     /// Refuses an IV for modes that take none.
-    pub fn no_iv(&self) -> Result<(), CliError> {
+    pub fn no_iv(&self) -> Result<(), CommandError> {
         match self.iv {
-            Some(_) => Err(CliError::usage(format!(
+            Some(_) => Err(CommandError::usage(format!(
                 "--iv is not used by {}",
                 self.mode
             ))),
@@ -228,9 +228,9 @@ impl Params<'_> {
     }
 
     /// Refuses padding for stream modes (accepting an explicit `none`).
-    pub fn no_padding(&self) -> Result<(), CliError> {
+    pub fn no_padding(&self) -> Result<(), CommandError> {
         match self.padding {
-            Some(Padding::Pkcs7) => Err(CliError::usage(format!(
+            Some(Padding::Pkcs7) => Err(CommandError::usage(format!(
                 "--padding pkcs7 is not used by {} (it needs no padding)",
                 self.mode
             ))),
@@ -243,13 +243,13 @@ impl Params<'_> {
 pub trait Stream {
     /// Checks, before anything is written, that an input of `len` bytes can
     /// succeed (when the length is known in advance).
-    fn check_len(&self, _len: u64) -> Result<(), CliError> {
+    fn check_len(&self, _len: u64) -> Result<(), CommandError> {
         Ok(())
     }
     /// Processes `input`, appending what is ready to `out`.
-    fn update(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<(), CliError>;
+    fn update(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<(), CommandError>;
     /// Ends the stream, appending the rest to `out`.
-    fn finish(&mut self, out: &mut Vec<u8>) -> Result<(), CliError>;
+    fn finish(&mut self, out: &mut Vec<u8>) -> Result<(), CommandError>;
 }
 
 /// A transform of the whole input at once, for the modes that cannot
@@ -257,11 +257,11 @@ pub trait Stream {
 pub trait Whole {
     /// Checks that an input of `len` bytes can succeed; called as the input
     /// grows (and before anything is read when its length is known).
-    fn check_len(&self, len: u64) -> Result<(), CliError>;
+    fn check_len(&self, len: u64) -> Result<(), CommandError>;
     /// The longest input that can succeed (reading stops past it).
     fn max_input(&self) -> u64;
     /// The output for the whole input.
-    fn run(&self, input: &[u8]) -> Result<Zeroizing<Vec<u8>>, CliError>;
+    fn run(&self, input: &[u8]) -> Result<Zeroizing<Vec<u8>>, CommandError>;
 }
 
 /// What a mode runs: a [`Stream`], GCM's own loop (which must hold back
@@ -274,7 +274,7 @@ pub enum Job {
 }
 
 impl Job {
-    fn check_len(&self, len: u64) -> Result<(), CliError> {
+    fn check_len(&self, len: u64) -> Result<(), CommandError> {
         match self {
             Job::Stream(s) => s.check_len(len),
             Job::Gcm(g) => g.check_len(len),
@@ -284,18 +284,18 @@ impl Job {
 }
 
 /// The job for the chosen mode.
-fn build(mode: Mode, p: &Params) -> Result<Job, CliError> {
+fn build(mode: Mode, p: &Params) -> Result<Job, CommandError> {
     let xts_opts =
         p.args.tweak.is_some() || p.args.sector.is_some() || p.args.sector_size.is_some();
     if mode != Mode::Xts && xts_opts {
-        return Err(CliError::usage(format!(
+        return Err(CommandError::usage(format!(
             "--tweak, --sector and --sector-size are XTS options, not used by {}",
             p.mode
         )));
     }
     let aead = matches!(mode, Mode::Gcm | Mode::GcmSiv | Mode::Xaes | Mode::Ccm);
     if !aead && (p.args.aad.is_some() || p.args.tag_len.is_some()) {
-        return Err(CliError::usage(format!(
+        return Err(CommandError::usage(format!(
             "--aad and --tag-len are used by gcm, gcm-siv, xaes and ccm, not by {}",
             p.mode
         )));
@@ -319,29 +319,29 @@ fn build(mode: Mode, p: &Params) -> Result<Job, CliError> {
 
 /// "This mode runs on the CPU only", for the modes without a GPU path
 /// (GCM-SIV, XAES, CCM, key wrap, CMAC) with `--backend cuda`.
-pub fn cpu_only(p: &Params) -> CliError {
+pub fn cpu_only(p: &Params) -> CommandError {
     crate::backend_arg::cpu_only(&p.mode)
 }
 
 /// Decodes a hex option strictly (no spaces, even length).
-pub fn hex_arg(name: &str, s: &str) -> Result<Vec<u8>, CliError> {
+pub fn hex_arg(name: &str, s: &str) -> Result<Vec<u8>, CommandError> {
     if !s.len().is_multiple_of(2) {
-        return Err(CliError::usage(format!(
+        return Err(CommandError::usage(format!(
             "{name}: odd number of hex digits ({})",
             s.len()
         )));
     }
-    hex::decode(s).map_err(|e| CliError::usage(format!("{name}: not hex: {e}")))
+    hex::decode(s).map_err(|e| CommandError::usage(format!("{name}: not hex: {e}")))
 }
 
 /// Runs `aesx cipher`.
-pub fn run(args: Args) -> Result<ExitCode, CliError> {
+pub fn run(args: Args) -> Result<ExitCode, CommandError> {
     output::install_signal_cleanup();
     let mode_name = args
         .mode
         .to_possible_value()
         .map_or_else(|| "this mode".to_string(), |v| v.get_name().to_string());
-    let choice = backend_arg::choose(args.backend.as_deref(), backend_arg::GPU_NAMES)?;
+    let choice = backend_arg::choose(args.backend.as_deref(), backend_arg::Accepts::Gpu)?;
     let params = Params {
         args: &args,
         op: args.op,
@@ -371,13 +371,13 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let (mut reader, input_id): (Box<dyn Read>, _) = match input {
         Some(path) => {
             let file = File::open(path).map_err(|e| {
-                CliError::failure(format!("cannot open {}: {}", path.display(), io_msg(&e)))
+                CommandError::failure(format!("cannot open {}: {}", path.display(), io_msg(&e)))
             })?;
             let meta = file.metadata().map_err(|e| {
-                CliError::failure(format!("cannot read {}: {}", path.display(), io_msg(&e)))
+                CommandError::failure(format!("cannot read {}: {}", path.display(), io_msg(&e)))
             })?;
             if meta.is_dir() {
-                return Err(CliError::failure(format!(
+                return Err(CommandError::failure(format!(
                     "cannot read {}: is a directory",
                     path.display()
                 )));
@@ -434,7 +434,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
 
 /// The whole input, checked against `w`'s length limit as it grows (so
 /// that an endless pipe ends in an error, not in exhausted memory).
-fn read_all(r: &mut dyn Read, w: &dyn Whole) -> Result<Zeroizing<Vec<u8>>, CliError> {
+fn read_all(r: &mut dyn Read, w: &dyn Whole) -> Result<Zeroizing<Vec<u8>>, CommandError> {
     let mut all = Zeroizing::new(Vec::new());
     let mut buf = Zeroizing::new(vec![0u8; CHUNK]);
     loop {
@@ -452,7 +452,7 @@ fn read_all(r: &mut dyn Read, w: &dyn Whole) -> Result<Zeroizing<Vec<u8>>, CliEr
         let len = all.len() as u64;
         if len > w.max_input() {
             w.check_len(len)?;
-            return Err(CliError::failure(format!(
+            return Err(CommandError::failure(format!(
                 "the input is longer than {} bytes, the most this mode takes; nothing written",
                 w.max_input()
             )));
@@ -461,12 +461,17 @@ fn read_all(r: &mut dyn Read, w: &dyn Whole) -> Result<Zeroizing<Vec<u8>>, CliEr
 }
 
 /// One `read`, retried on EINTR; 0 at the end of the input.
-pub fn read_some(r: &mut dyn Read, buf: &mut [u8]) -> Result<usize, CliError> {
+pub fn read_some(r: &mut dyn Read, buf: &mut [u8]) -> Result<usize, CommandError> {
     loop {
         match r.read(buf) {
             Ok(n) => return Ok(n),
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(CliError::failure(format!("reading input: {}", io_msg(&e)))),
+            Err(e) => {
+                return Err(CommandError::failure(format!(
+                    "reading input: {}",
+                    io_msg(&e)
+                )))
+            }
         }
     }
 }

@@ -13,7 +13,7 @@
 use aesx::Xts;
 
 use super::{hex_arg, Op, Params, Stream};
-use crate::CliError;
+use crate::CommandError;
 
 enum Shape {
     /// One data unit with this (unencrypted) tweak.
@@ -34,7 +34,7 @@ struct XtsStream {
 }
 
 impl XtsStream {
-    fn sectors(&mut self, size: usize, next: u128, data: &mut [u8]) -> Result<(), CliError> {
+    fn sectors(&mut self, size: usize, next: u128, data: &mut [u8]) -> Result<(), CommandError> {
         match self.op {
             Op::Encrypt => self.xts.encrypt_sectors(size, next, data)?,
             Op::Decrypt => self.xts.decrypt_sectors(size, next, data)?,
@@ -44,11 +44,11 @@ impl XtsStream {
 }
 
 impl Stream for XtsStream {
-    fn check_len(&self, len: u64) -> Result<(), CliError> {
+    fn check_len(&self, len: u64) -> Result<(), CommandError> {
         match self.shape {
             Shape::Unit(_) => {
                 if len < Xts::MIN_DATA_UNIT_LEN as u64 || len > Xts::MAX_DATA_UNIT_LEN as u64 {
-                    return Err(CliError::failure(format!(
+                    return Err(CommandError::failure(format!(
                         "xts: the input ({len} bytes) is one data unit and must be 16 bytes \
                          to 16 MiB (use --sector-size for a disk image)"
                     )));
@@ -56,7 +56,7 @@ impl Stream for XtsStream {
             }
             Shape::Sectors { size, .. } => {
                 if !len.is_multiple_of(size as u64) {
-                    return Err(CliError::failure(format!(
+                    return Err(CommandError::failure(format!(
                         "xts: the input ({len} bytes) is not a whole number of {size}-byte sectors"
                     )));
                 }
@@ -65,11 +65,11 @@ impl Stream for XtsStream {
         Ok(())
     }
 
-    fn update(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<(), CliError> {
+    fn update(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<(), CommandError> {
         self.seen += input.len() as u64;
         // A data unit gathers up to 16 MiB: out of memory is an error line.
         self.buf.try_reserve(input.len()).map_err(|_| {
-            CliError::failure(format!(
+            CommandError::failure(format!(
                 "out of memory: cannot hold {} bytes of the data unit",
                 self.buf.len() + input.len()
             ))
@@ -78,7 +78,7 @@ impl Stream for XtsStream {
         match self.shape {
             Shape::Unit(_) => {
                 if self.buf.len() > Xts::MAX_DATA_UNIT_LEN {
-                    return Err(CliError::failure(
+                    return Err(CommandError::failure(
                         "xts: the input is longer than one data unit may be (16 MiB); \
                          use --sector-size for a disk image",
                     ));
@@ -87,12 +87,13 @@ impl Stream for XtsStream {
             Shape::Sectors { size, next } => {
                 let count = self.buf.len() / size;
                 if count > 0 {
-                    let next = next
-                        .ok_or_else(|| CliError::failure("xts: sector numbers pass 2^128 - 1"))?;
+                    let next = next.ok_or_else(|| {
+                        CommandError::failure("xts: sector numbers pass 2^128 - 1")
+                    })?;
                     // The last sector of this batch must exist: next + count - 1.
-                    let last = next
-                        .checked_add(count as u128 - 1)
-                        .ok_or_else(|| CliError::failure("xts: sector numbers pass 2^128 - 1"))?;
+                    let last = next.checked_add(count as u128 - 1).ok_or_else(|| {
+                        CommandError::failure("xts: sector numbers pass 2^128 - 1")
+                    })?;
                     let mut whole: Vec<u8> = self.buf.drain(..count * size).collect();
                     self.sectors(size, next, &mut whole)?;
                     out.extend_from_slice(&whole);
@@ -106,7 +107,7 @@ impl Stream for XtsStream {
         Ok(())
     }
 
-    fn finish(&mut self, out: &mut Vec<u8>) -> Result<(), CliError> {
+    fn finish(&mut self, out: &mut Vec<u8>) -> Result<(), CommandError> {
         match self.shape {
             Shape::Unit(tweak) => {
                 let mut unit = std::mem::take(&mut self.buf);
@@ -118,7 +119,7 @@ impl Stream for XtsStream {
             }
             Shape::Sectors { size, .. } => {
                 if !self.buf.is_empty() {
-                    return Err(CliError::failure(format!(
+                    return Err(CommandError::failure(format!(
                         "xts: the input ({} bytes) is not a whole number of {size}-byte sectors",
                         self.seen
                     )));
@@ -130,29 +131,31 @@ impl Stream for XtsStream {
 }
 
 /// The XTS stream for `p`.
-pub fn stream(p: &Params) -> Result<Box<dyn Stream>, CliError> {
+pub fn stream(p: &Params) -> Result<Box<dyn Stream>, CommandError> {
     p.no_iv()?;
     p.no_padding()?;
     let a = p.args;
     if !matches!(p.key.len(), 32 | 64) {
-        return Err(CliError::usage(format!(
+        return Err(CommandError::usage(format!(
             "--key: {} bytes; XTS keys are 32 or 64 bytes (64 or 128 hex digits: data key, then tweak key)",
             p.key.len()
         )));
     }
     let shape = match (a.tweak.as_deref(), a.sector, a.sector_size) {
         (Some(_), _, Some(_)) => {
-            return Err(CliError::usage(
+            return Err(CommandError::usage(
                 "--tweak cannot be used with --sector-size (sector tweaks come from --sector)",
             ))
         }
         (Some(_), Some(_), None) => {
-            return Err(CliError::usage("give either --tweak or --sector, not both"))
+            return Err(CommandError::usage(
+                "give either --tweak or --sector, not both",
+            ))
         }
         (Some(t), None, None) => {
             let t = hex_arg("--tweak", t)?;
             Shape::Unit(t.as_slice().try_into().map_err(|_| {
-                CliError::usage(format!(
+                CommandError::usage(format!(
                     "--tweak: {} bytes; XTS tweaks are 16 bytes (32 hex digits)",
                     t.len()
                 ))
@@ -160,13 +163,13 @@ pub fn stream(p: &Params) -> Result<Box<dyn Stream>, CliError> {
         }
         (None, Some(n), None) => Shape::Unit(Xts::sector_tweak(n)),
         (None, None, None) => {
-            return Err(CliError::usage(
+            return Err(CommandError::usage(
                 "xts needs --tweak HEX or --sector N (or --sector-size S for a disk image)",
             ))
         }
         (None, n, Some(size)) => {
             if size < 16 || !size.is_multiple_of(16) || size > Xts::MAX_DATA_UNIT_LEN {
-                return Err(CliError::usage(format!(
+                return Err(CommandError::usage(format!(
                     "--sector-size {size}: must be a multiple of 16 from 16 to 16777216"
                 )));
             }

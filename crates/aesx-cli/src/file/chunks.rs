@@ -14,7 +14,7 @@ use super::output::Output;
 use super::pipeline::{pipeline_to, Source};
 use super::{open_failure, payload_err};
 use crate::backend_arg::Choice;
-use crate::CliError;
+use crate::CommandError;
 
 /// Chunks per CPU batch: a worker's unit of work (aesx-file's pipeline).
 pub(super) const BATCH_CHUNKS: usize = aesx_file::pipeline::BATCH_CHUNKS;
@@ -34,7 +34,7 @@ impl Device {
     }
 
     /// Opens the GPU if `choice` names it.
-    pub(super) fn open(choice: Choice) -> Result<Device, CliError> {
+    pub(super) fn open(choice: Choice) -> Result<Device, CommandError> {
         match choice {
             Choice::Cpu(_) => Ok(Device {
                 #[cfg(feature = "cuda")]
@@ -55,7 +55,7 @@ impl Device {
         input_key: &[u8],
         context: &[u8],
         salt: &[u8; SALT_LEN],
-    ) -> Result<ChunkSealer, CliError> {
+    ) -> Result<ChunkSealer, CommandError> {
         #[cfg(feature = "cuda")]
         if let Some(g) = &self.gpu {
             let chunks = gpu::GpuChunks::new(g, input_key, context, salt)?;
@@ -75,7 +75,7 @@ impl Device {
         input_key: &[u8],
         context: &[u8],
         payload_header: &[u8],
-    ) -> Result<ChunkOpener, CliError> {
+    ) -> Result<ChunkOpener, CommandError> {
         #[cfg(feature = "cuda")]
         if let Some(g) = &self.gpu {
             let chunks = gpu::GpuChunks::for_header(g, input_key, context, payload_header)?;
@@ -110,7 +110,7 @@ impl ChunkSealer {
         source: Source,
         out: &mut Output,
         pb: &indicatif::ProgressBar,
-    ) -> Result<(), CliError> {
+    ) -> Result<(), CommandError> {
         match self {
             ChunkSealer::Cpu { cipher, threads } => {
                 let step = |b: u64, pt: &[u8], last: bool, o: &mut Vec<u8>| {
@@ -158,7 +158,7 @@ impl ChunkOpener {
         source: Source,
         out: &mut Output,
         pb: &indicatif::ProgressBar,
-    ) -> Result<(), CliError> {
+    ) -> Result<(), CommandError> {
         match self {
             ChunkOpener::Cpu { cipher, threads } => {
                 let step = |b: u64, ct: &[u8], eof: bool, o: &mut Vec<u8>| {

@@ -17,7 +17,7 @@ use aesx_file::payload::{
 };
 
 use crate::backend_arg;
-use crate::CliError;
+use crate::CommandError;
 
 /// Chunks per GPU batch: 32 MiB of plaintext, enough to fill the GPU.
 pub const BATCH_CHUNKS: usize = 2048;
@@ -75,9 +75,9 @@ impl GpuChunks<CudaGcm> {
         input_key: &[u8],
         context: &[u8],
         salt: &[u8; SALT_LEN],
-    ) -> Result<GpuChunks, CliError> {
+    ) -> Result<GpuChunks, CommandError> {
         let d = payload::derive(Suite::Aes256Gcm, input_key, salt, context)
-            .map_err(|e| CliError::failure(e.to_string()))?;
+            .map_err(|e| CommandError::failure(e.to_string()))?;
         let gcm = CudaGcm::new(gpu, &d.key).map_err(backend_arg::gpu_error)?;
         Ok(GpuChunks {
             gcm,
@@ -93,11 +93,11 @@ impl GpuChunks<CudaGcm> {
         input_key: &[u8],
         context: &[u8],
         header: &[u8],
-    ) -> Result<GpuChunks, CliError> {
+    ) -> Result<GpuChunks, CommandError> {
         let salt: [u8; SALT_LEN] = header
             .get(..SALT_LEN)
             .and_then(|s| s.try_into().ok())
-            .ok_or_else(|| CliError::failure(PayloadError::HeaderTruncated.to_string()))?;
+            .ok_or_else(|| CommandError::failure(PayloadError::HeaderTruncated.to_string()))?;
         Self::new(gpu, input_key, context, &salt)
     }
 }

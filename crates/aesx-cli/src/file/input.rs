@@ -11,12 +11,12 @@ use super::io_msg;
 use super::output;
 use super::pipeline::Source;
 use super::sys;
-use crate::CliError;
+use crate::CommandError;
 
 /// Refuses a key or passphrase file that is the input itself read through
 /// another name (`-k /dev/stdin` while the data comes on stdin): one of the
 /// two would get the other's bytes.
-pub(super) fn check_secrets_not_input(c: &CommonArgs) -> Result<(), CliError> {
+pub(super) fn check_secrets_not_input(c: &CommonArgs) -> Result<(), CommandError> {
     let reads_stdin = c.input.as_deref().is_none_or(|p| p == Path::new("-"));
     if !reads_stdin {
         return Ok(());
@@ -31,7 +31,7 @@ pub(super) fn check_secrets_not_input(c: &CommonArgs) -> Result<(), CliError> {
         if let Some(p) = p {
             if let Some(k) = sys::any_path_id(p) {
                 if k == stdin {
-                    return Err(CliError::usage(format!(
+                    return Err(CommandError::usage(format!(
                         "the {what} {} is the standard input, which carries the data; \
                          give the data as a file",
                         p.display()
@@ -69,15 +69,15 @@ pub(super) struct Input {
 }
 
 /// Opens INPUT (`-` or none: stdin).
-pub(super) fn open_input(path: Option<&Path>) -> Result<Input, CliError> {
+pub(super) fn open_input(path: Option<&Path>) -> Result<Input, CommandError> {
     match path.filter(|p| *p != Path::new("-")) {
         Some(p) => {
             let f = File::open(p).map_err(|e| {
-                CliError::failure(format!("cannot open {}: {}", p.display(), io_msg(&e)))
+                CommandError::failure(format!("cannot open {}: {}", p.display(), io_msg(&e)))
             })?;
             let meta = f.metadata().ok();
             if meta.as_ref().is_some_and(|m| m.is_dir()) {
-                return Err(CliError::failure(format!(
+                return Err(CommandError::failure(format!(
                     "cannot read {}: is a directory",
                     p.display()
                 )));

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use zeroize::Zeroizing;
 
-use crate::CliError;
+use crate::CommandError;
 use aesx_file::header::{Argon2Params, KDF_SALT_LEN};
 
 // The derivation, its defaults and ceilings are the format's, in
@@ -18,7 +18,7 @@ pub use aesx_file::kdf::{
 
 /// Refuses a file whose passphrase cost is above the ceilings the user
 /// allowed, naming the option that raises them.
-pub fn check_limits(p: &Argon2Params, l: &Limits) -> Result<(), CliError> {
+pub fn check_limits(p: &Argon2Params, l: &Limits) -> Result<(), CommandError> {
     use aesx_file::kdf::KdfError;
     aesx_file::kdf::check_limits(p, l).map_err(|e| {
         let hint = match &e {
@@ -30,18 +30,21 @@ pub fn check_limits(p: &Argon2Params, l: &Limits) -> Result<(), CliError> {
             }
             _ => String::new(),
         };
-        CliError::failure(format!("{e}{hint}"))
+        CommandError::failure(format!("{e}{hint}"))
     })
 }
 
 /// Refuses costs above the caps (before any memory is allocated).
-pub fn check_caps(p: &Argon2Params) -> Result<(), CliError> {
-    aesx_file::kdf::check_caps(p).map_err(|e| CliError::failure(e.to_string()))
+pub fn check_caps(p: &Argon2Params) -> Result<(), CommandError> {
+    aesx_file::kdf::check_caps(p).map_err(|e| CommandError::failure(e.to_string()))
 }
 
 /// Argon2id over the passphrase with the header's parameters.
-pub fn argon2id(passphrase: &[u8], p: &Argon2Params) -> Result<Zeroizing<[u8; KEY_LEN]>, CliError> {
-    aesx_file::kdf::argon2id(passphrase, p).map_err(|e| CliError::failure(e.to_string()))
+pub fn argon2id(
+    passphrase: &[u8],
+    p: &Argon2Params,
+) -> Result<Zeroizing<[u8; KEY_LEN]>, CommandError> {
+    aesx_file::kdf::argon2id(passphrase, p).map_err(|e| CommandError::failure(e.to_string()))
 }
 
 /// Fresh random parameters for encryption at the given cost.
@@ -49,7 +52,7 @@ pub fn new_params(
     memory_kib: u32,
     iterations: u32,
     parallelism: u32,
-) -> Result<Argon2Params, CliError> {
+) -> Result<Argon2Params, CommandError> {
     let mut salt = [0u8; KDF_SALT_LEN];
     fill_random(&mut salt)?;
     Ok(Argon2Params {
@@ -61,14 +64,15 @@ pub fn new_params(
 }
 
 /// Fills `buf` from the operating system's CSPRNG.
-pub fn fill_random(buf: &mut [u8]) -> Result<(), CliError> {
-    getrandom::fill(buf).map_err(|e| CliError::failure(format!("no randomness from the OS: {e}")))
+pub fn fill_random(buf: &mut [u8]) -> Result<(), CommandError> {
+    getrandom::fill(buf)
+        .map_err(|e| CommandError::failure(format!("no randomness from the OS: {e}")))
 }
 
 /// Parses `--insecure-kdf-cost MEMORY_KIB,ITERATIONS,PARALLELISM` (tests only).
-pub fn parse_cost(s: &str) -> Result<(u32, u32, u32), CliError> {
+pub fn parse_cost(s: &str) -> Result<(u32, u32, u32), CommandError> {
     let bad = || {
-        CliError::usage(format!(
+        CommandError::usage(format!(
             "--insecure-kdf-cost: expected MEMORY_KIB,ITERATIONS,LANES, got {s:?}"
         ))
     };
@@ -91,9 +95,9 @@ pub const MAX_PASSPHRASE_FILE: u64 = 64 * 1024;
 
 /// At most `max` bytes of the key or passphrase file `path` (`what`, for
 /// the message), in memory that is zeroed when dropped.
-fn read_secret_file(path: &Path, max: u64, what: &str) -> Result<Zeroizing<Vec<u8>>, CliError> {
+fn read_secret_file(path: &Path, max: u64, what: &str) -> Result<Zeroizing<Vec<u8>>, CommandError> {
     let data = super::read_capped(path, max).map_err(|e| {
-        CliError::failure(format!(
+        CommandError::failure(format!(
             "cannot read {what} {}: {}",
             path.display(),
             super::io_msg(&e)
@@ -104,7 +108,7 @@ fn read_secret_file(path: &Path, max: u64, what: &str) -> Result<Zeroizing<Vec<u
 
 /// A key file: 64 hex digits (what `aesx keygen` writes, surrounding
 /// whitespace allowed), or exactly 32 raw bytes.
-pub fn read_key_file(path: &Path) -> Result<Zeroizing<[u8; KEY_LEN]>, CliError> {
+pub fn read_key_file(path: &Path) -> Result<Zeroizing<[u8; KEY_LEN]>, CommandError> {
     let data = read_secret_file(path, MAX_KEY_FILE, "key file")?;
     let mut key = Zeroizing::new([0u8; KEY_LEN]);
     if data.len() == KEY_LEN {
@@ -115,19 +119,19 @@ pub fn read_key_file(path: &Path) -> Result<Zeroizing<[u8; KEY_LEN]>, CliError> 
     if text.len() == 2 * KEY_LEN && hex::decode_to_slice(text, &mut key[..]).is_ok() {
         return Ok(key);
     }
-    Err(CliError::failure(format!(
+    Err(CommandError::failure(format!(
         "{}: not an aesx key file (expected 64 hex digits or 32 raw bytes)",
         path.display()
     )))
 }
 
 /// Reads a passphrase from a file: its first line, without the line ending.
-pub fn read_passphrase_file(path: &Path) -> Result<Zeroizing<Vec<u8>>, CliError> {
+pub fn read_passphrase_file(path: &Path) -> Result<Zeroizing<Vec<u8>>, CommandError> {
     let data = read_secret_file(path, MAX_PASSPHRASE_FILE, "passphrase file")?;
     let line = data.split(|&b| b == b'\n').next().unwrap_or(&[]);
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     if line.is_empty() {
-        return Err(CliError::failure(format!(
+        return Err(CommandError::failure(format!(
             "{}: empty passphrase",
             path.display()
         )));
@@ -136,12 +140,12 @@ pub fn read_passphrase_file(path: &Path) -> Result<Zeroizing<Vec<u8>>, CliError>
 }
 
 /// Asks for a passphrase on the terminal (`/dev/tty`), twice when `confirm`.
-pub fn prompt_passphrase(confirm: bool) -> Result<Zeroizing<Vec<u8>>, CliError> {
+pub fn prompt_passphrase(confirm: bool) -> Result<Zeroizing<Vec<u8>>, CommandError> {
     let ask = |prompt: &str| {
         rpassword::prompt_password(prompt)
             .map(|s| Zeroizing::new(s.into_bytes()))
             .map_err(|e| {
-                CliError::failure(format!(
+                CommandError::failure(format!(
                     "cannot read a passphrase from the terminal ({}); use --passphrase-file",
                     super::io_msg(&e)
                 ))
@@ -149,12 +153,12 @@ pub fn prompt_passphrase(confirm: bool) -> Result<Zeroizing<Vec<u8>>, CliError> 
     };
     let p = ask("Passphrase: ")?;
     if p.is_empty() {
-        return Err(CliError::failure("empty passphrase"));
+        return Err(CommandError::failure("empty passphrase"));
     }
     if confirm {
         let again = ask("Passphrase (again): ")?;
         if *again != *p {
-            return Err(CliError::failure("the passphrases do not match"));
+            return Err(CommandError::failure("the passphrases do not match"));
         }
     }
     Ok(p)

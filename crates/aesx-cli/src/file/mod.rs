@@ -19,7 +19,7 @@ use std::process::ExitCode;
 use zeroize::Zeroizing;
 
 use crate::backend_arg::Choice;
-use crate::{backend_arg, CliError};
+use crate::{backend_arg, CommandError};
 
 mod args;
 mod chunks;
@@ -46,7 +46,7 @@ use pipeline::progress;
 
 /// An I/O error without Rust's "(os error N)" suffix.
 pub fn io_msg(e: &io::Error) -> String {
-    crate::error::strip_os_error(&e.to_string())
+    aesx_file::command_error::strip_os_error(&e.to_string())
 }
 
 /// Reads a whole file of at most `cap` bytes; a longer one (or an endless
@@ -67,17 +67,17 @@ pub fn read_capped(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
     Ok(data)
 }
 
-fn payload_err(e: PayloadError) -> CliError {
-    CliError::failure(e.to_string())
+fn payload_err(e: PayloadError) -> CommandError {
+    CommandError::failure(e.to_string())
 }
 
 fn out_path(p: &Option<PathBuf>) -> Option<&Path> {
     p.as_deref().filter(|p| *p != Path::new("-"))
 }
 
-fn threads(arg: Option<usize>) -> Result<usize, CliError> {
+fn threads(arg: Option<usize>) -> Result<usize, CommandError> {
     match arg {
-        Some(0) => Err(CliError::usage("--threads: must be at least 1")),
+        Some(0) => Err(CommandError::usage("--threads: must be at least 1")),
         Some(n) => Ok(n.min(256)),
         None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
     }
@@ -87,7 +87,7 @@ fn threads(arg: Option<usize>) -> Result<usize, CliError> {
 fn encryption_key(
     c: &CommonArgs,
     cost: Option<&str>,
-) -> Result<(Zeroizing<[u8; kdf::KEY_LEN]>, KeySource), CliError> {
+) -> Result<(Zeroizing<[u8; kdf::KEY_LEN]>, KeySource), CommandError> {
     if let Some(k) = &c.key_file {
         return Ok((kdf::read_key_file(k)?, KeySource::Key));
     }
@@ -95,7 +95,7 @@ fn encryption_key(
         (Some(f), _) => kdf::read_passphrase_file(f)?,
         (None, true) => kdf::prompt_passphrase(true)?,
         (None, false) => {
-            return Err(CliError::usage(
+            return Err(CommandError::usage(
                 "no key: give -k KEYFILE (see `aesx keygen`), -p, or --passphrase-file FILE",
             ))
         }
@@ -119,17 +119,17 @@ fn decryption_key(
     c: &CommonArgs,
     source: &KeySource,
     limits: &kdf::Limits,
-) -> Result<Zeroizing<[u8; kdf::KEY_LEN]>, CliError> {
+) -> Result<Zeroizing<[u8; kdf::KEY_LEN]>, CommandError> {
     match source {
         KeySource::Key => match &c.key_file {
             Some(k) => kdf::read_key_file(k),
-            None => Err(CliError::usage(
+            None => Err(CommandError::usage(
                 "this file was encrypted with a key file: give -k KEYFILE",
             )),
         },
         KeySource::Argon2id(p) => {
             if c.key_file.is_some() {
-                return Err(CliError::usage(
+                return Err(CommandError::usage(
                     "this file was encrypted with a passphrase: use -p or --passphrase-file, not -k",
                 ));
             }
@@ -157,37 +157,24 @@ struct Start {
     input: Input,
 }
 
-/// Whether the backend named (`--backend`, else `AESX_BACKEND`) is
-/// `cpu+cuda` (or `cuda+cpu`): the GPU and CPU workers together.
-fn is_hybrid(arg: Option<&str>) -> bool {
-    let env = std::env::var("AESX_BACKEND").ok();
-    let named = arg.or(env.as_deref().filter(|v| !v.trim().is_empty()));
-    named.is_some_and(|n| {
-        let n = n.trim().to_ascii_lowercase();
-        n == "cpu+cuda" || n == "cuda+cpu"
-    })
+/// `cpu+cuda`: a GPU must be there before CPU workers are planned beside
+/// it (a cheap check; opening it comes later).
+#[cfg(feature = "cuda")]
+fn check_gpu_present() -> Result<(), CommandError> {
+    aesx_cuda::device_count()
+        .map(drop)
+        .map_err(|e| CommandError::usage(backend_arg::gpu_unavailable(&e)))
 }
 
-/// `cpu+cuda`: the fastest CPU backend for the workers, once a GPU is
-/// known to be there (a cheap check; opening it comes later).
-fn hybrid_choice() -> Result<Choice, CliError> {
-    #[cfg(feature = "cuda")]
-    {
-        aesx_cuda::device_count().map_err(|e| CliError::usage(backend_arg::gpu_unavailable(&e)))?;
-        Ok(Choice::Cuda)
-    }
-    #[cfg(not(feature = "cuda"))]
-    Err(backend_arg::no_cuda("--backend cpu+"))
-}
-
-fn start(c: &CommonArgs) -> Result<Start, CliError> {
+fn start(c: &CommonArgs) -> Result<Start, CommandError> {
     output::install_signal_cleanup();
-    let hybrid = is_hybrid(c.backend.as_deref());
-    let choice = if hybrid {
-        hybrid_choice()?
-    } else {
-        backend_arg::choose(c.backend.as_deref(), backend_arg::FILE_NAMES)?
-    };
+    let (choice, hybrid) =
+        backend_arg::forced_with_workers(c.backend.as_deref(), backend_arg::Accepts::File)?
+            .unwrap_or((Choice::Cpu(aesx::Backend::fastest()), false));
+    #[cfg(feature = "cuda")]
+    if hybrid {
+        check_gpu_present()?;
+    }
     // With CPU workers the GPU is opened later, on a thread of its own.
     let device = Device::open(if hybrid {
         Choice::Cpu(choice.cpu())
@@ -213,7 +200,7 @@ fn open_output(
     input: &Input,
     refuse_terminal: bool,
     mode: u32,
-) -> Result<Output, CliError> {
+) -> Result<Output, CommandError> {
     let protect = secret_files(c);
     Output::open(OutputOpts {
         path: out_path(&c.output),
@@ -228,7 +215,7 @@ fn open_output(
 }
 
 /// Runs `aesx encrypt`.
-pub fn run_encrypt(a: EncryptArgs) -> Result<ExitCode, CliError> {
+pub fn run_encrypt(a: EncryptArgs) -> Result<ExitCode, CommandError> {
     let c = &a.common;
     let Start {
         device,
@@ -296,10 +283,10 @@ fn offload_job(
     file: &File,
     start: u64,
     len: u64,
-) -> Result<offload::Job, CliError> {
+) -> Result<offload::Job, CommandError> {
     let file = file
         .try_clone()
-        .map_err(|e| CliError::failure(format!("reading input: {}", io_msg(&e))))?;
+        .map_err(|e| CommandError::failure(format!("reading input: {}", io_msg(&e))))?;
     Ok(offload::Job {
         gpu,
         cpu,
@@ -312,12 +299,12 @@ fn offload_job(
 
 /// The error of a batch of records `ct` that did not open (see
 /// [`payload::BatchError::explain`]).
-fn open_failure(cipher: &payload::ChunkCipher, e: payload::BatchError, ct: &[u8]) -> CliError {
+fn open_failure(cipher: &payload::ChunkCipher, e: payload::BatchError, ct: &[u8]) -> CommandError {
     payload_err(e.explain(cipher, ct))
 }
 
 /// Runs `aesx decrypt`.
-pub fn run_decrypt(a: DecryptArgs) -> Result<ExitCode, CliError> {
+pub fn run_decrypt(a: DecryptArgs) -> Result<ExitCode, CommandError> {
     let c = &a.common;
     let Start {
         device,
@@ -328,11 +315,12 @@ pub fn run_decrypt(a: DecryptArgs) -> Result<ExitCode, CliError> {
     } = start(c)?;
     let ranged = a.offset.is_some() || a.length.is_some();
     if ranged && input.len.is_none() {
-        return Err(CliError::usage(
+        return Err(CommandError::usage(
             "--offset/--length need a regular input file (not a pipe)",
         ));
     }
-    let header = Header::read(&mut input.reader).map_err(|e| CliError::failure(e.to_string()))?;
+    let header =
+        Header::read(&mut input.reader).map_err(|e| CommandError::failure(e.to_string()))?;
     // Every cheap check comes before the (slow) key derivation: the output
     // is opened (invisibly) first, so a bad -o fails at once.
     let mut out = open_output(c, &input, false, 0o600)?;
@@ -343,7 +331,7 @@ pub fn run_decrypt(a: DecryptArgs) -> Result<ExitCode, CliError> {
     let key = decryption_key(c, &header.source, &limits)?;
     let mut ph = [0u8; PAYLOAD_HEADER_LEN];
     let n = payload::read_full(&mut input.reader, &mut ph)
-        .map_err(|e| CliError::failure(format!("reading input: {}", io_msg(&e))))?;
+        .map_err(|e| CommandError::failure(format!("reading input: {}", io_msg(&e))))?;
     // The commitment check: a wrong key or a changed header stops here,
     // before any chunk is decrypted or any output created.
     let cipher = payload::open_header(Suite::Aes256Gcm, &key[..], &header.bytes, &ph[..n], backend)
@@ -382,7 +370,7 @@ pub fn run_decrypt(a: DecryptArgs) -> Result<ExitCode, CliError> {
             .as_ref()
             .filter(|_| input.len.is_some())
             .ok_or_else(|| {
-                CliError::usage("--offset/--length need a regular input file (not a pipe)")
+                CommandError::usage("--offset/--length need a regular input file (not a pipe)")
             })?;
         let range = (a.offset.unwrap_or(0), a.length);
         let file_len = input.len.unwrap_or(0);
@@ -423,7 +411,7 @@ fn random_access(
     (offset, length): (u64, Option<u64>),
     threads: usize,
     out: &mut Output,
-) -> Result<(), CliError> {
+) -> Result<(), CommandError> {
     let enc_len = file_len.saturating_sub(start);
     let layout = payload::Layout::from_len(enc_len).map_err(payload_err)?;
     // Authenticate the final chunk.
@@ -431,12 +419,12 @@ fn random_access(
     let (pos, len) = layout.chunk_span(last, enc_len);
     let mut ct = vec![0u8; len];
     sys::read_exact_at(file, &mut ct, start + pos)
-        .map_err(|e| CliError::failure(format!("reading input: {}", io_msg(&e))))?;
+        .map_err(|e| CommandError::failure(format!("reading input: {}", io_msg(&e))))?;
     let mut pt = Vec::new();
     payload::open_batch_at(&cipher, last, &ct, true, &mut pt, 1)
         .map_err(|e| payload_err(payload::explain_failure(&cipher, e.error, &ct)))?;
     if offset > layout.plaintext_len {
-        return Err(CliError::usage(format!(
+        return Err(CommandError::usage(format!(
             "--offset {offset} is past the end of the plaintext ({} bytes)",
             layout.plaintext_len
         )));
@@ -458,7 +446,7 @@ fn random_access(
     let (span, reaches_end) = ((to + to_len as u64) - from, last_chunk == last);
     let file = file
         .try_clone()
-        .map_err(|e| CliError::failure(format!("reading input: {}", io_msg(&e))))?;
+        .map_err(|e| CommandError::failure(format!("reading input: {}", io_msg(&e))))?;
     let source = pipeline::Source::File {
         file,
         start: start + from,
@@ -491,7 +479,7 @@ fn random_access(
 }
 
 /// Runs `aesx keygen`: 32 random bytes as 64 hex digits and a newline.
-pub fn run_keygen(a: KeygenArgs) -> Result<ExitCode, CliError> {
+pub fn run_keygen(a: KeygenArgs) -> Result<ExitCode, CommandError> {
     let mut key = Zeroizing::new([0u8; kdf::KEY_LEN]);
     kdf::fill_random(&mut key[..])?;
     let mut text = Zeroizing::new(hex::encode(&key[..]).into_bytes());

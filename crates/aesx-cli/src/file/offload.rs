@@ -30,7 +30,7 @@ use aesx_file::payload::{self, chunk_nonce, ChunkCipher, Opener, PayloadError, S
 
 use super::output::Output;
 use super::{io_msg, open_failure, payload_err};
-use crate::{backend_arg, CliError};
+use crate::{backend_arg, CommandError};
 
 /// Chunks per GPU run: 32 MiB of plaintext, enough to fill the GPU.
 const GPU_RUN: usize = 2048;
@@ -48,7 +48,7 @@ pub(super) type GpuKey = (CudaGcm, [u8; payload::NONCE_LEN]);
 
 /// Opens the GPU and sets up the chunk key on it (run on a thread of its
 /// own).
-pub(super) type GpuOpen = Box<dyn FnOnce() -> Result<GpuKey, CliError> + Send>;
+pub(super) type GpuOpen = Box<dyn FnOnce() -> Result<GpuKey, CommandError> + Send>;
 
 /// What a file offload does and with what.
 pub(super) struct Job {
@@ -123,7 +123,7 @@ impl Plan {
 }
 
 /// A run's output, or how much of it verified and why the rest did not.
-type RunResult = Result<Vec<u8>, (Vec<u8>, CliError)>;
+type RunResult = Result<Vec<u8>, (Vec<u8>, CommandError)>;
 
 /// A worker's (or this thread's) finished run.
 struct CpuDone {
@@ -131,13 +131,13 @@ struct CpuDone {
     result: RunResult,
 }
 
-fn read_err(e: io::Error) -> CliError {
-    CliError::failure(format!("reading input: {}", io_msg(&e)))
+fn read_err(e: io::Error) -> CommandError {
+    CommandError::failure(format!("reading input: {}", io_msg(&e)))
 }
 
 /// Reads `buf.len()` bytes at `pos`, the two halves on this thread and one
 /// helper; a short read means the file shrank while being read.
-fn read_exact_2(file: &File, buf: &mut [u8], pos: u64) -> Result<(), CliError> {
+fn read_exact_2(file: &File, buf: &mut [u8], pos: u64) -> Result<(), CommandError> {
     let half = (buf.len() / 2).next_multiple_of(4096).min(buf.len());
     let (a, b) = buf.split_at_mut(half);
     let (ra, rb) = std::thread::scope(|s| {
@@ -148,7 +148,7 @@ fn read_exact_2(file: &File, buf: &mut [u8], pos: u64) -> Result<(), CliError> {
     });
     let got = ra.map_err(read_err)? + rb.unwrap_or(Ok(0)).map_err(read_err)?;
     if got != buf.len() {
-        return Err(CliError::failure(
+        return Err(CommandError::failure(
             "reading input: the file shrank while being read",
         ));
     }
@@ -197,7 +197,7 @@ fn gpu_shape(dir: Direction, run: &Run) -> bool {
 
 /// The GPU's side of a run: opened on its own thread, then a chunk pipe.
 struct GpuSide<'g> {
-    opening: Option<std::thread::JoinHandle<Result<GpuKey, CliError>>>,
+    opening: Option<std::thread::JoinHandle<Result<GpuKey, CommandError>>>,
     gcm: &'g std::cell::OnceCell<GpuKey>,
     pipe: Option<ChunkPipe<'g>>,
 }
@@ -205,7 +205,7 @@ struct GpuSide<'g> {
 impl<'g> GpuSide<'g> {
     /// Takes the opened GPU once its thread has finished (waiting for it
     /// when `wait`); an error of the opening is returned once.
-    fn poll(&mut self, dir: Direction, wait: bool) -> Result<(), CliError> {
+    fn poll(&mut self, dir: Direction, wait: bool) -> Result<(), CommandError> {
         let finished = self
             .opening
             .as_ref()
@@ -241,7 +241,7 @@ pub(super) fn run(
     job: Job,
     out: &mut Output,
     pb: &indicatif::ProgressBar,
-) -> Result<(), CliError> {
+) -> Result<(), CommandError> {
     let timing = std::env::var_os("AESX_OFFLOAD_STATS").is_some();
     let t0 = std::time::Instant::now();
     let cell = std::cell::OnceCell::new();
@@ -250,7 +250,9 @@ pub(super) fn run(
             std::thread::Builder::new()
                 .name("aesx-gpu-open".into())
                 .spawn(job.gpu)
-                .map_err(|e| CliError::failure(format!("cannot start a thread: {}", io_msg(&e))))?,
+                .map_err(|e| {
+                    CommandError::failure(format!("cannot start a thread: {}", io_msg(&e)))
+                })?,
         ),
         gcm: &cell,
         pipe: None,
@@ -280,7 +282,9 @@ pub(super) fn run(
                         Ok(n) if n == run.bytes => cpu_run(dir, &cipher, &input, &run),
                         Ok(_) => Err((
                             Vec::new(),
-                            CliError::failure("reading input: the file shrank while being read"),
+                            CommandError::failure(
+                                "reading input: the file shrank while being read",
+                            ),
                         )),
                         Err(e) => Err((Vec::new(), read_err(e))),
                     };
@@ -290,7 +294,7 @@ pub(super) fn run(
                 })
         })
         .collect::<Result<_, _>>()
-        .map_err(|e| CliError::failure(format!("cannot start a thread: {}", io_msg(&e))))?;
+        .map_err(|e| CommandError::failure(format!("cannot start a thread: {}", io_msg(&e))))?;
     drop(res_tx);
 
     let mut gpu_runs: VecDeque<Run> = VecDeque::new();
@@ -298,7 +302,7 @@ pub(super) fn run(
     let mut cpu_busy = 0usize;
     let mut next_write = 0u64;
     let (mut gpu_bytes, mut cpu_bytes) = (0u64, 0u64);
-    let result = (|| -> Result<(), CliError> {
+    let result = (|| -> Result<(), CommandError> {
         while next_write < plan.chunks {
             gpu.poll(dir, false)?;
             // Hand out runs while someone is free: the workers' queue first
@@ -314,7 +318,7 @@ pub(super) fn run(
                     cpu_bytes += run.bytes as u64;
                     work_tx
                         .send(run)
-                        .map_err(|_| CliError::failure("a CPU worker stopped"))?;
+                        .map_err(|_| CommandError::failure("a CPU worker stopped"))?;
                     cpu_busy += 1;
                 } else if gpu_free && gpu_shape(dir, &peek) {
                     let run = plan.take(GPU_RUN);
@@ -368,7 +372,7 @@ pub(super) fn run(
                 let done = pipe
                     .take()
                     .map_err(backend_arg::gpu_error)?
-                    .ok_or_else(|| CliError::failure("internal: GPU run missing"))?;
+                    .ok_or_else(|| CommandError::failure("internal: GPU run missing"))?;
                 if done.verified == done.chunks {
                     out.write_all(done.output)?;
                 } else {
@@ -391,7 +395,7 @@ pub(super) fn run(
             if cpu_busy == 0 {
                 // Nothing on the workers: only the GPU can move on.
                 if gpu.opening.is_none() {
-                    return Err(CliError::failure("internal: the offload stalled"));
+                    return Err(CommandError::failure("internal: the offload stalled"));
                 }
                 gpu.poll(dir, true)?;
                 continue;
@@ -399,7 +403,7 @@ pub(super) fn run(
             // The next run is a worker's: wait for a result.
             let (run, result) = res_rx
                 .recv()
-                .map_err(|_| CliError::failure("a CPU worker stopped"))?;
+                .map_err(|_| CommandError::failure("a CPU worker stopped"))?;
             cpu_busy -= 1;
             cpu_done.insert(
                 run.first,

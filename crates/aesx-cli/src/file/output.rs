@@ -44,7 +44,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use crate::CliError;
+use crate::CommandError;
 
 use super::io_msg;
 
@@ -156,7 +156,7 @@ pub struct OutputOpts<'a> {
     pub hold_back: bool,
 }
 
-fn random_name() -> Result<String, CliError> {
+fn random_name() -> Result<String, CommandError> {
     let mut r = [0u8; 8];
     super::kdf::fill_random(&mut r)?;
     Ok(format!(".aesx-tmp-{}", hex::encode(r)))
@@ -252,11 +252,11 @@ fn publish_named(tmp: &Path, dest: &Path, force: bool) -> io::Result<()> {
 impl Output {
     /// Checks the destination and opens the temporary output. Nothing is
     /// created for stdout; for a file, nothing visible is created.
-    pub fn open(o: OutputOpts<'_>) -> Result<Output, CliError> {
+    pub fn open(o: OutputOpts<'_>) -> Result<Output, CommandError> {
         let mut out = Self::open_unspooled(&o)?;
         if o.hold_back && !out.kind.is_temp() {
             let f = tempfile::tempfile().map_err(|e| {
-                CliError::failure(format!(
+                CommandError::failure(format!(
                     "cannot create a temporary file to hold the output until it is verified: {}",
                     io_msg(&e)
                 ))
@@ -266,13 +266,13 @@ impl Output {
         Ok(out)
     }
 
-    fn open_unspooled(o: &OutputOpts<'_>) -> Result<Output, CliError> {
-        let same = |id: FileId| -> Result<(), CliError> {
+    fn open_unspooled(o: &OutputOpts<'_>) -> Result<Output, CommandError> {
+        let same = |id: FileId| -> Result<(), CommandError> {
             if o.input == Some(id) {
-                return Err(CliError::usage("input and output are the same file"));
+                return Err(CommandError::usage("input and output are the same file"));
             }
             if let Some((_, what)) = o.protect.iter().find(|(p, _)| *p == id) {
-                return Err(CliError::usage(format!(
+                return Err(CommandError::usage(format!(
                     "refusing to write the output over the {what}"
                 )));
             }
@@ -282,7 +282,7 @@ impl Output {
         let Some(path) = path else {
             let out = io::stdout();
             if o.refuse_terminal && std::io::IsTerminal::is_terminal(&out) {
-                return Err(CliError::usage(
+                return Err(CommandError::usage(
                     "refusing to write binary ciphertext to a terminal; use -o FILE or redirect",
                 ));
             }
@@ -299,7 +299,7 @@ impl Output {
             });
         };
         let fail = |e: io::Error| {
-            CliError::failure(format!("cannot write {}: {}", path.display(), io_msg(&e)))
+            CommandError::failure(format!("cannot write {}: {}", path.display(), io_msg(&e)))
         };
         // A symlink to a regular file is resolved so that the file it points
         // to is replaced, not the link. Anything else (a device, a FIFO,
@@ -312,7 +312,7 @@ impl Output {
                 // Linking the output to the link's name would fail (or,
                 // with --force, replace the link): say what is wrong.
                 Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                    return Err(CliError::failure(format!(
+                    return Err(CommandError::failure(format!(
                         "cannot write {}: a symbolic link to a missing file",
                         path.display()
                     )))
@@ -332,7 +332,7 @@ impl Output {
         let mut keep_mode = None;
         match std::fs::metadata(&dest) {
             Ok(m) if m.is_dir() => {
-                return Err(CliError::failure(format!(
+                return Err(CommandError::failure(format!(
                     "cannot write {}: is a directory",
                     path.display()
                 )))
@@ -341,7 +341,7 @@ impl Output {
                 // Fails closed: a file whose identity cannot be read might
                 // be the input (never on unix, where it comes with `m`).
                 let id = super::sys::meta_id(&dest, &m).ok_or_else(|| {
-                    CliError::failure(format!(
+                    CommandError::failure(format!(
                         "cannot write {}: cannot tell whether it is the input",
                         path.display()
                     ))
@@ -349,7 +349,7 @@ impl Output {
                 same(id)?;
                 keep_mode = file_mode(&m);
                 if !o.force {
-                    return Err(CliError::failure(format!(
+                    return Err(CommandError::failure(format!(
                         "{} already exists; use --force to overwrite it",
                         path.display()
                     )));
@@ -362,7 +362,7 @@ impl Output {
                     .open(&dest)
                     .map_err(fail)?;
                 if o.refuse_terminal && std::io::IsTerminal::is_terminal(&f) {
-                    return Err(CliError::usage(
+                    return Err(CommandError::usage(
                         "refusing to write binary ciphertext to a terminal",
                     ));
                 }
@@ -405,10 +405,10 @@ impl Output {
     }
 
     /// Writes all of `data`.
-    pub fn write_all(&mut self, data: &[u8]) -> Result<(), CliError> {
+    pub fn write_all(&mut self, data: &[u8]) -> Result<(), CommandError> {
         if let Some(f) = &mut self.spool {
             return f.write_all(data).map_err(|e| {
-                CliError::failure(format!("writing a temporary file: {}", io_msg(&e)))
+                CommandError::failure(format!("writing a temporary file: {}", io_msg(&e)))
             });
         }
         let r = match &mut self.kind {
@@ -418,20 +418,20 @@ impl Output {
             Kind::Unnamed(f) => f.write_all(data),
         };
         r.map_err(|e| {
-            CliError::failure(format!("writing {}: {}", self.shown.display(), io_msg(&e)))
+            CommandError::failure(format!("writing {}: {}", self.shown.display(), io_msg(&e)))
         })
     }
 
     /// Flushes, syncs and names the output: only now does it appear.
-    pub fn commit(mut self) -> Result<(), CliError> {
+    pub fn commit(mut self) -> Result<(), CommandError> {
         let shown = self.shown.clone();
         let fail = |e: io::Error| {
-            CliError::failure(format!("writing {}: {}", shown.display(), io_msg(&e)))
+            CommandError::failure(format!("writing {}: {}", shown.display(), io_msg(&e)))
         };
         if let Some(mut f) = self.spool.take() {
             use std::io::Seek;
             f.seek(io::SeekFrom::Start(0)).map_err(|e| {
-                CliError::failure(format!("reading a temporary file: {}", io_msg(&e)))
+                CommandError::failure(format!("reading a temporary file: {}", io_msg(&e)))
             })?;
             let mut buf = vec![0u8; 256 * 1024];
             loop {
@@ -440,7 +440,7 @@ impl Output {
                     Ok(n) => n,
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                     Err(e) => {
-                        return Err(CliError::failure(format!(
+                        return Err(CommandError::failure(format!(
                             "reading a temporary file: {}",
                             io_msg(&e)
                         )))
@@ -515,14 +515,14 @@ fn dest_dir(dest: &Path) -> PathBuf {
 
 /// "appeared while writing" for a destination that exists after all,
 /// else the error as it is.
-fn appeared(e: io::Error, shown: &Path) -> CliError {
+fn appeared(e: io::Error, shown: &Path) -> CommandError {
     if e.kind() == io::ErrorKind::AlreadyExists {
-        CliError::failure(format!(
+        CommandError::failure(format!(
             "{} appeared while writing; use --force to overwrite it",
             shown.display()
         ))
     } else {
-        CliError::failure(format!("writing {}: {}", shown.display(), io_msg(&e)))
+        CommandError::failure(format!("writing {}: {}", shown.display(), io_msg(&e)))
     }
 }
 

@@ -12,7 +12,7 @@ use aesx_file::pipeline::{self, Input, Plan, Step};
 
 use super::io_msg;
 use super::output::Output;
-use crate::CliError;
+use crate::CommandError;
 
 /// Where the pipeline reads from.
 pub(super) enum Source {
@@ -37,10 +37,10 @@ pub(super) fn pipeline(
     batch_len: usize,
     workers: usize,
     pb: &indicatif::ProgressBar,
-    step: &Step<'_, CliError>,
-    write: &mut dyn FnMut(&[u8]) -> Result<(), CliError>,
-) -> Result<(), CliError> {
-    let read_err = |e: io::Error| CliError::failure(format!("reading input: {}", io_msg(&e)));
+    step: &Step<'_, CommandError>,
+    write: &mut dyn FnMut(&[u8]) -> Result<(), CommandError>,
+) -> Result<(), CommandError> {
+    let read_err = |e: io::Error| CommandError::failure(format!("reading input: {}", io_msg(&e)));
     let plan = Plan::for_threads(batch_len, workers);
     let mut write = |o: &[u8], consumed: usize| {
         write(o)?;
@@ -75,8 +75,8 @@ pub(super) fn pipeline_to(
     workers: usize,
     out: &mut Output,
     pb: &indicatif::ProgressBar,
-    step: &Step<'_, CliError>,
-) -> Result<(), CliError> {
+    step: &Step<'_, CommandError>,
+) -> Result<(), CommandError> {
     pipeline(source, batch_len, workers, pb, step, &mut |o| {
         out.write_all(o)
     })

@@ -17,24 +17,17 @@
 //!
 //! # Why this shape
 //!
-//! The pipeline it replaces lost speed with every thread added, and
-//! encrypted at 0.5x the speed it decrypted. Measured (2-core AMD EPYC
-//! Zen 3 VM, 1 GiB from tmpfs to `/dev/null`; the figures and commands are
-//! in `docs/BENCHMARKS.md`, "Files and threads"), three mechanisms:
+//! Three choices, each measured (the figures and commands are in
+//! `docs/BENCHMARKS.md`, "Files and threads"):
 //!
-//! - **Fork-join per batch.** Each 2 MiB batch was split over threads
-//!   spawned for that batch alone: `strace -f -c` counted `-j - 1` thread
-//!   starts (`clone3`) and as many stack `mmap`/`munmap` pairs per batch,
-//!   `futex` waits took 77 % of the traced system time at `-j 32`, and the
-//!   caller sat idle at every join. Workers started once remove both.
-//! - **Misaligned read buffers.** A 2 MiB `Vec` starts 16 bytes past a
-//!   page, and the kernel's `rep movsb` copy out of the page cache runs
-//!   about 4x slower into a destination 1-31 bytes past a cache line than
-//!   into an aligned one on this core (2.4 against 9.5 GB/s); `perf` put
-//!   64 % of an encryption in that copy. Decryption's file offsets happened
-//!   to spare it. Read buffers here start on a page ([`ALIGN`]).
-//! - **Two readers.** All input went through two `pread` threads whatever
-//!   `-j` was; here each worker reads its own batches.
+//! - **Workers started once per call**, not threads forked per batch: a
+//!   fork-join per batch pays a thread start and a stack `mmap`/`munmap`
+//!   per thread and batch, and leaves the caller idle at every join.
+//! - **Read buffers that start on a page** ([`ALIGN`]): the kernel's copy
+//!   out of the page cache runs several times slower into a destination a
+//!   few bytes past a cache line, which a plain `Vec` of 2 MiB is.
+//! - **Each worker reads its own batches**: a fixed set of reader threads
+//!   would bound the input whatever the number of workers.
 //!
 //! The writer stays one thread, in order: a pipe must get its bytes in
 //! order, a decryption must write nothing after the first chunk that fails,

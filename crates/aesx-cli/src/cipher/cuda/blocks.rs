@@ -7,7 +7,7 @@ use super::super::blockwise::BlockOp;
 use super::super::{Op, Stream};
 use super::BulkAes;
 use crate::backend_arg::gpu_error;
-use crate::CliError;
+use crate::CommandError;
 
 fn aes_err(e: aesx_cuda::CudaError) -> aesx::Error {
     match e {
@@ -71,7 +71,7 @@ pub(super) struct GpuCtr {
 }
 
 impl Stream for GpuCtr {
-    fn update(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<(), CliError> {
+    fn update(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<(), CommandError> {
         let start = out.len();
         out.extend_from_slice(input);
         let aes = &self.aes;
@@ -80,7 +80,7 @@ impl Stream for GpuCtr {
             .map_err(gpu_error)
     }
 
-    fn finish(&mut self, _out: &mut Vec<u8>) -> Result<(), CliError> {
+    fn finish(&mut self, _out: &mut Vec<u8>) -> Result<(), CommandError> {
         self.ctr.wipe();
         Ok(())
     }

@@ -4,7 +4,7 @@ use super::super::gcm::GcmJob;
 use super::super::{Op, Stream};
 use super::BulkGcm;
 use crate::backend_arg::gpu_error;
-use crate::CliError;
+use crate::CommandError;
 
 /// GCM on the GPU: the whole message in memory, as on the CPU, so that
 /// nothing is written before the tag is checked.
@@ -25,18 +25,18 @@ impl Drop for GpuGcm {
 }
 
 impl Stream for GpuGcm {
-    fn check_len(&self, len: u64) -> Result<(), CliError> {
+    fn check_len(&self, len: u64) -> Result<(), CommandError> {
         self.cpu.check_len(len)
     }
 
-    fn update(&mut self, input: &[u8], _out: &mut Vec<u8>) -> Result<(), CliError> {
+    fn update(&mut self, input: &[u8], _out: &mut Vec<u8>) -> Result<(), CommandError> {
         self.cpu
             .check_len(self.data.len() as u64 + input.len() as u64)?;
         self.data.extend_from_slice(input);
         Ok(())
     }
 
-    fn finish(&mut self, out: &mut Vec<u8>) -> Result<(), CliError> {
+    fn finish(&mut self, out: &mut Vec<u8>) -> Result<(), CommandError> {
         match self.op {
             Op::Encrypt => {
                 let tag = self
@@ -59,7 +59,7 @@ impl Stream for GpuGcm {
                         Ok(())
                     }
                     Err(aesx_cuda::CudaError::Aes(aesx::Error::AuthenticationFailed)) => {
-                        Err(CliError::failure(format!(
+                        Err(CommandError::failure(format!(
                             "authentication failed: the {}-byte tag at the end of the \
                              input does not match (wrong key, IV, AAD or tag length, or \
                              altered data); nothing written",

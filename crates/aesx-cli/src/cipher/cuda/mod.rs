@@ -16,7 +16,7 @@ use aesx_cuda::{CudaAes, CudaGcm, CudaXts};
 use super::blockwise::Blockwise;
 use super::{hex_arg, Job, Mode, Op, Params, Stream};
 use crate::backend_arg::{gpu_error, open_gpu};
-use crate::CliError;
+use crate::CommandError;
 
 mod blocks;
 mod gcm;
@@ -115,13 +115,13 @@ impl Engine for Cuda {
 }
 
 /// The GPU job for `mode`, given the already validated CPU job.
-pub fn job(mode: Mode, p: &Params, cpu: Job) -> Result<Job, CliError> {
+pub fn job(mode: Mode, p: &Params, cpu: Job) -> Result<Job, CommandError> {
     let gpu = open_gpu()?;
     job_on(&Cuda(gpu), mode, p, cpu)
 }
 
 /// The job for `mode` on `engine`.
-pub fn job_on(engine: &dyn Engine, mode: Mode, p: &Params, cpu: Job) -> Result<Job, CliError> {
+pub fn job_on(engine: &dyn Engine, mode: Mode, p: &Params, cpu: Job) -> Result<Job, CommandError> {
     Ok(match cpu {
         Job::Stream(cpu) => Job::Stream(stream_on(engine, mode, p, cpu)?),
         // GCM on the GPU is one-shot: the whole input is gathered, then
@@ -149,7 +149,7 @@ fn stream_on(
     mode: Mode,
     p: &Params,
     cpu: Box<dyn Stream>,
-) -> Result<Box<dyn Stream>, CliError> {
+) -> Result<Box<dyn Stream>, CommandError> {
     let e = gpu_error;
     let batch = engine.batch();
     Ok(match (mode, p.op) {
@@ -189,7 +189,7 @@ fn stream_on(
                 (Some(t), _, None) => {
                     let t = hex_arg("--tweak", t)?;
                     XtsShape::Unit(t.as_slice().try_into().map_err(|_| {
-                        CliError::usage("--tweak: XTS tweaks are 16 bytes (32 hex digits)")
+                        CommandError::usage("--tweak: XTS tweaks are 16 bytes (32 hex digits)")
                     })?)
                 }
                 (None, n, None) => XtsShape::Unit(aesx::Xts::sector_tweak(n.unwrap_or(0))),
@@ -231,11 +231,11 @@ struct Gather {
 }
 
 impl Stream for Gather {
-    fn check_len(&self, len: u64) -> Result<(), CliError> {
+    fn check_len(&self, len: u64) -> Result<(), CommandError> {
         self.cpu.check_len(len)
     }
 
-    fn update(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<(), CliError> {
+    fn update(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<(), CommandError> {
         self.pending.extend_from_slice(input);
         if self.pending.len() >= self.batch {
             let batch = std::mem::take(&mut self.pending);
@@ -244,7 +244,7 @@ impl Stream for Gather {
         Ok(())
     }
 
-    fn finish(&mut self, out: &mut Vec<u8>) -> Result<(), CliError> {
+    fn finish(&mut self, out: &mut Vec<u8>) -> Result<(), CommandError> {
         let batch = std::mem::take(&mut self.pending);
         self.inner.update(&batch, out)?;
         self.inner.finish(out)

@@ -4,7 +4,7 @@
 use super::super::{Op, Stream};
 use super::BulkXts;
 use crate::backend_arg::gpu_error;
-use crate::CliError;
+use crate::CommandError;
 
 /// What one XTS call covers.
 pub enum XtsShape {
@@ -28,7 +28,7 @@ pub(super) struct GpuXts {
 }
 
 impl GpuXts {
-    fn flush_sectors(&mut self, out: &mut Vec<u8>) -> Result<(), CliError> {
+    fn flush_sectors(&mut self, out: &mut Vec<u8>) -> Result<(), CommandError> {
         let XtsShape::Sectors { size, next } = self.shape else {
             return Ok(());
         };
@@ -45,18 +45,18 @@ impl GpuXts {
             size,
             next: next
                 .checked_add(count as u128)
-                .ok_or_else(|| CliError::failure("xts: sector numbers pass 2^128 - 1"))?,
+                .ok_or_else(|| CommandError::failure("xts: sector numbers pass 2^128 - 1"))?,
         };
         Ok(())
     }
 }
 
 impl Stream for GpuXts {
-    fn check_len(&self, len: u64) -> Result<(), CliError> {
+    fn check_len(&self, len: u64) -> Result<(), CommandError> {
         self.cpu.check_len(len)
     }
 
-    fn update(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<(), CliError> {
+    fn update(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<(), CommandError> {
         self.seen += input.len() as u64;
         self.buf.extend_from_slice(input);
         match self.shape {
@@ -73,7 +73,7 @@ impl Stream for GpuXts {
         }
     }
 
-    fn finish(&mut self, out: &mut Vec<u8>) -> Result<(), CliError> {
+    fn finish(&mut self, out: &mut Vec<u8>) -> Result<(), CommandError> {
         match self.shape {
             XtsShape::Unit(_) => {
                 self.cpu.check_len(self.buf.len() as u64)?;
@@ -87,7 +87,7 @@ impl Stream for GpuXts {
             XtsShape::Sectors { .. } => {
                 self.flush_sectors(out)?;
                 if !self.buf.is_empty() {
-                    return self.cpu.check_len(self.seen).and(Err(CliError::failure(
+                    return self.cpu.check_len(self.seen).and(Err(CommandError::failure(
                         "xts: the input is not a whole number of sectors",
                     )));
                 }
