@@ -100,7 +100,7 @@ fn probe(g: &Gpu, n: usize, dir: &str) -> Result<(), String> {
 
     // SAFETY: written before read (the copies below fill them).
     let mut p1 = unsafe { ctx.alloc_pinned_with_flags::<u8>(n, 0) }.map_err(ds)?;
-    // SAFETY: as above.
+    // SAFETY: written before read (the copies below fill it).
     let mut p2 = unsafe { ctx.alloc_pinned_with_flags::<u8>(n, 0) }.map_err(ds)?;
     p1.as_mut_slice().map_err(ds)?.fill(1);
     p2.as_mut_slice().map_err(ds)?.fill(2);
@@ -113,7 +113,7 @@ fn probe(g: &Gpu, n: usize, dir: &str) -> Result<(), String> {
         "pinned host->device",
         n,
         best(|| {
-            // SAFETY: the buffers named are alive and used by nothing else during the copy (see above).
+            // SAFETY: the buffers named are alive and used by nothing else during the copy.
             unsafe { copy(&s1, pp1, a1, n, true) }
         }),
     );
@@ -121,12 +121,13 @@ fn probe(g: &Gpu, n: usize, dir: &str) -> Result<(), String> {
         "pinned device->host",
         n,
         best(|| {
-            // SAFETY: the buffers named are alive and used by nothing else during the copy (see above).
+            // SAFETY: the buffers named are alive and used by nothing else during the copy.
             unsafe { copy(&s1, pp1, a1, n, false) }
         }),
     );
     let both = best(|| {
-        // SAFETY: see above; the two directions use different buffers.
+        // SAFETY: the buffers named are alive and used by nothing else during the
+        // copies; the two directions use different buffers.
         unsafe {
             let src = std::slice::from_raw_parts(pp1, n);
             result::memcpy_htod_async(a1, src, s1.cu_stream()).map_err(ds)?;
@@ -164,17 +165,16 @@ fn probe(g: &Gpu, n: usize, dir: &str) -> Result<(), String> {
             "  registered host->device",
             n,
             best(|| {
-                // SAFETY: the buffers named are alive and used by nothing else during the copy (see above).
+                // SAFETY: the buffers named are alive and used by nothing else during the copy.
                 unsafe { copy(&s1, vp, a1, n, true) }
             }),
         );
         if flags == 0 {
-            // SAFETY: as above.
             report(
                 "  registered device->host",
                 n,
                 best(|| {
-                    // SAFETY: the buffers named are alive and used by nothing else during the copy (see above).
+                    // SAFETY: the buffers named are alive and used by nothing else during the copy.
                     unsafe { copy(&s1, vp, a1, n, false) }
                 }),
             );
@@ -303,7 +303,8 @@ fn probe(g: &Gpu, n: usize, dir: &str) -> Result<(), String> {
                         d.copy_from_slice(&src[t * per..(t + 1) * per]);
                     });
                     sc.spawn(move || {
-                        // SAFETY: as above.
+                        // SAFETY: disjoint pieces of the registered and pinned buffers,
+                        // one piece per thread.
                         let (d, s) = unsafe {
                             (
                                 std::slice::from_raw_parts_mut(

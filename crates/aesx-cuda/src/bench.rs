@@ -132,7 +132,8 @@ unsafe fn pinned_copy(
         // SAFETY: p holds n bytes (this function's contract); d is dev's
         // address, n bytes, borrowed until the stream is synchronised.
         let src = unsafe { std::slice::from_raw_parts(p, n) };
-        // SAFETY: as above; the copy is ordered on s and waited for below.
+        // SAFETY: src is the caller's n bytes and d is dev's n bytes, both alive
+        // until the copy, ordered on s, is waited for below.
         unsafe { cudarc::driver::result::memcpy_htod_async(d, src, s.cu_stream()) }?;
     } else {
         // SAFETY: p holds n bytes that nothing else touches during the call

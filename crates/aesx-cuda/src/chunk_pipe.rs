@@ -137,7 +137,7 @@ impl CudaGcm {
             // SAFETY: h_in_ptr is batch * RECORD bytes just allocated.
             unsafe { std::ptr::write_bytes(h_in_ptr, 0, batch * RECORD) };
             let h_out_ptr = h_out.as_mut_ptr()?;
-            // SAFETY: as above.
+            // SAFETY: h_out_ptr is batch * RECORD bytes just allocated.
             unsafe { std::ptr::write_bytes(h_out_ptr, 0, batch * RECORD) };
             let h_dig_ptr = h_dig.as_mut_ptr()?;
             let h_ctr_ptr = h_ctr.as_mut_ptr()?;

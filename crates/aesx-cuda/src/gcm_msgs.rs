@@ -80,7 +80,7 @@ impl CudaGcm {
         }
         let runs = GhashLaunch::new(m.data, m.len, true, m.lvl1, gf::pow(self.h, nruns));
         let sums = GhashLaunch::new(m.lvl1, 16 * m.nmsgs * nruns, false, m.lvl2, self.h);
-        // SAFETY: as above: data holds len bytes, lvl1 nmsgs * nruns
+        // SAFETY: data holds len bytes, lvl1 nmsgs * nruns
         // elements and lvl2 nmsgs.
         unsafe {
             g.ghash_msgs(s, runs, m.stride as u64, m.nmsgs, nruns)?;

@@ -32,7 +32,8 @@ pub struct HostBuffer {
 // SAFETY: the buffer owns its allocation (ptr points into `mem`); access
 // goes through &self / &mut self like a Vec<u8>.
 unsafe impl Send for HostBuffer {}
-// SAFETY: as above; shared references only read.
+// SAFETY: the buffer owns its allocation, and a shared reference only
+// reads it (through Deref), as a &Vec<u8> would.
 unsafe impl Sync for HostBuffer {}
 
 impl core::fmt::Debug for HostBuffer {
@@ -79,7 +80,8 @@ impl Deref for HostBuffer {
 
 impl DerefMut for HostBuffer {
     fn deref_mut(&mut self) -> &mut [u8] {
-        // SAFETY: as above, borrowed mutably through &mut self.
+        // SAFETY: ptr/len are the buffer's own initialised allocation, borrowed
+        // mutably through &mut self, so no other reference reads it meanwhile.
         unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
     }
 }

@@ -87,14 +87,14 @@ fn gcm_matches_the_cpu_and_refuses_forgeries() {
             let t = unsafe { k.seal_raw(&nonce, b"aad", pin, pout, n, s) }.unwrap();
             assert_eq!(&t[..], tag.as_bytes(), "n={n}");
             assert_eq!(download(g, &dout, n), want, "n={n}");
-            // SAFETY: as above.
+            // SAFETY: both buffers are this GPU's, n bytes (at least), alive to the end.
             unsafe { k.open_raw(&nonce, b"aad", pout, pout, n, &t, s) }.unwrap();
             assert_eq!(download(g, &dout, n), pt);
             if n > 0 {
                 let mut bad = t;
                 bad[5] ^= 1;
                 let (dc, pc) = upload(g, &want);
-                // SAFETY: as above.
+                // SAFETY: both buffers are this GPU's, n bytes (at least), alive to the end.
                 let r = unsafe { k.open_raw(&nonce, b"aad", pc, pin, n, &bad, s) };
                 assert_eq!(r, Err(CudaError::Aes(aesx::Error::AuthenticationFailed)));
                 assert_eq!(download(g, &din, n), vec![0u8; n]);
@@ -129,7 +129,7 @@ fn many_messages_match_the_cpu_and_report_each_failure() {
         let mut bad = tags.clone();
         bad[1][0] ^= 1;
         bad[3][15] ^= 1;
-        // SAFETY: as above.
+        // SAFETY: `d` is this GPU's, n bytes, alive to the end.
         let ok = unsafe { k.open_many_raw(&nonces, b"hdr", stride, p, n, &bad, s) }.unwrap();
         assert_eq!(ok, [true, false, true, false, true]);
         let got = download(g, &d, n);
@@ -163,10 +163,10 @@ fn block_modes_and_xts_match_the_cpu() {
             assert_eq!(download(g, &dout, n - 3), want[..n - 3]);
             let mut ecb = pt.clone();
             cpu.encrypt_blocks(&mut ecb).unwrap();
-            // SAFETY: as above.
+            // SAFETY: both buffers are this GPU's, n bytes, alive to the end.
             unsafe { k.ecb_encrypt_raw(pin, pout, n, s) }.unwrap();
             assert_eq!(download(g, &dout, n), ecb);
-            // SAFETY: as above.
+            // SAFETY: both buffers are this GPU's, n bytes, alive to the end.
             unsafe { k.ecb_decrypt_raw(pout, pout, n, s) }.unwrap();
             assert_eq!(download(g, &dout, n), pt);
             let mut cbc = pt.clone();
@@ -175,7 +175,7 @@ fn block_modes_and_xts_match_the_cpu() {
                 .encrypt_in_place(&iv, &mut cbc)
                 .unwrap();
             let (dc, pc) = upload(g, &cbc);
-            // SAFETY: as above.
+            // SAFETY: both buffers are this GPU's, n bytes, alive to the end.
             unsafe { k.cbc_decrypt_raw(&iv, pc, pout, n, s) }.unwrap();
             assert_eq!(download(g, &dout, n), pt);
             drop((dc, din));
@@ -192,7 +192,7 @@ fn block_modes_and_xts_match_the_cpu() {
         // SAFETY: `d` is this GPU's, 8 sectors, alive to the end.
         unsafe { x.encrypt_sectors_raw(1 << 40, 4096, p, p, pt.len(), s) }.unwrap();
         assert_eq!(download(g, &d, pt.len()), want);
-        // SAFETY: as above.
+        // SAFETY: `d` is this GPU's, 8 sectors, alive to the end.
         unsafe { x.decrypt_sectors_raw(1 << 40, 4096, p, p, pt.len(), s) }.unwrap();
         assert_eq!(download(g, &d, pt.len()), pt);
     }
