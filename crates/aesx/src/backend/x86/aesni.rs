@@ -21,21 +21,15 @@
 //! CBC encryption is one chain of `R` AES ops per block (the next plaintext
 //! and the first round key ride in the last round key): 40/56 cycles per
 //! block on Zen, 30/42 on Golden Cove. It is also the kernel the VAES
-//! levels use: a wider register cannot shorten a chain.
-//!
-//! Measured fraction of the bound (the tier's ECB rate, which `aesx bench`
-//! divides by; dated figures in docs/BENCHMARKS.md), 16 KiB and 1 MiB: on
-//! Zen 3 CTR 1.01 (it was 0.92 for AES-128 and 0.97 for AES-256 with a
-//! PSHUFB per block), CBC decryption 0.99-1.01, CBC encryption 0.13 (the
-//! chain's 1/8). On Golden Cove (with PSHUFB, not measured since): CTR
-//! 0.98, CBC decryption 0.97-0.99, CBC encryption 0.15-0.17 (1/6).
+//! levels use: a wider register cannot shorten a chain. Measurements:
+//! docs/BENCHMARKS.md.
 
 use core::arch::x86_64::*;
 
 use super::X86Aes;
 use crate::backend::kernels::inout::InOut;
 use crate::backend::kernels::trace::{self, Kernel};
-use crate::key::Block;
+use crate::key::{Block, KeySize};
 
 /// Blocks in flight in the bulk loops.
 const WIDE: usize = 8;
@@ -48,7 +42,13 @@ const WIDE: usize = 8;
 pub(super) unsafe fn encrypt_blocks(k: &X86Aes, io: InOut<'_>) {
     trace::hit(Kernel::AesniEcbEnc);
     // SAFETY: same features as this function.
-    unsafe { by_rounds!(k, ecb::<false>(&k.enc, io)) }
+    unsafe {
+        match k.size {
+            KeySize::Aes128 => ecb::<10, false>(&k.enc, io),
+            KeySize::Aes192 => ecb::<12, false>(&k.enc, io),
+            KeySize::Aes256 => ecb::<14, false>(&k.enc, io),
+        }
+    }
 }
 
 /// ECB-decrypts whole blocks.
@@ -59,7 +59,13 @@ pub(super) unsafe fn encrypt_blocks(k: &X86Aes, io: InOut<'_>) {
 pub(super) unsafe fn decrypt_blocks(k: &X86Aes, io: InOut<'_>) {
     trace::hit(Kernel::AesniEcbDec);
     // SAFETY: same features as this function.
-    unsafe { by_rounds!(k, ecb::<true>(&k.dec, io)) }
+    unsafe {
+        match k.size {
+            KeySize::Aes128 => ecb::<10, true>(&k.dec, io),
+            KeySize::Aes192 => ecb::<12, true>(&k.dec, io),
+            KeySize::Aes256 => ecb::<14, true>(&k.dec, io),
+        }
+    }
 }
 
 /// ECB over a few blocks with 128-bit loads and stores, for the VAES
@@ -75,7 +81,13 @@ pub(super) unsafe fn decrypt_blocks(k: &X86Aes, io: InOut<'_>) {
 pub(super) unsafe fn ecb_small<const DEC: bool>(k: &X86Aes, io: InOut<'_>) {
     let keys = if DEC { &k.dec } else { &k.enc };
     // SAFETY: same features as this function.
-    unsafe { by_rounds!(k, ecb::<DEC>(keys, io)) }
+    unsafe {
+        match k.size {
+            KeySize::Aes128 => ecb::<10, DEC>(keys, io),
+            KeySize::Aes192 => ecb::<12, DEC>(keys, io),
+            KeySize::Aes256 => ecb::<14, DEC>(keys, io),
+        }
+    }
 }
 
 /// Keeps the eight blocks of a bulk loop in round-major order. Left alone,
@@ -121,7 +133,8 @@ unsafe fn ecb<const R: usize, const DEC: bool>(keys: &[__m128i; 15], mut io: InO
     let (src, dst) = (io.src_ptr(), io.dst_ptr());
     let mut i = 0;
     if n >= WIDE {
-        // SAFETY: as below; n >= WIDE blocks.
+        // SAFETY: `src`/`dst` hold n >= WIDE blocks, equal or disjoint
+        // (`InOut`).
         unsafe { ecb_bulk::<R, DEC>(keys, src, dst, n) };
         i = n / WIDE * WIDE;
     }
@@ -134,7 +147,7 @@ unsafe fn ecb<const R: usize, const DEC: bool>(keys: &[__m128i; 15], mut io: InO
         for key in &keys[1..R] {
             x = aes_round(DEC, false, x, *key);
         }
-        // SAFETY: as above; the block was read first.
+        // SAFETY: block i lies inside the output; its input was read first.
         unsafe { store(dst.add(16 * i), aes_round(DEC, true, x, keys[R])) };
         i += 1;
     }
@@ -167,7 +180,8 @@ unsafe fn ecb_bulk<const R: usize, const DEC: bool>(
             order(&mut b);
         }
         for (j, x) in b.iter().enumerate() {
-            // SAFETY: as for the loads; every block was read before any store.
+            // SAFETY: blocks i..i+WIDE lie inside the output; all were read
+            // before this first store.
             unsafe { store(dst.add(16 * (i + j)), aes_round(DEC, true, *x, rk[R])) };
         }
         i += WIDE;
@@ -184,14 +198,26 @@ unsafe fn ecb_bulk<const R: usize, const DEC: bool>(
 pub(crate) fn encrypt_block(k: &X86Aes, b: &mut Block) {
     // SAFETY: every X86Aes level implies AES-NI and SSE4.1, confirmed by
     // detection before the key could be built.
-    unsafe { by_rounds!(k, block1::<false>(&k.enc, b)) }
+    unsafe {
+        match k.size {
+            KeySize::Aes128 => block1::<10, false>(&k.enc, b),
+            KeySize::Aes192 => block1::<12, false>(&k.enc, b),
+            KeySize::Aes256 => block1::<14, false>(&k.enc, b),
+        }
+    }
 }
 
 /// Decrypts one block in place, as [`encrypt_block`].
 #[inline]
 pub(crate) fn decrypt_block(k: &X86Aes, b: &mut Block) {
-    // SAFETY: as in encrypt_block.
-    unsafe { by_rounds!(k, block1::<true>(&k.dec, b)) }
+    // SAFETY: every X86Aes level implies AES-NI and SSE4.1.
+    unsafe {
+        match k.size {
+            KeySize::Aes128 => block1::<10, true>(&k.dec, b),
+            KeySize::Aes192 => block1::<12, true>(&k.dec, b),
+            KeySize::Aes256 => block1::<14, true>(&k.dec, b),
+        }
+    }
 }
 
 /// The one-block kernel: the round keys are memory operands read in place.
@@ -229,7 +255,13 @@ pub(super) unsafe fn cbc_decrypt(k: &X86Aes, iv: &mut Block, io: InOut<'_>) {
 #[target_feature(enable = "aes,sse4.1")]
 pub(super) unsafe fn cbc_decrypt_small(k: &X86Aes, iv: &mut Block, io: InOut<'_>) {
     // SAFETY: same features as this function.
-    unsafe { by_rounds!(k, cbc_dec(&k.dec, iv, io)) }
+    unsafe {
+        match k.size {
+            KeySize::Aes128 => cbc_dec::<10>(&k.dec, iv, io),
+            KeySize::Aes192 => cbc_dec::<12>(&k.dec, iv, io),
+            KeySize::Aes256 => cbc_dec::<14>(&k.dec, iv, io),
+        }
+    }
 }
 
 #[target_feature(enable = "aes,sse4.1")]
@@ -279,7 +311,7 @@ unsafe fn cbc_dec<const R: usize>(keys: &[__m128i; 15], iv: &mut Block, mut io: 
             x = _mm_aesdec_si128(x, *key);
         }
         let out = _mm_aesdeclast_si128(x, _mm_xor_si128(rk[R], prev));
-        // SAFETY: as above; the block was read first.
+        // SAFETY: block i lies inside the output; its input was read first.
         unsafe { store(dst.add(16 * i), out) };
         prev = c;
         i += 1;
@@ -296,7 +328,13 @@ unsafe fn cbc_dec<const R: usize>(keys: &[__m128i; 15], iv: &mut Block, mut io: 
 pub(super) unsafe fn cbc_encrypt(k: &X86Aes, iv: &mut Block, io: InOut<'_>) {
     trace::hit(Kernel::AesniCbcEnc);
     // SAFETY: same features as this function.
-    unsafe { by_rounds!(k, cbc_enc(&k.enc, iv, io)) }
+    unsafe {
+        match k.size {
+            KeySize::Aes128 => cbc_enc::<10>(&k.enc, iv, io),
+            KeySize::Aes192 => cbc_enc::<12>(&k.enc, iv, io),
+            KeySize::Aes256 => cbc_enc::<14>(&k.enc, iv, io),
+        }
+    }
 }
 
 /// The serial CBC chain, shared by every x86 level.
@@ -381,9 +419,26 @@ pub(super) unsafe fn chain<const R: usize>(
 #[target_feature(enable = "aes,sse4.1")]
 pub(super) unsafe fn ctr_apply(k: &X86Aes, ctr: &mut Block, io: InOut<'_>) {
     trace::hit(Kernel::AesniCtr);
+    // SAFETY: same features as this function.
+    unsafe {
+        match k.size {
+            KeySize::Aes128 => ctr_rounds::<10>(&k.enc, ctr, io),
+            KeySize::Aes192 => ctr_rounds::<12>(&k.enc, ctr, io),
+            KeySize::Aes256 => ctr_rounds::<14>(&k.enc, ctr, io),
+        }
+    }
+}
+
+/// [`ctr_apply`] for `R` rounds. The round dispatch stays outside the
+/// segment loop, so each round count has a loop of its own: matched inside
+/// it, every call paid for loading and spilling all 15 round keys (64-byte
+/// CTR 18% slower on Zen 3).
+#[inline]
+#[target_feature(enable = "aes,sse4.1")]
+unsafe fn ctr_rounds<const R: usize>(keys: &[__m128i; 15], ctr: &mut Block, io: InOut<'_>) {
     super::ctr_segments(ctr, io, |c, seg| {
         // SAFETY: same features as this function (closures inherit them).
-        unsafe { by_rounds!(k, ctr_seg(&k.enc, c, seg)) }
+        unsafe { ctr_seg::<R>(keys, c, seg) }
     });
 }
 

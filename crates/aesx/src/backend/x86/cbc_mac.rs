@@ -15,13 +15,8 @@
 //! 1/6 of the tier's ECB rate (1/8 on Zen). CCM adds per block the CTR
 //! work (10 AES ops, a byte swap, an add, two XOR) on ports the chain
 //! leaves idle nine cycles in ten, so it runs at the chain's rate too; KW's
-//! W is one chain of six AES per 8-byte half-block. Measured
-//! (2026-11-26, Intel Xeon family 6 model 167, about 4 GHz, `aesx bench
-//! --isa aesni`, 16 KiB / 1 MiB): CMAC 2.2 GB/s for AES-128 and 1.55-1.57
-//! for AES-256, CCM 2.2 and 1.55: 0.17 of the ECB bound, the chain's 1/6.
-//! That is 1.10-1.26x the best peer for CMAC and 1.08-1.11x for CCM: the
-//! peers' chains carry the data XOR, 11 ops per block where this has 10
-//! (15 where this has 14 for AES-256), which is the 1.10x and 1.07x.
+//! W is one chain of six AES per 8-byte half-block. Measurements:
+//! docs/BENCHMARKS.md.
 
 use core::arch::x86_64::*;
 
@@ -30,50 +25,70 @@ use super::X86Aes;
 use crate::backend::kernels::inout::InOut;
 use crate::backend::kernels::mac::MacKernels;
 use crate::backend::kernels::trace::{self, Kernel};
-use crate::key::Block;
+use crate::key::{Block, KeySize};
 
 // Every level's token includes AES-NI and SSE4.1 (`Level::aesni`), the
 // features these kernels enable: the SAFETY argument for each call below.
 impl MacKernels for X86Aes {
     fn cbc_mac(&self, state: &mut Block, data: &[u8]) {
         trace::hit(Kernel::AesniCbcMac);
-        // SAFETY: the key's level proves AES-NI and SSE4.1 (see above).
-        unsafe { by_rounds!(self, cbc_mac(&self.enc, state, data)) }
+        // SAFETY: every level's token proves AES-NI and SSE4.1.
+        unsafe {
+            match self.size {
+                KeySize::Aes128 => cbc_mac::<10>(&self.enc, state, data),
+                KeySize::Aes192 => cbc_mac::<12>(&self.enc, state, data),
+                KeySize::Aes256 => cbc_mac::<14>(&self.enc, state, data),
+            }
+        }
     }
 
     fn ccm_encrypt(&self, mac: &mut Block, ctr: &mut Block, io: InOut<'_>) {
         trace::hit(Kernel::AesniCcmEnc);
-        // SAFETY: as in `cbc_mac`.
-        unsafe { by_rounds!(self, ccm::<false>(&self.enc, mac, ctr, io)) }
+        // SAFETY: every level's token proves AES-NI and SSE4.1.
+        unsafe {
+            match self.size {
+                KeySize::Aes128 => ccm::<10, false>(&self.enc, mac, ctr, io),
+                KeySize::Aes192 => ccm::<12, false>(&self.enc, mac, ctr, io),
+                KeySize::Aes256 => ccm::<14, false>(&self.enc, mac, ctr, io),
+            }
+        }
     }
 
     fn ccm_decrypt(&self, mac: &mut Block, ctr: &mut Block, io: InOut<'_>) {
         trace::hit(Kernel::AesniCcmDec);
-        // SAFETY: as in `cbc_mac`.
-        unsafe { by_rounds!(self, ccm::<true>(&self.enc, mac, ctr, io)) }
+        // SAFETY: every level's token proves AES-NI and SSE4.1.
+        unsafe {
+            match self.size {
+                KeySize::Aes128 => ccm::<10, true>(&self.enc, mac, ctr, io),
+                KeySize::Aes192 => ccm::<12, true>(&self.enc, mac, ctr, io),
+                KeySize::Aes256 => ccm::<14, true>(&self.enc, mac, ctr, io),
+            }
+        }
     }
 
     fn kw_wrap(&self, a: &mut [u8; 8], r: &mut [u8]) {
         trace::hit(Kernel::AesniKwWrap);
-        // SAFETY: as in `cbc_mac`.
-        unsafe { by_rounds!(self, kw::<false>(&self.enc, a, r)) }
+        // SAFETY: every level's token proves AES-NI and SSE4.1.
+        unsafe {
+            match self.size {
+                KeySize::Aes128 => kw::<10, false>(&self.enc, a, r),
+                KeySize::Aes192 => kw::<12, false>(&self.enc, a, r),
+                KeySize::Aes256 => kw::<14, false>(&self.enc, a, r),
+            }
+        }
     }
 
     fn kw_unwrap(&self, a: &mut [u8; 8], r: &mut [u8]) {
         trace::hit(Kernel::AesniKwUnwrap);
-        // SAFETY: as in `cbc_mac`.
-        unsafe { by_rounds!(self, kw::<true>(&self.dec, a, r)) }
-    }
-}
-
-/// Rounds 1 to R - 1 of `$s` with `$op` (AESENC or AESDEC) and the keys
-/// `$rk[1..R]`: the middle of every chain here.
-macro_rules! middle_rounds {
-    ($op:ident, $rk:expr, $r:expr, $s:ident) => {
-        for key in &$rk[1..$r] {
-            $s = $op($s, *key);
+        // SAFETY: every level's token proves AES-NI and SSE4.1.
+        unsafe {
+            match self.size {
+                KeySize::Aes128 => kw::<10, true>(&self.dec, a, r),
+                KeySize::Aes192 => kw::<12, true>(&self.dec, a, r),
+                KeySize::Aes256 => kw::<14, true>(&self.dec, a, r),
+            }
         }
-    };
+    }
 }
 
 /// Reverses the 16 bytes: big-endian counter block <-> little-endian lanes.
@@ -139,7 +154,9 @@ unsafe fn ccm<const R: usize, const DEC: bool>(
     let block = |i: usize| {
         let mut k = _mm_xor_si128(_mm_shuffle_epi8(c, bswap), rk[0]);
         c = _mm_add_epi64(c, one);
-        middle_rounds!(_mm_aesenc_si128, rk, R, k);
+        for key in &rk[1..R] {
+            k = _mm_aesenc_si128(k, *key);
+        }
         k = _mm_aesenclast_si128(k, rk[R]);
         // SAFETY: block i < n lies inside the input; it is read before
         // block i of the output is written.

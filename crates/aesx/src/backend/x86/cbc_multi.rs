@@ -24,7 +24,7 @@ use super::{Level, X86Aes};
 use crate::backend::kernels::inout::InOut;
 use crate::backend::kernels::trace::{self, Kernel};
 use crate::backend::kernels::{BlockKernels, CbcLanes, CbcManyKernels};
-use crate::key::Block;
+use crate::key::{Block, KeySize};
 
 /// Most lanes of any kernel.
 const MAX_LANES: usize = 32;
@@ -70,29 +70,29 @@ impl CbcManyKernels for X86Aes {
             }
         }
         for level in levels.into_iter().flatten() {
-            for rounds in [10, 12, 14] {
-                schedule(lanes, level, rounds);
+            for size in [KeySize::Aes128, KeySize::Aes192, KeySize::Aes256] {
+                schedule(lanes, level, size);
             }
         }
     }
 }
 
-/// Message `i` if its key is of `level` and `rounds`.
+/// Message `i` if its key is of `level` and `size`.
 fn fitting<L: CbcLanes<X86Aes>>(
     lanes: &mut L,
     i: usize,
     level: Level,
-    rounds: usize,
+    size: KeySize,
 ) -> Option<(&X86Aes, &mut Block, &mut [u8])> {
     lanes
         .lane(i)
-        .filter(|(k, _, _)| k.level == level && k.rounds == rounds)
+        .filter(|(k, _, _)| k.level == level && k.size == size)
 }
 
-fn schedule<L: CbcLanes<X86Aes>>(jobs: &mut L, level: Level, rounds: usize) {
+fn schedule<L: CbcLanes<X86Aes>>(jobs: &mut L, level: Level, size: KeySize) {
     let n = jobs.count();
     let count = (0..n)
-        .filter(|&i| fitting(jobs, i, level, rounds).is_some())
+        .filter(|&i| fitting(jobs, i, level, size).is_some())
         .count();
     if count == 0 {
         return;
@@ -131,13 +131,13 @@ fn schedule<L: CbcLanes<X86Aes>>(jobs: &mut L, level: Level, rounds: usize) {
             while next < n {
                 let j = next;
                 next += 1;
-                let Some((k, iv, data)) = fitting(jobs, j, level, rounds) else {
+                let Some((k, iv, data)) = fitting(jobs, j, level, size) else {
                     continue;
                 };
                 if data.is_empty() {
                     continue;
                 }
-                for (r, rk) in k.enc.iter().enumerate().take(rounds + 1) {
+                for (r, rk) in k.enc.iter().enumerate().take(size.rounds() + 1) {
                     keys.0[r][l] = *rk;
                 }
                 st.iv[l] = from_block(iv);
@@ -179,7 +179,7 @@ fn schedule<L: CbcLanes<X86Aes>>(jobs: &mut L, level: Level, rounds: usize) {
         // lanes point at `scratch`, which holds CHUNK >= steps blocks (idle
         // lanes may share it: garbage in, garbage out, never read back).
         // Messages are distinct (`CbcLanes::lane`), so lanes never overlap.
-        unsafe { run(level, rounds, wide, &keys, &mut st, steps) };
+        unsafe { run(level, size, wide, &keys, &mut st, steps) };
         for l in 0..lanes {
             if owner[l] != usize::MAX {
                 left[l] -= steps;
@@ -190,37 +190,49 @@ fn schedule<L: CbcLanes<X86Aes>>(jobs: &mut L, level: Level, rounds: usize) {
     }
 }
 
-/// Runs the kernel of `level` and `rounds` over its lanes (on `vaes512`, 32
+/// Runs the kernel of `level` and `size` over its lanes (on `vaes512`, 32
 /// lanes if `wide`).
 ///
 /// # Safety
 /// Every `st.ptr` valid for `steps` blocks.
 unsafe fn run(
     level: Level,
-    rounds: usize,
+    size: KeySize,
     wide: bool,
     keys: &LaneKeys,
     st: &mut Lanes,
     steps: usize,
 ) {
-    // SAFETY: the kernels are #[target_feature] fns; `level` holds the token
-    // of its tier (from one of the jobs' keys), which proves the CPU has
-    // those features; the pointers as the caller guarantees.
-    unsafe {
-        match (level, rounds, wide) {
-            (Level::Aesni(_), 10, _) => mb_aesni::<10>(keys, st, steps),
-            (Level::Aesni(_), 12, _) => mb_aesni::<12>(keys, st, steps),
-            (Level::Aesni(_), _, _) => mb_aesni::<14>(keys, st, steps),
-            (Level::Vaes256(t), 10, _) => mb_vaes256::<10, 8>(t, keys, st, steps),
-            (Level::Vaes256(t), 12, _) => mb_vaes256::<12, 8>(t, keys, st, steps),
-            (Level::Vaes256(t), _, _) => mb_vaes256::<14, 8>(t, keys, st, steps),
-            (Level::Vaes512(t), 10, true) => mb_vaes512::<10, 8>(t, keys, st, steps),
-            (Level::Vaes512(t), 12, true) => mb_vaes512::<12, 8>(t, keys, st, steps),
-            (Level::Vaes512(t), _, true) => mb_vaes512::<14, 8>(t, keys, st, steps),
-            (Level::Vaes512(t), 10, false) => mb_vaes512::<10, 4>(t, keys, st, steps),
-            (Level::Vaes512(t), 12, false) => mb_vaes512::<12, 4>(t, keys, st, steps),
-            (Level::Vaes512(t), _, false) => mb_vaes512::<14, 4>(t, keys, st, steps),
-        }
+    // The pointers are valid as the caller guarantees; each arm's token
+    // proves its kernel's features.
+    match level {
+        // SAFETY: the AES-NI token proves AES-NI and SSE4.1.
+        Level::Aesni(_) => unsafe {
+            match size {
+                KeySize::Aes128 => mb_aesni::<10>(keys, st, steps),
+                KeySize::Aes192 => mb_aesni::<12>(keys, st, steps),
+                KeySize::Aes256 => mb_aesni::<14>(keys, st, steps),
+            }
+        },
+        // SAFETY: the VAES-256 token proves VAES and AVX2.
+        Level::Vaes256(t) => unsafe {
+            match size {
+                KeySize::Aes128 => mb_vaes256::<10, 8>(t, keys, st, steps),
+                KeySize::Aes192 => mb_vaes256::<12, 8>(t, keys, st, steps),
+                KeySize::Aes256 => mb_vaes256::<14, 8>(t, keys, st, steps),
+            }
+        },
+        // SAFETY: the VAES-512 token proves VAES and AVX-512 F/BW/VL.
+        Level::Vaes512(t) => unsafe {
+            match (size, wide) {
+                (KeySize::Aes128, true) => mb_vaes512::<10, 8>(t, keys, st, steps),
+                (KeySize::Aes192, true) => mb_vaes512::<12, 8>(t, keys, st, steps),
+                (KeySize::Aes256, true) => mb_vaes512::<14, 8>(t, keys, st, steps),
+                (KeySize::Aes128, false) => mb_vaes512::<10, 4>(t, keys, st, steps),
+                (KeySize::Aes192, false) => mb_vaes512::<12, 4>(t, keys, st, steps),
+                (KeySize::Aes256, false) => mb_vaes512::<14, 4>(t, keys, st, steps),
+            }
+        },
     }
 }
 
@@ -277,7 +289,8 @@ unsafe fn mb_wide<V: Vector, const R: usize, const G: usize>(
     let k = |r: usize, g: usize| unsafe { v.load(key_at(keys, r, l * g).cast()) };
     let mut iv = [v.zero(); G];
     for (g, x) in iv.iter_mut().enumerate() {
-        // SAFETY: see above.
+        // SAFETY: `st.iv` from lane `l * g`, a multiple of `BLOCKS`, holds
+        // `BYTES` bytes.
         *x = unsafe { v.load(st.iv[l * g..].as_ptr().cast()) };
     }
     let ptr = st.ptr;
@@ -285,7 +298,8 @@ unsafe fn mb_wide<V: Vector, const R: usize, const G: usize>(
         let off = 16 * s;
         let mut b = [v.zero(); G];
         for (g, x) in b.iter_mut().enumerate() {
-            // SAFETY: see above.
+            // SAFETY: each lane's pointer has block `off / 16` < steps (or
+            // is scratch).
             let p = unsafe { v.gather(&ptr[l * g..], off) };
             // plaintext ^ chain ^ round key 0 (one instruction on zmm).
             *x = v.xor3(p, iv[g], k(0, g));
@@ -298,12 +312,14 @@ unsafe fn mb_wide<V: Vector, const R: usize, const G: usize>(
         for (g, x) in b.iter().enumerate() {
             let c = v.aesenclast(*x, k(R, g));
             iv[g] = c;
-            // SAFETY: see above.
+            // SAFETY: each lane's pointer has block `off / 16` < steps (or
+            // is scratch); lanes never overlap.
             unsafe { v.scatter(&ptr[l * g..], off, c) };
         }
     }
     for (g, x) in iv.iter().enumerate() {
-        // SAFETY: see above.
+        // SAFETY: `st.iv` from lane `l * g`, a multiple of `BLOCKS`, holds
+        // `BYTES` bytes.
         unsafe { v.store(st.iv[l * g..].as_mut_ptr().cast(), *x) };
     }
 }

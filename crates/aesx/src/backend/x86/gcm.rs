@@ -8,10 +8,8 @@ use crate::backend::kernels::gcm::{word_sum, GcmKernels};
 use crate::backend::kernels::inout::InOut;
 use crate::key::Block;
 
-// SAFETY (all calls below): each arm holds the token of the level it matched
-// (made only by run-time detection), which proves that level's features:
-// AES-NI, SSE4.1 (so SSSE3) and PCLMULQDQ for every level; plus AVX2, VAES
-// and VPCLMULQDQ for Vaes256; plus AVX-512 F/BW/VL for Vaes512.
+// Each arm below holds the token of the level it matched, made only by
+// run-time detection: that token proves the features of the kernel called.
 impl GcmKernels for X86Aes {
     type HKey = X86HKey;
 
@@ -24,11 +22,11 @@ impl GcmKernels for X86Aes {
 
     fn ghash_update(&self, hk: &X86HKey, acc: &mut Block, data: &[u8]) {
         match self.level {
-            // SAFETY: see above.
+            // SAFETY: the VAES-512 token proves VAES, VPCLMULQDQ and AVX-512 F/BW/VL.
             Level::Vaes512(t) => unsafe { gcm_vaes::ghash_update_512(t, self, hk, acc, data) },
-            // SAFETY: see above.
+            // SAFETY: the VAES-256 token proves VAES, VPCLMULQDQ and AVX2.
             Level::Vaes256(t) => unsafe { gcm_vaes::ghash_update_256(t, self, hk, acc, data) },
-            // SAFETY: see above.
+            // SAFETY: the AES-NI token proves AES-NI, SSE4.1 and PCLMULQDQ.
             Level::Aesni(_) => unsafe { ghash_clmul::ghash_update(hk, acc, data) },
         }
     }
@@ -50,27 +48,27 @@ impl GcmKernels for X86Aes {
         io: InOut<'_>,
     ) -> Block {
         match (self.level, encrypt) {
-            // SAFETY: see above.
+            // SAFETY: the VAES-512 token proves VAES, VPCLMULQDQ and AVX-512 F/BW/VL.
             (Level::Vaes512(t), true) => unsafe {
                 gcm_vaes::gcm_oneshot_512::<true>(t, self, hk, j0, aad, io)
             },
-            // SAFETY: see above.
+            // SAFETY: the VAES-512 token proves VAES, VPCLMULQDQ and AVX-512 F/BW/VL.
             (Level::Vaes512(t), false) => unsafe {
                 gcm_vaes::gcm_oneshot_512::<false>(t, self, hk, j0, aad, io)
             },
-            // SAFETY: see above.
+            // SAFETY: the VAES-256 token proves VAES, VPCLMULQDQ and AVX2.
             (Level::Vaes256(t), true) => unsafe {
                 gcm_vaes::gcm_oneshot_256::<true>(t, self, hk, j0, aad, io)
             },
-            // SAFETY: see above.
+            // SAFETY: the VAES-256 token proves VAES, VPCLMULQDQ and AVX2.
             (Level::Vaes256(t), false) => unsafe {
                 gcm_vaes::gcm_oneshot_256::<false>(t, self, hk, j0, aad, io)
             },
-            // SAFETY: see above.
+            // SAFETY: the AES-NI token proves AES-NI, SSE4.1 and PCLMULQDQ.
             (Level::Aesni(_), true) => unsafe {
                 gcm_aesni::gcm_oneshot::<true>(self, hk, j0, aad, io)
             },
-            // SAFETY: see above.
+            // SAFETY: the AES-NI token proves AES-NI, SSE4.1 and PCLMULQDQ.
             (Level::Aesni(_), false) => unsafe {
                 gcm_aesni::gcm_oneshot::<false>(self, hk, j0, aad, io)
             },
@@ -79,16 +77,15 @@ impl GcmKernels for X86Aes {
 
     fn word_sum(&self, data: &[u8]) -> u128 {
         match self.level {
-            // SAFETY: see above.
+            // SAFETY: the VAES-512 token proves VAES, VPCLMULQDQ and AVX-512 F/BW/VL.
             Level::Vaes512(t) => unsafe { word_sum_512(t, data) },
-            // SAFETY: see above.
+            // SAFETY: the VAES-256 token proves VAES, VPCLMULQDQ and AVX2.
             Level::Vaes256(t) => unsafe { word_sum_256(t, data) },
             Level::Aesni(_) => word_sum(data),
         }
     }
 }
 
-// SAFETY (all calls below): as for the `GcmKernels` impl above.
 impl X86Aes {
     /// [`GcmKernels::gcm_encrypt`] (`ENCRYPT`) or `gcm_decrypt`.
     #[inline]
@@ -100,15 +97,15 @@ impl X86Aes {
         io: InOut<'_>,
     ) {
         match self.level {
-            // SAFETY: see above.
+            // SAFETY: the VAES-512 token proves VAES, VPCLMULQDQ and AVX-512 F/BW/VL.
             Level::Vaes512(t) => unsafe {
                 gcm_vaes::gcm_crypt_512::<ENCRYPT>(t, self, hk, ctr, acc, io)
             },
-            // SAFETY: see above.
+            // SAFETY: the VAES-256 token proves VAES, VPCLMULQDQ and AVX2.
             Level::Vaes256(t) => unsafe {
                 gcm_vaes::gcm_crypt_256::<ENCRYPT>(t, self, hk, ctr, acc, io)
             },
-            // SAFETY: see above.
+            // SAFETY: the AES-NI token proves AES-NI, SSE4.1 and PCLMULQDQ.
             Level::Aesni(_) => unsafe { gcm_aesni::gcm_crypt::<ENCRYPT>(self, hk, ctr, acc, io) },
         }
     }

@@ -22,56 +22,16 @@
 //! accumulators, a round key / temporary; the eight ciphertext blocks to
 //! hash, H^8..H^1 and their half-sums live on the stack and are memory
 //! operands of PCLMULQDQ.
-//!
-//! Where the cycles go (Zen 5, AESENC and PCLMULQDQ share two pipes): per
-//! 16 bytes AES-128 needs 10 AES ops and GHASH 3 + 2/8 carry-less
-//! multiplies, 13.25 pipe slots, about 6.6 core cycles per block at the port
-//! bound; measured we reach about 75% of that (5.3-5.5 GB/s at 16 KiB when
-//! the machine is quiet, XTS-128 on the same pipes reaches 8.4). Schoolbook
-//! products (four per block) cost 7% more slots; the runtime round loop of
-//! the previous version cost AES-256 a third of its speed.
-//!
-//! Intel (Golden Cove class, AESENC on ports 0 and 1, PCLMULQDQ on port 5,
-//! shuffles on 1 and 5, vector XOR/ADD on 0, 1 and 5): per block 10 AES
-//! ops, 3.25 PCLMULQDQ, 2 shuffles (data swap, half-sum) and about 7
-//! XOR/ADD (the counter block's one among them), so about 22 vector uops
-//! on three ports, 7.4 cycles per block against ECB's 5: 0.68 of the AES
-//! port bound at best. The generic counter blocks (swap, add, round-key
-//! XOR) made it about 24.
-//! Measured (2026-11-26, Intel Xeon family 6 model 167, Sapphire/Emerald
-//! Rapids class, about 3.9 GHz, `aesx bench --isa aesni --compare`): the
-//! aligned steps made 16 KiB 5-9% faster and 1 MiB 2-10%, which took GCM
-//! from 0.94-0.99x AWS-LC's AVX code to 1.02-1.05x at 16 KiB, from
-//! 0.94-1.06x to 1.02-1.10x at 1 MiB, and 1500 bytes from 1.07-1.15x to
-//! 1.11-1.16x; about 7.3-7.5 GB/s for AES-128 at 16 KiB, 0.58-0.59 of the
-//! bound. For scale, in the same minutes on the same core (built out of
-//! tree, not a peer of `aesx bench`): the hand-scheduled AES-NI GCM of
-//! facebookincubator/haberdashery (its broadwell, skylakex and tigerlake
-//! builds are all 128-bit AES-NI, eight blocks per step) ran AES-128 at
-//! 7.2-7.5 GB/s at 16 KiB and 1 MiB and AES-256 at 6.2-6.5, where this
-//! kernel ran 8.0-8.1 and 6.8-7.0 and aws-lc-rs 7.6-7.8 and 6.5-6.6: the
-//! fastest AES-NI GCM we know of is behind both here, so 1.2x AWS-LC
-//! (0.71 of the bound) is past the 0.68 that the port count allows.
+//! Ports: on Zen AESENC and PCLMULQDQ share two pipes (13.25 pipe slots per
+//! AES-128 block); on Golden Cove AESENC takes ports 0 and 1 and PCLMULQDQ
+//! port 5, about 22 vector uops per block on three ports, 0.68 of the AES
+//! bound at best.
 //!
 //! One-shot messages ([`gcm_oneshot`]) take the last one to eight blocks,
 //! the partial one included, through the AES rounds together with E_K(J0)
 //! and hash them with the length block under one reduction (the AAD too
-//! when the message is a single group): at 64 and 1500 bytes that made
-//! GCM 1.05-1.2x AWS-LC where the four dependent steps of the generic tail
-//! left it at 0.8-0.97x.
-//!
-//! Tried and not kept: splitting the round loop in two constant-bound loops
-//! (LLVM outlined the step, 5-10% slower), dropping the barrier (10-20%
-//! slower), making the next step's counter blocks between the rounds
-//! (5-9% slower, unlike XTS's tweaks). On the Xeon: writing the round loop
-//! out (5-10% slower: the rolled loop stays in the loop stream detector),
-//! VEX encoding through `avx` (no difference: register moves are eliminated
-//! at rename anyway), one byte swap per step for the counters instead of
-//! eight (no difference measured), writing the whitened counter blocks
-//! from general-purpose registers into a ring on the stack (+1-3% at
-//! 16 KiB: the integer adds and swaps share ports 0, 1 and 5; 30% slower
-//! at 1500 bytes, whose first loads wait for those small stores to reach
-//! the cache).
+//! when the message is a single group), where a generic tail would be four
+//! dependent steps. Measurements and the forms tried: docs/BENCHMARKS.md.
 
 use core::arch::x86_64::*;
 
@@ -83,7 +43,7 @@ use super::X86Aes;
 use crate::backend::kernels::gcm::{blocks_to_aligned, inc32};
 use crate::backend::kernels::inout::InOut;
 use crate::backend::kernels::trace::{self, Kernel};
-use crate::key::{Block, BLOCK_LEN};
+use crate::key::{Block, KeySize, BLOCK_LEN};
 use zeroize::Zeroize;
 
 /// Blocks per step.
@@ -223,7 +183,13 @@ pub(super) unsafe fn gcm_crypt<const ENCRYPT: bool>(
         return;
     }
     // SAFETY: the caller guarantees the CPU features.
-    unsafe { by_rounds!(k, crypt::<ENCRYPT>(&k.enc, hk, acc, ctr, io)) }
+    unsafe {
+        match k.size {
+            KeySize::Aes128 => crypt::<10, ENCRYPT>(&k.enc, hk, acc, ctr, io),
+            KeySize::Aes192 => crypt::<12, ENCRYPT>(&k.enc, hk, acc, ctr, io),
+            KeySize::Aes256 => crypt::<14, ENCRYPT>(&k.enc, hk, acc, ctr, io),
+        }
+    }
     inc32(ctr, n as u32);
 }
 
@@ -481,7 +447,13 @@ pub(super) unsafe fn gcm_oneshot<const ENCRYPT: bool>(
         Kernel::AesniGcmDec
     });
     // SAFETY: the caller guarantees the CPU features.
-    unsafe { by_rounds!(k, oneshot::<ENCRYPT>(&k.enc, hk, j0, aad, io)) }
+    unsafe {
+        match k.size {
+            KeySize::Aes128 => oneshot::<10, ENCRYPT>(&k.enc, hk, j0, aad, io),
+            KeySize::Aes192 => oneshot::<12, ENCRYPT>(&k.enc, hk, j0, aad, io),
+            KeySize::Aes256 => oneshot::<14, ENCRYPT>(&k.enc, hk, j0, aad, io),
+        }
+    }
 }
 
 /// [`gcm_oneshot`] for `R` rounds.

@@ -7,163 +7,50 @@
 //! `#[target_feature]` entry points (`vaes_entries!`); `objdump -d` shows
 //! no calls in the loops.
 //!
-//! Schedule. Main loop: `S` = 8 registers per step (16 blocks on ymm, 32 on
-//! zmm; zmm decryption takes six, 24 blocks, see below). The `S` registers
-//! of counter blocks go through the AES rounds (six or more independent
-//! chains hide the VAESENC latency) while the `S` registers of ciphertext
-//! of the step before (encryption: one step in flight) or of this step
-//! (decryption) are multiplied by the step's powers of H (zmm: two
-//! schoolbook products, eight VPCLMULQDQ summed by four three-input XORs,
-//! after every other AES round; ymm: one product after each round;
-//! AES-256 encryption spreads both wider, see `Pass::encrypt_ghash`),
-//! summed unreduced per lane, reduced lane by lane (two VPCLMULQDQ on the
-//! whole register) and then summed across lanes, once per step. A
-//! 4-register step and a masked tail finish the message. Tails use
-//! byte-masked loads and stores (zmm: AVX-512BW masks; ymm: a 32-byte
-//! bounce buffer), so the one-shot path ([`gcm_oneshot`]) takes partial
-//! blocks of AAD and data in registers: a masked load
-//! zero-pads exactly as GHASH pads, lanes past the end meet a zero power of
-//! H and drop out, and nothing outside the buffers is read or written.
-//! Messages of at most four registers of data and 128 bytes of AAD hash
-//! everything (AAD, data, length block) with a single reduction.
+//! Main loop: `S` = 8 registers per step (16 blocks on ymm, 32 on zmm; zmm
+//! decryption takes six, [`STEP_DEC_ZMM`]). The `S` registers of counter
+//! blocks go through the AES rounds while the `S` registers of ciphertext of
+//! the step before (encryption) or of this step (decryption) are multiplied
+//! by the step's powers of H between the rounds (zmm: pairs of products
+//! after every other round; ymm: one after each round; see
+//! `Pass::encrypt_ghash`), summed unreduced per lane, reduced lane by lane
+//! and summed across lanes once per step. A 4-register step and a masked
+//! tail finish the message; masked loads zero-pad as GHASH pads, so the
+//! one-shot path ([`gcm_oneshot`]) takes partial blocks in registers, and
+//! messages of at most four registers and 128 bytes of AAD hash everything
+//! under one reduction.
 //!
-//! Counter blocks are kept byte-reversed, which puts each lane's 32-bit
-//! big-endian counter in its lowest dword: `vpaddd` then is inc32 exactly
-//! (it wraps modulo 2^32 and never carries into the IV). In the main loop,
-//! when the counter's last byte does not wrap inside the step (seven steps
-//! in eight at 32 blocks a step), only the first register is byte-swapped
-//! and the others are added in block order (`Pass::step_counters`).
+//! Counter blocks are kept byte-reversed, so `vpaddd` on each lane's lowest
+//! dword is inc32; when the last byte does not wrap inside a step only the
+//! first register is byte-swapped (`Pass::step_counters`).
 //!
-//! The round count is a const parameter (10, 12, 14, picked once per call)
-//! and the middle rounds are written out (`middle_rounds!`), each followed
-//! by one empty `asm!` over the eight AES states and the three accumulators
-//! (`GcmVector::order_ghash`). Without the barrier LLVM hoisted all the
-//! products of a step to its start and then ran each register through all
-//! of its rounds in turn, one dependent chain at a time (16 KiB 5-10%
-//! slower); with a rolled round loop it kept an index, a branch and a key
-//! load per round (1500 B about 20% slower).
+//! The round count is a const parameter and the middle rounds are written
+//! out (`middle_rounds!`), each followed by one empty `asm!` over the AES
+//! states and the three accumulators (`GcmVector::order_ghash`): without the
+//! barrier LLVM hoists a step's products to its start and runs each register
+//! through all its rounds in turn; a rolled round loop keeps an index, a
+//! branch and a key load per round.
 //!
-//! Registers. zmm (32): in the main loop the AES states, the accumulators,
-//! the round keys and most powers stay in registers (two or three stack
-//! reloads per step, `objdump -d`). ymm (16): the states, accumulators and
-//! a temporary in registers; round keys, powers and the step's ciphertext
-//! are memory operands.
-//!
-//! Where the cycles go. The schedule is the same on every core with these
-//! instructions; nothing here looks at the vendor. What differs is which
-//! ports the instructions share, and the schedule was cut to suit both:
-//! fewer instructions of any kind besides the AES rounds.
-//!
-//! Per main step on zmm (512 bytes, AES-128; AES-256 has 112 AES ops):
-//!
-//! | instructions | count | Intel Golden Cove (SPR/EMR) | AMD Zen 4 |
-//! | --- | --- | --- | --- |
-//! | VAESENC/VAESENCLAST | 80 | port 0 only | both 256-bit pipes |
-//! | VPCLMULQDQ (products 32, reduction 2) | 34 | port 5 only | both pipes |
-//! | VPSHUFB (ciphertext 8, counters 1) | 9 | port 5 | any vector pipe |
-//! | PSHUFD, lane extracts | 4 | port 5 | any vector pipe |
-//! | XOR, VPTERNLOG, VPADDD | about 46 | port 0 or 5 | any vector pipe |
-//!
-//! Intel: port 0 takes the 80 AES ops, port 5 the 47 shuffles and
-//! products, and the 46 others fill both: about 86 cycles per 512 bytes,
-//! 0.17 core cycles per byte, 93% of the 80-cycle AES bound (ECB: one zmm
-//! VAESENC per cycle, 25.5 GB/s at about 4 GHz). The straightforward form
-//! (one product per round with two-operand XORs, three lane folds and a
-//! 128-bit reduction per step, a shuffle per counter register) costs about
-//! 114 non-AES instructions, about 97 cycles. Measured
-//! (2026-11-26, Intel Xeon family 6 model 167 as the VM reports it, a
-//! Sapphire/Emerald Rapids class core, 2 vCPUs shared with other builds,
-//! medians of runs alternating with the straightforward form): AES-128
-//! 16 KiB encrypt 18.5 GB/s (that form: 17.0; 1.12x aws-lc-rs, 0.80 of the
-//! bound measured in the same run), decrypt 18.1-19.7 (16.4-17.7; 1.04x),
-//! 1500 bytes 1.27-1.40x aws-lc-rs; AES-256 16 KiB 14.3-15.5 encrypt and
-//! 14.8-15.6 decrypt (0.84-0.87 of its bound, 1.02x). The
-//! gap to the count is not explained by the model. The VM exposes no
-//! cycle counters; what could be measured (2026-11-26, same machine):
-//! the clock is not the cause (a loop of 8 VAESENC chains with 4
-//! VPCLMULQDQ and 5 XORs per 10 AES ops runs at the AES-only rate, about
-//! 3.8-3.9 GHz), a dependency-free loop of this step's instruction mix
-//! runs at 0.87-0.90 of the AES-only rate (93 of 80 cycles: the two-port
-//! model holds), and llvm-mca (Ice Lake server model) puts the real loop at
-//! 81 cycles per 512 bytes, where it measures about 105. Taking the
-//! products out of the loop (the rest unchanged) gives 23.1 GB/s (0.92 of
-//! the bound), taking out only the reduction +3-4%, breaking the GHASH
-//! state's chain from step to step +1.5%: the cost is in the 32 products
-//! and their sums meeting the AES rounds, not in one part. Tried and not
-//! faster here: the pairs in the first four rounds instead of every other,
-//! after rounds 2, 4, 6, 8, split one product per round, issued before
-//! the round's AES ops, one product per round with two-input sums (3%
-//! slower), no barrier in the rounds that carry products, and the AES-NI
-//! kernel's steps on aligned counters (a register is the step's first
-//! counter XOR a per-call constant holding the first round key: 9
-//! instructions per step instead of 17, but the eight constants pushed
-//! other values to the stack and 16 KiB was 1-3% slower; the first step's
-//! bounce through a buffer cost 1500 bytes 12%; with the lane constants
-//! as memory operands and masked loads for the first step instead, 16 KiB
-//! was level and 1500 bytes still 12-15% slower).
-//!
-//! zmm decryption runs six registers per main step (`STEP_DEC_ZMM`), three
-//! pairs of products after rounds 1, 3 and 5, where encryption runs eight.
-//! Six costs more per byte by the count (one reduction and lane sum per 24
-//! blocks instead of 32), yet measured faster for decryption on this core
-//! (2026-11-26, Intel Xeon family 6 model 167, medians of alternating
-//! runs): AES-128 16 KiB 19.6 to 20.3 GB/s, AES-256 16 KiB 15.1 to 15.6,
-//! 1 MiB 15.4 to 16.3, 1500 bytes 3-5% faster; against aws-lc-rs in
-//! `aesx bench --compare`, AES-256 16 KiB went from 0.97-0.99x to
-//! 1.02-1.03x and 1 MiB from 0.96-0.97x to 1.01-1.03x. Four registers
-//! gained as much at AES-256 but lost at AES-128; for encryption six and
-//! four were 1-4% slower at 16 KiB and 1 MiB, and on ymm six was level for
-//! decryption and 7% slower for encryption, so those keep eight. Why the
-//! shorter step helps decryption only is not known: without cycle
-//! counters in the VM it could not be traced. Decryption hashes the step's
-//! own ciphertext, so the state's chain from one step's reduction to the
-//! next step's first product is on its critical path, which encryption
-//! (one step in flight) hides; a shorter step gives the out-of-order window
-//! more steps to overlap, which is the guess. On Zen 4 (one zmm VAESENC
-//! per cycle across both pipes, latency four) six chains still cover the
-//! latency; it could not be measured there.
-//!
-//! Calls of 256 KiB
-//! and more prefetch input and output ahead (`vector::prefetch_step`):
-//! out of place at 1 MiB, 5-20% faster (the input alone was not).
-//!
-//! AMD Zen 4 (two 256-bit pipes that each take VAESENC and VPCLMULQDQ; a
-//! zmm op holds both for a cycle): every vector instruction competes for
-//! the same two pipes, so the total matters: about 80 + 34 + 13 + 46 = 173
-//! pipe-pair cycles, against about 194 for the straightforward form.
-//! Measured with that form (2026-11-23, Zen 4 EPYC, TSC 2.6 GHz): zmm
-//! 11.3-12.5 GB/s at 16 KiB (about 70-75% of the bound; aws-lc-rs
-//! 10.4-11.4), ymm 9.0-9.9 GB/s (ring 6.8-9.1). This schedule could not be
-//! measured on an AMD core: the machine of this change is Intel only. The
-//! cut is in instructions that Zen 4 runs on the same pipes as the AES
-//! rounds, so it is expected to help there too, not measured.
-//!
-//! ymm (vaes256): twice the instructions per byte on three 256-bit ports
-//! (Intel: VAESENC on ports 0 and 1, VPCLMULQDQ on port 5). Per 512 bytes:
-//! 160 AES, 66 products, 18 shuffles and about 90 others over three ports,
-//! about 111 cycles: 0.72 of the AES bound at best, so 0.88 is out of reach
-//! for ymm on this core whatever the schedule. Measured (same machine and
-//! runs as above): AES-128 16 KiB 14.6 GB/s encrypt and decrypt (0.58-0.66
-//! of the bound; 1.15-1.20x ring), 1500 bytes 1.41-1.46x ring.
-//!
-//! Why one file of over 700 lines: the main loop, the short-message path
-//! and the one-shot path share one schedule (which registers hold counters,
-//! which hold powers of H, where each reduction falls), and each is tuned
-//! against the others' register budget; they are read and changed together.
+//! Ports: on Golden Cove zmm VAESENC runs on port 0 only and VPCLMULQDQ and
+//! the shuffles on port 5; on Zen 4 both share the two 256-bit pipes. The
+//! schedule cuts every instruction besides the AES rounds, which suits
+//! both. Registers: on zmm the states, accumulators, round keys and most
+//! powers stay in registers; on ymm round keys, powers and the step's
+//! ciphertext are memory operands. Measurements: docs/BENCHMARKS.md.
 
 use core::arch::x86_64::*;
 
 use super::ghash_clmul::{bswap_mask, length_block, poly, Wide, X86HKey, POWERS};
 use super::polyval::Acc;
 use super::vector::{
-    byte_mask, prefetch_step, vaes_entries, Vector, ONES_THEN_ZEROS, PREFETCH_MIN,
+    barrier, byte_mask, prefetch_step, vaes_entries, Vector, ONES_THEN_ZEROS, PREFETCH_MIN,
 };
 use super::X86Aes;
 use crate::backend::kernels::cpu::{Vaes256, Vaes512};
 use crate::backend::kernels::gcm::inc32;
 use crate::backend::kernels::inout::InOut;
 use crate::backend::kernels::trace::{self, Kernel};
-use crate::key::{Block, MAX_ROUNDS};
+use crate::key::{Block, KeySize, MAX_ROUNDS};
 
 /// Registers per main-loop step.
 const STEP: usize = 8;
@@ -177,7 +64,11 @@ const SMALL_AAD: usize = 128;
 
 /// Runs `$body` for each middle round `$r` = 1..=13 below `$nr`, written
 /// out: LLVM does not unroll a round loop that holds `order` barriers, and
-/// a rolled loop costs an index, a branch and a key load per round.
+/// a rolled loop costs an index, a branch and a key load per round. A macro
+/// because the body must be pasted in 13 times with `$r` a constant: a
+/// closure called 13 times is not reliably inlined (a call per round in
+/// the main loop), and stable Rust cannot mark a closure
+/// `#[inline(always)]`.
 macro_rules! middle_rounds {
     ($r:ident < $nr:expr => $body:block) => {
         middle_rounds!(@ $r $nr $body 1 2 3 4 5 6 7 8 9 10 11 12 13)
@@ -205,63 +96,6 @@ pub(crate) trait GcmVector: Vector {
     fn order_ghash<const S: usize>(self, b: &mut [Self::V; S], acc: &mut [Self::V; 3]);
 }
 
-/// An `#[inline]` function `$name` with `$feat` enabled: one empty `asm!`
-/// that takes and returns states `b[$i]` (all `$n` of them) and the three
-/// accumulators, registers of type `$ty` and class `$class`; `$template`
-/// names every operand, as `asm!` requires.
-macro_rules! barrier_fn {
-    (
-        $name:ident, $ty:ty, $feat:literal, $class:ident,
-        $n:literal, $template:literal, $($i:literal)*
-    ) => {
-        #[inline]
-        #[target_feature(enable = $feat)]
-        fn $name(b: &mut [$ty; $n], acc: &mut [$ty; 3]) {
-            // SAFETY: an empty template: no instruction, no memory access;
-            // the registers pass through unchanged.
-            unsafe {
-                core::arch::asm!(
-                    $template,
-                    $(inout($class) b[$i],)*
-                    inout($class) acc[0],
-                    inout($class) acc[1],
-                    inout($class) acc[2],
-                    options(pure, nomem, nostack, preserves_flags)
-                )
-            }
-        }
-    };
-}
-
-/// [`GcmVector::order_ghash`] for register type `$ty` of class `$class`
-/// (which needs `$feat` in the function that names it; inlined into a
-/// caller with the features, the inner functions are no calls): one empty
-/// `asm!` over the six or eight AES states and the three accumulators.
-macro_rules! order_ghash_method {
-    ($ty:ty, $feat:literal, $class:ident) => {
-        #[inline(always)]
-        fn order_ghash<const S: usize>(self, b: &mut [$ty; S], acc: &mut [$ty; 3]) {
-            barrier_fn!(
-                go6, $ty, $feat, $class,
-                6, "/* {0} {1} {2} {3} {4} {5} {6} {7} {8} */", 0 1 2 3 4 5
-            );
-            barrier_fn!(
-                go8, $ty, $feat, $class,
-                8, "/* {0} {1} {2} {3} {4} {5} {6} {7} {8} {9} {10} */", 0 1 2 3 4 5 6 7
-            );
-            const { assert!(S == 6 || S == 8, "main steps are six or eight registers") };
-            // S is a constant: one arm remains.
-            if let Ok(b) = <&mut [$ty; 8]>::try_from(&mut b[..]) {
-                // SAFETY: `self` proves the feature (see the impl's comment).
-                unsafe { go8(b, acc) }
-            } else if let Ok(b) = <&mut [$ty; 6]>::try_from(&mut b[..]) {
-                // SAFETY: as above.
-                unsafe { go6(b, acc) }
-            }
-        }
-    };
-}
-
 // SAFETY (every intrinsic call in this impl): `self` is a `Vaes256` token,
 // made only by detection after it found AES-NI, SSE4.1, PCLMULQDQ, AVX,
 // AVX2, VAES and VPCLMULQDQ (and the OS saving ymm state).
@@ -271,13 +105,37 @@ impl GcmVector for Vaes256 {
     #[inline(always)]
     fn keep_bytes(self, v: __m256i, len: usize) -> __m256i {
         let off = 32 - len.min(32);
-        // SAFETY: `off + 32 <= 64`, inside the table; features as above.
+        // SAFETY: `off + 32 <= 64`, inside the table; the VAES-256 token
+        // proves AVX2.
         unsafe {
             let m = _mm256_loadu_si256(ONES_THEN_ZEROS.as_ptr().add(off).cast());
             _mm256_and_si256(v, m)
         }
     }
-    order_ghash_method!(__m256i, "avx", ymm_reg);
+    #[inline(always)]
+    fn order_ghash<const S: usize>(self, b: &mut [__m256i; S], acc: &mut [__m256i; 3]) {
+        const { assert!(S == 6 || S == 8, "main steps are six or eight registers") };
+        // Inlined into an entry point with the features, `go` is no call.
+        #[inline]
+        #[target_feature(enable = "avx")]
+        fn go<const S: usize>(b: &mut [__m256i; S], acc: &mut [__m256i; 3]) {
+            // S is a constant: one arm remains.
+            if let Ok(b) = <&mut [__m256i; 8]>::try_from(&mut b[..]) {
+                // SAFETY: an empty template: no instruction, no memory access.
+                unsafe {
+                    barrier!(ymm_reg: b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
+                        acc[0], acc[1], acc[2])
+                }
+            } else if let Ok(b) = <&mut [__m256i; 6]>::try_from(&mut b[..]) {
+                // SAFETY: an empty template: no instruction, no memory access.
+                unsafe {
+                    barrier!(ymm_reg: b[0], b[1], b[2], b[3], b[4], b[5], acc[0], acc[1], acc[2])
+                }
+            }
+        }
+        // SAFETY: `self`, the VAES-256 token, proves AVX.
+        unsafe { go(b, acc) }
+    }
 }
 
 // SAFETY (every intrinsic call in this impl): `self` is a `Vaes512` token,
@@ -288,10 +146,33 @@ impl GcmVector for Vaes512 {
 
     #[inline(always)]
     fn keep_bytes(self, v: __m512i, len: usize) -> __m512i {
-        // SAFETY: see the impl's comment.
+        // SAFETY: the VAES-512 token proves AVX-512 BW.
         unsafe { _mm512_maskz_mov_epi8(byte_mask(len), v) }
     }
-    order_ghash_method!(__m512i, "avx512f", zmm_reg);
+    #[inline(always)]
+    fn order_ghash<const S: usize>(self, b: &mut [__m512i; S], acc: &mut [__m512i; 3]) {
+        const { assert!(S == 6 || S == 8, "main steps are six or eight registers") };
+        // Inlined into an entry point with the features, `go` is no call.
+        #[inline]
+        #[target_feature(enable = "avx512f")]
+        fn go<const S: usize>(b: &mut [__m512i; S], acc: &mut [__m512i; 3]) {
+            // S is a constant: one arm remains.
+            if let Ok(b) = <&mut [__m512i; 8]>::try_from(&mut b[..]) {
+                // SAFETY: an empty template: no instruction, no memory access.
+                unsafe {
+                    barrier!(zmm_reg: b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
+                        acc[0], acc[1], acc[2])
+                }
+            } else if let Ok(b) = <&mut [__m512i; 6]>::try_from(&mut b[..]) {
+                // SAFETY: an empty template: no instruction, no memory access.
+                unsafe {
+                    barrier!(zmm_reg: b[0], b[1], b[2], b[3], b[4], b[5], acc[0], acc[1], acc[2])
+                }
+            }
+        }
+        // SAFETY: `self`, the VAES-512 token, proves AVX-512 F.
+        unsafe { go(b, acc) }
+    }
 }
 
 /// The first `len` bytes at `p`: whole registers without a mask, whole
@@ -302,7 +183,8 @@ impl GcmVector for Vaes512 {
 /// `p` must be readable for `min(len, BYTES)` bytes.
 #[inline(always)]
 unsafe fn load_part<W: Vector>(w: W, p: *const u8, len: usize) -> W::V {
-    // SAFETY: as the caller guarantees.
+    // SAFETY: each branch reads at most `min(len, BYTES)` bytes at `p`, which
+    // the caller makes readable.
     unsafe {
         if len >= W::BYTES {
             w.load(p)
@@ -320,7 +202,8 @@ unsafe fn load_part<W: Vector>(w: W, p: *const u8, len: usize) -> W::V {
 /// `p` must be writable for `min(len, BYTES)` bytes.
 #[inline(always)]
 unsafe fn store_part<W: Vector>(w: W, p: *mut u8, v: W::V, len: usize) {
-    // SAFETY: as the caller guarantees.
+    // SAFETY: each branch writes at most `min(len, BYTES)` bytes at `p`,
+    // which the caller makes writable.
     unsafe {
         if len >= W::BYTES {
             w.store(p, v)
@@ -411,7 +294,7 @@ impl<W: GcmVector, const NR: usize, const S: usize> Pass<W, NR, S> {
     /// Only with the features of `w` enabled (from an entry point).
     #[inline(always)]
     unsafe fn new(w: W, k: &X86Aes, hk: &X86HKey, ctr: &Block, acc: &Block) -> Self {
-        debug_assert!(NR == 0 || NR == k.rounds);
+        debug_assert!(NR == 0 || NR == k.rounds());
         let mut rk = [w.zero(); MAX_ROUNDS + 1];
         for (d, s) in rk.iter_mut().zip(k.enc.iter()).take(NR + 1) {
             *d = w.broadcast(*s);
@@ -755,7 +638,8 @@ impl<W: GcmVector, const NR: usize, const S: usize> Pass<W, NR, S> {
         dst: *mut u8,
         len: usize,
     ) -> __m128i {
-        // SAFETY: as the caller guarantees.
+        // SAFETY: `aad` is readable; `src`/`dst` hold `len` bytes, equal
+        // or disjoint (this function's contract).
         unsafe {
             self.ghash_bytes(hk, aad.as_ptr(), aad.len());
             self.crypt::<ENCRYPT>(hk, src, dst, len);
@@ -838,10 +722,10 @@ unsafe fn gcm_crypt_body<W: GcmVector, const ENCRYPT: bool>(
     let dst = io.dst_ptr();
     // SAFETY: both buffers hold 16 * n bytes, equal or disjoint (`InOut`).
     unsafe {
-        *acc = match k.rounds {
-            10 => crypt_blocks::<W, ENCRYPT, 10>(w, k, hk, ctr, acc, src, dst, 16 * n),
-            12 => crypt_blocks::<W, ENCRYPT, 12>(w, k, hk, ctr, acc, src, dst, 16 * n),
-            _ => crypt_blocks::<W, ENCRYPT, 14>(w, k, hk, ctr, acc, src, dst, 16 * n),
+        *acc = match k.size {
+            KeySize::Aes128 => crypt_blocks::<W, ENCRYPT, 10>(w, k, hk, ctr, acc, src, dst, 16 * n),
+            KeySize::Aes192 => crypt_blocks::<W, ENCRYPT, 12>(w, k, hk, ctr, acc, src, dst, 16 * n),
+            KeySize::Aes256 => crypt_blocks::<W, ENCRYPT, 14>(w, k, hk, ctr, acc, src, dst, 16 * n),
         };
     }
     inc32(ctr, n as u32);
@@ -864,7 +748,7 @@ fn block_order(y: __m128i) -> Block {
 /// GHASH state.
 ///
 /// # Safety
-/// As [`Pass::crypt`], `aad` readable; `k.rounds == NR`.
+/// As [`Pass::crypt`], `aad` readable; `k.rounds() == NR`.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 unsafe fn stitched<W: GcmVector, const ENCRYPT: bool, const NR: usize>(
@@ -878,7 +762,8 @@ unsafe fn stitched<W: GcmVector, const ENCRYPT: bool, const NR: usize>(
     dst: *mut u8,
     len: usize,
 ) -> __m128i {
-    // SAFETY: as the caller guarantees.
+    // SAFETY: `src`/`dst` hold `len` bytes, equal or disjoint, `k` has `NR`
+    // rounds, the features are enabled (this function's contract).
     unsafe {
         if !ENCRYPT && W::REGS >= 32 {
             Pass::<W, NR, STEP_DEC_ZMM>::new(w, k, hk, ctr, acc)
@@ -893,7 +778,7 @@ unsafe fn stitched<W: GcmVector, const ENCRYPT: bool, const NR: usize>(
 /// state.
 ///
 /// # Safety
-/// As [`Pass::crypt`]; `k.rounds == NR`.
+/// As [`Pass::crypt`]; `k.rounds() == NR`.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 unsafe fn crypt_blocks<W: GcmVector, const ENCRYPT: bool, const NR: usize>(
@@ -906,7 +791,8 @@ unsafe fn crypt_blocks<W: GcmVector, const ENCRYPT: bool, const NR: usize>(
     dst: *mut u8,
     len: usize,
 ) -> Block {
-    // SAFETY: as the caller guarantees.
+    // SAFETY: `src`/`dst` hold `len` bytes, equal or disjoint; no AAD
+    // (this function's contract).
     block_order(unsafe { stitched::<W, ENCRYPT, NR>(w, k, hk, ctr, acc, &[], src, dst, len) })
 }
 
@@ -916,7 +802,8 @@ unsafe fn crypt_blocks<W: GcmVector, const ENCRYPT: bool, const NR: usize>(
 /// AES-NI must be available (implied by every token).
 #[inline(always)]
 unsafe fn encrypt_j0<const NR: usize>(k: &X86Aes, j0: __m128i) -> __m128i {
-    // SAFETY: AES-NI and SSE2 as the caller guarantees.
+    // SAFETY: every token implies AES-NI and SSE2 (this function's
+    // contract).
     unsafe {
         let mut e = _mm_xor_si128(j0, k.enc[0]);
         for r in 1..NR {
@@ -948,10 +835,10 @@ unsafe fn gcm_oneshot_body<W: GcmVector, const ENCRYPT: bool>(
     let dst = io.dst_ptr();
     // SAFETY: the buffers hold `len` bytes, equal or disjoint (`InOut`).
     unsafe {
-        match k.rounds {
-            10 => oneshot_nr::<W, ENCRYPT, 10>(w, k, hk, j0, aad, src, dst, len),
-            12 => oneshot_nr::<W, ENCRYPT, 12>(w, k, hk, j0, aad, src, dst, len),
-            _ => oneshot_nr::<W, ENCRYPT, 14>(w, k, hk, j0, aad, src, dst, len),
+        match k.size {
+            KeySize::Aes128 => oneshot_nr::<W, ENCRYPT, 10>(w, k, hk, j0, aad, src, dst, len),
+            KeySize::Aes192 => oneshot_nr::<W, ENCRYPT, 12>(w, k, hk, j0, aad, src, dst, len),
+            KeySize::Aes256 => oneshot_nr::<W, ENCRYPT, 14>(w, k, hk, j0, aad, src, dst, len),
         }
     }
 }
@@ -959,7 +846,7 @@ unsafe fn gcm_oneshot_body<W: GcmVector, const ENCRYPT: bool>(
 /// [`gcm_oneshot_body`] for `NR` rounds (unrolled).
 ///
 /// # Safety
-/// `src`/`dst` valid for `len` bytes (equal or disjoint); `k.rounds == NR`;
+/// `src`/`dst` valid for `len` bytes (equal or disjoint); `k.rounds() == NR`;
 /// only from an entry point with the features of `w`.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
@@ -974,7 +861,8 @@ unsafe fn oneshot_nr<W: GcmVector, const ENCRYPT: bool, const NR: usize>(
     len: usize,
 ) -> Block {
     if len <= T * W::BYTES && aad.len() <= SMALL_AAD {
-        // SAFETY: as the caller guarantees.
+        // SAFETY: `src`/`dst` hold `len` bytes, equal or disjoint, `aad`
+        // is readable, `k` has `NR` rounds (this function's contract).
         return unsafe { oneshot_small::<W, ENCRYPT, NR>(w, k, hk, j0, aad, src, dst, len) };
     }
     let mut ctr = *j0;

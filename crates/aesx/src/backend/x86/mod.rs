@@ -23,25 +23,6 @@ use super::kernels::BlockKernels;
 use crate::error::Result;
 use crate::key::{Block, KeySize, RoundKeys, MAX_ROUNDS};
 
-/// Round-count dispatch for every x86 kernel file (defined before the
-/// `mod` lines so that it is in scope in all of them): one `match` per call, then a monomorphic kernel.
-macro_rules! by_rounds {
-    ($k:expr, $f:ident :: <$($g:tt),*> ($($a:expr),*)) => {
-        match $k.rounds {
-            10 => $f::<10, $($g),*>($($a),*),
-            12 => $f::<12, $($g),*>($($a),*),
-            _ => $f::<14, $($g),*>($($a),*),
-        }
-    };
-    ($k:expr, $f:ident ($($a:expr),*)) => {
-        match $k.rounds {
-            10 => $f::<10>($($a),*),
-            12 => $f::<12>($($a),*),
-            _ => $f::<14>($($a),*),
-        }
-    };
-}
-
 mod aesni;
 mod cbc_mac;
 mod cbc_multi;
@@ -167,7 +148,9 @@ impl Family for X86Aes {
 pub(crate) struct X86Aes {
     enc: [__m128i; MAX_ROUNDS + 1],
     dec: [__m128i; MAX_ROUNDS + 1],
-    rounds: usize,
+    /// The key size, which picks the round count `R` (10, 12, 14) of the
+    /// kernels: each entry point matches on it once, exhaustively.
+    size: KeySize,
     level: Level,
 }
 
@@ -182,25 +165,29 @@ impl X86Aes {
 
     #[target_feature(enable = "aes,sse4.1")]
     unsafe fn expand(_: cpu::Aesni, rk: &RoundKeys, level: Level) -> Self {
-        let rounds = rk.rounds();
         let mut enc = [_mm_setzero_si128(); MAX_ROUNDS + 1];
-        for (e, k) in enc.iter_mut().zip(rk.rk.iter()).take(rounds + 1) {
+        for (e, k) in enc.iter_mut().zip(rk.rk.iter()).take(rk.rounds() + 1) {
             // SAFETY: `k` is 16 readable bytes; loadu has no alignment need.
             *e = unsafe { _mm_loadu_si128(k.as_ptr().cast()) };
         }
-        Self::from_enc(enc, rounds, level)
+        Self::from_enc(enc, rk.size, level)
     }
 
     /// The key from its encryption round keys (the decryption keys follow).
     #[target_feature(enable = "aes,sse4.1")]
-    fn from_enc(enc: [__m128i; MAX_ROUNDS + 1], rounds: usize, level: Level) -> Self {
-        let dec = inverse_keys(&enc, rounds, |k| _mm_aesimc_si128(k));
+    fn from_enc(enc: [__m128i; MAX_ROUNDS + 1], size: KeySize, level: Level) -> Self {
+        let dec = inverse_keys(&enc, size.rounds(), |k| _mm_aesimc_si128(k));
         X86Aes {
             enc,
             dec,
-            rounds,
+            size,
             level,
         }
+    }
+
+    /// The number of rounds (10, 12 or 14).
+    fn rounds(&self) -> usize {
+        self.size.rounds()
     }
 }
 
@@ -239,32 +226,27 @@ fn ctr_run(c: u128, blocks: usize) -> usize {
     (blocks as u128).min(room) as usize
 }
 
-/// One `match` on the key's level per call; each arm calls the block
-/// kernel of the level it matched (`aesni::$aesni`, or `vaes::$vaes256` /
-/// `vaes::$vaes512` with that level's token). The token, held in the level
-/// and made only by detection, proves the CPU has every feature the
-/// `#[target_feature]` kernel enables.
-macro_rules! by_level {
-    ($k:expr, $aesni:ident, $vaes256:ident, $vaes512:ident; $($a:expr),*) => {
-        // SAFETY: the matched level's token proves its kernel's features
-        // (see the comment on this macro).
-        unsafe {
-            match $k.level {
-                Level::Aesni(_) => aesni::$aesni($k, $($a),*),
-                Level::Vaes256(t) => vaes::$vaes256(t, $k, $($a),*),
-                Level::Vaes512(t) => vaes::$vaes512(t, $k, $($a),*),
-            }
-        }
-    };
-}
-
 impl BlockKernels for X86Aes {
     fn encrypt_blocks(&self, io: InOut<'_>) {
-        by_level!(self, encrypt_blocks, encrypt_blocks_256, encrypt_blocks_512; io)
+        match self.level {
+            // SAFETY: the AES-NI token proves AES-NI and SSE4.1.
+            Level::Aesni(_) => unsafe { aesni::encrypt_blocks(self, io) },
+            // SAFETY: the VAES-256 token proves VAES, VPCLMULQDQ and AVX2.
+            Level::Vaes256(t) => unsafe { vaes::encrypt_blocks_256(t, self, io) },
+            // SAFETY: the VAES-512 token proves VAES and AVX-512 F/BW/VL.
+            Level::Vaes512(t) => unsafe { vaes::encrypt_blocks_512(t, self, io) },
+        }
     }
 
     fn decrypt_blocks(&self, io: InOut<'_>) {
-        by_level!(self, decrypt_blocks, decrypt_blocks_256, decrypt_blocks_512; io)
+        match self.level {
+            // SAFETY: the AES-NI token proves AES-NI and SSE4.1.
+            Level::Aesni(_) => unsafe { aesni::decrypt_blocks(self, io) },
+            // SAFETY: the VAES-256 token proves VAES, VPCLMULQDQ and AVX2.
+            Level::Vaes256(t) => unsafe { vaes::decrypt_blocks_256(t, self, io) },
+            // SAFETY: the VAES-512 token proves VAES and AVX-512 F/BW/VL.
+            Level::Vaes512(t) => unsafe { vaes::decrypt_blocks_512(t, self, io) },
+        }
     }
 
     // One block is one AES-NI call at every level: no tier dispatch.
@@ -279,14 +261,35 @@ impl BlockKernels for X86Aes {
     }
 
     fn cbc_encrypt(&self, iv: &mut Block, io: InOut<'_>) {
-        by_level!(self, cbc_encrypt, cbc_encrypt_256, cbc_encrypt_512; iv, io)
+        match self.level {
+            // SAFETY: the AES-NI token proves AES-NI and SSE4.1.
+            Level::Aesni(_) => unsafe { aesni::cbc_encrypt(self, iv, io) },
+            // SAFETY: the VAES-256 token proves VAES, VPCLMULQDQ and AVX2.
+            Level::Vaes256(t) => unsafe { vaes::cbc_encrypt_256(t, self, iv, io) },
+            // SAFETY: the VAES-512 token proves VAES and AVX-512 F/BW/VL.
+            Level::Vaes512(t) => unsafe { vaes::cbc_encrypt_512(t, self, iv, io) },
+        }
     }
 
     fn cbc_decrypt(&self, iv: &mut Block, io: InOut<'_>) {
-        by_level!(self, cbc_decrypt, cbc_decrypt_256, cbc_decrypt_512; iv, io)
+        match self.level {
+            // SAFETY: the AES-NI token proves AES-NI and SSE4.1.
+            Level::Aesni(_) => unsafe { aesni::cbc_decrypt(self, iv, io) },
+            // SAFETY: the VAES-256 token proves VAES, VPCLMULQDQ and AVX2.
+            Level::Vaes256(t) => unsafe { vaes::cbc_decrypt_256(t, self, iv, io) },
+            // SAFETY: the VAES-512 token proves VAES and AVX-512 F/BW/VL.
+            Level::Vaes512(t) => unsafe { vaes::cbc_decrypt_512(t, self, iv, io) },
+        }
     }
 
     fn ctr_apply(&self, ctr: &mut Block, io: InOut<'_>) {
-        by_level!(self, ctr_apply, ctr_apply_256, ctr_apply_512; ctr, io)
+        match self.level {
+            // SAFETY: the AES-NI token proves AES-NI and SSE4.1.
+            Level::Aesni(_) => unsafe { aesni::ctr_apply(self, ctr, io) },
+            // SAFETY: the VAES-256 token proves VAES, VPCLMULQDQ and AVX2.
+            Level::Vaes256(t) => unsafe { vaes::ctr_apply_256(t, self, ctr, io) },
+            // SAFETY: the VAES-512 token proves VAES and AVX-512 F/BW/VL.
+            Level::Vaes512(t) => unsafe { vaes::ctr_apply_512(t, self, ctr, io) },
+        }
     }
 }

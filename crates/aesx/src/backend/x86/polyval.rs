@@ -553,7 +553,7 @@ impl Table {
         p: *const u8,
         n: usize,
     ) -> __m128i {
-        // SAFETY: the caller's.
+        // SAFETY: the contract of `update_in` is this function's.
         unsafe { update_in::<V, R>(v, self, acc, p, n) }
     }
 

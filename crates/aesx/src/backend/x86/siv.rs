@@ -25,34 +25,9 @@
 //! plaintext in one loop (`open_long`); sealing cannot, as its counter
 //! starts from the hash.
 //!
-//! Where the cycles go (measured on a Golden Cove core at ~4.0 GHz: two
-//! AESENC and one PCLMULQDQ per cycle, AESENC latency 3; times per call
-//! through `GcmSiv`, no AAD):
-//!
-//! - Fixed cost per call, `aesni` tier: a 0-byte seal is ~190 cycles
-//!   (47 ns) for AES-128, ~225 for AES-256. Half of it is the dependent
-//!   chain: nonce to derived blocks (11 AES rounds, ~35 cycles), the hash
-//!   of the length block (one product and reduction, ~15), the tag (~35);
-//!   the schedule (~5 cycles a key) runs beside the hash and meets the tag
-//!   near its last round. The other half is throughput: ~550 instructions
-//!   (the call, 11 or 15 round keys stored and wiped, the derivation's
-//!   4 or 6 blocks). The wide tiers take the same xmm path here.
-//! - A 64-byte seal: ~235 cycles (59 ns; AES-256 ~310): the hash of five
-//!   blocks is three products deep, and the four counter blocks are one
-//!   interleaved AES pass after the tag. Before this one-shot it was ~650
-//!   (160 ns; profile): ~21% `memmove` of whole per-message keys (an
-//!   `X86Aes` is 496 bytes, the POLYVAL key 272), ~20% the AESKEYGENASSIST
-//!   schedule, ~16% the ECB kernel for the derivation and the tag, ~17%
-//!   the mode's glue (the derivation blocks built, copied and wiped byte by
-//!   byte), ~12% POLYVAL (powers, then three updates with a reduction
-//!   each), ~9% the counter-mode kernel's setup.
-//! - Per 16-byte block, long texts (16 KiB), AES-128 / AES-256: `aesni`
-//!   seal ~8.6 / 10.6 cycles (counter mode at two AESENC a cycle, then
-//!   POLYVAL at ~3.4 products a block on the multiplier's one port), open
-//!   ~8.1 / 9.4 (`open_long`, bound by the three vector ports that AES,
-//!   the multiplier and the XORs share: ~185 operations per 8 blocks);
-//!   `vaes256` seal ~4.6 / 5.6, open ~5.2 / 6.0; `vaes512` seal ~4.7 / 5.7,
-//!   open ~3.8 / 4.2.
+//! A short message is latency: nonce to derived blocks, the hash of the
+//! length block and the tag are one dependent chain; the schedule meets the
+//! tag near its last round. Cycle counts: docs/BENCHMARKS.md.
 
 use core::arch::x86_64::*;
 
@@ -103,7 +78,7 @@ unsafe fn schedule(x1: Aesni, key: &[u8], size: KeySize, level: Level) -> X86Aes
     X86Aes {
         enc,
         dec: [x1.zero(); MAX_ROUNDS + 1],
-        rounds: size.rounds(),
+        size,
         level,
     }
 }
@@ -143,24 +118,36 @@ fn expand<const R: usize>(x1: Aesni, k0: __m128i, k1: __m128i, rk: &mut [__m128i
     let (mut a, mut b) = (k0, k1);
     rk[0] = a;
     if R == 10 {
-        macro_rules! step128 {
-            ($($i:literal $rcon:literal),*) => {$(
-                a = x1.xor(mix(x1, a), sub_rot(a, $rcon));
-                rk[$i] = a;
-            )*};
-        }
-        step128!(1 0x01, 2 0x02, 3 0x04, 4 0x08, 5 0x10, 6 0x20, 7 0x40, 8 0x80, 9 0x1b, 10 0x36);
+        // Key i from key i - 1 and Rcon_i.
+        let mut next = |i: usize, rcon: u64| {
+            a = x1.xor(mix(x1, a), sub_rot(a, rcon));
+            rk[i] = a;
+        };
+        next(1, 0x01);
+        next(2, 0x02);
+        next(3, 0x04);
+        next(4, 0x08);
+        next(5, 0x10);
+        next(6, 0x20);
+        next(7, 0x40);
+        next(8, 0x80);
+        next(9, 0x1b);
+        next(10, 0x36);
     } else {
         rk[1] = b;
-        macro_rules! step256 {
-            ($($i:literal $rcon:literal),*) => {$(
-                a = x1.xor(mix(x1, a), sub_rot(b, $rcon));
-                rk[2 * $i] = a;
-                b = x1.xor(mix(x1, b), sub(a));
-                rk[2 * $i + 1] = b;
-            )*};
-        }
-        step256!(1 0x01, 2 0x02, 3 0x04, 4 0x08, 5 0x10, 6 0x20);
+        // Keys 2i and 2i + 1 from the two before and Rcon_i.
+        let mut next = |i: usize, rcon: u64| {
+            a = x1.xor(mix(x1, a), sub_rot(b, rcon));
+            rk[2 * i] = a;
+            b = x1.xor(mix(x1, b), sub(a));
+            rk[2 * i + 1] = b;
+        };
+        next(1, 0x01);
+        next(2, 0x02);
+        next(3, 0x04);
+        next(4, 0x08);
+        next(5, 0x10);
+        next(6, 0x20);
         rk[14] = x1.xor(mix(x1, a), sub_rot(b, 0x40));
     }
 }
@@ -207,38 +194,37 @@ pub(crate) fn gcm_siv(
     io: InOut<'_>,
     open: Option<&Block>,
 ) -> Result<Block> {
-    debug_assert_eq!(k.rounds, size.rounds());
+    debug_assert_eq!(k.size, size);
     let keys = &k.enc;
     // SAFETY: the matched level's token proves the features its kernel
     // enables; `io` carries its own guarantees.
     unsafe {
-        Ok(match (k.level, size) {
-            (_, KeySize::Aes192) => return Err(Error::InvalidKeyLength { len: 24 }),
-            (Level::Aesni(t), size) => {
+        Ok(match k.level {
+            Level::Aesni(t) => {
                 trace::hit(Kernel::AesniPolyval);
                 trace::hit(Kernel::AesniCtr32le);
-                if size == KeySize::Aes128 {
-                    siv_aesni::<10, 8>(t, keys, nonce, aad, io, open)
-                } else {
-                    siv_aesni::<14, 8>(t, keys, nonce, aad, io, open)
+                match size {
+                    KeySize::Aes128 => siv_aesni::<10, 8>(t, keys, nonce, aad, io, open),
+                    KeySize::Aes256 => siv_aesni::<14, 8>(t, keys, nonce, aad, io, open),
+                    KeySize::Aes192 => return Err(Error::InvalidKeyLength { len: 24 }),
                 }
             }
-            (Level::Vaes256(t), size) => {
+            Level::Vaes256(t) => {
                 trace::hit(Kernel::Vaes256Polyval);
                 trace::hit(Kernel::Vaes256Ctr32le);
-                if size == KeySize::Aes128 {
-                    siv_vaes256::<10, 8>(t, keys, nonce, aad, io, open)
-                } else {
-                    siv_vaes256::<14, 8>(t, keys, nonce, aad, io, open)
+                match size {
+                    KeySize::Aes128 => siv_vaes256::<10, 8>(t, keys, nonce, aad, io, open),
+                    KeySize::Aes256 => siv_vaes256::<14, 8>(t, keys, nonce, aad, io, open),
+                    KeySize::Aes192 => return Err(Error::InvalidKeyLength { len: 24 }),
                 }
             }
-            (Level::Vaes512(t), size) => {
+            Level::Vaes512(t) => {
                 trace::hit(Kernel::Vaes512Polyval);
                 trace::hit(Kernel::Vaes512Ctr32le);
-                if size == KeySize::Aes128 {
-                    siv_vaes512::<10, 4>(t, keys, nonce, aad, io, open)
-                } else {
-                    siv_vaes512::<14, 4>(t, keys, nonce, aad, io, open)
+                match size {
+                    KeySize::Aes128 => siv_vaes512::<10, 4>(t, keys, nonce, aad, io, open),
+                    KeySize::Aes256 => siv_vaes512::<14, 4>(t, keys, nonce, aad, io, open),
+                    KeySize::Aes192 => return Err(Error::InvalidKeyLength { len: 24 }),
                 }
             }
         })
@@ -290,7 +276,8 @@ unsafe fn oneshot<V: Vector, const R: usize, const P: usize>(
             // written before the hash is done.
             let s = unsafe { gcm_siv_hash::<V, P>(v, h, aad, io.src_ptr(), len) };
             let tag = tag::<R>(x1, &rk, s, nb);
-            // SAFETY: as the entry's contract.
+            // SAFETY: `io` holds `len` bytes in each region, equal or
+            // disjoint; the hash has read its input.
             unsafe { ctr_any::<V, R>(v, &rk, tag, io) };
             tag
         }

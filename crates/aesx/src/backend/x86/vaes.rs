@@ -14,27 +14,14 @@
 //! the latency; the port bound is `R / (2 BLOCKS)` cycles per block
 //! (AES-128: 2.5 on ymm, 1.25 on zmm). VPSHUFB and the shifts run on FP1
 //! and FP2, so the CTR loop makes its counters with VPADDD (any pipe)
-//! instead of a byte swap per register. Measured on Zen 3 (ymm, 16 KiB and
-//! 1 MiB): ECB at the bound, CTR 0.97-0.99 of it (0.90-0.93 with the byte
-//! swaps), CBC decryption within a few per cent.
+//! instead of a byte swap per register.
 //! CBC encryption is one latency-bound chain whatever the width: it is the
 //! 128-bit chain of `aesni.rs`; many messages go through `cbc_multi.rs`.
 //!
-//! Intel Golden Cove (Sapphire/Emerald Rapids class): VAESENC on ymm issues
-//! on ports 0 and 1, on zmm on port 0 only (port 1's vector unit is off
-//! while 512-bit ops are in flight), so both widths do 64 bytes of rounds
-//! per cycle: per 64 bytes 10 cycles for AES-128 (20 ymm or 10 zmm
-//! VAESENC), 14 for AES-256, and eight registers of three-cycle latency
-//! cover it. The other ops per register (ECB: one XOR; CTR: a
-//! counter add, two XOR; CBC decryption: a lane shift and two
-//! XOR) go to port 5 and the load and store ports. Measured (2026-11-26,
-//! Intel Xeon family 6 model 167, about 4 GHz, one `aesx bench --isa` run
-//! per tier, 16 KiB / 1 MiB, AES-128): zmm ECB 23.5, CTR 23.9-24.3, CBC
-//! decryption 24.7-25.4 GB/s; ymm 25.5-25.8, 25.7-26.1 and 24.5-26.0;
-//! AES-256 17.2-18.6 on both widths. That is the bound (64 bytes per 10
-//! cycles at 4 GHz is 25.6 GB/s; the zmm run was on a busier minute), 2.1-2.3x
-//! the best peer for CTR, 1.75-2.0x for CBC decryption, and level with
-//! RustCrypto's VAES ECB, which is at the bound too.
+//! Intel Golden Cove: VAESENC on ymm issues on ports 0 and 1, on zmm on
+//! port 0 only, so both widths do 64 bytes of rounds per cycle; the other
+//! ops per register go to port 5 and the load and store ports.
+//! Measurements: docs/BENCHMARKS.md.
 
 use core::arch::x86_64::*;
 
@@ -43,7 +30,7 @@ use super::vector::{prefetch_step, vaes_entries, Vector, PREFETCH_MIN};
 use super::X86Aes;
 use crate::backend::kernels::inout::InOut;
 use crate::backend::kernels::trace::{self, Kernel};
-use crate::key::Block;
+use crate::key::{Block, KeySize};
 
 /// Registers in flight in the bulk loops.
 const WIDE: usize = 8;
@@ -98,7 +85,7 @@ vaes_entries! {
 /// As [`ecb_blocks`].
 #[inline(always)]
 unsafe fn encrypt_blocks<V: Vector>(v: V, k: &X86Aes, io: InOut<'_>) {
-    // SAFETY: forwarded contract.
+    // SAFETY: the caller upholds `ecb_blocks`'s contract, the same as this one.
     unsafe { ecb_blocks::<V, false>(v, k, io) }
 }
 
@@ -108,7 +95,7 @@ unsafe fn encrypt_blocks<V: Vector>(v: V, k: &X86Aes, io: InOut<'_>) {
 /// As [`ecb_blocks`].
 #[inline(always)]
 unsafe fn decrypt_blocks<V: Vector>(v: V, k: &X86Aes, io: InOut<'_>) {
-    // SAFETY: forwarded contract.
+    // SAFETY: the caller upholds `ecb_blocks`'s contract, the same as this one.
     unsafe { ecb_blocks::<V, true>(v, k, io) }
 }
 
@@ -130,7 +117,11 @@ unsafe fn ecb_blocks<V: Vector, const DEC: bool>(v: V, k: &X86Aes, io: InOut<'_>
         // SAFETY: the VAES tiers include AES-NI and SSE4.1.
         return unsafe { ecb_small::<DEC>(k, io) };
     }
-    by_rounds!(k, ecb::<V, DEC>(v, if DEC { &k.dec } else { &k.enc }, io))
+    match k.size {
+        KeySize::Aes128 => ecb::<10, V, DEC>(v, if DEC { &k.dec } else { &k.enc }, io),
+        KeySize::Aes192 => ecb::<12, V, DEC>(v, if DEC { &k.dec } else { &k.enc }, io),
+        KeySize::Aes256 => ecb::<14, V, DEC>(v, if DEC { &k.dec } else { &k.enc }, io),
+    }
 }
 
 #[inline(always)]
@@ -192,7 +183,13 @@ fn ecb<const R: usize, V: Vector, const DEC: bool>(v: V, keys: &[__m128i; 15], m
 unsafe fn cbc_encrypt<V: Vector>(_: V, k: &X86Aes, iv: &mut Block, io: InOut<'_>) {
     trace::hit(kernel::<V>(Kernel::Vaes256CbcEnc, Kernel::Vaes512CbcEnc));
     // SAFETY: the VAES tiers include AES-NI and SSE4.1.
-    unsafe { by_rounds!(k, cbc_enc(&k.enc, iv, io)) }
+    unsafe {
+        match k.size {
+            KeySize::Aes128 => cbc_enc::<10>(&k.enc, iv, io),
+            KeySize::Aes192 => cbc_enc::<12>(&k.enc, iv, io),
+            KeySize::Aes256 => cbc_enc::<14>(&k.enc, iv, io),
+        }
+    }
 }
 
 /// CBC-decrypts whole blocks; `iv` becomes the last ciphertext block.
@@ -206,7 +203,11 @@ unsafe fn cbc_decrypt<V: Vector>(v: V, k: &X86Aes, iv: &mut Block, io: InOut<'_>
         // SAFETY: the VAES tiers include AES-NI and SSE4.1.
         return unsafe { cbc_decrypt_small(k, iv, io) };
     }
-    by_rounds!(k, cbc_dec::<V>(v, &k.dec, iv, io))
+    match k.size {
+        KeySize::Aes128 => cbc_dec::<10, V>(v, &k.dec, iv, io),
+        KeySize::Aes192 => cbc_dec::<12, V>(v, &k.dec, iv, io),
+        KeySize::Aes256 => cbc_dec::<14, V>(v, &k.dec, iv, io),
+    }
 }
 
 #[inline(always)]
@@ -283,16 +284,19 @@ fn cbc_dec<const R: usize, V: Vector>(
             // This one reads the batch's last register, not yet stored.
             let next_prev = unsafe { v.load(src.add(16 * (i + step - bl))) };
             for j in (1..WIDE).rev() {
-                // SAFETY: see above.
+                // SAFETY: inside the batch's input; register j - 1's last
+                // block, not yet overwritten (the stores go down).
                 let p = unsafe { v.load(src.add(16 * (i + bl * j) - 16)) };
                 let out = v.aesdeclast(b[j], v.xor(p, rk[R]));
-                // SAFETY: see above.
+                // SAFETY: register j of the batch's output, whose input
+                // was read before the rounds.
                 unsafe { v.store(dst.add(16 * (i + bl * j)), out) };
             }
-            // SAFETY: see above.
+            // SAFETY: the batch's first input register, not yet overwritten.
             let p0 = v.shift_in(unsafe { v.load(src.add(16 * i)) }, prev);
             let out = v.aesdeclast(b[0], v.xor(p0, rk[R]));
-            // SAFETY: see above.
+            // SAFETY: the batch's first output register; all its inputs
+            // were read.
             unsafe { v.store(dst.add(16 * i), out) };
             prev = next_prev;
         }
@@ -323,14 +327,31 @@ fn cbc_dec<const R: usize, V: Vector>(
 #[inline(always)]
 unsafe fn ctr_apply<V: Vector>(v: V, k: &X86Aes, ctr: &mut Block, io: InOut<'_>) {
     trace::hit(kernel::<V>(Kernel::Vaes256Ctr, Kernel::Vaes512Ctr));
-    // Not `ctr_segments`: its closure would be compiled without this
-    // tier's features, and the kernel inlined into it would make calls.
+    // The round dispatch stays outside the segment loop, so each round
+    // count has a loop of its own (see `aesni::ctr_rounds`).
+    match k.size {
+        KeySize::Aes128 => ctr_rounds::<10, V>(v, &k.enc, ctr, io),
+        KeySize::Aes192 => ctr_rounds::<12, V>(v, &k.enc, ctr, io),
+        KeySize::Aes256 => ctr_rounds::<14, V>(v, &k.enc, ctr, io),
+    }
+}
+
+/// [`ctr_apply`] for `R` rounds. Not `ctr_segments`: its closure would be
+/// compiled without this tier's features, and the kernel inlined into it
+/// would make calls.
+#[inline(always)]
+fn ctr_rounds<const R: usize, V: Vector>(
+    v: V,
+    keys: &[__m128i; 15],
+    ctr: &mut Block,
+    io: InOut<'_>,
+) {
     let mut c = u128::from_be_bytes(*ctr);
     let mut rest = io;
     while rest.blocks() > 0 {
         let m = super::ctr_run(c, rest.blocks());
         let (now, later) = rest.split_at(m * 16);
-        by_rounds!(k, ctr_seg::<V>(v, &k.enc, c, now));
+        ctr_seg::<R, V>(v, keys, c, now);
         c = c.wrapping_add(m as u128);
         rest = later;
     }

@@ -40,6 +40,12 @@ use crate::backend::kernels::cpu::{Aesni, Vaes256, Vaes512};
 /// tier's (for kernels that serve all three tiers from one source). The
 /// token is the first argument of both the entry point and the body.
 ///
+/// A macro because `#[target_feature]` cannot be generic: the feature
+/// string differs per tier, and a generic function gets one attribute for
+/// all its instances. Each entry point is a one-line forward; the kernel
+/// itself is the generic body, which go-to-definition reaches from the
+/// `= body` name.
+///
 /// ```ignore
 /// vaes_entries! {
 ///     pub(super) fn ecb_256 / ecb_512 <const R: usize, const DEC: bool>
@@ -328,75 +334,64 @@ pub(crate) trait Vector: Copy + Into<Aesni> {
     fn order<const N: usize>(self, b: &mut [Self::V; N]);
 }
 
-/// An empty `asm!` that takes registers `$b[$i]..` of class `$class` in
-/// and out (see [`Vector::order`]); to be used inside `unsafe`.
+/// An empty `asm!` that takes registers in and out and emits nothing: the
+/// compiler can move no computation across it (see [`Vector::order`]). To
+/// be used inside `unsafe`, whose argument is always the same: an empty
+/// template, no instruction, no memory access, the registers unchanged.
+///
+/// A macro because `asm!` takes its operands as a written list, with the
+/// register class by name: no generic can build one from a slice length or
+/// a register type.
+///
+/// - `barrier!(class: place, ..)`: the places listed (GCM's states and
+///   accumulators in one barrier).
+/// - `barrier!(class; slice)`: a slice of up to eight registers, the length
+///   a constant at the call (groups of eight beyond).
 macro_rules! barrier {
-    ($class:ident, $b:expr, $($i:tt)*) => {
+    ($class:ident: $($p:expr),+ $(,)?) => {
         core::arch::asm!(
-            concat!("/*", $(" {", stringify!($i), "}",)* " */"),
-            $(inout($class) $b[$i],)*
+            concat!("/*", $(" {}", barrier!(@none $p),)+ " */"),
+            $(inout($class) $p,)+
             options(pure, nomem, nostack, preserves_flags)
         )
     };
-}
-
-/// [`Vector::order`] for a register class: one barrier over up to eight
-/// registers, in groups of eight beyond.
-macro_rules! order_impl {
-    ($b:expr, $class:ident) => {{
+    (@none $p:expr) => { "" };
+    ($class:ident; $b:expr) => {{
         let b = $b;
-        // SAFETY: an empty template: no instruction, no memory access; the
-        // registers pass through unchanged.
-        unsafe {
-            match b.len() {
-                0 => {}
-                1 => barrier!($class, b, 0),
-                2 => barrier!($class, b, 0 1),
-                3 => barrier!($class, b, 0 1 2),
-                4 => barrier!($class, b, 0 1 2 3),
-                5 => barrier!($class, b, 0 1 2 3 4),
-                6 => barrier!($class, b, 0 1 2 3 4 5),
-                7 => barrier!($class, b, 0 1 2 3 4 5 6),
-                _ => {
-                    for c in b.chunks_mut(8) {
-                        if c.len() == 8 {
-                            barrier!($class, c, 0 1 2 3 4 5 6 7);
-                        }
-                    }
+        match b.len() {
+            0 => {}
+            1 => barrier!($class: b[0]),
+            2 => barrier!($class: b[0], b[1]),
+            3 => barrier!($class: b[0], b[1], b[2]),
+            4 => barrier!($class: b[0], b[1], b[2], b[3]),
+            5 => barrier!($class: b[0], b[1], b[2], b[3], b[4]),
+            6 => barrier!($class: b[0], b[1], b[2], b[3], b[4], b[5]),
+            7 => barrier!($class: b[0], b[1], b[2], b[3], b[4], b[5], b[6]),
+            _ => {
+                for c in b.chunks_exact_mut(8) {
+                    barrier!($class: c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]);
                 }
             }
         }
     }};
 }
 
-/// [`Vector::order`] for register type `$ty` of class `$class`, which needs
-/// `$feat` in the function that names it (inlined into a caller with the
-/// features, the inner function is no call).
-macro_rules! order_method {
-    ($ty:ty, $feat:literal, $class:ident) => {
-        #[inline(always)]
-        fn order<const N: usize>(self, b: &mut [$ty; N]) {
-            #[inline]
-            #[target_feature(enable = $feat)]
-            fn go<const N: usize>(b: &mut [$ty; N]) {
-                order_impl!(b, $class);
-            }
-            // SAFETY: `self` proves the feature (see the impl's comment).
-            unsafe { go(b) }
-        }
-    };
-}
+pub(crate) use barrier;
 
 /// [`Vector::order`] for 128-bit registers (the AES-NI kernels): keeps up
 /// to eight states in round-major order at no instruction cost.
 #[inline(always)]
 pub(crate) fn order_xmm<const N: usize>(b: &mut [__m128i; N]) {
-    order_impl!(b, xmm_reg);
+    // SAFETY: an empty template over SSE registers (x86-64 baseline).
+    unsafe { barrier!(xmm_reg; b) }
 }
 
 /// The methods that are one instruction (or none) on every width, as one
 /// table: the method, its operands (`V` is the width's register), then the
-/// xmm, ymm and zmm function it is; and the unaligned load and store.
+/// xmm, ymm and zmm function it is; and the unaligned load and store. A
+/// macro because the intrinsics are distinct functions per width with no
+/// trait over them: the table puts the three columns of 25 methods side by
+/// side, where written out they would be 75 near-identical methods.
 /// `single_ops!(xmm: V = __m128i, BLOCKS = 1, REGS = 16)` (or `ymm`, `zmm`)
 /// writes the width's register type and sizes and its column of the table
 /// into its impl.
@@ -488,8 +483,8 @@ macro_rules! single_ops {
         #[allow(unused_unsafe)]
         fn $m$(<const $c: $ct>)?(self, $($a: single_ops!(@ty $reg, $at)),*)
             -> single_ops!(@ty $reg, $rt) {
-            // SAFETY: `self` proves the width's features (see the impl's
-            // comment).
+            // SAFETY: `self`, the width's tier token, proves the features
+            // of the width's intrinsic.
             unsafe { $f$(::<$c>)?($($a),*) }
         }
     };
@@ -608,7 +603,8 @@ impl Vector for Vaes256 {
     #[inline(always)]
     unsafe fn store_blocks(self, p: *mut u8, v: __m256i, blocks: usize) {
         let hi = if blocks > 1 { -1 } else { 0 };
-        // SAFETY: as `load_blocks`, for writing.
+        // SAFETY: `self` proves AVX2; VPMASKMOVQ does not access the
+        // masked-off qwords, and the caller passes the `16 * blocks` bytes.
         unsafe { _mm256_maskstore_epi64(p.cast(), _mm256_set_epi64x(hi, hi, -1, -1), v) }
     }
     #[inline(always)]
@@ -629,17 +625,17 @@ impl Vector for Vaes256 {
     }
     #[inline(always)]
     fn set_u64x2(self, hi: u64, lo: u64) -> __m256i {
-        // SAFETY: see the impl's comment.
+        // SAFETY: `self`, the VAES-256 token, proves AVX2.
         unsafe { _mm256_set_epi64x(hi as i64, lo as i64, hi as i64, lo as i64) }
     }
     #[inline(always)]
     fn lane_index(self) -> __m256i {
-        // SAFETY: see the impl's comment.
+        // SAFETY: `self`, the VAES-256 token, proves AVX2.
         unsafe { _mm256_set_epi64x(0, 1, 0, 0) }
     }
     #[inline(always)]
     fn block(self, v: __m256i, i: usize) -> __m128i {
-        // SAFETY: see the impl's comment.
+        // SAFETY: `self`, the VAES-256 token, proves AVX2.
         unsafe {
             if i == 0 {
                 _mm256_castsi256_si128(v)
@@ -650,19 +646,31 @@ impl Vector for Vaes256 {
     }
     #[inline(always)]
     fn xor_lanes(self, v: __m256i) -> __m128i {
-        // SAFETY: see the impl's comment.
+        // SAFETY: `self`, the VAES-256 token, proves AVX2.
         unsafe { _mm_xor_si128(_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v)) }
     }
     #[inline(always)]
     fn shift_in(self, cur: __m256i, prev: __m256i) -> __m256i {
-        // SAFETY: see the impl's comment.
+        // SAFETY: `self`, the VAES-256 token, proves AVX2.
         unsafe { _mm256_permute2x128_si256::<0x21>(prev, cur) }
     }
     #[inline(always)]
     fn xor3(self, a: __m256i, b: __m256i, c: __m256i) -> __m256i {
         self.xor(self.xor(a, b), c)
     }
-    order_method!(__m256i, "avx", ymm_reg);
+    #[inline(always)]
+    fn order<const N: usize>(self, b: &mut [__m256i; N]) {
+        // ymm operands need AVX in the function that names them; inlined
+        // into an entry point with the features, `go` is no call.
+        #[inline]
+        #[target_feature(enable = "avx")]
+        fn go<const N: usize>(b: &mut [__m256i; N]) {
+            // SAFETY: an empty template: no instruction, no memory access.
+            unsafe { barrier!(ymm_reg; b) }
+        }
+        // SAFETY: `self`, the VAES-256 token, proves AVX.
+        unsafe { go(b) }
+    }
 }
 
 // As for `Vaes256`: `self` proves AVX-512 F/BW/VL, VAES and VPCLMULQDQ.
@@ -680,7 +688,8 @@ impl Vector for Vaes512 {
     #[inline(always)]
     unsafe fn store_bytes(self, p: *mut u8, v: __m512i, len: usize) {
         let mask = byte_mask(len);
-        // SAFETY: as `load_bytes`, for writing.
+        // SAFETY: `self` proves AVX-512 BW; masked-off bytes are not
+        // accessed, and the caller passes the `len` unmasked bytes.
         unsafe { _mm512_mask_storeu_epi8(p.cast(), mask, v) }
     }
     #[inline(always)]
@@ -708,17 +717,17 @@ impl Vector for Vaes512 {
     #[inline(always)]
     fn set_u64x2(self, hi: u64, lo: u64) -> __m512i {
         let (h, l) = (hi as i64, lo as i64);
-        // SAFETY: see the impl's comment.
+        // SAFETY: `self`, the VAES-512 token, proves AVX-512 F.
         unsafe { _mm512_set_epi64(h, l, h, l, h, l, h, l) }
     }
     #[inline(always)]
     fn lane_index(self) -> __m512i {
-        // SAFETY: see the impl's comment.
+        // SAFETY: `self`, the VAES-512 token, proves AVX-512 F.
         unsafe { _mm512_set_epi64(0, 3, 0, 2, 0, 1, 0, 0) }
     }
     #[inline(always)]
     fn block(self, v: __m512i, i: usize) -> __m128i {
-        // SAFETY: see the impl's comment.
+        // SAFETY: `self`, the VAES-512 token, proves AVX-512 F.
         unsafe {
             let idx = _mm512_add_epi64(
                 _mm512_set1_epi64(2 * i as i64),
@@ -729,7 +738,7 @@ impl Vector for Vaes512 {
     }
     #[inline(always)]
     fn xor_lanes(self, v: __m512i) -> __m128i {
-        // SAFETY: see the impl's comment.
+        // SAFETY: `self`, the VAES-512 token, proves AVX-512 F.
         unsafe {
             let y = _mm256_xor_si256(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64::<1>(v));
             _mm_xor_si128(_mm256_castsi256_si128(y), _mm256_extracti128_si256::<1>(y))
@@ -737,15 +746,26 @@ impl Vector for Vaes512 {
     }
     #[inline(always)]
     fn shift_in(self, cur: __m512i, prev: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
+        // SAFETY: `self`, the VAES-512 token, proves AVX-512 F.
         unsafe { _mm512_alignr_epi64::<6>(cur, prev) }
     }
     #[inline(always)]
     fn xor3(self, a: __m512i, b: __m512i, c: __m512i) -> __m512i {
-        // SAFETY: see the impl's comment.
+        // SAFETY: `self`, the VAES-512 token, proves AVX-512 F.
         unsafe { _mm512_ternarylogic_epi64::<0x96>(a, b, c) }
     }
-    order_method!(__m512i, "avx512f", zmm_reg);
+    #[inline(always)]
+    fn order<const N: usize>(self, b: &mut [__m512i; N]) {
+        // As on ymm, with AVX-512 F for zmm operands.
+        #[inline]
+        #[target_feature(enable = "avx512f")]
+        fn go<const N: usize>(b: &mut [__m512i; N]) {
+            // SAFETY: an empty template: no instruction, no memory access.
+            unsafe { barrier!(zmm_reg; b) }
+        }
+        // SAFETY: `self`, the VAES-512 token, proves AVX-512 F.
+        unsafe { go(b) }
+    }
 }
 
 /// 32 bytes of ones then 32 of zeros: a byte mask of the first `n` bytes
@@ -886,25 +906,6 @@ mod tests {
         }
     }
 
-    /// The cases of `check`, one a row: `method(operands) ~ instruction`, a
-    /// method of the width over `a` (and `b`) and the 128-bit instruction it
-    /// must match on every lane, given the same operands.
-    macro_rules! cases {
-        (|$a:ident, $b:ident| $($m:ident $(::<$c:literal>)? ($($arg:ident),*) ~ $f:ident;)*) => {
-            [$((
-                concat!(stringify!($m) $(, "::<", stringify!($c), ">")?),
-                |v, $a, $b| {
-                    let _ = ($a, $b);
-                    v.$m $(::<$c>)? ($($arg),*)
-                },
-                |$a, $b| {
-                    let _ = ($a, $b);
-                    unsafe { $f $(::<$c>)? ($($arg),*) }
-                },
-            ),)*]
-        };
-    }
-
     /// A case of `check`: a name, a method of the width over two registers,
     /// and the 128-bit instruction it must match on every lane.
     type Case<V> = (
@@ -924,31 +925,123 @@ mod tests {
                 random(v, seed + 100),
                 random(v, seed + 200),
             );
-            let cases: [Case<V>; 23] = cases!(|a, b|
-                xor(a, b) ~ _mm_xor_si128;
-                and(a, b) ~ _mm_and_si128;
-                or(a, b) ~ _mm_or_si128;
-                aesenc(a, b) ~ _mm_aesenc_si128;
-                aesenclast(a, b) ~ _mm_aesenclast_si128;
-                aesdec(a, b) ~ _mm_aesdec_si128;
-                aesdeclast(a, b) ~ _mm_aesdeclast_si128;
-                shuffle_bytes(a, b) ~ _mm_shuffle_epi8;
-                shuffle32::<0x4e>(a) ~ _mm_shuffle_epi32;
-                unpacklo64(a, b) ~ _mm_unpacklo_epi64;
-                unpackhi64(a, b) ~ _mm_unpackhi_epi64;
-                alignr::<8>(a, b) ~ _mm_alignr_epi8;
-                add32(a, b) ~ _mm_add_epi32;
-                add64(a, b) ~ _mm_add_epi64;
-                sub64(a, b) ~ _mm_sub_epi64;
-                bslli::<3>(a) ~ _mm_bslli_si128;
-                bsrli::<15>(a) ~ _mm_bsrli_si128;
-                slli64::<5>(a) ~ _mm_slli_epi64;
-                srli64::<59>(a) ~ _mm_srli_epi64;
-                clmul::<0x00>(a, b) ~ _mm_clmulepi64_si128;
-                clmul::<0x11>(a, b) ~ _mm_clmulepi64_si128;
-                clmul::<0x01>(a, b) ~ _mm_clmulepi64_si128;
-                clmul::<0x10>(a, b) ~ _mm_clmulepi64_si128;
-            );
+            let cases: [Case<V>; 23] = [
+                (
+                    "xor",
+                    |v, a, b| v.xor(a, b),
+                    |a, b| unsafe { _mm_xor_si128(a, b) },
+                ),
+                (
+                    "and",
+                    |v, a, b| v.and(a, b),
+                    |a, b| unsafe { _mm_and_si128(a, b) },
+                ),
+                (
+                    "or",
+                    |v, a, b| v.or(a, b),
+                    |a, b| unsafe { _mm_or_si128(a, b) },
+                ),
+                (
+                    "aesenc",
+                    |v, a, b| v.aesenc(a, b),
+                    |a, b| unsafe { _mm_aesenc_si128(a, b) },
+                ),
+                (
+                    "aesenclast",
+                    |v, a, b| v.aesenclast(a, b),
+                    |a, b| unsafe { _mm_aesenclast_si128(a, b) },
+                ),
+                (
+                    "aesdec",
+                    |v, a, b| v.aesdec(a, b),
+                    |a, b| unsafe { _mm_aesdec_si128(a, b) },
+                ),
+                (
+                    "aesdeclast",
+                    |v, a, b| v.aesdeclast(a, b),
+                    |a, b| unsafe { _mm_aesdeclast_si128(a, b) },
+                ),
+                (
+                    "shuffle_bytes",
+                    |v, a, b| v.shuffle_bytes(a, b),
+                    |a, b| unsafe { _mm_shuffle_epi8(a, b) },
+                ),
+                (
+                    "shuffle32::<0x4e>",
+                    |v, a, _b| v.shuffle32::<0x4e>(a),
+                    |a, _b| unsafe { _mm_shuffle_epi32::<0x4e>(a) },
+                ),
+                (
+                    "unpacklo64",
+                    |v, a, b| v.unpacklo64(a, b),
+                    |a, b| unsafe { _mm_unpacklo_epi64(a, b) },
+                ),
+                (
+                    "unpackhi64",
+                    |v, a, b| v.unpackhi64(a, b),
+                    |a, b| unsafe { _mm_unpackhi_epi64(a, b) },
+                ),
+                (
+                    "alignr::<8>",
+                    |v, a, b| v.alignr::<8>(a, b),
+                    |a, b| unsafe { _mm_alignr_epi8::<8>(a, b) },
+                ),
+                (
+                    "add32",
+                    |v, a, b| v.add32(a, b),
+                    |a, b| unsafe { _mm_add_epi32(a, b) },
+                ),
+                (
+                    "add64",
+                    |v, a, b| v.add64(a, b),
+                    |a, b| unsafe { _mm_add_epi64(a, b) },
+                ),
+                (
+                    "sub64",
+                    |v, a, b| v.sub64(a, b),
+                    |a, b| unsafe { _mm_sub_epi64(a, b) },
+                ),
+                (
+                    "bslli::<3>",
+                    |v, a, _b| v.bslli::<3>(a),
+                    |a, _b| unsafe { _mm_bslli_si128::<3>(a) },
+                ),
+                (
+                    "bsrli::<15>",
+                    |v, a, _b| v.bsrli::<15>(a),
+                    |a, _b| unsafe { _mm_bsrli_si128::<15>(a) },
+                ),
+                (
+                    "slli64::<5>",
+                    |v, a, _b| v.slli64::<5>(a),
+                    |a, _b| unsafe { _mm_slli_epi64::<5>(a) },
+                ),
+                (
+                    "srli64::<59>",
+                    |v, a, _b| v.srli64::<59>(a),
+                    |a, _b| unsafe { _mm_srli_epi64::<59>(a) },
+                ),
+                (
+                    "clmul::<0x00>",
+                    |v, a, b| v.clmul::<0x00>(a, b),
+                    |a, b| unsafe { _mm_clmulepi64_si128::<0x00>(a, b) },
+                ),
+                (
+                    "clmul::<0x11>",
+                    |v, a, b| v.clmul::<0x11>(a, b),
+                    |a, b| unsafe { _mm_clmulepi64_si128::<0x11>(a, b) },
+                ),
+                (
+                    "clmul::<0x01>",
+                    |v, a, b| v.clmul::<0x01>(a, b),
+                    |a, b| unsafe { _mm_clmulepi64_si128::<0x01>(a, b) },
+                ),
+                (
+                    "clmul::<0x10>",
+                    |v, a, b| v.clmul::<0x10>(a, b),
+                    |a, b| unsafe { _mm_clmulepi64_si128::<0x10>(a, b) },
+                ),
+            ];
             for (what, wide, narrow) in cases {
                 lanewise(v, wide(v, a, b), a, b, narrow, what);
             }

@@ -75,11 +75,12 @@ impl X86Aes {
             Level::Vaes256(t) => unsafe {
                 xts_vaes::sectors_256::<ENC>(t, self, tk, size, first, io)
             },
-            // SAFETY: as above, with the Vaes512 token.
+            // SAFETY: the Vaes512 token proves the CPU features; sector size
+            // and keys as for Vaes256.
             Level::Vaes512(t) => unsafe {
                 xts_vaes::sectors_512::<ENC>(t, self, tk, size, first, io)
             },
-            _ => self.xts_sectors_by8(tk, ENC, size, first, io),
+            Level::Aesni(_) => self.xts_sectors_by8(tk, ENC, size, first, io),
         }
     }
 
@@ -96,7 +97,8 @@ impl X86Aes {
         let early =
             unsafe { xts_aesni::steal_first::<ENC>(self, tweak, head.blocks(), &tail, &mut first) };
         self.xts::<ENC>(tweak, head);
-        // SAFETY: as above; `tweak` is now T_{m-1}.
+        // SAFETY: every level implies AES-NI, SSE4.1 and PCLMULQDQ; `tail`
+        // is the pair; `tweak` is now T_{m-1}.
         unsafe { xts_aesni::steal_finish::<ENC>(self, tweak, early.then_some(&first), tail) };
         first.zeroize();
     }

@@ -26,11 +26,7 @@
 //! tweaks spill and are memory operands of the first and last XOR. The
 //! wider kernels (VAES) call these for their tails. Compiled in SSE and in
 //! VEX encodings (three operands: no register copies for the tweak XORs).
-//!
-//! Measured fraction of the ECB bound, 16 KiB and 1 MiB (dated figures in
-//! docs/BENCHMARKS.md): Zen 3, XTS-128 0.85 (the jump: 0.75), XTS-256
-//! 0.94-0.97; Golden Cove (2026-11-26, the jump and the old chain) XTS-128
-//! 0.83, level with or above OpenSSL at both.
+//! Measurements: docs/BENCHMARKS.md.
 
 use core::arch::x86_64::*;
 
@@ -42,7 +38,7 @@ use crate::backend::kernels::inout::InOut;
 use crate::backend::kernels::trace::{self, Kernel};
 use crate::backend::kernels::xts::{mul_x as mul_x_u128, mul_x_pow};
 use crate::backend::schedule::Schedule;
-use crate::key::Block;
+use crate::key::{Block, KeySize};
 
 /// `t * x` in GF(2^128) (IEEE 1619 order: byte 0 is least significant),
 /// branch-free: the top bits of both 64-bit halves are spread into masks.
@@ -87,104 +83,134 @@ use super::vector::order_xmm as order;
 /// iteration's rounds run; the tweaks live on the stack (8 states and a round
 /// key fill the sixteen xmm registers) and are read as memory operands of
 /// the first and last XOR.
-/// Defines the kernel under a name with the given target features: it is
-/// compiled twice, in legacy SSE encodings (`run`) and in VEX encodings
-/// (`run_vex`, for CPUs with AVX, whose token it takes: with three operands
-/// the XORs with the tweaks need no register copies, which made XTS 5-9%
-/// faster on the Xeon of the benchmarks, at 16 KiB and 1500 bytes).
-macro_rules! xts_kernel {
-    ($name:ident, $features:literal $(, $token:ident: $ty:ty)?) => {
-        #[target_feature(enable = $features)]
-        unsafe fn $name<const R: usize, const ENC: bool, const JUMP: bool>(
-            $($token: $ty,)?
-            k: &X86Aes,
-            tweak: &mut Block,
-            mut io: InOut<'_>,
-        ) {
-            let n = io.blocks();
-            let (src, dst) = (io.src_ptr(), io.dst_ptr());
-            let rk = if ENC { &k.enc } else { &k.dec };
-            let first = rk[0];
-            let last = rk[R];
-            // SAFETY: `tweak` is 16 readable bytes; loadu needs no alignment.
-            let mut t = unsafe { _mm_loadu_si128(tweak.as_ptr().cast()) };
-            let mut i = 0;
-            if n >= W {
-                let mut tw = [t; W];
-                for j in 1..W {
-                    tw[j] = mul_x(tw[j - 1]);
-                }
-                while i + W <= n {
-                    let mut b = [_mm_setzero_si128(); W];
-                    for j in 0..W {
-                        // SAFETY: block i + j < n lies inside the input.
-                        let p = unsafe { _mm_loadu_si128(src.add(16 * (i + j)).cast()) };
-                        b[j] = _mm_xor_si128(p, _mm_xor_si128(tw[j], first));
-                    }
-                    // The next iteration's tweaks, one after each of rounds
-                    // 1..=8 (R - 1 >= 9 rounds), so the ALU work is spread
-                    // between the AES rounds in program order: a jump by x^8
-                    // from this iteration's (`JUMP`) or a doubling of the one
-                    // before.
-                    let mut next = [_mm_setzero_si128(); W];
-                    let mut cur = tw[W - 1];
-                    // The chain's sign bits (127 and 63, the tops of dwords
-                    // 0 and 2 after the shuffle of `mul_x`), doubled with
-                    // the tweak by PADDD: step k reads bits 127-k and 63-k
-                    // of this tweak, which the reduction (bits 0-7 and 64)
-                    // cannot reach within eight steps. One shuffle and
-                    // eight shifts per iteration where `mul_x` has sixteen
-                    // and eight: those share FP1 with AESENC on Zen.
-                    let mut signs = _mm_shuffle_epi32::<0x13>(cur);
-                    let poly = _mm_set_epi32(0, 1, 0, 0x87);
-                    for (r, key) in rk[1..R].iter().enumerate() {
-                        for x in b.iter_mut() {
-                            *x = aes_round(!ENC, false, *x, *key);
-                        }
-                        order(&mut b);
-                        if r < W {
-                            if JUMP {
-                                next[r] = mul_x8(tw[r]);
-                            } else {
-                                let carry = _mm_and_si128(_mm_srai_epi32::<31>(signs), poly);
-                                signs = _mm_add_epi32(signs, signs);
-                                cur = _mm_xor_si128(_mm_add_epi64(cur, cur), carry);
-                                next[r] = cur;
-                            }
-                        }
-                    }
-                    for j in 0..W {
-                        b[j] = aes_round(!ENC, true, b[j], _mm_xor_si128(last, tw[j]));
-                        // SAFETY: block i + j < n lies inside the output; its input
-                        // was read above, so in place is fine.
-                        unsafe { _mm_storeu_si128(dst.add(16 * (i + j)).cast(), b[j]) };
-                    }
-                    tw = next;
-                    i += W;
-                }
-                t = tw[0];
+///
+/// Compiled twice through its entry points: in legacy SSE encodings
+/// ([`run`]) and in VEX encodings ([`run_vex`], for CPUs with AVX, whose
+/// token it takes: with three operands the XORs with the tweaks need no
+/// register copies). `#[inline(always)]` makes each copy take its entry
+/// point's features.
+///
+/// # Safety
+/// Only inlined into a function that enables AES-NI, SSE4.1 and PCLMULQDQ.
+#[inline(always)]
+unsafe fn run_body<const R: usize, const ENC: bool, const JUMP: bool>(
+    k: &X86Aes,
+    tweak: &mut Block,
+    mut io: InOut<'_>,
+) {
+    // SAFETY: the entry point this inlines into enables AES-NI, SSE4.1
+    // and PCLMULQDQ, every intrinsic's features; each memory access is
+    // justified where it is made.
+    unsafe {
+        let n = io.blocks();
+        let (src, dst) = (io.src_ptr(), io.dst_ptr());
+        let rk = if ENC { &k.enc } else { &k.dec };
+        let first = rk[0];
+        let last = rk[R];
+        // `tweak` is 16 readable bytes; loadu needs no alignment.
+        let mut t = _mm_loadu_si128(tweak.as_ptr().cast());
+        let mut i = 0;
+        if n >= W {
+            let mut tw = [t; W];
+            for j in 1..W {
+                tw[j] = mul_x(tw[j - 1]);
             }
-            while i < n {
-                // SAFETY: block i < n lies inside both regions; read first.
-                let p = unsafe { _mm_loadu_si128(src.add(16 * i).cast()) };
-                let mut b = _mm_xor_si128(p, _mm_xor_si128(t, first));
-                for key in &rk[1..R] {
-                    b = aes_round(!ENC, false, b, *key);
+            while i + W <= n {
+                let mut b = [_mm_setzero_si128(); W];
+                for j in 0..W {
+                    // Block i + j < n lies inside the input.
+                    let p = _mm_loadu_si128(src.add(16 * (i + j)).cast());
+                    b[j] = _mm_xor_si128(p, _mm_xor_si128(tw[j], first));
                 }
-                b = aes_round(!ENC, true, b, _mm_xor_si128(last, t));
-                // SAFETY: as above.
-                unsafe { _mm_storeu_si128(dst.add(16 * i).cast(), b) };
-                t = mul_x(t);
-                i += 1;
+                // The next iteration's tweaks, one after each of rounds
+                // 1..=8 (R - 1 >= 9 rounds), so the ALU work is spread
+                // between the AES rounds in program order: a jump by x^8
+                // from this iteration's (`JUMP`) or a doubling of the one
+                // before.
+                let mut next = [_mm_setzero_si128(); W];
+                let mut cur = tw[W - 1];
+                // The chain's sign bits (127 and 63, the tops of dwords
+                // 0 and 2 after the shuffle of `mul_x`), doubled with
+                // the tweak by PADDD: step k reads bits 127-k and 63-k
+                // of this tweak, which the reduction (bits 0-7 and 64)
+                // cannot reach within eight steps. One shuffle and
+                // eight shifts per iteration where `mul_x` has sixteen
+                // and eight: those share FP1 with AESENC on Zen.
+                let mut signs = _mm_shuffle_epi32::<0x13>(cur);
+                let poly = _mm_set_epi32(0, 1, 0, 0x87);
+                for (r, key) in rk[1..R].iter().enumerate() {
+                    for x in b.iter_mut() {
+                        *x = aes_round(!ENC, false, *x, *key);
+                    }
+                    order(&mut b);
+                    if r < W {
+                        if JUMP {
+                            next[r] = mul_x8(tw[r]);
+                        } else {
+                            let carry = _mm_and_si128(_mm_srai_epi32::<31>(signs), poly);
+                            signs = _mm_add_epi32(signs, signs);
+                            cur = _mm_xor_si128(_mm_add_epi64(cur, cur), carry);
+                            next[r] = cur;
+                        }
+                    }
+                }
+                for j in 0..W {
+                    b[j] = aes_round(!ENC, true, b[j], _mm_xor_si128(last, tw[j]));
+                    // Block i + j < n lies inside the output; its input
+                    // was read above, so in place is fine.
+                    _mm_storeu_si128(dst.add(16 * (i + j)).cast(), b[j]);
+                }
+                tw = next;
+                i += W;
             }
-            // SAFETY: `tweak` is 16 writable bytes.
-            unsafe { _mm_storeu_si128(tweak.as_mut_ptr().cast(), t) };
+            t = tw[0];
         }
-    };
+        while i < n {
+            // Block i < n lies inside both regions; read first.
+            let p = _mm_loadu_si128(src.add(16 * i).cast());
+            let mut b = _mm_xor_si128(p, _mm_xor_si128(t, first));
+            for key in &rk[1..R] {
+                b = aes_round(!ENC, false, b, *key);
+            }
+            b = aes_round(!ENC, true, b, _mm_xor_si128(last, t));
+            // Block i < n of the output.
+            _mm_storeu_si128(dst.add(16 * i).cast(), b);
+            t = mul_x(t);
+            i += 1;
+        }
+        // `tweak` is 16 writable bytes.
+        _mm_storeu_si128(tweak.as_mut_ptr().cast(), t);
+    }
 }
 
-xts_kernel!(run, "aes,sse4.1,pclmulqdq");
-xts_kernel!(run_vex, "aes,sse4.1,pclmulqdq,avx", _avx: cpu::Avx2);
+/// [`run_body`] in SSE encodings.
+///
+/// # Safety
+/// AES-NI, SSE4.1 and PCLMULQDQ.
+#[target_feature(enable = "aes,sse4.1,pclmulqdq")]
+unsafe fn run<const R: usize, const ENC: bool, const JUMP: bool>(
+    k: &X86Aes,
+    tweak: &mut Block,
+    io: InOut<'_>,
+) {
+    // SAFETY: this function enables the body's features.
+    unsafe { run_body::<R, ENC, JUMP>(k, tweak, io) }
+}
+
+/// [`run_body`] in VEX encodings; the AVX2 token proves AVX.
+///
+/// # Safety
+/// AES-NI, SSE4.1 and PCLMULQDQ.
+#[target_feature(enable = "aes,sse4.1,pclmulqdq,avx")]
+unsafe fn run_vex<const R: usize, const ENC: bool, const JUMP: bool>(
+    _avx: cpu::Avx2,
+    k: &X86Aes,
+    tweak: &mut Block,
+    io: InOut<'_>,
+) {
+    // SAFETY: this function enables the body's features.
+    unsafe { run_body::<R, ENC, JUMP>(k, tweak, io) }
+}
 
 /// XTS-encrypts (`ENC`) or -decrypts whole blocks from the encrypted tweak
 /// `tweak`, which is advanced past the last block.
@@ -208,20 +234,37 @@ pub(super) unsafe fn xts<const ENC: bool>(k: &X86Aes, tweak: &mut Block, io: InO
 /// # Safety
 /// As [`xts`].
 pub(super) unsafe fn blocks<const ENC: bool>(k: &X86Aes, tweak: &mut Block, io: InOut<'_>) {
-    // The jump where the multiplier has a port of its own and the AES
-    // rounds are too few to hide the doublings (AES-128: 9-11% faster at
-    // 1500 B to 1 MiB on the Xeon; AES-256: 1-2% at 16 KiB and up, 2%
-    // slower at 1500 B); whole iterations only.
-    let jump = k.rounds == 10 && io.blocks() >= W && Schedule::current().clmul_beside_aes();
-    // SAFETY: (all arms) the caller guarantees AES-NI, SSE4.1 and
-    // PCLMULQDQ; the AVX token proves AVX.
+    // SAFETY: the caller guarantees AES-NI, SSE4.1 and PCLMULQDQ.
     unsafe {
-        match (cpu::features().avx2, jump) {
-            (Some(avx), true) => by_rounds!(k, run_vex::<ENC, true>(avx, k, tweak, io)),
-            (Some(avx), false) => by_rounds!(k, run_vex::<ENC, false>(avx, k, tweak, io)),
-            (None, true) => by_rounds!(k, run::<ENC, true>(k, tweak, io)),
-            (None, false) => by_rounds!(k, run::<ENC, false>(k, tweak, io)),
+        match k.size {
+            KeySize::Aes128 => blocks_r::<10, ENC>(k, tweak, io),
+            KeySize::Aes192 => blocks_r::<12, ENC>(k, tweak, io),
+            KeySize::Aes256 => blocks_r::<14, ENC>(k, tweak, io),
         }
+    }
+}
+
+/// [`blocks`] for `R` rounds: picks the tweak schedule and the encoding.
+///
+/// # Safety
+/// As [`xts`].
+unsafe fn blocks_r<const R: usize, const ENC: bool>(k: &X86Aes, tweak: &mut Block, io: InOut<'_>) {
+    // The jump where the multiplier has a port of its own and the AES
+    // rounds are too few to hide the doublings (AES-128; whole iterations
+    // only). AES-256's 14 rounds hide the chain on every core.
+    let jump = R == 10 && io.blocks() >= W && Schedule::current().clmul_beside_aes();
+    // The caller guarantees AES-NI, SSE4.1 and PCLMULQDQ, all `run` needs.
+    match (cpu::features().avx2, jump) {
+        // SAFETY: the caller's AES-NI, SSE4.1 and PCLMULQDQ; the AVX2 token
+        // proves AVX.
+        (Some(avx), true) => unsafe { run_vex::<R, ENC, true>(avx, k, tweak, io) },
+        // SAFETY: the caller's AES-NI, SSE4.1 and PCLMULQDQ; the AVX2 token
+        // proves AVX.
+        (Some(avx), false) => unsafe { run_vex::<R, ENC, false>(avx, k, tweak, io) },
+        // SAFETY: the caller's AES-NI, SSE4.1 and PCLMULQDQ.
+        (None, true) => unsafe { run::<R, ENC, true>(k, tweak, io) },
+        // SAFETY: the caller's AES-NI, SSE4.1 and PCLMULQDQ.
+        (None, false) => unsafe { run::<R, ENC, false>(k, tweak, io) },
     }
 }
 
@@ -255,7 +298,13 @@ pub(super) unsafe fn steal_first<const ENC: bool>(
     let t = mul_x_pow(u128::from_le_bytes(*tweak), blocks_before as u32);
     let t = if ENC { t } else { mul_x_u128(t) };
     // SAFETY: the caller guarantees the CPU features and the tail's size.
-    unsafe { by_rounds!(k, steal_first_r::<ENC>(k, t, tail, out)) };
+    unsafe {
+        match k.size {
+            KeySize::Aes128 => steal_first_r::<10, ENC>(k, t, tail, out),
+            KeySize::Aes192 => steal_first_r::<12, ENC>(k, t, tail, out),
+            KeySize::Aes256 => steal_first_r::<14, ENC>(k, t, tail, out),
+        }
+    };
     true
 }
 
@@ -313,7 +362,13 @@ pub(super) unsafe fn steal_finish<const ENC: bool>(
     tail: InOut<'_>,
 ) {
     // SAFETY: the caller guarantees the CPU features.
-    unsafe { by_rounds!(k, steal_finish_r::<ENC>(k, tweak, first, tail)) }
+    unsafe {
+        match k.size {
+            KeySize::Aes128 => steal_finish_r::<10, ENC>(k, tweak, first, tail),
+            KeySize::Aes192 => steal_finish_r::<12, ENC>(k, tweak, first, tail),
+            KeySize::Aes256 => steal_finish_r::<14, ENC>(k, tweak, first, tail),
+        }
+    }
 }
 
 /// PSHUFB masks for byte shifts by a run-time count: 16 bytes at
@@ -414,10 +469,10 @@ unsafe fn encrypt8<const R: usize>(tk: &X86Aes, blocks: &mut [Block; 8]) {
 pub(super) unsafe fn encrypt_tweaks(tk: &X86Aes, blocks: &mut [Block; 8]) {
     // SAFETY: the caller guarantees the CPU features.
     unsafe {
-        match tk.rounds {
-            10 => encrypt8::<10>(tk, blocks),
-            12 => encrypt8::<12>(tk, blocks),
-            _ => encrypt8::<14>(tk, blocks),
+        match tk.size {
+            KeySize::Aes128 => encrypt8::<10>(tk, blocks),
+            KeySize::Aes192 => encrypt8::<12>(tk, blocks),
+            KeySize::Aes256 => encrypt8::<14>(tk, blocks),
         }
     }
 }
@@ -451,6 +506,34 @@ mod tests {
         }
     }
 
+    /// The kernel of one direction, schedule and encoding (`avx`: VEX).
+    ///
+    /// # Safety
+    /// AES-NI, SSE4.1 and PCLMULQDQ.
+    unsafe fn variant<const R: usize>(
+        k: &X86Aes,
+        enc: bool,
+        jump: bool,
+        avx: Option<cpu::Avx2>,
+        tw: &mut Block,
+        io: InOut<'_>,
+    ) {
+        // SAFETY (every arm): the caller's features; the AVX2 token proves
+        // AVX for `run_vex`.
+        unsafe {
+            match (avx, enc, jump) {
+                (None, true, true) => run::<R, true, true>(k, tw, io),
+                (None, true, false) => run::<R, true, false>(k, tw, io),
+                (None, false, true) => run::<R, false, true>(k, tw, io),
+                (None, false, false) => run::<R, false, false>(k, tw, io),
+                (Some(a), true, true) => run_vex::<R, true, true>(a, k, tw, io),
+                (Some(a), true, false) => run_vex::<R, true, false>(a, k, tw, io),
+                (Some(a), false, true) => run_vex::<R, false, true>(a, k, tw, io),
+                (Some(a), false, false) => run_vex::<R, false, false>(a, k, tw, io),
+            }
+        }
+    }
+
     /// Both tweak schedules, in both encodings, give the same blocks and
     /// the same final tweak (CPUID picks one per core, so the other runs
     /// here, and under `Schedule::force` in the integration tests).
@@ -477,38 +560,20 @@ mod tests {
                             let mut tw = [0x81u8; 16];
                             let mut buf = data.clone();
                             let io = InOut::in_place(&mut buf);
+                            let avx = if vex { avx } else { None };
                             // SAFETY: `t` proves AES-NI, SSE4.1 and
-                            // PCLMULQDQ; the AVX token proves AVX.
+                            // PCLMULQDQ; `avx` is `Some` when `vex`.
                             unsafe {
-                                match (vex, enc, jump) {
-                                    (false, true, true) => {
-                                        by_rounds!(k, run::<true, true>(&k, &mut tw, io))
+                                match k.size {
+                                    KeySize::Aes128 => {
+                                        variant::<10>(&k, enc, jump, avx, &mut tw, io)
                                     }
-                                    (false, true, false) => {
-                                        by_rounds!(k, run::<true, false>(&k, &mut tw, io))
+                                    KeySize::Aes192 => {
+                                        variant::<12>(&k, enc, jump, avx, &mut tw, io)
                                     }
-                                    (false, false, true) => {
-                                        by_rounds!(k, run::<false, true>(&k, &mut tw, io))
+                                    KeySize::Aes256 => {
+                                        variant::<14>(&k, enc, jump, avx, &mut tw, io)
                                     }
-                                    (false, false, false) => {
-                                        by_rounds!(k, run::<false, false>(&k, &mut tw, io))
-                                    }
-                                    (true, true, true) => by_rounds!(
-                                        k,
-                                        run_vex::<true, true>(avx.unwrap(), &k, &mut tw, io)
-                                    ),
-                                    (true, true, false) => by_rounds!(
-                                        k,
-                                        run_vex::<true, false>(avx.unwrap(), &k, &mut tw, io)
-                                    ),
-                                    (true, false, true) => by_rounds!(
-                                        k,
-                                        run_vex::<false, true>(avx.unwrap(), &k, &mut tw, io)
-                                    ),
-                                    (true, false, false) => by_rounds!(
-                                        k,
-                                        run_vex::<false, false>(avx.unwrap(), &k, &mut tw, io)
-                                    ),
                                 }
                             }
                             outs.push(((enc, jump, vex), buf, tw));

@@ -26,37 +26,12 @@
 //!
 //! The sector kernel keeps the data key's round keys across sectors and
 //! encrypts the sector numbers `BLOCKS W` at a time with the tweak key.
-//!
-//! Where the cycles go: AES-128 costs 10 block-rounds per block and the
-//! CLMUL of the tweak update shares the AES pipes, so the bound is
-//! `(10 + 1 / BLOCKS) / (block-rounds per cycle)`; on Zen 4 both widths do
-//! four block-rounds per cycle (two ymm or one zmm VAES), about 2.5 core
-//! cycles per block. Measured here (Zen 4 EPYC, 2026-11-23, shared machine,
-//! interleaved runs): zmm XTS-128 18-19 GB/s at 16 KiB (0.136 TSC c/B, ECB
-//! 0.113 on the same core: the tweak update and the three-way XOR cost the
-//! difference), 1.1-1.2x OpenSSL's AVX-512 XTS; ymm 13-14 GB/s, 1.4-1.6x
-//! OpenSSL restricted to AVX2 (which has no VAES XTS). Eight zmm per
-//! iteration (W = 8) and six were not faster than four.
-//!
-//! Intel Golden Cove (Sapphire/Emerald Rapids class): VAESENC zmm runs on
-//! port 0 only, VPCLMULQDQ and the byte shifts on port 5, XORs on either.
-//! Per iteration (four zmm, 16 blocks, AES-128): 40 AES ops on port 0;
-//! four tweak updates (byte shift right, byte shift left, VPCLMULQDQ, XOR:
-//! 16 ops), four input three-way XORs and four last-key XORs, 24 ops that
-//! port 5 absorbs: AES-bound, 40 cycles per 256 bytes, the ECB rate. The
-//! rest is per call: the tweak's own encryption (one serial AES, the
-//! one-block AES-NI path), the first tweak registers, and for a length that
-//! is not a multiple of 16 the two blocks of ciphertext stealing, two
-//! dependent AES in registers (`xts_aesni::steal_first` and
-//! `steal_finish`). The first needs only the tweak `T_0 x^(m-1)`, so for
-//! units under 2 KiB it is issued before the bulk call and hides under it;
-//! only the second is serial after the bulk. As two one-block XTS calls
-//! through the kernels the pair had cost 16% of a 1500-byte unit (0.138
-//! against 0.119 us for 1504 bytes, AES-256); vaes512 XTS 1500 B was
-//! 0.98-1.03x OpenSSL. Measured (2026-11-26, family 6 model 167 VM, shared,
-//! interleaved runs): XTS-128 4 KiB 21-22 GB/s (1.10-1.14x OpenSSL;
-//! XTS-256 1.07x), 16 KiB 22-23 GB/s (0.85-0.9 of ECB); W = 8 was 5-12%
-//! slower than four here too.
+//! Ports: AES-128 costs 10 block-rounds per block and on Zen the CLMUL of
+//! the tweak update shares the AES pipes; on Golden Cove zmm VAESENC takes
+//! port 0 and the tweak updates and XORs fit on port 5, so the loop is
+//! AES-bound. Ciphertext stealing is two dependent AES in registers
+//! (`xts_aesni::steal_first`, `steal_finish`), the first issued before the
+//! bulk call for units under 2 KiB. Measurements: docs/BENCHMARKS.md.
 
 use core::arch::x86_64::*;
 
@@ -66,7 +41,7 @@ use super::vector::{prefetch_step, vaes_entries, Vector, PREFETCH_MIN};
 use super::{xts_aesni, X86Aes};
 use crate::backend::kernels::inout::InOut;
 use crate::backend::kernels::trace::{self, Kernel};
-use crate::key::Block;
+use crate::key::{Block, KeySize};
 
 /// Most registers in flight per iteration (array sizes).
 const W_MAX: usize = 8;
@@ -240,7 +215,11 @@ vaes_entries! {
 #[inline(always)]
 unsafe fn xts<V: Vector, const ENC: bool>(v: V, k: &X86Aes, tweak: &mut Block, io: InOut<'_>) {
     trace::hit(kernel::<V>(ENC));
-    by_rounds!(k, run::<V, ENC>(v, k, tweak, io))
+    match k.size {
+        KeySize::Aes128 => run::<10, V, ENC>(v, k, tweak, io),
+        KeySize::Aes192 => run::<12, V, ENC>(v, k, tweak, io),
+        KeySize::Aes256 => run::<14, V, ENC>(v, k, tweak, io),
+    }
 }
 
 #[inline(always)]
@@ -275,7 +254,8 @@ fn run<const R: usize, V: Vector, const ENC: bool>(
     unsafe { _mm_storeu_si128(tweak.as_mut_ptr().cast(), next) };
     if wide < n {
         let (_, rest) = io.split_at(16 * wide);
-        // SAFETY: as above.
+        // SAFETY: the VAES tiers include AES-NI, SSE4.1 and PCLMULQDQ;
+        // `rest` is the InOut's remaining blocks.
         unsafe { xts_aesni::blocks::<ENC>(k, tweak, rest) };
     }
 }
@@ -296,7 +276,11 @@ unsafe fn sectors<V: Vector, const ENC: bool>(
     io: InOut<'_>,
 ) {
     trace::hit(kernel::<V>(ENC));
-    by_rounds!(k, run_sectors::<V, ENC>(v, k, tk, size, first, io))
+    match k.size {
+        KeySize::Aes128 => run_sectors::<10, V, ENC>(v, k, tk, size, first, io),
+        KeySize::Aes192 => run_sectors::<12, V, ENC>(v, k, tk, size, first, io),
+        KeySize::Aes256 => run_sectors::<14, V, ENC>(v, k, tk, size, first, io),
+    }
 }
 
 /// Sector numbers encrypted together: one register of the batch per
@@ -340,7 +324,7 @@ fn run_sectors<const R: usize, V: Vector, const ENC: bool>(
             }
         }
         for (j, x) in e.iter().take(per).enumerate() {
-            // SAFETY: as for the load.
+            // SAFETY: register j of the batch lies inside `tweaks`.
             unsafe {
                 v.store(
                     tweaks.as_mut_ptr().add(V::BYTES * j),
