@@ -44,7 +44,8 @@ pub unsafe extern "C" fn aesx_gcm_seal(
     tag: *mut u8,
     tag_len: usize,
 ) -> c_int {
-    // SAFETY: forwarded caller contract (each pointer for its length).
+    // SAFETY: `key` a live handle; every pointer valid for its length (reads for inputs, writes for
+    // `out` and `tag`) (aesx_gcm_seal's contract).
     guard(|| unsafe {
         let gcm = handle(key)?.gcm(tag_len)?;
         let p = Params::new(iv, iv_len, aad, aad_len)?;
@@ -74,7 +75,8 @@ pub unsafe extern "C" fn aesx_gcm_open(
     tag: *const u8,
     tag_len: usize,
 ) -> c_int {
-    // SAFETY: forwarded caller contract (each pointer for its length).
+    // SAFETY: `key` a live handle; every pointer valid for its length (reads for inputs and `tag`,
+    // writes for `out`) (aesx_gcm_open's contract).
     guard(|| unsafe {
         let gcm = handle(key)?.gcm(tag_len)?;
         let p = Params::new(iv, iv_len, aad, aad_len)?;
@@ -106,7 +108,9 @@ pub unsafe extern "C" fn aesx_gcm_seal_append(
     tag_len: usize,
     out_len: *mut usize,
 ) -> c_int {
-    // SAFETY: forwarded caller contract (each pointer for its length).
+    // SAFETY: `key` a live handle; `in` readable for `in_len` bytes, `out` writable for `out_cap`
+    // bytes; `iv`, `aad` readable for their lengths; `out_len` NULL or writable
+    // (aesx_gcm_seal_append's contract).
     guard(|| unsafe {
         let gcm = handle(key)?.gcm(tag_len)?;
         let p = Params::new(iv, iv_len, aad, aad_len)?;
@@ -139,7 +143,9 @@ pub unsafe extern "C" fn aesx_gcm_open_append(
     tag_len: usize,
     out_len: *mut usize,
 ) -> c_int {
-    // SAFETY: forwarded caller contract (each pointer for its length).
+    // SAFETY: `key` a live handle; `in` readable for `in_len` bytes, `out` writable for `out_cap`
+    // bytes; `iv`, `aad` readable for their lengths; `out_len` NULL or writable
+    // (aesx_gcm_open_append's contract).
     guard(|| unsafe {
         let gcm = handle(key)?.gcm(tag_len)?;
         let p = Params::new(iv, iv_len, aad, aad_len)?;
@@ -194,7 +200,7 @@ fn in_packet<T>(
 ///
 /// Requires: `key` NULL or a live handle.
 unsafe fn esp_key<'a>(key: *const AesxEspKey, tag_len: usize) -> Status<&'a Esp> {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `key` NULL or a live handle (esp_key's contract).
     let esp = unsafe { &handle(key)?.esp };
     if tag_len != esp.tag_len() {
         return Err(AESX_ERR_TAG_LENGTH);
@@ -230,7 +236,8 @@ pub unsafe extern "C" fn aesx_esp_seal(
     tag_len: usize,
     checksum: *mut u64,
 ) -> c_int {
-    // SAFETY: forwarded caller contract (each pointer for its length).
+    // SAFETY: `key` a live handle; every pointer valid for its length; `checksum` NULL or writable
+    // (aesx_esp_seal's contract).
     guard(|| unsafe {
         let esp = esp_key(key, tag_len)?;
         let p = Params::new(iv, iv_len, aad, aad_len)?;
@@ -272,7 +279,8 @@ pub unsafe extern "C" fn aesx_esp_open(
     tag_len: usize,
     checksum: *mut u64,
 ) -> c_int {
-    // SAFETY: forwarded caller contract (each pointer for its length).
+    // SAFETY: `key` a live handle; every pointer valid for its length (`tag` read); `checksum` NULL
+    // or writable (aesx_esp_open's contract).
     guard(|| unsafe {
         let esp = esp_key(key, tag_len)?;
         let t = tag_copy(tag, tag_len)?;
@@ -301,7 +309,8 @@ pub unsafe extern "C" fn aesx_ones_complement_checksum(
 ) -> c_int {
     guard(|| {
         Region::new(sum, 1)?;
-        // SAFETY: forwarded caller contract.
+        // SAFETY: `data` readable for `len` bytes; `sum` writable (aesx_ones_complement_checksum's
+        // contract).
         let data = unsafe { input(data, len)? };
         // SAFETY: non-NULL (checked), writable by the caller's contract.
         unsafe { store(sum, aesx::ones_complement_checksum(data)) };

@@ -140,7 +140,7 @@ pub unsafe extern "C" fn aesx_aead_new(
     backend: c_int,
     out: *mut *mut AesxAead,
 ) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `key` readable for `key_len` bytes; `out` writable (aesx_aead_new's contract).
     unsafe {
         keyed(key, key_len, backend, out, |k, b| {
             AesxAead::make(alg, k, tag_len, b)
@@ -153,7 +153,7 @@ pub unsafe extern "C" fn aesx_aead_new(
 /// Requires: `aead` NULL or a live handle, not used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn aesx_aead_free(aead: *mut AesxAead) {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `aead` NULL or a live handle, not used afterwards (aesx_aead_free's contract).
     unsafe { destroy(aead) }
 }
 
@@ -163,7 +163,7 @@ pub unsafe extern "C" fn aesx_aead_free(aead: *mut AesxAead) {
 /// Requires: `aead` NULL or a live handle.
 #[no_mangle]
 pub unsafe extern "C" fn aesx_aead_backend(aead: *const AesxAead) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `aead` NULL or a live handle (aesx_aead_backend's contract).
     unsafe { backend_id(aead, AesxAead::backend) }
 }
 
@@ -173,7 +173,7 @@ pub unsafe extern "C" fn aesx_aead_backend(aead: *const AesxAead) -> c_int {
 /// Requires: `aead` NULL or a live handle.
 #[no_mangle]
 pub unsafe extern "C" fn aesx_aead_tag_len(aead: *const AesxAead) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `aead` NULL or a live handle (aesx_aead_tag_len's contract).
     unsafe { handle(aead) }.map_or_else(|e| e, |a| a.tag_len as c_int)
 }
 
@@ -200,7 +200,8 @@ pub unsafe extern "C" fn aesx_aead_seal(
     tag: *mut u8,
     tag_len: usize,
 ) -> c_int {
-    // SAFETY: forwarded caller contract (each pointer for its length).
+    // SAFETY: `aead` a live handle; every pointer valid for its length (reads for inputs, writes
+    // for `out` and `tag`) (aesx_aead_seal's contract).
     guard(|| unsafe {
         let a = handle(aead)?;
         let p = Params::new(nonce, nonce_len, aad, aad_len)?;
@@ -227,7 +228,8 @@ pub unsafe extern "C" fn aesx_aead_open(
     tag: *const u8,
     tag_len: usize,
 ) -> c_int {
-    // SAFETY: forwarded caller contract (each pointer for its length).
+    // SAFETY: `aead` a live handle; every pointer valid for its length (reads for inputs and `tag`,
+    // writes for `out`) (aesx_aead_open's contract).
     guard(|| unsafe {
         let a = handle(aead)?;
         let p = Params::new(nonce, nonce_len, aad, aad_len)?;
@@ -256,7 +258,9 @@ pub unsafe extern "C" fn aesx_aead_seal_append(
     out_cap: usize,
     out_len: *mut usize,
 ) -> c_int {
-    // SAFETY: forwarded caller contract (each pointer for its length).
+    // SAFETY: `aead` a live handle; `in` readable for `in_len` bytes, `out` writable for `out_cap`
+    // bytes; `nonce`, `aad` readable for their lengths; `out_len` NULL or writable
+    // (aesx_aead_seal_append's contract).
     guard(|| unsafe {
         let a = handle(aead)?;
         let p = Params::new(nonce, nonce_len, aad, aad_len)?;
@@ -285,7 +289,9 @@ pub unsafe extern "C" fn aesx_aead_open_append(
     out_cap: usize,
     out_len: *mut usize,
 ) -> c_int {
-    // SAFETY: forwarded caller contract (each pointer for its length).
+    // SAFETY: `aead` a live handle; `in` readable for `in_len` bytes, `out` writable for `out_cap`
+    // bytes; `nonce`, `aad` readable for their lengths; `out_len` NULL or writable
+    // (aesx_aead_open_append's contract).
     guard(|| unsafe {
         let a = handle(aead)?;
         let p = Params::new(nonce, nonce_len, aad, aad_len)?;

@@ -49,7 +49,8 @@ pub unsafe extern "C" fn aesx_ecb_encrypt(
     out: *mut u8,
     len: usize,
 ) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `key` a live handle; `in` readable and `out` writable for `len` bytes
+    // (aesx_ecb_encrypt's contract).
     guard(|| unsafe { ecb(key, r#in, out, len, true) })
 }
 
@@ -63,12 +64,14 @@ pub unsafe extern "C" fn aesx_ecb_decrypt(
     out: *mut u8,
     len: usize,
 ) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `key` a live handle; `in` readable and `out` writable for `len` bytes
+    // (aesx_ecb_decrypt's contract).
     guard(|| unsafe { ecb(key, r#in, out, len, false) })
 }
 
 unsafe fn ecb(key: *const AesxKey, inp: *const u8, out: *mut u8, len: usize, enc: bool) -> Status {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `key` NULL or a live handle, `inp` readable and `out` writable for `len` bytes (the
+    // aesx_ecb_* calls' contract).
     let (key, io) = unsafe { (handle(key)?, in_out(inp, len, out, len, &[])?) };
     let aes = key.cbc.aes();
     match (io, enc) {
@@ -105,8 +108,9 @@ pub unsafe extern "C" fn aesx_cbc_encrypt(
     out_cap: usize,
     out_len: *mut usize,
 ) -> c_int {
-    // SAFETY: forwarded caller contract; the IV is copied before `out` is
-    // borrowed, so it may be anywhere.
+    // SAFETY: `key` a live handle; `iv` readable for 16 bytes; `in` readable for `in_len` bytes;
+    // `out` writable for `out_cap` bytes; `out_len` NULL or writable (aesx_cbc_encrypt's contract);
+    // the IV is copied before `out` is borrowed, so it may be anywhere.
     guard(|| unsafe {
         let b = Resized::new(r#in, in_len, out, out_cap, out_len);
         cbc(key, iv, padding, b, CbcCall::encrypt)
@@ -134,7 +138,9 @@ pub unsafe extern "C" fn aesx_cbc_decrypt(
     out_cap: usize,
     out_len: *mut usize,
 ) -> c_int {
-    // SAFETY: forwarded caller contract; the IV is copied first.
+    // SAFETY: `key` a live handle; `iv` readable for 16 bytes; `in` readable for `in_len` bytes;
+    // `out` writable for `out_cap` bytes; `out_len` NULL or writable (aesx_cbc_decrypt's contract);
+    // the IV is copied first.
     guard(|| unsafe {
         let b = Resized::new(r#in, in_len, out, out_cap, out_len);
         cbc(key, iv, padding, b, CbcCall::decrypt)
@@ -161,15 +167,16 @@ unsafe fn cbc<'k>(
     b: Resized,
     op: fn(&CbcCall<'k>, Io<'_>, usize, usize) -> Status<usize>,
 ) -> Status {
-    // SAFETY: forwarded caller contract; the IV is copied before `out` is
-    // borrowed.
+    // SAFETY: `key` NULL or a live handle, `iv` NULL or readable for 16 bytes (cbc's contract); the
+    // IV is copied before `out` is borrowed.
     let (key, iv, pad) = unsafe { (handle(key)?, array::<BLOCK>(iv)?, padding_of(padding)?) };
     let call = CbcCall {
         cbc: &key.cbc,
         iv,
         pad,
     };
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `b`'s `inp` readable for `in_len` bytes, `out` writable for `out_cap` bytes,
+    // `out_len` NULL or writable (cbc's contract, as Resized::run's).
     unsafe { b.run(&[], |io| op(&call, io, b.in_len, b.out_cap)) }
 }
 
@@ -264,7 +271,8 @@ pub unsafe extern "C" fn aesx_ctr_xor(
     out: *mut u8,
     len: usize,
 ) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `key` a live handle; `iv` readable for 16 bytes; `in` readable and `out` writable for
+    // `len` bytes (aesx_ctr_xor's contract).
     unsafe { ctr_xor(key, iv, offset, r#in, out, len, 1) }
 }
 
@@ -279,7 +287,8 @@ pub(crate) unsafe fn ctr_xor(
     threads: usize,
 ) -> c_int {
     guard(|| {
-        // SAFETY: forwarded caller contract; the IV is copied first.
+        // SAFETY: `key` NULL or a live handle, `iv` NULL or readable for 16 bytes, `in` readable
+        // and `out` writable for `len` bytes (aesx_ctr_xor's contract); the IV is copied first.
         let (key, iv, io) = unsafe {
             (
                 handle(key)?,

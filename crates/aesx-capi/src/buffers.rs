@@ -76,7 +76,8 @@ pub(crate) unsafe fn input<'a>(ptr: *const u8, len: usize) -> Status<&'a [u8]> {
 /// # Safety
 /// `ptr` must be NULL or valid for reads of `N` bytes.
 pub(crate) unsafe fn array<const N: usize>(ptr: *const u8) -> Status<[u8; N]> {
-    // SAFETY: as for `input`, with the caller's contract for N bytes.
+    // SAFETY: `ptr` NULL or readable for `N` bytes (this function's contract): what
+    // `input` requires for a length of `N`.
     let s = unsafe { input(ptr, N)? };
     let mut a = [0u8; N];
     a.copy_from_slice(s);
@@ -179,10 +180,11 @@ impl Resized {
         others: &[Region],
         f: impl FnOnce(Io<'_>) -> Status<usize>,
     ) -> Status {
-        // SAFETY: forwarded caller contract.
+        // SAFETY: `inp` readable for `in_len` bytes and `out` writable for `out_cap` bytes (run's
+        // contract, as in_out's).
         let io = unsafe { in_out(self.inp, self.in_len, self.out, self.out_cap, others)? };
         let n = f(io)?;
-        // SAFETY: forwarded caller contract.
+        // SAFETY: `out_len` NULL or valid for a write (run's contract).
         unsafe { store(self.out_len, n) };
         Ok(())
     }

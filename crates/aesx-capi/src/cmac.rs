@@ -71,7 +71,7 @@ pub unsafe extern "C" fn aesx_cmac_key_new(
     backend: c_int,
     out: *mut *mut AesxCmacKey,
 ) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `key` readable for `key_len` bytes; `out` writable (aesx_cmac_key_new's contract).
     unsafe { keyed(key, key_len, backend, out, AesxCmacKey::new) }
 }
 
@@ -81,7 +81,7 @@ pub unsafe extern "C" fn aesx_cmac_key_new(
 /// Requires: `key` NULL or a live handle, not used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn aesx_cmac_key_free(key: *mut AesxCmacKey) {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `key` NULL or a live handle, not used afterwards (aesx_cmac_key_free's contract).
     unsafe { destroy(key) }
 }
 
@@ -90,7 +90,7 @@ pub unsafe extern "C" fn aesx_cmac_key_free(key: *mut AesxCmacKey) {
 /// Requires: `key` NULL or a live handle.
 #[no_mangle]
 pub unsafe extern "C" fn aesx_cmac_key_backend(key: *const AesxCmacKey) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `key` NULL or a live handle (aesx_cmac_key_backend's contract).
     unsafe { backend_id(key, |k| k.cmac.backend()) }
 }
 
@@ -106,7 +106,8 @@ pub unsafe extern "C" fn aesx_cmac(
     tag: *mut u8,
 ) -> c_int {
     guard(|| {
-        // SAFETY: forwarded caller contract.
+        // SAFETY: `key` a live handle; `data` readable for `len` bytes; `tag` writable for 16 bytes
+        // (aesx_cmac's contract).
         unsafe {
             let (k, data) = (handle(key)?, input(data, len)?);
             Region::new(tag, Cmac::TAG_LEN)?;
@@ -129,7 +130,8 @@ pub unsafe extern "C" fn aesx_cmac_verify(
     tag_len: usize,
 ) -> c_int {
     guard(|| {
-        // SAFETY: forwarded caller contract.
+        // SAFETY: `key` a live handle; `data` and `tag` readable for their lengths
+        // (aesx_cmac_verify's contract).
         unsafe {
             let k = handle(key)?;
             k.cmac
@@ -148,7 +150,7 @@ pub unsafe extern "C" fn aesx_cmac_ctx_new(
     key: *const AesxCmacKey,
     out: *mut *mut AesxCmacCtx,
 ) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `key` a live handle; `out` writable (aesx_cmac_ctx_new's contract).
     unsafe { create(out, || Ok(AesxCmacCtx::start(&handle(key)?.cmac))) }
 }
 
@@ -161,7 +163,7 @@ pub unsafe extern "C" fn aesx_cmac_ctx_copy(
     ctx: *const AesxCmacCtx,
     out: *mut *mut AesxCmacCtx,
 ) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `ctx` a live context; `out` writable (aesx_cmac_ctx_copy's contract).
     unsafe { create(out, || handle(ctx).cloned()) }
 }
 
@@ -170,7 +172,7 @@ pub unsafe extern "C" fn aesx_cmac_ctx_copy(
 /// Requires: `ctx` NULL or a live context, not used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn aesx_cmac_ctx_free(ctx: *mut AesxCmacCtx) {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `ctx` NULL or a live context, not used afterwards (aesx_cmac_ctx_free's contract).
     unsafe { destroy(ctx) }
 }
 
@@ -194,7 +196,8 @@ unsafe fn streaming(
     f: impl FnOnce(&mut AesxCmacCtx, &[u8]) -> Status,
 ) -> c_int {
     guard(|| {
-        // SAFETY: forwarded caller contract.
+        // SAFETY: `ctx` NULL or a live context no other thread uses, `data` readable for `len`
+        // bytes (streaming's contract).
         let (data, ctx) = unsafe { (input(data, len)?, context(ctx)?) };
         f(ctx, data)
     })
@@ -210,7 +213,8 @@ pub unsafe extern "C" fn aesx_cmac_update(
     data: *const u8,
     len: usize,
 ) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `ctx` a live context, used by no other thread during the call; `data` readable for
+    // `len` bytes (aesx_cmac_update's contract).
     unsafe {
         streaming(ctx, data, len, |c, data| {
             c.hasher.update(data);
@@ -227,7 +231,8 @@ pub unsafe extern "C" fn aesx_cmac_update(
 #[no_mangle]
 pub unsafe extern "C" fn aesx_cmac_final(ctx: *mut AesxCmacCtx, tag: *mut u8) -> c_int {
     guard(|| {
-        // SAFETY: forwarded caller contract.
+        // SAFETY: `ctx` a live context, used by no other thread during the call; `tag` writable for
+        // 16 bytes (aesx_cmac_final's contract).
         unsafe {
             Region::new(tag, Cmac::TAG_LEN)?;
             let t = context(ctx)?.restart().finalize();
@@ -247,7 +252,8 @@ pub unsafe extern "C" fn aesx_cmac_final_verify(
     tag: *const u8,
     tag_len: usize,
 ) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `ctx` a live context, used by no other thread during the call; `tag` readable for
+    // `tag_len` bytes (aesx_cmac_final_verify's contract).
     unsafe {
         streaming(ctx, tag, tag_len, |c, tag| {
             c.restart().verify(tag).or_code()

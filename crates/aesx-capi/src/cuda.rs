@@ -227,7 +227,9 @@ pub unsafe extern "C" fn aesx_cuda_ecb_encrypt(
     len: usize,
     stream: *mut c_void,
 ) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `key` a live handle; `in`, `out` `len` bytes of the key's GPU memory, 16-byte
+    // aligned, untouched by other streams until the work is done; `stream` NULL or a live stream of
+    // that device (aesx_cuda_ecb_encrypt's contract).
     guard(|| unsafe { ecb(key, r#in, out, len, stream, false) })
 }
 
@@ -242,7 +244,9 @@ pub unsafe extern "C" fn aesx_cuda_ecb_decrypt(
     len: usize,
     stream: *mut c_void,
 ) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `key` a live handle; `in`, `out` `len` bytes of the key's GPU memory, 16-byte
+    // aligned, untouched by other streams until the work is done; `stream` NULL or a live stream of
+    // that device (aesx_cuda_ecb_decrypt's contract).
     guard(|| unsafe { ecb(key, r#in, out, len, stream, true) })
 }
 
@@ -298,7 +302,8 @@ pub unsafe extern "C" fn aesx_cuda_ctr(
         let (s, d) = pair(r#in, out, len, Overlap::SameOrDisjoint)?;
         // SAFETY: not NULL, so live (the caller's contract).
         let k = unsafe { handle(key) }?;
-        // SAFETY: as in ecb.
+        // SAFETY: `in`/`out` `len` bytes of this key's device memory, untouched by other
+        // streams until the work is done; `stream` live or NULL (the caller's contract).
         unsafe { k.aes.ctr_apply_raw(&c, s, d, len, stream_of(stream)) }.map_err(cuda_code)
     })
 }
@@ -329,7 +334,8 @@ pub unsafe extern "C" fn aesx_cuda_cbc_decrypt(
         let (s, d) = pair(r#in, out, len, Overlap::Disjoint)?;
         // SAFETY: not NULL, so live (the caller's contract).
         let k = unsafe { handle(key) }?;
-        // SAFETY: as in ecb.
+        // SAFETY: `in`/`out` `len` bytes of this key's device memory, untouched by other
+        // streams until the work is done; `stream` live or NULL (the caller's contract).
         unsafe { k.aes.cbc_decrypt_raw(&iv, s, d, len, stream_of(stream)) }.map_err(cuda_code)
     })
 }
@@ -354,7 +360,9 @@ pub unsafe extern "C" fn aesx_cuda_xts_encrypt_sectors(
     len: usize,
     stream: *mut c_void,
 ) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `key` a live XTS handle; `in`, `out` `len` bytes of the key's GPU memory, 16-byte
+    // aligned, untouched by other streams until the work is done; `stream` NULL or a live stream of
+    // that device (aesx_cuda_xts_encrypt_sectors's contract).
     guard(|| unsafe {
         xts(
             key,
@@ -382,7 +390,9 @@ pub unsafe extern "C" fn aesx_cuda_xts_decrypt_sectors(
     len: usize,
     stream: *mut c_void,
 ) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `key` a live XTS handle; `in`, `out` `len` bytes of the key's GPU memory, 16-byte
+    // aligned, untouched by other streams until the work is done; `stream` NULL or a live stream of
+    // that device (aesx_cuda_xts_decrypt_sectors's contract).
     guard(|| unsafe { xts(key, sector_size, first_sector, r#in, out, len, stream, true) })
 }
 
@@ -405,7 +415,8 @@ unsafe fn xts(
     // SAFETY: not NULL, so live (the caller's contract).
     let k = unsafe { handle(key) }?;
     let st = stream_of(stream);
-    // SAFETY: as in ecb.
+    // SAFETY: `in`/`out` `len` bytes of this key's device memory, untouched by other
+    // streams until the work is done; `stream` live or NULL (the caller's contract).
     unsafe {
         if decrypt {
             k.xts.decrypt_sectors_raw(first, sector_size, s, d, len, st)
@@ -453,7 +464,8 @@ pub unsafe extern "C" fn aesx_cuda_gcm_seal(
         let (s, d) = pair(r#in, out, len, Overlap::SameOrDisjoint)?;
         // SAFETY: not NULL, so live (the caller's contract).
         let k = unsafe { handle(key) }?;
-        // SAFETY: as in ecb.
+        // SAFETY: `in`/`out` `len` bytes of this key's device memory, untouched by other
+        // streams until the work is done; `stream` live or NULL (the caller's contract).
         let t = unsafe { k.gcm.seal_raw(n, a, s, d, len, stream_of(stream)) }.map_err(cuda_code)?;
         // SAFETY: the caller's contract for `tag` (tag_len writable bytes).
         unsafe { write(tag, &t[..tag_len]) }
@@ -497,7 +509,8 @@ pub unsafe extern "C" fn aesx_cuda_gcm_open(
         let (s, d) = pair(r#in, out, len, Overlap::SameOrDisjoint)?;
         // SAFETY: not NULL, so live (the caller's contract).
         let k = unsafe { handle(key) }?;
-        // SAFETY: as in ecb.
+        // SAFETY: `in`/`out` `len` bytes of this key's device memory, untouched by other
+        // streams until the work is done; `stream` live or NULL (the caller's contract).
         unsafe { k.gcm.open_raw(n, a, s, d, len, t, stream_of(stream)) }.map_err(cuda_code)
     })
 }
@@ -586,7 +599,8 @@ pub unsafe extern "C" fn aesx_cuda_gcm_seal_many(
         let (ns, a) = unsafe { (blocks::<12>(nonces, count)?, input(aad, aad_len)?) };
         // SAFETY: not NULL, so live (the caller's contract).
         let k = unsafe { handle(key) }?;
-        // SAFETY: as in ecb.
+        // SAFETY: `in`/`out` `len` bytes of this key's device memory, untouched by other
+        // streams until the work is done; `stream` live or NULL (the caller's contract).
         let t = unsafe {
             k.gcm
                 .seal_many_raw(&ns, a, stride, p, len, stream_of(stream))
@@ -639,7 +653,8 @@ pub unsafe extern "C" fn aesx_cuda_gcm_open_many(
         };
         // SAFETY: not NULL, so live (the caller's contract).
         let k = unsafe { handle(key) }?;
-        // SAFETY: as in ecb.
+        // SAFETY: `in`/`out` `len` bytes of this key's device memory, untouched by other
+        // streams until the work is done; `stream` live or NULL (the caller's contract).
         let v = unsafe {
             k.gcm
                 .open_many_raw(&ns, a, stride, p, len, &ts, stream_of(stream))
@@ -821,7 +836,7 @@ mod tests {
         let (a, b) = (4096 as *mut c_void, 8192 as *mut c_void);
         let s = core::ptr::null_mut();
         let iv = [0u8; 16];
-        // SAFETY: as above: each call refuses its arguments before it
+        // SAFETY: a dangling key is never read: each call refuses its arguments before it
         // dereferences the key.
         unsafe {
             assert_eq!(

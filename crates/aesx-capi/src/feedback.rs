@@ -33,8 +33,9 @@ unsafe fn run(
     out: *mut u8,
     len: usize,
 ) -> Status {
-    // SAFETY: forwarded caller contract; the IV is copied first, and the
-    // output must not overlap it (checked as one of `others`).
+    // SAFETY: `key` NULL or a live handle, `iv` NULL or valid for 16 bytes, `inp` readable and
+    // `out` writable for `len` bytes (the aesx_cfb*/ofb calls' contract); the IV is copied first,
+    // and the output must not overlap it (checked as one of `others`).
     let (key, start, io) = unsafe {
         (
             handle(key)?,
@@ -105,7 +106,8 @@ pub unsafe extern "C" fn aesx_cfb_encrypt(
     out: *mut u8,
     len: usize,
 ) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `key` a live handle; `iv` readable and writable for 16 bytes; `in` readable and `out`
+    // writable for `len` bytes (aesx_cfb_encrypt's contract).
     guard(|| unsafe { run(Call::Cfb(true), key, iv, r#in, out, len) })
 }
 
@@ -121,7 +123,8 @@ pub unsafe extern "C" fn aesx_cfb_decrypt(
     out: *mut u8,
     len: usize,
 ) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `key` a live handle; `iv` readable and writable for 16 bytes; `in` readable and `out`
+    // writable for `len` bytes (aesx_cfb_decrypt's contract).
     guard(|| unsafe { run(Call::Cfb(false), key, iv, r#in, out, len) })
 }
 
@@ -139,7 +142,8 @@ pub unsafe extern "C" fn aesx_cfb8_encrypt(
     out: *mut u8,
     len: usize,
 ) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `key` a live handle; `iv` readable and writable for 16 bytes; `in` readable and `out`
+    // writable for `len` bytes (aesx_cfb8_encrypt's contract).
     guard(|| unsafe { run(Call::Cfb8(true), key, iv, r#in, out, len) })
 }
 
@@ -155,7 +159,8 @@ pub unsafe extern "C" fn aesx_cfb8_decrypt(
     out: *mut u8,
     len: usize,
 ) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `key` a live handle; `iv` readable and writable for 16 bytes; `in` readable and `out`
+    // writable for `len` bytes (aesx_cfb8_decrypt's contract).
     guard(|| unsafe { run(Call::Cfb8(false), key, iv, r#in, out, len) })
 }
 
@@ -175,6 +180,7 @@ pub unsafe extern "C" fn aesx_ofb_xor(
     out: *mut u8,
     len: usize,
 ) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `key` a live handle; `iv` readable and writable for 16 bytes; `in` readable and `out`
+    // writable for `len` bytes (aesx_ofb_xor's contract).
     guard(|| unsafe { run(Call::Ofb, key, iv, r#in, out, len) })
 }

@@ -131,7 +131,7 @@ pub(crate) unsafe fn create<T>(out: *mut *mut T, make: impl FnOnce() -> Status<T
         // SAFETY: non-NULL, valid for a write by the caller's contract.
         unsafe { out.write_unaligned(core::ptr::null_mut()) };
         let handle = Box::into_raw(Box::new(make()?));
-        // SAFETY: as above.
+        // SAFETY: `out` non-NULL (checked) and valid for a write (the caller's contract).
         unsafe { out.write_unaligned(handle) };
         Ok(())
     })
@@ -148,7 +148,7 @@ pub(crate) unsafe fn keyed<T>(
     out: *mut *mut T,
     make: impl FnOnce(&[u8], Backend) -> Status<T>,
 ) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `key` readable for `key_len` bytes; `out` NULL or writable (keyed's contract).
     unsafe { create(out, || make(input(key, key_len)?, resolve(backend)?)) }
 }
 
@@ -200,7 +200,7 @@ pub unsafe extern "C" fn aesx_key_new(
     backend: c_int,
     out: *mut *mut AesxKey,
 ) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `key` readable for `key_len` bytes; `out` writable (aesx_key_new's contract).
     unsafe { keyed(key, key_len, backend, out, AesxKey::new) }
 }
 
@@ -210,7 +210,7 @@ pub unsafe extern "C" fn aesx_key_new(
 /// Requires: `key` NULL or a live handle, not used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn aesx_key_free(key: *mut AesxKey) {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `key` NULL or a live handle, not used afterwards (aesx_key_free's contract).
     unsafe { destroy(key) }
 }
 
@@ -227,7 +227,7 @@ pub unsafe extern "C" fn aesx_xts_key_new(
     backend: c_int,
     out: *mut *mut AesxXtsKey,
 ) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `key` readable for `key_len` bytes; `out` writable (aesx_xts_key_new's contract).
     unsafe { keyed(key, key_len, backend, out, AesxXtsKey::new) }
 }
 
@@ -236,7 +236,7 @@ pub unsafe extern "C" fn aesx_xts_key_new(
 /// Requires: `key` NULL or a live handle, not used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn aesx_xts_key_free(key: *mut AesxXtsKey) {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `key` NULL or a live handle, not used afterwards (aesx_xts_key_free's contract).
     unsafe { destroy(key) }
 }
 
@@ -261,7 +261,8 @@ pub unsafe extern "C" fn aesx_esp_key_new(
     backend: c_int,
     out: *mut *mut AesxEspKey,
 ) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `key` and `salt` readable for their lengths; `out` writable (aesx_esp_key_new's
+    // contract).
     unsafe {
         keyed(key, key_len, backend, out, |key, b| {
             let esp = Esp::with_backend(key, input(salt, salt_len)?, icv_len, b);
@@ -277,7 +278,7 @@ pub unsafe extern "C" fn aesx_esp_key_new(
 /// Requires: `key` NULL or a live handle, not used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn aesx_esp_key_free(key: *mut AesxEspKey) {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `key` NULL or a live handle, not used afterwards (aesx_esp_key_free's contract).
     unsafe { destroy(key) }
 }
 
@@ -286,7 +287,7 @@ pub unsafe extern "C" fn aesx_esp_key_free(key: *mut AesxEspKey) {
 /// Requires: `key` NULL or a live handle.
 #[no_mangle]
 pub unsafe extern "C" fn aesx_key_backend(key: *const AesxKey) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `key` NULL or a live handle (aesx_key_backend's contract).
     unsafe { backend_id(key, |k| k.cbc.aes().backend()) }
 }
 
@@ -295,7 +296,7 @@ pub unsafe extern "C" fn aesx_key_backend(key: *const AesxKey) -> c_int {
 /// Requires: `key` NULL or a live handle.
 #[no_mangle]
 pub unsafe extern "C" fn aesx_xts_key_backend(key: *const AesxXtsKey) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `key` NULL or a live handle (aesx_xts_key_backend's contract).
     unsafe { backend_id(key, |k| k.xts.backend()) }
 }
 
@@ -304,7 +305,7 @@ pub unsafe extern "C" fn aesx_xts_key_backend(key: *const AesxXtsKey) -> c_int {
 /// Requires: `key` NULL or a live handle.
 #[no_mangle]
 pub unsafe extern "C" fn aesx_esp_key_backend(key: *const AesxEspKey) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `key` NULL or a live handle (aesx_esp_key_backend's contract).
     unsafe { backend_id(key, |k| k.esp.backend()) }
 }
 

@@ -48,7 +48,7 @@ pub unsafe extern "C" fn aesx_keywrap_new(
     backend: c_int,
     out: *mut *mut AesxKeywrap,
 ) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `key` readable for `key_len` bytes; `out` writable (aesx_keywrap_new's contract).
     unsafe { keyed(key, key_len, backend, out, AesxKeywrap::new) }
 }
 
@@ -57,7 +57,7 @@ pub unsafe extern "C" fn aesx_keywrap_new(
 /// Requires: `kek` NULL or a live handle, not used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn aesx_keywrap_free(kek: *mut AesxKeywrap) {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `kek` NULL or a live handle, not used afterwards (aesx_keywrap_free's contract).
     unsafe { destroy(kek) }
 }
 
@@ -67,7 +67,7 @@ pub unsafe extern "C" fn aesx_keywrap_free(kek: *mut AesxKeywrap) {
 /// Requires: `kek` NULL or a live handle.
 #[no_mangle]
 pub unsafe extern "C" fn aesx_keywrap_backend(kek: *const AesxKeywrap) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `kek` NULL or a live handle (aesx_keywrap_backend's contract).
     unsafe { backend_id(kek, |k| k.kw.backend()) }
 }
 
@@ -76,7 +76,7 @@ pub unsafe extern "C" fn aesx_keywrap_backend(kek: *const AesxKeywrap) -> c_int 
 ///
 /// Requires: `kek` NULL or a live handle; as [`Resized::run`].
 unsafe fn run(kek: *const AesxKeywrap, op: Op, b: Resized) -> Status {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `kek` NULL or a live handle (run's contract).
     let kw = unsafe { &handle(kek)?.kw };
     let body = |io: Io<'_>| match io {
         Io::Split(s, d) => finish(kw, op, s, d),
@@ -87,7 +87,8 @@ unsafe fn run(kek: *const AesxKeywrap, op: Op, b: Resized) -> Status {
             finish(kw, op, &copy, &mut buf[..b.out_cap])
         }
     };
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `b`'s `inp` readable for `in_len` bytes, `out` writable for `out_cap` bytes,
+    // `out_len` NULL or writable (run's contract, as Resized::run's).
     unsafe { b.run(&[], body) }
 }
 
@@ -136,7 +137,8 @@ pub unsafe extern "C" fn aesx_key_wrap(
     out_len: *mut usize,
 ) -> c_int {
     let b = Resized::new(r#in, in_len, out, out_cap, out_len);
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `kek` a live handle; `in` readable for `in_len` bytes, `out` writable for `out_cap`
+    // bytes; `out_len` NULL or writable (aesx_key_wrap's contract).
     guard(|| unsafe { run(kek, op(variant, true)?, b) })
 }
 
@@ -159,6 +161,7 @@ pub unsafe extern "C" fn aesx_key_unwrap(
     out_len: *mut usize,
 ) -> c_int {
     let b = Resized::new(r#in, in_len, out, out_cap, out_len);
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `kek` a live handle; `in` readable for `in_len` bytes, `out` writable for `out_cap`
+    // bytes; `out_len` NULL or writable (aesx_key_unwrap's contract).
     guard(|| unsafe { run(kek, op(variant, false)?, b) })
 }

@@ -60,7 +60,8 @@ pub unsafe extern "C" fn aesx_gcm_seal_threads(
     tag_len: usize,
     threads: c_uint,
 ) -> c_int {
-    // SAFETY: forwarded caller contract (each pointer for its length).
+    // SAFETY: `key` a live handle; every pointer valid for its length (reads for inputs, writes for
+    // `out` and `tag`) (aesx_gcm_seal_threads's contract).
     guard(|| unsafe {
         let gcm = handle(key)?.gcm(tag_len)?;
         let gcm = with_threads(gcm, count(threads), len, aesx::Gcm::with_threads);
@@ -89,7 +90,8 @@ pub unsafe extern "C" fn aesx_gcm_open_threads(
     tag_len: usize,
     threads: c_uint,
 ) -> c_int {
-    // SAFETY: forwarded caller contract (each pointer for its length).
+    // SAFETY: `key` a live handle; every pointer valid for its length (reads for inputs and `tag`,
+    // writes for `out`) (aesx_gcm_open_threads's contract).
     guard(|| unsafe {
         let gcm = handle(key)?.gcm(tag_len)?;
         let gcm = with_threads(gcm, count(threads), len, aesx::Gcm::with_threads);
@@ -115,7 +117,8 @@ pub unsafe extern "C" fn aesx_ctr_xor_threads(
     len: usize,
     threads: c_uint,
 ) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `key` a live handle; `iv` readable for 16 bytes; `in` readable and `out` writable for
+    // `len` bytes (aesx_ctr_xor_threads's contract).
     unsafe { ctr_xor(key, iv, offset, r#in, out, len, count(threads)) }
 }
 
@@ -134,7 +137,8 @@ pub unsafe extern "C" fn aesx_xts_encrypt_sectors_threads(
     len: usize,
     threads: c_uint,
 ) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `key` a live handle; `in` readable and `out` writable for `len` bytes
+    // (aesx_xts_encrypt_sectors_threads's contract).
     guard(|| unsafe {
         crate::xts::sectors(
             key,
@@ -163,7 +167,8 @@ pub unsafe extern "C" fn aesx_xts_decrypt_sectors_threads(
     len: usize,
     threads: c_uint,
 ) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `key` a live handle; `in` readable and `out` writable for `len` bytes
+    // (aesx_xts_decrypt_sectors_threads's contract).
     guard(|| unsafe {
         crate::xts::sectors(
             key,

@@ -85,7 +85,7 @@ impl<'a> Params<'a> {
         aad_len: usize,
     ) -> Status<Params<'a>> {
         let regions = [Region::new(nonce, nonce_len)?, Region::new(aad, aad_len)?];
-        // SAFETY: forwarded caller contract.
+        // SAFETY: `nonce` and `aad` readable for their lengths for the call (new's contract).
         let (nonce, aad) = unsafe { (input(nonce, nonce_len)?, input(aad, aad_len)?) };
         Ok(Params {
             nonce,
@@ -108,7 +108,7 @@ pub(crate) unsafe fn tag_copy(tag: *const u8, len: usize) -> Status<[u8; MAX_TAG
     if len > MAX_TAG {
         return Err(AESX_ERR_TAG_LENGTH);
     }
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `tag` readable for `len` bytes (NULL only if `len` is 0) (tag_copy's contract).
     let t = unsafe { input(tag, len)? };
     let mut a = [0u8; MAX_TAG];
     a[..len].copy_from_slice(t);
@@ -133,14 +133,16 @@ pub(crate) unsafe fn seal_detached(
     }
     let rt = Region::new(tag, tag_len)?;
     disjoint(rt, &p.with(Region::new(out, len)?))?;
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `inp`/`out` valid for `len` bytes and `tag` for `tag_len` (reads and writes as their
+    // roles say), for the whole call (seal_detached's contract).
     let io = unsafe { in_out(inp, len, out, len, &p.regions)? };
     let t = match io {
         Io::InPlace(b) => a.seal_in_place(p, b),
         Io::Split(s, d) => a.seal_to(p, s, d),
     }
     .or_code()?;
-    // SAFETY: forwarded caller contract; `tag` overlaps nothing (checked).
+    // SAFETY: `inp`/`out` valid for `len` bytes and `tag` for `tag_len` (reads and writes as their
+    // roles say), for the whole call (seal_detached's contract); `tag` overlaps nothing (checked).
     unsafe { write(tag, t.as_bytes()) }
 }
 
@@ -160,7 +162,8 @@ pub(crate) unsafe fn open_detached(
     if tag_len != a.tag_len() {
         return Err(AESX_ERR_TAG_LENGTH);
     }
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `inp` readable and `out` writable for `len` bytes, `tag` readable for `tag_len` bytes
+    // (open_detached's contract).
     let (t, io) = unsafe {
         (
             tag_copy(tag, tag_len)?,
@@ -199,7 +202,8 @@ pub(crate) unsafe fn seal_append(a: &dyn Aead, p: &Params<'_>, b: Resized) -> St
         rest[..tl].copy_from_slice(t.or_code()?.as_bytes());
         Ok(total)
     };
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `b`'s `inp` readable for `in_len` bytes, `out` writable for `out_cap` bytes,
+    // `out_len` NULL or writable (seal_append's contract, as Resized::run's).
     unsafe { b.run(&p.regions, body) }
 }
 
@@ -248,6 +252,7 @@ pub(crate) unsafe fn open_append(a: &dyn Aead, p: &Params<'_>, b: Resized) -> St
         r.map_err(code)?;
         Ok(ct_len.unwrap_or(0))
     };
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `b`'s `inp` readable for `in_len` bytes, `out` writable for `out_cap` bytes,
+    // `out_len` NULL or writable (open_append's contract, as Resized::run's).
     unsafe { b.run(&p.regions, body) }
 }

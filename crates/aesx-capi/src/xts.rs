@@ -26,7 +26,8 @@ pub unsafe extern "C" fn aesx_xts_encrypt(
     out: *mut u8,
     len: usize,
 ) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `key` a live handle; `tweak` readable for 16 bytes; `in` readable and `out` writable
+    // for `len` bytes (aesx_xts_encrypt's contract).
     guard(|| unsafe { unit(key, tweak, r#in, out, len, true) })
 }
 
@@ -41,7 +42,8 @@ pub unsafe extern "C" fn aesx_xts_decrypt(
     out: *mut u8,
     len: usize,
 ) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `key` a live handle; `tweak` readable for 16 bytes; `in` readable and `out` writable
+    // for `len` bytes (aesx_xts_decrypt's contract).
     guard(|| unsafe { unit(key, tweak, r#in, out, len, false) })
 }
 
@@ -53,7 +55,9 @@ unsafe fn unit(
     len: usize,
     enc: bool,
 ) -> Status {
-    // SAFETY: forwarded caller contract; the tweak is copied first.
+    // SAFETY: `key` NULL or a live handle, `tweak` NULL or readable for 16 bytes, `inp` readable
+    // and `out` writable for `len` bytes (aesx_xts_encrypt/decrypt's contract); the tweak is copied
+    // first.
     let (key, tweak, io) = unsafe {
         (
             handle(key)?,
@@ -91,7 +95,8 @@ pub unsafe extern "C" fn aesx_xts_encrypt_sectors(
     out: *mut u8,
     len: usize,
 ) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `key` a live handle; `in` readable and `out` writable for `len` bytes
+    // (aesx_xts_encrypt_sectors's contract).
     guard(|| unsafe { sectors(key, sector_size, first_sector, r#in, out, len, true, 1) })
 }
 
@@ -107,7 +112,8 @@ pub unsafe extern "C" fn aesx_xts_decrypt_sectors(
     out: *mut u8,
     len: usize,
 ) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `key` a live handle; `in` readable and `out` writable for `len` bytes
+    // (aesx_xts_decrypt_sectors's contract).
     guard(|| unsafe { sectors(key, sector_size, first_sector, r#in, out, len, false, 1) })
 }
 
@@ -124,7 +130,8 @@ pub(crate) unsafe fn sectors(
     enc: bool,
     threads: usize,
 ) -> Status {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `key` NULL or a live handle, `inp` readable and `out` writable for `len` bytes (the
+    // aesx_xts_*_sectors calls' contract).
     let (key, io) = unsafe { (handle(key)?, in_out(inp, len, out, len, &[])?) };
     let x = crate::parallel::with_threads(&key.xts, threads, len, Xts::with_threads);
     let (x, first) = (&*x, u128::from(first));

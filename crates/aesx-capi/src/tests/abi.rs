@@ -156,7 +156,7 @@ fn cbc_and_gcm_equal_the_library_in_place_and_out_of_place() {
             )
         };
         assert_eq!((rc, &out[..n]), (AESX_OK, &sealed[..]));
-        // SAFETY: as above.
+        // SAFETY: `k` a live handle from aesx_key_new, freed once.
         unsafe { aesx_key_free(k) };
     }
 }
@@ -170,7 +170,7 @@ fn overlap_and_null_are_refused_without_writing() {
     // SAFETY: all pointers inside `buf`; the call must refuse them.
     let rc = unsafe { aesx_ecb_encrypt(k, p, p.add(16), 64) };
     assert_eq!(rc, AESX_ERR_OVERLAP);
-    // SAFETY: as above.
+    // SAFETY: all pointers inside `buf`; the call must refuse the overlap.
     let rc = unsafe { aesx_ctr_xor(k, [0u8; 16].as_ptr(), 0, p.add(3), p, 64) };
     assert_eq!(rc, AESX_ERR_OVERLAP);
     assert_eq!(buf, copy);
@@ -226,7 +226,7 @@ fn multi_buffer_writes_data_and_ivs_back() {
     assert_eq!(jobs[1].iv[..], wb[16..]);
     // Overlapping messages: refused, nothing written.
     jobs[1].data = a.as_mut_ptr().wrapping_add(16);
-    // SAFETY: as above; the call must refuse the overlap.
+    // SAFETY: the jobs point at live vectors of their lengths; the call must refuse the overlap.
     let rc = unsafe { aesx_cbc_encrypt_many(jobs.as_mut_ptr(), jobs.len()) };
     assert_eq!((rc, &a), (AESX_ERR_OVERLAP, &wa));
     // SAFETY: live handle, freed once.
@@ -310,7 +310,7 @@ fn xts_sectors_and_esp_through_the_abi() {
     };
     assert_eq!((rc, back, sum2), (AESX_OK, pt, sum));
     tag[0] ^= 1;
-    // SAFETY: as above.
+    // SAFETY: `e` a live handle; `ct`, `back`, `tag` valid for the lengths passed.
     let rc = unsafe {
         aesx_esp_open(
             e,
