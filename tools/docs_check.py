@@ -13,6 +13,10 @@ Each backquoted span outside fenced code blocks is classified:
   trait, module, constant, enum variant, field, macro or C name;
 - anything else (commands, flags, values, prose) is not checked.
 
+A table whose header starts `| backend |` (the README's) must list the
+backends of `crates/aesx/src/backend/list.rs` in its order, each with its
+family and needs, and no other row.
+
 A line that names something on purpose absent from this tree (an example,
 a user's file, another project's source) ends in `<!-- example -->` or
 `<!-- external -->`, and is not checked.
@@ -264,6 +268,47 @@ class Index:
         return checked, out
 
 
+LIST_RS = "crates/aesx/src/backend/list.rs"
+
+
+def backend_rows(text):
+    """(name, family, needs) of each row of the list, in its order."""
+    families = dict(re.findall(r'FamilyId::(\w+)\s*=>\s*"([^"]+)"', text))
+    rows = []
+    for body in re.findall(r"Row\s*\{(.*?)\}", text, flags=re.S):
+        name = re.search(r'\bname:\s*"([^"]+)"', body)
+        needs = re.search(r'\bneeds:\s*"([^"]+)"', body)
+        family = re.search(r"\bfamily:\s*FamilyId::(\w+)", body)
+        if name and needs and family:
+            rows.append((name.group(1), families.get(family.group(1), "?"), needs.group(1)))
+    return rows
+
+
+def table_misses(doc, text, rows):
+    """Misses of the backend tables in `text` against the list's `rows`."""
+    out = []
+    lines = text.splitlines()
+    for n, line in enumerate(lines, 1):
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if not line.lstrip().startswith("|") or cells[0].lower() != "backend":
+            continue
+        got = []
+        for row in lines[n + 1:]:  # past the |---| line
+            if not row.lstrip().startswith("|"):
+                break
+            got.append(tuple(c.strip().strip("`") for c in row.strip().strip("|").split("|")))
+        want = [r[:len(cells)] for r in rows]
+        for g in got:
+            if g not in want:
+                out.append(f"{doc}:{n}: backend table row {' | '.join(g)} (not a row of {LIST_RS})")
+        for w in want:
+            if w not in got:
+                out.append(f"{doc}:{n}: backend table lacks {' | '.join(w)} ({LIST_RS})")
+        if not out and got != want:
+            out.append(f"{doc}:{n}: backend table not in the order of {LIST_RS}")
+    return out
+
+
 def check():
     index = Index()
     misses = []
@@ -273,6 +318,17 @@ def check():
             n, m = index.misses(doc, fh.read())
         checked += n
         misses += m
+    with open(os.path.join(ROOT, LIST_RS), encoding="utf-8") as fh:
+        rows = backend_rows(fh.read())
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as fh:
+        readme = fh.read()
+    if not rows:
+        misses.append(f"{LIST_RS}: no backend rows found")
+    if not re.search(r"^\|\s*backend\s*\|", readme, flags=re.M):
+        misses.append("README.md: no backend table (| backend | family | needs |)")
+    for doc in doc_files(index.files):
+        with open(os.path.join(ROOT, doc), encoding="utf-8") as fh:
+            misses += table_misses(doc, fh.read(), rows)
     for m in misses:
         print(m)
     print(f"docs_check: {checked} names checked, {len(misses)} missing", file=sys.stderr)
@@ -293,6 +349,17 @@ def self_test():
     _, got = Index().misses(doc, text)
     want = ["nope.rs", "cli/src/bench/", "Engine::Armv8", "XtsEngine::Armv8",
             "arm_timer", "no_such_function"]
+    rows = [("soft", "soft", "nothing"), ("aesni", "x86", "AES-NI")]
+    table = "\n".join([
+        "| backend | family | needs |", "|---|---|---|",
+        "| `soft` | soft | nothing |", "| `gone` | x86 | AES-NI |",
+    ])
+    got += table_misses(doc, table, rows)
+    want += ["gone | x86", "lacks aesni"]
+    parsed = backend_rows('FamilyId::X86 => "x86",\nRow { name: "aesni", needs: "AES-NI",'
+                          " family: FamilyId::X86, tier: 0 }")
+    if parsed != [("aesni", "x86", "AES-NI")]:
+        got.append(f"backend_rows parsed {parsed}")
     found = [w for w in want if any(w in g for g in got)]
     if found != want or len(got) != len(want):
         print("docs_check self-test failed; misses found:", *got, sep="\n  ")
