@@ -8,6 +8,7 @@
 
 use core::arch::aarch64::*;
 
+use super::rounds::{zeros, Dec, Dir, Flavour};
 use super::ArmAes;
 use crate::backend::kernels::cpu::{ArmCrypto, ArmSha3};
 use crate::backend::kernels::inout::InOut;
@@ -16,61 +17,39 @@ use crate::key::Block;
 /// Blocks in flight in the parallel kernels.
 pub(super) const LANES: usize = 8;
 
-/// Defines an ECB kernel: rounds of direction `$dir` with the schedule
-/// `$keys`, 8 blocks at a time, then one at a time.
-macro_rules! ecb_kernel {
-    ($(#[$doc:meta])* $name:ident, $dir:tt, $keys:ident) => {
-        $(#[$doc])*
-        #[target_feature(enable = "aes")]
-        pub(super) unsafe fn $name<const R: usize>(k: &ArmAes, mut io: InOut<'_>) {
-            let n = io.blocks();
-            let (src, dst) = (io.src_ptr(), io.dst_ptr());
-            let mut i = 0;
-            while i + LANES <= n {
-                let mut b = [vdupq_n_u8(0); LANES];
-                for (j, x) in b.iter_mut().enumerate() {
-                    // SAFETY: blocks i..i+LANES lie inside the input (i + LANES <= n).
-                    *x = unsafe { vld1q_u8(src.add(16 * (i + j))) };
-                }
-                lanes!($dir, &k.$keys, R, b);
-                for (j, x) in b.iter().enumerate() {
-                    // SAFETY: as for the loads, in the output; every load of this
-                    // batch came before the first store, so in place is fine.
-                    unsafe { vst1q_u8(dst.add(16 * (i + j)), *x) };
-                }
-                i += LANES;
-            }
-            while i < n {
-                // SAFETY: block i < n lies inside both regions; load before store.
-                let mut b = [unsafe { vld1q_u8(src.add(16 * i)) }];
-                lanes!($dir, &k.$keys, R, b);
-                // SAFETY: as above.
-                unsafe { vst1q_u8(dst.add(16 * i), b[0]) };
-                i += 1;
-            }
+/// ECB over whole blocks in direction `D` (encryption or decryption), 8
+/// blocks at a time, then one at a time.
+///
+/// # Safety
+/// The CPU must have FEAT_AES (guaranteed by holding an `ArmAes`).
+#[target_feature(enable = "aes")]
+pub(super) unsafe fn ecb<D: Dir, const R: usize>(k: &ArmAes, mut io: InOut<'_>) {
+    let n = io.blocks();
+    let (src, dst) = (io.src_ptr(), io.dst_ptr());
+    let mut i = 0;
+    while i + LANES <= n {
+        let mut b = zeros::<LANES>();
+        for (j, x) in b.iter_mut().enumerate() {
+            // SAFETY: blocks i..i+LANES lie inside the input (i + LANES <= n).
+            *x = unsafe { vld1q_u8(src.add(16 * (i + j))) };
         }
-    };
+        k.lanes::<D, R, LANES>(&mut b);
+        for (j, x) in b.iter().enumerate() {
+            // SAFETY: blocks i..i+LANES lie inside the output; every load of
+            // this batch came before the first store, so in place is fine.
+            unsafe { vst1q_u8(dst.add(16 * (i + j)), *x) };
+        }
+        i += LANES;
+    }
+    while i < n {
+        // SAFETY: block i < n lies inside the input.
+        let mut b = [unsafe { vld1q_u8(src.add(16 * i)) }];
+        k.lanes::<D, R, 1>(&mut b);
+        // SAFETY: block i < n lies inside the output; its input was read.
+        unsafe { vst1q_u8(dst.add(16 * i), b[0]) };
+        i += 1;
+    }
 }
-
-ecb_kernel!(
-    /// ECB-encrypts whole blocks.
-    ///
-    /// # Safety
-    /// The CPU must have FEAT_AES (guaranteed by holding an `ArmAes`).
-    ecb_encrypt,
-    enc,
-    enc
-);
-
-ecb_kernel!(
-    /// ECB-decrypts whole blocks.
-    ///
-    /// # Safety
-    /// As [`ecb_encrypt`].
-    ecb_decrypt,
-    dec,
-    dec
-);
 
 /// CBC-encrypts whole blocks; `iv` becomes the last ciphertext block.
 ///
@@ -84,7 +63,7 @@ ecb_kernel!(
 /// then exactly R AESE and R-1 AESMC (R-1 fused pairs and one AESE).
 ///
 /// # Safety
-/// As [`ecb_encrypt`].
+/// The CPU must have FEAT_AES (guaranteed by holding an `ArmAes`).
 #[target_feature(enable = "aes")]
 pub(super) unsafe fn cbc_encrypt<const R: usize>(k: &ArmAes, iv: &mut Block, mut io: InOut<'_>) {
     let n = io.blocks();
@@ -113,53 +92,55 @@ pub(super) unsafe fn cbc_encrypt<const R: usize>(k: &ArmAes, iv: &mut Block, mut
     unsafe { vst1q_u8(iv.as_mut_ptr(), c) };
 }
 
-/// The CBC decryption body for `state_kernels!`: the last round key and
-/// the previous ciphertext block join the output in one `$xor3`.
-macro_rules! cbc_decrypt_body {
-    ($k:ident, $r:ident, $iv:ident, $n:ident, $src:ident, $dst:ident, $xor3:ident) => {{
-        let last = $k.dec[$r];
-        // SAFETY: `iv` is 16 readable bytes.
-        let mut prev = unsafe { vld1q_u8($iv.as_ptr()) };
-        let mut i = 0;
-        while i + LANES <= $n {
-            let mut ct = [vdupq_n_u8(0); LANES];
-            for (j, x) in ct.iter_mut().enumerate() {
-                // SAFETY: blocks i..i+LANES lie inside the input.
-                *x = unsafe { vld1q_u8($src.add(16 * (i + j))) };
-            }
-            let mut b = ct;
-            lanes_open!(dec, &$k.dec, $r, b);
-            for j in 0..LANES {
-                let chain = if j == 0 { prev } else { ct[j - 1] };
-                // SAFETY: as for the loads, in the output. All ciphertext of
-                // the batch is in registers before the first store, so in
-                // place is fine.
-                unsafe { vst1q_u8($dst.add(16 * (i + j)), $xor3!(b[j], last, chain)) };
-            }
-            prev = ct[LANES - 1];
-            i += LANES;
+/// CBC decryption of whole blocks, 8 at a time; `iv` becomes the last
+/// ciphertext block. The last round key and the previous ciphertext block
+/// join the output in one [`Flavour::xor3`].
+#[inline(always)]
+fn cbc_decrypt_body<X: Flavour, const R: usize>(
+    x: X,
+    k: &ArmAes,
+    iv: &mut Block,
+    mut io: InOut<'_>,
+) {
+    let n = io.blocks();
+    let (src, dst) = (io.src_ptr(), io.dst_ptr());
+    let last = k.dec[R];
+    // SAFETY: `iv` is 16 readable bytes.
+    let mut prev = unsafe { vld1q_u8(iv.as_ptr()) };
+    let mut i = 0;
+    while i + LANES <= n {
+        let mut ct = zeros::<LANES>();
+        for (j, c) in ct.iter_mut().enumerate() {
+            // SAFETY: blocks i..i+LANES lie inside the input (i + LANES <= n).
+            *c = unsafe { vld1q_u8(src.add(16 * (i + j))) };
         }
-        while i < $n {
-            // SAFETY: block i < n lies inside both regions; load before store.
-            let ct = unsafe { vld1q_u8($src.add(16 * i)) };
-            let mut b = [ct];
-            lanes_open!(dec, &$k.dec, $r, b);
-            // SAFETY: as above.
-            unsafe { vst1q_u8($dst.add(16 * i), $xor3!(b[0], last, prev)) };
-            prev = ct;
-            i += 1;
+        let mut b = ct;
+        k.lanes_open::<Dec, R, LANES>(&mut b);
+        for j in 0..LANES {
+            let chain = if j == 0 { prev } else { ct[j - 1] };
+            // SAFETY: blocks i..i+LANES lie inside the output. All
+            // ciphertext of the batch is in registers before the first
+            // store, so in place is fine.
+            unsafe { vst1q_u8(dst.add(16 * (i + j)), x.xor3(b[j], last, chain)) };
         }
-        // SAFETY: `iv` is 16 writable bytes.
-        unsafe { vst1q_u8($iv.as_mut_ptr(), prev) };
-    }};
+        prev = ct[LANES - 1];
+        i += LANES;
+    }
+    while i < n {
+        // SAFETY: block i < n lies inside the input.
+        let ct = unsafe { vld1q_u8(src.add(16 * i)) };
+        let mut b = [ct];
+        k.lanes_open::<Dec, R, 1>(&mut b);
+        // SAFETY: block i < n lies inside the output; its input was read.
+        unsafe { vst1q_u8(dst.add(16 * i), x.xor3(b[0], last, prev)) };
+        prev = ct;
+        i += 1;
+    }
+    // SAFETY: `iv` is 16 writable bytes.
+    unsafe { vst1q_u8(iv.as_mut_ptr(), prev) };
 }
 
-state_kernels!(
-    /// CBC-decrypts whole blocks; `state` (the IV) becomes the last
-    /// ciphertext block.
-    cbc_decrypt;
-    /// As [`cbc_decrypt`], with EOR3 merging the last key and the chaining
-    /// block.
-    cbc_decrypt_eor3;
-    cbc_decrypt_body
+flavours!(
+    /// CBC-decrypts whole blocks; `iv` becomes the last ciphertext block.
+    cbc_decrypt, cbc_decrypt_eor3 = cbc_decrypt_body<R>(k: &ArmAes, iv: &mut Block, io: InOut<'_>)
 );

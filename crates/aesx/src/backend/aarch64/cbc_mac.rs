@@ -10,57 +10,92 @@
 
 use core::arch::aarch64::*;
 
+use super::rounds::{xor, Dir, Enc};
 use super::ArmAes;
 use crate::backend::kernels::inout::InOut;
 use crate::backend::kernels::mac::MacKernels;
 use crate::backend::kernels::trace::{self, Kernel};
-use crate::key::Block;
+use crate::key::{Block, KeySize};
 
-// Each entry records itself for the dispatch test; `self` holds the
-// `ArmCrypto` token (FEAT_AES), the SAFETY argument of every call below.
+// Each entry records itself for the dispatch test.
 impl MacKernels for ArmAes {
     fn cbc_mac(&self, state: &mut Block, data: &[u8]) {
         trace::hit(Kernel::Armv8CbcMac);
-        // SAFETY: `self` holds the `ArmCrypto` token, so FEAT_AES is present.
-        unsafe { by_rounds!(self, cbc_mac, state, data) }
+        // SAFETY: `self.crypto` proves FEAT_AES, all the kernel needs.
+        unsafe {
+            match self.size {
+                KeySize::Aes128 => cbc_mac::<10>(self, state, data),
+                KeySize::Aes192 => cbc_mac::<12>(self, state, data),
+                KeySize::Aes256 => cbc_mac::<14>(self, state, data),
+            }
+        }
     }
 
     fn ccm_encrypt(&self, mac: &mut Block, ctr: &mut Block, io: InOut<'_>) {
         trace::hit(Kernel::Armv8CcmEnc);
-        // SAFETY: as above.
-        unsafe { by_rounds!(self, ccm_enc, mac, ctr, io) }
+        // SAFETY: `self.crypto` proves FEAT_AES, all the kernel needs.
+        unsafe {
+            match self.size {
+                KeySize::Aes128 => ccm::<10, false>(self, mac, ctr, io),
+                KeySize::Aes192 => ccm::<12, false>(self, mac, ctr, io),
+                KeySize::Aes256 => ccm::<14, false>(self, mac, ctr, io),
+            }
+        }
     }
 
     fn ccm_decrypt(&self, mac: &mut Block, ctr: &mut Block, io: InOut<'_>) {
         trace::hit(Kernel::Armv8CcmDec);
-        // SAFETY: as above.
-        unsafe { by_rounds!(self, ccm_dec, mac, ctr, io) }
+        // SAFETY: `self.crypto` proves FEAT_AES, all the kernel needs.
+        unsafe {
+            match self.size {
+                KeySize::Aes128 => ccm::<10, true>(self, mac, ctr, io),
+                KeySize::Aes192 => ccm::<12, true>(self, mac, ctr, io),
+                KeySize::Aes256 => ccm::<14, true>(self, mac, ctr, io),
+            }
+        }
     }
 
     fn kw_wrap(&self, a: &mut [u8; 8], r: &mut [u8]) {
         trace::hit(Kernel::Armv8KwWrap);
-        // SAFETY: as above.
-        unsafe { by_rounds!(self, kw_wrap, a, r) }
+        // SAFETY: `self.crypto` proves FEAT_AES, all the kernel needs.
+        unsafe {
+            match self.size {
+                KeySize::Aes128 => kw_wrap::<10>(self, a, r),
+                KeySize::Aes192 => kw_wrap::<12>(self, a, r),
+                KeySize::Aes256 => kw_wrap::<14>(self, a, r),
+            }
+        }
     }
 
     fn kw_unwrap(&self, a: &mut [u8; 8], r: &mut [u8]) {
         trace::hit(Kernel::Armv8KwUnwrap);
-        // SAFETY: as above.
-        unsafe { by_rounds!(self, kw_unwrap, a, r) }
+        // SAFETY: `self.crypto` proves FEAT_AES, all the kernel needs.
+        unsafe {
+            match self.size {
+                KeySize::Aes128 => kw_unwrap::<10>(self, a, r),
+                KeySize::Aes192 => kw_unwrap::<12>(self, a, r),
+                KeySize::Aes256 => kw_unwrap::<14>(self, a, r),
+            }
+        }
     }
 }
 
-/// One MAC-chain block: `t` (state ^ k_R) absorbs `x` and becomes the next
-/// such state.
-macro_rules! chain {
-    ($key:expr, $r:expr, $t:expr, $x:expr, $first:expr) => {{
-        let key = $key;
-        let mut s = vaesmcq_u8(vaeseq_u8($t, veorq_u8($x, $first)));
-        for rk in &key[1..$r - 1] {
-            s = vaesmcq_u8(vaeseq_u8(s, *rk));
-        }
-        vaeseq_u8(s, key[$r - 1])
-    }};
+/// One MAC-chain block: `t` (state ^ k_R) absorbs `x` (entering with
+/// `first` = k_0 ^ k_R as the first AESE's key operand) and becomes the
+/// next such state: R-1 fused pairs and one AESE.
+#[inline(always)]
+fn chain<const R: usize>(
+    k: &ArmAes,
+    t: uint8x16_t,
+    x: uint8x16_t,
+    first: uint8x16_t,
+) -> uint8x16_t {
+    let key = &k.enc;
+    let mut s = Enc::round(k.crypto, t, xor(x, first));
+    for rk in &key[1..R - 1] {
+        s = Enc::round(k.crypto, s, *rk);
+    }
+    Enc::last(k.crypto, s, key[R - 1])
 }
 
 /// CBC-MAC over whole blocks of `data`.
@@ -76,30 +111,10 @@ unsafe fn cbc_mac<const R: usize>(k: &ArmAes, state: &mut Block, data: &[u8]) {
     for x in data.chunks_exact(16) {
         // SAFETY: `x` is 16 readable bytes.
         let x = unsafe { vld1q_u8(x.as_ptr()) };
-        t = chain!(key, R, t, x, first);
+        t = chain::<R>(k, t, x, first);
     }
     // SAFETY: `state` is 16 writable bytes.
     unsafe { vst1q_u8(state.as_mut_ptr(), veorq_u8(t, key[R])) };
-}
-
-/// CCM encryption of whole blocks.
-///
-/// # Safety
-/// FEAT_AES.
-#[target_feature(enable = "aes")]
-unsafe fn ccm_enc<const R: usize>(k: &ArmAes, mac: &mut Block, ctr: &mut Block, io: InOut<'_>) {
-    // SAFETY: same features as this function.
-    unsafe { ccm::<R, false>(k, mac, ctr, io) }
-}
-
-/// CCM decryption of whole blocks.
-///
-/// # Safety
-/// FEAT_AES.
-#[target_feature(enable = "aes")]
-unsafe fn ccm_dec<const R: usize>(k: &ArmAes, mac: &mut Block, ctr: &mut Block, io: InOut<'_>) {
-    // SAFETY: same features as this function.
-    unsafe { ccm::<R, true>(k, mac, ctr, io) }
 }
 
 /// CCM over whole blocks: the CBC-MAC of the plaintext in `mac`, the CTR
@@ -108,7 +123,6 @@ unsafe fn ccm_dec<const R: usize>(k: &ArmAes, mac: &mut Block, ctr: &mut Block, 
 ///
 /// # Safety
 /// FEAT_AES.
-#[inline]
 #[target_feature(enable = "aes")]
 unsafe fn ccm<const R: usize, const DEC: bool>(
     k: &ArmAes,
@@ -141,7 +155,7 @@ unsafe fn ccm<const R: usize, const DEC: bool>(
         // SAFETY: block i of the output.
         unsafe { vst1q_u8(dst.add(16 * i), y) };
         let p = if DEC { y } else { x };
-        t = chain!(key, R, t, p, first);
+        t = chain::<R>(k, t, p, first);
     }
     // SAFETY: `mac` is 16 writable bytes.
     unsafe { vst1q_u8(mac.as_mut_ptr(), veorq_u8(t, key[R])) };

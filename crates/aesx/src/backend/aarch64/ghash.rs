@@ -32,6 +32,7 @@
 
 use core::arch::aarch64::*;
 
+use super::rounds::Flavour;
 use super::ArmAes;
 use crate::backend::kernels::cpu::{ArmCrypto, ArmSha3};
 use crate::key::Block;
@@ -66,62 +67,49 @@ impl Drop for ArmHKey {
 // The asm operands are vector registers, so the keys stay vectors. `pure` and
 // `nomem` leave LLVM free to schedule, hoist and CSE the multiplies.
 
-/// Defines a carry-less multiply of one 64-bit lane of `a` by the same lane
-/// of `b`, as the instruction `$insn`.
-macro_rules! pmull_fn {
-    ($(#[$doc:meta])* $name:ident, $insn:literal) => {
-        $(#[$doc])*
-        #[inline]
-        #[target_feature(enable = "aes")]
-        pub(super) fn $name(a: uint64x2_t, b: uint64x2_t) -> uint64x2_t {
-            let r: uint64x2_t;
-            // SAFETY: PMULL and PMULL2 only read their two vector operands
-            // and write the result register; FEAT_PMULL is enabled for this
-            // function.
-            unsafe {
-                core::arch::asm!(
-                    $insn,
-                    r = lateout(vreg) r,
-                    a = in(vreg) a,
-                    b = in(vreg) b,
-                    options(pure, nomem, nostack, preserves_flags)
-                )
-            };
-            r
-        }
+/// PMULL: lane 0 of `a` times lane 0 of `b`.
+#[inline]
+#[target_feature(enable = "aes")]
+pub(super) fn pmull_lo(a: uint64x2_t, b: uint64x2_t) -> uint64x2_t {
+    let r: uint64x2_t;
+    // SAFETY: PMULL only reads its two vector operands and writes the result
+    // register; FEAT_PMULL is enabled for this function.
+    unsafe {
+        core::arch::asm!(
+            "pmull {r:v}.1q, {a:v}.1d, {b:v}.1d",
+            r = lateout(vreg) r,
+            a = in(vreg) a,
+            b = in(vreg) b,
+            options(pure, nomem, nostack, preserves_flags)
+        )
     };
+    r
 }
 
-pmull_fn!(
-    /// PMULL: lane 0 of `a` times lane 0 of `b`.
-    pmull_lo,
-    "pmull {r:v}.1q, {a:v}.1d, {b:v}.1d"
-);
-pmull_fn!(
-    /// PMULL2: lane 1 of `a` times lane 1 of `b`.
-    pmull_hi,
-    "pmull2 {r:v}.1q, {a:v}.2d, {b:v}.2d"
-);
+/// PMULL2: lane 1 of `a` times lane 1 of `b`.
+#[inline]
+#[target_feature(enable = "aes")]
+pub(super) fn pmull_hi(a: uint64x2_t, b: uint64x2_t) -> uint64x2_t {
+    let r: uint64x2_t;
+    // SAFETY: PMULL2 only reads its two vector operands and writes the
+    // result register; FEAT_PMULL is enabled for this function.
+    unsafe {
+        core::arch::asm!(
+            "pmull2 {r:v}.1q, {a:v}.2d, {b:v}.2d",
+            r = lateout(vreg) r,
+            a = in(vreg) a,
+            b = in(vreg) b,
+            options(pure, nomem, nostack, preserves_flags)
+        )
+    };
+    r
+}
 
 /// Exchanges the two 64-bit lanes.
 #[inline]
 #[target_feature(enable = "aes")]
 pub(super) fn swap_lanes(a: uint64x2_t) -> uint64x2_t {
     vextq_u64::<1>(a, a)
-}
-
-/// `a ^ b ^ c`, two EORs.
-#[inline]
-#[target_feature(enable = "aes")]
-pub(super) fn xor3_eor2(a: uint64x2_t, b: uint64x2_t, c: uint64x2_t) -> uint64x2_t {
-    veorq_u64(veorq_u64(a, b), c)
-}
-
-/// `a ^ b ^ c`, one EOR3.
-#[inline]
-#[target_feature(enable = "aes,sha3")]
-pub(super) fn xor3_eor3(a: uint64x2_t, b: uint64x2_t, c: uint64x2_t) -> uint64x2_t {
-    veor3q_u64(a, b, c)
 }
 
 /// Loads block `i` of `p` into swapped layout.
@@ -164,27 +152,6 @@ pub(super) fn acc_store(y: uint64x2_t, acc: &mut Block) {
     unsafe { vst1q_u8(acc.as_mut_ptr(), bytes_from_swapped(y)) };
 }
 
-/// Hashes the `$m` blocks at `$p` into the running hash `$y` with one
-/// reduction: block `j` (swapped on load, the first XORed with `$y`) times
-/// key power H^(m-j), with the multiplies of the flavour module `$fl`.
-/// The 8-block loops pass the constant `POWERS`, so that every key index is
-/// a constant and the key powers stay in registers across iterations.
-/// Expands to raw-pointer loads: the caller's `unsafe` block vouches that
-/// the `$m` blocks at `$p` are readable.
-macro_rules! ghash_blocks {
-    ($hk:expr, $y:ident, $p:expr, $m:expr, $fl:ident) => {{
-        let (hk, p, m): (&ArmHKey, *const u8, usize) = ($hk, $p, $m);
-        let x0 = veorq_u64($y, load_swapped(p, 0));
-        let mut part: Partial = $fl::mul(x0, hk.k[m - 1], hk.kx[m - 1]);
-        for j in 1..m {
-            let x = load_swapped(p, j);
-            $fl::mul_acc(&mut part, x, hk.k[m - 1 - j], hk.kx[m - 1 - j]);
-        }
-        $y = $fl::reduce(part);
-    }};
-}
-pub(super) use ghash_blocks;
-
 /// Sums of partial products awaiting one reduction.
 #[derive(Clone, Copy)]
 pub(super) struct Partial {
@@ -193,91 +160,118 @@ pub(super) struct Partial {
     pub(super) mid: uint64x2_t,
 }
 
-/// Defines the module `$m` of one XOR3 flavour (`$features`, proved by the
-/// token `$tok`): the multiply-accumulate and reduction helpers and GHASH.
-macro_rules! ghash_core {
-    ($m:ident, $features:literal, $tok:ident, $xor3:ident) => {
-        pub(crate) mod $m {
-            use super::*;
-
-            /// The four partial products of `a` (swapped) times key power
-            /// `k` (swapped) / `kx` (natural).
-            #[inline]
-            #[target_feature(enable = $features)]
-            pub(in crate::backend::aarch64) fn mul(
-                a: uint64x2_t,
-                k: uint64x2_t,
-                kx: uint64x2_t,
-            ) -> Partial {
-                Partial {
-                    hi: pmull_lo(a, k),
-                    lo: pmull_hi(a, k),
-                    mid: veorq_u64(pmull_lo(a, kx), pmull_hi(a, kx)),
-                }
-            }
-
-            /// `p += a * k`.
-            #[inline]
-            #[target_feature(enable = $features)]
-            pub(in crate::backend::aarch64) fn mul_acc(
-                p: &mut Partial,
-                a: uint64x2_t,
-                k: uint64x2_t,
-                kx: uint64x2_t,
-            ) {
-                p.hi = veorq_u64(p.hi, pmull_lo(a, k));
-                p.lo = veorq_u64(p.lo, pmull_hi(a, k));
-                p.mid = $xor3(p.mid, pmull_lo(a, kx), pmull_hi(a, kx));
-            }
-
-            /// Reduces a sum of products by y^128 modulo g'; the result is
-            /// in swapped layout, ready to XOR into the next data block.
-            #[inline]
-            #[target_feature(enable = $features)]
-            pub(in crate::backend::aarch64) fn reduce(p: Partial) -> uint64x2_t {
-                let c = vdupq_n_u64(0xc200_0000_0000_0000);
-                let t = pmull_lo(p.lo, c);
-                let m = $xor3(t, swap_lanes(p.lo), p.mid);
-                let u = pmull_lo(m, c);
-                swap_lanes($xor3(p.hi, u, swap_lanes(m)))
-            }
-
-            /// GHASH over the whole blocks of `data` into `acc`.
-            ///
-            /// # Safety
-            /// The CPU must have the features named above; the token
-            /// argument (`ArmCrypto` for "aes", `ArmSha3` for "aes,sha3")
-            /// proves it.
-            #[target_feature(enable = $features)]
-            pub(in crate::backend::aarch64) unsafe fn update(
-                _: $tok,
-                hk: &ArmHKey,
-                acc: &mut Block,
-                data: &[u8],
-            ) {
-                let n = data.len() / 16;
-                let p = data.as_ptr();
-                let mut y = acc_load(acc);
-                let mut i = 0;
-                // Whole chunks of 8 with constant key indices, then one
-                // shorter chunk: its block j of m is multiplied by H^(m - j).
-                while i + POWERS <= n {
-                    // SAFETY: blocks i..i+8 lie inside `data`.
-                    unsafe { ghash_blocks!(hk, y, p.add(16 * i), POWERS, self) };
-                    i += POWERS;
-                }
-                if i < n {
-                    // SAFETY: blocks i..n lie inside `data`.
-                    unsafe { ghash_blocks!(hk, y, p.add(16 * i), n - i, self) };
-                }
-                acc_store(y, acc);
-            }
-        }
-    };
+/// The four partial products of `a` (swapped) times key power `k`
+/// (swapped) / `kx` (natural): `hi`, `lo`, and the two halves of `mid`.
+#[inline]
+#[target_feature(enable = "aes")]
+fn products(a: uint64x2_t, k: uint64x2_t, kx: uint64x2_t) -> [uint64x2_t; 4] {
+    [
+        pmull_lo(a, k),
+        pmull_hi(a, k),
+        pmull_lo(a, kx),
+        pmull_hi(a, kx),
+    ]
 }
 
-ghash_core!(base, "aes", ArmCrypto, xor3_eor2);
-ghash_core!(sha3, "aes,sha3", ArmSha3, xor3_eor3);
+/// `a ^ b` on 64-bit lanes.
+#[inline(always)]
+fn xor64(a: uint64x2_t, b: uint64x2_t) -> uint64x2_t {
+    // SAFETY: EOR needs only Advanced SIMD, which every AArch64 CPU has.
+    unsafe { veorq_u64(a, b) }
+}
+
+/// `a` times key power `k` / `kx`, unreduced.
+#[inline]
+#[target_feature(enable = "aes")]
+pub(super) fn mul(a: uint64x2_t, k: uint64x2_t, kx: uint64x2_t) -> Partial {
+    let [hi, lo, m0, m1] = products(a, k, kx);
+    Partial {
+        hi,
+        lo,
+        mid: veorq_u64(m0, m1),
+    }
+}
+
+/// `p += a * k`, the middle sum in one [`Flavour::xor3_64`].
+#[inline(always)]
+fn mul_acc<X: Flavour>(x: X, p: &mut Partial, a: uint64x2_t, k: uint64x2_t, kx: uint64x2_t) {
+    // SAFETY: the token `x` proves FEAT_PMULL.
+    let [hi, lo, m0, m1] = unsafe { products(a, k, kx) };
+    p.hi = xor64(p.hi, hi);
+    p.lo = xor64(p.lo, lo);
+    p.mid = x.xor3_64(p.mid, m0, m1);
+}
+
+/// Reduces a sum of products by y^128 modulo g'; the result is in swapped
+/// layout, ready to XOR into the next data block.
+#[inline(always)]
+pub(super) fn reduce<X: Flavour>(x: X, p: Partial) -> uint64x2_t {
+    // SAFETY: MOVI needs only Advanced SIMD, which every AArch64 CPU has.
+    let c = unsafe { vdupq_n_u64(0xc200_0000_0000_0000) };
+    // SAFETY: the token `x` proves FEAT_AES and FEAT_PMULL, all that
+    // `pmull_lo` and `swap_lanes` need.
+    let (t, lo) = unsafe { (pmull_lo(p.lo, c), swap_lanes(p.lo)) };
+    let m = x.xor3_64(t, lo, p.mid);
+    // SAFETY: the token `x` proves FEAT_AES and FEAT_PMULL.
+    let (u, ms) = unsafe { (pmull_lo(m, c), swap_lanes(m)) };
+    // SAFETY: the token `x` proves FEAT_AES.
+    unsafe { swap_lanes(x.xor3_64(p.hi, u, ms)) }
+}
+
+/// Hashes the `m` blocks at `p` into the running hash `y` with one
+/// reduction: block `j` (swapped on load, the first XORed with `y`) times
+/// key power H^(m-j). The 8-block loops pass the constant `POWERS`, so that
+/// once this is inlined every key index is a constant and the key powers
+/// stay in registers across iterations.
+///
+/// # Safety
+/// The `m` blocks at `p` must be readable; 1 <= `m` <= `POWERS`.
+#[inline(always)]
+pub(super) unsafe fn ghash_blocks<X: Flavour>(
+    x: X,
+    hk: &ArmHKey,
+    y: uint64x2_t,
+    p: *const u8,
+    m: usize,
+) -> uint64x2_t {
+    // SAFETY: block 0 at `p` is readable (the caller's contract); the token
+    // `x` proves FEAT_AES for the loads' REV64 and for `mul`.
+    let mut part = unsafe { mul(xor64(y, load_swapped(p, 0)), hk.k[m - 1], hk.kx[m - 1]) };
+    for j in 1..m {
+        // SAFETY: block j < m at `p` is readable (the caller's contract).
+        let b = unsafe { load_swapped(p, j) };
+        mul_acc(x, &mut part, b, hk.k[m - 1 - j], hk.kx[m - 1 - j]);
+    }
+    reduce(x, part)
+}
+
+/// GHASH over the whole blocks of `data` into `acc`: whole chunks of 8 with
+/// constant key indices, then one shorter chunk, whose block j of m is
+/// multiplied by H^(m - j).
+#[inline(always)]
+fn update_body<X: Flavour>(x: X, hk: &ArmHKey, acc: &mut Block, data: &[u8]) {
+    let n = data.len() / 16;
+    let p = data.as_ptr();
+    // SAFETY: the token `x` proves FEAT_AES.
+    let mut y = unsafe { acc_load(acc) };
+    let mut i = 0;
+    while i + POWERS <= n {
+        // SAFETY: blocks i..i+8 lie inside `data`.
+        y = unsafe { ghash_blocks(x, hk, y, p.add(16 * i), POWERS) };
+        i += POWERS;
+    }
+    if i < n {
+        // SAFETY: blocks i..n lie inside `data`, 1 <= n - i < 8.
+        y = unsafe { ghash_blocks(x, hk, y, p.add(16 * i), n - i) };
+    }
+    // SAFETY: the token `x` proves FEAT_AES.
+    unsafe { acc_store(y, acc) };
+}
+
+flavours!(
+    /// GHASH over the whole blocks of `data` into `acc`.
+    update, update_eor3 = update_body<>(hk: &ArmHKey, acc: &mut Block, data: &[u8])
+);
 
 /// `K = rev(H) * y mod g'`: a one-bit left shift of the reversed value, with
 /// g' folded back in when a bit leaves the top (by mask, not branch).
@@ -306,13 +300,14 @@ pub(super) unsafe fn hkey(aes: &ArmAes) -> ArmHKey {
     );
     let k1 = swapped_from_u128(premultiply_by_y(u128::from_be_bytes(h)));
     zeroize::Zeroize::zeroize(&mut h);
+    let crypto = aes.crypto();
     let mut k = [vdupq_n_u64(0); POWERS];
     let mut kx = [vdupq_n_u64(0); POWERS];
     k[0] = k1;
     kx[0] = swap_lanes(k1);
     for i in 1..POWERS {
         // montmul(K_i, K_1) = K_(i+1): the key powers stay premultiplied.
-        k[i] = base::reduce(base::mul(k[i - 1], k[0], kx[0]));
+        k[i] = reduce(crypto, mul(k[i - 1], k[0], kx[0]));
         kx[i] = swap_lanes(k[i]);
     }
     ArmHKey { k, kx }

@@ -14,7 +14,9 @@
 //! Kernels are monomorphised per round count (`R` = 10, 12, 14) so that the
 //! round loops unroll completely and the whole key schedule stays in
 //! registers (AArch64 has 32 vector registers: 15 round keys plus 8 blocks in
-//! flight fit with room to spare).
+//! flight fit with room to spare). Each entry point below matches
+//! exhaustively on the key's [`KeySize`] (and, for the kernels with an EOR3
+//! flavour, on its `ArmSha3` token) and calls the kernel for that case.
 
 use core::arch::aarch64::*;
 
@@ -28,7 +30,8 @@ use super::kernels::vector_keys::inverse_keys;
 use super::kernels::wipe;
 use super::kernels::{BlockKernels, CbcManyKernels};
 use crate::error::Result;
-use crate::key::{Block, RoundKeys, MAX_ROUNDS};
+use crate::key::{Block, KeySize, RoundKeys, MAX_ROUNDS};
+use rounds::{Dec, Enc};
 
 #[macro_use]
 mod rounds;
@@ -101,7 +104,7 @@ impl PolyvalKernels for polyval::ArmPolyvalKey {
 pub(crate) struct ArmAes {
     enc: [uint8x16_t; MAX_ROUNDS + 1],
     dec: [uint8x16_t; MAX_ROUNDS + 1],
-    rounds: usize,
+    size: KeySize,
     crypto: ArmCrypto,
     /// `None` where the CPU lacks FEAT_SHA3 (or a test asked for the
     /// two-EOR kernels): then only the `"aes"` flavours run.
@@ -119,7 +122,8 @@ impl ArmAes {
 
     #[target_feature(enable = "aes")]
     unsafe fn expand(crypto: ArmCrypto, sha3: Option<ArmSha3>, rk: &RoundKeys) -> Self {
-        let rounds = rk.rounds();
+        let size = rk.size;
+        let rounds = size.rounds();
         let mut enc = [vdupq_n_u8(0); MAX_ROUNDS + 1];
         for (e, k) in enc.iter_mut().zip(rk.rk.iter()).take(rounds + 1) {
             // SAFETY: `k` is 16 readable bytes; LD1 has no alignment need.
@@ -129,7 +133,7 @@ impl ArmAes {
         ArmAes {
             enc,
             dec,
-            rounds,
+            size,
             crypto,
             sha3,
         }
@@ -138,11 +142,6 @@ impl ArmAes {
     /// The token this key was built with: FEAT_AES and FEAT_PMULL.
     pub(crate) fn crypto(&self) -> ArmCrypto {
         self.crypto
-    }
-
-    /// The FEAT_SHA3 token, where detection found it.
-    pub(crate) fn sha3(&self) -> Option<ArmSha3> {
-        self.sha3
     }
 
     /// The same key without its FEAT_SHA3 token, so that tests can run the
@@ -163,52 +162,79 @@ impl Drop for ArmAes {
     }
 }
 
-/// Calls the EOR3 flavour `$m::$eor3` of a kernel (with the key's `ArmSha3`
-/// token) where detection found FEAT_SHA3, else the two-EOR flavour
-/// `$m::$plain` (with its `ArmCrypto` token), each once per round count.
-macro_rules! by_eor3 {
-    ($k:expr, $m:ident::{$eor3:ident, $plain:ident}; $($a:expr),*) => {
-        if let Some(sha3) = $k.sha3 {
-            // SAFETY: the key holds the `ArmCrypto` token (FEAT_AES and
-            // FEAT_PMULL), and the `ArmSha3` token handed over proves
-            // FEAT_SHA3.
-            unsafe { by_rounds!($k, $m::$eor3, sha3, $($a),*) }
-        } else {
-            // SAFETY: the key holds the `ArmCrypto` token handed over.
-            unsafe { by_rounds!($k, $m::$plain, $k.crypto, $($a),*) }
-        }
-    };
-}
-
 // Each entry point records itself in the debug-build kernel counters
-// (`backend::kernels::trace`), so that tests can prove a forced `armv8` key reaches
-// these kernels; in release builds `hit` is empty.
+// (`backend::kernels::trace`), so that tests can prove a forced `armv8` key
+// reaches these kernels; in release builds `hit` is empty.
 impl BlockKernels for ArmAes {
     fn encrypt_blocks(&self, io: InOut<'_>) {
         trace::hit(Kernel::Armv8EcbEnc);
-        // SAFETY: `self` holds the `ArmCrypto` token, so FEAT_AES is present.
-        unsafe { by_rounds!(self, blocks::ecb_encrypt, io) }
+        // SAFETY: `self.crypto` proves FEAT_AES, all the kernel needs.
+        unsafe {
+            match self.size {
+                KeySize::Aes128 => blocks::ecb::<Enc, 10>(self, io),
+                KeySize::Aes192 => blocks::ecb::<Enc, 12>(self, io),
+                KeySize::Aes256 => blocks::ecb::<Enc, 14>(self, io),
+            }
+        }
     }
 
     fn decrypt_blocks(&self, io: InOut<'_>) {
         trace::hit(Kernel::Armv8EcbDec);
-        // SAFETY: as above.
-        unsafe { by_rounds!(self, blocks::ecb_decrypt, io) }
+        // SAFETY: `self.crypto` proves FEAT_AES, all the kernel needs.
+        unsafe {
+            match self.size {
+                KeySize::Aes128 => blocks::ecb::<Dec, 10>(self, io),
+                KeySize::Aes192 => blocks::ecb::<Dec, 12>(self, io),
+                KeySize::Aes256 => blocks::ecb::<Dec, 14>(self, io),
+            }
+        }
     }
 
     fn cbc_encrypt(&self, iv: &mut Block, io: InOut<'_>) {
         trace::hit(Kernel::Armv8CbcEnc);
-        // SAFETY: as above.
-        unsafe { by_rounds!(self, blocks::cbc_encrypt, iv, io) }
+        // SAFETY: `self.crypto` proves FEAT_AES, all the kernel needs.
+        unsafe {
+            match self.size {
+                KeySize::Aes128 => blocks::cbc_encrypt::<10>(self, iv, io),
+                KeySize::Aes192 => blocks::cbc_encrypt::<12>(self, iv, io),
+                KeySize::Aes256 => blocks::cbc_encrypt::<14>(self, iv, io),
+            }
+        }
     }
 
     fn cbc_decrypt(&self, iv: &mut Block, io: InOut<'_>) {
+        use blocks::{cbc_decrypt, cbc_decrypt_eor3};
         trace::hit(Kernel::Armv8CbcDec);
-        by_eor3!(self, blocks::{cbc_decrypt_eor3, cbc_decrypt}; iv, io)
+        let c = self.crypto;
+        // SAFETY: `self.crypto` proves FEAT_AES, and the `ArmSha3` token
+        // handed to the EOR3 kernels proves FEAT_SHA3.
+        unsafe {
+            match (self.sha3, self.size) {
+                (Some(t), KeySize::Aes128) => cbc_decrypt_eor3::<10>(t, self, iv, io),
+                (Some(t), KeySize::Aes192) => cbc_decrypt_eor3::<12>(t, self, iv, io),
+                (Some(t), KeySize::Aes256) => cbc_decrypt_eor3::<14>(t, self, iv, io),
+                (None, KeySize::Aes128) => cbc_decrypt::<10>(c, self, iv, io),
+                (None, KeySize::Aes192) => cbc_decrypt::<12>(c, self, iv, io),
+                (None, KeySize::Aes256) => cbc_decrypt::<14>(c, self, iv, io),
+            }
+        }
     }
 
     fn ctr_apply(&self, ctr: &mut Block, io: InOut<'_>) {
+        use ctr::{ctr_apply, ctr_apply_eor3};
         trace::hit(Kernel::Armv8Ctr);
-        by_eor3!(self, ctr::{ctr_apply_eor3, ctr_apply}; ctr, io)
+        let c = self.crypto;
+        // SAFETY: `self.crypto` proves FEAT_AES, and the `ArmSha3` token
+        // handed to the EOR3 kernels proves FEAT_SHA3.
+        unsafe {
+            match (self.sha3, self.size) {
+                (Some(t), KeySize::Aes128) => ctr_apply_eor3::<10>(t, self, ctr, io),
+                (Some(t), KeySize::Aes192) => ctr_apply_eor3::<12>(t, self, ctr, io),
+                (Some(t), KeySize::Aes256) => ctr_apply_eor3::<14>(t, self, ctr, io),
+                (None, KeySize::Aes128) => ctr_apply::<10>(c, self, ctr, io),
+                (None, KeySize::Aes192) => ctr_apply::<12>(c, self, ctr, io),
+                (None, KeySize::Aes256) => ctr_apply::<14>(c, self, ctr, io),
+            }
+        }
     }
 }

@@ -117,7 +117,7 @@ unsafe fn load(p: *const u8) -> uint64x2_t {
     vreinterpretq_u64_u8(unsafe { vld1q_u8(p) })
 }
 
-/// Powers by doubling: pow[a]·pow[b] = pow[a+b+1].
+/// Powers by doubling: `pow[a]·pow[b] = pow[a+b+1]`.
 #[target_feature(enable = "aes")]
 unsafe fn powers(crypto: ArmCrypto, h: &Block, have: usize) -> ArmPolyvalKey {
     let mut tab = [vdupq_n_u64(0); MAX];

@@ -1,8 +1,7 @@
-//! The AES round sequences, as macros so that they expand inside each
-//! `#[target_feature]` kernel (a helper function would need
-//! `#[inline(always)]`, which Rust does not allow together with
-//! `#[target_feature]`; an ordinary call per block would cost more than the
-//! rounds).
+//! The pieces every kernel file shares: the AES round sequences (generic over
+//! the direction [`Dir`], the round count `R` and the number of blocks in
+//! flight `N`), the two ways of XORing three values ([`Flavour`]), and the
+//! macro that stamps a flavour-generic kernel's two entry points.
 //!
 //! AESE is AddRoundKey + ShiftRows + SubBytes and AESMC is MixColumns, so a
 //! round is an AESE/AESMC pair writing the same register: cores from
@@ -16,194 +15,287 @@
 //! per round. Spelled out, with `R` a constant, every key index is constant,
 //! the `if`s fold away, and the keys stay in registers across batches.
 //!
-//! The kernel files share more than the rounds, and it lives here too (the
-//! one module of the backend whose macros the others see): the two XOR3
-//! flavours (`xor3_eor2!` for the `"aes"` kernels, `xor3_eor3!` for the
-//! `"aes,sha3"` ones), the keystream XOR of CTR and GCM (`xor_keystream!`),
-//! the dispatch on the round count (`by_rounds!`) and the definition of a
-//! block-state kernel in both flavours (`state_kernels!`). The direction of
-//! the round macros is a token, `enc` or `dec`.
+//! How the code reaches the instructions: Rust does not allow
+//! `#[inline(always)]` together with `#[target_feature]`. The instructions
+//! themselves sit in tiny `#[inline]` functions with the feature (the
+//! leaves below), which LLVM always inlines into a caller that has it; the
+//! sequences and kernel bodies are `#[inline(always)]` without features, so
+//! they land inside the `#[target_feature]` kernel that calls them, leaves
+//! and all. A leaf is called only through a token ([`ArmCrypto`],
+//! [`ArmSha3`]) whose existence proves its feature, so the sequences are
+//! safe functions.
 
-/// One middle round on the block `$x` with key `$rk`: AESE + AESMC for
-/// `enc`, AESD + AESIMC (the equivalent inverse cipher) for `dec`.
-macro_rules! round {
-    (enc, $x:expr, $rk:expr) => {
-        vaesmcq_u8(vaeseq_u8($x, $rk))
-    };
-    (dec, $x:expr, $rk:expr) => {
-        vaesimcq_u8(vaesdq_u8($x, $rk))
-    };
+use core::arch::aarch64::*;
+
+use super::ArmAes;
+use crate::backend::kernels::cpu::{ArmCrypto, ArmSha3};
+use crate::key::MAX_ROUNDS;
+
+/// A round key schedule in vector registers.
+pub(super) type Schedule = [uint8x16_t; MAX_ROUNDS + 1];
+
+#[inline]
+#[target_feature(enable = "aes")]
+fn aese_aesmc(x: uint8x16_t, k: uint8x16_t) -> uint8x16_t {
+    vaesmcq_u8(vaeseq_u8(x, k))
 }
 
-/// The last round without its final key XOR: AESE (`enc`) or AESD (`dec`)
-/// alone, since the last round has no (Inv)MixColumns.
-macro_rules! last_round {
-    (enc, $x:expr, $rk:expr) => {
-        vaeseq_u8($x, $rk)
-    };
-    (dec, $x:expr, $rk:expr) => {
-        vaesdq_u8($x, $rk)
-    };
+#[inline]
+#[target_feature(enable = "aes")]
+fn aesd_aesimc(x: uint8x16_t, k: uint8x16_t) -> uint8x16_t {
+    vaesimcq_u8(vaesdq_u8(x, k))
 }
 
-/// One middle round of direction `$dir` with key `$rk` on every block of
-/// the array `$b`.
-macro_rules! round_lanes {
-    ($dir:tt, $rk:expr, $b:ident) => {{
-        let rk = $rk;
-        for x in $b.iter_mut() {
-            *x = round!($dir, *x, rk);
+#[inline]
+#[target_feature(enable = "aes")]
+fn aese(x: uint8x16_t, k: uint8x16_t) -> uint8x16_t {
+    vaeseq_u8(x, k)
+}
+
+#[inline]
+#[target_feature(enable = "aes")]
+fn aesd(x: uint8x16_t, k: uint8x16_t) -> uint8x16_t {
+    vaesdq_u8(x, k)
+}
+
+#[inline]
+#[target_feature(enable = "sha3")]
+fn eor3(a: uint8x16_t, b: uint8x16_t, c: uint8x16_t) -> uint8x16_t {
+    veor3q_u8(a, b, c)
+}
+
+#[inline]
+#[target_feature(enable = "sha3")]
+fn eor3_64(a: uint64x2_t, b: uint64x2_t, c: uint64x2_t) -> uint64x2_t {
+    veor3q_u64(a, b, c)
+}
+
+/// `a ^ b` (Advanced SIMD, part of the AArch64 baseline).
+#[inline(always)]
+pub(super) fn xor(a: uint8x16_t, b: uint8x16_t) -> uint8x16_t {
+    // SAFETY: EOR needs only Advanced SIMD, which every AArch64 CPU has.
+    unsafe { veorq_u8(a, b) }
+}
+
+/// `N` zero vectors, to be filled.
+#[inline(always)]
+pub(super) fn zeros<const N: usize>() -> [uint8x16_t; N] {
+    // SAFETY: MOVI needs only Advanced SIMD, which every AArch64 CPU has.
+    [unsafe { vdupq_n_u8(0) }; N]
+}
+
+/// A cipher direction: encryption (AESE/AESMC on the FIPS 197 schedule) or
+/// decryption (AESD/AESIMC on the equivalent inverse cipher's schedule).
+pub(super) trait Dir {
+    /// The round keys this direction runs on.
+    fn schedule(k: &ArmAes) -> &Schedule;
+    /// One middle round (with (Inv)MixColumns) of `x` with key `rk`.
+    fn round(c: ArmCrypto, x: uint8x16_t, rk: uint8x16_t) -> uint8x16_t;
+    /// The last round without its final key XOR: AESE or AESD alone.
+    fn last(c: ArmCrypto, x: uint8x16_t, rk: uint8x16_t) -> uint8x16_t;
+}
+
+/// Encryption.
+pub(super) enum Enc {}
+
+/// Decryption by the equivalent inverse cipher.
+pub(super) enum Dec {}
+
+impl Dir for Enc {
+    #[inline(always)]
+    fn schedule(k: &ArmAes) -> &Schedule {
+        &k.enc
+    }
+
+    #[inline(always)]
+    fn round(_: ArmCrypto, x: uint8x16_t, rk: uint8x16_t) -> uint8x16_t {
+        // SAFETY: the `ArmCrypto` token proves FEAT_AES.
+        unsafe { aese_aesmc(x, rk) }
+    }
+
+    #[inline(always)]
+    fn last(_: ArmCrypto, x: uint8x16_t, rk: uint8x16_t) -> uint8x16_t {
+        // SAFETY: the `ArmCrypto` token proves FEAT_AES.
+        unsafe { aese(x, rk) }
+    }
+}
+
+impl Dir for Dec {
+    #[inline(always)]
+    fn schedule(k: &ArmAes) -> &Schedule {
+        &k.dec
+    }
+
+    #[inline(always)]
+    fn round(_: ArmCrypto, x: uint8x16_t, rk: uint8x16_t) -> uint8x16_t {
+        // SAFETY: the `ArmCrypto` token proves FEAT_AES.
+        unsafe { aesd_aesimc(x, rk) }
+    }
+
+    #[inline(always)]
+    fn last(_: ArmCrypto, x: uint8x16_t, rk: uint8x16_t) -> uint8x16_t {
+        // SAFETY: the `ArmCrypto` token proves FEAT_AES.
+        unsafe { aesd(x, rk) }
+    }
+}
+
+/// How a kernel XORs three values, with the token that proves it may:
+/// two EORs ([`ArmCrypto`], baseline Armv8) or one EOR3 ([`ArmSha3`],
+/// FEAT_SHA3). Both tokens also prove FEAT_AES and FEAT_PMULL (detection
+/// makes `ArmSha3` only where it makes `ArmCrypto`).
+pub(super) trait Flavour: Copy {
+    /// `a ^ b ^ c` on bytes.
+    fn xor3(self, a: uint8x16_t, b: uint8x16_t, c: uint8x16_t) -> uint8x16_t;
+    /// `a ^ b ^ c` on 64-bit lanes.
+    fn xor3_64(self, a: uint64x2_t, b: uint64x2_t, c: uint64x2_t) -> uint64x2_t;
+}
+
+impl Flavour for ArmCrypto {
+    #[inline(always)]
+    fn xor3(self, a: uint8x16_t, b: uint8x16_t, c: uint8x16_t) -> uint8x16_t {
+        xor(xor(a, b), c)
+    }
+
+    #[inline(always)]
+    fn xor3_64(self, a: uint64x2_t, b: uint64x2_t, c: uint64x2_t) -> uint64x2_t {
+        // SAFETY: EOR needs only Advanced SIMD, which every AArch64 CPU has.
+        unsafe { veorq_u64(veorq_u64(a, b), c) }
+    }
+}
+
+impl Flavour for ArmSha3 {
+    #[inline(always)]
+    fn xor3(self, a: uint8x16_t, b: uint8x16_t, c: uint8x16_t) -> uint8x16_t {
+        // SAFETY: the `ArmSha3` token proves FEAT_SHA3.
+        unsafe { eor3(a, b, c) }
+    }
+
+    #[inline(always)]
+    fn xor3_64(self, a: uint64x2_t, b: uint64x2_t, c: uint64x2_t) -> uint64x2_t {
+        // SAFETY: the `ArmSha3` token proves FEAT_SHA3.
+        unsafe { eor3_64(a, b, c) }
+    }
+}
+
+impl ArmAes {
+    /// One middle round of direction `D` with key `rk` on every block of `b`.
+    #[inline(always)]
+    pub(super) fn round_lanes<D: Dir, const N: usize>(
+        &self,
+        rk: uint8x16_t,
+        b: &mut [uint8x16_t; N],
+    ) {
+        for x in b.iter_mut() {
+            *x = D::round(self.crypto, *x, rk);
         }
-    }};
-}
+    }
 
-/// Runs rounds `0..R-1` of direction `$dir` (`R` = `$r`, a constant 10, 12
-/// or 14) over `$b` with keys `$k`.
-macro_rules! middle_rounds {
-    ($dir:tt, $k:expr, $r:expr, $b:ident) => {{
-        let k = $k;
-        round_lanes!($dir, k[0], $b);
-        rounds_after_first!($dir, k, $r, $b);
-    }};
-}
-
-/// Middle rounds 1..R-1 (keys `k[1..=R-2]`), for kernels that do the first
-/// round themselves (XTS puts the tweak into its key operand).
-macro_rules! rounds_after_first {
-    ($dir:tt, $k:expr, $r:expr, $b:ident) => {{
-        let k = $k;
-        round_lanes!($dir, k[1], $b);
-        round_lanes!($dir, k[2], $b);
-        round_lanes!($dir, k[3], $b);
-        round_lanes!($dir, k[4], $b);
-        round_lanes!($dir, k[5], $b);
-        round_lanes!($dir, k[6], $b);
-        round_lanes!($dir, k[7], $b);
-        round_lanes!($dir, k[8], $b);
-        if $r >= 12 {
-            round_lanes!($dir, k[9], $b);
-            round_lanes!($dir, k[10], $b);
+    /// Middle rounds 1..R-1 (keys `1..=R-2`), for kernels that do the first
+    /// round themselves (XTS puts the tweak into its key operand).
+    #[inline(always)]
+    pub(super) fn rounds_after_first<D: Dir, const R: usize, const N: usize>(
+        &self,
+        b: &mut [uint8x16_t; N],
+    ) {
+        let k = D::schedule(self);
+        self.round_lanes::<D, N>(k[1], b);
+        self.round_lanes::<D, N>(k[2], b);
+        self.round_lanes::<D, N>(k[3], b);
+        self.round_lanes::<D, N>(k[4], b);
+        self.round_lanes::<D, N>(k[5], b);
+        self.round_lanes::<D, N>(k[6], b);
+        self.round_lanes::<D, N>(k[7], b);
+        self.round_lanes::<D, N>(k[8], b);
+        if R >= 12 {
+            self.round_lanes::<D, N>(k[9], b);
+            self.round_lanes::<D, N>(k[10], b);
         }
-        if $r >= 14 {
-            round_lanes!($dir, k[11], $b);
-            round_lanes!($dir, k[12], $b);
+        if R >= 14 {
+            self.round_lanes::<D, N>(k[11], b);
+            self.round_lanes::<D, N>(k[12], b);
         }
-    }};
-}
+    }
 
-/// Runs every round of direction `$dir` with keys `$k[0..=$r]` on every
-/// block of the array `$b`, the last one (no (Inv)MixColumns) up to its
-/// final key XOR, then sets each block `x` to `$fin` with `$y` naming that
-/// last round's output.
-macro_rules! rounds_then {
-    ($dir:tt, $k:expr, $r:expr, $b:ident, |$y:ident| $fin:expr) => {{
-        let k = $k;
-        middle_rounds!($dir, k, $r, $b);
-        for x in $b.iter_mut() {
-            let $y = last_round!($dir, *x, k[$r - 1]);
-            *x = $fin;
+    /// Every round of direction `D` on every block of `b` but the final key
+    /// XOR: afterwards each block still needs `^ k[R]`, which the caller
+    /// folds into a later XOR (with the data in CTR, with EOR3 where there
+    /// is one).
+    #[inline(always)]
+    pub(super) fn lanes_open<D: Dir, const R: usize, const N: usize>(
+        &self,
+        b: &mut [uint8x16_t; N],
+    ) {
+        let k = D::schedule(self);
+        self.round_lanes::<D, N>(k[0], b);
+        self.rounds_after_first::<D, R, N>(b);
+        for x in b.iter_mut() {
+            *x = D::last(self.crypto, *x, k[R - 1]);
         }
-    }};
-}
+    }
 
-/// Every round but the final key XOR: afterwards each block of `$b` still
-/// needs `^ $k[$r]`, which the caller folds into a later XOR (with the data
-/// in CTR, with EOR3 where there is one).
-macro_rules! lanes_open {
-    ($dir:tt, $k:expr, $r:expr, $b:ident) => {
-        rounds_then!($dir, $k, $r, $b, |y| y)
-    };
-}
-
-/// Encrypts (`enc`, keys `enc`) or decrypts (`dec`, the equivalent inverse
-/// cipher keys `dec`) every block of the array `$b` in place with
-/// `$k[0..=$r]`, the final key XOR included.
-macro_rules! lanes {
-    ($dir:tt, $k:expr, $r:expr, $b:ident) => {{
-        let k = $k;
-        rounds_then!($dir, k, $r, $b, |y| veorq_u8(y, k[$r]))
-    }};
-}
-
-/// `a ^ b ^ c` on bytes in two EORs (baseline Armv8): the XOR of the
-/// `"aes"` kernels.
-macro_rules! xor3_eor2 {
-    ($a:expr, $b:expr, $c:expr) => {
-        veorq_u8(veorq_u8($a, $b), $c)
-    };
-}
-
-/// `a ^ b ^ c` on bytes in one EOR3 (FEAT_SHA3): the XOR of the
-/// `"aes,sha3"` kernels.
-macro_rules! xor3_eor3 {
-    ($a:expr, $b:expr, $c:expr) => {
-        veor3q_u8($a, $b, $c)
-    };
-}
-
-/// Calls `$f::<R>($args)` for the key's round count: one branch per call, so
-/// that each kernel is compiled with its round loop fully unrolled.
-macro_rules! by_rounds {
-    ($k:expr, $($f:ident)::+, $($arg:expr),*) => {
-        match $k.rounds {
-            10 => $($f)::+::<10>($k, $($arg),*),
-            12 => $($f)::+::<12>($k, $($arg),*),
-            // RoundKeys only ever has 10, 12 or 14 rounds.
-            _ => $($f)::+::<14>($k, $($arg),*),
+    /// Encrypts (`Enc`) or decrypts (`Dec`) every block of `b` in place,
+    /// the final key XOR included.
+    #[inline(always)]
+    pub(super) fn lanes<D: Dir, const R: usize, const N: usize>(&self, b: &mut [uint8x16_t; N]) {
+        self.lanes_open::<D, R, N>(b);
+        let last = D::schedule(self)[R];
+        for x in b.iter_mut() {
+            *x = xor(*x, last);
         }
-    };
+    }
 }
 
-/// Writes `in ^ $last ^ $ks[j]` (`$xor3`: `xor3_eor2` or `xor3_eor3`) to
-/// block `$i + j` of the output for every keystream block `$ks[j]`, each
-/// input block loaded before the store to it. Expands to raw-pointer loads
-/// and stores: the caller's `unsafe` block vouches that blocks
-/// `$i..$i + $ks.len()` lie inside both regions.
-macro_rules! xor_keystream {
-    ($xor3:ident, $src:expr, $dst:expr, $i:expr, $last:expr, $ks:expr) => {
-        for (j, x) in $ks.iter().enumerate() {
-            let d = vld1q_u8($src.add(16 * ($i + j)));
-            vst1q_u8($dst.add(16 * ($i + j)), $xor3!(d, $last, *x));
+/// Writes `in ^ last ^ ks[j]` to block `i + j` of the output for every
+/// keystream block `ks[j]`, each input block loaded before the store to it.
+///
+/// # Safety
+/// Blocks `i..i + N` (16 bytes each) must be readable at `src` and writable
+/// at `dst`.
+#[inline(always)]
+pub(super) unsafe fn xor_keystream<X: Flavour, const N: usize>(
+    x: X,
+    src: *const u8,
+    dst: *mut u8,
+    i: usize,
+    last: uint8x16_t,
+    ks: &[uint8x16_t; N],
+) {
+    for (j, k) in ks.iter().enumerate() {
+        // SAFETY: block i + j lies inside both regions (the caller's
+        // contract); LD1/ST1 need only Advanced SIMD and no alignment.
+        unsafe {
+            let d = vld1q_u8(src.add(16 * (i + j)));
+            vst1q_u8(dst.add(16 * (i + j)), x.xor3(d, last, *k));
         }
-    };
+    }
 }
 
-/// Defines a kernel over the whole blocks of an `InOut` that carries one
-/// block of state from call to call (an IV, a counter, a tweak), in its two
-/// flavours: `$plain` for `"aes"`, handed the `ArmCrypto` token, combining
-/// with `xor3_eor2!`, and `$eor3` for `"aes,sha3"`, handed `ArmSha3`, with
-/// `xor3_eor3!`. `$body` names a macro taking `(key, R, state, n, src,
-/// dst, xor3)` (`n` whole blocks from `src` to `dst`, which may be equal),
-/// then any `$extra` tokens, that expands to the kernel's body.
-macro_rules! state_kernels {
+/// Defines the two entry points of a kernel whose body is written once,
+/// generic over its [`Flavour`]: `$plain` with the features `"aes"`, taking
+/// the `ArmCrypto` token, and `$eor3` with `"aes,sha3"`, taking `ArmSha3`.
+/// Each forwards to `$body::<Token, $const...>`, which is
+/// `#[inline(always)]` and so compiled inside it, with its features.
+///
+/// A macro because `#[target_feature]` takes a string literal that no
+/// generic parameter can choose: the two entry points differ only in that
+/// literal and the token type.
+macro_rules! flavours {
     (
-        $(#[$doc:meta])* $plain:ident;
-        $(#[$doc3:meta])* $eor3:ident;
-        $body:ident $(, $extra:tt)*
-    ) => {
-        state_kernels!(@one $(#[$doc])* $plain, "aes", ArmCrypto, xor3_eor2, $body $(, $extra)*);
-        state_kernels!(@one $(#[$doc3])* $eor3, "aes,sha3", ArmSha3, xor3_eor3, $body $(, $extra)*);
-    };
-    (
-        @one $(#[$doc:meta])* $name:ident, $features:literal, $tok:ident, $xor3:ident,
-        $body:ident $(, $extra:tt)*
+        $(#[$doc:meta])* $plain:ident, $eor3:ident =
+        $body:ident<$($c:ident),*>($($arg:ident: $ty:ty),* $(,)?)
     ) => {
         $(#[$doc])*
+        #[target_feature(enable = "aes")]
+        pub(super) fn $plain<$(const $c: usize),*>(x: ArmCrypto, $($arg: $ty),*) {
+            $body::<_ $(, $c)*>(x, $($arg),*)
+        }
+
+        $(#[$doc])*
         ///
-        /// # Safety
-        /// The CPU must have FEAT_AES, and FEAT_SHA3 for the EOR3 flavour;
-        /// the token argument (`ArmCrypto` for "aes", `ArmSha3` for
-        /// "aes,sha3") proves it.
-        #[target_feature(enable = $features)]
-        pub(super) unsafe fn $name<const R: usize>(
-            k: &ArmAes,
-            _: $tok,
-            state: &mut Block,
-            mut io: InOut<'_>,
-        ) {
-            let n = io.blocks();
-            let (src, dst) = (io.src_ptr(), io.dst_ptr());
-            $body!(k, R, state, n, src, dst, $xor3 $(, $extra)*)
+        /// With EOR3 (FEAT_SHA3).
+        #[target_feature(enable = "aes,sha3")]
+        pub(super) fn $eor3<$(const $c: usize),*>(x: ArmSha3, $($arg: $ty),*) {
+            $body::<_ $(, $c)*>(x, $($arg),*)
         }
     };
 }

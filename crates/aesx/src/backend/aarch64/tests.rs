@@ -4,9 +4,10 @@
 //! Every length from 0 to 40 blocks crosses the 8-block batch edges.
 
 use super::ghash::ArmHKey;
-use super::{gcm, ghash, xts, ArmAes};
-use crate::backend::kernels::cpu::ArmSha3;
+use super::{ghash, ArmAes};
+use crate::backend::kernels::gcm::GcmKernels;
 use crate::backend::kernels::inout::InOut;
+use crate::backend::kernels::xts::XtsKernels;
 use crate::backend::kernels::BlockKernels;
 use crate::backend::soft::SoftAes;
 use crate::key::{Block, RoundKeys};
@@ -88,7 +89,7 @@ fn both_ways_from<S: Copy>(
 /// The XOR flavours of the kernels this CPU runs: the baseline (two EORs)
 /// always, EOR3 where detection found FEAT_SHA3.
 fn flavours(arm: &ArmAes) -> &'static [bool] {
-    if arm.sha3().is_some() {
+    if arm.sha3.is_some() {
         &[false, true]
     } else {
         &[false]
@@ -97,35 +98,26 @@ fn flavours(arm: &ArmAes) -> &'static [bool] {
 
 /// The FEAT_SHA3 token of a key whose EOR3 flavours a test runs; those
 /// tests run them only where detection found FEAT_SHA3.
-fn sha3(arm: &ArmAes) -> ArmSha3 {
-    arm.sha3()
-        .expect("EOR3 kernels run only where FEAT_SHA3 was detected")
+/// The key with the kernels of one flavour: EOR3 (`eor3`, which needs
+/// FEAT_SHA3 detected) or the baseline two-EOR ones.
+fn flavour(arm: &ArmAes, eor3: bool) -> ArmAes {
+    if eor3 {
+        assert!(
+            arm.sha3.is_some(),
+            "EOR3 kernels run only where FEAT_SHA3 was detected"
+        );
+        arm.clone()
+    } else {
+        arm.without_sha3()
+    }
 }
 
-// The kernels of one flavour (`eor3`), called directly for the key's round
-// count. SAFETY (all calls below): `arm` holds the `ArmCrypto` token
-// (FEAT_AES and FEAT_PMULL), which the baseline kernels are handed; the
-// EOR3 ones are handed the `ArmSha3` token, which `sha3` only returns where
-// detection found FEAT_SHA3.
-
 fn ghash_update(arm: &ArmAes, eor3: bool, hk: &ArmHKey, acc: &mut Block, data: &[u8]) {
-    if eor3 {
-        // SAFETY: see above.
-        unsafe { ghash::sha3::update(sha3(arm), hk, acc, data) }
-    } else {
-        // SAFETY: see above.
-        unsafe { ghash::base::update(arm.crypto(), hk, acc, data) }
-    }
+    flavour(arm, eor3).ghash_update(hk, acc, data)
 }
 
 fn ctr32_apply(arm: &ArmAes, eor3: bool, ctr: &mut Block, io: InOut<'_>) {
-    if eor3 {
-        // SAFETY: see above.
-        unsafe { by_rounds!(arm, gcm::ctr32_apply_eor3, sha3(arm), ctr, io) }
-    } else {
-        // SAFETY: see above.
-        unsafe { by_rounds!(arm, gcm::ctr32_apply, arm.crypto(), ctr, io) }
-    }
+    GcmKernels::ctr32_apply(&flavour(arm, eor3), ctr, io)
 }
 
 /// The stitched GCM kernels: encryption, or decryption when `dec`; the
@@ -138,27 +130,21 @@ fn gcm_stitched(
     (ctr, acc): &mut (Block, Block),
     io: InOut<'_>,
 ) {
-    // SAFETY: see above.
-    unsafe {
-        match (dec, eor3) {
-            (false, false) => by_rounds!(arm, gcm::gcm_encrypt, arm.crypto(), hk, ctr, acc, io),
-            (false, true) => by_rounds!(arm, gcm::gcm_encrypt_eor3, sha3(arm), hk, ctr, acc, io),
-            (true, false) => by_rounds!(arm, gcm::gcm_decrypt, arm.crypto(), hk, ctr, acc, io),
-            (true, true) => by_rounds!(arm, gcm::gcm_decrypt_eor3, sha3(arm), hk, ctr, acc, io),
-        }
+    let k = flavour(arm, eor3);
+    if dec {
+        k.gcm_decrypt(hk, ctr, acc, io)
+    } else {
+        k.gcm_encrypt(hk, ctr, acc, io)
     }
 }
 
 /// The XTS kernels: encryption, or decryption when `dec`.
 fn xts_kernel(arm: &ArmAes, eor3: bool, dec: bool, tweak: &mut Block, io: InOut<'_>) {
-    // SAFETY: see above.
-    unsafe {
-        match (dec, eor3) {
-            (false, false) => by_rounds!(arm, xts::xts_encrypt, arm.crypto(), tweak, io),
-            (false, true) => by_rounds!(arm, xts::xts_encrypt_eor3, sha3(arm), tweak, io),
-            (true, false) => by_rounds!(arm, xts::xts_decrypt, arm.crypto(), tweak, io),
-            (true, true) => by_rounds!(arm, xts::xts_decrypt_eor3, sha3(arm), tweak, io),
-        }
+    let k = flavour(arm, eor3);
+    if dec {
+        k.xts_decrypt(tweak, io)
+    } else {
+        k.xts_encrypt(tweak, io)
     }
 }
 

@@ -12,11 +12,12 @@
 use core::arch::aarch64::*;
 
 use super::blocks::LANES;
+use super::rounds::{xor, zeros, Dec, Dir, Enc, Flavour};
 use super::ArmAes;
 use crate::backend::kernels::cpu::{ArmCrypto, ArmSha3};
 use crate::backend::kernels::inout::InOut;
 use crate::backend::kernels::xts::XtsKernels;
-use crate::key::Block;
+use crate::key::{Block, KeySize};
 
 /// T * x in GF(2^128), IEEE 1619 bit order (little-endian), by mask.
 #[inline(always)]
@@ -24,92 +25,131 @@ fn mul_x(t: u128) -> u128 {
     (t << 1) ^ (0u128.wrapping_sub(t >> 127) & 0x87)
 }
 
-/// The XTS body for `state_kernels!`: rounds of direction `$dir` with the
-/// schedule `$keys`.
-macro_rules! xts_body {
-    ($k:ident, $r:ident, $tweak:ident, $n:ident, $src:ident, $dst:ident, $xor3:ident, $dir:tt, $keys:ident) => {{
-        let key = &$k.$keys;
-        let (k0, last) = (key[0], key[$r]);
-        let mut t = u128::from_le_bytes(*$tweak);
-        let mut i = 0;
-        while i + LANES <= $n {
-            let mut tw = [vdupq_n_u8(0); LANES];
-            for x in tw.iter_mut() {
-                *x = vreinterpretq_u8_p128(t);
-                t = mul_x(t);
-            }
-            let mut b = [vdupq_n_u8(0); LANES];
-            for (j, x) in b.iter_mut().enumerate() {
-                // SAFETY: blocks i..i+8 lie inside the input (i + 8 <= n).
-                let d = unsafe { vld1q_u8($src.add(16 * (i + j))) };
-                *x = round!($dir, d, veorq_u8(tw[j], k0));
-            }
-            rounds_after_first!($dir, key, $r, b);
-            for (j, x) in b.iter().enumerate() {
-                let y = last_round!($dir, *x, key[$r - 1]);
-                // SAFETY: as for the loads, in the output; all loads of
-                // the batch came before the first store.
-                unsafe { vst1q_u8($dst.add(16 * (i + j)), $xor3!(y, last, tw[j])) };
-            }
-            i += LANES;
-        }
-        while i < $n {
-            let tv = vreinterpretq_u8_p128(t);
-            // SAFETY: block i < n lies inside both regions; load before
-            // store.
-            let d = unsafe { vld1q_u8($src.add(16 * i)) };
-            let mut b = [round!($dir, d, veorq_u8(tv, k0))];
-            rounds_after_first!($dir, key, $r, b);
-            let y = last_round!($dir, b[0], key[$r - 1]);
-            // SAFETY: as above.
-            unsafe { vst1q_u8($dst.add(16 * i), $xor3!(y, last, tv)) };
-            t = mul_x(t);
-            i += 1;
-        }
-        *$tweak = t.to_le_bytes();
-    }};
+/// The tweak `t` as a vector (its bytes in little-endian order).
+#[inline]
+#[target_feature(enable = "aes")]
+fn tweak_vector(t: u128) -> uint8x16_t {
+    vreinterpretq_u8_p128(t)
 }
 
-state_kernels!(
-    /// XTS-encrypts whole blocks from the encrypted tweak `state`, which
+/// The XTS kernel body in direction `D`, 8 blocks at a time: `T ^ k[0]`
+/// is the first round's key operand, and the output whitening `^ T` joins
+/// the last round key in one [`Flavour::xor3`].
+#[inline(always)]
+fn xts_body<D: Dir, X: Flavour, const R: usize>(
+    x: X,
+    k: &ArmAes,
+    tweak: &mut Block,
+    mut io: InOut<'_>,
+) {
+    let n = io.blocks();
+    let (src, dst) = (io.src_ptr(), io.dst_ptr());
+    let key = D::schedule(k);
+    let (k0, last) = (key[0], key[R]);
+    let mut t = u128::from_le_bytes(*tweak);
+    let mut i = 0;
+    while i + LANES <= n {
+        let mut tw = zeros::<LANES>();
+        for v in tw.iter_mut() {
+            // SAFETY: `k.crypto` proves FEAT_AES.
+            *v = unsafe { tweak_vector(t) };
+            t = mul_x(t);
+        }
+        let mut b = zeros::<LANES>();
+        for (j, v) in b.iter_mut().enumerate() {
+            // SAFETY: blocks i..i+LANES lie inside the input (i + LANES <= n).
+            let d = unsafe { vld1q_u8(src.add(16 * (i + j))) };
+            *v = D::round(k.crypto, d, xor(tw[j], k0));
+        }
+        k.rounds_after_first::<D, R, LANES>(&mut b);
+        for (j, v) in b.iter().enumerate() {
+            let y = D::last(k.crypto, *v, key[R - 1]);
+            // SAFETY: blocks i..i+LANES lie inside the output; all loads of
+            // the batch came before the first store.
+            unsafe { vst1q_u8(dst.add(16 * (i + j)), x.xor3(y, last, tw[j])) };
+        }
+        i += LANES;
+    }
+    while i < n {
+        // SAFETY: `k.crypto` proves FEAT_AES.
+        let tv = unsafe { tweak_vector(t) };
+        // SAFETY: block i < n lies inside the input.
+        let d = unsafe { vld1q_u8(src.add(16 * i)) };
+        let mut b = [D::round(k.crypto, d, xor(tv, k0))];
+        k.rounds_after_first::<D, R, 1>(&mut b);
+        let y = D::last(k.crypto, b[0], key[R - 1]);
+        // SAFETY: block i < n lies inside the output; its input was read.
+        unsafe { vst1q_u8(dst.add(16 * i), x.xor3(y, last, tv)) };
+        t = mul_x(t);
+        i += 1;
+    }
+    *tweak = t.to_le_bytes();
+}
+
+/// XTS encryption body for `flavours!`.
+#[inline(always)]
+fn xts_encrypt_body<X: Flavour, const R: usize>(
+    x: X,
+    k: &ArmAes,
+    tweak: &mut Block,
+    io: InOut<'_>,
+) {
+    xts_body::<Enc, X, R>(x, k, tweak, io)
+}
+
+/// XTS decryption body for `flavours!`.
+#[inline(always)]
+fn xts_decrypt_body<X: Flavour, const R: usize>(
+    x: X,
+    k: &ArmAes,
+    tweak: &mut Block,
+    io: InOut<'_>,
+) {
+    xts_body::<Dec, X, R>(x, k, tweak, io)
+}
+
+flavours!(
+    /// XTS-encrypts whole blocks from the encrypted tweak `tweak`, which
     /// becomes the tweak of the next block.
-    xts_encrypt;
-    /// As [`xts_encrypt`], with EOR3.
-    xts_encrypt_eor3;
-    xts_body, enc, enc
+    xts_encrypt, xts_encrypt_eor3 =
+        xts_encrypt_body<R>(k: &ArmAes, tweak: &mut Block, io: InOut<'_>)
 );
-state_kernels!(
-    /// XTS-decrypts whole blocks; the tweak `state` advances as in
-    /// [`xts_encrypt`].
-    xts_decrypt;
-    /// As [`xts_decrypt`], with EOR3.
-    xts_decrypt_eor3;
-    xts_body, dec, dec
+flavours!(
+    /// XTS-decrypts whole blocks; `tweak` advances as in encryption.
+    xts_decrypt, xts_decrypt_eor3 =
+        xts_decrypt_body<R>(k: &ArmAes, tweak: &mut Block, io: InOut<'_>)
 );
 
-// SAFETY (all calls below): `self` holds the `ArmCrypto` token (FEAT_AES),
-// which the plain kernels are handed; the EOR3 flavours are handed its
-// `ArmSha3` token (FEAT_SHA3), taken from `self.sha3()`. The sector kernels
-// are the trait's: one tweak encryption batch per group of sectors, each
-// sector through these kernels.
+// The sector kernels are the trait's: one tweak encryption batch per group
+// of sectors, each sector through these kernels.
 impl XtsKernels for ArmAes {
     fn xts_encrypt(&self, tweak: &mut Block, io: InOut<'_>) {
-        if let Some(sha3) = self.sha3() {
-            // SAFETY: see above.
-            unsafe { by_rounds!(self, xts_encrypt_eor3, sha3, tweak, io) }
-        } else {
-            // SAFETY: see above.
-            unsafe { by_rounds!(self, xts_encrypt, self.crypto(), tweak, io) }
+        // SAFETY: `self.crypto` proves FEAT_AES, and the `ArmSha3` token
+        // handed to the EOR3 kernels proves FEAT_SHA3.
+        unsafe {
+            match (self.sha3, self.size) {
+                (Some(t), KeySize::Aes128) => xts_encrypt_eor3::<10>(t, self, tweak, io),
+                (Some(t), KeySize::Aes192) => xts_encrypt_eor3::<12>(t, self, tweak, io),
+                (Some(t), KeySize::Aes256) => xts_encrypt_eor3::<14>(t, self, tweak, io),
+                (None, KeySize::Aes128) => xts_encrypt::<10>(self.crypto, self, tweak, io),
+                (None, KeySize::Aes192) => xts_encrypt::<12>(self.crypto, self, tweak, io),
+                (None, KeySize::Aes256) => xts_encrypt::<14>(self.crypto, self, tweak, io),
+            }
         }
     }
 
     fn xts_decrypt(&self, tweak: &mut Block, io: InOut<'_>) {
-        if let Some(sha3) = self.sha3() {
-            // SAFETY: see above.
-            unsafe { by_rounds!(self, xts_decrypt_eor3, sha3, tweak, io) }
-        } else {
-            // SAFETY: see above.
-            unsafe { by_rounds!(self, xts_decrypt, self.crypto(), tweak, io) }
+        // SAFETY: `self.crypto` proves FEAT_AES, and the `ArmSha3` token
+        // handed to the EOR3 kernels proves FEAT_SHA3.
+        unsafe {
+            match (self.sha3, self.size) {
+                (Some(t), KeySize::Aes128) => xts_decrypt_eor3::<10>(t, self, tweak, io),
+                (Some(t), KeySize::Aes192) => xts_decrypt_eor3::<12>(t, self, tweak, io),
+                (Some(t), KeySize::Aes256) => xts_decrypt_eor3::<14>(t, self, tweak, io),
+                (None, KeySize::Aes128) => xts_decrypt::<10>(self.crypto, self, tweak, io),
+                (None, KeySize::Aes192) => xts_decrypt::<12>(self.crypto, self, tweak, io),
+                (None, KeySize::Aes256) => xts_decrypt::<14>(self.crypto, self, tweak, io),
+            }
         }
     }
 }
