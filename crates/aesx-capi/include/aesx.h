@@ -329,10 +329,11 @@ int aesx_xts_key_backend(const struct aesx_xts_key *key);
 // Requires: `key` NULL or a live handle.
 int aesx_esp_key_backend(const struct aesx_esp_key *key);
 
-// The name of a backend (the library's list: "soft", "aesni", "vaes256",
-// "vaes512", "armv8", ...; the names AESX_BACKEND and the aesx CLI use). For AESX_BACKEND_AUTO, the
-// name of the backend that AUTO picks on this machine. NULL for a number
-// aesx does not know. A static string: never free it.
+// The name of a backend: its AESX_BACKEND_<NAME> in lower case (e.g.
+// "soft"), the name AESX_BACKEND and the aesx CLI take. For
+// AESX_BACKEND_AUTO, the name of the backend that AUTO picks on this
+// machine. NULL for a number aesx does not know. A static string: never
+// free it.
 const char *aesx_backend_name(int backend);
 
 // 1 if this CPU and build can run `backend` (AESX_BACKEND_AUTO: always),

@@ -322,10 +322,11 @@ fn c_name(b: Backend) -> *const c_char {
     i.map_or(core::ptr::null(), |i| names[i].as_ptr())
 }
 
-/// The name of a backend (the library's list: "soft", "aesni", "vaes256",
-/// "vaes512", "armv8", ...; the names AESX_BACKEND and the aesx CLI use). For AESX_BACKEND_AUTO, the
-/// name of the backend that AUTO picks on this machine. NULL for a number
-/// aesx does not know. A static string: never free it.
+/// The name of a backend: its AESX_BACKEND_<NAME> in lower case (e.g.
+/// "soft"), the name AESX_BACKEND and the aesx CLI take. For
+/// AESX_BACKEND_AUTO, the name of the backend that AUTO picks on this
+/// machine. NULL for a number aesx does not know. A static string: never
+/// free it.
 #[no_mangle]
 pub extern "C" fn aesx_backend_name(backend: c_int) -> *const c_char {
     let mut name = core::ptr::null();

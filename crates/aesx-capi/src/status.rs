@@ -72,6 +72,8 @@ pub const AESX_ERR_NO_DEVICE: c_int = -25;
 pub const AESX_ERR_DEVICE: c_int = -26;
 
 /// A C string literal, NUL-terminated at compile time.
+// A macro because `concat!` takes only literals (and `env!`), which a
+// function's argument cannot be; a `c"..."` literal cannot hold `env!`.
 macro_rules! cstr {
     ($s:expr) => {
         concat!($s, "\0").as_ptr().cast::<c_char>()
