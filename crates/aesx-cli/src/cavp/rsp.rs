@@ -16,6 +16,10 @@
 //!
 //! Anything else is an error with its line number: a vector file that is
 //! read wrongly must never pass silently.
+//!
+//! The file is self-contained (no `crate::` paths, only `std` and `hex`):
+//! the aesx library's tests include it by path (`tests/common`), so the
+//! repository has one reader of the format.
 
 use std::fmt;
 

@@ -1,12 +1,7 @@
-//! Shared by the tests: a small reader for NIST CAVP `.rsp` files, the path
-//! of the repository's `vectors/` folder, the backends a run covers, random
-//! keys and bytes, and (in submodules) OpenSSL's one-shot answers and the
-//! length checks every AEAD type makes.
-//!
-//! Format: `#` comments; `[ENCRYPT]`/`[DECRYPT]` sections; `[Name = value]`
-//! headers in force until set again; records of `NAME = value` lines
-//! separated by blank lines, names in any case; `FAIL` marker lines. Any
-//! other line panics the test, so a misread file cannot pass quietly.
+//! Shared by the tests: NIST CAVP `.rsp` records (read by the CLI's
+//! parser, the only one), the path of the repository's `vectors/` folder,
+//! the backends a run covers, random keys and bytes, and (in submodules)
+//! OpenSSL's one-shot answers and the length checks every AEAD type makes.
 
 #![allow(dead_code)] // each test binary uses a different part
 
@@ -18,14 +13,35 @@ use std::path::PathBuf;
 
 use rand::RngCore;
 
-/// One record with the section and headers in force where it appeared.
+/// The CLI's reader of `.rsp` files (`aesx cavp`), the one parser of the
+/// format in the repository. It is a self-contained file, included here by
+/// path: the CLI cannot be a dependency of the library it tests, and the
+/// library's tests should not carry a second reader that could drift.
+#[path = "../../../aesx-cli/src/cavp/rsp.rs"]
+mod rsp;
+
+/// One record with the section and headers in force where it appeared,
+/// names upper-cased, in maps for the tests' lookups.
 #[derive(Debug, Clone, Default)]
 pub struct Record {
     pub line: usize,
+    /// The section (`ENCRYPT`, `DECRYPT`), empty before the first one.
     pub section: String,
     pub headers: BTreeMap<String, String>,
     pub fields: BTreeMap<String, String>,
     pub fail: bool,
+}
+
+impl From<rsp::Record> for Record {
+    fn from(r: rsp::Record) -> Record {
+        Record {
+            line: r.line,
+            section: r.section.unwrap_or_default(),
+            headers: r.headers.into_iter().collect(),
+            fields: r.fields.into_iter().collect(),
+            fail: r.fail,
+        }
+    }
 }
 
 impl Record {
@@ -53,55 +69,14 @@ impl Record {
     }
 }
 
-/// Parses `.rsp` text.
+/// Parses `.rsp` text; a line the reader refuses panics the test, so a
+/// misread file cannot pass quietly.
 pub fn parse_rsp(text: &str) -> Vec<Record> {
-    let mut out = Vec::new();
-    let mut section = String::new();
-    let mut headers = BTreeMap::new();
-    let mut cur: Option<Record> = None;
-    for (i, raw) in text.lines().enumerate() {
-        let line = raw.trim();
-        if line.is_empty() {
-            out.extend(cur.take());
-            continue;
-        }
-        if line.starts_with('#') {
-            continue;
-        }
-        if let Some(inner) = line.strip_prefix('[') {
-            out.extend(cur.take());
-            let inner = inner.strip_suffix(']').expect("unclosed header");
-            match inner.split_once('=') {
-                Some((k, v)) => {
-                    headers.insert(k.trim().to_ascii_uppercase(), v.trim().to_string());
-                }
-                None => {
-                    section = inner.trim().to_ascii_uppercase();
-                    headers.clear();
-                }
-            }
-            continue;
-        }
-        let rec = cur.get_or_insert_with(|| Record {
-            line: i + 1,
-            section: section.clone(),
-            headers: headers.clone(),
-            ..Record::default()
-        });
-        if line.eq_ignore_ascii_case("FAIL") {
-            rec.fail = true;
-            continue;
-        }
-        let (k, v) = line
-            .split_once('=')
-            .unwrap_or_else(|| panic!("line {}: not NAME = value: {line:?}", i + 1));
-        let prev = rec
-            .fields
-            .insert(k.trim().to_ascii_uppercase(), v.trim().to_string());
-        assert!(prev.is_none(), "line {}: field twice", i + 1);
-    }
-    out.extend(cur.take());
-    out
+    rsp::parse(text)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .into_iter()
+        .map(Record::from)
+        .collect()
 }
 
 /// The repository's `vectors/` folder.
