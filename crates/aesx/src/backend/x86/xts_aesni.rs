@@ -518,8 +518,8 @@ mod tests {
         tw: &mut Block,
         io: InOut<'_>,
     ) {
-        // SAFETY (every arm): the caller's features; the AVX2 token proves
-        // AVX for `run_vex`.
+        // SAFETY: the caller's AES-NI, SSE4.1 and PCLMULQDQ; in the `Some`
+        // arms the AVX2 token proves AVX for `run_vex`.
         unsafe {
             match (avx, enc, jump) {
                 (None, true, true) => run::<R, true, true>(k, tw, io),
