@@ -31,7 +31,7 @@ pub(crate) mod x86;
 
 pub(crate) use engine::Engine;
 pub(crate) use kernels::inout::InOut;
-pub(crate) use kernels::{BlockKernels, CbcLanes};
+pub(crate) use kernels::CbcLanes;
 pub use list::Backend;
 pub use registry::{BackendIter, BackendSet};
 pub use schedule::{Schedule, UnknownSchedule};

@@ -117,36 +117,6 @@ pub(crate) fn debug_over_aes(f: &mut fmt::Formatter<'_>, name: &str, aes: &Aes) 
         .finish_non_exhaustive()
 }
 
-/// The constructors of a mode that is a thin layer over one [`Aes`] key
-/// (ECB, CBC): `new`, `with_backend`, `aes` and `From<Aes>`.
-macro_rules! over_aes {
-    ($mode:ident, $name:literal) => {
-        impl $mode {
-            #[doc = concat!($name, " with `key` on the preferred backend.")]
-            pub fn new(key: &[u8]) -> Result<Self> {
-                Aes::new(key).map($mode::from)
-            }
-
-            #[doc = concat!($name, " with `key` on the named backend.")]
-            pub fn with_backend(key: &[u8], backend: Backend) -> Result<Self> {
-                Aes::with_backend(key, backend).map($mode::from)
-            }
-
-            /// The underlying block cipher.
-            pub fn aes(&self) -> &Aes {
-                &self.aes
-            }
-        }
-
-        impl From<Aes> for $mode {
-            fn from(aes: Aes) -> Self {
-                $mode { aes }
-            }
-        }
-    };
-}
-pub(crate) use over_aes;
-
 pub(crate) fn check_blocks(len: usize) -> Result<()> {
     if len.is_multiple_of(BLOCK_LEN) {
         Ok(())

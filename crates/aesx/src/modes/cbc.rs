@@ -1,6 +1,6 @@
 //! CBC (SP 800-38A section 6.2), with optional PKCS#7 padding.
 
-use super::block::{check_blocks, over_aes, Aes};
+use super::block::{check_blocks, Aes};
 use super::padding::{decrypt_padded, encrypt_padded, Padding};
 use crate::backend::{Backend, InOut};
 use crate::error::{Error, Result};
@@ -23,28 +23,27 @@ fn iv_block(iv: &[u8]) -> Result<Block> {
     })
 }
 
-over_aes!(Cbc, "CBC");
+impl Cbc {
+    /// CBC with `key` on the preferred backend.
+    pub fn new(key: &[u8]) -> Result<Self> {
+        Aes::new(key).map(Cbc::from)
+    }
 
-/// The one-shot `encrypt` and `decrypt`: a whole message from its IV,
-/// through the chained calls (`$chained`) and the padding (`$padded`).
-macro_rules! padded {
-    ($($(#[$doc:meta])* $name:ident => $padded:ident, $chained:ident;)*) => {
-        $(
-            $(#[$doc])*
-            pub fn $name(
-                &self,
-                iv: &[u8],
-                src: &[u8],
-                dst: &mut [u8],
-                padding: Padding,
-            ) -> Result<usize> {
-                let mut chain = iv_block(iv)?;
-                $padded(src, dst, padding, |src, dst| {
-                    self.$chained(&mut chain, src, dst)
-                })
-            }
-        )*
-    };
+    /// CBC with `key` on the named backend.
+    pub fn with_backend(key: &[u8], backend: Backend) -> Result<Self> {
+        Aes::with_backend(key, backend).map(Cbc::from)
+    }
+
+    /// The underlying block cipher.
+    pub fn aes(&self) -> &Aes {
+        &self.aes
+    }
+}
+
+impl From<Aes> for Cbc {
+    fn from(aes: Aes) -> Self {
+        Cbc { aes }
+    }
 }
 
 impl Cbc {
@@ -90,15 +89,35 @@ impl Cbc {
         self.decrypt_chained(&mut iv, buf)
     }
 
-    padded! {
-        /// Encrypts `src` into `dst`; returns the ciphertext length
-        /// (`padding.padded_len(src.len())`, which `dst` must hold).
-        encrypt => encrypt_padded, encrypt_chained_to;
+    /// Encrypts `src` into `dst`; returns the ciphertext length
+    /// (`padding.padded_len(src.len())`, which `dst` must hold).
+    pub fn encrypt(
+        &self,
+        iv: &[u8],
+        src: &[u8],
+        dst: &mut [u8],
+        padding: Padding,
+    ) -> Result<usize> {
+        let mut chain = iv_block(iv)?;
+        encrypt_padded(src, dst, padding, |src, dst| {
+            self.encrypt_chained_to(&mut chain, src, dst)
+        })
+    }
 
-        /// Decrypts `src` into `dst` (at least `src.len()` bytes); returns the
-        /// plaintext length after removing padding. On bad padding the output is
-        /// zeroed.
-        decrypt => decrypt_padded, decrypt_chained_to;
+    /// Decrypts `src` into `dst` (at least `src.len()` bytes); returns the
+    /// plaintext length after removing padding. On bad padding the output is
+    /// zeroed.
+    pub fn decrypt(
+        &self,
+        iv: &[u8],
+        src: &[u8],
+        dst: &mut [u8],
+        padding: Padding,
+    ) -> Result<usize> {
+        let mut chain = iv_block(iv)?;
+        decrypt_padded(src, dst, padding, |src, dst| {
+            self.decrypt_chained_to(&mut chain, src, dst)
+        })
     }
 
     /// Encrypts into a new vector.

@@ -4,7 +4,7 @@ use zeroize::Zeroize;
 
 use super::block::Aes;
 use super::cmac::CbcMacState;
-use super::tag::{self, open_in_place_detached, AeadIo, Tag};
+use super::tag::{self, AeadIo, Tag};
 use crate::backend::kernels::mac::xor_into;
 use crate::backend::{Backend, InOut};
 use crate::error::{Error, Result};
@@ -97,13 +97,19 @@ impl Ccm {
 
     /// Encrypts `buf` in place and returns the tag.
     pub fn seal_in_place_detached(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> Result<Tag> {
-        self.seal_io(nonce, aad, InOut::in_place(buf))
+        <Self as AeadIo>::seal_in_place_detached(self, nonce, aad, buf)
     }
 
-    open_in_place_detached! {
-        /// Decrypts `buf` in place if `tag` verifies; otherwise zeroes `buf` and
-        /// returns [`Error::AuthenticationFailed`].
-        io open_io
+    /// Decrypts `buf` in place if `tag` verifies; otherwise zeroes `buf` and
+    /// returns [`Error::AuthenticationFailed`].
+    pub fn open_in_place_detached(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        buf: &mut [u8],
+        tag: &[u8],
+    ) -> Result<()> {
+        <Self as AeadIo>::open_in_place_detached(self, nonce, aad, buf, tag)
     }
 
     /// Both directions: the payload through the CCM kernel (whole blocks)
@@ -245,5 +251,9 @@ impl AeadIo for Ccm {
             return Err(Error::InvalidTagLength { len: tag.len() });
         }
         tag::check(self.crypt(nonce, aad, io, true)?.as_bytes(), tag)
+    }
+
+    fn tag_bytes(&self) -> usize {
+        self.tag_len
     }
 }

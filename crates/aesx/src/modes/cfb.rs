@@ -56,89 +56,71 @@ impl core::fmt::Debug for Cfb {
     }
 }
 
-/// The constructors shared by the feedback modes: `new`, `with_backend`,
-/// `from_aes` (each takes a 16-byte IV) and `aes`.
-macro_rules! feedback_ctors {
-    ($mode:ident, $name:literal, $init:expr) => {
-        impl $mode {
-            #[doc = concat!($name, " with `key` and a 16-byte IV, preferred backend.")]
-            pub fn new(key: &[u8], iv: &[u8]) -> Result<Self> {
-                Self::from_aes(Aes::new(key)?, iv)
-            }
-
-            #[doc = concat!($name, " with `key` and a 16-byte IV on `backend`.")]
-            pub fn with_backend(key: &[u8], iv: &[u8], backend: Backend) -> Result<Self> {
-                Self::from_aes(Aes::with_backend(key, backend)?, iv)
-            }
-
-            #[doc = concat!($name, " over an already expanded key.")]
-            pub fn from_aes(aes: Aes, iv: &[u8]) -> Result<Self> {
-                let iv = iv_block(iv)?;
-                Ok($init(aes, iv))
-            }
-
-            /// The underlying block cipher.
-            pub fn aes(&self) -> &Aes {
-                &self.aes
-            }
-        }
-    };
-}
-pub(crate) use feedback_ctors;
-
-feedback_ctors!(Cfb, "CFB128", |aes, iv| Cfb {
-    aes,
-    reg: iv,
-    ks: [0; BLOCK_LEN],
-    used: BLOCK_LEN,
-});
-
-/// The public calls of a streaming mode with two directions: in place and
-/// from `src` to `dst`.
-macro_rules! two_way_calls {
-    ($name:literal) => {
-        #[doc = concat!("Encrypts `buf` in place, continuing the ", $name, " stream.")]
-        pub fn encrypt(&mut self, buf: &mut [u8]) {
-            self.run(true, InOut::in_place(buf));
-        }
-
-        #[doc = concat!("Decrypts `buf` in place, continuing the ", $name, " stream.")]
-        pub fn decrypt(&mut self, buf: &mut [u8]) {
-            self.run(false, InOut::in_place(buf));
-        }
-
-        /// Encrypts `src` into `dst` (equal lengths).
-        pub fn encrypt_to(&mut self, src: &[u8], dst: &mut [u8]) -> Result<()> {
-            self.run(true, InOut::new(src, dst)?);
-            Ok(())
-        }
-
-        /// Decrypts `src` into `dst` (equal lengths).
-        pub fn decrypt_to(&mut self, src: &[u8], dst: &mut [u8]) -> Result<()> {
-            self.run(false, InOut::new(src, dst)?);
-            Ok(())
-        }
-
-        /// Encrypts into a new vector.
-        #[cfg(feature = "std")]
-        pub fn encrypt_vec(&mut self, src: &[u8]) -> alloc::vec::Vec<u8> {
-            let mut v = src.to_vec();
-            self.encrypt(&mut v);
-            v
-        }
-
-        /// Decrypts into a new vector.
-        #[cfg(feature = "std")]
-        pub fn decrypt_vec(&mut self, src: &[u8]) -> alloc::vec::Vec<u8> {
-            let mut v = src.to_vec();
-            self.decrypt(&mut v);
-            v
-        }
-    };
-}
-
 impl Cfb {
-    two_way_calls!("CFB128");
+    /// CFB128 with `key` and a 16-byte IV, preferred backend.
+    pub fn new(key: &[u8], iv: &[u8]) -> Result<Self> {
+        Self::from_aes(Aes::new(key)?, iv)
+    }
+
+    /// CFB128 with `key` and a 16-byte IV on `backend`.
+    pub fn with_backend(key: &[u8], iv: &[u8], backend: Backend) -> Result<Self> {
+        Self::from_aes(Aes::with_backend(key, backend)?, iv)
+    }
+
+    /// CFB128 over an already expanded key.
+    pub fn from_aes(aes: Aes, iv: &[u8]) -> Result<Self> {
+        let reg = iv_block(iv)?;
+        Ok(Cfb {
+            aes,
+            reg,
+            ks: [0; BLOCK_LEN],
+            used: BLOCK_LEN,
+        })
+    }
+
+    /// The underlying block cipher.
+    pub fn aes(&self) -> &Aes {
+        &self.aes
+    }
+}
+impl Cfb {
+    /// Encrypts `buf` in place, continuing the CFB128 stream.
+    pub fn encrypt(&mut self, buf: &mut [u8]) {
+        self.run(true, InOut::in_place(buf));
+    }
+
+    /// Decrypts `buf` in place, continuing the CFB128 stream.
+    pub fn decrypt(&mut self, buf: &mut [u8]) {
+        self.run(false, InOut::in_place(buf));
+    }
+
+    /// Encrypts `src` into `dst` (equal lengths).
+    pub fn encrypt_to(&mut self, src: &[u8], dst: &mut [u8]) -> Result<()> {
+        self.run(true, InOut::new(src, dst)?);
+        Ok(())
+    }
+
+    /// Decrypts `src` into `dst` (equal lengths).
+    pub fn decrypt_to(&mut self, src: &[u8], dst: &mut [u8]) -> Result<()> {
+        self.run(false, InOut::new(src, dst)?);
+        Ok(())
+    }
+
+    /// Encrypts into a new vector.
+    #[cfg(feature = "std")]
+    pub fn encrypt_vec(&mut self, src: &[u8]) -> alloc::vec::Vec<u8> {
+        let mut v = src.to_vec();
+        self.encrypt(&mut v);
+        v
+    }
+
+    /// Decrypts into a new vector.
+    #[cfg(feature = "std")]
+    pub fn decrypt_vec(&mut self, src: &[u8]) -> alloc::vec::Vec<u8> {
+        let mut v = src.to_vec();
+        self.decrypt(&mut v);
+        v
+    }
 
     /// The IV that continues this stream in a new `Cfb` (the last
     /// ciphertext block), when the stream stands at a block boundary;
@@ -276,10 +258,67 @@ impl core::fmt::Debug for Cfb8 {
     }
 }
 
-feedback_ctors!(Cfb8, "CFB8", |aes, iv| Cfb8 { aes, reg: iv });
+impl Cfb8 {
+    /// CFB8 with `key` and a 16-byte IV, preferred backend.
+    pub fn new(key: &[u8], iv: &[u8]) -> Result<Self> {
+        Self::from_aes(Aes::new(key)?, iv)
+    }
+
+    /// CFB8 with `key` and a 16-byte IV on `backend`.
+    pub fn with_backend(key: &[u8], iv: &[u8], backend: Backend) -> Result<Self> {
+        Self::from_aes(Aes::with_backend(key, backend)?, iv)
+    }
+
+    /// CFB8 over an already expanded key.
+    pub fn from_aes(aes: Aes, iv: &[u8]) -> Result<Self> {
+        let reg = iv_block(iv)?;
+        Ok(Cfb8 { aes, reg })
+    }
+
+    /// The underlying block cipher.
+    pub fn aes(&self) -> &Aes {
+        &self.aes
+    }
+}
 
 impl Cfb8 {
-    two_way_calls!("CFB8");
+    /// Encrypts `buf` in place, continuing the CFB8 stream.
+    pub fn encrypt(&mut self, buf: &mut [u8]) {
+        self.run(true, InOut::in_place(buf));
+    }
+
+    /// Decrypts `buf` in place, continuing the CFB8 stream.
+    pub fn decrypt(&mut self, buf: &mut [u8]) {
+        self.run(false, InOut::in_place(buf));
+    }
+
+    /// Encrypts `src` into `dst` (equal lengths).
+    pub fn encrypt_to(&mut self, src: &[u8], dst: &mut [u8]) -> Result<()> {
+        self.run(true, InOut::new(src, dst)?);
+        Ok(())
+    }
+
+    /// Decrypts `src` into `dst` (equal lengths).
+    pub fn decrypt_to(&mut self, src: &[u8], dst: &mut [u8]) -> Result<()> {
+        self.run(false, InOut::new(src, dst)?);
+        Ok(())
+    }
+
+    /// Encrypts into a new vector.
+    #[cfg(feature = "std")]
+    pub fn encrypt_vec(&mut self, src: &[u8]) -> alloc::vec::Vec<u8> {
+        let mut v = src.to_vec();
+        self.encrypt(&mut v);
+        v
+    }
+
+    /// Decrypts into a new vector.
+    #[cfg(feature = "std")]
+    pub fn decrypt_vec(&mut self, src: &[u8]) -> alloc::vec::Vec<u8> {
+        let mut v = src.to_vec();
+        self.decrypt(&mut v);
+        v
+    }
 
     /// The IV that continues this stream in a new `Cfb8`: the last 16
     /// ciphertext bytes (the IV's tail before 16 bytes have passed).

@@ -1,7 +1,7 @@
 //! ECB: each block on its own. Only for interoperability and as a building
 //! block; it leaks equal plaintext blocks.
 
-use super::block::{over_aes, Aes};
+use super::block::Aes;
 use super::padding::{decrypt_padded, encrypt_padded, Padding};
 use crate::backend::{Backend, InOut};
 use crate::error::Result;
@@ -12,7 +12,28 @@ pub struct Ecb {
     aes: Aes,
 }
 
-over_aes!(Ecb, "ECB");
+impl Ecb {
+    /// ECB with `key` on the preferred backend.
+    pub fn new(key: &[u8]) -> Result<Self> {
+        Aes::new(key).map(Ecb::from)
+    }
+
+    /// ECB with `key` on the named backend.
+    pub fn with_backend(key: &[u8], backend: Backend) -> Result<Self> {
+        Aes::with_backend(key, backend).map(Ecb::from)
+    }
+
+    /// The underlying block cipher.
+    pub fn aes(&self) -> &Aes {
+        &self.aes
+    }
+}
+
+impl From<Aes> for Ecb {
+    fn from(aes: Aes) -> Self {
+        Ecb { aes }
+    }
+}
 
 impl Ecb {
     /// Encrypts whole blocks in place (no padding).

@@ -3,7 +3,7 @@
 use core::fmt;
 
 use super::block::{debug_keyed, Aes};
-use super::tag::{self, open_in_place_detached, AeadIo, Tag};
+use super::tag::{self, AeadIo, Tag};
 use crate::backend::engine::GcmEngine;
 use crate::backend::{Backend, InOut};
 use crate::error::{Error, Result};
@@ -162,7 +162,7 @@ impl Gcm {
 
     /// Encrypts `buf` in place and returns the tag.
     pub fn seal_in_place_detached(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> Result<Tag> {
-        self.seal_io(nonce, aad, InOut::in_place(buf))
+        <Self as AeadIo>::seal_in_place_detached(self, nonce, aad, buf)
     }
 
     /// Encrypts `pt` into `ct` (equal lengths) and returns the tag.
@@ -173,7 +173,7 @@ impl Gcm {
         pt: &[u8],
         ct: &mut [u8],
     ) -> Result<Tag> {
-        self.seal_io(nonce, aad, InOut::new(pt, ct)?)
+        <Self as AeadIo>::seal_to_detached(self, nonce, aad, pt, ct)
     }
 
     /// Encrypts `pt` into `out` as ciphertext followed by the tag; `out` must
@@ -217,10 +217,16 @@ impl Gcm {
         Ok(out)
     }
 
-    open_in_place_detached! {
-        /// Verifies `tag` and decrypts `buf` in place. On failure `buf` is zeroed
-        /// and [`Error::AuthenticationFailed`] returned.
-        io open_io
+    /// Verifies `tag` and decrypts `buf` in place. On failure `buf` is zeroed
+    /// and [`Error::AuthenticationFailed`] returned.
+    pub fn open_in_place_detached(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        buf: &mut [u8],
+        tag: &[u8],
+    ) -> Result<()> {
+        <Self as AeadIo>::open_in_place_detached(self, nonce, aad, buf, tag)
     }
 
     /// Verifies `tag` and decrypts `ct` into `pt` (equal lengths). On failure
@@ -233,11 +239,7 @@ impl Gcm {
         tag: &[u8],
         pt: &mut [u8],
     ) -> Result<()> {
-        // The tag length first, as `open_io` would, so that it is the error
-        // reported ahead of unequal buffer lengths.
-        self.check_tag(tag)?;
-        let r = self.open_io(nonce, aad, InOut::new(ct, pt)?, tag);
-        tag::release(r, pt)
+        <Self as AeadIo>::open_to_detached(self, nonce, aad, ct, tag, pt)
     }
 
     /// Opens ciphertext-followed-by-tag in place and returns the plaintext,
@@ -356,6 +358,10 @@ impl AeadIo for Gcm {
         self.check_tag(tag)?;
         self.check_lengths(aad.len(), io.len())?;
         tag::check(self.oneshot(nonce, aad, io, false)?.as_bytes(), tag)
+    }
+
+    fn tag_bytes(&self) -> usize {
+        self.tag_len
     }
 }
 

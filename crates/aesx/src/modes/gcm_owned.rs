@@ -5,18 +5,14 @@
 //! [`GcmDecryptorHazmat`](crate::hazmat::GcmDecryptorHazmat) borrow their
 //! [`Gcm`] and cannot be cloned; this one owns a clone of the key.
 //!
-//! The running state is the same as `gcm_stream::Core`'s (counter, GHASH
-//! accumulator, partial block, keystream of the partial block); the code
-//! follows it step for step, over the same kernels.
+//! The running state is `gcm_stream::State`, the one every streaming form
+//! holds; this type owns the key beside it.
 
-use zeroize::Zeroize;
-
-use super::gcm::{j0_of, Gcm, MAX_AAD_LEN, MAX_PLAINTEXT_LEN};
+use super::gcm::Gcm;
+use super::gcm_stream::State;
 use super::tag::Tag;
-use crate::backend::kernels::gcm::inc32;
 use crate::backend::InOut;
-use crate::error::{Error, Result};
-use crate::key::{Block, BLOCK_LEN};
+use crate::error::Result;
 
 /// Streaming GCM that owns its key and can be cloned mid-message.
 ///
@@ -32,25 +28,7 @@ use crate::key::{Block, BLOCK_LEN};
 #[derive(Clone)]
 pub struct GcmStreamHazmat {
     gcm: Gcm,
-    ctr: Block,
-    ekj0: Block,
-    acc: Block,
-    aad_len: u64,
-    data_len: u64,
-    pend: Block,
-    pend_len: usize,
-    ks: Block,
-    in_data: bool,
-}
-
-impl Drop for GcmStreamHazmat {
-    fn drop(&mut self) {
-        self.ekj0.zeroize();
-        self.ks.zeroize();
-        self.acc.zeroize();
-        self.pend.zeroize();
-        self.ctr.zeroize();
-    }
+    state: State,
 }
 
 impl core::fmt::Debug for GcmStreamHazmat {
@@ -65,41 +43,17 @@ impl GcmStreamHazmat {
     /// Starts a message under `nonce` (any non-empty length) with a clone
     /// of `gcm` (its key, backend and tag length).
     pub fn new(gcm: &Gcm, nonce: &[u8]) -> Result<Self> {
-        let mut s = GcmStreamHazmat {
+        Ok(GcmStreamHazmat {
+            state: State::new(gcm, nonce)?,
             gcm: gcm.clone(),
-            ctr: [0; BLOCK_LEN],
-            ekj0: [0; BLOCK_LEN],
-            acc: [0; BLOCK_LEN],
-            aad_len: 0,
-            data_len: 0,
-            pend: [0; BLOCK_LEN],
-            pend_len: 0,
-            ks: [0; BLOCK_LEN],
-            in_data: false,
-        };
-        s.restart(nonce)?;
-        Ok(s)
+        })
     }
 
     /// Abandons the running message and starts a new one under `nonce`
     /// with the same key, without copying the key again (the cheap way to
     /// run many messages). On an error (an empty nonce) nothing changes.
     pub fn restart(&mut self, nonce: &[u8]) -> Result<()> {
-        let mut j0 = j0_of(&self.gcm, nonce)?;
-        let mut ekj0 = j0;
-        self.gcm.engine.encrypt_blocks(InOut::in_place(&mut ekj0));
-        self.ctr = j0;
-        inc32(&mut self.ctr, 1);
-        j0.zeroize();
-        self.ekj0 = ekj0;
-        ekj0.zeroize();
-        self.acc = [0; BLOCK_LEN];
-        self.aad_len = 0;
-        self.data_len = 0;
-        self.pend = [0; BLOCK_LEN];
-        self.pend_len = 0;
-        self.ks = [0; BLOCK_LEN];
-        self.in_data = false;
+        self.state = State::new(&self.gcm, nonce)?;
         Ok(())
     }
 
@@ -108,169 +62,37 @@ impl GcmStreamHazmat {
         &self.gcm
     }
 
-    fn ghash(&mut self, data: &[u8]) {
-        let acc = &mut self.acc;
-        self.gcm.engine.ghash_update(acc, data);
-    }
-
     /// Hashes more associated data: [`Error::InvalidState`] once data has
     /// started, [`Error::AadTooLong`] past 2^61 - 1 bytes in all.
-    pub fn aad(&mut self, mut aad: &[u8]) -> Result<()> {
-        if self.in_data {
-            return Err(Error::InvalidState);
-        }
-        if aad.is_empty() {
-            return Ok(());
-        }
-        match self.aad_len.checked_add(aad.len() as u64) {
-            Some(t) if t <= MAX_AAD_LEN => self.aad_len = t,
-            _ => return Err(Error::AadTooLong),
-        }
-        if self.pend_len > 0 {
-            let n = (BLOCK_LEN - self.pend_len).min(aad.len());
-            self.pend[self.pend_len..self.pend_len + n].copy_from_slice(&aad[..n]);
-            self.pend_len += n;
-            aad = &aad[n..];
-            if self.pend_len < BLOCK_LEN {
-                return Ok(());
-            }
-            let block = self.pend;
-            self.ghash(&block);
-            self.pend_len = 0;
-        }
-        let whole = aad.len() - aad.len() % BLOCK_LEN;
-        if whole > 0 {
-            self.ghash(&aad[..whole]);
-        }
-        let rest = &aad[whole..];
-        self.pend[..rest.len()].copy_from_slice(rest);
-        self.pend_len = rest.len();
-        Ok(())
-    }
-
-    fn flush_pending(&mut self) {
-        if self.pend_len > 0 {
-            self.pend[self.pend_len..].fill(0);
-            let block = self.pend;
-            self.ghash(&block);
-            self.pend_len = 0;
-        }
+    pub fn aad(&mut self, aad: &[u8]) -> Result<()> {
+        self.state.aad(&self.gcm, aad)
     }
 
     /// Encrypts the next piece in place.
     pub fn encrypt_in_place(&mut self, buf: &mut [u8]) -> Result<()> {
-        self.crypt(InOut::in_place(buf), true)
+        self.state.crypt(&self.gcm, InOut::in_place(buf), true)
     }
 
     /// Encrypts the next piece from `pt` into `ct` (equal lengths).
     pub fn encrypt_to(&mut self, pt: &[u8], ct: &mut [u8]) -> Result<()> {
-        self.crypt(InOut::new(pt, ct)?, true)
+        self.state.crypt(&self.gcm, InOut::new(pt, ct)?, true)
     }
 
     /// Decrypts the next piece in place; the result is unauthenticated.
     pub fn decrypt_in_place(&mut self, buf: &mut [u8]) -> Result<()> {
-        self.crypt(InOut::in_place(buf), false)
+        self.state.crypt(&self.gcm, InOut::in_place(buf), false)
     }
 
     /// Decrypts the next piece from `ct` into `pt` (equal lengths); the
     /// result is unauthenticated.
     pub fn decrypt_to(&mut self, ct: &[u8], pt: &mut [u8]) -> Result<()> {
-        self.crypt(InOut::new(ct, pt)?, false)
-    }
-
-    fn crypt(&mut self, mut io: InOut<'_>, encrypt: bool) -> Result<()> {
-        match self.data_len.checked_add(io.len() as u64) {
-            Some(t) if t <= MAX_PLAINTEXT_LEN => {}
-            _ => return Err(Error::MessageTooLong),
-        }
-        if !self.in_data {
-            self.flush_pending();
-            self.in_data = true;
-        }
-        self.data_len += io.len() as u64;
-        // 1. Finish a partial block left by the previous call.
-        if self.pend_len > 0 && !io.is_empty() {
-            let n = (BLOCK_LEN - self.pend_len).min(io.len());
-            let (mut head, rest) = io.split_at(n);
-            let p = self.pend_len;
-            let mut tmp = [0u8; BLOCK_LEN];
-            head.read_into(&mut tmp[..n]);
-            if !encrypt {
-                self.pend[p..p + n].copy_from_slice(&tmp[..n]);
-            }
-            for (t, k) in tmp[..n].iter_mut().zip(&self.ks[p..p + n]) {
-                *t ^= k;
-            }
-            if encrypt {
-                self.pend[p..p + n].copy_from_slice(&tmp[..n]);
-            }
-            head.write_from(&tmp[..n]);
-            tmp.zeroize();
-            self.pend_len += n;
-            if self.pend_len == BLOCK_LEN {
-                let block = self.pend;
-                self.ghash(&block);
-                self.pend_len = 0;
-            }
-            io = rest;
-        }
-        // 2. Whole blocks through the stitched kernel.
-        let (whole, mut tail) = io.split_blocks();
-        if !whole.is_empty() {
-            let (ctr, acc) = (&mut self.ctr, &mut self.acc);
-            if encrypt {
-                self.gcm.engine.gcm_encrypt(ctr, acc, whole)
-            } else {
-                self.gcm.engine.gcm_decrypt(ctr, acc, whole)
-            }
-        }
-        // 3. Start a new partial block with the tail.
-        if !tail.is_empty() {
-            let n = tail.len();
-            self.ks = self.ctr;
-            self.gcm
-                .engine
-                .encrypt_blocks(InOut::in_place(&mut self.ks));
-            inc32(&mut self.ctr, 1);
-            let mut tmp = [0u8; BLOCK_LEN];
-            tail.read_into(&mut tmp[..n]);
-            if !encrypt {
-                self.pend[..n].copy_from_slice(&tmp[..n]);
-            }
-            for (t, k) in tmp[..n].iter_mut().zip(&self.ks[..n]) {
-                *t ^= k;
-            }
-            if encrypt {
-                self.pend[..n].copy_from_slice(&tmp[..n]);
-            }
-            tail.write_from(&tmp[..n]);
-            tmp.zeroize();
-            self.pend_len = n;
-        }
-        Ok(())
+        self.state.crypt(&self.gcm, InOut::new(ct, pt)?, false)
     }
 
     /// The tag of the message so far (the key's tag length), computed on
     /// copies of the running values: the state itself is left as it was.
     pub fn tag(&self) -> Tag {
-        let mut acc = self.acc;
-        // The pending partial block, zero-padded (as `flush_pending`).
-        let mut last = [0u8; BLOCK_LEN];
-        last[..self.pend_len].copy_from_slice(&self.pend[..self.pend_len]);
-        let mut len_block = [0u8; BLOCK_LEN];
-        len_block[..8].copy_from_slice(&(self.aad_len * 8).to_be_bytes());
-        len_block[8..].copy_from_slice(&(self.data_len * 8).to_be_bytes());
-        if self.pend_len > 0 {
-            self.gcm.engine.ghash_update(&mut acc, &last);
-        }
-        self.gcm.engine.ghash_update(&mut acc, &len_block);
-        for (t, m) in acc.iter_mut().zip(&self.ekj0) {
-            *t ^= m;
-        }
-        let tag = Tag::truncated(acc, self.gcm.tag_len);
-        acc.zeroize();
-        last.zeroize();
-        tag
+        self.state.tag(&self.gcm)
     }
 }
 
@@ -278,6 +100,7 @@ impl GcmStreamHazmat {
 mod tests {
     use super::*;
     use crate::backend::Backend;
+    use crate::error::Error;
 
     #[test]
     fn pieces_and_clones_match_one_shot() {

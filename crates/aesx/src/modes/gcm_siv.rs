@@ -3,7 +3,7 @@
 use core::fmt;
 
 use super::block::{debug_keyed, Aes};
-use super::tag::{self, open_in_place_detached, Tag};
+use super::tag::{self, AeadIo, Tag};
 use crate::backend::kernels::siv::SIV_NONCE_LEN as NONCE_LEN;
 use crate::backend::kernels::wipe;
 use crate::backend::{Backend, InOut};
@@ -91,14 +91,7 @@ impl GcmSiv {
 
     /// Encrypts `buf` in place and returns the tag.
     pub fn seal_in_place_detached(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> Result<Tag> {
-        let nonce = check_nonce(nonce)?;
-        check_lengths(aad.len(), buf.len())?;
-        let size = self.key_size();
-        let tag = self
-            .aes
-            .engine
-            .gcm_siv_seal(size, nonce, aad, InOut::in_place(buf))?;
-        Ok(Tag::full(tag))
+        <Self as AeadIo>::seal_in_place_detached(self, nonce, aad, buf)
     }
 
     /// Returns ciphertext followed by the 16-byte tag.
@@ -125,20 +118,19 @@ impl GcmSiv {
         pt: &[u8],
         ct: &mut [u8],
     ) -> Result<Tag> {
-        let nonce = check_nonce(nonce)?;
-        check_lengths(aad.len(), pt.len())?;
-        let size = self.key_size();
-        let tag = self
-            .aes
-            .engine
-            .gcm_siv_seal(size, nonce, aad, InOut::new(pt, ct)?)?;
-        Ok(Tag::full(tag))
+        <Self as AeadIo>::seal_to_detached(self, nonce, aad, pt, ct)
     }
 
-    open_in_place_detached! {
-        /// Verifies `tag` and decrypts `buf` in place. On failure `buf` is zeroed
-        /// and [`Error::AuthenticationFailed`] returned.
-        io open_io
+    /// Verifies `tag` and decrypts `buf` in place. On failure `buf` is zeroed
+    /// and [`Error::AuthenticationFailed`] returned.
+    pub fn open_in_place_detached(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        buf: &mut [u8],
+        tag: &[u8],
+    ) -> Result<()> {
+        <Self as AeadIo>::open_in_place_detached(self, nonce, aad, buf, tag)
     }
 
     /// Verifies `tag` and decrypts `ct` into `pt` (equal lengths), without
@@ -152,11 +144,7 @@ impl GcmSiv {
         tag: &[u8],
         pt: &mut [u8],
     ) -> Result<()> {
-        // The tag length first, as `open_io` would, so that it is the error
-        // reported ahead of unequal buffer lengths (as `Gcm` does).
-        check_tag(tag)?;
-        let r = self.open_io(nonce, aad, InOut::new(ct, pt)?, tag);
-        tag::release(r, pt)
+        <Self as AeadIo>::open_to_detached(self, nonce, aad, ct, tag, pt)
     }
 
     /// Opens ciphertext followed by the tag and returns the plaintext.
@@ -172,9 +160,18 @@ impl GcmSiv {
         self.open_to_detached(nonce, aad, ct, tag, &mut out)?;
         Ok(out)
     }
+}
 
-    /// Decrypts `io` and checks `tag`; the caller zeroes the output on
-    /// failure.
+impl AeadIo for GcmSiv {
+    fn seal_io(&self, nonce: &[u8], aad: &[u8], io: InOut<'_>) -> Result<Tag> {
+        let nonce = check_nonce(nonce)?;
+        check_lengths(aad.len(), io.len())?;
+        let size = self.key_size();
+        Ok(Tag::full(
+            self.aes.engine.gcm_siv_seal(size, nonce, aad, io)?,
+        ))
+    }
+
     fn open_io(&self, nonce: &[u8], aad: &[u8], io: InOut<'_>, tag: &[u8]) -> Result<()> {
         let nonce = check_nonce(nonce)?;
         let want = check_tag(tag)?;
@@ -184,6 +181,10 @@ impl GcmSiv {
         let r = tag::check(&got, &want);
         wipe([&mut got], [0; BLOCK_LEN]);
         r
+    }
+
+    fn tag_bytes(&self) -> usize {
+        TAG_LEN
     }
 }
 

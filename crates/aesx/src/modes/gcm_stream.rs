@@ -1,4 +1,5 @@
-//! Streaming GCM: [`Core`], the running state of one message (shared by
+//! Streaming GCM: [`State`], the running state of one message (written
+//! once, for every streaming form), [`Core`] (the state with a borrowed key:
 //! the one-shot calls, the incremental [`GcmEncryptor`] and ESP), and
 //! [`hazmat::GcmDecryptorHazmat`], the decryptor that releases plaintext
 //! before the tag is checked.
@@ -12,16 +13,14 @@ use crate::backend::InOut;
 use crate::error::{Error, Result};
 use crate::key::{Block, BLOCK_LEN};
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Phase {
-    Aad,
-    Data,
-}
-
-/// The running state of one GCM message: shared by the one-shot calls, the
-/// incremental API and ESP.
-pub(crate) struct Core<'a> {
-    gcm: &'a Gcm,
+/// The running state of one GCM message, without its key: the counter, the
+/// GHASH accumulator, the partial block and its keystream. Every streaming
+/// form holds one beside its key: [`Core`] (borrowing the key: the one-shot
+/// calls, the incremental API, ESP) and the owned, clonable
+/// [`GcmStreamHazmat`](crate::hazmat::GcmStreamHazmat). Each call takes
+/// the key the state was started with.
+#[derive(Clone)]
+pub(crate) struct State {
     /// Counter block of the next keystream block.
     ctr: Block,
     /// E_K(J0), the mask of the tag.
@@ -30,17 +29,19 @@ pub(crate) struct Core<'a> {
     acc: Block,
     aad_len: u64,
     data_len: u64,
-    /// Bytes of a partial block waiting for GHASH: AAD in the AAD phase,
-    /// ciphertext in the data phase.
+    /// Bytes of a partial block waiting for GHASH: AAD before the data,
+    /// ciphertext after.
     pend: Block,
     pend_len: usize,
     /// Keystream of the current partial data block (bytes `pend_len..`).
     ks: Block,
-    phase: Phase,
+    /// Whether message data has started (no more AAD).
+    in_data: bool,
 }
 
-impl Drop for Core<'_> {
+impl Drop for State {
     fn drop(&mut self) {
+        self.ctr.zeroize();
         self.ekj0.zeroize();
         self.ks.zeroize();
         self.acc.zeroize();
@@ -48,16 +49,16 @@ impl Drop for Core<'_> {
     }
 }
 
-impl<'a> Core<'a> {
-    pub(crate) fn new(gcm: &'a Gcm, nonce: &[u8]) -> Result<Self> {
+impl State {
+    /// A message under `nonce` with the key `gcm`.
+    pub(crate) fn new(gcm: &Gcm, nonce: &[u8]) -> Result<Self> {
         let mut j0 = j0_of(gcm, nonce)?;
         let mut ekj0 = j0;
         gcm.engine.encrypt_blocks(InOut::in_place(&mut ekj0));
         let mut ctr = j0;
         inc32(&mut ctr, 1);
         j0.zeroize();
-        Ok(Core {
-            gcm,
+        Ok(State {
             ctr,
             ekj0,
             acc: [0; BLOCK_LEN],
@@ -66,25 +67,20 @@ impl<'a> Core<'a> {
             pend: [0; BLOCK_LEN],
             pend_len: 0,
             ks: [0; BLOCK_LEN],
-            phase: Phase::Aad,
+            in_data: false,
         })
     }
 
-    fn ghash(&mut self, data: &[u8]) {
-        let acc = &mut self.acc;
-        self.gcm.engine.ghash_update(acc, data);
-    }
-
-    /// Hashes more associated data; only before any message data.
-    pub(crate) fn aad(&mut self, mut aad: &[u8]) -> Result<()> {
-        if self.phase != Phase::Aad {
+    /// Hashes more associated data: [`Error::InvalidState`] once data has
+    /// started, [`Error::AadTooLong`] past the limit.
+    pub(crate) fn aad(&mut self, gcm: &Gcm, mut aad: &[u8]) -> Result<()> {
+        if self.in_data {
             return Err(Error::InvalidState);
         }
         if aad.is_empty() {
             return Ok(());
         }
-        let total = self.aad_len.checked_add(aad.len() as u64);
-        match total {
+        match self.aad_len.checked_add(aad.len() as u64) {
             Some(t) if t <= MAX_AAD_LEN => self.aad_len = t,
             _ => return Err(Error::AadTooLong),
         }
@@ -96,13 +92,12 @@ impl<'a> Core<'a> {
             if self.pend_len < BLOCK_LEN {
                 return Ok(());
             }
-            let block = self.pend;
-            self.ghash(&block);
+            gcm.engine.ghash_update(&mut self.acc, &self.pend);
             self.pend_len = 0;
         }
         let whole = aad.len() - aad.len() % BLOCK_LEN;
         if whole > 0 {
-            self.ghash(&aad[..whole]);
+            gcm.engine.ghash_update(&mut self.acc, &aad[..whole]);
         }
         let rest = &aad[whole..];
         self.pend[..rest.len()].copy_from_slice(rest);
@@ -110,44 +105,22 @@ impl<'a> Core<'a> {
         Ok(())
     }
 
-    /// Ends the AAD phase (pads the last partial AAD block).
-    fn start_data(&mut self, len: usize) -> Result<()> {
-        let total = self.data_len.checked_add(len as u64);
-        match total {
+    /// Encrypts (`encrypt`) or decrypts more data; the first call ends the
+    /// AAD (hashing its partial last block, zero-padded).
+    pub(crate) fn crypt(&mut self, gcm: &Gcm, mut io: InOut<'_>, encrypt: bool) -> Result<()> {
+        match self.data_len.checked_add(io.len() as u64) {
             Some(t) if t <= MAX_PLAINTEXT_LEN => {}
             _ => return Err(Error::MessageTooLong),
         }
-        if self.phase == Phase::Aad {
-            self.flush_pending();
-            self.phase = Phase::Data;
+        if !self.in_data {
+            if self.pend_len > 0 {
+                self.pend[self.pend_len..].fill(0);
+                gcm.engine.ghash_update(&mut self.acc, &self.pend);
+                self.pend_len = 0;
+            }
+            self.in_data = true;
         }
-        self.data_len += len as u64;
-        Ok(())
-    }
-
-    /// Hashes the pending partial block, zero-padded.
-    fn flush_pending(&mut self) {
-        if self.pend_len > 0 {
-            self.pend[self.pend_len..].fill(0);
-            let block = self.pend;
-            self.ghash(&block);
-            self.pend_len = 0;
-        }
-    }
-
-    /// Encrypts more data.
-    pub(crate) fn encrypt(&mut self, io: InOut<'_>) -> Result<()> {
-        self.crypt(io, true)
-    }
-
-    /// Decrypts more data (the caller checks the tag before releasing it).
-    pub(crate) fn decrypt(&mut self, io: InOut<'_>) -> Result<()> {
-        self.crypt(io, false)
-    }
-
-    fn crypt(&mut self, io: InOut<'_>, encrypt: bool) -> Result<()> {
-        self.start_data(io.len())?;
-        let mut io = io;
+        self.data_len += io.len() as u64;
         // 1. Finish a partial block left by the previous call.
         if self.pend_len > 0 && !io.is_empty() {
             let n = (BLOCK_LEN - self.pend_len).min(io.len());
@@ -168,8 +141,7 @@ impl<'a> Core<'a> {
             tmp.zeroize();
             self.pend_len += n;
             if self.pend_len == BLOCK_LEN {
-                let block = self.pend;
-                self.ghash(&block);
+                gcm.engine.ghash_update(&mut self.acc, &self.pend);
                 self.pend_len = 0;
             }
             io = rest;
@@ -177,20 +149,17 @@ impl<'a> Core<'a> {
         // 2. Whole blocks through the stitched kernel.
         let (whole, mut tail) = io.split_blocks();
         if !whole.is_empty() {
-            let (ctr, acc) = (&mut self.ctr, &mut self.acc);
             if encrypt {
-                self.gcm.engine.gcm_encrypt(ctr, acc, whole)
+                gcm.engine.gcm_encrypt(&mut self.ctr, &mut self.acc, whole)
             } else {
-                self.gcm.engine.gcm_decrypt(ctr, acc, whole)
+                gcm.engine.gcm_decrypt(&mut self.ctr, &mut self.acc, whole)
             }
         }
         // 3. Start a new partial block with the tail.
         if !tail.is_empty() {
             let n = tail.len();
             self.ks = self.ctr;
-            self.gcm
-                .engine
-                .encrypt_blocks(InOut::in_place(&mut self.ks));
+            gcm.engine.encrypt_blocks(InOut::in_place(&mut self.ks));
             inc32(&mut self.ctr, 1);
             let mut tmp = [0u8; BLOCK_LEN];
             tail.read_into(&mut tmp[..n]);
@@ -210,21 +179,62 @@ impl<'a> Core<'a> {
         Ok(())
     }
 
-    /// Hashes the lengths and returns the tag (truncated to the key's length).
-    pub(crate) fn finish(mut self) -> Tag {
-        self.flush_pending();
+    /// The tag of the message so far (the key's tag length), computed on
+    /// copies of the running values: the state is left as it was.
+    pub(crate) fn tag(&self, gcm: &Gcm) -> Tag {
+        let mut acc = self.acc;
+        // The pending partial block, zero-padded (AAD when no data came).
+        let mut last = [0u8; BLOCK_LEN];
+        last[..self.pend_len].copy_from_slice(&self.pend[..self.pend_len]);
+        if self.pend_len > 0 {
+            gcm.engine.ghash_update(&mut acc, &last);
+        }
         let mut len_block = [0u8; BLOCK_LEN];
         len_block[..8].copy_from_slice(&(self.aad_len * 8).to_be_bytes());
         len_block[8..].copy_from_slice(&(self.data_len * 8).to_be_bytes());
-        self.ghash(&len_block);
-        let mut bytes = self.acc;
-        for (t, m) in bytes.iter_mut().zip(&self.ekj0) {
+        gcm.engine.ghash_update(&mut acc, &len_block);
+        for (t, m) in acc.iter_mut().zip(&self.ekj0) {
             *t ^= m;
         }
-        Tag {
-            bytes,
-            len: self.gcm.tag_len as u8,
-        }
+        let tag = Tag::truncated(acc, gcm.tag_len);
+        acc.zeroize();
+        last.zeroize();
+        tag
+    }
+}
+
+/// One GCM message's [`State`] with the key it borrows.
+pub(crate) struct Core<'a> {
+    gcm: &'a Gcm,
+    state: State,
+}
+
+impl<'a> Core<'a> {
+    pub(crate) fn new(gcm: &'a Gcm, nonce: &[u8]) -> Result<Self> {
+        Ok(Core {
+            gcm,
+            state: State::new(gcm, nonce)?,
+        })
+    }
+
+    /// Hashes more associated data; only before any message data.
+    pub(crate) fn aad(&mut self, aad: &[u8]) -> Result<()> {
+        self.state.aad(self.gcm, aad)
+    }
+
+    /// Encrypts more data.
+    pub(crate) fn encrypt(&mut self, io: InOut<'_>) -> Result<()> {
+        self.state.crypt(self.gcm, io, true)
+    }
+
+    /// Decrypts more data (the caller checks the tag before releasing it).
+    pub(crate) fn decrypt(&mut self, io: InOut<'_>) -> Result<()> {
+        self.state.crypt(self.gcm, io, false)
+    }
+
+    /// Ends the message: its tag (truncated to the key's length).
+    pub(crate) fn finish(self) -> Tag {
+        self.state.tag(self.gcm)
     }
 }
 
@@ -233,31 +243,6 @@ impl<'a> Core<'a> {
 /// Splitting the data differently gives the same ciphertext and tag.
 pub struct GcmEncryptor<'a> {
     pub(super) core: Core<'a>,
-}
-
-/// The calls the incremental encryptor and decryptor share: `aad`, then
-/// the next piece in place (`$in_place`) or from `$src` into `$dst` (`$to`),
-/// through `Core::$dir`.
-macro_rules! piece_calls {
-    (
-        $(#[$in_place_doc:meta])* $in_place:ident,
-        $(#[$to_doc:meta])* $to:ident($src:ident, $dst:ident) => $dir:ident
-    ) => {
-        /// Adds associated data; [`Error::InvalidState`] once data has started.
-        pub fn aad(&mut self, aad: &[u8]) -> Result<()> {
-            self.core.aad(aad)
-        }
-
-        $(#[$in_place_doc])*
-        pub fn $in_place(&mut self, buf: &mut [u8]) -> Result<()> {
-            self.core.$dir(InOut::in_place(buf))
-        }
-
-        $(#[$to_doc])*
-        pub fn $to(&mut self, $src: &[u8], $dst: &mut [u8]) -> Result<()> {
-            self.core.$dir(InOut::new($src, $dst)?)
-        }
-    };
 }
 
 impl Gcm {
@@ -270,11 +255,19 @@ impl Gcm {
 }
 
 impl GcmEncryptor<'_> {
-    piece_calls! {
-        /// Encrypts the next piece in place.
-        encrypt_in_place,
-        /// Encrypts the next piece from `pt` into `ct` (equal lengths).
-        encrypt_to(pt, ct) => encrypt
+    /// Adds associated data; [`Error::InvalidState`] once data has started.
+    pub fn aad(&mut self, aad: &[u8]) -> Result<()> {
+        self.core.aad(aad)
+    }
+
+    /// Encrypts the next piece in place.
+    pub fn encrypt_in_place(&mut self, buf: &mut [u8]) -> Result<()> {
+        self.core.encrypt(InOut::in_place(buf))
+    }
+
+    /// Encrypts the next piece from `pt` into `ct` (equal lengths).
+    pub fn encrypt_to(&mut self, pt: &[u8], ct: &mut [u8]) -> Result<()> {
+        self.core.encrypt(InOut::new(pt, ct)?)
     }
 
     /// Ends the message and returns its tag.
@@ -308,12 +301,20 @@ pub(crate) mod hazmat {
             })
         }
 
-        piece_calls! {
-            /// Decrypts the next piece in place. The result is unauthenticated.
-            decrypt_in_place,
-            /// Decrypts the next piece from `ct` into `pt` (equal lengths). The
-            /// result is unauthenticated.
-            decrypt_to(ct, pt) => decrypt
+        /// Adds associated data; [`Error::InvalidState`] once data has started.
+        pub fn aad(&mut self, aad: &[u8]) -> Result<()> {
+            self.core.aad(aad)
+        }
+
+        /// Decrypts the next piece in place. The result is unauthenticated.
+        pub fn decrypt_in_place(&mut self, buf: &mut [u8]) -> Result<()> {
+            self.core.decrypt(InOut::in_place(buf))
+        }
+
+        /// Decrypts the next piece from `ct` into `pt` (equal lengths). The
+        /// result is unauthenticated.
+        pub fn decrypt_to(&mut self, ct: &[u8], pt: &mut [u8]) -> Result<()> {
+            self.core.decrypt(InOut::new(ct, pt)?)
         }
 
         /// Checks `tag` (of the key's tag length) in constant time:
@@ -346,7 +347,7 @@ mod tests {
     fn limits_enforced_before_processing() {
         let gcm = Gcm::with_backend(&[1u8; 16], Backend::Soft).unwrap();
         let mut core = Core::new(&gcm, &[0u8; 12]).unwrap();
-        core.data_len = MAX_PLAINTEXT_LEN - 16;
+        core.state.data_len = MAX_PLAINTEXT_LEN - 16;
         let mut buf = [7u8; 17];
         assert_eq!(
             core.encrypt(InOut::in_place(&mut buf)),
@@ -360,7 +361,7 @@ mod tests {
         );
 
         let mut core = Core::new(&gcm, &[0u8; 12]).unwrap();
-        core.aad_len = MAX_AAD_LEN - 2;
+        core.state.aad_len = MAX_AAD_LEN - 2;
         core.aad(&[0u8; 2]).unwrap();
         assert_eq!(core.aad(&[0u8; 1]), Err(Error::AadTooLong));
     }

@@ -3,7 +3,7 @@
 use zeroize::Zeroize;
 
 use super::block::{debug_over_aes, Aes};
-use super::cfb::{feedback_ctors, iv_block};
+use super::cfb::iv_block;
 use crate::backend::{Backend, InOut};
 use crate::error::Result;
 use crate::key::{Block, BLOCK_LEN};
@@ -42,12 +42,32 @@ impl core::fmt::Debug for Ofb {
     }
 }
 
-feedback_ctors!(Ofb, "OFB", |aes, iv| Ofb {
-    aes,
-    reg: iv,
-    used: BLOCK_LEN,
-});
+impl Ofb {
+    /// OFB with `key` and a 16-byte IV, preferred backend.
+    pub fn new(key: &[u8], iv: &[u8]) -> Result<Self> {
+        Self::from_aes(Aes::new(key)?, iv)
+    }
 
+    /// OFB with `key` and a 16-byte IV on `backend`.
+    pub fn with_backend(key: &[u8], iv: &[u8], backend: Backend) -> Result<Self> {
+        Self::from_aes(Aes::with_backend(key, backend)?, iv)
+    }
+
+    /// OFB over an already expanded key.
+    pub fn from_aes(aes: Aes, iv: &[u8]) -> Result<Self> {
+        let reg = iv_block(iv)?;
+        Ok(Ofb {
+            aes,
+            reg,
+            used: BLOCK_LEN,
+        })
+    }
+
+    /// The underlying block cipher.
+    pub fn aes(&self) -> &Aes {
+        &self.aes
+    }
+}
 impl Ofb {
     /// XORs the keystream into `buf` in place (encrypts or decrypts).
     pub fn apply_keystream(&mut self, buf: &mut [u8]) {

@@ -85,8 +85,10 @@ impl fmt::Debug for Tag {
     }
 }
 
-/// The one-shot AEADs that run over an [`InOut`] (GCM, CCM, XAES-256-GCM):
-/// what `open_in_place_detached!` and the RustCrypto traits call.
+/// The one-shot AEADs that run over an [`InOut`] (GCM, CCM, GCM-SIV,
+/// XAES-256-GCM): each gives `seal_io`, `open_io` and its tag length; the
+/// detached calls every one of them offers are written once here, and the
+/// public methods of the same names forward to them.
 pub(crate) trait AeadIo {
     /// Encrypts `io` (in place or out of place) and returns the tag.
     fn seal_io(&self, nonce: &[u8], aad: &[u8], io: InOut<'_>) -> Result<Tag>;
@@ -95,6 +97,55 @@ pub(crate) trait AeadIo {
     /// [`Error::AuthenticationFailed`] the caller zeroes the output
     /// ([`release`]).
     fn open_io(&self, nonce: &[u8], aad: &[u8], io: InOut<'_>, tag: &[u8]) -> Result<()>;
+
+    /// The length of this key's tags.
+    fn tag_bytes(&self) -> usize;
+
+    /// Encrypts `buf` in place and returns the tag.
+    #[inline]
+    fn seal_in_place_detached(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> Result<Tag> {
+        self.seal_io(nonce, aad, InOut::in_place(buf))
+    }
+
+    /// Encrypts `pt` into `ct` (equal lengths) and returns the tag.
+    #[inline]
+    fn seal_to_detached(&self, nonce: &[u8], aad: &[u8], pt: &[u8], ct: &mut [u8]) -> Result<Tag> {
+        self.seal_io(nonce, aad, InOut::new(pt, ct)?)
+    }
+
+    /// Verifies `tag` and decrypts `buf` in place; on a mismatch `buf` is
+    /// zeroed.
+    #[inline]
+    fn open_in_place_detached(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        buf: &mut [u8],
+        tag: &[u8],
+    ) -> Result<()> {
+        let r = self.open_io(nonce, aad, InOut::in_place(buf), tag);
+        release(r, buf)
+    }
+
+    /// Verifies `tag` and decrypts `ct` into `pt` (equal lengths); on a
+    /// mismatch `pt` is zeroed. The tag length is checked first, as
+    /// `open_io` would, so that it is the error reported ahead of unequal
+    /// buffer lengths.
+    #[inline]
+    fn open_to_detached(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        ct: &[u8],
+        tag: &[u8],
+        pt: &mut [u8],
+    ) -> Result<()> {
+        if tag.len() != self.tag_bytes() {
+            return Err(Error::InvalidTagLength { len: tag.len() });
+        }
+        let r = self.open_io(nonce, aad, InOut::new(ct, pt)?, tag);
+        release(r, pt)
+    }
 }
 
 /// `Ok` if `computed` equals `received` (compared in constant time; unequal
@@ -118,33 +169,3 @@ pub(crate) fn release<T>(r: Result<T>, out: &mut [u8]) -> Result<T> {
     }
     r
 }
-
-/// The public `open_in_place_detached` of the one-shot AEADs (GCM, CCM,
-/// GCM-SIV, XAES-256-GCM), written once over the mode's own `$open`, which
-/// decrypts in place and checks the tag; a mismatch zeroes `buf`. `$open`
-/// takes the buffer as an `InOut` (`io`), or as the slice itself (`slice`:
-/// GCM-SIV reads its plaintext back to recompute the tag).
-macro_rules! open_in_place_detached {
-    ($(#[$doc:meta])* io $open:ident) => {
-        $crate::modes::tag::open_in_place_detached!(
-            $(#[$doc])* buf => $open($crate::backend::InOut::in_place(buf))
-        );
-    };
-    ($(#[$doc:meta])* slice $open:ident) => {
-        $crate::modes::tag::open_in_place_detached!($(#[$doc])* buf => $open(&mut *buf));
-    };
-    ($(#[$doc:meta])* $buf:ident => $open:ident($arg:expr)) => {
-        $(#[$doc])*
-        pub fn open_in_place_detached(
-            &self,
-            nonce: &[u8],
-            aad: &[u8],
-            $buf: &mut [u8],
-            tag: &[u8],
-        ) -> $crate::error::Result<()> {
-            let r = self.$open(nonce, aad, $arg, tag);
-            $crate::modes::tag::release(r, $buf)
-        }
-    };
-}
-pub(crate) use open_in_place_detached;

@@ -7,7 +7,7 @@ use zeroize::Zeroizing;
 use super::block::Aes;
 use super::cmac::subkey;
 use super::gcm::Gcm;
-use super::tag::{self, open_in_place_detached, AeadIo, Tag};
+use super::tag::{self, AeadIo, Tag};
 use crate::backend::{Backend, InOut};
 use crate::error::{Error, Result};
 use crate::key::{check_key_len, Block, KeySize, BLOCK_LEN};
@@ -82,7 +82,7 @@ impl Xaes256Gcm {
 
     /// Encrypts `buf` in place and returns the tag.
     pub fn seal_in_place_detached(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> Result<Tag> {
-        self.seal_io(nonce, aad, InOut::in_place(buf))
+        <Self as AeadIo>::seal_in_place_detached(self, nonce, aad, buf)
     }
 
     /// Returns ciphertext followed by the 16-byte tag.
@@ -95,10 +95,16 @@ impl Xaes256Gcm {
         Ok(out)
     }
 
-    open_in_place_detached! {
-        /// Verifies `tag` and decrypts `buf` in place. On failure `buf` is zeroed
-        /// and [`Error::AuthenticationFailed`] returned.
-        io open_io
+    /// Verifies `tag` and decrypts `buf` in place. On failure `buf` is zeroed
+    /// and [`Error::AuthenticationFailed`] returned.
+    pub fn open_in_place_detached(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        buf: &mut [u8],
+        tag: &[u8],
+    ) -> Result<()> {
+        <Self as AeadIo>::open_in_place_detached(self, nonce, aad, buf, tag)
     }
 
     /// Opens ciphertext followed by the tag and returns the plaintext.
@@ -159,6 +165,10 @@ impl AeadIo for Xaes256Gcm {
             return Err(Error::InvalidTagLength { len: tag.len() });
         }
         tag::check(&self.crypt(n, false, &j0, aad, io)?, tag)
+    }
+
+    fn tag_bytes(&self) -> usize {
+        TAG_LEN
     }
 }
 

@@ -72,25 +72,6 @@ pub struct Xts {
     threads: u8,
 }
 
-/// The four multi-sector calls (each direction, in place and out of place):
-/// `$name(&self, sector_size, first_sector, $args)` runs `sectors` in
-/// direction `$encrypt` over `$io`.
-macro_rules! sector_calls {
-    ($($(#[$doc:meta])* $name:ident($($arg:ident: $ty:ty),*) => $encrypt:literal, $io:expr;)*) => {
-        $(
-            $(#[$doc])*
-            pub fn $name(
-                &self,
-                sector_size: usize,
-                first_sector: u128,
-                $($arg: $ty),*
-            ) -> Result<()> {
-                self.sectors($encrypt, sector_size, first_sector, $io)
-            }
-        )*
-    };
-}
-
 impl Xts {
     /// The longest data unit: 2^20 blocks.
     pub const MAX_DATA_UNIT_LEN: usize = BLOCK_LEN << 20;
@@ -187,25 +168,53 @@ impl Xts {
         self.decrypt(&Self::sector_tweak(sector), buf)
     }
 
-    sector_calls! {
-        /// Encrypts `buf`, consecutive sectors of `sector_size` bytes numbered
-        /// from `first_sector`, in place.
-        ///
-        /// `sector_size` is a multiple of 16 from 16 to 2^24 (512 and 4096 are
-        /// the usual ones), else [`Error::InvalidSectorSize`]; `buf` must hold a
-        /// whole number of sectors, else [`Error::PartialSector`]; the sector
-        /// numbers must not pass 2^128 - 1, else [`Error::CounterOverflow`]. An
-        /// empty buffer is a no-op.
-        encrypt_sectors(buf: &mut [u8]) => true, InOut::in_place(buf);
+    /// Encrypts `buf`, consecutive sectors of `sector_size` bytes numbered
+    /// from `first_sector`, in place.
+    ///
+    /// `sector_size` is a multiple of 16 from 16 to 2^24 (512 and 4096 are
+    /// the usual ones), else [`Error::InvalidSectorSize`]; `buf` must hold a
+    /// whole number of sectors, else [`Error::PartialSector`]; the sector
+    /// numbers must not pass 2^128 - 1, else [`Error::CounterOverflow`]. An
+    /// empty buffer is a no-op.
+    pub fn encrypt_sectors(
+        &self,
+        sector_size: usize,
+        first_sector: u128,
+        buf: &mut [u8],
+    ) -> Result<()> {
+        self.sectors(true, sector_size, first_sector, InOut::in_place(buf))
+    }
 
-        /// Decrypts consecutive sectors in place, as [`Xts::encrypt_sectors`].
-        decrypt_sectors(buf: &mut [u8]) => false, InOut::in_place(buf);
+    /// Decrypts consecutive sectors in place, as [`Xts::encrypt_sectors`].
+    pub fn decrypt_sectors(
+        &self,
+        sector_size: usize,
+        first_sector: u128,
+        buf: &mut [u8],
+    ) -> Result<()> {
+        self.sectors(false, sector_size, first_sector, InOut::in_place(buf))
+    }
 
-        /// Encrypts consecutive sectors from `src` into `dst` (equal lengths).
-        encrypt_sectors_to(src: &[u8], dst: &mut [u8]) => true, InOut::new(src, dst)?;
+    /// Encrypts consecutive sectors from `src` into `dst` (equal lengths).
+    pub fn encrypt_sectors_to(
+        &self,
+        sector_size: usize,
+        first_sector: u128,
+        src: &[u8],
+        dst: &mut [u8],
+    ) -> Result<()> {
+        self.sectors(true, sector_size, first_sector, InOut::new(src, dst)?)
+    }
 
-        /// Decrypts consecutive sectors from `src` into `dst` (equal lengths).
-        decrypt_sectors_to(src: &[u8], dst: &mut [u8]) => false, InOut::new(src, dst)?;
+    /// Decrypts consecutive sectors from `src` into `dst` (equal lengths).
+    pub fn decrypt_sectors_to(
+        &self,
+        sector_size: usize,
+        first_sector: u128,
+        src: &[u8],
+        dst: &mut [u8],
+    ) -> Result<()> {
+        self.sectors(false, sector_size, first_sector, InOut::new(src, dst)?)
     }
 
     fn check_encrypt(&self, encrypt: bool) -> Result<()> {

@@ -17,7 +17,8 @@ use cipher::array::Array;
 use super::shell::fastest;
 use crate::backend::engine::PerFamily;
 use crate::backend::kernels::family::Family;
-use crate::backend::{Backend, BlockKernels, InOut};
+use crate::backend::kernels::BlockKernels;
+use crate::backend::{Backend, InOut};
 use crate::error::Result;
 use crate::key::BLOCK_LEN;
 use crate::modes::block::Aes;
@@ -49,8 +50,10 @@ impl<K> ParBlocksSizeUser for Kernel<'_, K> {
 /// `InOut`'s contract.
 #[inline(always)]
 unsafe fn io<'a, T>(src: *const T, dst: *mut T, n: usize) -> InOut<'a> {
-    // SAFETY: forwarded from the caller (see above); `T` is a 16-byte block
-    // (or an array of them) without padding, so the byte length is n * 16.
+    // SAFETY: `src` and `dst` are valid for `n` blocks of `T` for `'a` and
+    // are the same memory or disjoint (this function's contract); `T` is a
+    // 16-byte block (or an array of them) without padding, so that is
+    // `n * 16` bytes, what `InOut::from_raw` asks.
     unsafe { InOut::from_raw(src.cast(), dst.cast(), n * BLOCK_LEN) }
 }
 

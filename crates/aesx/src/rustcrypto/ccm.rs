@@ -8,9 +8,10 @@ use core::marker::PhantomData;
 use aead::array::typenum::Unsigned;
 use aead::array::ArraySize;
 use aead::consts::{U10, U11, U12, U13, U14, U16, U24, U32, U4, U6, U7, U8, U9};
-use aead::{AeadCore, Key, KeyInit, KeySizeUser, TagPosition};
+use aead::inout::InOutBuf;
+use aead::{AeadCore, AeadInOut, Key, KeyInit, KeySizeUser, TagPosition};
 
-use super::shell::{aead_inout, fastest};
+use super::shell::{fastest, open_inout, seal_inout};
 use super::{Aes128, Aes128Enc, Aes192, Aes192Enc, Aes256, Aes256Enc};
 use crate::backend::Backend;
 use crate::error::Result;
@@ -38,31 +39,69 @@ pub trait CcmKeySize {
     type KeySize: ArraySize;
 }
 
-macro_rules! sizes {
-    ($tr:ident: $($t:ty),*) => {
-        $(
-            impl $tr for $t {}
-        )*
-    };
+impl Sealed for U4 {}
+impl Sealed for U6 {}
+impl Sealed for U7 {}
+impl Sealed for U8 {}
+impl Sealed for U9 {}
+impl Sealed for U10 {}
+impl Sealed for U11 {}
+impl Sealed for U12 {}
+impl Sealed for U13 {}
+impl Sealed for U14 {}
+impl Sealed for U16 {}
+
+impl CcmTagSize for U4 {}
+impl CcmTagSize for U6 {}
+impl CcmTagSize for U8 {}
+impl CcmTagSize for U10 {}
+impl CcmTagSize for U12 {}
+impl CcmTagSize for U14 {}
+impl CcmTagSize for U16 {}
+
+impl CcmNonceSize for U7 {}
+impl CcmNonceSize for U8 {}
+impl CcmNonceSize for U9 {}
+impl CcmNonceSize for U10 {}
+impl CcmNonceSize for U11 {}
+impl CcmNonceSize for U12 {}
+impl CcmNonceSize for U13 {}
+
+impl CcmKeySize for U16 {
+    type KeySize = U16;
 }
 
-sizes!(Sealed: U4, U6, U7, U8, U9, U10, U11, U12, U13, U14, U16);
-sizes!(CcmTagSize: U4, U6, U8, U10, U12, U14, U16);
-sizes!(CcmNonceSize: U7, U8, U9, U10, U11, U12, U13);
-
-macro_rules! key_sizes {
-    ($($t:ty => $ks:ty),*) => {
-        $(
-            impl CcmKeySize for $t {
-                type KeySize = $ks;
-            }
-        )*
-    };
+impl CcmKeySize for U24 {
+    type KeySize = U24;
 }
 
-key_sizes!(U16 => U16, U24 => U24, U32 => U32);
-key_sizes!(Aes128 => U16, Aes192 => U24, Aes256 => U32);
-key_sizes!(Aes128Enc => U16, Aes192Enc => U24, Aes256Enc => U32);
+impl CcmKeySize for U32 {
+    type KeySize = U32;
+}
+
+impl CcmKeySize for Aes128 {
+    type KeySize = U16;
+}
+
+impl CcmKeySize for Aes192 {
+    type KeySize = U24;
+}
+
+impl CcmKeySize for Aes256 {
+    type KeySize = U32;
+}
+
+impl CcmKeySize for Aes128Enc {
+    type KeySize = U16;
+}
+
+impl CcmKeySize for Aes192Enc {
+    type KeySize = U24;
+}
+
+impl CcmKeySize for Aes256Enc {
+    type KeySize = U32;
+}
 
 /// AES-CCM under `aead` 0.6's traits; use the aliases [`Aes128Ccm`],
 /// [`Aes192Ccm`], [`Aes256Ccm`], or name the cipher as `ccm::Ccm` does:
@@ -133,7 +172,28 @@ impl<K, M: CcmTagSize, N: CcmNonceSize> AeadCore for AesCcm<K, M, N> {
     const TAG_POSITION: TagPosition = TagPosition::Postfix;
 }
 
-aead_inout!(io [K, M: CcmTagSize, N: CcmNonceSize] AesCcm<K, M, N>, ccm);
+impl<K, M: CcmTagSize, N: CcmNonceSize> AeadInOut for AesCcm<K, M, N> {
+    #[inline]
+    fn encrypt_inout_detached(
+        &self,
+        nonce: &aead::Nonce<Self>,
+        aad: &[u8],
+        buffer: InOutBuf<'_, '_, u8>,
+    ) -> aead::Result<aead::Tag<Self>> {
+        seal_inout(&self.ccm, nonce, aad, buffer)
+    }
+
+    #[inline]
+    fn decrypt_inout_detached(
+        &self,
+        nonce: &aead::Nonce<Self>,
+        aad: &[u8],
+        buffer: InOutBuf<'_, '_, u8>,
+        tag: &aead::Tag<Self>,
+    ) -> aead::Result<()> {
+        open_inout(&self.ccm, nonce, aad, buffer, tag)
+    }
+}
 
 impl<K, M, N> fmt::Debug for AesCcm<K, M, N> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -9,10 +9,11 @@ use core::marker::PhantomData;
 use aead::array::typenum::Unsigned;
 use aead::array::{Array, ArraySize};
 use aead::consts::{U12, U13, U14, U15, U16, U4, U8};
-use aead::{AeadCore, Key, KeyInit, KeySizeUser, TagPosition};
+use aead::inout::InOutBuf;
+use aead::{AeadCore, AeadInOut, Key, KeyInit, KeySizeUser, TagPosition};
 
 use super::block::AesCipher;
-use super::shell::{aead_inout, fastest};
+use super::shell::{fastest, open_inout, seal_inout};
 use super::{Aes128, Aes192, Aes256};
 use crate::backend::Backend;
 use crate::error::Result;
@@ -36,16 +37,20 @@ mod sealed {
 /// limits of SP 800-38D Appendix C.
 pub trait GcmTagSize: ArraySize + sealed::Sealed {}
 
-macro_rules! tag_sizes {
-    ($($t:ty),*) => {
-        $(
-            impl sealed::Sealed for $t {}
-            impl GcmTagSize for $t {}
-        )*
-    };
-}
-
-tag_sizes!(U4, U8, U12, U13, U14, U15, U16);
+impl sealed::Sealed for U4 {}
+impl GcmTagSize for U4 {}
+impl sealed::Sealed for U8 {}
+impl GcmTagSize for U8 {}
+impl sealed::Sealed for U12 {}
+impl GcmTagSize for U12 {}
+impl sealed::Sealed for U13 {}
+impl GcmTagSize for U13 {}
+impl sealed::Sealed for U14 {}
+impl GcmTagSize for U14 {}
+impl sealed::Sealed for U15 {}
+impl GcmTagSize for U15 {}
+impl sealed::Sealed for U16 {}
+impl GcmTagSize for U16 {}
 
 /// AES-GCM under `aead` 0.6's traits, generic as `aes_gcm::AesGcm` is: `Aes`
 /// is the key size as one of aesx's block cipher types ([`Aes128`],
@@ -142,7 +147,28 @@ impl<A, N: ArraySize, T: GcmTagSize> AeadCore for AesGcm<A, N, T> {
     const TAG_POSITION: TagPosition = TagPosition::Postfix;
 }
 
-aead_inout!(io [A, N: ArraySize, T: GcmTagSize] AesGcm<A, N, T>, gcm);
+impl<A, N: ArraySize, T: GcmTagSize> AeadInOut for AesGcm<A, N, T> {
+    #[inline]
+    fn encrypt_inout_detached(
+        &self,
+        nonce: &aead::Nonce<Self>,
+        aad: &[u8],
+        buffer: InOutBuf<'_, '_, u8>,
+    ) -> aead::Result<aead::Tag<Self>> {
+        seal_inout(&self.gcm, nonce, aad, buffer)
+    }
+
+    #[inline]
+    fn decrypt_inout_detached(
+        &self,
+        nonce: &aead::Nonce<Self>,
+        aad: &[u8],
+        buffer: InOutBuf<'_, '_, u8>,
+        tag: &aead::Tag<Self>,
+    ) -> aead::Result<()> {
+        open_inout(&self.gcm, nonce, aad, buffer, tag)
+    }
+}
 
 impl<A, N, T> fmt::Debug for AesGcm<A, N, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -1,9 +1,8 @@
-//! What the key-size types here share: the shell around one aesx object
-//! (`keyed!`: the struct, `with_backend`, `backend`, the key size,
-//! `KeyInit` on the fastest backend, a `Debug` without key material,
-//! `ZeroizeOnDrop`), and `AeadInOut` over aesx's one-shot calls
-//! (`aead_inout!`).
+//! What the RustCrypto types here share: `KeyInit` on the fastest backend
+//! ([`fastest`]), and `AeadInOut` over aesx's one-shot calls
+//! ([`seal_inout`], [`open_inout`]).
 
+use aead::array::{Array, ArraySize};
 use aead::inout::InOutBuf;
 
 use crate::backend::{Backend, InOut};
@@ -54,61 +53,31 @@ pub(super) trait OpenIo: AeadIo {
 
 impl<T: AeadIo> OpenIo for T {}
 
-/// `AeadInOut` for `$ty` (generic over `[$g]`) over the aesx AEAD in
-/// `self.$field` (or `self`). `io`: straight onto its one-shot kernels, in
-/// place or out of place. `in_place` (GCM-SIV, which reads its plaintext
-/// back to recompute the tag): on the output with the input copied in (no
-/// copy when in place). A failed tag check zeroes the output.
-macro_rules! aead_inout {
-    (io [$($g:tt)*] $ty:ty $(, $field:ident)?) => {
-        $crate::rustcrypto::shell::aead_inout! {
-            [$($g)*] $ty; self nonce associated_data buffer tag;
-            seal => {
-                use $crate::modes::tag::AeadIo as _;
-                self$(.$field)?.seal_io(nonce, associated_data, $crate::rustcrypto::shell::io(buffer))
-            };
-            open => {
-                use $crate::rustcrypto::shell::OpenIo as _;
-                self$(.$field)?.open_buffer(nonce, associated_data, buffer, tag)
-            }
-        }
-    };
-    (in_place [$($g:tt)*] $ty:ty, $field:ident) => {
-        $crate::rustcrypto::shell::aead_inout! {
-            [$($g)*] $ty; self nonce associated_data buffer tag;
-            seal => self.$field.seal_in_place_detached(nonce, associated_data, buffer.into_out_with_copied_in());
-            open => self.$field.open_in_place_detached(nonce, associated_data, buffer.into_out_with_copied_in(), tag)
-        }
-    };
-    (
-        [$($g:tt)*] $ty:ty; $this:ident $nonce:ident $aad:ident $buffer:ident $tag:ident;
-        seal => $seal:expr; open => $open:expr
-    ) => {
-        impl<$($g)*> aead::AeadInOut for $ty {
-            #[inline]
-            fn encrypt_inout_detached(
-                &$this,
-                nonce: &aead::Nonce<Self>,
-                $aad: &[u8],
-                $buffer: aead::inout::InOutBuf<'_, '_, u8>,
-            ) -> aead::Result<aead::Tag<Self>> {
-                let $nonce = nonce.as_slice();
-                let tag = $seal.map_err(|_| aead::Error)?;
-                aead::Tag::<Self>::try_from(tag.as_bytes()).map_err(|_| aead::Error)
-            }
-
-            #[inline]
-            fn decrypt_inout_detached(
-                &$this,
-                nonce: &aead::Nonce<Self>,
-                $aad: &[u8],
-                $buffer: aead::inout::InOutBuf<'_, '_, u8>,
-                tag: &aead::Tag<Self>,
-            ) -> aead::Result<()> {
-                let ($nonce, $tag) = (nonce.as_slice(), tag.as_slice());
-                $open.map_err(|_| aead::Error)
-            }
-        }
-    };
+/// `AeadInOut::encrypt_inout_detached` over an aesx AEAD's one-shot
+/// kernels, in place or out of place.
+#[inline]
+pub(super) fn seal_inout<T: ArraySize>(
+    aead: &impl AeadIo,
+    nonce: &[u8],
+    aad: &[u8],
+    buffer: InOutBuf<'_, '_, u8>,
+) -> aead::Result<Array<u8, T>> {
+    let tag = aead
+        .seal_io(nonce, aad, io(buffer))
+        .map_err(|_| aead::Error)?;
+    Array::try_from(tag.as_bytes()).map_err(|_| aead::Error)
 }
-pub(super) use aead_inout;
+
+/// `AeadInOut::decrypt_inout_detached` over an aesx AEAD's one-shot
+/// kernels; a failed tag check zeroes the output.
+#[inline]
+pub(super) fn open_inout(
+    aead: &impl AeadIo,
+    nonce: &[u8],
+    aad: &[u8],
+    buffer: InOutBuf<'_, '_, u8>,
+    tag: &[u8],
+) -> aead::Result<()> {
+    aead.open_buffer(nonce, aad, buffer, tag)
+        .map_err(|_| aead::Error)
+}

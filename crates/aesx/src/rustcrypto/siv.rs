@@ -6,10 +6,11 @@ use core::marker::PhantomData;
 
 use aead::array::typenum::Unsigned;
 use aead::consts::{U12, U16, U24, U32};
-use aead::{AeadCore, Key, KeyInit, KeySizeUser, TagPosition};
+use aead::inout::InOutBuf;
+use aead::{AeadCore, AeadInOut, Key, KeyInit, KeySizeUser, TagPosition};
 
 use super::block::AesCipher;
-use super::shell::{aead_inout, fastest};
+use super::shell::{fastest, open_inout, seal_inout};
 use super::{Aes128, Aes128Enc, Aes192, Aes192Enc, Aes256, Aes256Enc};
 use crate::backend::Backend;
 use crate::error::Result;
@@ -93,7 +94,38 @@ impl<A> AeadCore for AesGcmSiv<A> {
     const TAG_POSITION: TagPosition = TagPosition::Postfix;
 }
 
-aead_inout!(in_place [A] AesGcmSiv<A>, siv);
+// In place on the output with the input copied in (no copy when in place
+// already), through the mode's own in-place calls.
+impl<A> AeadInOut for AesGcmSiv<A> {
+    #[inline]
+    fn encrypt_inout_detached(
+        &self,
+        nonce: &aead::Nonce<Self>,
+        aad: &[u8],
+        buffer: InOutBuf<'_, '_, u8>,
+    ) -> aead::Result<aead::Tag<Self>> {
+        let buf = buffer.into_out_with_copied_in();
+        let tag = self
+            .siv
+            .seal_in_place_detached(nonce, aad, buf)
+            .map_err(|_| aead::Error)?;
+        aead::Tag::<Self>::try_from(tag.as_bytes()).map_err(|_| aead::Error)
+    }
+
+    #[inline]
+    fn decrypt_inout_detached(
+        &self,
+        nonce: &aead::Nonce<Self>,
+        aad: &[u8],
+        buffer: InOutBuf<'_, '_, u8>,
+        tag: &aead::Tag<Self>,
+    ) -> aead::Result<()> {
+        let buf = buffer.into_out_with_copied_in();
+        self.siv
+            .open_in_place_detached(nonce, aad, buf, tag)
+            .map_err(|_| aead::Error)
+    }
+}
 
 impl<A> fmt::Debug for AesGcmSiv<A> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -124,7 +156,28 @@ impl AeadCore for Xaes256Gcm {
     const TAG_POSITION: TagPosition = TagPosition::Postfix;
 }
 
-aead_inout!(io [] Xaes256Gcm);
+impl AeadInOut for Xaes256Gcm {
+    #[inline]
+    fn encrypt_inout_detached(
+        &self,
+        nonce: &aead::Nonce<Self>,
+        aad: &[u8],
+        buffer: InOutBuf<'_, '_, u8>,
+    ) -> aead::Result<aead::Tag<Self>> {
+        seal_inout(self, nonce, aad, buffer)
+    }
+
+    #[inline]
+    fn decrypt_inout_detached(
+        &self,
+        nonce: &aead::Nonce<Self>,
+        aad: &[u8],
+        buffer: InOutBuf<'_, '_, u8>,
+        tag: &aead::Tag<Self>,
+    ) -> aead::Result<()> {
+        open_inout(self, nonce, aad, buffer, tag)
+    }
+}
 
 // The key and the CMAC subkey zeroize themselves on drop.
 impl zeroize::ZeroizeOnDrop for Xaes256Gcm {}

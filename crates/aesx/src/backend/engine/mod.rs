@@ -52,6 +52,7 @@ pub(crate) enum Engine<S: Shape = Plain> {
 /// Work that must run generically on the family's own key type, for a
 /// caller that hands that type on (the RustCrypto backends give it to a
 /// mode crate's closure). Everything else calls the engine's methods.
+#[cfg(feature = "rustcrypto")]
 pub(crate) trait PerFamily<S: Shape = Plain> {
     type Output;
 
@@ -59,6 +60,7 @@ pub(crate) trait PerFamily<S: Shape = Plain> {
     fn call<K: Family>(self, k: &S::Of<K>) -> Self::Output;
 }
 
+#[cfg(feature = "rustcrypto")]
 impl<S: Shape> Engine<S> {
     /// Runs `f` on the payload as its family's concrete type.
     #[inline]

@@ -47,49 +47,56 @@ use std::arch::is_aarch64_feature_detected as std_detected;
 use std::arch::is_x86_feature_detected as std_detected;
 
 /// Whether the CPU has every named target feature: asked at run time with
-/// std, and read from the build's own features without it.
-#[cfg(all(feature = "std", any(target_arch = "x86_64", target_arch = "aarch64")))]
+/// std, and read from the build's own features without it. A macro because
+/// both `is_*_feature_detected!` and `cfg!(target_feature)` take the
+/// feature's name as a literal, which a function cannot pass on.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 macro_rules! has {
-    ($($f:tt),+) => { true $(&& std_detected!($f))+ };
-}
-#[cfg(all(
-    not(feature = "std"),
-    any(target_arch = "x86_64", target_arch = "aarch64")
-))]
-macro_rules! has {
-    ($($f:tt),+) => { true $(&& cfg!(target_feature = $f))+ };
+    ($($f:tt),+) => {{
+        #[cfg(feature = "std")]
+        let all = true $(&& std_detected!($f))+;
+        #[cfg(not(feature = "std"))]
+        let all = true $(&& cfg!(target_feature = $f))+;
+        all
+    }};
 }
 
-/// Declares tokens: zero-sized, their one field private to this module, so
-/// only detection here can make one; each compiled only for its
-/// architecture.
-macro_rules! tokens {
-    ($($(#[$doc:meta])* $arch:literal $name:ident;)+) => {$(
-        $(#[$doc])*
-        #[cfg(target_arch = $arch)]
-        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-        pub(crate) struct $name(());
-    )+};
-}
+// The tokens: zero-sized, their one field private to this module, so only
+// detection here can make one; each compiled only for its architecture.
 
-tokens! {
-    /// AES-NI, SSE4.1 (with SSSE3 and SSE2) and PCLMULQDQ: the `aesni` tier.
-    "x86_64" Aesni;
-    /// AVX2 (with AVX and the OS saving ymm state).
-    "x86_64" Avx2;
-    /// [`Aesni`] and [`Avx2`] plus VAES and VPCLMULQDQ: the `vaes256` tier.
-    "x86_64" Vaes256;
-    /// [`Vaes256`] plus AVX-512 F, BW and VL (and the OS saving zmm state):
-    /// the `vaes512` tier.
-    "x86_64" Vaes512;
-    /// FEAT_AES and FEAT_PMULL (with Advanced SIMD): the `armv8` backend's
-    /// baseline, what its `#[target_feature(enable = "aes")]` kernels need
-    /// (Rust's `aes` target feature covers both instructions sets).
-    "aarch64" ArmCrypto;
-    /// FEAT_SHA3 (EOR3), made only where [`ArmCrypto`] is made too: together
-    /// they prove what the `"aes,sha3"` kernels need.
-    "aarch64" ArmSha3;
-}
+/// AES-NI, SSE4.1 (with SSSE3 and SSE2) and PCLMULQDQ: the `aesni` tier.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Aesni(());
+
+/// AVX2 (with AVX and the OS saving ymm state).
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Avx2(());
+
+/// [`Aesni`] and [`Avx2`] plus VAES and VPCLMULQDQ: the `vaes256` tier.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Vaes256(());
+
+/// [`Vaes256`] plus AVX-512 F, BW and VL (and the OS saving zmm state):
+/// the `vaes512` tier.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Vaes512(());
+
+/// FEAT_AES and FEAT_PMULL (with Advanced SIMD): the `armv8` backend's
+/// baseline, what its `#[target_feature(enable = "aes")]` kernels need
+/// (Rust's `aes` target feature covers both instructions sets).
+#[cfg(target_arch = "aarch64")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ArmCrypto(());
+
+/// FEAT_SHA3 (EOR3), made only where [`ArmCrypto`] is made too: together
+/// they prove what the `"aes,sha3"` kernels need.
+#[cfg(target_arch = "aarch64")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ArmSha3(());
 
 // A wider tier includes the narrower ones (detection checks all of their
 // features before it makes the wider token), so the wider tokens can be
@@ -108,48 +115,67 @@ impl Vaes512 {
     }
 }
 
-/// Declares an architecture's detection bits (`$bit`, each below the
-/// cache's `DONE`), its `Features` (a token per field, where detection
-/// found the features) and `Features::from_bits`.
-macro_rules! features {
-    ($arch:literal { $($(#[$attr:meta])* $field:ident: $token:ident = $bit:ident $value:literal,)+ }) => {
-        $(
-            #[cfg(target_arch = $arch)]
-            const $bit: u8 = $value;
-        )+
+// Each architecture's detection bits (each below the cache's `DONE`), its
+// `Features` (a token per field, where detection found the features) and
+// `Features::from_bits`.
 
-        /// What this CPU has, as tokens.
-        #[cfg(target_arch = $arch)]
-        #[derive(Clone, Copy, Debug)]
-        pub(crate) struct Features {
-            $($(#[$attr])* pub(crate) $field: Option<$token>,)+
-        }
+#[cfg(target_arch = "x86_64")]
+const AESNI: u8 = 1;
+#[cfg(target_arch = "x86_64")]
+const AVX2: u8 = 2;
+#[cfg(target_arch = "x86_64")]
+const VAES256: u8 = 4;
+#[cfg(target_arch = "x86_64")]
+const VAES512: u8 = 8;
 
-        #[cfg(target_arch = $arch)]
-        impl Features {
-            /// The tokens for the bits `detect` found.
-            fn from_bits(bits: u8) -> Features {
-                Features {
-                    $($field: (bits & $bit != 0).then_some($token(())),)+
-                }
-            }
-        }
-    };
-}
-
-features!("x86_64" {
-    aesni: Aesni = AESNI 1,
+/// What this CPU has, as tokens.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Features {
+    pub(crate) aesni: Option<Aesni>,
     /// For the soft backend's AVX2 words and the VEX-encoded AES-NI
     /// kernels.
-    avx2: Avx2 = AVX2 2,
-    vaes256: Vaes256 = VAES256 4,
-    vaes512: Vaes512 = VAES512 8,
-});
+    pub(crate) avx2: Option<Avx2>,
+    pub(crate) vaes256: Option<Vaes256>,
+    pub(crate) vaes512: Option<Vaes512>,
+}
 
-features!("aarch64" {
-    crypto: ArmCrypto = CRYPTO 1,
-    sha3: ArmSha3 = SHA3 2,
-});
+#[cfg(target_arch = "x86_64")]
+impl Features {
+    /// The tokens for the bits `detect` found.
+    fn from_bits(bits: u8) -> Features {
+        Features {
+            aesni: (bits & AESNI != 0).then_some(Aesni(())),
+            avx2: (bits & AVX2 != 0).then_some(Avx2(())),
+            vaes256: (bits & VAES256 != 0).then_some(Vaes256(())),
+            vaes512: (bits & VAES512 != 0).then_some(Vaes512(())),
+        }
+    }
+}
+
+#[cfg(target_arch = "aarch64")]
+const CRYPTO: u8 = 1;
+#[cfg(target_arch = "aarch64")]
+const SHA3: u8 = 2;
+
+/// What this CPU has, as tokens.
+#[cfg(target_arch = "aarch64")]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Features {
+    pub(crate) crypto: Option<ArmCrypto>,
+    pub(crate) sha3: Option<ArmSha3>,
+}
+
+#[cfg(target_arch = "aarch64")]
+impl Features {
+    /// The tokens for the bits `detect` found.
+    fn from_bits(bits: u8) -> Features {
+        Features {
+            crypto: (bits & CRYPTO != 0).then_some(ArmCrypto(())),
+            sha3: (bits & SHA3 != 0).then_some(ArmSha3(())),
+        }
+    }
+}
 
 /// The CPU's features, detected on the first call and cached.
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]

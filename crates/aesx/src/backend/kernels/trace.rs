@@ -10,7 +10,8 @@
 
 /// Declares every counted kernel once: its `Kernel` variant (what the
 /// kernel passes to [`hit`]) and the name tests ask for, at the same index
-/// of `NAMES`.
+/// of `NAMES`. A macro because Rust cannot list an enum's variants: written
+/// by hand, the enum and the name table could fall out of step silently.
 macro_rules! kernels {
     ($($kernel:ident = $name:literal,)+) => {
         /// The kernels that are counted, by the name tests ask for.
