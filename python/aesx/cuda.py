@@ -32,16 +32,11 @@ PyTorch or CuPy array's library, else the legacy default stream. The work is que
 stream; ECB, CTR, CBC and XTS return at once, GCM waits for its own digest
 (the tag is needed on the host) but not for the decryption it queues.
 
-Arguments are checked before the GPU is looked for: a wrong key, nonce,
-tag, length, a read-only, strided or host array raises the same
-``ValueError``/``TypeError`` with or without a GPU, with the messages and in
-the order of the CPU classes; an int that fits no size, handle or ordinal
-is a ``ValueError``, never an ``OverflowError``.
-
-Read-only memory is never written: an interface's ``data[1]``, a DLPack 1.x
-capsule's read-only (or is-copied) flag, and JAX arrays refuse every call
-that writes them. A producer older than DLPack 1.0 hands a legacy capsule,
-which cannot say whether its memory is read-only: it is written as told.
+Arguments are checked before the GPU is looked for, with the CPU classes'
+messages and order (an int that fits no size, handle or ordinal is a
+``ValueError``). Read-only memory (an interface's ``data[1]``, a DLPack 1.x
+read-only or is-copied flag, JAX arrays) is never written; a pre-1.0 DLPack
+capsule cannot say, and is written as told.
 """
 
 import ctypes

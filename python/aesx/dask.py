@@ -19,30 +19,15 @@ per file, and for files larger than ``range_size`` one task per byte range
 (the format's 16 KiB chunks are independent, so ranges encrypt in parallel)
 and a final task that joins the ranges.
 
-What a run guarantees (see ``python/README.md``):
-
-- ``src`` and ``dst`` are refused when they are the same tree or one is
-  inside the other, by any name (symlinks, ``..``, trailing slashes, bind
-  mounts): sources are never written over.
-- Atomic per file: an output appears only complete and synced (written
-  under a hidden temporary name, ``.NAME.aesx-tmp-*``, then renamed; range
-  parts of non-local outputs under ``dst/.aesx-parts-*``). On any failure,
-  and on an interrupt of the driver, temporary files are removed. Plaintext
-  outputs are created private (0600; a replaced file keeps its mode).
-- Local destinations are entered directory by directory without following
-  symlinks: a symlink inside ``dst`` fails that file, nothing is written
-  through it.
-- A source file that grows, shrinks or is written to during the run fails,
-  and is never cut or mixed silently.
-- ``dst/aesx-manifest.json`` lists every output with its size and SHA-256
-  and its source's size and modification time, authenticated with a key
-  derived from the data key (HMAC-SHA-256). A re-run skips a file only when
-  that authenticated entry matches the source and the output still hashes to
-  it; a manifest that does not verify is ignored (every file is redone).
-- Every source file is accounted for: ``done``, ``skipped`` (verified
-  unchanged), ``failed`` (with the error) or ``excluded`` (not processed,
-  with the reason: symlinks, special files, names aesx reserves). ``ok`` is
-  true only when nothing failed and nothing was left out.
+What a run guarantees (``python/README.md`` has the full list): ``src``
+and ``dst`` may not be the same or nested trees by any name; each output
+appears only complete and synced, plaintext outputs private (0600); local
+destinations are entered without following symlinks; a source that changes
+during the run fails, never cut or mixed silently; ``dst/aesx-manifest.json``
+(authenticated with a key derived from the data key) lets a re-run skip only
+verified, unchanged files; every source file is reported ``done``,
+``skipped``, ``failed`` or ``excluded``, and ``ok`` is true only when nothing
+failed and nothing was left out.
 
 The key travels to the workers inside the task graph: use TLS for the
 cluster's communications when the network is not trusted.
@@ -903,9 +888,9 @@ def _commit_task(rel, fs_src, spath, fs_dst, dpath, head, parts_dir, info, resul
         t0 = time.perf_counter()
         try:
             _first_error(results)
-            # The bug of issue 39 was here: a local source compared by
-            # fsspec's float-seconds mtime against the listing's
-            # nanoseconds, so every ranged local -> S3 file "changed".
+            # Compared in the listing's own units (nanoseconds): fsspec's
+            # float-seconds mtime of a local source would make every ranged
+            # local -> S3 file look changed.
             _check_source_any(fs_src, spath, info)
 
             def pieces():

@@ -11,7 +11,6 @@ use pyo3::types::PyBytes;
 use crate::buf::{alias, maybe_detached, AeadArgs, Alias, Buf};
 use crate::checks::{data_len, key_len};
 use crate::gcm::generate;
-use crate::methods::both_ways;
 use crate::{err, pick_backend, InvalidTag};
 
 /// One keyed library AEAD.
@@ -228,9 +227,13 @@ impl Sealed {
 
 /// Defines a pyclass around [`Sealed`]: its constructor (`$make` builds the
 /// library object from the key bytes `$k` and the backend `$b`), its
-/// `generate_key`, and the shared `backend`, `encrypt`, `decrypt` (one
-/// [`both_ways!`] pair over [`Sealed::call`]) and `encrypt_into`,
-/// `decrypt_into` (a pair over [`Sealed::call_into`]).
+/// `generate_key`, and the shared `backend`, `encrypt`, `decrypt` (over
+/// [`Sealed::call`]) and `encrypt_into`, `decrypt_into` (over
+/// [`Sealed::call_into`]).
+// A macro because pyo3 needs one concrete `#[pyclass]` type with its own
+// `#[pymethods]` block per Python class: a generic struct cannot be a
+// pyclass, and the three classes must keep pyca's flat shape (no shared
+// Python base class), so their method lists are stamped from this one.
 macro_rules! aead_class {
     (
         $(#[$doc:meta])*
@@ -243,61 +246,87 @@ macro_rules! aead_class {
         #[pyclass(frozen, module = "aesx", name = $name)]
         pub struct $ty(Sealed);
 
-        both_ways! {
-            impl $ty {
-                #[new]
-                #[pyo3(signature = ($($sig)*))]
-                fn new(key: &Bound<'_, PyAny>, $($arg: $argty,)* backend: Option<&str>) -> PyResult<Self> {
-                    let $k = Buf::read(key)?;
-                    let $k = $k.as_slice();
-                    let $b = backend;
-                    $make.map($ty)
-                }
+        #[pymethods]
+        impl $ty {
+            #[new]
+            #[pyo3(signature = ($($sig)*))]
+            fn new(key: &Bound<'_, PyAny>, $($arg: $argty,)* backend: Option<&str>) -> PyResult<Self> {
+                let $k = Buf::read(key)?;
+                let $k = $k.as_slice();
+                let $b = backend;
+                $make.map($ty)
+            }
 
-                /// A fresh random key from the OS CSPRNG.
-                #[staticmethod]
-                fn generate_key<'py>(
-                    py: Python<'py>,
-                    bit_length: &Bound<'py, PyAny>,
-                ) -> PyResult<Bound<'py, PyBytes>> {
-                    generate(py, bit_length, &$bits, $bits_msg)
-                }
+            /// A fresh random key from the OS CSPRNG.
+            #[staticmethod]
+            fn generate_key<'py>(
+                py: Python<'py>,
+                bit_length: &Bound<'py, PyAny>,
+            ) -> PyResult<Bound<'py, PyBytes>> {
+                generate(py, bit_length, &$bits, $bits_msg)
+            }
 
-                /// The backend this key runs on.
-                #[getter]
-                fn backend(&self) -> &'static str {
-                    self.0.backend()
-                }
+            /// The backend this key runs on.
+            #[getter]
+            fn backend(&self) -> &'static str {
+                self.0.backend()
             }
 
             /// Encrypts and authenticates `data`; returns the ciphertext
             /// followed by the tag. `associated_data` may be None.
-            encrypt,
-            /// Verifies the tag at the end of `data` and returns the
-            /// plaintext; raises InvalidTag (releasing nothing) otherwise.
-            decrypt,
             #[pyo3(signature = (nonce, data, associated_data))]
-            (
+            fn encrypt<'py>(
+                &self,
+                py: Python<'py>,
                 nonce: &Bound<'py, PyAny>,
                 data: &Bound<'py, PyAny>,
-                associated_data: Option<&Bound<'py, PyAny>>
-            ) -> PyResult<Bound<'py, PyBytes>> = 0.call(nonce, data, associated_data);
+                associated_data: Option<&Bound<'py, PyAny>>,
+            ) -> PyResult<Bound<'py, PyBytes>> {
+                self.0.call(py, true, nonce, data, associated_data)
+            }
+
+            /// Verifies the tag at the end of `data` and returns the
+            /// plaintext; raises InvalidTag (releasing nothing) otherwise.
+            #[pyo3(signature = (nonce, data, associated_data))]
+            fn decrypt<'py>(
+                &self,
+                py: Python<'py>,
+                nonce: &Bound<'py, PyAny>,
+                data: &Bound<'py, PyAny>,
+                associated_data: Option<&Bound<'py, PyAny>>,
+            ) -> PyResult<Bound<'py, PyBytes>> {
+                self.0.call(py, false, nonce, data, associated_data)
+            }
 
             /// As encrypt, writing ciphertext and tag into `buf`, a writable
             /// buffer of exactly len(data) + the tag length (it may be the
             /// input's own memory); returns the bytes written.
-            encrypt_into,
+            #[pyo3(signature = (nonce, data, associated_data, buf))]
+            fn encrypt_into(
+                &self,
+                py: Python<'_>,
+                nonce: &Bound<'_, PyAny>,
+                data: &Bound<'_, PyAny>,
+                associated_data: Option<&Bound<'_, PyAny>>,
+                buf: &Bound<'_, PyAny>,
+            ) -> PyResult<usize> {
+                self.0.call_into(py, true, nonce, data, associated_data, buf)
+            }
+
             /// As decrypt, writing the plaintext into `buf`, a writable buffer
             /// of exactly len(data) - the tag length (it may be the input's
             /// own memory). On InvalidTag `buf` is zeroed.
-            decrypt_into,
             #[pyo3(signature = (nonce, data, associated_data, buf))]
-            (
-                nonce: &Bound<'py, PyAny>,
-                data: &Bound<'py, PyAny>,
-                associated_data: Option<&Bound<'py, PyAny>>,
-                buf: &Bound<'py, PyAny>
-            ) -> PyResult<usize> = 0.call_into(nonce, data, associated_data, buf);
+            fn decrypt_into(
+                &self,
+                py: Python<'_>,
+                nonce: &Bound<'_, PyAny>,
+                data: &Bound<'_, PyAny>,
+                associated_data: Option<&Bound<'_, PyAny>>,
+                buf: &Bound<'_, PyAny>,
+            ) -> PyResult<usize> {
+                self.0.call_into(py, false, nonce, data, associated_data, buf)
+            }
         }
     };
 }

@@ -101,7 +101,8 @@ impl Buf {
         if rc != 0 {
             // Replace the exporter's message with pyca's.
             drop(PyErr::take(obj.py()));
-            // SAFETY: as above; CheckBuffer only reads the type's slots.
+            // SAFETY: obj is a live object (we hold a reference and the GIL);
+            // CheckBuffer only reads its type's slots.
             let is_buffer = unsafe { PyObject_CheckBuffer(obj.as_ptr()) } != 0;
             if writable && is_buffer {
                 return Err(PyTypeError::new_err("Buffer is not writable."));

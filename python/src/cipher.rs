@@ -11,7 +11,6 @@ use pyo3::types::PyBytes;
 
 use crate::buf::{alias, maybe_detached, Alias, Buf};
 use crate::checks::key_len;
-use crate::methods::both_ways;
 use crate::{err, pick_backend, AlreadyFinalized, UnsupportedAlgorithm};
 
 const BLOCK: usize = 16;
@@ -479,59 +478,116 @@ impl Xts {
     }
 }
 
-both_ways! {
-    impl Xts {
-        #[new]
-        #[pyo3(signature = (key, *, backend = None))]
-        fn new(key: &Bound<'_, PyAny>, backend: Option<&str>) -> PyResult<Self> {
-            let k = Buf::read(key)?;
-            key_len(
-                k.as_slice(),
-                &[32, 64],
-                "The XTS specification requires a 256-bit key for AES-128-XTS and 512-bit key for AES-256-XTS",
-            )?;
-            let xts = aesx::Xts::with_backend(k.as_slice(), pick_backend(backend)?).map_err(err)?;
-            Ok(Xts { xts: Box::new(xts) })
-        }
+#[pymethods]
+impl Xts {
+    #[new]
+    #[pyo3(signature = (key, *, backend = None))]
+    fn new(key: &Bound<'_, PyAny>, backend: Option<&str>) -> PyResult<Self> {
+        let k = Buf::read(key)?;
+        key_len(
+            k.as_slice(),
+            &[32, 64],
+            "The XTS specification requires a 256-bit key for AES-128-XTS and 512-bit key for AES-256-XTS",
+        )?;
+        let xts = aesx::Xts::with_backend(k.as_slice(), pick_backend(backend)?).map_err(err)?;
+        Ok(Xts { xts: Box::new(xts) })
+    }
 
-        /// The backend this key runs on.
-        #[getter]
-        fn backend(&self) -> &'static str {
-            self.xts.backend().name()
-        }
+    /// The backend this key runs on.
+    #[getter]
+    fn backend(&self) -> &'static str {
+        self.xts.backend().name()
     }
 
     /// Encrypts one data unit under a 16-byte tweak.
-    encrypt,
+    fn encrypt<'py>(
+        &self,
+        py: Python<'py>,
+        tweak: &Bound<'py, PyAny>,
+        data: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        self.one(py, true, self::tweak(tweak)?, data)
+    }
+
     /// Decrypts one data unit under a 16-byte tweak.
-    decrypt,
-    (tweak: &Bound<'py, PyAny>, data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>>
-        = one(self::tweak(tweak)?, data);
+    fn decrypt<'py>(
+        &self,
+        py: Python<'py>,
+        tweak: &Bound<'py, PyAny>,
+        data: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        self.one(py, false, self::tweak(tweak)?, data)
+    }
 
     /// Encrypts data unit number `sector` (tweak: its 128-bit little-endian
     /// encoding).
-    encrypt_sector,
+    fn encrypt_sector<'py>(
+        &self,
+        py: Python<'py>,
+        sector: u128,
+        data: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        self.one(py, true, sector.to_le_bytes(), data)
+    }
+
     /// Decrypts data unit number `sector`.
-    decrypt_sector,
-    (sector: u128, data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>>
-        = one(sector.to_le_bytes(), data);
+    fn decrypt_sector<'py>(
+        &self,
+        py: Python<'py>,
+        sector: u128,
+        data: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        self.one(py, false, sector.to_le_bytes(), data)
+    }
 
     /// Encrypts consecutive sectors of `sector_size` bytes (a multiple of
     /// 16, e.g. 512 or 4096) numbered from `first_sector`; `data` must be a
     /// whole number of sectors.
-    encrypt_sectors,
+    fn encrypt_sectors<'py>(
+        &self,
+        py: Python<'py>,
+        data: &Bound<'py, PyAny>,
+        sector_size: usize,
+        first_sector: u128,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        self.sectors(py, true, data, sector_size, first_sector)
+    }
+
     /// Decrypts consecutive sectors, as encrypt_sectors.
-    decrypt_sectors,
-    (data: &Bound<'py, PyAny>, sector_size: usize, first_sector: u128)
-        -> PyResult<Bound<'py, PyBytes>> = sectors(data, sector_size, first_sector);
+    fn decrypt_sectors<'py>(
+        &self,
+        py: Python<'py>,
+        data: &Bound<'py, PyAny>,
+        sector_size: usize,
+        first_sector: u128,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        self.sectors(py, false, data, sector_size, first_sector)
+    }
 
     /// As encrypt_sectors, into `buf` (same length as `data`; may be the
     /// same memory).
-    encrypt_sectors_into,
+    fn encrypt_sectors_into(
+        &self,
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+        sector_size: usize,
+        first_sector: u128,
+        buf: &Bound<'_, PyAny>,
+    ) -> PyResult<usize> {
+        self.sectors_into(py, true, data, sector_size, first_sector, buf)
+    }
+
     /// As decrypt_sectors, into `buf`.
-    decrypt_sectors_into,
-    (data: &Bound<'py, PyAny>, sector_size: usize, first_sector: u128, buf: &Bound<'py, PyAny>)
-        -> PyResult<usize> = sectors_into(data, sector_size, first_sector, buf);
+    fn decrypt_sectors_into(
+        &self,
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+        sector_size: usize,
+        first_sector: u128,
+        buf: &Bound<'_, PyAny>,
+    ) -> PyResult<usize> {
+        self.sectors_into(py, false, data, sector_size, first_sector, buf)
+    }
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

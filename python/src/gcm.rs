@@ -9,7 +9,6 @@ use pyo3::types::PyBytes;
 
 use crate::buf::{alias, maybe_detached, AeadArgs, Alias, Buf};
 use crate::checks::{data_len, key_len};
-use crate::methods::both_ways;
 use crate::{err, pick_backend, AlreadyFinalized, InvalidTag};
 
 const TAG: usize = 16;
@@ -159,72 +158,104 @@ impl AesGcm {
     }
 }
 
-both_ways! {
-    impl AesGcm {
-        #[new]
-        #[pyo3(signature = (key, *, backend = None))]
-        fn new(key: &Bound<'_, PyAny>, backend: Option<&str>) -> PyResult<Self> {
-            let key = Buf::read(key)?;
-            key_len(key.as_slice(), &[16, 24, 32], "AESGCM key must be 128, 192, or 256 bits.")?;
-            let gcm = aesx::Gcm::with_backend(key.as_slice(), pick_backend(backend)?).map_err(err)?;
-            Ok(AesGcm { gcm: Box::new(gcm) })
-        }
+#[pymethods]
+impl AesGcm {
+    #[new]
+    #[pyo3(signature = (key, *, backend = None))]
+    fn new(key: &Bound<'_, PyAny>, backend: Option<&str>) -> PyResult<Self> {
+        let key = Buf::read(key)?;
+        key_len(
+            key.as_slice(),
+            &[16, 24, 32],
+            "AESGCM key must be 128, 192, or 256 bits.",
+        )?;
+        let gcm = aesx::Gcm::with_backend(key.as_slice(), pick_backend(backend)?).map_err(err)?;
+        Ok(AesGcm { gcm: Box::new(gcm) })
+    }
 
-        /// A fresh random key of 128, 192 or 256 bits from the OS CSPRNG.
-        #[staticmethod]
-        fn generate_key<'py>(
-            py: Python<'py>,
-            bit_length: &Bound<'py, PyAny>,
-        ) -> PyResult<Bound<'py, PyBytes>> {
-            generate(
-                py,
-                bit_length,
-                &[128, 192, 256],
-                "bit_length must be 128, 192, or 256",
-            )
-        }
+    /// A fresh random key of 128, 192 or 256 bits from the OS CSPRNG.
+    #[staticmethod]
+    fn generate_key<'py>(
+        py: Python<'py>,
+        bit_length: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        generate(
+            py,
+            bit_length,
+            &[128, 192, 256],
+            "bit_length must be 128, 192, or 256",
+        )
+    }
 
-        /// The backend this key runs on.
-        #[getter]
-        fn backend(&self) -> &'static str {
-            self.gcm.backend().name()
-        }
+    /// The backend this key runs on.
+    #[getter]
+    fn backend(&self) -> &'static str {
+        self.gcm.backend().name()
     }
 
     /// Encrypts and authenticates `data`; returns ciphertext followed by the
     /// 16-byte tag. `associated_data` may be None. `threads` > 1 splits a
     /// message of at least 128 KiB per extra thread over that many threads
     /// (the same bytes as one thread).
-    encrypt,
+    #[pyo3(signature = (nonce, data, associated_data, *, threads = 1))]
+    fn encrypt<'py>(
+        &self,
+        py: Python<'py>,
+        nonce: &Bound<'py, PyAny>,
+        data: &Bound<'py, PyAny>,
+        associated_data: Option<&Bound<'py, PyAny>>,
+        threads: usize,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        self.call(py, true, nonce, data, associated_data, threads)
+    }
+
     /// Verifies the tag at the end of `data` and returns the plaintext;
     /// raises InvalidTag (releasing nothing) if it does not verify.
     /// `threads` as for encrypt: the tag over the whole message is checked
     /// before anything is returned.
-    decrypt,
     #[pyo3(signature = (nonce, data, associated_data, *, threads = 1))]
-    (
+    fn decrypt<'py>(
+        &self,
+        py: Python<'py>,
         nonce: &Bound<'py, PyAny>,
         data: &Bound<'py, PyAny>,
         associated_data: Option<&Bound<'py, PyAny>>,
-        threads: usize
-    ) -> PyResult<Bound<'py, PyBytes>> = call(nonce, data, associated_data, threads);
+        threads: usize,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        self.call(py, false, nonce, data, associated_data, threads)
+    }
 
     /// As encrypt, writing ciphertext and tag into `buf`, a writable buffer
     /// of exactly len(data) + 16 bytes (it may be the input's own memory);
     /// returns the bytes written.
-    encrypt_into,
+    #[pyo3(signature = (nonce, data, associated_data, buf, *, threads = 1))]
+    fn encrypt_into(
+        &self,
+        py: Python<'_>,
+        nonce: &Bound<'_, PyAny>,
+        data: &Bound<'_, PyAny>,
+        associated_data: Option<&Bound<'_, PyAny>>,
+        buf: &Bound<'_, PyAny>,
+        threads: usize,
+    ) -> PyResult<usize> {
+        self.call_into(py, true, nonce, data, associated_data, buf, threads)
+    }
+
     /// As decrypt, writing the plaintext into `buf`, a writable buffer of
     /// exactly len(data) - 16 bytes (it may be the input's own memory). On
     /// InvalidTag `buf` is zeroed.
-    decrypt_into,
     #[pyo3(signature = (nonce, data, associated_data, buf, *, threads = 1))]
-    (
-        nonce: &Bound<'py, PyAny>,
-        data: &Bound<'py, PyAny>,
-        associated_data: Option<&Bound<'py, PyAny>>,
-        buf: &Bound<'py, PyAny>,
-        threads: usize
-    ) -> PyResult<usize> = call_into(nonce, data, associated_data, buf, threads);
+    fn decrypt_into(
+        &self,
+        py: Python<'_>,
+        nonce: &Bound<'_, PyAny>,
+        data: &Bound<'_, PyAny>,
+        associated_data: Option<&Bound<'_, PyAny>>,
+        buf: &Bound<'_, PyAny>,
+        threads: usize,
+    ) -> PyResult<usize> {
+        self.call_into(py, false, nonce, data, associated_data, buf, threads)
+    }
 }
 
 /// A fresh random key of `bit_length` bits (one of `allowed`) from the OS.
@@ -264,18 +295,6 @@ pub struct Esp {
 /// A sealed or opened packet and the one's-complement checksum of its
 /// plaintext; a method returns both or only the packet.
 struct Packet<'py>(Bound<'py, PyBytes>, u64);
-
-impl<'py> From<Packet<'py>> for Bound<'py, PyBytes> {
-    fn from(p: Packet<'py>) -> Self {
-        p.0
-    }
-}
-
-impl<'py> From<Packet<'py>> for (Bound<'py, PyBytes>, u64) {
-    fn from(p: Packet<'py>) -> Self {
-        (p.0, p.1)
-    }
-}
 
 impl Esp {
     /// Seals (`encrypt`: ciphertext then ICV) or opens one packet payload.
@@ -334,77 +353,106 @@ impl Esp {
     }
 }
 
-both_ways! {
-    impl Esp {
-        #[new]
-        #[pyo3(signature = (key, salt, tag_length = 16, *, backend = None))]
-        fn new(
-            key: &Bound<'_, PyAny>,
-            salt: &Bound<'_, PyAny>,
-            tag_length: usize,
-            backend: Option<&str>,
-        ) -> PyResult<Self> {
-            let (key, salt) = (Buf::read(key)?, Buf::read(salt)?);
-            let esp = aesx::Esp::with_backend(
-                key.as_slice(),
-                salt.as_slice(),
-                tag_length,
-                pick_backend(backend)?,
-            )
-            .map_err(err)?;
-            Ok(Esp { esp: Box::new(esp) })
-        }
+#[pymethods]
+impl Esp {
+    #[new]
+    #[pyo3(signature = (key, salt, tag_length = 16, *, backend = None))]
+    fn new(
+        key: &Bound<'_, PyAny>,
+        salt: &Bound<'_, PyAny>,
+        tag_length: usize,
+        backend: Option<&str>,
+    ) -> PyResult<Self> {
+        let (key, salt) = (Buf::read(key)?, Buf::read(salt)?);
+        let esp = aesx::Esp::with_backend(
+            key.as_slice(),
+            salt.as_slice(),
+            tag_length,
+            pick_backend(backend)?,
+        )
+        .map_err(err)?;
+        Ok(Esp { esp: Box::new(esp) })
+    }
 
-        /// A context from RFC 4106 keying material: the key then the 4-byte salt
-        /// (20, 28 or 36 bytes).
-        #[staticmethod]
-        #[pyo3(signature = (keymat, tag_length = 16, *, backend = None))]
-        fn from_keying_material(
-            keymat: &Bound<'_, PyAny>,
-            tag_length: usize,
-            backend: Option<&str>,
-        ) -> PyResult<Self> {
-            let km = Buf::read(keymat)?;
-            let k = km.as_slice();
-            if !matches!(k.len(), 20 | 28 | 36) {
-                return Err(PyValueError::new_err(format!(
-                    "RFC 4106 keying material must be 20, 28 or 36 bytes, got {}",
-                    k.len()
-                )));
-            }
-            let (key, salt) = k.split_at(k.len() - 4);
-            let esp =
-                aesx::Esp::with_backend(key, salt, tag_length, pick_backend(backend)?).map_err(err)?;
-            Ok(Esp { esp: Box::new(esp) })
+    /// A context from RFC 4106 keying material: the key then the 4-byte salt
+    /// (20, 28 or 36 bytes).
+    #[staticmethod]
+    #[pyo3(signature = (keymat, tag_length = 16, *, backend = None))]
+    fn from_keying_material(
+        keymat: &Bound<'_, PyAny>,
+        tag_length: usize,
+        backend: Option<&str>,
+    ) -> PyResult<Self> {
+        let km = Buf::read(keymat)?;
+        let k = km.as_slice();
+        if !matches!(k.len(), 20 | 28 | 36) {
+            return Err(PyValueError::new_err(format!(
+                "RFC 4106 keying material must be 20, 28 or 36 bytes, got {}",
+                k.len()
+            )));
         }
+        let (key, salt) = k.split_at(k.len() - 4);
+        let esp =
+            aesx::Esp::with_backend(key, salt, tag_length, pick_backend(backend)?).map_err(err)?;
+        Ok(Esp { esp: Box::new(esp) })
+    }
 
-        /// The ICV length in bytes.
-        #[getter]
-        fn tag_length(&self) -> usize {
-            self.esp.tag_len()
-        }
+    /// The ICV length in bytes.
+    #[getter]
+    fn tag_length(&self) -> usize {
+        self.esp.tag_len()
+    }
 
-        /// The backend this key runs on.
-        #[getter]
-        fn backend(&self) -> &'static str {
-            self.esp.backend().name()
-        }
+    /// The backend this key runs on.
+    #[getter]
+    fn backend(&self) -> &'static str {
+        self.esp.backend().name()
     }
 
     /// The ESP payload: ciphertext followed by the ICV.
-    encrypt,
+    fn encrypt<'py>(
+        &self,
+        py: Python<'py>,
+        iv: &Bound<'py, PyAny>,
+        data: &Bound<'py, PyAny>,
+        aad: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        self.packet(py, true, iv, data, aad).map(|p| p.0)
+    }
+
     /// Verifies the ICV at the end of `data` and returns the plaintext;
     /// InvalidTag if it does not verify.
-    decrypt,
-    (iv: &Bound<'py, PyAny>, data: &Bound<'py, PyAny>, aad: &Bound<'py, PyAny>)
-        -> PyResult<Bound<'py, PyBytes>> = packet(iv, data, aad);
+    fn decrypt<'py>(
+        &self,
+        py: Python<'py>,
+        iv: &Bound<'py, PyAny>,
+        data: &Bound<'py, PyAny>,
+        aad: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        self.packet(py, false, iv, data, aad).map(|p| p.0)
+    }
 
     /// As encrypt, with the one's-complement checksum of the plaintext.
-    encrypt_with_checksum,
+    fn encrypt_with_checksum<'py>(
+        &self,
+        py: Python<'py>,
+        iv: &Bound<'py, PyAny>,
+        data: &Bound<'py, PyAny>,
+        aad: &Bound<'py, PyAny>,
+    ) -> PyResult<(Bound<'py, PyBytes>, u64)> {
+        self.packet(py, true, iv, data, aad).map(|p| (p.0, p.1))
+    }
+
     /// As decrypt, with the one's-complement checksum of the plaintext.
-    decrypt_with_checksum,
-    (iv: &Bound<'py, PyAny>, data: &Bound<'py, PyAny>, aad: &Bound<'py, PyAny>)
-        -> PyResult<(Bound<'py, PyBytes>, u64)> = packet(iv, data, aad);
+    fn decrypt_with_checksum<'py>(
+        &self,
+        py: Python<'py>,
+        iv: &Bound<'py, PyAny>,
+        data: &Bound<'py, PyAny>,
+        aad: &Bound<'py, PyAny>,
+    ) -> PyResult<(Bound<'py, PyBytes>, u64)> {
+        self.packet(py, false, iv, data, aad).map(|p| (p.0, p.1))
+    }
 }
 
 /// One direction of a streaming GCM message.
@@ -433,7 +481,8 @@ pub struct GcmStream {
 // Send and Sync for the same reason. pyo3 hands out `&mut self` only under
 // its borrow checker, so no two threads mutate `dir` at once.
 unsafe impl Send for GcmStream {}
-// SAFETY: as for Send.
+// SAFETY: shared references reach only `gcm` (Sync) and `dir` behind pyo3's
+// borrow checker, which gives `&mut self` to one thread at a time.
 unsafe impl Sync for GcmStream {}
 
 impl Drop for GcmStream {

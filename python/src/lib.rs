@@ -18,7 +18,6 @@ mod cuda;
 mod file;
 mod gcm;
 mod keywrap;
-mod methods;
 
 /// Calls that process at least this many bytes release the GIL. Below it,
 /// releasing and re-taking the GIL costs more than other threads gain.
@@ -169,6 +168,14 @@ fn backends() -> Vec<&'static str> {
         .collect()
 }
 
+/// Every backend aesx knows, slowest first, whether or not this machine can
+/// run it: the names `backend=` and `AESX_BACKEND` accept (the library's
+/// list).
+#[pyfunction]
+fn all_backends() -> Vec<&'static str> {
+    aesx::Backend::ALL.iter().map(|b| b.name()).collect()
+}
+
 /// The backend that new keys use when no `backend=` is given; ValueError if
 /// `AESX_BACKEND` names one this machine cannot run.
 #[pyfunction]
@@ -200,6 +207,7 @@ fn _aesx(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("InvalidUnwrap", py.get_type::<InvalidUnwrap>())?;
     m.add("DecryptionError", py.get_type::<DecryptionError>())?;
     m.add_function(wrap_pyfunction!(backends, m)?)?;
+    m.add_function(wrap_pyfunction!(all_backends, m)?)?;
     m.add_function(wrap_pyfunction!(default_backend, m)?)?;
     m.add_function(wrap_pyfunction!(use_backend, m)?)?;
     m.add("RELEASE_GIL_AT", RELEASE_GIL_AT)?;

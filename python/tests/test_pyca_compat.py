@@ -411,7 +411,20 @@ def test_cbc_pkcs7_flag_still_pads():
 
 # ---------------------------------------------------------------- AESX_BACKEND
 
-KNOWN = ["soft", "aesni", "vaes256", "vaes512", "armv8"]
+# Every name aesx knows, from the package's own list (the library's).
+KNOWN = aesx.all_backends()
+
+
+def test_backends_are_the_known_ones_this_machine_runs():
+    assert "soft" in KNOWN and len(set(KNOWN)) == len(KNOWN)
+    runs = aesx.backends()
+    assert runs == [b for b in KNOWN if b in runs]
+    for b in KNOWN:
+        if b in runs:
+            assert aesx.AESGCM(b"k" * 16, backend=b).backend == b
+        else:
+            with pytest.raises(ValueError):
+                aesx.AESGCM(b"k" * 16, backend=b)
 
 
 def test_aesx_backend_selects_and_explicit_wins():

@@ -359,7 +359,9 @@ fn _from_host(
     let device = device_for(device, ptr, data.len())?;
     let g = py.allow_threads(|| gpu(device))?;
     detached(py, || {
-        // SAFETY: as in _to_host.
+        // SAFETY: `ptr` is the address of a live device array of this device
+        // with room for `data` that the Python layer holds for the call; the
+        // stream is the caller's.
         unsafe { raw::copy_from_host_raw(&g, data, ptr, stream_of(stream)) }
     })
 }
@@ -377,7 +379,9 @@ fn _copy(
     let device = device_for(device, src, len)?;
     let g = py.allow_threads(|| gpu(device))?;
     detached(py, || {
-        // SAFETY: as in _to_host.
+        // SAFETY: `src` and `dst` are addresses of live device arrays of this
+        // device, `len` bytes each, that the Python layer holds for the call;
+        // the stream is the caller's.
         unsafe { raw::copy_raw(&g, src, dst, len, stream_of(stream)) }
     })
 }
@@ -386,26 +390,35 @@ fn _copy(
 #[pyclass(module = "aesx.cuda", frozen)]
 struct _Aes(OnDevices<CudaAes>);
 
-/// The block-mode calls: check everything, then find the device and the
-/// output, queue the work, and return the new buffer if one was made.
-macro_rules! block_call {
-    ($self:ident, $py:ident, $src:ident, $dst:ident, $len:ident, $device:ident, $stream:ident,
-     $overlap:expr, $make:expr, |$k:ident, $d:ident, $s:ident| $body:expr) => {{
-        check_ptrs($src, $dst, $len, $overlap)?;
-        let dev = device_for($device, $src, $len)?;
-        let $k = $self.on(dev, $make)?;
-        let out = Out::new($py, $dst, $len, dev)?;
-        let $d = out.ptr;
-        detached($py, || {
-            let $s = stream_of($stream);
-            // SAFETY: the Python layer passes the addresses and length of live device
-            // arrays that it holds for the call (their owners keep them until the
-            // stream's work is done), or `out` is a buffer made here for it; the
-            // stream is the caller's (a live one of this device, or None).
-            unsafe { $body }
-        })?;
-        out.finish($stream)
-    }};
+/// The block-mode calls: checks the addresses (`overlap`), finds the device
+/// and the output (`dst`, or a new buffer), runs `body` without the GIL with
+/// the key on that device, the output's address and the stream, and returns
+/// the new buffer if one was made. `body` queues the work through an
+/// `unsafe` raw call, sound because every address reaching it is `src` or
+/// the output: `len` bytes of live device memory of that device (the
+/// caller's arrays, which the Python layer holds until the stream's work is
+/// done, or the buffer made here), checked here for alignment, overlap and
+/// extent.
+#[allow(clippy::too_many_arguments)]
+fn block_call<K: Send + Sync>(
+    keys: &OnDevices<K>,
+    py: Python<'_>,
+    src: u64,
+    dst: Option<u64>,
+    len: usize,
+    device: Option<usize>,
+    stream: Option<u64>,
+    overlap: Overlap,
+    make: impl FnOnce(&Gpu, &[u8]) -> aesx_cuda::Result<K>,
+    body: impl FnOnce(&K, u64, Option<raw::CUstream>) -> aesx_cuda::Result<()> + Send,
+) -> PyResult<Option<DeviceBuffer>> {
+    check_ptrs(src, dst, len, overlap)?;
+    let dev = device_for(device, src, len)?;
+    let k = keys.on(dev, make)?;
+    let out = Out::new(py, dst, len, dev)?;
+    let d = out.ptr;
+    detached(py, || body(&k, d, stream_of(stream)))?;
+    out.finish(stream)
 }
 
 #[pymethods]
@@ -436,7 +449,7 @@ impl _Aes {
             return Err(err(aesx::Error::NotBlockAligned { len }));
         }
         let keys = &self.0;
-        block_call!(
+        block_call(
             keys,
             py,
             src,
@@ -446,11 +459,17 @@ impl _Aes {
             stream,
             Overlap::SameOrDisjoint,
             CudaAes::new,
-            |k, d, s| if decrypt {
-                k.ecb_decrypt_raw(src, d, len, s)
-            } else {
-                k.ecb_encrypt_raw(src, d, len, s)
-            }
+            |k, d, s| {
+                // SAFETY: `src` and `d` are `len` bytes of live device memory of this
+                // device, as block_call checked and says; `s` the caller's stream.
+                unsafe {
+                    if decrypt {
+                        k.ecb_decrypt_raw(src, d, len, s)
+                    } else {
+                        k.ecb_encrypt_raw(src, d, len, s)
+                    }
+                }
+            },
         )
     }
 
@@ -468,7 +487,7 @@ impl _Aes {
     ) -> PyResult<Option<DeviceBuffer>> {
         let c = array16(counter, "the counter block (nonce)")?;
         let keys = &self.0;
-        block_call!(
+        block_call(
             keys,
             py,
             src,
@@ -478,7 +497,11 @@ impl _Aes {
             stream,
             Overlap::SameOrDisjoint,
             CudaAes::new,
-            |k, d, s| k.ctr_apply_raw(&c, src, d, len, s)
+            |k, d, s| {
+                // SAFETY: `src` and `d` are `len` bytes of live device memory of this
+                // device, as block_call checked and says; `s` the caller's stream.
+                unsafe { k.ctr_apply_raw(&c, src, d, len, s) }
+            },
         )
     }
 
@@ -499,7 +522,7 @@ impl _Aes {
             return Err(err(aesx::Error::NotBlockAligned { len }));
         }
         let keys = &self.0;
-        block_call!(
+        block_call(
             keys,
             py,
             src,
@@ -509,7 +532,11 @@ impl _Aes {
             stream,
             Overlap::Disjoint,
             CudaAes::new,
-            |k, d, s| k.cbc_decrypt_raw(&iv, src, d, len, s)
+            |k, d, s| {
+                // SAFETY: `src` and `d` are `len` bytes of live device memory of this
+                // device, as block_call checked and says; `s` the caller's stream.
+                unsafe { k.cbc_decrypt_raw(&iv, src, d, len, s) }
+            },
         )
     }
 }
@@ -560,7 +587,7 @@ impl _Xts {
         }
         raw::check_sector_numbers(first_sector, len, sector_size).map_err(err)?;
         let keys = &self.keys;
-        block_call!(
+        block_call(
             keys,
             py,
             src,
@@ -570,11 +597,17 @@ impl _Xts {
             stream,
             Overlap::SameOrDisjoint,
             CudaXts::new,
-            |k, d, s| if decrypt {
-                k.decrypt_sectors_raw(first_sector, sector_size, src, d, len, s)
-            } else {
-                k.encrypt_sectors_raw(first_sector, sector_size, src, d, len, s)
-            }
+            |k, d, s| {
+                // SAFETY: `src` and `d` are `len` bytes of live device memory of this
+                // device, as block_call checked and says; `s` the caller's stream.
+                unsafe {
+                    if decrypt {
+                        k.decrypt_sectors_raw(first_sector, sector_size, src, d, len, s)
+                    } else {
+                        k.encrypt_sectors_raw(first_sector, sector_size, src, d, len, s)
+                    }
+                }
+            },
         )
     }
 }
@@ -661,8 +694,10 @@ impl _Gcm {
         let d = out.ptr;
         let tag = detached(py, || {
             let s = stream_of(stream);
-            // SAFETY: as in block_call!; the tag goes to the 16 bytes after the
-            // ciphertext of the buffer made here with room for them.
+            // SAFETY: `src` and `d` `len` bytes of live device memory of this
+            // device (the caller's arrays, held for the call, or `out`, made
+            // here); the tag goes to the 16 bytes after the ciphertext of the
+            // buffer made here with room for them; the stream the caller's.
             unsafe {
                 let tag = k.seal_raw(nonce, aad, src, d, len, s)?;
                 if extra > 0 {
@@ -691,7 +726,7 @@ impl _Gcm {
         gcm_nonce(nonce, len, aad.len())?;
         raw::check_gcm_args(nonce, aad.len(), len, Some(tag.len())).map_err(err)?;
         let keys = &self.0;
-        block_call!(
+        block_call(
             keys,
             py,
             src,
@@ -701,7 +736,11 @@ impl _Gcm {
             stream,
             Overlap::SameOrDisjoint,
             CudaGcm::new,
-            |k, d, s| k.open_raw(nonce, aad, src, d, len, tag, s)
+            |k, d, s| {
+                // SAFETY: `src` and `d` are `len` bytes of live device memory of this
+                // device, as block_call checked and says; `s` the caller's stream.
+                unsafe { k.open_raw(nonce, aad, src, d, len, tag, s) }
+            },
         )
     }
 
@@ -735,7 +774,9 @@ impl _Gcm {
         detached(py, || {
             let s = stream_of(stream);
             let mut tag = [0u8; 16];
-            // SAFETY: as in block_call!; the tag is the last 16 of src's len bytes.
+            // SAFETY: `src` holds `n` + 16 bytes of live device memory of this
+            // device (the caller's array, held for the call), the tag its last
+            // 16; `d` is `out`, made here for `n` bytes; the stream the caller's.
             unsafe {
                 raw::copy_to_host_raw(&g, src + n as u64, &mut tag, s)?;
                 k.open_raw(nonce, aad, src, d, n, &tag, s)
@@ -763,7 +804,9 @@ impl _Gcm {
         let dev = device_for(device, ptr, len)?;
         let k = self.0.on(dev, CudaGcm::new)?;
         let tags = detached(py, || {
-            // SAFETY: as in block_call!.
+            // SAFETY: `ptr` holds `len` bytes of live device memory of this
+            // device (the caller's array, held for the call; the batch's
+            // strides checked above); the stream the caller's.
             unsafe { k.seal_many_raw(&nonces, aad, stride, ptr, len, stream_of(stream)) }
         })?;
         Ok(tags.iter().map(|t| PyBytes::new(py, t)).collect())
@@ -799,7 +842,9 @@ impl _Gcm {
         let dev = device_for(device, ptr, len)?;
         let k = self.0.on(dev, CudaGcm::new)?;
         detached(py, || {
-            // SAFETY: as in block_call!.
+            // SAFETY: `ptr` holds `len` bytes of live device memory of this
+            // device (the caller's array, held for the call; the batch's
+            // strides checked above); the stream the caller's.
             unsafe { k.open_many_raw(&nonces, aad, stride, ptr, len, &tags, stream_of(stream)) }
         })
     }
