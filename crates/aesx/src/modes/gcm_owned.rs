@@ -31,6 +31,12 @@ pub struct GcmStreamHazmat {
     state: State,
 }
 
+impl Drop for GcmStreamHazmat {
+    fn drop(&mut self) {
+        self.state.wipe();
+    }
+}
+
 impl core::fmt::Debug for GcmStreamHazmat {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("GcmStreamHazmat")
@@ -53,7 +59,9 @@ impl GcmStreamHazmat {
     /// with the same key, without copying the key again (the cheap way to
     /// run many messages). On an error (an empty nonce) nothing changes.
     pub fn restart(&mut self, nonce: &[u8]) -> Result<()> {
-        self.state = State::new(&self.gcm, nonce)?;
+        let fresh = State::new(&self.gcm, nonce)?;
+        self.state.wipe();
+        self.state = fresh;
         Ok(())
     }
 
@@ -62,8 +70,8 @@ impl GcmStreamHazmat {
         &self.gcm
     }
 
-    /// Hashes more associated data: [`Error::InvalidState`] once data has
-    /// started, [`Error::AadTooLong`] past 2^61 - 1 bytes in all.
+    /// Hashes more associated data: [`Error::InvalidState`](crate::Error::InvalidState) once data has
+    /// started, [`Error::AadTooLong`](crate::Error::AadTooLong) past 2^61 - 1 bytes in all.
     pub fn aad(&mut self, aad: &[u8]) -> Result<()> {
         self.state.aad(&self.gcm, aad)
     }

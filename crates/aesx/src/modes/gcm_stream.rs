@@ -18,7 +18,7 @@ use crate::key::{Block, BLOCK_LEN};
 /// form holds one beside its key: [`Core`] (borrowing the key: the one-shot
 /// calls, the incremental API, ESP) and the owned, clonable
 /// [`GcmStreamHazmat`](crate::hazmat::GcmStreamHazmat). Each call takes
-/// the key the state was started with.
+/// the key the state was started with; the holder wipes it on drop.
 #[derive(Clone)]
 pub(crate) struct State {
     /// Counter block of the next keystream block.
@@ -39,17 +39,16 @@ pub(crate) struct State {
     in_data: bool,
 }
 
-impl Drop for State {
-    fn drop(&mut self) {
+impl State {
+    /// Zeroes the secret values (every holder calls it on drop).
+    pub(crate) fn wipe(&mut self) {
         self.ctr.zeroize();
         self.ekj0.zeroize();
         self.ks.zeroize();
         self.acc.zeroize();
         self.pend.zeroize();
     }
-}
 
-impl State {
     /// A message under `nonce` with the key `gcm`.
     pub(crate) fn new(gcm: &Gcm, nonce: &[u8]) -> Result<Self> {
         let mut j0 = j0_of(gcm, nonce)?;
@@ -207,6 +206,12 @@ impl State {
 pub(crate) struct Core<'a> {
     gcm: &'a Gcm,
     state: State,
+}
+
+impl Drop for Core<'_> {
+    fn drop(&mut self) {
+        self.state.wipe();
+    }
 }
 
 impl<'a> Core<'a> {

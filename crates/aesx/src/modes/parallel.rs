@@ -9,12 +9,10 @@
 //! work to another thread would cost more than it saves.
 //!
 //! The calling thread takes the first segment; the others go to worker
-//! threads that are started on first use and kept (a thread started per
-//! call costs as much as encrypting a few hundred KiB on a virtual
-//! machine): after a task a worker spins for up to 200 µs for the next one,
-//! then parks. A segment no worker has started by the time the calling
-//! thread is free is taken back and run there, and the call returns when
-//! every segment is done.
+//! threads started on first use and kept (starting one per call costs as
+//! much as encrypting a few hundred KiB): after a task a worker spins for
+//! up to 200 µs, then parks. A segment no worker has started when the
+//! calling thread is free is run there; the call returns when all are done.
 //!
 //! ```
 //! use aesx::{Ctr, Gcm};
@@ -28,19 +26,14 @@
 //! Ctr::new(&[1u8; 16], &[0u8; 16]).unwrap().with_threads(2).apply_keystream(&mut data);
 //! ```
 //!
-//! - **GCM**: segment `i` starts `b_i` blocks into the message, so its
-//!   counter is inc32 applied `1 + b_i` times to J0 (the 32-bit wrap of the
-//!   one-thread pass). Each thread runs the backend's fused CTR32+GHASH
-//!   kernel on its segment from a zero GHASH state (the first from the
-//!   AAD's) and returns its sum S_i; the sums are combined in order as
-//!   X = X·H^m_i ^ S_i, which is what carrying the state over the segment's
-//!   m_i blocks gives because GHASH is linear. H^m comes from
-//!   square-and-multiply with the portable backend's constant-time field
-//!   product (about 2·log2(m) products, never by hashing zero blocks). The
-//!   partial last block, the length block and the tag mask E_K(J0) follow
-//!   on the calling thread. Opening decrypts every segment into the output,
-//!   then checks the tag over the whole ciphertext; on a mismatch the
-//!   output is wiped, exactly as the one-thread open does.
+//! - **GCM**: segment `i` starts `b_i` blocks in, its counter inc32 applied
+//!   `1 + b_i` times to J0. Each thread runs the fused CTR32+GHASH kernel
+//!   from a zero GHASH state (the first from the AAD's) and returns its sum
+//!   S_i; in order, X = X·H^m_i ^ S_i (GHASH is linear), with H^m by
+//!   square-and-multiply on the constant-time portable product. The partial
+//!   last block, the length block and E_K(J0) follow on the calling thread;
+//!   opening checks the tag over the whole ciphertext and wipes the output
+//!   on a mismatch, as the one-thread open does.
 //! - **CTR**: segment `i` starts at the 128-bit counter block plus `b_i`
 //!   (wrapping modulo 2^128, as [`Ctr`](crate::Ctr) does).
 //! - **XTS**: the multi-sector calls split at sector boundaries; each
