@@ -103,7 +103,7 @@ impl Impl {
             Impl::Aesx(_) => aesx_impl::supports(mode, key_bits),
             #[cfg(feature = "cuda")]
             Impl::Cuda => cuda_impl::supports(mode, key_bits),
-            _ => self
+            Impl::OpenSsl | Impl::AwsLc | Impl::Ring | Impl::RustCrypto => self
                 .peer(mode)
                 .is_some_and(|(supports, _)| supports(mode, key_bits)),
         }
@@ -115,7 +115,7 @@ impl Impl {
             Impl::Aesx(b) => aesx_impl::runner(b, mode, setup),
             #[cfg(feature = "cuda")]
             Impl::Cuda => cuda_impl::runner(mode, setup),
-            _ => match self.peer(mode) {
+            Impl::OpenSsl | Impl::AwsLc | Impl::Ring | Impl::RustCrypto => match self.peer(mode) {
                 Some((_, runner)) => runner(mode, setup),
                 None => Err(format!("{self}: not a peer")),
             },
@@ -134,7 +134,9 @@ impl Impl {
             Impl::AwsLc => (awslc::supports, awslc::runner),
             Impl::Ring => (peers::ring_supports, peers::ring_runner),
             Impl::RustCrypto => (peers::rustcrypto_supports, peers::rustcrypto_runner),
-            _ => return None,
+            Impl::Aesx(_) => return None,
+            #[cfg(feature = "cuda")]
+            Impl::Cuda => return None,
         })
     }
 }
