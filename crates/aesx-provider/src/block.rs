@@ -11,7 +11,9 @@
 use aesx::{Aes, Backend, Cbc, Ctr, BLOCK_LEN};
 
 use crate::count_bytes;
+use ahead::CtrStream;
 
+mod ahead;
 mod tls;
 pub use tls::TLS_MAC_MAX;
 
@@ -104,11 +106,14 @@ pub fn plan_block_update(bufsz: usize, enc: bool, pad: bool, inl: usize) -> Plan
 }
 
 /// The key, ready for its mode.
+// CTR's variant is larger by the keystream it makes ahead; boxing it would
+// cost an indirection on every short update, which it exists to avoid.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone)]
 enum Keyed {
     Ecb(Aes),
     Cbc(Cbc),
-    Ctr(Ctr),
+    Ctr(CtrStream),
 }
 
 /// One ECB, CBC or CTR operation as OpenSSL's `PROV_CIPHER_CTX` holds it.
@@ -211,7 +216,7 @@ impl BlockCtx {
                 Some(Aes::with_backend(key, self.backend).map_err(|_| Fail::InvalidKeyLength)?)
             }
             None => match &self.key {
-                Some(Keyed::Ctr(c)) => Some(c.aes().clone()),
+                Some(Keyed::Ctr(c)) => Some(c.ctr().aes().clone()),
                 _ => None,
             },
         };
@@ -219,9 +224,9 @@ impl BlockCtx {
             self.key = Some(match self.mode {
                 Mode::Ecb => Keyed::Ecb(aes),
                 Mode::Cbc => Keyed::Cbc(Cbc::from(aes)),
-                Mode::Ctr => {
-                    Keyed::Ctr(Ctr::from_aes(aes, &self.iv).map_err(|_| Fail::InvalidIvLength)?)
-                }
+                Mode::Ctr => Keyed::Ctr(CtrStream::new(
+                    Ctr::from_aes(aes, &self.iv).map_err(|_| Fail::InvalidIvLength)?,
+                )),
             });
         }
         Ok(())
@@ -314,7 +319,10 @@ impl BlockCtx {
                     Keyed::Ecb(a) => a.decrypt_blocks_to(s, d),
                     Keyed::Cbc(c) if enc => c.encrypt_chained_to(iv, s, d),
                     Keyed::Cbc(c) => c.decrypt_chained_to(iv, s, d),
-                    Keyed::Ctr(c) => c.apply_keystream_to(s, d),
+                    Keyed::Ctr(c) => {
+                        c.apply(&mut Io::Split { src: s, dst: d }, len);
+                        Ok(())
+                    }
                 }
             }
             Io::InPlace(buf) => {
@@ -325,7 +333,7 @@ impl BlockCtx {
                     Keyed::Cbc(c) if enc => c.encrypt_chained(iv, b),
                     Keyed::Cbc(c) => c.decrypt_chained(iv, b),
                     Keyed::Ctr(c) => {
-                        c.apply_keystream(b);
+                        c.apply(&mut Io::InPlace(b), len);
                         Ok(())
                     }
                 };
@@ -365,11 +373,21 @@ impl BlockCtx {
     /// and room for [`update_len`](Self::update_len) output bytes (in
     /// place: the larger of the two). Returns the output length.
     pub fn update(&mut self, mut io: Io<'_>, inl: usize) -> Result<usize, Fail> {
-        self.update_len(inl)?;
-        if self.mode == Mode::Ctr {
+        if let Some(Keyed::Ctr(c)) = &mut self.key {
+            // The common streaming case, kept short: every CTR length goes
+            // through, nothing is buffered here.
+            c.apply(&mut io, inl);
+            count_bytes(inl);
+            return Ok(inl);
+        }
+        // Whole blocks with nothing buffered or held back: straight through,
+        // as the plan below would do it, without its copies.
+        let whole = self.bufsz == 0 && inl.is_multiple_of(BLOCK_LEN) && (self.enc || !self.pad);
+        if whole && self.key_set() {
             self.crypt(&mut io, 0, 0, inl);
             return Ok(inl);
         }
+        self.update_len(inl)?;
         let plan = plan_block_update(self.bufsz, self.enc, self.pad, inl);
         let filled = plan.fill;
         let start = self.bufsz;

@@ -276,6 +276,9 @@ unsafe fn input<'a>(p: *const u8, len: usize) -> Option<&'a [u8]> {
 /// # Safety
 /// `inp` has `inl` readable bytes, `out` `outn` writable ones (the larger
 /// of the two when they are equal), valid for `'a`.
+// Inlined: returned through memory, the `Io` costs a store-forwarding stall
+// on every update (a sixth of a 16-byte CTR update in a profile).
+#[inline(always)]
 unsafe fn make_io<'a>(
     out: *mut u8,
     outn: usize,
