@@ -142,6 +142,7 @@ unsafe fn alg_get_params(info: &AlgInfo, params: *mut OsslParam) -> c_int {
         (ffi::CIPHER_CTS, 0),
         (ffi::CIPHER_TLS1_MULTIBLOCK, 0),
         (ffi::CIPHER_HAS_RAND_KEY, 0),
+        (ffi::CIPHER_ENCRYPT_THEN_MAC, 0),
     ];
     for (key, v) in ints {
         // SAFETY: the caller's contract.
@@ -151,6 +152,12 @@ unsafe fn alg_get_params(info: &AlgInfo, params: *mut OsslParam) -> c_int {
     }
     1
 }
+
+// The parameter lists are those of the default provider of the OpenSSL
+// that loaded us: 3.0's, and from 3.6 on (`core_is_3_6`) its additions:
+// `encrypt-then-mac` for every cipher, `tls-mac` as an octet string,
+// GCM's `iv-generated`, and CCM without the TLS IV-generation keys. The
+// releases between were not compared and get 3.0's.
 
 static ALG_GETTABLE: ParamList<10> = ParamList([
     params::uint(ffi::CIPHER_MODE),
@@ -165,6 +172,20 @@ static ALG_GETTABLE: ParamList<10> = ParamList([
     params::END,
 ]);
 
+static ALG_GETTABLE_3_6: ParamList<11> = ParamList([
+    params::uint(ffi::CIPHER_MODE),
+    params::size_t(ffi::CIPHER_KEYLEN),
+    params::size_t(ffi::CIPHER_IVLEN),
+    params::size_t(ffi::CIPHER_BLOCK_SIZE),
+    params::int(ffi::CIPHER_AEAD),
+    params::int(ffi::CIPHER_CUSTOM_IV),
+    params::int(ffi::CIPHER_CTS),
+    params::int(ffi::CIPHER_TLS1_MULTIBLOCK),
+    params::int(ffi::CIPHER_HAS_RAND_KEY),
+    params::int(ffi::CIPHER_ENCRYPT_THEN_MAC),
+    params::END,
+]);
+
 static BLOCK_GETTABLE_CTX: ParamList<8> = ParamList([
     params::size_t(ffi::CIPHER_KEYLEN),
     params::size_t(ffi::CIPHER_IVLEN),
@@ -173,6 +194,17 @@ static BLOCK_GETTABLE_CTX: ParamList<8> = ParamList([
     params::octets(ffi::CIPHER_IV),
     params::octets(ffi::CIPHER_UPDATED_IV),
     params::octet_ptr(ffi::CIPHER_TLS_MAC),
+    params::END,
+]);
+
+static BLOCK_GETTABLE_CTX_3_6: ParamList<8> = ParamList([
+    params::size_t(ffi::CIPHER_KEYLEN),
+    params::size_t(ffi::CIPHER_IVLEN),
+    params::uint(ffi::CIPHER_PADDING),
+    params::uint(ffi::CIPHER_NUM),
+    params::octets(ffi::CIPHER_IV),
+    params::octets(ffi::CIPHER_UPDATED_IV),
+    params::octets(ffi::CIPHER_TLS_MAC),
     params::END,
 ]);
 
@@ -197,6 +229,30 @@ static GCM_GETTABLE_CTX: ParamList<9> = ParamList([
     params::END,
 ]);
 
+static GCM_GETTABLE_CTX_3_6: ParamList<10> = ParamList([
+    params::size_t(ffi::CIPHER_KEYLEN),
+    params::size_t(ffi::CIPHER_IVLEN),
+    params::size_t(ffi::CIPHER_AEAD_TAGLEN),
+    params::octets(ffi::CIPHER_IV),
+    params::octets(ffi::CIPHER_UPDATED_IV),
+    params::octets(ffi::CIPHER_AEAD_TAG),
+    params::size_t(ffi::CIPHER_AEAD_TLS1_AAD_PAD),
+    params::octets(ffi::CIPHER_AEAD_TLS1_GET_IV_GEN),
+    params::uint(ffi::CIPHER_AEAD_IV_GENERATED),
+    params::END,
+]);
+
+static CCM_GETTABLE_CTX_3_6: ParamList<8> = ParamList([
+    params::size_t(ffi::CIPHER_KEYLEN),
+    params::size_t(ffi::CIPHER_IVLEN),
+    params::size_t(ffi::CIPHER_AEAD_TAGLEN),
+    params::octets(ffi::CIPHER_IV),
+    params::octets(ffi::CIPHER_UPDATED_IV),
+    params::octets(ffi::CIPHER_AEAD_TAG),
+    params::size_t(ffi::CIPHER_AEAD_TLS1_AAD_PAD),
+    params::END,
+]);
+
 static XTS_SETTABLE_CTX: ParamList<2> =
     ParamList([params::size_t(ffi::CIPHER_KEYLEN), params::END]);
 
@@ -209,14 +265,34 @@ static GCM_SETTABLE_CTX: ParamList<6> = ParamList([
     params::END,
 ]);
 
+static CCM_SETTABLE_CTX_3_6: ParamList<5> = ParamList([
+    params::size_t(ffi::CIPHER_IVLEN),
+    params::octets(ffi::CIPHER_AEAD_TAG),
+    params::octets(ffi::CIPHER_AEAD_TLS1_AAD),
+    params::octets(ffi::CIPHER_AEAD_TLS1_IV_FIXED),
+    params::END,
+]);
+
+/// `a` for OpenSSL 3.0 to 3.5, `b` from 3.6 on.
+fn by_release<const N: usize, const M: usize>(
+    a: &'static ParamList<N>,
+    b: &'static ParamList<M>,
+) -> *const OsslParam {
+    if crate::core_is_3_6() {
+        b.as_ptr()
+    } else {
+        a.as_ptr()
+    }
+}
+
 unsafe extern "C" fn gettable_params(_provctx: *mut c_void) -> *const OsslParam {
-    ALG_GETTABLE.as_ptr()
+    by_release(&ALG_GETTABLE, &ALG_GETTABLE_3_6)
 }
 unsafe extern "C" fn block_gettable_ctx(
     _cctx: *mut c_void,
     _provctx: *mut c_void,
 ) -> *const OsslParam {
-    BLOCK_GETTABLE_CTX.as_ptr()
+    by_release(&BLOCK_GETTABLE_CTX, &BLOCK_GETTABLE_CTX_3_6)
 }
 unsafe extern "C" fn block_settable_ctx(
     _cctx: *mut c_void,
@@ -234,7 +310,19 @@ unsafe extern "C" fn gcm_gettable_ctx(
     _cctx: *mut c_void,
     _provctx: *mut c_void,
 ) -> *const OsslParam {
-    GCM_GETTABLE_CTX.as_ptr()
+    by_release(&GCM_GETTABLE_CTX, &GCM_GETTABLE_CTX_3_6)
+}
+unsafe extern "C" fn ccm_gettable_ctx(
+    _cctx: *mut c_void,
+    _provctx: *mut c_void,
+) -> *const OsslParam {
+    by_release(&GCM_GETTABLE_CTX, &CCM_GETTABLE_CTX_3_6)
+}
+unsafe extern "C" fn ccm_settable_ctx(
+    _cctx: *mut c_void,
+    _provctx: *mut c_void,
+) -> *const OsslParam {
+    by_release(&GCM_SETTABLE_CTX, &CCM_SETTABLE_CTX_3_6)
 }
 unsafe extern "C" fn gcm_settable_ctx(
     _cctx: *mut c_void,
@@ -695,6 +783,7 @@ unsafe fn get_ctx_params_of(ctx: &mut Ctx, params: *mut OsslParam) -> bool {
                 };
                 params::put_u64(params, ffi::CIPHER_IVLEN, g.ivlen() as u64)
                     && params::put_u64(params, ffi::CIPHER_KEYLEN, g.keylen as u64)
+                    && params::put_u64(params, ffi::CIPHER_AEAD_IV_GENERATED, g.iv_random as u64)
                     && params::put_u64(params, ffi::CIPHER_AEAD_TAGLEN, g.taglen() as u64)
                     && iv_ok(ffi::CIPHER_IV)
                     && iv_ok(ffi::CIPHER_UPDATED_IV)
@@ -1008,9 +1097,9 @@ algorithm!(aes128gcm, Kind::Gcm, 16, gcm_gettable_ctx, gcm_settable_ctx);
 algorithm!(aes192gcm, Kind::Gcm, 24, gcm_gettable_ctx, gcm_settable_ctx);
 algorithm!(aes256gcm, Kind::Gcm, 32, gcm_gettable_ctx, gcm_settable_ctx);
 // CCM's parameter lists are GCM's (`ossl_cipher_aead_*_ctx_params`).
-algorithm!(aes128ccm, Kind::Ccm, 16, gcm_gettable_ctx, gcm_settable_ctx);
-algorithm!(aes192ccm, Kind::Ccm, 24, gcm_gettable_ctx, gcm_settable_ctx);
-algorithm!(aes256ccm, Kind::Ccm, 32, gcm_gettable_ctx, gcm_settable_ctx);
+algorithm!(aes128ccm, Kind::Ccm, 16, ccm_gettable_ctx, ccm_settable_ctx);
+algorithm!(aes192ccm, Kind::Ccm, 24, ccm_gettable_ctx, ccm_settable_ctx);
+algorithm!(aes256ccm, Kind::Ccm, 32, ccm_gettable_ctx, ccm_settable_ctx);
 const KW: Kind = Kind::Wrap {
     pad: false,
     inverse: false,

@@ -45,6 +45,10 @@ pub const PARAM_OCTET_PTR: c_uint = 7;
 // Provider functions (core_dispatch.h).
 pub const FUNC_PROVIDER_TEARDOWN: c_int = 1024;
 pub const FUNC_PROVIDER_GETTABLE_PARAMS: c_int = 1025;
+/// `OSSL_FUNC_CORE_GET_PARAMS`, in the table the core passes to init.
+pub const FUNC_CORE_GET_PARAMS: c_int = 2;
+/// `OSSL_PROV_PARAM_CORE_VERSION`: the loading OpenSSL's version string.
+pub const PROV_PARAM_CORE_VERSION: &CStr = c"openssl-version";
 pub const FUNC_PROVIDER_GET_PARAMS: c_int = 1026;
 pub const FUNC_PROVIDER_QUERY_OPERATION: c_int = 1027;
 
@@ -95,6 +99,10 @@ pub const CIPHER_CUSTOM_IV: &CStr = c"custom-iv";
 pub const CIPHER_CTS: &CStr = c"cts";
 pub const CIPHER_TLS1_MULTIBLOCK: &CStr = c"tls-multi";
 pub const CIPHER_HAS_RAND_KEY: &CStr = c"has-randkey";
+/// Reported from OpenSSL 3.6 on (always 0 here: no stitched MAC).
+pub const CIPHER_ENCRYPT_THEN_MAC: &CStr = c"encrypt-then-mac";
+/// GCM, from OpenSSL 3.6 on: whether the provider drew the IV at random.
+pub const CIPHER_AEAD_IV_GENERATED: &CStr = c"iv-generated";
 pub const CIPHER_PADDING: &CStr = c"padding";
 pub const CIPHER_NUM: &CStr = c"num";
 pub const CIPHER_IV: &CStr = c"iv";

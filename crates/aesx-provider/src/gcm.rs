@@ -52,6 +52,9 @@ pub struct GcmCtx {
     /// The IV's invocation field is counted or taken from records
     /// (`iv_gen` in OpenSSL: set by `tlsivfixed`).
     iv_gen: bool,
+    /// Whether the IV (or its invocation field) was drawn at random here
+    /// (`iv-generated`, reported from OpenSSL 3.6 on).
+    pub(crate) iv_random: bool,
     /// The AAD of the next TLS 1.2 record (its length field corrected for
     /// the explicit nonce and tag), set by `tlsaad`: the next update is
     /// that whole record, in place.
@@ -83,6 +86,7 @@ impl GcmCtx {
             tag: [0; TAG_MAX],
             backend,
             iv_gen: false,
+            iv_random: false,
             tls_aad: None,
             tls_aad_pad: 0,
             tls_enc_records: 0,
@@ -99,6 +103,7 @@ impl GcmCtx {
             self.ivlen = iv.len();
             self.iv[..iv.len()].copy_from_slice(iv);
             self.iv_state = IvState::Buffered;
+            self.iv_random = false;
         }
         if let Some(key) = key {
             if key.len() != self.keylen {
@@ -179,6 +184,7 @@ impl GcmCtx {
             }
             getrandom::fill(&mut self.iv[..self.ivlen]).map_err(|_| Fail::Unsupported)?;
             self.iv_state = IvState::Buffered;
+            self.iv_random = true;
         }
         let Some(stream) = self.stream.as_mut() else {
             return Err(Fail::NoKeySet);

@@ -64,6 +64,7 @@ impl GcmCtx {
         if self.enc {
             getrandom::fill(&mut self.iv[n..self.ivlen]).map_err(|_| Fail::Unsupported)?;
         }
+        self.iv_random = self.enc;
         self.iv_gen = true;
         self.iv_state = IvState::Buffered;
         Ok(())
@@ -76,6 +77,7 @@ impl GcmCtx {
             return Err(Fail::InvalidIvLength);
         }
         self.iv[..iv.len()].copy_from_slice(iv);
+        self.iv_random = false;
         self.iv_gen = true;
         self.iv_state = IvState::Buffered;
         Ok(())
