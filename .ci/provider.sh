@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The OpenSSL provider (crates/aesx-provider): release build, then on every
 # aesx backend this CPU has the C harness (OpenSSL's evpciph_aes_common.txt,
-# evpciph_aes_ccm_cavs.txt and evpciph_aes_wrap.txt,
+# evpciph_aes_ccm_cavs.txt, evpciph_aes_wrap.txt and evpciph_aes_gcm_siv.txt,
 # differential runs against the default provider, misuse), linked with the
 # system's OpenSSL 3 and with the newer one the bench vendors, and the openssl
 # CLI checks (list reads like the default's; enc round trips equal to the
@@ -37,7 +37,8 @@ echo "backends: ${backends[*]}"
 
 for b in "${backends[@]}"; do
     AESX_BACKEND=$b timeout 120 "$dir/harness" "$dir" vectors/openssl/evpciph_aes_common.txt \
-        vectors/openssl/evpciph_aes_ccm_cavs.txt vectors/openssl/evpciph_aes_wrap.txt | grep -v '^differential'
+        vectors/openssl/evpciph_aes_ccm_cavs.txt vectors/openssl/evpciph_aes_wrap.txt \
+        vectors/openssl/evpciph_aes_gcm_siv.txt | grep -v '^differential'
 done
 
 # The same harness against the newer OpenSSL the bench vendors (3.6; a
@@ -51,18 +52,20 @@ if [[ -n $newer && -e $newer/lib/libcrypto.a ]]; then
     echo "newer OpenSSL: $(sed -n 's/.*OPENSSL_VERSION_TEXT "\(.*\)"/\1/p' "$newer/include/openssl/opensslv.h")"
     for b in "${backends[@]}"; do
         AESX_BACKEND=$b timeout 120 "$dir/harness-newer" "$dir" vectors/openssl/evpciph_aes_common.txt \
-            vectors/openssl/evpciph_aes_ccm_cavs.txt vectors/openssl/evpciph_aes_wrap.txt | grep -v '^differential'
+            vectors/openssl/evpciph_aes_ccm_cavs.txt vectors/openssl/evpciph_aes_wrap.txt \
+        vectors/openssl/evpciph_aes_gcm_siv.txt | grep -v '^differential'
     done
 else
     echo "newer OpenSSL: not built by an earlier step, skipped"
 fi
 
-# openssl list: 29 ciphers at aesx (ECB, CBC, CTR, GCM, CCM x 3 key sizes;
-# XTS x 2; KW, KWP and their inverse-cipher forms x 3), each line the
-# default's.
+# openssl list: 32 ciphers at aesx (ECB, CBC, CTR, GCM, GCM-SIV, CCM x 3 key
+# sizes; XTS x 2; KW, KWP and their inverse-cipher forms x 3), each line the
+# default's (GCM-SIV only where the default has it: OpenSSL 3.2 and later).
 ours=$(openssl list -cipher-algorithms -provider-path "$dir" -provider aesx | grep '@ aesx' | sed 's/ @ aesx$//' | tr a-z A-Z | sort)
 theirs=$(openssl list -cipher-algorithms | grep '@ default' | sed 's/ @ default$//' | tr a-z A-Z | sort)
-[[ $(wc -l <<<"$ours") -eq 29 ]] || { echo "expected 29 ciphers at aesx:"; echo "$ours"; exit 1; }
+[[ $(wc -l <<<"$ours") -eq 32 ]] || { echo "expected 32 ciphers at aesx:"; echo "$ours"; exit 1; }
+grep -q GCM-SIV <<<"$theirs" || ours=$(grep -v GCM-SIV <<<"$ours")
 missing=$(comm -23 <(echo "$ours") <(echo "$theirs"))
 [[ -z $missing ]] || { echo "not as the default lists them: $missing"; exit 1; }
 

@@ -14,6 +14,7 @@ use crate::ffi::{
     OsslAlgorithm, OsslDispatch, OsslParam, SetCtxParams, Update,
 };
 use crate::gcm::GcmCtx;
+use crate::gcm_siv::GcmSivCtx;
 use crate::params::{self, ParamList};
 use crate::wrap::WrapCtx;
 use crate::xts::XtsCtx;
@@ -24,6 +25,7 @@ use crate::{dispatch, guard, DispatchTable, DISPATCH_END};
 pub(crate) enum Kind {
     Block(Mode),
     Gcm,
+    GcmSiv,
     Xts,
     Ccm,
     /// Key wrap: KWP (`pad`) or KW, with the inverse cipher or not.
@@ -45,6 +47,7 @@ impl AlgInfo {
             Kind::Block(Mode::Cbc) => ffi::MODE_CBC,
             Kind::Block(Mode::Ctr) => ffi::MODE_CTR,
             Kind::Gcm => ffi::MODE_GCM,
+            Kind::GcmSiv => ffi::MODE_GCM_SIV,
             Kind::Xts => ffi::MODE_XTS,
             Kind::Ccm => ffi::MODE_CCM,
             Kind::Wrap { .. } => ffi::MODE_WRAP,
@@ -56,6 +59,7 @@ impl AlgInfo {
             Kind::Block(Mode::Ecb) => 0,
             Kind::Block(_) | Kind::Xts => 16,
             Kind::Gcm => crate::gcm::IV_DEFAULT,
+            Kind::GcmSiv => crate::gcm_siv::NONCE_LEN,
             Kind::Ccm => crate::ccm::IV_REPORTED,
             Kind::Wrap { pad, .. } => {
                 if pad {
@@ -76,13 +80,13 @@ impl AlgInfo {
     }
 
     fn aead(&self) -> bool {
-        matches!(self.kind, Kind::Gcm | Kind::Ccm)
+        matches!(self.kind, Kind::Gcm | Kind::GcmSiv | Kind::Ccm)
     }
 
     fn custom_iv(&self) -> bool {
         matches!(
             self.kind,
-            Kind::Gcm | Kind::Xts | Kind::Ccm | Kind::Wrap { .. }
+            Kind::Gcm | Kind::GcmSiv | Kind::Xts | Kind::Ccm | Kind::Wrap { .. }
         )
     }
 }
@@ -103,6 +107,7 @@ pub(crate) struct Ctx {
 enum Inner {
     Block(BlockCtx),
     Gcm(GcmCtx),
+    GcmSiv(GcmSivCtx),
     Xts(XtsCtx),
     Ccm(CcmCtx),
     Wrap(WrapCtx),
@@ -115,6 +120,7 @@ fn newctx(info: &AlgInfo) -> *mut c_void {
     let inner = match info.kind {
         Kind::Block(mode) => Inner::Block(BlockCtx::new(mode, info.keylen, backend)),
         Kind::Gcm => Inner::Gcm(GcmCtx::new(info.keylen, backend)),
+        Kind::GcmSiv => Inner::GcmSiv(GcmSivCtx::new(info.keylen, backend)),
         Kind::Xts => Inner::Xts(XtsCtx::new(info.keylen, backend)),
         Kind::Ccm => Inner::Ccm(CcmCtx::new(info.keylen, backend)),
         Kind::Wrap { pad, inverse } => {
@@ -273,6 +279,21 @@ static CCM_SETTABLE_CTX_3_6: ParamList<5> = ParamList([
     params::END,
 ]);
 
+// AES-GCM-SIV's lists (`cipher_aes_gcm_siv.c`; 3.2 and later).
+static SIV_GETTABLE_CTX: ParamList<4> = ParamList([
+    params::size_t(ffi::CIPHER_KEYLEN),
+    params::size_t(ffi::CIPHER_AEAD_TAGLEN),
+    params::octets(ffi::CIPHER_AEAD_TAG),
+    params::END,
+]);
+
+static SIV_SETTABLE_CTX: ParamList<4> = ParamList([
+    params::size_t(ffi::CIPHER_KEYLEN),
+    params::uint(ffi::CIPHER_SPEED),
+    params::octets(ffi::CIPHER_AEAD_TAG),
+    params::END,
+]);
+
 /// `a` for OpenSSL 3.0 to 3.5, `b` from 3.6 on.
 fn by_release<const N: usize, const M: usize>(
     a: &'static ParamList<N>,
@@ -311,6 +332,18 @@ unsafe extern "C" fn gcm_gettable_ctx(
     _provctx: *mut c_void,
 ) -> *const OsslParam {
     by_release(&GCM_GETTABLE_CTX, &GCM_GETTABLE_CTX_3_6)
+}
+unsafe extern "C" fn siv_gettable_ctx(
+    _cctx: *mut c_void,
+    _provctx: *mut c_void,
+) -> *const OsslParam {
+    SIV_GETTABLE_CTX.as_ptr()
+}
+unsafe extern "C" fn siv_settable_ctx(
+    _cctx: *mut c_void,
+    _provctx: *mut c_void,
+) -> *const OsslParam {
+    SIV_SETTABLE_CTX.as_ptr()
 }
 unsafe extern "C" fn ccm_gettable_ctx(
     _cctx: *mut c_void,
@@ -439,6 +472,7 @@ unsafe fn init(
     let r = match &mut ctx.inner {
         Inner::Block(b) => b.init(key, iv, enc),
         Inner::Gcm(g) => g.init(key, iv, enc),
+        Inner::GcmSiv(g) => g.init(key, iv, enc),
         Inner::Xts(x) => x.init(key, iv, enc),
         Inner::Ccm(c) => c.init(key, iv, enc),
         Inner::Wrap(w) => w.init(key, iv, enc),
@@ -563,6 +597,11 @@ unsafe extern "C" fn update(
                     inl
                 }
             }
+            // SAFETY: OpenSSL's buffers of inl and outsize bytes.
+            Inner::GcmSiv(g) => match unsafe { siv_update(g, out, outsize, inp, inl) } {
+                Some(n) => n,
+                None => return 0,
+            },
             Inner::Xts(x) => {
                 if outsize < inl || inp.is_null() {
                     return 0;
@@ -625,6 +664,10 @@ unsafe extern "C" fn final_(
                 Ok(()) => 0,
                 Err(_) => return 0,
             },
+            Inner::GcmSiv(g) => match g.finish() {
+                Ok(()) => 0,
+                Err(_) => return 0,
+            },
             // Every update was a whole data unit.
             Inner::Xts(_) => 0,
             // The data update did the work (and checked the tag).
@@ -684,6 +727,8 @@ unsafe extern "C" fn cipher(
                 }
             }
             // SAFETY: OpenSSL's buffers of inl and outsize >= inl bytes.
+            Inner::GcmSiv(g) => unsafe { siv_update(g, out, outsize, inp, inl) }.is_some(),
+            // SAFETY: OpenSSL's buffers of inl and outsize >= inl bytes.
             Inner::Xts(x) => match unsafe { make_io(out, inl, inp, inl, &mut copy) } {
                 Some(io) if !inp.is_null() => x.crypt(io, inl).is_ok(),
                 _ => false,
@@ -706,6 +751,83 @@ unsafe extern "C" fn cipher(
         }
         ok as c_int
     })
+}
+
+/// An AES-GCM-SIV update or one-shot call: no input is the final's
+/// answer (as OpenSSL's `aes_gcm_siv_cipher` gives it), no output is AAD,
+/// else the whole message. Returns the output length, or None when refused.
+///
+/// # Safety
+/// A non-NULL `inp` points to `inl` readable bytes, a non-NULL `out` to
+/// `outsize` writable ones.
+unsafe fn siv_update(
+    g: &mut GcmSivCtx,
+    out: *mut u8,
+    outsize: usize,
+    inp: *const u8,
+    inl: usize,
+) -> Option<usize> {
+    if inp.is_null() {
+        return g.finish().ok().map(|()| 0);
+    }
+    // SAFETY: the caller's contract for `inp`.
+    let data = unsafe { input(inp, inl) }?;
+    if out.is_null() {
+        return g.aad(data).ok().map(|()| inl);
+    }
+    if outsize < inl {
+        return None;
+    }
+    let mut copy = Vec::new();
+    // SAFETY: the caller's contract: `inl` bytes in, `outsize >= inl` out.
+    let io = unsafe { make_io(out, inl, inp, inl, &mut copy) }?;
+    g.crypt(io, inl).ok().map(|()| inl)
+}
+
+/// `ossl_aes_gcm_siv_get_ctx_params`: the tag (16 bytes, after a sealed
+/// message, as an octet string only), its length, the key length.
+///
+/// # Safety
+/// `params` is NULL or OpenSSL's terminated array.
+unsafe fn siv_get(g: &GcmSivCtx, params: *mut OsslParam) -> bool {
+    use crate::gcm_siv::TAG_LEN;
+    // SAFETY: the caller's contract for `params`.
+    unsafe {
+        params::locate(params, ffi::CIPHER_AEAD_TAG).is_none_or(|p| {
+            (*p).data_type != ffi::PARAM_OCTET_STRING
+                || g.get_tag((*p).data_size)
+                    .is_ok_and(|t| params::set_octets(p, t))
+        }) && params::put_u64(params, ffi::CIPHER_AEAD_TAGLEN, TAG_LEN as u64)
+            && params::put_u64(params, ffi::CIPHER_KEYLEN, g.keylen as u64)
+    }
+}
+
+/// `ossl_aes_gcm_siv_set_ctx_params`: the tag to check (an octet string of
+/// 16 bytes), `speed`, and the key length, which cannot change.
+///
+/// # Safety
+/// `params` is NULL or OpenSSL's terminated array.
+unsafe fn siv_set(g: &mut GcmSivCtx, params: *const OsslParam) -> bool {
+    // SAFETY: the caller's contract for `params`.
+    unsafe {
+        if let Some(p) = params::locate(params, ffi::CIPHER_AEAD_TAG) {
+            if (*p).data_type != ffi::PARAM_OCTET_STRING {
+                return false;
+            }
+            match params::get_octets(p) {
+                Some(t) if g.set_tag(t).is_ok() => {}
+                _ => return false,
+            }
+        }
+        if let Some(p) = params::locate(params, ffi::CIPHER_SPEED) {
+            match params::get_u64(p) {
+                Some(v) => g.set_speed(v != 0),
+                None => return false,
+            }
+        }
+        params::locate(params, ffi::CIPHER_KEYLEN)
+            .is_none_or(|p| params::get_u64(p) == Some(g.keylen as u64))
+    }
 }
 
 /// A TLS 1.2 record announced by `tlsaad`: `inl` bytes that must be given
@@ -824,6 +946,7 @@ unsafe fn get_ctx_params_of(ctx: &mut Ctx, params: *mut OsslParam) -> bool {
                     && params::put_u64(params, ffi::CIPHER_NUM, 0)
                     && params::put_u64(params, ffi::CIPHER_KEYLEN, x.keylen as u64)
             }
+            Inner::GcmSiv(g) => siv_get(g, params),
             Inner::Ccm(c) => ccm_wrap::ccm_get(c, params),
             Inner::Wrap(w) => ccm_wrap::wrap_get(w, params),
         }
@@ -922,6 +1045,7 @@ unsafe fn set_ctx_params_of(ctx: &mut Ctx, params: *const OsslParam) -> bool {
             // `aes_xts_set_ctx_params`: only `keylen`, which cannot change.
             Inner::Xts(x) => params::locate(params, ffi::CIPHER_KEYLEN)
                 .is_none_or(|p| params::get_u64(p) == Some(x.keylen as u64)),
+            Inner::GcmSiv(g) => siv_set(g, params),
             Inner::Ccm(c) => ccm_wrap::ccm_set(c, params),
             Inner::Wrap(w) => ccm_wrap::wrap_set(w, params),
         }
@@ -1098,6 +1222,27 @@ algorithm!(aes192gcm, Kind::Gcm, 24, gcm_gettable_ctx, gcm_settable_ctx);
 algorithm!(aes256gcm, Kind::Gcm, 32, gcm_gettable_ctx, gcm_settable_ctx);
 // CCM's parameter lists are GCM's (`ossl_cipher_aead_*_ctx_params`).
 algorithm!(aes128ccm, Kind::Ccm, 16, ccm_gettable_ctx, ccm_settable_ctx);
+algorithm!(
+    aes128gcmsiv,
+    Kind::GcmSiv,
+    16,
+    siv_gettable_ctx,
+    siv_settable_ctx
+);
+algorithm!(
+    aes192gcmsiv,
+    Kind::GcmSiv,
+    24,
+    siv_gettable_ctx,
+    siv_settable_ctx
+);
+algorithm!(
+    aes256gcmsiv,
+    Kind::GcmSiv,
+    32,
+    siv_gettable_ctx,
+    siv_settable_ctx
+);
 algorithm!(aes192ccm, Kind::Ccm, 24, ccm_gettable_ctx, ccm_settable_ctx);
 algorithm!(aes256ccm, Kind::Ccm, 32, ccm_gettable_ctx, ccm_settable_ctx);
 const KW: Kind = Kind::Wrap {
@@ -1233,7 +1378,7 @@ unsafe impl<const N: usize> Sync for AlgList<N> {}
 
 /// The names, aliases and OIDs are the default provider's
 /// (`providers/defltprov.c`, `implementations/include/prov/names.h`).
-static ALGORITHMS: AlgList<30> = AlgList([
+static ALGORITHMS: AlgList<33> = AlgList([
     alg(c"AES-256-ECB:2.16.840.1.101.3.4.1.41", &aes256ecb::DISPATCH),
     alg(c"AES-192-ECB:2.16.840.1.101.3.4.1.21", &aes192ecb::DISPATCH),
     alg(c"AES-128-ECB:2.16.840.1.101.3.4.1.1", &aes128ecb::DISPATCH),
@@ -1278,6 +1423,9 @@ static ALGORITHMS: AlgList<30> = AlgList([
         c"AES-128-CCM:id-aes128-CCM:2.16.840.1.101.3.4.1.7",
         &aes128ccm::DISPATCH,
     ),
+    alg(c"AES-128-GCM-SIV", &aes128gcmsiv::DISPATCH),
+    alg(c"AES-192-GCM-SIV", &aes192gcmsiv::DISPATCH),
+    alg(c"AES-256-GCM-SIV", &aes256gcmsiv::DISPATCH),
     alg(
         c"AES-256-WRAP:id-aes256-wrap:AES256-WRAP:2.16.840.1.101.3.4.1.45",
         &aes256wrap::DISPATCH,
@@ -1341,7 +1489,7 @@ pub(crate) fn algorithms() -> *const OsslAlgorithm {
 
 /// Every algorithm's info, for tests.
 #[cfg(test)]
-fn infos() -> [&'static AlgInfo; 29] {
+fn infos() -> [&'static AlgInfo; 32] {
     [
         &aes256ecb::INFO,
         &aes192ecb::INFO,
@@ -1360,6 +1508,9 @@ fn infos() -> [&'static AlgInfo; 29] {
         &aes256ccm::INFO,
         &aes192ccm::INFO,
         &aes128ccm::INFO,
+        &aes128gcmsiv::INFO,
+        &aes192gcmsiv::INFO,
+        &aes256gcmsiv::INFO,
         &aes256wrap::INFO,
         &aes192wrap::INFO,
         &aes128wrap::INFO,
@@ -1395,6 +1546,7 @@ mod tests {
                 Kind::Block(Mode::Cbc) => "CBC",
                 Kind::Block(Mode::Ctr) => "CTR",
                 Kind::Gcm => "GCM",
+                Kind::GcmSiv => "GCM-SIV",
                 Kind::Xts => "XTS",
                 Kind::Ccm => "CCM",
                 Kind::Wrap { pad, inverse } => match (pad, inverse) {
@@ -1406,7 +1558,7 @@ mod tests {
             };
             assert!(first.ends_with(mode), "{names}");
         }
-        assert!(ALGORITHMS.0[29].algorithm_names.is_null());
+        assert!(ALGORITHMS.0[infos().len()].algorithm_names.is_null());
     }
 
     #[test]

@@ -79,6 +79,8 @@ pub const MODE_GCM: u64 = 0x6;
 pub const MODE_CCM: u64 = 0x7;
 pub const MODE_XTS: u64 = 0x10001;
 pub const MODE_WRAP: u64 = 0x10002;
+/// `EVP_CIPH_GCM_SIV_MODE` (OpenSSL 3.2 and later).
+pub const MODE_GCM_SIV: u64 = 0x10005;
 
 // Parameter names (core_names.h).
 pub const PROV_NAME: &CStr = c"name";
@@ -99,6 +101,8 @@ pub const CIPHER_CUSTOM_IV: &CStr = c"custom-iv";
 pub const CIPHER_CTS: &CStr = c"cts";
 pub const CIPHER_TLS1_MULTIBLOCK: &CStr = c"tls-multi";
 pub const CIPHER_HAS_RAND_KEY: &CStr = c"has-randkey";
+/// AES-GCM-SIV: more than one message per init (`OSSL_CIPHER_PARAM_SPEED`).
+pub const CIPHER_SPEED: &CStr = c"speed";
 /// Reported from OpenSSL 3.6 on (always 0 here: no stitched MAC).
 pub const CIPHER_ENCRYPT_THEN_MAC: &CStr = c"encrypt-then-mac";
 /// GCM, from OpenSSL 3.6 on: whether the provider drew the IV at random.

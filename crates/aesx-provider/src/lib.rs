@@ -19,6 +19,7 @@ pub mod ccm;
 mod cipher;
 pub mod ffi;
 pub mod gcm;
+pub mod gcm_siv;
 pub mod params;
 pub mod wrap;
 pub mod xts;

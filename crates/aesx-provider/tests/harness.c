@@ -72,6 +72,14 @@ static const char *NAMES[] = {
     "AES-128-WRAP-PAD-INV", "AES-192-WRAP-PAD-INV", "AES-256-WRAP-PAD-INV",
 };
 #define NCIPHERS (sizeof(NAMES) / sizeof(NAMES[0]))
+
+/* AES-GCM-SIV: in OpenSSL's default provider from 3.2; where it is
+ * missing, the provider is checked against the test data alone. */
+#ifndef EVP_CIPH_GCM_SIV_MODE
+#define EVP_CIPH_GCM_SIV_MODE 0x10005
+#endif
+static const char *SIV_NAMES[] = {"AES-128-GCM-SIV", "AES-192-GCM-SIV", "AES-256-GCM-SIV"};
+#define NSIV 3
 #define NSTREAM 14
 
 /* A small deterministic generator, so that a failure can be replayed. */
@@ -179,35 +187,58 @@ static void same_param_keys(const OSSL_PARAM *a, const OSSL_PARAM *b, int subset
     }
 }
 
+static void describe(const char *name);
+
 static void check_descriptions(void)
 {
-    for (size_t i = 0; i < NCIPHERS; i++) {
-        EVP_CIPHER *a = fetch(NAMES[i], "aesx"), *d = fetch(NAMES[i], "default");
-        CHECK(a && d, "fetch %s", NAMES[i]);
-        if (!a || !d)
-            continue;
-        CHECK(strcmp(OSSL_PROVIDER_get0_name(EVP_CIPHER_get0_provider(a)), "aesx") == 0,
-              "%s from aesx", NAMES[i]);
-        CHECK(EVP_CIPHER_get_mode(a) == EVP_CIPHER_get_mode(d), "%s mode", NAMES[i]);
-        CHECK(EVP_CIPHER_get_key_length(a) == EVP_CIPHER_get_key_length(d), "%s keylen", NAMES[i]);
-        CHECK(EVP_CIPHER_get_iv_length(a) == EVP_CIPHER_get_iv_length(d), "%s ivlen", NAMES[i]);
-        CHECK(EVP_CIPHER_get_block_size(a) == EVP_CIPHER_get_block_size(d), "%s block", NAMES[i]);
-        CHECK(EVP_CIPHER_get_flags(a) == EVP_CIPHER_get_flags(d), "%s flags %lx vs %lx", NAMES[i],
-              EVP_CIPHER_get_flags(a), EVP_CIPHER_get_flags(d));
-        CHECK(EVP_CIPHER_get_nid(a) == EVP_CIPHER_get_nid(d), "%s nid", NAMES[i]);
-        char na[512] = "", nd[512] = "";
-        EVP_CIPHER_names_do_all(a, collect_name, na);
-        EVP_CIPHER_names_do_all(d, collect_name, nd);
-        same_names(na, nd, NAMES[i]);
-        same_names(nd, na, NAMES[i]);
-        same_param_keys(EVP_CIPHER_gettable_params(a), EVP_CIPHER_gettable_params(d), 0, NAMES[i]);
-        same_param_keys(EVP_CIPHER_gettable_ctx_params(a), EVP_CIPHER_gettable_ctx_params(d), 0,
-                        NAMES[i]);
-        same_param_keys(EVP_CIPHER_settable_ctx_params(a), EVP_CIPHER_settable_ctx_params(d), 0,
-                        NAMES[i]);
+    for (size_t i = 0; i < NCIPHERS; i++)
+        describe(NAMES[i]);
+    for (size_t i = 0; i < NSIV; i++) {
+        EVP_CIPHER *d = fetch(SIV_NAMES[i], "default");
+        if (d) {
+            EVP_CIPHER_free(d);
+            describe(SIV_NAMES[i]);
+        } else {
+            EVP_CIPHER *a = fetch(SIV_NAMES[i], "aesx");
+            CHECK(a != NULL && EVP_CIPHER_get_mode(a) == EVP_CIPH_GCM_SIV_MODE
+                      && EVP_CIPHER_get_iv_length(a) == 12,
+                  "fetch %s", SIV_NAMES[i]);
+            EVP_CIPHER_free(a);
+        }
+    }
+}
+
+/* One cipher's description at aesx against the default's. */
+static void describe(const char *name)
+{
+    EVP_CIPHER *a = fetch(name, "aesx"), *d = fetch(name, "default");
+    CHECK(a && d, "fetch %s", name);
+    if (!a || !d) {
         EVP_CIPHER_free(a);
         EVP_CIPHER_free(d);
+        return;
     }
+    CHECK(strcmp(OSSL_PROVIDER_get0_name(EVP_CIPHER_get0_provider(a)), "aesx") == 0,
+          "%s from aesx", name);
+    CHECK(EVP_CIPHER_get_mode(a) == EVP_CIPHER_get_mode(d), "%s mode", name);
+    CHECK(EVP_CIPHER_get_key_length(a) == EVP_CIPHER_get_key_length(d), "%s keylen", name);
+    CHECK(EVP_CIPHER_get_iv_length(a) == EVP_CIPHER_get_iv_length(d), "%s ivlen", name);
+    CHECK(EVP_CIPHER_get_block_size(a) == EVP_CIPHER_get_block_size(d), "%s block", name);
+    CHECK(EVP_CIPHER_get_flags(a) == EVP_CIPHER_get_flags(d), "%s flags %lx vs %lx", name,
+          EVP_CIPHER_get_flags(a), EVP_CIPHER_get_flags(d));
+    CHECK(EVP_CIPHER_get_nid(a) == EVP_CIPHER_get_nid(d), "%s nid", name);
+    char na[512] = "", nd[512] = "";
+    EVP_CIPHER_names_do_all(a, collect_name, na);
+    EVP_CIPHER_names_do_all(d, collect_name, nd);
+    same_names(na, nd, name);
+    same_names(nd, na, name);
+    same_param_keys(EVP_CIPHER_gettable_params(a), EVP_CIPHER_gettable_params(d), 0, name);
+    same_param_keys(EVP_CIPHER_gettable_ctx_params(a), EVP_CIPHER_gettable_ctx_params(d), 0,
+                    name);
+    same_param_keys(EVP_CIPHER_settable_ctx_params(a), EVP_CIPHER_settable_ctx_params(d), 0,
+                    name);
+    EVP_CIPHER_free(a);
+    EVP_CIPHER_free(d);
 }
 
 /* ---- one run of a cipher ------------------------------------------- */
@@ -361,6 +392,11 @@ static int implemented(const char *name)
     for (size_t i = 0; d && i < NCIPHERS; i++)
         found |= EVP_CIPHER_is_a(d, NAMES[i]);
     EVP_CIPHER_free(d);
+    /* GCM-SIV by aesx's names, which the default may not have */
+    EVP_CIPHER *a = fetch(name, "aesx");
+    for (size_t i = 0; a && i < NSIV; i++)
+        found |= EVP_CIPHER_is_a(a, SIV_NAMES[i]);
+    EVP_CIPHER_free(a);
     return found;
 }
 
@@ -496,11 +532,12 @@ static void run_evp_file(const char *path)
                         if (enc && !s.pt)
                             continue;
                         /* as evp_test: XTS takes each update as a data
-                         * unit, CCM and key wrap the whole message in one
-                         * update, so they are never fragmented */
+                         * unit, CCM, key wrap and GCM-SIV the whole message
+                         * in one update, so they are never fragmented */
                         int m = EVP_CIPHER_get_mode(c);
                         int frags = m == EVP_CIPH_XTS_MODE || m == EVP_CIPH_CCM_MODE
                                             || m == EVP_CIPH_WRAP_MODE
+                                            || m == EVP_CIPH_GCM_SIV_MODE
                                         ? 1
                                         : 2;
                         for (int frag = 0; frag < frags; frag++) {
@@ -1238,6 +1275,109 @@ static void ccm_wrap(size_t ci)
     EVP_CIPHER_free(d);
 }
 
+/* ---- 7b. AES-GCM-SIV ------------------------------------------------ */
+
+/* One GCM-SIV message: AAD in two updates, the message in one, in place
+ * or not, the context duplicated after the AAD when `dup`; `tag` is read
+ * (encryption) or set first (decryption). Returns the failing step (0: none;
+ * 5 AAD, 6 message, 7 final, 8 tag get, 9 second message refused). */
+static int siv_run(EVP_CIPHER *c, int enc, const unsigned char *key, const unsigned char *nonce,
+                   const unsigned char *aad, int aadl, const unsigned char *in, int inl,
+                   unsigned char *out, unsigned char *tag, int inplace, int dup)
+{
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    int l, step = 1;
+    if (!EVP_CipherInit_ex(ctx, c, NULL, NULL, NULL, enc))
+        goto done;
+    step = 3;
+    if (!enc && !EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 16, tag))
+        goto done;
+    step = 4;
+    if (!EVP_CipherInit_ex(ctx, NULL, NULL, key, nonce, enc))
+        goto done;
+    step = 5;
+    if (!EVP_CipherUpdate(ctx, NULL, &l, aad, aadl / 2)
+        || !EVP_CipherUpdate(ctx, NULL, &l, aad + aadl / 2, aadl - aadl / 2))
+        goto done;
+    if (dup) {
+        EVP_CIPHER_CTX *d = EVP_CIPHER_CTX_new();
+        step = 9;
+        if (!EVP_CIPHER_CTX_copy(d, ctx)) {
+            EVP_CIPHER_CTX_free(d);
+            goto done;
+        }
+        EVP_CIPHER_CTX_free(ctx);
+        ctx = d;
+    }
+    step = 6;
+    if (inplace)
+        memmove(out, in, (size_t)inl);
+    if (!EVP_CipherUpdate(ctx, out, &l, inplace ? out : in, inl) || l != inl)
+        goto done;
+    step = 7;
+    if (!EVP_CipherFinal_ex(ctx, out + inl, &l) || l != 0)
+        goto done;
+    step = 8;
+    if (enc && !EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag))
+        goto done;
+    step = 9;
+    unsigned char scratch[16];
+    if (EVP_CipherUpdate(ctx, scratch, &l, in, inl < 16 ? inl : 16))
+        goto done; /* one message per init */
+    step = 0;
+done:
+    EVP_CIPHER_CTX_free(ctx);
+    ERR_clear_error();
+    return step;
+}
+
+/* Random keys, nonces, AAD and lengths: aesx's message and tag equal the
+ * default provider's where it has GCM-SIV; every message opens, in place
+ * and not, through a duplicated context; a flipped tag bit fails the final
+ * and releases no plaintext. */
+static void gcm_siv(size_t i)
+{
+    EVP_CIPHER *a = fetch(SIV_NAMES[i], "aesx"), *d = fetch(SIV_NAMES[i], "default");
+    CHECK(a != NULL, "fetch %s", SIV_NAMES[i]);
+    if (!a)
+        return;
+    static unsigned char key[32], nonce[12], aad[300], pt[5000], ct[5016], ctd[5016], back[5016];
+    int keyl = EVP_CIPHER_get_key_length(a), cases = 0;
+    for (int k = 0; k < 150; k++) {
+        int len = k < 100 ? k : (int)(rnd() % 5000), aadl = (int)(rnd() % 300);
+        int inplace = k & 1, dup = (k >> 1) & 1;
+        unsigned char tag[16], tagd[16];
+        fill(key, (size_t)keyl), fill(nonce, 12), fill(aad, (size_t)aadl), fill(pt, (size_t)len);
+        int s = siv_run(a, 1, key, nonce, aad, aadl, pt, len, ct, tag, inplace, dup);
+        CHECK(s == 0, "%s: seal %d bytes (aad %d): step %d", SIV_NAMES[i], len, aadl, s);
+        if (d) {
+            int sd = siv_run(d, 1, key, nonce, aad, aadl, pt, len, ctd, tagd, 0, 0);
+            CHECK(sd == 0 && memcmp(ct, ctd, (size_t)len) == 0 && memcmp(tag, tagd, 16) == 0,
+                  "%s: %d bytes (aad %d) differ from the default's", SIV_NAMES[i], len, aadl);
+        }
+        s = siv_run(a, 0, key, nonce, aad, aadl, ct, len, back, tag, !inplace, dup);
+        CHECK(s == 0 && memcmp(back, pt, (size_t)len) == 0, "%s: open %d bytes: step %d",
+              SIV_NAMES[i], len, s);
+        tag[rnd() % 16] ^= (unsigned char)(1u << (rnd() % 8));
+        memset(back, 0x5a, (size_t)len);
+        s = siv_run(a, 0, key, nonce, aad, aadl, ct, len, back, tag, 0, 0);
+        int zeroed = 1;
+        for (int b = 0; b < len; b++)
+            zeroed &= back[b] == 0;
+        CHECK(s == 7 && zeroed, "%s: forged %d bytes: step %d, plaintext %s", SIV_NAMES[i],
+              len, s, zeroed ? "withheld" : "released");
+        if (d) {
+            int sd = siv_run(d, 0, key, nonce, aad, aadl, ct, len, back, tag, 0, 0);
+            CHECK(sd == 7, "%s: default on the forgery: step %d", SIV_NAMES[i], sd);
+        }
+        cases++;
+    }
+    printf("gcm-siv %s: %d messages%s\n", SIV_NAMES[i], cases,
+           d ? ", equal to the default provider's" : " (the default provider has no GCM-SIV)");
+    EVP_CIPHER_free(a);
+    EVP_CIPHER_free(d);
+}
+
 /* ---- 8. threads ------------------------------------------------------- */
 
 /* Eight threads, each with its own contexts duplicated from one keyed
@@ -1371,6 +1511,8 @@ int main(int argc, char **argv)
         tls_path(i);
     for (size_t i = NSTREAM; i < NCIPHERS; i++)
         ccm_wrap(i);
+    for (size_t i = 0; i < NSIV; i++)
+        gcm_siv(i);
     threads();
     uint64_t b2 = aesx_bytes();
     CHECK(b2 > b1 + 12 * (1 << 20), "aesx-bytes %llu -> %llu", (unsigned long long)b1,
