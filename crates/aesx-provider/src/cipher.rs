@@ -1359,7 +1359,7 @@ algorithm!(
 );
 
 /// The provider's property definition.
-const PROPERTY: &CStr = c"provider=aesx";
+pub(crate) const PROPERTY: &CStr = c"provider=aesx";
 
 const fn alg(names: &'static CStr, table: &'static DispatchTable<15>) -> OsslAlgorithm {
     OsslAlgorithm {

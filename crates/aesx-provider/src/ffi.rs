@@ -54,6 +54,27 @@ pub const FUNC_PROVIDER_QUERY_OPERATION: c_int = 1027;
 
 /// `OSSL_OP_CIPHER`.
 pub const OP_CIPHER: c_int = 2;
+/// `OSSL_OP_MAC`.
+pub const OP_MAC: c_int = 3;
+
+// `OSSL_FUNC_MAC_*` (core_dispatch.h).
+pub const FUNC_MAC_NEWCTX: c_int = 1;
+pub const FUNC_MAC_DUPCTX: c_int = 2;
+pub const FUNC_MAC_FREECTX: c_int = 3;
+pub const FUNC_MAC_INIT: c_int = 4;
+pub const FUNC_MAC_UPDATE: c_int = 5;
+pub const FUNC_MAC_FINAL: c_int = 6;
+pub const FUNC_MAC_GET_CTX_PARAMS: c_int = 8;
+pub const FUNC_MAC_SET_CTX_PARAMS: c_int = 9;
+pub const FUNC_MAC_GETTABLE_CTX_PARAMS: c_int = 11;
+pub const FUNC_MAC_SETTABLE_CTX_PARAMS: c_int = 12;
+
+// `OSSL_MAC_PARAM_*` (core_names.h).
+pub const MAC_PARAM_KEY: &CStr = c"key";
+pub const MAC_PARAM_CIPHER: &CStr = c"cipher";
+pub const MAC_PARAM_PROPERTIES: &CStr = c"properties";
+pub const MAC_PARAM_SIZE: &CStr = c"size";
+pub const MAC_PARAM_BLOCK_SIZE: &CStr = c"block-size";
 
 // Cipher functions (core_dispatch.h).
 pub const FUNC_CIPHER_NEWCTX: c_int = 1;
@@ -140,6 +161,10 @@ pub type Init = unsafe extern "C" fn(
 pub type Update =
     unsafe extern "C" fn(*mut c_void, *mut u8, *mut usize, usize, *const u8, usize) -> c_int;
 pub type Final = unsafe extern "C" fn(*mut c_void, *mut u8, *mut usize, usize) -> c_int;
+/// `OSSL_FUNC_mac_init_fn`.
+pub type MacInit = unsafe extern "C" fn(*mut c_void, *const u8, usize, *const OsslParam) -> c_int;
+/// `OSSL_FUNC_mac_update_fn`.
+pub type MacUpdate = unsafe extern "C" fn(*mut c_void, *const u8, usize) -> c_int;
 pub type FreeCtx = unsafe extern "C" fn(*mut c_void);
 pub type DupCtx = unsafe extern "C" fn(*mut c_void) -> *mut c_void;
 pub type GetParams = unsafe extern "C" fn(*mut OsslParam) -> c_int;

@@ -20,6 +20,7 @@ mod cipher;
 pub mod ffi;
 pub mod gcm;
 pub mod gcm_siv;
+mod mac;
 pub mod params;
 pub mod wrap;
 pub mod xts;
@@ -253,10 +254,10 @@ unsafe extern "C" fn prov_query_operation(
             // SAFETY: a non-NULL `no_cache` is OpenSSL's int to write.
             unsafe { *no_cache = 0 };
         }
-        if operation_id == ffi::OP_CIPHER {
-            cipher::algorithms()
-        } else {
-            ptr::null()
+        match operation_id {
+            ffi::OP_CIPHER => cipher::algorithms(),
+            ffi::OP_MAC => mac::algorithms(),
+            _ => ptr::null(),
         }
     })
 }

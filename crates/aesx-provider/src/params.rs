@@ -65,6 +65,9 @@ pub const fn octets(key: &'static CStr) -> OsslParam {
 pub const fn octet_ptr(key: &'static CStr) -> OsslParam {
     desc(key, PARAM_OCTET_PTR, 0)
 }
+pub const fn utf8(key: &'static CStr) -> OsslParam {
+    desc(key, PARAM_UTF8_STRING, 0)
+}
 pub const fn utf8_ptr(key: &'static CStr) -> OsslParam {
     desc(key, PARAM_UTF8_PTR, 0)
 }
@@ -264,6 +267,25 @@ pub unsafe fn get_octets<'a>(p: *const OsslParam) -> Option<&'a [u8]> {
     }
     // SAFETY: non-NULL data with data_size readable bytes (caller).
     Some(unsafe { core::slice::from_raw_parts(p.data as *const u8, p.data_size) })
+}
+
+/// The text of a UTF-8 string parameter (`OSSL_PARAM_get_utf8_string`
+/// without the copy); None for another type, a NULL buffer or bytes that
+/// are not UTF-8.
+///
+/// # Safety
+/// As for [`get_octets`].
+pub unsafe fn get_utf8<'a>(p: *const OsslParam) -> Option<&'a str> {
+    // SAFETY: the caller's contract: `p` is a valid element.
+    let q = unsafe { &*p };
+    if q.data_type != PARAM_UTF8_STRING || q.data.is_null() || q.data_size > isize::MAX as usize {
+        return None;
+    }
+    // SAFETY: non-NULL data with data_size readable bytes (caller).
+    let bytes = unsafe { core::slice::from_raw_parts(q.data as *const u8, q.data_size) };
+    // The size may count a terminating NUL.
+    let text = bytes.split(|&b| b == 0).next().unwrap_or(&[]);
+    core::str::from_utf8(text).ok()
 }
 
 /// Writes `v` to `key` in `params` if it is asked for: true when absent or
