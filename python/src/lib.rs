@@ -28,6 +28,10 @@ pub const RELEASE_GIL_AT: usize = 4096;
 /// name when `cryptography` is installed (so pyca's `except` lines catch it),
 /// else from `Exception`. `Name::new_err(args)` makes the error lazily, as
 /// `create_exception!` types do, so it can be built without the GIL.
+// A macro because each exception needs a type of its own with its own
+// `PyTypeInfo` impl and static type cell: a generic type or a blanket impl
+// of pyo3's foreign trait is not allowed (orphan rule), and `&str` const
+// generics are unstable.
 macro_rules! python_exception {
     ($name:ident) => {
         pub struct $name;
