@@ -229,13 +229,14 @@ unsafe extern "C" fn prov_get_params(_provctx: *mut c_void, params: *mut OsslPar
             // SAFETY: `params` is OpenSSL's terminated array (or NULL,
             // which `locate` handles); an element found is valid.
             if let Some(p) = unsafe { params::locate(params, key) } {
-                // SAFETY: as above; `value` is 'static.
+                // SAFETY: `p` is a valid element of OpenSSL's array and
+                // `value` a 'static C string.
                 if !unsafe { params::set_utf8(p, value) } {
                     return 0;
                 }
             }
         }
-        // SAFETY: as above.
+        // SAFETY: `params` is OpenSSL's terminated array or NULL.
         let ok = unsafe {
             params::put_u64(params, ffi::PROV_STATUS, 1)
                 && params::put_u64(params, ffi::PROV_AESX_BYTES, bytes_done())
