@@ -3,7 +3,7 @@
 //! caller's stream.
 //!
 //! Those libraries allocate in the device's primary context, and so does
-//! [`Gpu`] (`CudaContext::new` retains the primary context), so their
+//! [`Gpu`](crate::Gpu) (`CudaContext::new` retains the primary context), so their
 //! addresses and streams are valid here without any import step.
 //!
 //! # Streams
@@ -22,8 +22,8 @@
 //! # Checks
 //!
 //! Before anything is queued: the lengths and parameters as the
-//! `CudaSlice` API checks them ([`CudaError::Aes`]), then the addresses
-//! ([`check_buffers`], [`PointerError`], returned as [`CudaError::Driver`]
+//! `CudaSlice` API checks them ([`CudaError::Aes`](crate::CudaError::Aes)), then the addresses
+//! ([`check_buffers`], [`PointerError`], returned as [`CudaError::Driver`](crate::CudaError::Driver)
 //! with its text): not null, 16-byte aligned (the kernels load whole blocks),
 //! no wrap-around, source and destination the same or disjoint (CBC
 //! decryption: disjoint). Then the driver is asked about each address: it
