@@ -18,7 +18,7 @@ use crate::gcm_siv::GcmSivCtx;
 use crate::params::{self, ParamList};
 use crate::wrap::WrapCtx;
 use crate::xts::XtsCtx;
-use crate::{dispatch, guard, DispatchTable, DISPATCH_END};
+use crate::{ctx_mut, dispatch, guard, DispatchTable, DISPATCH_END};
 
 /// What an algorithm is: its mode and its fixed lengths and flags.
 #[derive(Clone, Copy)]
@@ -364,16 +364,6 @@ unsafe extern "C" fn gcm_settable_ctx(
     GCM_SETTABLE_CTX.as_ptr()
 }
 
-/// The context behind OpenSSL's `algctx`, or None for NULL.
-///
-/// # Safety
-/// `vctx` is NULL or a pointer `newctx`/`dupctx` returned and not yet freed,
-/// used by one thread at a time (OpenSSL's rule for cipher contexts).
-unsafe fn ctx_mut<'a>(vctx: *mut c_void) -> Option<&'a mut Ctx> {
-    // SAFETY: the caller's contract: a live, exclusively used Box<Ctx>.
-    unsafe { (vctx as *mut Ctx).as_mut() }
-}
-
 /// `len` bytes at `p` as a slice; None for NULL with a length, or a
 /// length that no allocation can have.
 ///
@@ -448,7 +438,7 @@ unsafe fn init(
     enc: bool,
 ) -> c_int {
     // SAFETY: OpenSSL passes the context it got from us.
-    let Some(ctx) = (unsafe { ctx_mut(vctx) }) else {
+    let Some(ctx) = (unsafe { ctx_mut::<Ctx>(vctx) }) else {
         return 0;
     };
     let key = if key.is_null() {
@@ -519,7 +509,7 @@ unsafe extern "C" fn update(
 ) -> c_int {
     guard(0, || {
         // SAFETY: OpenSSL passes the context it got from us.
-        let Some(ctx) = (unsafe { ctx_mut(vctx) }) else {
+        let Some(ctx) = (unsafe { ctx_mut::<Ctx>(vctx) }) else {
             return 0;
         };
         if outl.is_null() {
@@ -640,7 +630,7 @@ unsafe extern "C" fn final_(
 ) -> c_int {
     guard(0, || {
         // SAFETY: OpenSSL passes the context it got from us.
-        let Some(ctx) = (unsafe { ctx_mut(vctx) }) else {
+        let Some(ctx) = (unsafe { ctx_mut::<Ctx>(vctx) }) else {
             return 0;
         };
         if outl.is_null() {
@@ -691,7 +681,7 @@ unsafe extern "C" fn cipher(
 ) -> c_int {
     guard(0, || {
         // SAFETY: OpenSSL passes the context it got from us.
-        let Some(ctx) = (unsafe { ctx_mut(vctx) }) else {
+        let Some(ctx) = (unsafe { ctx_mut::<Ctx>(vctx) }) else {
             return 0;
         };
         if outl.is_null() || outsize < inl {
@@ -850,7 +840,7 @@ unsafe fn tls_record(g: &mut GcmCtx, out: *mut u8, inp: *const u8, inl: usize) -
 unsafe extern "C" fn newctx_dup(vctx: *mut c_void) -> *mut c_void {
     guard(ptr::null_mut(), || {
         // SAFETY: OpenSSL passes the context it got from us.
-        match unsafe { ctx_mut(vctx) } {
+        match unsafe { ctx_mut::<Ctx>(vctx) } {
             Some(ctx) => Box::into_raw(Box::new(ctx.clone())) as *mut c_void,
             None => ptr::null_mut(),
         }
@@ -1055,7 +1045,7 @@ unsafe fn set_ctx_params_of(ctx: &mut Ctx, params: *const OsslParam) -> bool {
 unsafe extern "C" fn get_ctx_params(vctx: *mut c_void, params: *mut OsslParam) -> c_int {
     guard(0, || {
         // SAFETY: OpenSSL passes the context it got from us.
-        let Some(ctx) = (unsafe { ctx_mut(vctx) }) else {
+        let Some(ctx) = (unsafe { ctx_mut::<Ctx>(vctx) }) else {
             return 0;
         };
         // SAFETY: OpenSSL's terminated array (or NULL).
@@ -1066,7 +1056,7 @@ unsafe extern "C" fn get_ctx_params(vctx: *mut c_void, params: *mut OsslParam) -
 unsafe extern "C" fn set_ctx_params(vctx: *mut c_void, params: *const OsslParam) -> c_int {
     guard(0, || {
         // SAFETY: OpenSSL passes the context it got from us.
-        let Some(ctx) = (unsafe { ctx_mut(vctx) }) else {
+        let Some(ctx) = (unsafe { ctx_mut::<Ctx>(vctx) }) else {
             return 0;
         };
         // SAFETY: OpenSSL's terminated array (or NULL).

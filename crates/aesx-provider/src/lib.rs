@@ -299,6 +299,18 @@ macro_rules! dispatch {
 }
 pub(crate) use dispatch;
 
+/// The context behind OpenSSL's `algctx` pointer (a cipher's or a MAC's),
+/// or None for NULL.
+///
+/// # Safety
+/// `vctx` is NULL or a pointer to a `T` that the operation's `newctx` or
+/// `dupctx` boxed and that is not yet freed, used by one thread at a time
+/// (OpenSSL's rule for algorithm contexts).
+pub(crate) unsafe fn ctx_mut<'a, T>(vctx: *mut c_void) -> Option<&'a mut T> {
+    // SAFETY: the caller's contract: a live, exclusively used Box<T>.
+    unsafe { (vctx as *mut T).as_mut() }
+}
+
 /// The terminator of a dispatch table.
 pub(crate) const DISPATCH_END: OsslDispatch = OsslDispatch {
     function_id: 0,

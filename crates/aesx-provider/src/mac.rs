@@ -14,7 +14,7 @@ use aesx::{Cmac, CmacHasher, BLOCK_LEN};
 use crate::cipher::PROPERTY;
 use crate::ffi::{self, OsslAlgorithm, OsslParam};
 use crate::params::{self, ParamList};
-use crate::{count_bytes, dispatch, guard, DispatchTable, DISPATCH_END};
+use crate::{count_bytes, ctx_mut, dispatch, guard, DispatchTable, DISPATCH_END};
 
 /// The names of the AES-CBC ciphers (as the default provider lists them)
 /// and their key lengths.
@@ -94,16 +94,6 @@ impl MacCtx {
     }
 }
 
-/// The context behind OpenSSL's pointer, or None for NULL.
-///
-/// # Safety
-/// `vctx` is NULL or a pointer `newctx`/`dupctx` returned and not yet freed,
-/// used by one thread at a time.
-unsafe fn ctx_mut<'a>(vctx: *mut c_void) -> Option<&'a mut MacCtx> {
-    // SAFETY: the caller's contract: a live, exclusively used Box<MacCtx>.
-    unsafe { (vctx as *mut MacCtx).as_mut() }
-}
-
 unsafe extern "C" fn newctx(_provctx: *mut c_void) -> *mut c_void {
     guard(ptr::null_mut(), || {
         Box::into_raw(Box::new(MacCtx::default())) as *mut c_void
@@ -113,7 +103,7 @@ unsafe extern "C" fn newctx(_provctx: *mut c_void) -> *mut c_void {
 unsafe extern "C" fn dupctx(vctx: *mut c_void) -> *mut c_void {
     guard(ptr::null_mut(), || {
         // SAFETY: OpenSSL passes a context it got from us.
-        match unsafe { ctx_mut(vctx) } {
+        match unsafe { ctx_mut::<MacCtx>(vctx) } {
             Some(c) => Box::into_raw(Box::new(c.clone())) as *mut c_void,
             None => ptr::null_mut(),
         }
@@ -138,7 +128,7 @@ unsafe extern "C" fn init(
 ) -> c_int {
     guard(0, || {
         // SAFETY: OpenSSL passes a context it got from us.
-        let Some(ctx) = (unsafe { ctx_mut(vctx) }) else {
+        let Some(ctx) = (unsafe { ctx_mut::<MacCtx>(vctx) }) else {
             return 0;
         };
         // SAFETY: `params` is NULL or OpenSSL's terminated array.
@@ -160,7 +150,7 @@ unsafe extern "C" fn init(
 unsafe extern "C" fn update(vctx: *mut c_void, inp: *const u8, inl: usize) -> c_int {
     guard(0, || {
         // SAFETY: OpenSSL passes a context it got from us.
-        let Some(h) = (unsafe { ctx_mut(vctx) }).and_then(|c| c.hasher.as_mut()) else {
+        let Some(h) = (unsafe { ctx_mut::<MacCtx>(vctx) }).and_then(|c| c.hasher.as_mut()) else {
             return 0;
         };
         if inl == 0 {
@@ -184,7 +174,7 @@ unsafe extern "C" fn final_(
 ) -> c_int {
     guard(0, || {
         // SAFETY: OpenSSL passes a context it got from us.
-        let Some(h) = (unsafe { ctx_mut(vctx) }).and_then(|c| c.hasher.as_ref()) else {
+        let Some(h) = (unsafe { ctx_mut::<MacCtx>(vctx) }).and_then(|c| c.hasher.as_ref()) else {
             return 0;
         };
         if outl.is_null() || out.is_null() || outsize < BLOCK_LEN {
@@ -215,7 +205,7 @@ unsafe extern "C" fn get_ctx_params(_vctx: *mut c_void, params: *mut OsslParam) 
 unsafe extern "C" fn set_ctx_params(vctx: *mut c_void, params: *const OsslParam) -> c_int {
     guard(0, || {
         // SAFETY: OpenSSL passes a context it got from us.
-        let Some(ctx) = (unsafe { ctx_mut(vctx) }) else {
+        let Some(ctx) = (unsafe { ctx_mut::<MacCtx>(vctx) }) else {
             return 0;
         };
         // SAFETY: `params` is NULL or OpenSSL's terminated array.
