@@ -1,13 +1,13 @@
 //! One message on several threads at the real segment size (the unit tests
 //! in `modes/parallel.rs` reach every split of short messages): GCM seal
-//! and open, CTR and XTS sectors give the one-thread bytes on every backend
-//! (or the one `AESX_BACKEND` forces), and a forged GCM message releases
-//! nothing.
+//! and open, GCM-SIV seal and open, CTR and XTS sectors give the one-thread
+//! bytes on every backend (or the one `AESX_BACKEND` forces), and a forged
+//! GCM or GCM-SIV message releases nothing.
 
 mod common;
 
 use aesx::parallel::MIN_SEGMENT;
-use aesx::{Ctr, Error, Gcm, Xts};
+use aesx::{Ctr, Error, Gcm, GcmSiv, Xts};
 use rand::{Rng, RngCore, SeedableRng};
 
 fn random(rng: &mut rand::rngs::StdRng, len: usize) -> Vec<u8> {
@@ -47,6 +47,43 @@ fn gcm_threads_match_one_thread_at_segment_edges() {
                 let r = gcm.open_to(&nonce, &aad, &forged, &mut out);
                 assert_eq!(r, Err(Error::AuthenticationFailed), "{ctx}");
                 assert!(out.iter().all(|&x| x == 0), "{ctx}");
+            }
+        }
+    }
+}
+
+#[test]
+fn gcm_siv_threads_match_one_thread_at_segment_edges() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(0x7369_7673);
+    let lens = [
+        2 * MIN_SEGMENT - 16,
+        2 * MIN_SEGMENT,
+        2 * MIN_SEGMENT + 17,
+        3 * MIN_SEGMENT + 5,
+    ];
+    for b in common::backends() {
+        for (i, &len) in lens.iter().enumerate() {
+            let key_len = [16, 32, 24, 32][i];
+            let one = GcmSiv::with_backend(&random(&mut rng, key_len), b).unwrap();
+            let aad = random(&mut rng, [0, 13, 16, 100][i]);
+            let (nonce, pt) = (random(&mut rng, 12), random(&mut rng, len));
+            let want = one.seal(&nonce, &aad, &pt).unwrap();
+            for t in [2, 3, 8] {
+                let siv = one.clone().with_threads(t);
+                let ctx = format!("{b:?} key {key_len} len {len} threads {t}");
+                assert_eq!(siv.seal(&nonce, &aad, &pt).unwrap(), want, "{ctx}");
+                assert_eq!(siv.open(&nonce, &aad, &want).unwrap(), pt, "{ctx}");
+                // The first ciphertext byte or the tag changed: refused,
+                // output wiped.
+                for at in [0, len] {
+                    let mut forged = want.clone();
+                    forged[at] ^= 1;
+                    let (ct, tag) = forged.split_at(len);
+                    let mut out = vec![0xffu8; len];
+                    let r = siv.open_to_detached(&nonce, &aad, ct, tag, &mut out);
+                    assert_eq!(r, Err(Error::AuthenticationFailed), "{ctx} at {at}");
+                    assert!(out.iter().all(|&x| x == 0), "{ctx} at {at}");
+                }
             }
         }
     }

@@ -48,12 +48,24 @@ const MAX_LEN: u64 = 1 << 36;
 /// ```
 #[derive(Clone)]
 pub struct GcmSiv {
-    aes: Aes,
+    pub(super) aes: Aes,
+    /// Threads one large call may use (1: the calling thread alone).
+    threads: u8,
 }
 
 impl fmt::Debug for GcmSiv {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        debug_keyed(f, "GcmSiv", self.backend(), self.key_size()).finish_non_exhaustive()
+        debug_keyed(f, "GcmSiv", self.backend(), self.key_size())
+            .field("threads", &self.threads)
+            .finish_non_exhaustive()
+    }
+}
+
+/// AES-GCM-SIV with `aes` as the key-generating key (any AES key size),
+/// on its backend, one thread.
+impl From<Aes> for GcmSiv {
+    fn from(aes: Aes) -> Self {
+        GcmSiv { aes, threads: 1 }
     }
 }
 
@@ -76,7 +88,39 @@ impl GcmSiv {
         check_key_len(key, &[16, 24, 32])?;
         Ok(GcmSiv {
             aes: Aes::with_backend(key, backend)?,
+            threads: 1,
         })
+    }
+
+    /// The same key with every seal and open of a message of at least
+    /// [`MIN_SEGMENT`](crate::parallel::MIN_SEGMENT) bytes per extra thread
+    /// split over up to `threads` threads; shorter messages run on the
+    /// calling thread alone. Sealing hashes the segments on their threads
+    /// (POLYVAL sums combined with powers of H), then encrypts them from
+    /// counters past the tag; opening decrypts and hashes each segment on
+    /// its thread. Output and tag are the bytes one thread gives, and
+    /// `open` still releases no plaintext before the tag over the whole
+    /// message has been checked. 0 and 1 mean one thread; more than
+    /// [`MAX_THREADS`](crate::parallel::MAX_THREADS) are held to it. See
+    /// [`parallel`](crate::parallel).
+    ///
+    /// ```
+    /// use aesx::GcmSiv;
+    ///
+    /// let one = GcmSiv::new(&[7u8; 16]).unwrap();
+    /// let two = one.clone().with_threads(2);
+    /// let msg = vec![0x5a; 1 << 20];
+    /// assert_eq!(two.seal(&[1; 12], b"", &msg).unwrap(), one.seal(&[1; 12], b"", &msg).unwrap());
+    /// ```
+    #[cfg(feature = "std")]
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = crate::parallel::clamp_threads(threads);
+        self
+    }
+
+    /// Threads one large call may use (see [`GcmSiv::with_threads`]).
+    pub fn threads(&self) -> usize {
+        usize::from(self.threads)
     }
 
     /// The backend this key runs on.
@@ -101,11 +145,7 @@ impl GcmSiv {
         check_lengths(aad.len(), pt.len())?;
         let mut out = alloc::vec![0u8; pt.len() + TAG_LEN];
         let (ct, tag_out) = out.split_at_mut(pt.len());
-        let size = self.key_size();
-        let tag = self
-            .aes
-            .engine
-            .gcm_siv_seal(size, nonce, aad, InOut::new(pt, ct)?)?;
+        let tag = self.oneshot(nonce, aad, InOut::new(pt, ct)?, None)?;
         tag_out.copy_from_slice(&tag);
         Ok(out)
     }
@@ -162,22 +202,47 @@ impl GcmSiv {
     }
 }
 
+impl GcmSiv {
+    /// One message on the backend's one-shot, or split over threads (see
+    /// [`GcmSiv::with_threads`]): with `received` `None`, seals `io` and
+    /// returns the tag; with the received tag, decrypts `io` and returns
+    /// the tag of the plaintext written (the caller compares). Lengths
+    /// must have been checked.
+    fn oneshot(
+        &self,
+        nonce: &[u8; NONCE_LEN],
+        aad: &[u8],
+        io: InOut<'_>,
+        received: Option<&Block>,
+    ) -> Result<Block> {
+        let size = self.key_size();
+        #[cfg(feature = "std")]
+        {
+            let parts = crate::parallel::segments(io.len(), BLOCK_LEN, self.threads());
+            if parts > 1 {
+                let engine = &self.aes.engine;
+                return super::parallel::gcm_siv(engine, size, parts, nonce, aad, io, received);
+            }
+        }
+        match received {
+            None => self.aes.engine.gcm_siv_seal(size, nonce, aad, io),
+            Some(tag) => self.aes.engine.gcm_siv_open(size, nonce, aad, io, tag),
+        }
+    }
+}
+
 impl AeadIo for GcmSiv {
     fn seal_io(&self, nonce: &[u8], aad: &[u8], io: InOut<'_>) -> Result<Tag> {
         let nonce = check_nonce(nonce)?;
         check_lengths(aad.len(), io.len())?;
-        let size = self.key_size();
-        Ok(Tag::full(
-            self.aes.engine.gcm_siv_seal(size, nonce, aad, io)?,
-        ))
+        Ok(Tag::full(self.oneshot(nonce, aad, io, None)?))
     }
 
     fn open_io(&self, nonce: &[u8], aad: &[u8], io: InOut<'_>, tag: &[u8]) -> Result<()> {
         let nonce = check_nonce(nonce)?;
         let want = check_tag(tag)?;
         check_lengths(aad.len(), io.len())?;
-        let size = self.key_size();
-        let mut got = self.aes.engine.gcm_siv_open(size, nonce, aad, io, &want)?;
+        let mut got = self.oneshot(nonce, aad, io, Some(&want))?;
         let r = tag::check(&got, &want);
         wipe([&mut got], [0; BLOCK_LEN]);
         r

@@ -20,9 +20,13 @@
 
 mod block;
 mod gcm;
+#[cfg(feature = "std")]
+mod siv;
 mod xts;
 
 pub(crate) use gcm::GcmEngine;
+#[cfg(feature = "std")]
+pub(crate) use siv::SivMessage;
 pub(crate) use xts::XtsEngine;
 
 #[cfg(target_arch = "aarch64")]

@@ -25,6 +25,8 @@ use super::gcm::GcmKernels;
 use super::inout::InOut;
 use super::polyval::PolyvalKernels;
 use super::wipe;
+#[cfg(feature = "std")]
+use crate::backend::soft::ghash_mul_pow;
 use crate::error::Result;
 use crate::key::{Block, KeySize, BLOCK_LEN};
 
@@ -126,11 +128,20 @@ pub(crate) fn gcm_siv_open_generic<K: SivKernels>(
     Ok(m.tag(nonce, aad, unsafe { io.written_output() }))
 }
 
-/// The per-message keys of the generic one-shot, on the backend's own key
-/// type.
-struct Message<K: SivKernels> {
+/// The per-message keys, on the backend's own key type: the generic
+/// one-shot's, and a call split over threads (`modes/parallel.rs`), whose
+/// segments share one.
+pub(crate) struct Message<K: SivKernels> {
     polyval: K::Polyval,
     aes: K,
+    /// The POLYVAL key itself, for [`Message::times_h_pow`].
+    h: Block,
+}
+
+impl<K: SivKernels> Drop for Message<K> {
+    fn drop(&mut self) {
+        wipe([&mut self.h], [0; BLOCK_LEN]);
+    }
 }
 
 impl<K: SivKernels> Message<K> {
@@ -138,7 +149,12 @@ impl<K: SivKernels> Message<K> {
     /// block i is AES(K, le32(i) || nonce), of which the first 8 bytes
     /// count; all blocks go through the backend in one call. `longest`
     /// (the longer of AAD and text) sizes the POLYVAL key's table.
-    fn derive(k: &K, size: KeySize, nonce: &[u8; SIV_NONCE_LEN], longest: usize) -> Result<Self> {
+    pub(crate) fn derive(
+        k: &K,
+        size: KeySize,
+        nonce: &[u8; SIV_NONCE_LEN],
+        longest: usize,
+    ) -> Result<Self> {
         // Two halves of POLYVAL key, then one per 8 bytes of AES key: 4, 5
         // (AES-192: a 24-byte message key, as OpenSSL and pyca derive it)
         // or 6 blocks.
@@ -166,8 +182,13 @@ impl<K: SivKernels> Message<K> {
         let aes = k.message_key(&halves[BLOCK_LEN..count * 8]);
         wipe([&mut halves], [0; 6 * 8]);
         let polyval = k.polyval_key(&auth, longest.div_ceil(BLOCK_LEN));
+        let m = aes.map(|aes| Message {
+            polyval,
+            aes,
+            h: auth,
+        });
         wipe([&mut auth], [0; BLOCK_LEN]);
-        Ok(Message { polyval, aes: aes? })
+        m
     }
 
     /// The tag (RFC 8452 section 4): AES of POLYVAL(aad, text, lengths)
@@ -176,9 +197,21 @@ impl<K: SivKernels> Message<K> {
         let mut s = [0u8; BLOCK_LEN];
         self.polyval.update_padded(&mut s, aad);
         self.polyval.update_padded(&mut s, text);
+        self.finish(nonce, aad.len(), text.len(), s)
+    }
+
+    /// The tag from `s`, POLYVAL of the associated data and the text (each
+    /// zero-padded): the length block is hashed in, then as [`Self::tag`].
+    pub(crate) fn finish(
+        &self,
+        nonce: &[u8; SIV_NONCE_LEN],
+        aad_len: usize,
+        text_len: usize,
+        mut s: Block,
+    ) -> Block {
         let mut lens = [0u8; BLOCK_LEN];
-        lens[..8].copy_from_slice(&(aad.len() as u64 * 8).to_le_bytes());
-        lens[8..].copy_from_slice(&(text.len() as u64 * 8).to_le_bytes());
+        lens[..8].copy_from_slice(&(aad_len as u64 * 8).to_le_bytes());
+        lens[8..].copy_from_slice(&(text_len as u64 * 8).to_le_bytes());
         self.polyval.update_blocks(&mut s, &lens);
         for (x, n) in s.iter_mut().zip(nonce) {
             *x ^= n;
@@ -186,6 +219,42 @@ impl<K: SivKernels> Message<K> {
         s[15] &= 0x7f;
         self.aes.encrypt_blocks(InOut::in_place(&mut s));
         s
+    }
+
+    #[cfg(feature = "std")]
+    /// POLYVAL of `data` (its last partial block zero-padded) into `acc`.
+    pub(crate) fn hash(&self, acc: &mut Block, data: &[u8]) {
+        self.polyval.update_padded(acc, data);
+    }
+
+    #[cfg(feature = "std")]
+    /// The counter mode from the counter block `ctr` (the top bit is set
+    /// here, the first word counts; see [`SivKernels::ctr32le`]).
+    pub(crate) fn ctr32le(&self, ctr: &Block, io: InOut<'_>) {
+        self.aes.ctr32le(ctr, io);
+    }
+
+    #[cfg(feature = "std")]
+    /// `acc` times H^m, as hashing m zero blocks leaves it: POLYVAL of
+    /// consecutive segments is the first's sum times H^m (m: the second's
+    /// blocks) XOR the second's, as for GHASH. POLYVAL is GHASH with the
+    /// bytes of every block reversed and the key multiplied by x (RFC 8452
+    /// appendix A), so this is the portable GHASH power product
+    /// ([`ghash_mul_pow`]; constant time in `acc` and H) on those images.
+    pub(crate) fn times_h_pow(&self, acc: &Block, m: u64) -> Block {
+        let mut h = self.h;
+        h.reverse();
+        let v = u128::from_be_bytes(h);
+        // mulX_GHASH: shift towards x^127, reducing a carry with
+        // x^128 = x^7 + x^2 + x + 1 (0xe1 in the top byte); a mask, not a
+        // branch, as H is secret.
+        let mut hx = ((v >> 1) ^ ((0xe1u128 << 120) & 0u128.wrapping_sub(v & 1))).to_be_bytes();
+        let mut x = *acc;
+        x.reverse();
+        let mut out = ghash_mul_pow(&x, &hx, m);
+        out.reverse();
+        wipe([&mut h, &mut hx, &mut x], [0; BLOCK_LEN]);
+        out
     }
 }
 

@@ -90,6 +90,10 @@ impl SivKernels for X86Aes {
         siv::ghash_key(self, blocks)
     }
 
+    fn ctr32le(&self, ctr: &Block, io: InOut<'_>) {
+        siv::ctr32le(self, ctr, io)
+    }
+
     fn gcm_siv_seal(
         &self,
         size: KeySize,

@@ -231,6 +231,54 @@ pub(crate) fn gcm_siv(
     }
 }
 
+/// The GCM-SIV counter mode of the derived key `k` (any key size) from the
+/// counter block `ctr`: a segment of a call split over threads, whose
+/// counter starts past the tag.
+pub(crate) fn ctr32le(k: &X86Aes, ctr: &Block, io: InOut<'_>) {
+    let keys = &k.enc;
+    trace::hit(match k.level {
+        Level::Aesni(_) => Kernel::AesniCtr32le,
+        Level::Vaes256(_) => Kernel::Vaes256Ctr32le,
+        Level::Vaes512(_) => Kernel::Vaes512Ctr32le,
+    });
+    // SAFETY: the matched level's token proves the features its kernel
+    // enables; `ctr` is 16 readable bytes; `io` carries its own guarantees.
+    unsafe {
+        match (k.level, k.size) {
+            (Level::Aesni(t), KeySize::Aes128) => ctr_aesni::<10>(t, keys, ctr, io),
+            (Level::Aesni(t), KeySize::Aes192) => ctr_aesni::<12>(t, keys, ctr, io),
+            (Level::Aesni(t), KeySize::Aes256) => ctr_aesni::<14>(t, keys, ctr, io),
+            (Level::Vaes256(t), KeySize::Aes128) => ctr_vaes256::<10>(t, keys, ctr, io),
+            (Level::Vaes256(t), KeySize::Aes192) => ctr_vaes256::<12>(t, keys, ctr, io),
+            (Level::Vaes256(t), KeySize::Aes256) => ctr_vaes256::<14>(t, keys, ctr, io),
+            (Level::Vaes512(t), KeySize::Aes128) => ctr_vaes512::<10>(t, keys, ctr, io),
+            (Level::Vaes512(t), KeySize::Aes192) => ctr_vaes512::<12>(t, keys, ctr, io),
+            (Level::Vaes512(t), KeySize::Aes256) => ctr_vaes512::<14>(t, keys, ctr, io),
+        }
+    }
+}
+
+vaes_entries! {
+    fn ctr_aesni / ctr_vaes256 / ctr_vaes512 <const R: usize>
+        (keys: &[__m128i; MAX_ROUNDS + 1], ctr: &Block, io: InOut<'_>) = ctr_from;
+}
+
+/// [`ctr_any`] from a counter block in memory.
+///
+/// # Safety
+/// `ctr` is 16 readable bytes; otherwise the token and `io`'s own
+/// guarantees.
+#[inline(always)]
+unsafe fn ctr_from<V: Vector, const R: usize>(
+    v: V,
+    keys: &[__m128i; MAX_ROUNDS + 1],
+    ctr: &Block,
+    io: InOut<'_>,
+) {
+    // SAFETY: as the function's contract.
+    unsafe { ctr_any::<V, R>(v, keys, v.xmm().load(ctr.as_ptr()), io) }
+}
+
 vaes_entries! {
     fn siv_aesni / siv_vaes256 / siv_vaes512 <const R: usize, const P: usize>
         (
