@@ -1,8 +1,8 @@
 //! One message on several threads at the real segment size (the unit tests
-//! in `modes/parallel.rs` reach every split of short messages): GCM seal
-//! and open, GCM-SIV seal and open, CTR and XTS sectors give the one-thread
-//! bytes on every backend (or the one `AESX_BACKEND` forces), and a forged
-//! GCM or GCM-SIV message releases nothing.
+//! in `modes/parallel.rs` reach every split of short messages): GCM and
+//! GCM-SIV seal and open, CTR, XTS sectors and one XTS data unit give the
+//! one-thread bytes on every backend (or the one `AESX_BACKEND` forces),
+//! and a forged GCM or GCM-SIV message releases nothing.
 
 mod common;
 
@@ -121,6 +121,21 @@ fn ctr_and_xts_threads_match_one_thread() {
             assert_eq!(got, want, "{b:?} xts threads {t}");
             xts.decrypt_sectors(4096, 1 << 40, &mut got).unwrap();
             assert_eq!(got, sectors, "{b:?} xts threads {t}");
+        }
+
+        // One data unit, whole blocks and with a partial last block.
+        let tweak: [u8; 16] = rng.gen();
+        for unit in [&data[..len - len % 16], &data[..]] {
+            let mut want = unit.to_vec();
+            one.encrypt(&tweak, &mut want).unwrap();
+            for t in [2, 3] {
+                let xts = one.clone().with_threads(t);
+                let mut got = vec![0u8; unit.len()];
+                xts.encrypt_to(&tweak, unit, &mut got).unwrap();
+                assert_eq!(got, want, "{b:?} xts unit {} threads {t}", unit.len());
+                xts.decrypt(&tweak, &mut got).unwrap();
+                assert_eq!(got, unit, "{b:?} xts unit {} threads {t}", unit.len());
+            }
         }
     }
 }

@@ -1,9 +1,10 @@
-//! One large call on several threads: GCM, CTR and XTS split a message into
+//! One large call on several threads: GCM, GCM-SIV, CTR and XTS split a message into
 //! contiguous segments, one per thread, and give the same bytes as one
 //! thread at every split.
 //!
-//! Opt in per key with `with_threads(n)` on [`Gcm`], [`Ctr`](crate::Ctr)
-//! and [`Xts`](crate::Xts) (standard library only). Every call of that key
+//! Opt in per key with `with_threads(n)` on [`Gcm`],
+//! [`GcmSiv`](crate::GcmSiv), [`Ctr`](crate::Ctr) and [`Xts`](crate::Xts)
+//! (standard library only). Every call of that key
 //! then splits a message of at least [`MIN_SEGMENT`] bytes per extra
 //! thread; a shorter one runs on the calling thread alone, where handing
 //! work to another thread would cost more than it saves.
@@ -38,7 +39,20 @@
 //!   (wrapping modulo 2^128, as [`Ctr`](crate::Ctr) does).
 //! - **XTS**: the multi-sector calls split at sector boundaries; each
 //!   segment starts at its own sector number, so no tweak is carried across.
-//!   A single data unit is not split.
+//!   A single data unit splits into block ranges, each from the encrypted
+//!   tweak times alpha^b_i (b_i: the blocks before it; square-and-multiply
+//!   in the tweak's field, constant time in the tweak); a partial last
+//!   block and the whole one before it go by ciphertext stealing on the
+//!   calling thread.
+//! - **GCM-SIV**: the tag must be known before the first counter block, so
+//!   sealing makes two passes, each split: the POLYVAL sums of the segments
+//!   (combined as X = X·H^m_i ^ S_i, H^m by the GHASH power product on the
+//!   byte-reversed images: POLYVAL is GHASH so mirrored, RFC 8452 appendix
+//!   A), the tag on the calling thread, then the counter mode, segment `i`
+//!   from the tag's first 32-bit word plus `b_i` modulo 2^32 (little
+//!   endian, as RFC 8452 counts). Opening decrypts and hashes each segment
+//!   in one pass per 16 KiB piece on its thread; the caller checks the tag
+//!   and wipes the output on a mismatch, as the one-thread open does.
 
 use super::block::Aes;
 use super::gcm::{j0_of, Gcm};
@@ -376,6 +390,68 @@ pub(crate) fn xts_sectors(
     });
 }
 
+/// One XTS data unit over `parts` segments: whole blocks, segment `i`
+/// from the encrypted tweak `t` times alpha^b_i (b_i: the blocks before
+/// it), and, when the length is not a whole number of blocks, the last
+/// whole block and the partial one by ciphertext stealing on the calling
+/// thread, from its own power of alpha. The caller has checked the length.
+pub(crate) fn xts_unit(engine: &XtsEngine, parts: usize, encrypt: bool, t: &Block, io: InOut<'_>) {
+    let len = io.len();
+    let main = if len.is_multiple_of(BLOCK_LEN) {
+        len
+    } else {
+        len - len % BLOCK_LEN - BLOCK_LEN
+    };
+    let (head, rest) = io.split_at(main);
+    let t0 = u128::from_le_bytes(*t);
+    let parts = parts.min(segments(main, BLOCK_LEN, parts));
+    for_each_segment(head, BLOCK_LEN, parts, |_, first, seg| {
+        let mut ti = gf128_le_mul(t0, alpha_pow(first)).to_le_bytes();
+        if encrypt {
+            engine.encrypt(&mut ti, seg);
+        } else {
+            engine.decrypt(&mut ti, seg);
+        }
+        ti.zeroize();
+    });
+    if !rest.is_empty() {
+        let b = (main / BLOCK_LEN) as u64;
+        let mut tr = gf128_le_mul(t0, alpha_pow(b)).to_le_bytes();
+        if encrypt {
+            engine.encrypt_stealing(&mut tr, rest);
+        } else {
+            engine.decrypt_stealing(&mut tr, rest);
+        }
+        tr.zeroize();
+    }
+}
+
+/// The product in XTS's field (IEEE 1619: bit i of the little-endian
+/// integer is the coefficient of x^i, modulo x^128 + x^7 + x^2 + x + 1).
+/// Constant time in `a` (a secret tweak): masks, no branch on its bits;
+/// `b`'s bits pick by mask too.
+fn gf128_le_mul(mut a: u128, b: u128) -> u128 {
+    let mut r = 0u128;
+    for i in 0..128 {
+        r ^= a & 0u128.wrapping_sub((b >> i) & 1);
+        a = (a << 1) ^ (0x87 & 0u128.wrapping_sub(a >> 127));
+    }
+    r
+}
+
+/// alpha^m (alpha = x) in XTS's field, by square-and-multiply over the bits
+/// of `m` (public: a block count).
+fn alpha_pow(m: u64) -> u128 {
+    let mut p = 1u128;
+    for bit in (0..64 - m.leading_zeros()).rev() {
+        p = gf128_le_mul(p, p);
+        if (m >> bit) & 1 == 1 {
+            p = gf128_le_mul(p, 2);
+        }
+    }
+    p
+}
+
 #[cfg(test)]
 mod tests {
     //! Every split against one thread, through the public calls: in these
@@ -616,6 +692,48 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn xts_unit_every_split_gives_one_threads_bytes() {
+        let mut rng = StdRng::seed_from_u64(0x7874_7575);
+        for b in Backend::available() {
+            for key_len in [32, 64] {
+                let one = Xts::with_backend(&random(&mut rng, key_len), b).unwrap();
+                let mut lens = lengths(&mut rng);
+                lens.retain(|&l| l >= BLOCK_LEN);
+                for len in lens {
+                    let tweak: Block = rng.gen();
+                    let data = random(&mut rng, len);
+                    let mut want = data.clone();
+                    one.encrypt(&tweak, &mut want).unwrap();
+                    for t in 1..=8 {
+                        let xts = one.clone().with_threads(t);
+                        let ctx = format!("{b:?} key {key_len} len {len} threads {t}");
+                        let mut got = vec![0u8; len];
+                        xts.encrypt_to(&tweak, &data, &mut got).unwrap();
+                        assert_eq!(got, want, "{ctx}");
+                        xts.decrypt(&tweak, &mut got).unwrap();
+                        assert_eq!(got, data, "{ctx}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn alpha_powers_are_repeated_doublings() {
+        let mut x = 1u128;
+        for m in 0..300u64 {
+            assert_eq!(alpha_pow(m), x, "m = {m}");
+            x = (x << 1) ^ (0x87 * (x >> 127));
+        }
+        let t = 0x0123_4567_89ab_cdef_fedc_ba98_7654_3210u128;
+        let mut y = t;
+        for _ in 0..1000 {
+            y = (y << 1) ^ (0x87 * (y >> 127));
+        }
+        assert_eq!(gf128_le_mul(t, alpha_pow(1000)), y);
     }
 
     #[test]

@@ -108,7 +108,9 @@ impl Xts {
     /// and the like) of at least [`MIN_SEGMENT`](crate::parallel::MIN_SEGMENT)
     /// bytes per extra thread split at sector boundaries over up to
     /// `threads` threads: the same bytes at every split. A single data unit
-    /// is not split. 0 and 1 mean one thread; see
+    /// ([`Xts::encrypt`] and the like) of that size is split as well, into
+    /// block ranges each from the tweak times its power of alpha (the last
+    /// range takes the ciphertext stealing). 0 and 1 mean one thread; see
     /// [`parallel`](crate::parallel).
     #[cfg(feature = "std")]
     pub fn with_threads(mut self, threads: usize) -> Self {
@@ -270,6 +272,15 @@ impl Xts {
         self.check_encrypt(encrypt)?;
         let mut t = *tweak;
         self.engine.encrypt_tweak(&mut t);
+        #[cfg(feature = "std")]
+        {
+            let parts = crate::parallel::segments(len, BLOCK_LEN, self.threads());
+            if parts > 1 {
+                super::parallel::xts_unit(&self.engine, parts, encrypt, &t, io);
+                t.zeroize();
+                return Ok(());
+            }
+        }
         // A unit of whole blocks goes through the bulk kernel; any other
         // finishes by ciphertext stealing (the backend's unit entry).
         match (len.is_multiple_of(BLOCK_LEN), encrypt) {
