@@ -608,6 +608,7 @@ int main(void)
         test_xts(backends[i]);
         test_esp(backends[i]);
         test_aead(backends[i]);
+        test_gcm_siv(backends[i]);
         test_keywrap(backends[i]);
         test_cmac(backends[i]);
     }

@@ -47,6 +47,7 @@ extern const char *const PT38A;
 
 /* test_abi_modes.c: GCM-SIV, XAES-256-GCM, CCM, KW/KWP, CMAC. */
 void test_aead(int backend);
+void test_gcm_siv(int backend);
 void test_keywrap(int backend);
 void test_cmac(int backend);
 

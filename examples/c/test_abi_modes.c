@@ -76,6 +76,73 @@ void test_aead(int backend)
     }
 }
 
+/* aesx_gcm_siv_* on an AES key handle: RFC 8452 C.1 (8-byte plaintext), the
+ * failure rules of the GCM calls, and the _threads forms at a length that splits
+ * (two and a half segments and a partial block) against one thread. */
+void test_gcm_siv(int backend)
+{
+    enum { LONG = 2 * AESX_MIN_SEGMENT + AESX_MIN_SEGMENT / 2 + 7 };
+    static uint8_t msg[LONG], one[LONG], many[LONG];
+    uint8_t key[16], nonce[12], pt[8], want[24], out[24], tag[16], tag2[16], aad[21];
+    size_t n = unhex(pt, "0100000000000000"), i;
+    unsigned t;
+    aesx_key *k = NULL;
+    unhex(key, "01000000000000000000000000000000");
+    unhex(nonce, "030000000000000000000000");
+    unhex(want, "b5d839330ac7b786578782fff6013b815b287c22493a364c");
+    CHECK_RC(aesx_key_new(key, 16, backend, &k), AESX_OK);
+    if (!k)
+        return;
+    CHECK_RC(aesx_gcm_siv_seal(k, nonce, 12, NULL, 0, pt, out, n, tag, 16), AESX_OK);
+    CHECK(memcmp(out, want, n) == 0 && memcmp(tag, want + n, 16) == 0);
+    CHECK_RC(aesx_gcm_siv_open(k, nonce, 12, NULL, 0, want, out, n, want + n, 16), AESX_OK);
+    CHECK(memcmp(out, pt, n) == 0);
+    /* a forged tag: refused, nothing released (out of place and in place) */
+    memcpy(tag2, want + n, 16);
+    tag2[15] ^= 0x40;
+    memset(out, 0xaa, sizeof out);
+    CHECK_RC(aesx_gcm_siv_open(k, nonce, 12, NULL, 0, want, out, n, tag2, 16),
+             AESX_ERR_AUTH_FAILED);
+    CHECK(is_zero(out, n));
+    memcpy(out, want, n);
+    CHECK_RC(aesx_gcm_siv_open(k, nonce, 12, NULL, 0, out, out, n, tag2, 16),
+             AESX_ERR_AUTH_FAILED);
+    CHECK(is_zero(out, n));
+    /* refused before anything is written: nonce and tag lengths, NULL pointers */
+    memset(out, 0xaa, sizeof out);
+    CHECK_RC(aesx_gcm_siv_seal(k, nonce, 16, NULL, 0, pt, out, n, tag, 16), AESX_ERR_IV_LENGTH);
+    CHECK_RC(aesx_gcm_siv_seal(k, nonce, 12, NULL, 0, pt, out, n, tag, 12), AESX_ERR_TAG_LENGTH);
+    CHECK_RC(aesx_gcm_siv_seal(NULL, nonce, 12, NULL, 0, pt, out, n, tag, 16),
+             AESX_ERR_NULL_POINTER);
+    CHECK_RC(aesx_gcm_siv_seal(k, nonce, 12, NULL, 0, NULL, out, n, tag, 16),
+             AESX_ERR_NULL_POINTER);
+    CHECK(is_byte(out, sizeof out, 0xaa));
+    /* threads: the one-thread bytes at every count, forged text refused */
+    for (i = 0; i < LONG; i++)
+        msg[i] = (uint8_t)(i * 7 + (i >> 9));
+    for (i = 0; i < sizeof aad; i++)
+        aad[i] = (uint8_t)i;
+    CHECK_RC(aesx_gcm_siv_seal(k, nonce, 12, aad, sizeof aad, msg, one, LONG, tag, 16), AESX_OK);
+    for (t = 0; t <= 4; t++) {
+        memset(many, 0, LONG);
+        CHECK_RC(aesx_gcm_siv_seal_threads(k, nonce, 12, aad, sizeof aad, msg, many, LONG, tag2,
+                                           16, t),
+                 AESX_OK);
+        CHECK(memcmp(many, one, LONG) == 0 && memcmp(tag2, tag, 16) == 0);
+        CHECK_RC(aesx_gcm_siv_open_threads(k, nonce, 12, aad, sizeof aad, many, many, LONG, tag,
+                                           16, t),
+                 AESX_OK);
+        CHECK(memcmp(many, msg, LONG) == 0);
+        memcpy(many, one, LONG);
+        many[LONG - 1] ^= 1;
+        CHECK_RC(aesx_gcm_siv_open_threads(k, nonce, 12, aad, sizeof aad, many, many, LONG, tag,
+                                           16, t),
+                 AESX_ERR_AUTH_FAILED);
+        CHECK(is_zero(many, LONG));
+    }
+    aesx_key_free(k);
+}
+
 void test_keywrap(int backend)
 {
     /* RFC 3394 4.1 and RFC 5649's 7-byte example */

@@ -888,6 +888,98 @@ int aesx_xts_decrypt_sectors_threads(const struct aesx_xts_key *key,
                                      size_t len,
                                      unsigned int threads);
 
+// AES-GCM-SIV encryption (RFC 8452) with a detached tag, under the AES key
+// of `key` (16, 24 or 32 bytes; 24-byte keys as OpenSSL and pyca derive
+// them, beyond the RFC).
+//
+// - `iv`, `iv_len`: the nonce, 12 bytes (else AESX_ERR_IV_LENGTH).
+//   Misuse-resistant: a repeated nonce reveals only whether two messages
+//   (with their AAD) were equal.
+// - `aad`, `aad_len`: associated data (may be NULL with length 0), at most
+//   2^36 bytes (else AESX_ERR_AAD_LENGTH).
+// - `in`, `out`, `len`: plaintext in, ciphertext out; `out` may equal `in`,
+//   otherwise they must not overlap; `len` at most 2^36 (else
+//   AESX_ERR_MESSAGE_TOO_LONG).
+// - `tag`, `tag_len`: receives the tag; `tag_len` 16 (else
+//   AESX_ERR_TAG_LENGTH).
+//
+// `out` and `tag` must not overlap the IV, the AAD or each other. Nothing
+// is written when an argument is refused.
+//
+// Requires: `key` a live handle; every pointer valid for its length (reads for
+// inputs, writes for `out` and `tag`).
+int aesx_gcm_siv_seal(const struct aesx_key *key,
+                      const uint8_t *iv,
+                      size_t iv_len,
+                      const uint8_t *aad,
+                      size_t aad_len,
+                      const uint8_t *in,
+                      uint8_t *out,
+                      size_t len,
+                      uint8_t *tag,
+                      size_t tag_len);
+
+// AES-GCM-SIV decryption with a detached tag: decrypts `len` bytes from
+// `in` to `out` with `tag` (16 bytes) as the counter, recomputes the tag
+// over the plaintext and compares the two in constant time.
+//
+// On AESX_ERR_AUTH_FAILED no plaintext is released: the `len` bytes of
+// `out` are zeroed. `out` may equal `in`, otherwise they must not overlap;
+// `out` must not overlap the IV or the AAD. Other arguments as
+// aesx_gcm_siv_seal.
+//
+// Requires: As aesx_gcm_siv_seal (`tag` is read, not written).
+int aesx_gcm_siv_open(const struct aesx_key *key,
+                      const uint8_t *iv,
+                      size_t iv_len,
+                      const uint8_t *aad,
+                      size_t aad_len,
+                      const uint8_t *in,
+                      uint8_t *out,
+                      size_t len,
+                      const uint8_t *tag,
+                      size_t tag_len);
+
+// aesx_gcm_siv_seal over up to `threads` threads: a message of at least
+// AESX_MIN_SEGMENT bytes per extra thread is hashed in segments, one per
+// thread (POLYVAL sums combined with powers of H), then encrypted in
+// counter ranges from the tag; a shorter one runs on the calling thread.
+// Output and tag are the bytes aesx_gcm_siv_seal gives. `threads` 0 and 1
+// mean one thread; more than 64 are held to 64. Arguments and errors as
+// aesx_gcm_siv_seal.
+//
+// Requires: As aesx_gcm_siv_seal.
+int aesx_gcm_siv_seal_threads(const struct aesx_key *key,
+                              const uint8_t *iv,
+                              size_t iv_len,
+                              const uint8_t *aad,
+                              size_t aad_len,
+                              const uint8_t *in,
+                              uint8_t *out,
+                              size_t len,
+                              uint8_t *tag,
+                              size_t tag_len,
+                              unsigned int threads);
+
+// aesx_gcm_siv_open over up to `threads` threads, as
+// aesx_gcm_siv_seal_threads: each segment is decrypted and hashed on its
+// thread, then the tag over the whole plaintext is checked; on
+// AESX_ERR_AUTH_FAILED the `len` bytes of `out` are zeroed, as
+// aesx_gcm_siv_open does, so no plaintext is released.
+//
+// Requires: As aesx_gcm_siv_open.
+int aesx_gcm_siv_open_threads(const struct aesx_key *key,
+                              const uint8_t *iv,
+                              size_t iv_len,
+                              const uint8_t *aad,
+                              size_t aad_len,
+                              const uint8_t *in,
+                              uint8_t *out,
+                              size_t len,
+                              const uint8_t *tag,
+                              size_t tag_len,
+                              unsigned int threads);
+
 // Expands a key-encryption key of 16, 24 or 32 bytes for aesx_key_wrap and
 // aesx_key_unwrap. `backend` and `out` as for aesx_key_new. Free with
 // aesx_keywrap_free.

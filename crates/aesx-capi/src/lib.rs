@@ -34,6 +34,8 @@ mod aead_modes;
 
 mod parallel;
 
+mod gcm_siv;
+
 mod keywrap;
 
 mod cmac;
@@ -49,6 +51,7 @@ pub use block_modes::*;
 pub use cmac::*;
 pub use cuda::*;
 pub use feedback::*;
+pub use gcm_siv::*;
 pub use keys::*;
 pub use keywrap::*;
 pub use parallel::*;
