@@ -25,7 +25,9 @@ pub fn runner(backend: Backend, mode: Mode, setup: &Setup) -> Result<Box<dyn Run
         // GCM-SIV seals in place and opens out of place, as aesx's GCM row
         // and the peers' rows open: no copy of the message first.
         Mode::GcmSivEnc | Mode::GcmSivDec => aead_rows(
-            GcmSiv::with_backend(&setup.key, backend).map_err(e)?,
+            GcmSiv::with_backend(&setup.key, backend)
+                .map_err(e)?
+                .with_threads(setup.threads),
             setup.iv.clone(),
             mode,
             setup,

@@ -58,8 +58,9 @@ pub(super) struct BenchArgs {
     #[arg(long, allow_negative_numbers = true, value_name = "SECONDS")]
     pub(super) time: Option<String>,
     /// Split each message over N threads, for the modes that split (block,
-    /// ecb, cbc-dec, ctr, xts-enc, xts-dec), and for gcm-enc and gcm-dec
-    /// through aesx's own parallel call (peers on one); the others run on one.
+    /// ecb, cbc-dec, ctr, xts-enc, xts-dec), and for gcm-enc, gcm-dec,
+    /// gcm-siv-enc and gcm-siv-dec through aesx's own parallel call (peers
+    /// on one); the others run on one.
     #[arg(long, allow_negative_numbers = true, value_name = "N")]
     pub(super) threads: Option<String>,
     /// Run the vector of an AArch64cryptolib speed-test file: check the

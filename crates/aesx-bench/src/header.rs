@@ -53,7 +53,12 @@ pub(super) fn print(
     if opts.threads > 1 {
         let (split, single): (Vec<&cases::ModeSpec>, Vec<&cases::ModeSpec>) = MODES
             .iter()
-            .filter(|m| !matches!(m.name, "gcm-enc" | "gcm-dec"))
+            .filter(|m| {
+                !matches!(
+                    m.name,
+                    "gcm-enc" | "gcm-dec" | "gcm-siv-enc" | "gcm-siv-dec"
+                )
+            })
             .partition(|m| m.splits);
         writeln!(
             out,
@@ -64,9 +69,10 @@ pub(super) fn print(
         )?;
         writeln!(
             out,
-            "threads: gcm-enc, gcm-dec split each message in aesx's own call (Gcm::with_threads: \
-             counter ranges, GHASH combined with powers of H) over up to {} threads, messages \
-             under {} KiB per thread on one; the peers run them on one thread",
+            "threads: gcm-enc, gcm-dec, gcm-siv-enc, gcm-siv-dec split each message in aesx's own \
+             call (Gcm::with_threads, GcmSiv::with_threads: counter ranges, GHASH or POLYVAL \
+             combined with powers of H) over up to {} threads, messages under {} KiB per thread \
+             on one; the peers run them on one thread",
             opts.threads,
             aesx::parallel::MIN_SEGMENT / 1024
         )?;

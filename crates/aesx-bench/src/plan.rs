@@ -97,11 +97,14 @@ pub(super) fn impls_for(opts: &Options, case: &Case) -> Vec<Impl> {
 
 /// Threads a mode gets: the requested number where it splits, else one.
 /// Threads aesx's own parallel call may use for one message of `mode`:
-/// `--threads` for GCM (the library splits it: counter ranges, GHASH sums
-/// combined with powers of H), 1 for the rest. The peers have no such call
-/// and run these modes on one thread.
+/// `--threads` for GCM and GCM-SIV (the library splits them: counter
+/// ranges, GHASH or POLYVAL sums combined with powers of H), 1 for the
+/// rest. The peers have no such call and run these modes on one thread.
 pub(super) fn library_threads(opts: &Options, mode: Mode) -> usize {
-    if matches!(mode, Mode::GcmEnc | Mode::GcmDec) {
+    if matches!(
+        mode,
+        Mode::GcmEnc | Mode::GcmDec | Mode::GcmSivEnc | Mode::GcmSivDec
+    ) {
         opts.threads
     } else {
         1
