@@ -164,6 +164,13 @@ impl WideK {
         }
     }
 
+    /// The three accumulators, for a scheduling barrier that ties them to
+    /// a point of the instruction stream.
+    #[inline(always)]
+    pub(crate) fn parts_mut(&mut self) -> (&mut __m128i, &mut __m128i, &mut __m128i) {
+        (&mut self.lo, &mut self.mid, &mut self.hi)
+    }
+
     /// Adds `a * b`, where `bk` holds `b_hi ^ b_lo` in its low half.
     #[inline]
     #[target_feature(enable = "sse2,pclmulqdq")]
