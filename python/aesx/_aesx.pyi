@@ -67,15 +67,33 @@ class AESGCM:
     ) -> int: ...
 
 class _Aead:
+    """``threads`` > 1 splits an AESGCMSIV call; the others take 1 only."""
+
     @property
     def backend(self) -> str: ...
-    def encrypt(self, nonce: Buffer, data: Buffer, associated_data: Optional[Buffer]) -> bytes: ...
-    def decrypt(self, nonce: Buffer, data: Buffer, associated_data: Optional[Buffer]) -> bytes: ...
+    def encrypt(
+        self, nonce: Buffer, data: Buffer, associated_data: Optional[Buffer], *, threads: int = 1
+    ) -> bytes: ...
+    def decrypt(
+        self, nonce: Buffer, data: Buffer, associated_data: Optional[Buffer], *, threads: int = 1
+    ) -> bytes: ...
     def encrypt_into(
-        self, nonce: Buffer, data: Buffer, associated_data: Optional[Buffer], buf: Buffer
+        self,
+        nonce: Buffer,
+        data: Buffer,
+        associated_data: Optional[Buffer],
+        buf: Buffer,
+        *,
+        threads: int = 1,
     ) -> int: ...
     def decrypt_into(
-        self, nonce: Buffer, data: Buffer, associated_data: Optional[Buffer], buf: Buffer
+        self,
+        nonce: Buffer,
+        data: Buffer,
+        associated_data: Optional[Buffer],
+        buf: Buffer,
+        *,
+        threads: int = 1,
     ) -> int: ...
 
 class AESGCMSIV(_Aead):
@@ -161,6 +179,7 @@ def _context(
     encrypt: bool,
     pkcs7: bool = False,
     backend: Optional[str] = None,
+    threads: int = 1,
 ) -> CipherContext: ...
 
 class GcmStream:

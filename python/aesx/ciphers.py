@@ -27,9 +27,15 @@ class Cipher:
     ``algorithm`` and ``mode`` may also be ``cryptography``'s own objects
     (AES with ECB, CBC, CTR or XTS). ``backend`` is ignored unless it is an
     aesx backend name (see :func:`aesx.backends`).
+
+    ``threads`` (keyword-only, an int >= 1; aesx's own, not pyca's): with
+    CTR or XTS, an update of at least 128 KiB per extra thread is split over
+    that many threads (counter ranges; XTS: block ranges of the one data
+    unit, each from its power of the tweak), with the bytes of one thread.
+    Other modes take 1 only.
     """
 
-    def __init__(self, algorithm, mode, backend=None):
+    def __init__(self, algorithm, mode, backend=None, *, threads=1):
         if not isinstance(getattr(algorithm, "name", None), str) or not hasattr(
             algorithm, "key"
         ):
@@ -48,7 +54,14 @@ class Cipher:
                 f"aesx.Cipher supports ECB, CBC, CTR, XTS, GCM, CFB, CFB8"
                 f" and OFB, not {name}"
             )
+        if isinstance(threads, bool) or not isinstance(threads, int):
+            raise TypeError(f"threads must be an int, not {type(threads).__name__}")
+        if threads < 1:
+            raise ValueError(f"threads must be at least 1, got {threads}")
+        if threads > 1 and name not in ("CTR", "XTS"):
+            raise ValueError(f"threads > 1 splits CTR and XTS only; {name} runs on one thread")
         mode.validate_for_algorithm(algorithm)
+        self._threads = threads
         self.algorithm = algorithm
         self.mode = mode
         self._backend = backend if isinstance(backend, str) else None
@@ -69,7 +82,7 @@ class Cipher:
                 "XTS": getattr(self.mode, "tweak", None),
             }[name]
         pkcs7 = bool(getattr(self.mode, "pkcs7", False))
-        return _aesx._context(name, key, iv, encrypt, pkcs7, self._backend)
+        return _aesx._context(name, key, iv, encrypt, pkcs7, self._backend, self._threads)
 
     def encryptor(self):
         """A context that encrypts (for GCM, with ``tag`` after

@@ -4,6 +4,8 @@
 //! The three classes differ only in their keys, nonces and length rules; the
 //! sealing and opening around the library call is [`Sealed`], shared.
 
+use std::borrow::Cow;
+
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -20,18 +22,56 @@ enum Kind {
     Ccm(aesx::Ccm),
 }
 
+/// The GCM-SIV key set to split a call of `len` bytes over `threads`
+/// threads, or the key itself when the call is too short to split (a copy
+/// would be wasted there).
+fn threaded(siv: &aesx::GcmSiv, threads: usize, len: usize) -> Cow<'_, aesx::GcmSiv> {
+    if threads > 1 && len >= 2 * aesx::parallel::MIN_SEGMENT {
+        Cow::Owned(siv.clone().with_threads(threads))
+    } else {
+        Cow::Borrowed(siv)
+    }
+}
+
 impl Kind {
-    fn seal(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> aesx::Result<aesx::Tag> {
+    /// `threads=` of a call: GCM-SIV splits a long message; XAES-256-GCM
+    /// and CCM run on one thread, so they take 1 only.
+    fn threads(&self, threads: Option<&Bound<'_, PyAny>>) -> PyResult<usize> {
+        let n = crate::checks::threads(threads)?;
+        if n > 1 && !matches!(self, Kind::Siv(_)) {
+            return Err(PyValueError::new_err(
+                "threads > 1 splits AESGCMSIV and AESGCM calls only; this AEAD runs on one thread",
+            ));
+        }
+        Ok(n)
+    }
+
+    fn seal(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        buf: &mut [u8],
+        threads: usize,
+    ) -> aesx::Result<aesx::Tag> {
         match self {
-            Kind::Siv(a) => a.seal_in_place_detached(nonce, aad, buf),
+            Kind::Siv(a) => threaded(a, threads, buf.len()).seal_in_place_detached(nonce, aad, buf),
             Kind::Xaes(a) => a.seal_in_place_detached(nonce, aad, buf),
             Kind::Ccm(a) => a.seal_in_place_detached(nonce, aad, buf),
         }
     }
 
-    fn open(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8], tag: &[u8]) -> aesx::Result<()> {
+    fn open(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        buf: &mut [u8],
+        tag: &[u8],
+        threads: usize,
+    ) -> aesx::Result<()> {
         match self {
-            Kind::Siv(a) => a.open_in_place_detached(nonce, aad, buf, tag),
+            Kind::Siv(a) => {
+                threaded(a, threads, buf.len()).open_in_place_detached(nonce, aad, buf, tag)
+            }
             Kind::Xaes(a) => a.open_in_place_detached(nonce, aad, buf, tag),
             Kind::Ccm(a) => a.open_in_place_detached(nonce, aad, buf, tag),
         }
@@ -113,7 +153,9 @@ impl Sealed {
         nonce: &Bound<'py, PyAny>,
         data: &Bound<'py, PyAny>,
         aad: Option<&Bound<'py, PyAny>>,
+        threads: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
+        let threads = self.kind.threads(threads)?;
         let args = AeadArgs::read(nonce, data, aad)?;
         let (n, a, d) = (args.nonce.as_slice(), args.aad(), args.data.as_slice());
         let (kind, tl) = (&self.kind, self.tag_len);
@@ -127,7 +169,8 @@ impl Sealed {
             return PyBytes::new_with(py, d.len() + tl, |out| {
                 let (body, tag) = out.split_at_mut(d.len());
                 body.copy_from_slice(d);
-                let t = maybe_detached(py, d.len(), || kind.seal(n, a, body)).map_err(err)?;
+                let t =
+                    maybe_detached(py, d.len(), || kind.seal(n, a, body, threads)).map_err(err)?;
                 tag.copy_from_slice(t.as_bytes());
                 Ok(())
             });
@@ -138,7 +181,7 @@ impl Sealed {
         let (ct, tag) = d.split_at(len);
         PyBytes::new_with(py, len, |out| {
             out.copy_from_slice(ct);
-            maybe_detached(py, len, || kind.open(n, a, out, tag)).map_err(|e| match e {
+            maybe_detached(py, len, || kind.open(n, a, out, tag, threads)).map_err(|e| match e {
                 // A ciphertext just at CCM's length limit: pyca's InvalidTag.
                 aesx::Error::MessageTooLong => InvalidTag::new_err(()),
                 e => err(e),
@@ -146,18 +189,20 @@ impl Sealed {
         })
     }
 
-    /// pyca's `encrypt_into` (`sealing`) or `decrypt_into`: the output goes
-    /// into `buf`, which must be exactly the output's length and may be the
-    /// input's own memory. A failed open leaves `buf` zeroed.
+    /// pyca's `encrypt_into` (`sealing`) or `decrypt_into`, with `threads=`
+    /// as `call` takes it: the output goes into `buf`, which must be exactly
+    /// the output's length and may be the input's own memory. A failed open
+    /// leaves `buf` zeroed.
     fn call_into(
         &self,
         py: Python<'_>,
-        sealing: bool,
+        (sealing, threads): (bool, Option<&Bound<'_, PyAny>>),
         nonce: &Bound<'_, PyAny>,
         data: &Bound<'_, PyAny>,
         aad: Option<&Bound<'_, PyAny>>,
         buf: &Bound<'_, PyAny>,
     ) -> PyResult<usize> {
+        let threads = self.kind.threads(threads)?;
         let args = AeadArgs::read(nonce, data, aad)?;
         // pyca converts `buf` with the other arguments, before any check.
         let mut out = Buf::write(buf)?;
@@ -199,11 +244,11 @@ impl Sealed {
         let o = out.as_mut_slice();
         if sealing {
             let (body, tag_out) = o.split_at_mut(len);
-            let t = maybe_detached(py, len, || kind.seal(n, a, body)).map_err(err)?;
+            let t = maybe_detached(py, len, || kind.seal(n, a, body, threads)).map_err(err)?;
             tag_out.copy_from_slice(t.as_bytes());
         } else {
             let tag = &tag[..tl];
-            let r = maybe_detached(py, len, || kind.open(n, a, o, tag));
+            let r = maybe_detached(py, len, || kind.open(n, a, o, tag, threads));
             if let Err(e) = r {
                 // The library zeroes what it decrypted; an open refused
                 // before decrypting leaves the ciphertext copied in, which
@@ -274,34 +319,41 @@ macro_rules! aead_class {
 
             /// Encrypts and authenticates `data`; returns the ciphertext
             /// followed by the tag. `associated_data` may be None.
-            #[pyo3(signature = (nonce, data, associated_data))]
+            /// `threads` (keyword-only, an int >= 1; AESGCMSIV only, the
+            /// others take 1) splits a message of at least 128 KiB per extra
+            /// thread over that many threads, with the bytes of one thread.
+            #[pyo3(signature = (nonce, data, associated_data, *, threads = None))]
             fn encrypt<'py>(
                 &self,
                 py: Python<'py>,
                 nonce: &Bound<'py, PyAny>,
                 data: &Bound<'py, PyAny>,
                 associated_data: Option<&Bound<'py, PyAny>>,
+                threads: Option<&Bound<'py, PyAny>>,
             ) -> PyResult<Bound<'py, PyBytes>> {
-                self.0.call(py, true, nonce, data, associated_data)
+                self.0.call(py, true, nonce, data, associated_data, threads)
             }
 
             /// Verifies the tag at the end of `data` and returns the
             /// plaintext; raises InvalidTag (releasing nothing) otherwise.
-            #[pyo3(signature = (nonce, data, associated_data))]
+            /// `threads` as for encrypt: the tag over the whole message is
+            /// checked before anything is returned.
+            #[pyo3(signature = (nonce, data, associated_data, *, threads = None))]
             fn decrypt<'py>(
                 &self,
                 py: Python<'py>,
                 nonce: &Bound<'py, PyAny>,
                 data: &Bound<'py, PyAny>,
                 associated_data: Option<&Bound<'py, PyAny>>,
+                threads: Option<&Bound<'py, PyAny>>,
             ) -> PyResult<Bound<'py, PyBytes>> {
-                self.0.call(py, false, nonce, data, associated_data)
+                self.0.call(py, false, nonce, data, associated_data, threads)
             }
 
             /// As encrypt, writing ciphertext and tag into `buf`, a writable
             /// buffer of exactly len(data) + the tag length (it may be the
             /// input's own memory); returns the bytes written.
-            #[pyo3(signature = (nonce, data, associated_data, buf))]
+            #[pyo3(signature = (nonce, data, associated_data, buf, *, threads = None))]
             fn encrypt_into(
                 &self,
                 py: Python<'_>,
@@ -309,14 +361,15 @@ macro_rules! aead_class {
                 data: &Bound<'_, PyAny>,
                 associated_data: Option<&Bound<'_, PyAny>>,
                 buf: &Bound<'_, PyAny>,
+                threads: Option<&Bound<'_, PyAny>>,
             ) -> PyResult<usize> {
-                self.0.call_into(py, true, nonce, data, associated_data, buf)
+                self.0.call_into(py, (true, threads), nonce, data, associated_data, buf)
             }
 
             /// As decrypt, writing the plaintext into `buf`, a writable buffer
             /// of exactly len(data) - the tag length (it may be the input's
             /// own memory). On InvalidTag `buf` is zeroed.
-            #[pyo3(signature = (nonce, data, associated_data, buf))]
+            #[pyo3(signature = (nonce, data, associated_data, buf, *, threads = None))]
             fn decrypt_into(
                 &self,
                 py: Python<'_>,
@@ -324,8 +377,9 @@ macro_rules! aead_class {
                 data: &Bound<'_, PyAny>,
                 associated_data: Option<&Bound<'_, PyAny>>,
                 buf: &Bound<'_, PyAny>,
+                threads: Option<&Bound<'_, PyAny>>,
             ) -> PyResult<usize> {
-                self.0.call_into(py, false, nonce, data, associated_data, buf)
+                self.0.call_into(py, (false, threads), nonce, data, associated_data, buf)
             }
         }
     };

@@ -324,11 +324,11 @@ impl CipherContext {
 }
 
 /// Builds a context; `mode` is "ECB", "CBC", "CTR", "XTS", "CFB", "CFB8" or
-/// "OFB", `iv` the IV,
+/// "OFB", `threads` (CTR and XTS) the threads one large update may use, `iv` the IV,
 /// counter block or tweak (ignored for ECB). Arguments are validated by the
 /// Python wrappers (aesx.Cipher) as pyca does.
 #[pyfunction]
-#[pyo3(signature = (mode, key, iv, encrypt, pkcs7 = false, backend = None))]
+#[pyo3(signature = (mode, key, iv, encrypt, pkcs7 = false, backend = None, threads = None))]
 fn _context(
     mode: &str,
     key: &Bound<'_, PyAny>,
@@ -336,7 +336,14 @@ fn _context(
     encrypt: bool,
     pkcs7: bool,
     backend: Option<&str>,
+    threads: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<CipherContext> {
+    let threads = crate::checks::threads(threads)?;
+    if threads > 1 && !matches!(mode, "CTR" | "XTS") {
+        return Err(PyValueError::new_err(format!(
+            "threads > 1 splits CTR and XTS only; {mode} runs on one thread"
+        )));
+    }
     let key = Buf::read(key)?;
     let k = key.as_slice();
     let b = pick_backend(backend)?;
@@ -350,12 +357,18 @@ fn _context(
     let m = match mode {
         "ECB" => Mode::Ecb(aesx::Ecb::with_backend(k, b).map_err(err)?),
         "CBC" => Mode::Cbc(aesx::Cbc::with_backend(k, b).map_err(err)?, iv16()?),
-        "CTR" => Mode::Ctr(aesx::Ctr::with_backend(k, &iv16()?, b).map_err(err)?),
+        "CTR" => Mode::Ctr(
+            aesx::Ctr::with_backend(k, &iv16()?, b)
+                .map_err(err)?
+                .with_threads(threads),
+        ),
         "CFB" => Mode::Cfb(aesx::Cfb::with_backend(k, &iv16()?, b).map_err(err)?),
         "CFB8" => Mode::Cfb8(aesx::Cfb8::with_backend(k, &iv16()?, b).map_err(err)?),
         "OFB" => Mode::Ofb(aesx::Ofb::with_backend(k, &iv16()?, b).map_err(err)?),
         "XTS" => {
-            let x = aesx::Xts::with_backend(k, b).map_err(err)?;
+            let x = aesx::Xts::with_backend(k, b)
+                .map_err(err)?
+                .with_threads(threads);
             if encrypt && k[..k.len() / 2] == k[k.len() / 2..] {
                 return Err(PyValueError::new_err(
                     "In XTS mode duplicated keys are not allowed",
