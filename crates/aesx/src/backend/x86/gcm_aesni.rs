@@ -22,10 +22,37 @@
 //! accumulators, a round key / temporary; the eight ciphertext blocks to
 //! hash, H^8..H^1 and their half-sums live on the stack and are memory
 //! operands of PCLMULQDQ.
-//! Ports: on Zen AESENC and PCLMULQDQ share two pipes (13.25 pipe slots per
-//! AES-128 block); on Golden Cove AESENC takes ports 0 and 1 and PCLMULQDQ
-//! port 5, about 22 vector uops per block on three ports, 0.68 of the AES
-//! bound at best.
+//!
+//! Two paths, chosen by [`Schedule`] (CPUID; `AESX_SCHEDULE` forces one):
+//! - Intel (PCLMULQDQ on a port of its own): the step above, one reduction
+//!   per step. Golden Cove: AESENC on ports 0 and 1, PCLMULQDQ on port 5,
+//!   about 22 vector uops per block on three ports, 0.68 of the AES bound
+//!   at best.
+//! - Zen and generic, AES-128 only: pairs of steps share one reduction
+//!   (H^16..H^9 for the first step's products, H^8..H^1 for the second's),
+//!   and a barrier over the states and the three accumulators
+//!   ([`order_w`]) keeps each product between its two AES rounds (without
+//!   it LLVM hoists all 26 multiplies of the unrolled AES-128 step ahead of
+//!   the rounds). AES-192 and AES-256 take the Intel loop on every core:
+//!   they have AES work enough to hide the second reduction, and the pairs
+//!   measured 0-4% slower there.
+//!
+//! Zen 3 (measured on an EPYC, family 25 model 1, with a standalone probe):
+//! AESENC latency 4, two per cycle; PCLMULQDQ latency 4, one per two
+//! cycles alone (any immediate, register or memory operand). Beside eight
+//! AES chains each PCLMULQDQ also takes an AES pipe slot: per eight AESENC
+//! (4 cycles alone), 1, 2, 3, 4 independent multiplies take 4.5, 5.1-5.4,
+//! 6.7, 8.0-8.6 cycles. PSHUFB and PSHUFD share the AES pipes in part (four
+//! per eight AESENC: +16-25% and +11%), not the multiplier. A synthetic
+//! AES-128 step (80 AES, 26 independent multiplies) takes 62 cycles (40
+//! for the AES alone); with the accumulating XORs, half-sums and operand
+//! loads of a real step, 77. So on Zen 3 the multiplier, not the AES
+//! pipes, bounds AES-128 GCM: 3.125 multiplies per block with pairs, about
+//! 6.3 cycles per block at best against ECB's 5. Measured: 10.4 cycles per
+//! block (4.7 GB/s; the one-reduction step was 11.8, 4.1 GB/s), 0.48 of
+//! the AES-NI ECB rate and 0.6 of that multiplier bound. Zen 4 has the same
+//! arrangement in AMD's and uops.info's tables (AESENC and PCLMULQDQ on
+//! FP0/FP1); not measured here.
 //!
 //! One-shot messages ([`gcm_oneshot`]) take the last one to eight blocks,
 //! the partial one included, through the AES rounds together with E_K(J0)
