@@ -67,8 +67,9 @@ impl AesGcm {
         nonce: &Bound<'py, PyAny>,
         data: &Bound<'py, PyAny>,
         associated_data: Option<&Bound<'py, PyAny>>,
-        threads: usize,
+        threads: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
+        let threads = crate::checks::threads(threads)?;
         let args = read_args(nonce, data, associated_data)?;
         let (n, a, d) = (args.nonce.as_slice(), args.aad(), args.data.as_slice());
         let gcm = &*threaded(&self.gcm, threads, d.len());
@@ -102,8 +103,9 @@ impl AesGcm {
         data: &Bound<'_, PyAny>,
         associated_data: Option<&Bound<'_, PyAny>>,
         buf: &Bound<'_, PyAny>,
-        threads: usize,
+        threads: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<usize> {
+        let threads = crate::checks::threads(threads)?;
         let args = read_args(nonce, data, associated_data)?;
         let data = &args.data;
         if !sealing && data.len() < TAG {
@@ -197,14 +199,14 @@ impl AesGcm {
     /// 16-byte tag. `associated_data` may be None. `threads` > 1 splits a
     /// message of at least 128 KiB per extra thread over that many threads
     /// (the same bytes as one thread).
-    #[pyo3(signature = (nonce, data, associated_data, *, threads = 1))]
+    #[pyo3(signature = (nonce, data, associated_data, *, threads = None))]
     fn encrypt<'py>(
         &self,
         py: Python<'py>,
         nonce: &Bound<'py, PyAny>,
         data: &Bound<'py, PyAny>,
         associated_data: Option<&Bound<'py, PyAny>>,
-        threads: usize,
+        threads: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
         self.call(py, true, nonce, data, associated_data, threads)
     }
@@ -213,14 +215,14 @@ impl AesGcm {
     /// raises InvalidTag (releasing nothing) if it does not verify.
     /// `threads` as for encrypt: the tag over the whole message is checked
     /// before anything is returned.
-    #[pyo3(signature = (nonce, data, associated_data, *, threads = 1))]
+    #[pyo3(signature = (nonce, data, associated_data, *, threads = None))]
     fn decrypt<'py>(
         &self,
         py: Python<'py>,
         nonce: &Bound<'py, PyAny>,
         data: &Bound<'py, PyAny>,
         associated_data: Option<&Bound<'py, PyAny>>,
-        threads: usize,
+        threads: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
         self.call(py, false, nonce, data, associated_data, threads)
     }
@@ -228,7 +230,7 @@ impl AesGcm {
     /// As encrypt, writing ciphertext and tag into `buf`, a writable buffer
     /// of exactly len(data) + 16 bytes (it may be the input's own memory);
     /// returns the bytes written.
-    #[pyo3(signature = (nonce, data, associated_data, buf, *, threads = 1))]
+    #[pyo3(signature = (nonce, data, associated_data, buf, *, threads = None))]
     fn encrypt_into(
         &self,
         py: Python<'_>,
@@ -236,7 +238,7 @@ impl AesGcm {
         data: &Bound<'_, PyAny>,
         associated_data: Option<&Bound<'_, PyAny>>,
         buf: &Bound<'_, PyAny>,
-        threads: usize,
+        threads: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<usize> {
         self.call_into(py, true, nonce, data, associated_data, buf, threads)
     }
@@ -244,7 +246,7 @@ impl AesGcm {
     /// As decrypt, writing the plaintext into `buf`, a writable buffer of
     /// exactly len(data) - 16 bytes (it may be the input's own memory). On
     /// InvalidTag `buf` is zeroed.
-    #[pyo3(signature = (nonce, data, associated_data, buf, *, threads = 1))]
+    #[pyo3(signature = (nonce, data, associated_data, buf, *, threads = None))]
     fn decrypt_into(
         &self,
         py: Python<'_>,
@@ -252,7 +254,7 @@ impl AesGcm {
         data: &Bound<'_, PyAny>,
         associated_data: Option<&Bound<'_, PyAny>>,
         buf: &Bound<'_, PyAny>,
-        threads: usize,
+        threads: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<usize> {
         self.call_into(py, false, nonce, data, associated_data, buf, threads)
     }

@@ -16,7 +16,7 @@ def test_threads_give_one_threads_bytes(backend):
     for n in (0, 100, 2 * SEG - 1, 2 * SEG + 17, 5 * SEG + 3):
         nonce, data, aad = os.urandom(12), os.urandom(n), os.urandom(n % 40)
         want = g.encrypt(nonce, data, aad)
-        for t in (0, 1, 2, 3, 8):
+        for t in (1, 2, 3, 8):
             assert g.encrypt(nonce, data, aad, threads=t) == want
             assert g.decrypt(nonce, want, aad, threads=t) == data
             out = bytearray(n + 16)
@@ -43,10 +43,17 @@ def test_forged_message_releases_nothing():
 
 def test_threads_must_be_a_count():
     g = aesx.AESGCM(os.urandom(16))
-    with pytest.raises((OverflowError, TypeError)):
-        g.encrypt(os.urandom(12), b"x", None, threads=-1)
-    with pytest.raises(TypeError):
-        g.encrypt(os.urandom(12), b"x", None, threads="2")
+    for bad in (0, -1, -(2**70)):
+        with pytest.raises(ValueError, match="threads must be at least 1"):
+            g.encrypt(os.urandom(12), b"x", None, threads=bad)
+        with pytest.raises(ValueError, match="threads must be at least 1"):
+            g.decrypt_into(os.urandom(12), b"x" * 16, None, bytearray(0), threads=bad)
+    for bad in ("2", 2.0, True):
+        with pytest.raises(TypeError, match="threads must be an int"):
+            g.encrypt(os.urandom(12), b"x", None, threads=bad)
+    # None is the default: one thread.
+    nonce = os.urandom(12)
+    assert g.encrypt(nonce, b"x", None, threads=None) == g.encrypt(nonce, b"x", None)
 
 
 # AESGCMSIV(..., threads=n) and Cipher(AES, CTR, threads=n): the same rules.
