@@ -36,7 +36,26 @@
 //! schedule cuts every instruction besides the AES rounds, which suits
 //! both. Registers: on zmm the states, accumulators, round keys and most
 //! powers stay in registers; on ymm round keys, powers and the step's
-//! ciphertext are memory operands. Measurements: docs/BENCHMARKS.md.
+//! ciphertext are memory operands.
+//!
+//! ymm ports. Golden Cove: VAESENC ymm on ports 0 and 1, VPCLMULQDQ one
+//! per cycle on port 5 beside them, so the schoolbook products (four per
+//! block) cost the AES pipes nothing. Zen 3 (measured by a probe on an EPYC,
+//! family 25 model 1): VAESENC xmm/ymm two per cycle, latency 4;
+//! VPCLMULQDQ xmm or ymm one per two cycles, latency 4, on the AES pipes
+//! (eight VAESENC chains with four products per round: 8 cycles, not 4);
+//! VPXOR nearly free beside them, a shuffle about 0.15 cycle. There the
+//! products bound the step, so under the `zen` and `generic` schedules the
+//! ymm main step multiplies with Karatsuba ([`Pass::encrypt_ghash_kara`]:
+//! 24 products and 2 for the reduction per 16 blocks instead of 34, and
+//! AES-128/192 encryption reduces once per two steps; a probe of just the
+//! AES rounds and 26 products takes about 70 cycles per step for AES-128,
+//! 85 for AES-256, against 80 and 95 with 34). The `intel` schedule keeps
+//! the schoolbook step: there the products use port 5 alone, and
+//! Karatsuba would trade them for unpacks on port 5 and XORs. Measured on
+//! Zen 3 (3.2 GHz core clock): about 0.75-0.8 of that probe bound
+//! (AES-128 encryption 8.8-9.0 GB/s at 16 KiB, 0.46 of ECB; AES-256 7.95,
+//! 0.57). Measurements: docs/BENCHMARKS.md.
 
 use core::arch::x86_64::*;
 
@@ -279,6 +298,11 @@ struct Pass<W: GcmVector, const NR: usize, const S: usize> {
     /// the Karatsuba middle factors of a register pair (see
     /// [`Pass::encrypt_ghash_kara`]); zero unless `kara`.
     pk: [W::V; S],
+    /// `pw` and `pk` for the step before: powers H^(2·S·B) down to
+    /// H^(S·B + 1), for Karatsuba steps in pairs under one reduction; zero
+    /// unless `kara`.
+    pw2: [W::V; S],
+    pk2: [W::V; S],
     /// Karatsuba main steps ([`Pass::encrypt_ghash_kara`]): ymm on cores
     /// where the carry-less multiplier shares the AES pipes.
     kara: bool,
@@ -314,13 +338,24 @@ impl<W: GcmVector, const NR: usize, const S: usize> Pass<W, NR, S> {
             // (S·B <= POWERS).
             *p = unsafe { w.load(hk.ptr(POWERS - S * W::BLOCKS + W::BLOCKS * j)) };
         }
-        let kara = W::REGS < 32 && !Schedule::current().clmul_beside_aes();
+        // Karatsuba needs the powers of two steps (`pw2`): ymm only.
+        let kara =
+            W::REGS < 32 && 2 * S * W::BLOCKS <= POWERS && !Schedule::current().clmul_beside_aes();
         let mut pk = [w.zero(); S];
+        let mut pw2 = [w.zero(); S];
+        let mut pk2 = [w.zero(); S];
         if kara {
-            for i in 0..S / 2 {
-                let k0 = w.xor(pw[2 * i], w.shuffle32::<0x4e>(pw[2 * i]));
-                let k1 = w.xor(pw[2 * i + 1], w.shuffle32::<0x4e>(pw[2 * i + 1]));
-                pk[i] = w.unpacklo64(k0, k1);
+            for (j, p) in pw2.iter_mut().enumerate() {
+                // SAFETY: powers POWERS - 2·S·B + B·j .. + B lie inside the
+                // key (`kara` implies 2·S·B <= POWERS).
+                *p = unsafe { w.load(hk.ptr(POWERS - 2 * S * W::BLOCKS + W::BLOCKS * j)) };
+            }
+            for (pw, pk) in [(&pw, &mut pk), (&pw2, &mut pk2)] {
+                for i in 0..S / 2 {
+                    let k0 = w.xor(pw[2 * i], w.shuffle32::<0x4e>(pw[2 * i]));
+                    let k1 = w.xor(pw[2 * i + 1], w.shuffle32::<0x4e>(pw[2 * i + 1]));
+                    pk[i] = w.unpacklo64(k0, k1);
+                }
             }
         }
         // SAFETY: `ctr` and `acc` are 16 readable bytes each; SSSE3 is
@@ -341,6 +376,8 @@ impl<W: GcmVector, const NR: usize, const S: usize> Pass<W, NR, S> {
             rk,
             pw,
             pk,
+            pw2,
+            pk2,
             kara,
             bs,
             inc: w.set_u64x2(0, W::BLOCKS as u64),
@@ -472,16 +509,19 @@ impl<W: GcmVector, const NR: usize, const S: usize> Pass<W, NR, S> {
         self.y = acc.reduce(w);
     }
 
-    /// One main step: [`Pass::encrypt_ghash_kara`] (`KARA`) or
-    /// [`Pass::encrypt_ghash`].
+    /// One main step: [`Pass::encrypt_ghash_kara`] (`KARA`, with `acc`,
+    /// `FIRST` and `LAST`) or [`Pass::encrypt_ghash`] (which reduces every
+    /// step: only with `FIRST` and `LAST` both set).
     #[inline(always)]
-    fn main_step<const ENCRYPT: bool, const KARA: bool>(
+    fn main_step<const ENCRYPT: bool, const KARA: bool, const FIRST: bool, const LAST: bool>(
         &mut self,
         b: &mut [W::V; S],
         x: &[W::V; S],
+        acc: &mut Acc<W>,
     ) {
+        debug_assert!(KARA || FIRST && LAST, "schoolbook steps reduce every step");
         if KARA {
-            self.encrypt_ghash_kara::<ENCRYPT>(b, x);
+            self.encrypt_ghash_kara::<ENCRYPT, FIRST, LAST>(b, x, acc);
         } else {
             self.encrypt_ghash::<ENCRYPT>(b, x);
         }
@@ -496,14 +536,35 @@ impl<W: GcmVector, const NR: usize, const S: usize> Pass<W, NR, S> {
     /// step instead of 34: on Zen 3 a VPCLMULQDQ occupies an AES pipe for
     /// two cycles, so the products, not the rounds, bound the schoolbook
     /// step (see the notes at the top).
+    ///
+    /// The sums go to `acc`: `FIRST` starts them (and adds the GHASH
+    /// state to register 0), `LAST` reduces them into the state. A step
+    /// that is `FIRST` only multiplies by the powers of the step before
+    /// (`pw2`, `pk2`), so that two steps share one reduction.
     #[inline(always)]
-    fn encrypt_ghash_kara<const ENCRYPT: bool>(&mut self, b: &mut [W::V; S], x: &[W::V; S]) {
+    fn encrypt_ghash_kara<const ENCRYPT: bool, const FIRST: bool, const LAST: bool>(
+        &mut self,
+        b: &mut [W::V; S],
+        x: &[W::V; S],
+        acc: &mut Acc<W>,
+    ) {
         let w = self.w;
-        let mut acc = Acc::zero(w);
+        let (pw, pk) = if LAST {
+            (&self.pw, &self.pk)
+        } else {
+            (&self.pw2, &self.pk2)
+        };
+        if FIRST {
+            *acc = Acc::zero(w);
+        }
         for v in b.iter_mut() {
             *v = w.xor(*v, self.rk[0]);
         }
-        let x0 = w.xor(x[0], w.zext(self.y));
+        let x0 = if FIRST {
+            w.xor(x[0], w.zext(self.y))
+        } else {
+            x[0]
+        };
         // Registers 0 and 1 go last: register 0 holds the GHASH state of
         // the step before, so its products wait for that reduction, and
         // every sum after them would wait too (2-3% at 16 KiB on Zen 3).
@@ -513,7 +574,7 @@ impl<W: GcmVector, const NR: usize, const S: usize> Pass<W, NR, S> {
         // over rounds 1, 2, 4, 5, 7, 8, 10 and lets LLVM place them, which
         // measured 2-3% faster there and 2-4% slower everywhere else.
         let spread = ENCRYPT && NR == 14;
-        self.kara_unit(&mut acc, x0, x, unit(0), !spread);
+        Self::kara_unit(w, pw, pk, acc, x0, x, unit(0), !spread);
         middle_rounds!(r < NR => {
             let k = self.rk[r];
             for v in b.iter_mut() {
@@ -523,11 +584,11 @@ impl<W: GcmVector, const NR: usize, const S: usize> Pass<W, NR, S> {
                 if !r.is_multiple_of(3) && r <= 11 {
                     let i = r - (r - 1) / 3;
                     if i < S {
-                        self.kara_unit(&mut acc, x0, x, unit(i), !spread);
+                        Self::kara_unit(w, pw, pk, acc, x0, x, unit(i), !spread);
                     }
                 }
             } else if r < S {
-                self.kara_unit(&mut acc, x0, x, unit(r), !spread);
+                Self::kara_unit(w, pw, pk, acc, x0, x, unit(r), !spread);
             }
             acc.order_with(w, b);
         });
@@ -535,9 +596,14 @@ impl<W: GcmVector, const NR: usize, const S: usize> Pass<W, NR, S> {
         for v in b.iter_mut() {
             *v = w.aesenclast(*v, k);
         }
-        // The middle sums hold (a0 ^ a1)(b0 ^ b1) = mid ^ lo ^ hi per lane.
-        acc.mid = w.xor3(acc.mid, acc.lo, acc.hi);
-        self.y = acc.reduce(w);
+        if LAST {
+            // The middle sums hold (a0 ^ a1)(b0 ^ b1) = mid ^ lo ^ hi per lane.
+            let mut a = Acc::zero(w);
+            a.lo = acc.lo;
+            a.hi = acc.hi;
+            a.mid = w.xor3(acc.mid, acc.lo, acc.hi);
+            self.y = a.reduce(w);
+        }
     }
 
     /// Register `j`'s share of [`Pass::encrypt_ghash_kara`] (`x0`: register
@@ -547,8 +613,17 @@ impl<W: GcmVector, const NR: usize, const S: usize> Pass<W, NR, S> {
     /// pass an empty `asm!` first, so that the products stay after the
     /// round they follow instead of being hoisted to the step's start.
     #[inline(always)]
-    fn kara_unit(&self, acc: &mut Acc<W>, x0: W::V, x: &[W::V; S], j: usize, pin: bool) {
-        let w = self.w;
+    #[allow(clippy::too_many_arguments)]
+    fn kara_unit(
+        w: W,
+        pw: &[W::V; S],
+        pk: &[W::V; S],
+        acc: &mut Acc<W>,
+        x0: W::V,
+        x: &[W::V; S],
+        j: usize,
+        pin: bool,
+    ) {
         let mut v = match j {
             0 => [x0, x[1]],
             1 => [x[1], x[1]],
@@ -558,15 +633,15 @@ impl<W: GcmVector, const NR: usize, const S: usize> Pass<W, NR, S> {
             w.order(&mut v);
         }
         let [xj, other] = v;
-        acc.lo = w.xor(acc.lo, w.clmul::<0x00>(xj, self.pw[j]));
-        acc.hi = w.xor(acc.hi, w.clmul::<0x11>(xj, self.pw[j]));
+        acc.lo = w.xor(acc.lo, w.clmul::<0x00>(xj, pw[j]));
+        acc.hi = w.xor(acc.hi, w.clmul::<0x11>(xj, pw[j]));
         if j != 1 && (j == 0 || j % 2 == 1) {
             // Per lane, the halves of the pair's first register in the
             // low qword and of its second in the high qword, as in `pk`.
             let (a, b) = if j == 0 { (xj, other) } else { (other, xj) };
             let t = w.xor(w.unpacklo64(a, b), w.unpackhi64(a, b));
-            let pk = self.pk[j / 2];
-            acc.mid = w.xor3(acc.mid, w.clmul::<0x00>(t, pk), w.clmul::<0x11>(t, pk));
+            let k = pk[j / 2];
+            acc.mid = w.xor3(acc.mid, w.clmul::<0x00>(t, k), w.clmul::<0x11>(t, k));
         }
     }
 
@@ -676,32 +751,34 @@ impl<W: GcmVector, const NR: usize, const S: usize> Pass<W, NR, S> {
                     prev[j] = w.shuffle_bytes(v, self.bs);
                 }
                 i = step;
+                let mut acc = Acc::zero(w);
                 while i + step <= len {
-                    prefetch_step(pf, src.add(i), dst.add(i), step);
-                    let mut b = self.step_counters();
-                    self.main_step::<ENCRYPT, KARA>(&mut b, &prev);
-                    for j in 0..S {
-                        let v = w.xor(b[j], w.load(src.add(i + W::BYTES * j)));
-                        w.store(dst.add(i + W::BYTES * j), v);
-                        prev[j] = w.shuffle_bytes(v, self.bs);
+                    // Karatsuba steps in pairs under one reduction (one
+                    // product and a dozen other instructions fewer per 16
+                    // blocks): 1.5-3% faster for AES-128 at 16 KiB and
+                    // 1 MiB on Zen 3, level or slower for AES-256.
+                    if KARA && NR != 14 && i + 2 * step <= len {
+                        self.enc_step::<KARA, true, false>(src, dst, i, pf, &mut prev, &mut acc);
+                        self.enc_step::<KARA, false, true>(
+                            src,
+                            dst,
+                            i + step,
+                            pf,
+                            &mut prev,
+                            &mut acc,
+                        );
+                        i += 2 * step;
+                    } else {
+                        self.enc_step::<KARA, true, true>(src, dst, i, pf, &mut prev, &mut acc);
+                        i += step;
                     }
-                    i += step;
                 }
                 self.ghash::<S>(&prev);
             } else if !ENCRYPT {
+                // Karatsuba steps in pairs measured 2% slower here.
+                let mut acc = Acc::zero(w);
                 while i + step <= len {
-                    prefetch_step(pf, src.add(i), dst.add(i), step);
-                    let mut ct = [w.zero(); S];
-                    let mut x = [w.zero(); S];
-                    for j in 0..S {
-                        ct[j] = w.load(src.add(i + W::BYTES * j));
-                        x[j] = w.shuffle_bytes(ct[j], self.bs);
-                    }
-                    let mut b = self.step_counters();
-                    self.main_step::<ENCRYPT, KARA>(&mut b, &x);
-                    for j in 0..S {
-                        w.store(dst.add(i + W::BYTES * j), w.xor(b[j], ct[j]));
-                    }
+                    self.dec_step::<KARA>(src, dst, i, pf, &mut acc);
                     i += step;
                 }
             }
@@ -738,6 +815,69 @@ impl<W: GcmVector, const NR: usize, const S: usize> Pass<W, NR, S> {
                     x[j] = w.shuffle_bytes(if ENCRYPT { out } else { data[j] }, self.bs);
                 }
                 self.ghash_partial(hk, &x, t.div_ceil(16));
+            }
+        }
+    }
+
+    /// One main step of encryption at byte `i`: the keystream of this
+    /// step, GHASH of `prev` (the step before's ciphertext), which then
+    /// becomes this step's. `FIRST`/`LAST` as in [`Pass::main_step`].
+    ///
+    /// # Safety
+    /// As [`Pass::crypt`], with `i + S·BYTES` bytes inside the buffers.
+    #[inline(always)]
+    unsafe fn enc_step<const KARA: bool, const FIRST: bool, const LAST: bool>(
+        &mut self,
+        src: *const u8,
+        dst: *mut u8,
+        i: usize,
+        pf: bool,
+        prev: &mut [W::V; S],
+        acc: &mut Acc<W>,
+    ) {
+        let w = self.w;
+        // SAFETY: whole registers at bytes i .. i + S·BYTES, inside both
+        // buffers (this function's contract); each register is loaded
+        // before it is stored.
+        unsafe {
+            prefetch_step(pf, src.add(i), dst.add(i), S * W::BYTES);
+            let mut b = self.step_counters();
+            self.main_step::<true, KARA, FIRST, LAST>(&mut b, prev, acc);
+            for j in 0..S {
+                let v = w.xor(b[j], w.load(src.add(i + W::BYTES * j)));
+                w.store(dst.add(i + W::BYTES * j), v);
+                prev[j] = w.shuffle_bytes(v, self.bs);
+            }
+        }
+    }
+
+    /// One main step of decryption at byte `i`, hashing its own input.
+    ///
+    /// # Safety
+    /// As [`Pass::enc_step`].
+    #[inline(always)]
+    unsafe fn dec_step<const KARA: bool>(
+        &mut self,
+        src: *const u8,
+        dst: *mut u8,
+        i: usize,
+        pf: bool,
+        acc: &mut Acc<W>,
+    ) {
+        let w = self.w;
+        // SAFETY: as in `enc_step`.
+        unsafe {
+            prefetch_step(pf, src.add(i), dst.add(i), S * W::BYTES);
+            let mut ct = [w.zero(); S];
+            let mut x = [w.zero(); S];
+            for j in 0..S {
+                ct[j] = w.load(src.add(i + W::BYTES * j));
+                x[j] = w.shuffle_bytes(ct[j], self.bs);
+            }
+            let mut b = self.step_counters();
+            self.main_step::<false, KARA, true, true>(&mut b, &x, acc);
+            for j in 0..S {
+                w.store(dst.add(i + W::BYTES * j), w.xor(b[j], ct[j]));
             }
         }
     }
