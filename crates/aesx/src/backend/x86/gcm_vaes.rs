@@ -53,8 +53,8 @@
 //! 85 for AES-256, against 80 and 95 with 34). The `intel` schedule keeps
 //! the schoolbook step: there the products use port 5 alone, and
 //! Karatsuba would trade them for unpacks on port 5 and XORs. Measured on
-//! Zen 3 (3.2 GHz core clock): about 0.75-0.8 of that probe bound
-//! (AES-128 encryption 8.8-9.0 GB/s at 16 KiB, 0.46 of ECB; AES-256 7.95,
+//! Zen 3 (3.2 GHz core clock): about 0.8 of that probe bound (AES-128
+//! encryption 8.9-9.1 GB/s at 16 KiB, 0.46 of ECB; AES-256 7.9-8.0,
 //! 0.57). Measurements: docs/BENCHMARKS.md.
 
 use core::arch::x86_64::*;
@@ -570,11 +570,18 @@ impl<W: GcmVector, const NR: usize, const S: usize> Pass<W, NR, S> {
         // every sum after them would wait too (2-3% at 16 KiB on Zen 3).
         let unit = |i: usize| if i + 2 < S { i + 2 } else { S - 1 - i };
         // One register's products before the rounds and one after each of
-        // the first seven, pinned there; AES-256 encryption spreads them
+        // the next rounds, pinned there; AES-256 encryption spreads them
         // over rounds 1, 2, 4, 5, 7, 8, 10 and lets LLVM place them, which
         // measured 2-3% faster there and 2-4% slower everywhere else.
         let spread = ENCRYPT && NR == 14;
         Self::kara_unit(w, pw, pk, acc, x0, x, unit(0), !spread);
+        // Encryption (AES-128/192) starts with two registers' products
+        // before the rounds: 1-1.5% faster there, 0.5-1% slower for
+        // decryption.
+        let early = usize::from(ENCRYPT && !spread);
+        if early == 1 {
+            Self::kara_unit(w, pw, pk, acc, x0, x, unit(1), true);
+        }
         middle_rounds!(r < NR => {
             let k = self.rk[r];
             for v in b.iter_mut() {
@@ -587,8 +594,8 @@ impl<W: GcmVector, const NR: usize, const S: usize> Pass<W, NR, S> {
                         Self::kara_unit(w, pw, pk, acc, x0, x, unit(i), !spread);
                     }
                 }
-            } else if r < S {
-                Self::kara_unit(w, pw, pk, acc, x0, x, unit(r), !spread);
+            } else if r + early < S {
+                Self::kara_unit(w, pw, pk, acc, x0, x, unit(r + early), true);
             }
             acc.order_with(w, b);
         });
