@@ -5,16 +5,22 @@
 //!
 //! What differs today: whether PCLMULQDQ issues on a port of its own beside
 //! the AES ports (Intel since Skylake: port 5, AESENC on ports 0 and 1 from
-//! Ice Lake on) or on the AES pipes themselves (AMD Zen 1-5: FP0/FP1 on
-//! Zen 3, as AESENC). The AES-NI XTS kernel makes its next tweaks with one
-//! carry-less multiply per eight blocks where the multiplier is free, and
-//! with a chain of doublings on the vector ALUs where it is not.
+//! Ice Lake on) or on the AES pipes themselves (AMD Zen 1-5: on Zen 3 one
+//! carry-less multiply per two cycles, each also taking an AES pipe's slot).
+//! Where the multiplier is free, fewer other instructions win; where it
+//! shares the AES pipes, fewer multiplies do:
+//! - AES-NI XTS makes its next tweaks with one carry-less multiply per eight
+//!   blocks on Intel, with a chain of doublings on the vector ALUs on Zen;
+//! - AES-NI GCM-128 on Zen pairs its eight-block steps under one reduction,
+//!   each product held between two AES rounds;
+//! - VAES GCM on ymm multiplies Karatsuba-style on Zen (26 carry-less
+//!   multiplies per 16 blocks instead of 34), schoolbook on Intel.
 //!
 //! The library reads no environment variable: a program that lets its user
 //! force a schedule (the `aesx` CLI reads `AESX_SCHEDULE`, as it reads
 //! `AESX_BACKEND`) parses the name and calls [`Schedule::force`]. Every
-//! schedule runs on every CPU of the tier (they differ in order, not in
-//! instructions), so forcing one never needs a check.
+//! schedule runs on every CPU of the tier (they differ in order and in
+//! counts, not in instruction set), so forcing one never needs a check.
 
 use core::fmt;
 use core::str::FromStr;
