@@ -128,22 +128,35 @@ fn quick_run_writes_json_csv_and_svg() {
 
 #[test]
 fn compare_with_itself_finds_no_difference() {
-    let stdout = bench_ok(&[
-        "--compare",
-        "openssl",
-        "openssl",
-        "--mode",
-        "ctr",
-        "--size",
-        "4096",
-        "--time",
-        "0.3",
-        "--iters",
-        "20",
-        "--confidence",
-        "99.9",
-    ]);
-    assert!(stdout.contains("verdict: no difference"), "{stdout}");
+    // The other tests of this file run `aesx bench` beside this one on a
+    // CI machine of two cores, and a burst of their load can fall on one
+    // side's iterations more than the other's, so that a single run says
+    // "faster" even at 99.9% (seen once: +4.6% for openssl over itself). A
+    // tool biased towards one side says so in every run: three runs
+    // without one "no difference" fail.
+    let mut outputs = Vec::new();
+    for _ in 0..3 {
+        let stdout = bench_ok(&[
+            "--compare",
+            "openssl",
+            "openssl",
+            "--mode",
+            "ctr",
+            "--size",
+            "4096",
+            "--time",
+            "0.3",
+            "--iters",
+            "20",
+            "--confidence",
+            "99.9",
+        ]);
+        if stdout.contains("verdict: no difference") {
+            return;
+        }
+        outputs.push(stdout);
+    }
+    panic!("three runs found a difference:\n{}", outputs.join("\n"));
 }
 
 #[test]
