@@ -4,14 +4,12 @@
 //! The three classes differ only in their keys, nonces and length rules; the
 //! sealing and opening around the library call is [`Sealed`], shared.
 
-use std::borrow::Cow;
-
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::buf::{alias, maybe_detached, AeadArgs, Alias, Buf};
-use crate::checks::{data_len, key_len};
+use crate::checks::{data_len, key_len, threaded};
 use crate::gcm::generate;
 use crate::{err, pick_backend, InvalidTag};
 
@@ -20,17 +18,6 @@ enum Kind {
     Siv(aesx::GcmSiv),
     Xaes(aesx::Xaes256Gcm),
     Ccm(aesx::Ccm),
-}
-
-/// The GCM-SIV key set to split a call of `len` bytes over `threads`
-/// threads, or the key itself when the call is too short to split (a copy
-/// would be wasted there).
-fn threaded(siv: &aesx::GcmSiv, threads: usize, len: usize) -> Cow<'_, aesx::GcmSiv> {
-    if threads > 1 && len >= 2 * aesx::parallel::MIN_SEGMENT {
-        Cow::Owned(siv.clone().with_threads(threads))
-    } else {
-        Cow::Borrowed(siv)
-    }
 }
 
 impl Kind {
@@ -54,7 +41,8 @@ impl Kind {
         threads: usize,
     ) -> aesx::Result<aesx::Tag> {
         match self {
-            Kind::Siv(a) => threaded(a, threads, buf.len()).seal_in_place_detached(nonce, aad, buf),
+            Kind::Siv(a) => threaded(a, threads, buf.len(), aesx::GcmSiv::with_threads)
+                .seal_in_place_detached(nonce, aad, buf),
             Kind::Xaes(a) => a.seal_in_place_detached(nonce, aad, buf),
             Kind::Ccm(a) => a.seal_in_place_detached(nonce, aad, buf),
         }
@@ -69,9 +57,8 @@ impl Kind {
         threads: usize,
     ) -> aesx::Result<()> {
         match self {
-            Kind::Siv(a) => {
-                threaded(a, threads, buf.len()).open_in_place_detached(nonce, aad, buf, tag)
-            }
+            Kind::Siv(a) => threaded(a, threads, buf.len(), aesx::GcmSiv::with_threads)
+                .open_in_place_detached(nonce, aad, buf, tag),
             Kind::Xaes(a) => a.open_in_place_detached(nonce, aad, buf, tag),
             Kind::Ccm(a) => a.open_in_place_detached(nonce, aad, buf, tag),
         }

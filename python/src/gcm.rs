@@ -1,6 +1,5 @@
 //! AES-GCM with pyca's `AESGCM` interface, and RFC 4106 ESP.
 
-use std::borrow::Cow;
 use std::ptr::NonNull;
 
 use pyo3::exceptions::PyValueError;
@@ -8,7 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::buf::{alias, maybe_detached, AeadArgs, Alias, Buf};
-use crate::checks::{data_len, key_len};
+use crate::checks::{data_len, key_len, threaded};
 use crate::{err, pick_backend, AlreadyFinalized, InvalidTag};
 
 const TAG: usize = 16;
@@ -33,16 +32,6 @@ fn read_args(
     let args = AeadArgs::read(nonce, data, aad)?;
     check(args.nonce.len(), args.data.len(), args.aad().len())?;
     Ok(args)
-}
-
-/// The key set to split a call of `len` bytes over `threads` threads, or the
-/// key itself when the call is too short to gain from it (no copy there).
-fn threaded(gcm: &aesx::Gcm, threads: usize, len: usize) -> Cow<'_, aesx::Gcm> {
-    if threads > 1 && len >= 2 * aesx::parallel::MIN_SEGMENT {
-        Cow::Owned(gcm.clone().with_threads(threads))
-    } else {
-        Cow::Borrowed(gcm)
-    }
 }
 
 fn check(nonce: usize, data: usize, aad: usize) -> PyResult<()> {
@@ -72,7 +61,7 @@ impl AesGcm {
         let threads = crate::checks::threads(threads)?;
         let args = read_args(nonce, data, associated_data)?;
         let (n, a, d) = (args.nonce.as_slice(), args.aad(), args.data.as_slice());
-        let gcm = &*threaded(&self.gcm, threads, d.len());
+        let gcm = &*threaded(&*self.gcm, threads, d.len(), aesx::Gcm::with_threads);
         if sealing {
             return PyBytes::new_with(py, d.len() + TAG, |out| {
                 maybe_detached(py, d.len(), || gcm.seal_to(n, a, d, out))
@@ -124,7 +113,7 @@ impl AesGcm {
             )));
         }
         let (n, a) = (args.nonce.as_slice(), args.aad());
-        let gcm = &*threaded(&self.gcm, threads, len);
+        let gcm = &*threaded(&*self.gcm, threads, len, aesx::Gcm::with_threads);
         let how = alias(data, &out);
         let mut tag = [0u8; TAG];
         if !sealing {

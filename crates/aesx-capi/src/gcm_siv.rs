@@ -9,6 +9,7 @@ use aesx::{GcmSiv, Tag};
 
 use crate::block_modes::handle;
 use crate::keys::AesxKey;
+use crate::parallel::count;
 use crate::sealing::{self, Aead, Params};
 use crate::status::{guard, Status};
 
@@ -47,10 +48,8 @@ unsafe fn siv(key: *const AesxKey, threads: c_uint) -> Status<GcmSiv> {
     // SAFETY: `key` NULL or a live handle (siv's contract).
     let aes = unsafe { handle(key)? }.cbc.aes().clone();
     let siv = GcmSiv::from(aes);
-    Ok(match threads {
-        0 | 1 => siv,
-        n => siv.with_threads(usize::try_from(n).unwrap_or(usize::MAX)),
-    })
+    // 0 and 1 both mean one thread (the library holds counts to 1..=64).
+    Ok(siv.with_threads(count(threads)))
 }
 
 /// AES-GCM-SIV encryption (RFC 8452) with a detached tag, under the AES key

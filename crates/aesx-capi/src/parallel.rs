@@ -34,7 +34,8 @@ pub(crate) fn with_threads<T: Clone>(
     }
 }
 
-fn count(threads: c_uint) -> usize {
+/// A C `threads` argument as the library's count (which holds it to 1..=64).
+pub(crate) fn count(threads: c_uint) -> usize {
     usize::try_from(threads).unwrap_or(usize::MAX)
 }
 
