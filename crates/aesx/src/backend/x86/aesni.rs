@@ -37,8 +37,19 @@ use crate::backend::kernels::inout::InOut;
 use crate::backend::kernels::trace::{self, Kernel};
 use crate::key::{Block, KeySize};
 
-/// Blocks in flight in the bulk loops.
-const WIDE: usize = 8;
+/// Blocks in flight in the ECB loop and AES-192/256 CBC decryption: twelve,
+/// then one batch of eight for what is left. Eight fill the two AES pipes
+/// exactly (latency 4 x 2 on Zen, 3 x 2 on Golden Cove), with no slack for
+/// the loads, first key XOR and stores around each batch: ECB ran at 0.95
+/// (AES-128) and 0.98 (AES-256) of the AES port bound on Zen 3, twelve at
+/// 1.00 of it (a hand loop of each width in a C harness; in Rust ECB
+/// +2.2-3.6%, AES-256 CBC decryption +4.6%). Twelve states and a round key
+/// fit the sixteen registers; where a loop needs more live values (CTR's
+/// counter blocks, AES-128 CBC decryption's chaining values) it spilled
+/// and lost 3-9%, and those stay at eight.
+const WIDE: usize = 12;
+/// The batch of the other loops, and ECB's and CBC decryption's last one.
+const NARROW: usize = 8;
 
 /// ECB-encrypts whole blocks.
 ///
@@ -140,11 +151,12 @@ unsafe fn ecb<const R: usize, const DEC: bool>(keys: &[__m128i; 15], mut io: InO
     let n = io.blocks();
     let (src, dst) = (io.src_ptr(), io.dst_ptr());
     let mut i = 0;
-    if n >= WIDE {
-        // SAFETY: `src`/`dst` hold n >= WIDE blocks, equal or disjoint
-        // (`InOut`).
-        unsafe { ecb_bulk::<R, DEC>(keys, src, dst, n) };
-        i = n / WIDE * WIDE;
+    if n >= NARROW {
+        // SAFETY: `src`/`dst` hold n blocks, equal or disjoint (`InOut`).
+        unsafe {
+            i = ecb_bulk::<R, DEC, WIDE>(keys, src, dst, n, i);
+            i = ecb_bulk::<R, DEC, NARROW>(keys, src, dst, n, i);
+        }
     }
     // The few-block path (one block per call in block mode) reads the round
     // keys in place: copying the 240-byte schedule first, as the bulk loop
@@ -161,24 +173,25 @@ unsafe fn ecb<const R: usize, const DEC: bool>(keys: &[__m128i; 15], mut io: InO
     }
 }
 
-/// The eight-wide part of [`ecb`]: blocks `0..n / WIDE * WIDE`.
+/// The bulk part of [`ecb`]: batches of `W` blocks from block `i` while
+/// `W` are left; returns the first block not done.
 ///
 /// # Safety
 /// `src` and `dst` valid for `16 * n` bytes (equal or disjoint).
 #[inline]
 #[target_feature(enable = "aes,sse4.1")]
-unsafe fn ecb_bulk<const R: usize, const DEC: bool>(
+unsafe fn ecb_bulk<const R: usize, const DEC: bool, const W: usize>(
     keys: &[__m128i; 15],
     src: *const u8,
     dst: *mut u8,
     n: usize,
-) {
+    mut i: usize,
+) -> usize {
     let rk = *keys;
-    let mut i = 0;
-    while n - i >= WIDE {
-        let mut b = [_mm_setzero_si128(); WIDE];
+    while n - i >= W {
+        let mut b = [_mm_setzero_si128(); W];
         for (j, x) in b.iter_mut().enumerate() {
-            // SAFETY: blocks i..i+WIDE lie inside the input (i + WIDE <= n).
+            // SAFETY: blocks i..i+W lie inside the input (i + W <= n).
             *x = _mm_xor_si128(unsafe { load(src.add(16 * (i + j))) }, rk[0]);
         }
         for key in &rk[1..R] {
@@ -187,16 +200,17 @@ unsafe fn ecb_bulk<const R: usize, const DEC: bool>(
             }
             order(&mut b);
         }
-        for j in 0..WIDE {
-            // SAFETY: blocks i..i+WIDE lie inside the output; all were read
+        for j in 0..W {
+            // SAFETY: blocks i..i+W lie inside the output; all were read
             // before this first store.
             unsafe { store(dst.add(16 * (i + j)), aes_round(DEC, true, b[j], rk[R])) };
-            if j + 1 < WIDE {
+            if j + 1 < W {
                 after_store(&mut b[j + 1]);
             }
         }
-        i += WIDE;
+        i += W;
     }
+    i
 }
 
 /// One block in place, the block-mode call path (`Aes::encrypt_block`) of
@@ -288,40 +302,15 @@ unsafe fn cbc_dec<const R: usize>(keys: &[__m128i; 15], iv: &mut Block, mut io: 
     // SAFETY: `iv` is 16 readable bytes.
     let mut prev = unsafe { load(iv.as_ptr()) };
     let mut i = 0;
-    while n - i >= WIDE {
-        let mut c = [_mm_setzero_si128(); WIDE];
-        for (j, x) in c.iter_mut().enumerate() {
-            // SAFETY: blocks i..i+WIDE lie inside the input.
-            *x = unsafe { load(src.add(16 * (i + j))) };
+    // SAFETY: `src`/`dst` hold n blocks, equal or disjoint (`InOut`).
+    unsafe {
+        // AES-128 stays eight wide: twelve states and the twelve ciphertext
+        // blocks of the chaining XOR spill, and its ten rounds lost 5-9%
+        // that way on Zen 3 (AES-256 gained 4.6%).
+        if R != 10 {
+            (i, prev) = cbc_dec_bulk::<R, WIDE>(&rk, src, dst, n, i, prev);
         }
-        let mut b = [_mm_setzero_si128(); WIDE];
-        for j in 0..WIDE {
-            b[j] = _mm_xor_si128(c[j], rk[0]);
-        }
-        for key in &rk[1..R] {
-            for x in b.iter_mut() {
-                *x = _mm_aesdec_si128(*x, *key);
-            }
-            order(&mut b);
-        }
-        for j in 0..WIDE {
-            // The chaining XOR: after the last round for AES-128, in the
-            // last round key for AES-192/256, each the faster on Zen 3
-            // (AES-128 3-5% at 16 KiB and 1 MiB, AES-256 1%).
-            let p = if j == 0 { prev } else { c[j - 1] };
-            let out = if R == 10 {
-                _mm_xor_si128(_mm_aesdeclast_si128(b[j], rk[R]), p)
-            } else {
-                _mm_aesdeclast_si128(b[j], _mm_xor_si128(rk[R], p))
-            };
-            // SAFETY: inside the output; all WIDE blocks were read above.
-            unsafe { store(dst.add(16 * (i + j)), out) };
-            if j + 1 < WIDE {
-                after_store(&mut b[j + 1]);
-            }
-        }
-        prev = c[WIDE - 1];
-        i += WIDE;
+        (i, prev) = cbc_dec_bulk::<R, NARROW>(&rk, src, dst, n, i, prev);
     }
     while i < n {
         // SAFETY: block i lies inside both regions.
@@ -338,6 +327,60 @@ unsafe fn cbc_dec<const R: usize>(keys: &[__m128i; 15], iv: &mut Block, mut io: 
     }
     // SAFETY: `iv` is 16 writable bytes.
     unsafe { store(iv.as_mut_ptr(), last_ct) };
+}
+
+/// The bulk part of [`cbc_dec`]: batches of `W` blocks from block `i`
+/// while `W` are left, `prev` the ciphertext block before block `i`;
+/// returns the first block not done and the ciphertext block before it.
+///
+/// # Safety
+/// `src` and `dst` valid for `16 * n` bytes (equal or disjoint).
+#[inline]
+#[target_feature(enable = "aes,sse4.1")]
+unsafe fn cbc_dec_bulk<const R: usize, const W: usize>(
+    rk: &[__m128i; 15],
+    src: *const u8,
+    dst: *mut u8,
+    n: usize,
+    mut i: usize,
+    mut prev: __m128i,
+) -> (usize, __m128i) {
+    while n - i >= W {
+        let mut c = [_mm_setzero_si128(); W];
+        for (j, x) in c.iter_mut().enumerate() {
+            // SAFETY: blocks i..i+W lie inside the input.
+            *x = unsafe { load(src.add(16 * (i + j))) };
+        }
+        let mut b = [_mm_setzero_si128(); W];
+        for j in 0..W {
+            b[j] = _mm_xor_si128(c[j], rk[0]);
+        }
+        for key in &rk[1..R] {
+            for x in b.iter_mut() {
+                *x = _mm_aesdec_si128(*x, *key);
+            }
+            order(&mut b);
+        }
+        for j in 0..W {
+            // The chaining XOR: after the last round for AES-128, in the
+            // last round key for AES-192/256, each the faster on Zen 3
+            // (AES-128 3-5% at 16 KiB and 1 MiB, AES-256 1%).
+            let p = if j == 0 { prev } else { c[j - 1] };
+            let out = if R == 10 {
+                _mm_xor_si128(_mm_aesdeclast_si128(b[j], rk[R]), p)
+            } else {
+                _mm_aesdeclast_si128(b[j], _mm_xor_si128(rk[R], p))
+            };
+            // SAFETY: inside the output; all W blocks were read above.
+            unsafe { store(dst.add(16 * (i + j)), out) };
+            if j + 1 < W {
+                after_store(&mut b[j + 1]);
+            }
+        }
+        prev = c[W - 1];
+        i += W;
+    }
+    (i, prev)
 }
 
 /// CBC-encrypts whole blocks; `iv` becomes the last ciphertext block.
@@ -510,18 +553,18 @@ unsafe fn ctr_seg<const R: usize>(keys: &[__m128i; 15], c0: u128, mut io: InOut<
     let one = _mm_set_epi64x(0, 1);
     let mut ctr = ctr_le(c0);
     let mut i = 0;
-    if n >= WIDE {
+    if n >= NARROW {
         // Block j's increment in the byte order of the block: `j` in byte 15.
-        let inc: [__m128i; WIDE] =
+        let inc: [__m128i; NARROW] =
             core::array::from_fn(|j| _mm_set_epi32((j as i32) << 24, 0, 0, 0));
-        let step_le = _mm_set_epi64x(0, WIDE as i64);
-        let step_be = _mm_set_epi32((WIDE as i32) << 24, 0, 0, 0);
+        let step_le = _mm_set_epi64x(0, NARROW as i64);
+        let step_be = _mm_set_epi32((NARROW as i32) << 24, 0, 0, 0);
         // The counter as the block (big-endian) and its last byte.
         let mut be = _mm_shuffle_epi8(ctr, bswap);
         let mut last = c0 as u8;
-        while n - i >= WIDE {
-            let mut b = [_mm_setzero_si128(); WIDE];
-            if usize::from(last) + WIDE - 1 <= 0xff {
+        while n - i >= NARROW {
+            let mut b = [_mm_setzero_si128(); NARROW];
+            if usize::from(last) + NARROW - 1 <= 0xff {
                 for (x, d) in b.iter_mut().zip(inc.iter()) {
                     *x = _mm_xor_si128(_mm_add_epi32(be, *d), rk[0]);
                 }
@@ -533,20 +576,20 @@ unsafe fn ctr_seg<const R: usize>(keys: &[__m128i; 15], c0: u128, mut io: InOut<
                 }
             }
             ctr = _mm_add_epi64(ctr, step_le);
-            be = if usize::from(last) + WIDE <= 0xff {
+            be = if usize::from(last) + NARROW <= 0xff {
                 _mm_add_epi32(be, step_be)
             } else {
                 _mm_shuffle_epi8(ctr, bswap)
             };
-            last = last.wrapping_add(WIDE as u8);
+            last = last.wrapping_add(NARROW as u8);
             for key in &rk[1..R] {
                 for x in b.iter_mut() {
                     *x = _mm_aesenc_si128(*x, *key);
                 }
                 order(&mut b);
             }
-            for j in 0..WIDE {
-                // SAFETY: blocks i..i+WIDE lie inside both regions; each block is
+            for j in 0..NARROW {
+                // SAFETY: blocks i..i+NARROW lie inside both regions; each block is
                 // read just before the same position is written.
                 unsafe {
                     let d = load(src.add(16 * (i + j)));
@@ -555,11 +598,11 @@ unsafe fn ctr_seg<const R: usize>(keys: &[__m128i; 15], c0: u128, mut io: InOut<
                         _mm_xor_si128(_mm_aesenclast_si128(b[j], rk[R]), d),
                     );
                 }
-                if j + 1 < WIDE {
+                if j + 1 < NARROW {
                     after_store(&mut b[j + 1]);
                 }
             }
-            i += WIDE;
+            i += NARROW;
         }
     }
     while i < n {

@@ -345,8 +345,9 @@ pub(crate) trait Vector: Copy + Into<Aesni> {
 ///
 /// - `barrier!(class: place, ..)`: the places listed (GCM's states and
 ///   accumulators in one barrier).
-/// - `barrier!(class; slice)`: a slice of up to eight registers, the length
-///   a constant at the call (groups of eight beyond).
+/// - `barrier!(class; array)`: the registers of an array, eight per
+///   barrier and the rest in one more (the length is a constant at the
+///   call, so the loop and the match fold away).
 macro_rules! barrier {
     ($class:ident: $($p:expr),+ $(,)?) => {
         core::arch::asm!(
@@ -357,21 +358,21 @@ macro_rules! barrier {
     };
     (@none $p:expr) => { "" };
     ($class:ident; $b:expr) => {{
-        let b = $b;
-        match b.len() {
+        let mut rest = &mut $b[..];
+        while rest.len() >= 8 {
+            let (c, more) = rest.split_at_mut(8);
+            barrier!($class: c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]);
+            rest = more;
+        }
+        match rest.len() {
             0 => {}
-            1 => barrier!($class: b[0]),
-            2 => barrier!($class: b[0], b[1]),
-            3 => barrier!($class: b[0], b[1], b[2]),
-            4 => barrier!($class: b[0], b[1], b[2], b[3]),
-            5 => barrier!($class: b[0], b[1], b[2], b[3], b[4]),
-            6 => barrier!($class: b[0], b[1], b[2], b[3], b[4], b[5]),
-            7 => barrier!($class: b[0], b[1], b[2], b[3], b[4], b[5], b[6]),
-            _ => {
-                for c in b.chunks_exact_mut(8) {
-                    barrier!($class: c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]);
-                }
-            }
+            1 => barrier!($class: rest[0]),
+            2 => barrier!($class: rest[0], rest[1]),
+            3 => barrier!($class: rest[0], rest[1], rest[2]),
+            4 => barrier!($class: rest[0], rest[1], rest[2], rest[3]),
+            5 => barrier!($class: rest[0], rest[1], rest[2], rest[3], rest[4]),
+            6 => barrier!($class: rest[0], rest[1], rest[2], rest[3], rest[4], rest[5]),
+            _ => barrier!($class: rest[0], rest[1], rest[2], rest[3], rest[4], rest[5], rest[6]),
         }
     }};
 }
