@@ -10,19 +10,20 @@
 //! Two AES ops issue per cycle on each, so ECB, CTR and CBC decryption are
 //! bound by the AES pipes: 5 cycles per block for AES-128, 7 for AES-256.
 //! Eight independent blocks fill them (latency 4 x 2 pipes on Zen, with no
-//! slack; 3 x 2 on Golden Cove); the bulk loops keep eight, in round-major
-//! order ([`order`]). Kernels are generic over the round count `R` so that
-//! the round loops unroll and each round key is one register for the eight
-//! blocks. Per block the loops add at most three ops besides the rounds
+//! slack; 3 x 2 on Golden Cove); the bulk loops keep eight or twelve
+//! ([`WIDE`]), in round-major order ([`order`]). Kernels are generic over
+//! the round count `R` so that the round loops unroll and each round key
+//! is one register for the batch. Per block the loops add at most three ops besides the rounds
 //! (the first key XOR, the data or chaining XOR, and in CTR one PADDD that
 //! makes the counter block); none of them is a PSHUFB, which would take an
 //! AES pipe's slot (FP1, p1). Each block's last AES op is followed by its
 //! store before the next block's ([`after_store`]).
 //!
-//! Measured on Zen 3 (3.21 GHz, from the AESENC latency chain): AES-256
-//! ECB 7.15-7.2 GB/s and CTR 7.05-7.1 at 16 KiB and 1 MiB, 0.97-0.98 and
-//! 0.96-0.97 of the bound (7.34 GB/s); AES-128 ECB and CTR 9.7-9.9 GB/s,
-//! 0.95-0.96 of 10.27.
+//! Measured on Zen 3 (3.21 GHz, from the AESENC latency chain; bound
+//! 10.27 GB/s for AES-128, 7.34 for AES-256) at 16 KiB and 1 MiB: ECB
+//! 10.0-10.1 and 7.25-7.3 GB/s (0.98-0.99 of it, [`WIDE`] blocks a batch);
+//! CTR 9.7-9.8 and 7.0-7.1 (0.95-0.96, eight a batch); CBC decryption
+//! 10.0-10.1 and 7.2-7.3.
 //!
 //! CBC encryption is one chain of `R` AES ops per block (the next plaintext
 //! and the first round key ride in the last round key): 40/56 cycles per
