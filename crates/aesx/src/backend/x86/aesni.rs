@@ -13,11 +13,12 @@
 //! slack; 3 x 2 on Golden Cove); the bulk loops keep eight or twelve
 //! ([`WIDE`]), in round-major order ([`order`]). Kernels are generic over
 //! the round count `R` so that the round loops unroll and each round key
-//! is one register for the batch. Per block the loops add at most three ops besides the rounds
-//! (the first key XOR, the data or chaining XOR, and in CTR one PADDD that
-//! makes the counter block); none of them is a PSHUFB, which would take an
-//! AES pipe's slot (FP1, p1). Each block's last AES op is followed by its
-//! store before the next block's ([`after_store`]).
+//! is one register for the batch. Per block the loops add at most three
+//! ops besides the rounds (the first key XOR, the data or chaining XOR,
+//! and in CTR one PADDD that makes the counter block); none of them is a
+//! PSHUFB, which would take an AES pipe's slot (FP1, p1). Each block's
+//! last AES op is followed by its store before the next block's
+//! ([`after_store`]).
 //!
 //! Measured on Zen 3 (3.21 GHz, from the AESENC latency chain; bound
 //! 10.27 GB/s for AES-128, 7.34 for AES-256) at 16 KiB and 1 MiB: ECB
@@ -117,6 +118,7 @@ pub(super) unsafe fn ecb_small<const DEC: bool>(k: &X86Aes, io: InOut<'_>) {
 /// is a barrier between rounds that costs no instruction.
 use super::vector::order_xmm as order;
 
+/// Pins each block's last round and store in block order (see there).
 use super::vector::after_store_xmm as after_store;
 
 /// The AES round instruction of direction `dec` (AESDEC* with the

@@ -326,8 +326,8 @@ pub(crate) trait Vector: Copy + Into<Aesni> {
     /// qword of `a`, bit 4 that of `b`.
     fn clmul<const IMM: i32>(self, a: Self::V, b: Self::V) -> Self::V;
 
-    /// Keeps the registers of `b` in round-major order: an empty `asm!`
-    /// over all of them (up to eight) that the compiler cannot move
+    /// Keeps the registers of `b` in round-major order: empty `asm!`s over
+    /// all of them (eight per `asm!`) that the compiler cannot move
     /// computations across. Without it LLVM sometimes runs a few registers
     /// through all their rounds first and the dependent chains clog the AES
     /// scheduler. Costs no instruction.
@@ -388,7 +388,9 @@ pub(crate) use barrier;
 /// two-and-two by hand: 0.92). No instruction.
 #[inline(always)]
 pub(crate) fn after_store_xmm(x: &mut __m128i) {
-    // SAFETY: an empty template; it reads and writes nothing.
+    // SAFETY: an empty template; it reads and writes nothing (`nomem` is
+    // left out only so that the compiler keeps memory accesses in order
+    // around it).
     unsafe {
         core::arch::asm!(
             "/* {} */",
@@ -398,8 +400,8 @@ pub(crate) fn after_store_xmm(x: &mut __m128i) {
     }
 }
 
-/// [`Vector::order`] for 128-bit registers (the AES-NI kernels): keeps up
-/// to eight states in round-major order at no instruction cost.
+/// [`Vector::order`] for 128-bit registers (the AES-NI kernels): keeps the
+/// states (eight or twelve) in round-major order at no instruction cost.
 #[inline(always)]
 pub(crate) fn order_xmm<const N: usize>(b: &mut [__m128i; N]) {
     // SAFETY: an empty template over SSE registers (x86-64 baseline).
