@@ -8,8 +8,10 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
+use aesx::parallel::for_call;
+
 use crate::buf::{alias, maybe_detached, AeadArgs, Alias, Buf};
-use crate::checks::{data_len, key_len, threaded};
+use crate::checks::{data_len, key_len};
 use crate::gcm::generate;
 use crate::{err, pick_backend, InvalidTag};
 
@@ -41,7 +43,7 @@ impl Kind {
         threads: usize,
     ) -> aesx::Result<aesx::Tag> {
         match self {
-            Kind::Siv(a) => threaded(a, threads, buf.len(), aesx::GcmSiv::with_threads)
+            Kind::Siv(a) => for_call(a, threads, buf.len(), aesx::GcmSiv::with_threads)
                 .seal_in_place_detached(nonce, aad, buf),
             Kind::Xaes(a) => a.seal_in_place_detached(nonce, aad, buf),
             Kind::Ccm(a) => a.seal_in_place_detached(nonce, aad, buf),
@@ -57,7 +59,7 @@ impl Kind {
         threads: usize,
     ) -> aesx::Result<()> {
         match self {
-            Kind::Siv(a) => threaded(a, threads, buf.len(), aesx::GcmSiv::with_threads)
+            Kind::Siv(a) => for_call(a, threads, buf.len(), aesx::GcmSiv::with_threads)
                 .open_in_place_detached(nonce, aad, buf, tag),
             Kind::Xaes(a) => a.open_in_place_detached(nonce, aad, buf, tag),
             Kind::Ccm(a) => a.open_in_place_detached(nonce, aad, buf, tag),

@@ -1,8 +1,6 @@
 //! pyca's argument checks that more than one class makes, with pyca's
 //! messages.
 
-use std::borrow::Cow;
-
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyInt};
@@ -46,20 +44,4 @@ pub fn threads(n: Option<&Bound<'_, PyAny>>) -> PyResult<usize> {
         )));
     }
     Ok(n.extract::<usize>().unwrap_or(usize::MAX))
-}
-
-/// `key` set by `with_threads` to split a call of `len` bytes over
-/// `threads` threads, or `key` itself when the call is too short to split
-/// (the library would run it on one thread, and the copy would be wasted).
-pub fn threaded<T: Clone>(
-    key: &T,
-    threads: usize,
-    len: usize,
-    with_threads: fn(T, usize) -> T,
-) -> Cow<'_, T> {
-    if threads > 1 && len >= 2 * aesx::parallel::MIN_SEGMENT {
-        Cow::Owned(with_threads(key.clone(), threads))
-    } else {
-        Cow::Borrowed(key)
-    }
 }

@@ -6,8 +6,10 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
+use aesx::parallel::for_call;
+
 use crate::buf::{alias, maybe_detached, AeadArgs, Alias, Buf};
-use crate::checks::{data_len, key_len, threaded};
+use crate::checks::{data_len, key_len};
 use crate::{err, pick_backend, AlreadyFinalized, InvalidTag};
 
 const TAG: usize = 16;
@@ -61,7 +63,7 @@ impl AesGcm {
         let threads = crate::checks::threads(threads)?;
         let args = read_args(nonce, data, associated_data)?;
         let (n, a, d) = (args.nonce.as_slice(), args.aad(), args.data.as_slice());
-        let gcm = &*threaded(&*self.gcm, threads, d.len(), aesx::Gcm::with_threads);
+        let gcm = &*for_call(&*self.gcm, threads, d.len(), aesx::Gcm::with_threads);
         if sealing {
             return PyBytes::new_with(py, d.len() + TAG, |out| {
                 maybe_detached(py, d.len(), || gcm.seal_to(n, a, d, out))
@@ -113,7 +115,7 @@ impl AesGcm {
             )));
         }
         let (n, a) = (args.nonce.as_slice(), args.aad());
-        let gcm = &*threaded(&*self.gcm, threads, len, aesx::Gcm::with_threads);
+        let gcm = &*for_call(&*self.gcm, threads, len, aesx::Gcm::with_threads);
         let how = alias(data, &out);
         let mut tag = [0u8; TAG];
         if !sealing {

@@ -3,9 +3,9 @@
 //! (the library's `with_threads`; see docs/C.md, "One message on many
 //! cores").
 
-use std::borrow::Cow;
-
 use core::ffi::{c_int, c_uint};
+
+use aesx::parallel::for_call;
 
 use crate::block_modes::{ctr_xor, handle};
 use crate::keys::{AesxKey, AesxXtsKey};
@@ -18,21 +18,6 @@ pub const AESX_MIN_SEGMENT: usize = 131072;
 
 /// The most threads one call uses.
 pub const AESX_MAX_THREADS: c_uint = 64;
-
-/// `x` set to split over `threads` threads, or `x` itself when the call is
-/// too short to split (a copy of the key would be wasted there).
-pub(crate) fn with_threads<T: Clone>(
-    x: &T,
-    threads: usize,
-    len: usize,
-    set: fn(T, usize) -> T,
-) -> Cow<'_, T> {
-    if threads > 1 && len >= 2 * aesx::parallel::MIN_SEGMENT {
-        Cow::Owned(set(x.clone(), threads))
-    } else {
-        Cow::Borrowed(x)
-    }
-}
 
 /// A C `threads` argument as the library's count (which holds it to 1..=64).
 pub(crate) fn count(threads: c_uint) -> usize {
@@ -65,7 +50,7 @@ pub unsafe extern "C" fn aesx_gcm_seal_threads(
     // `out` and `tag`) (aesx_gcm_seal_threads's contract).
     guard(|| unsafe {
         let gcm = handle(key)?.gcm(tag_len)?;
-        let gcm = with_threads(gcm, count(threads), len, aesx::Gcm::with_threads);
+        let gcm = for_call(gcm, count(threads), len, aesx::Gcm::with_threads);
         let p = Params::new(iv, iv_len, aad, aad_len)?;
         sealing::seal_detached(&*gcm, &p, r#in, out, len, tag, tag_len)
     })
@@ -95,7 +80,7 @@ pub unsafe extern "C" fn aesx_gcm_open_threads(
     // writes for `out`) (aesx_gcm_open_threads's contract).
     guard(|| unsafe {
         let gcm = handle(key)?.gcm(tag_len)?;
-        let gcm = with_threads(gcm, count(threads), len, aesx::Gcm::with_threads);
+        let gcm = for_call(gcm, count(threads), len, aesx::Gcm::with_threads);
         let p = Params::new(iv, iv_len, aad, aad_len)?;
         sealing::open_detached(&*gcm, &p, r#in, out, len, tag, tag_len)
     })

@@ -133,7 +133,7 @@ pub(crate) unsafe fn sectors(
     // SAFETY: `key` NULL or a live handle, `inp` readable and `out` writable for `len` bytes (the
     // aesx_xts_*_sectors calls' contract).
     let (key, io) = unsafe { (handle(key)?, in_out(inp, len, out, len, &[])?) };
-    let x = crate::parallel::with_threads(&key.xts, threads, len, Xts::with_threads);
+    let x = aesx::parallel::for_call(&key.xts, threads, len, Xts::with_threads);
     let (x, first) = (&*x, u128::from(first));
     match (io, enc) {
         (Io::InPlace(b), true) => x.encrypt_sectors(sector_size, first, b),

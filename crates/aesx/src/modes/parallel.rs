@@ -92,6 +92,25 @@ fn min_segment() -> usize {
 /// The most threads one call uses, whatever was asked.
 pub const MAX_THREADS: usize = 64;
 
+/// `key` set by `set` (a key type's `with_threads`) to split a call of
+/// `len` bytes over `threads` threads, or `key` itself when the call is too
+/// short to split: the call would run on one thread anyway, and the copy of
+/// the key would be wasted. For the bindings (C, Python), which take a
+/// thread count per call where the Rust API keeps it in the key.
+#[doc(hidden)]
+pub fn for_call<T: Clone>(
+    key: &T,
+    threads: usize,
+    len: usize,
+    set: fn(T, usize) -> T,
+) -> std::borrow::Cow<'_, T> {
+    if threads > 1 && len >= 2 * MIN_SEGMENT {
+        std::borrow::Cow::Owned(set(key.clone(), threads))
+    } else {
+        std::borrow::Cow::Borrowed(key)
+    }
+}
+
 /// The thread count a key keeps: 0 and 1 both mean the calling thread
 /// alone; more than [`MAX_THREADS`] is held to it.
 pub(crate) fn clamp_threads(n: usize) -> u8 {
