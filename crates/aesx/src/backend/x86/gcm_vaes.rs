@@ -26,7 +26,7 @@
 //!
 //! The round count is a const parameter and the middle rounds are written
 //! out (`middle_rounds!`), each followed by one empty `asm!` over the AES
-//! states and the three accumulators (`GcmVector::order_ghash`): without the
+//! states and the three accumulators (`Vector::order_acc`): without the
 //! barrier LLVM hoists a step's products to its start and runs each register
 //! through all its rounds in turn; a rolled round loop keeps an index, a
 //! branch and a key load per round.
@@ -62,7 +62,7 @@ use core::arch::x86_64::*;
 use super::ghash_clmul::{bswap_mask, length_block, poly, Wide, X86HKey, POWERS};
 use super::polyval::Acc;
 use super::vector::{
-    barrier, byte_mask, prefetch_step, vaes_entries, Vector, ONES_THEN_ZEROS, PREFETCH_MIN,
+    byte_mask, middle_rounds, prefetch_step, vaes_entries, Vector, ONES_THEN_ZEROS, PREFETCH_MIN,
 };
 use super::X86Aes;
 use crate::backend::kernels::cpu::{Vaes256, Vaes512};
@@ -82,38 +82,13 @@ const T: usize = 4;
 /// data and the length block: 8 + 16 + 1 <= POWERS blocks).
 const SMALL_AAD: usize = 128;
 
-/// Runs `$body` for each middle round `$r` = 1..=13 below `$nr`, written
-/// out: LLVM does not unroll a round loop that holds `order` barriers, and
-/// a rolled loop costs an index, a branch and a key load per round. A macro
-/// because the body must be pasted in 13 times with `$r` a constant: a
-/// closure called 13 times is not reliably inlined (a call per round in
-/// the main loop), and stable Rust cannot mark a closure
-/// `#[inline(always)]`.
-macro_rules! middle_rounds {
-    ($r:ident < $nr:expr => $body:block) => {
-        middle_rounds!(@ $r $nr $body 1 2 3 4 5 6 7 8 9 10 11 12 13)
-    };
-    (@ $r:ident $nr:tt $body:block $($n:literal)*) => {
-        $({
-            let $r: usize = $n;
-            if $r < $nr $body
-        })*
-    };
-}
-
 /// What GCM needs beyond [`Vector`] (the shared width API of `vector.rs`):
-/// its trace counters, byte-masking a register, and one barrier over the
-/// AES states and the GHASH accumulators together.
+/// its trace counters and byte-masking a register.
 pub(crate) trait GcmVector: Vector {
     /// The trace counters of this width's GCM kernels (encrypt, decrypt).
     const KERNELS: (Kernel, Kernel);
     /// `v` with the bytes from `len` (0..=BYTES) on zeroed.
     fn keep_bytes(self, v: Self::V, len: usize) -> Self::V;
-    /// [`Vector::order`] over the `S` (six or eight) AES states and the
-    /// three product accumulators in one `asm!`, so that a product issued
-    /// between two rounds stays there (two barriers would not tie them
-    /// together).
-    fn order_ghash<const S: usize>(self, b: &mut [Self::V; S], acc: &mut [Self::V; 3]);
 }
 
 // SAFETY (every intrinsic call in this impl): `self` is a `Vaes256` token,
@@ -132,30 +107,6 @@ impl GcmVector for Vaes256 {
             _mm256_and_si256(v, m)
         }
     }
-    #[inline(always)]
-    fn order_ghash<const S: usize>(self, b: &mut [__m256i; S], acc: &mut [__m256i; 3]) {
-        const { assert!(S == 6 || S == 8, "main steps are six or eight registers") };
-        // Inlined into an entry point with the features, `go` is no call.
-        #[inline]
-        #[target_feature(enable = "avx")]
-        fn go<const S: usize>(b: &mut [__m256i; S], acc: &mut [__m256i; 3]) {
-            // S is a constant: one arm remains.
-            if let Ok(b) = <&mut [__m256i; 8]>::try_from(&mut b[..]) {
-                // SAFETY: an empty template: no instruction, no memory access.
-                unsafe {
-                    barrier!(ymm_reg: b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
-                        acc[0], acc[1], acc[2])
-                }
-            } else if let Ok(b) = <&mut [__m256i; 6]>::try_from(&mut b[..]) {
-                // SAFETY: an empty template: no instruction, no memory access.
-                unsafe {
-                    barrier!(ymm_reg: b[0], b[1], b[2], b[3], b[4], b[5], acc[0], acc[1], acc[2])
-                }
-            }
-        }
-        // SAFETY: `self`, the VAES-256 token, proves AVX.
-        unsafe { go(b, acc) }
-    }
 }
 
 // SAFETY (every intrinsic call in this impl): `self` is a `Vaes512` token,
@@ -168,30 +119,6 @@ impl GcmVector for Vaes512 {
     fn keep_bytes(self, v: __m512i, len: usize) -> __m512i {
         // SAFETY: the VAES-512 token proves AVX-512 BW.
         unsafe { _mm512_maskz_mov_epi8(byte_mask(len), v) }
-    }
-    #[inline(always)]
-    fn order_ghash<const S: usize>(self, b: &mut [__m512i; S], acc: &mut [__m512i; 3]) {
-        const { assert!(S == 6 || S == 8, "main steps are six or eight registers") };
-        // Inlined into an entry point with the features, `go` is no call.
-        #[inline]
-        #[target_feature(enable = "avx512f")]
-        fn go<const S: usize>(b: &mut [__m512i; S], acc: &mut [__m512i; 3]) {
-            // S is a constant: one arm remains.
-            if let Ok(b) = <&mut [__m512i; 8]>::try_from(&mut b[..]) {
-                // SAFETY: an empty template: no instruction, no memory access.
-                unsafe {
-                    barrier!(zmm_reg: b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
-                        acc[0], acc[1], acc[2])
-                }
-            } else if let Ok(b) = <&mut [__m512i; 6]>::try_from(&mut b[..]) {
-                // SAFETY: an empty template: no instruction, no memory access.
-                unsafe {
-                    barrier!(zmm_reg: b[0], b[1], b[2], b[3], b[4], b[5], acc[0], acc[1], acc[2])
-                }
-            }
-        }
-        // SAFETY: `self`, the VAES-512 token, proves AVX-512 F.
-        unsafe { go(b, acc) }
     }
 }
 
@@ -237,18 +164,6 @@ unsafe fn store_part<W: Vector>(w: W, p: *mut u8, v: W::V, len: usize) {
 
 /// GCM's use of the unreduced lane-wise products shared with POLYVAL.
 impl<W: GcmVector> Acc<W> {
-    /// Pins the products so far and the AES states `b` at this point of
-    /// the instruction stream (see [`Vector::order`]): without it LLVM
-    /// hoists every product of a step to its start and then runs each
-    /// register through all its rounds in turn, one dependent chain at a
-    /// time.
-    #[inline(always)]
-    fn order_with<const S: usize>(&mut self, w: W, b: &mut [W::V; S]) {
-        let mut acc = [self.lo, self.mid, self.hi];
-        w.order_ghash(b, &mut acc);
-        [self.lo, self.mid, self.hi] = acc;
-    }
-
     /// Adds `a0·b0 ^ a1·b1` lane by lane: eight products and four
     /// three-input XORs (one instruction each on AVX-512), where two
     /// [`Acc::mul_add`] calls take six accumulating instructions.

@@ -116,6 +116,15 @@ impl<V: Vector> Acc<V> {
         self.mid = v.xor3(self.mid, v.clmul::<0x01>(a, b), v.clmul::<0x10>(a, b));
     }
 
+    /// Pins the sums so far and the AES states `b` at this point of the
+    /// instruction stream ([`Vector::order_acc`]).
+    #[inline(always)]
+    pub(super) fn order_with<const N: usize>(&mut self, v: V, b: &mut [V::V; N]) {
+        let mut acc = [self.lo, self.mid, self.hi];
+        v.order_acc(b, &mut acc);
+        [self.lo, self.mid, self.hi] = acc;
+    }
+
     /// The 256-bit sum per lane as (low, high) halves.
     #[inline(always)]
     fn halves(self, v: V) -> (V::V, V::V) {
@@ -170,6 +179,14 @@ impl<V: Vector> KAcc<V> {
         self.hi = v.xor(self.hi, v.clmul::<0x11>(a, b));
         let ak = v.xor(a, v.shuffle32::<0x4e>(a));
         self.mk = v.xor(self.mk, v.clmul::<0x00>(ak, bk));
+    }
+
+    /// As [`Acc::order_with`].
+    #[inline(always)]
+    pub(super) fn order_with<const N: usize>(&mut self, v: V, b: &mut [V::V; N]) {
+        let mut acc = [self.lo, self.hi, self.mk];
+        v.order_acc(b, &mut acc);
+        [self.lo, self.hi, self.mk] = acc;
     }
 
     /// The 256-bit sum over all lanes, with a·b (four products, off the

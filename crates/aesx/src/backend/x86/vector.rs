@@ -332,6 +332,12 @@ pub(crate) trait Vector: Copy + Into<Aesni> {
     /// through all their rounds first and the dependent chains clog the AES
     /// scheduler. Costs no instruction.
     fn order<const N: usize>(self, b: &mut [Self::V; N]);
+    /// [`Vector::order`] over `N` AES states (four, six or eight) and three
+    /// product accumulators in one `asm!`, so that the products issued
+    /// between two rounds stay there (two barriers would not tie them
+    /// together): without it LLVM hoists a step's products to its start or
+    /// sinks them below the rounds.
+    fn order_acc<const N: usize>(self, b: &mut [Self::V; N], acc: &mut [Self::V; 3]);
 }
 
 /// An empty `asm!` that takes registers in and out and emits nothing: the
@@ -348,7 +354,24 @@ pub(crate) trait Vector: Copy + Into<Aesni> {
 /// - `barrier!(class; array)`: the registers of an array, eight per
 ///   barrier and the rest in one more (the length is a constant at the
 ///   call, so the loop and the match fold away).
+/// - `barrier!(class; array, acc)`: an array of four, six or eight states
+///   and three accumulators in one barrier (other lengths: one barrier
+///   each).
 macro_rules! barrier {
+    ($class:ident; $b:expr, $a:expr) => {{
+        let b = &mut $b[..];
+        let a = &mut $a[..];
+        match b.len() {
+            4 => barrier!($class: b[0], b[1], b[2], b[3], a[0], a[1], a[2]),
+            6 => barrier!($class: b[0], b[1], b[2], b[3], b[4], b[5], a[0], a[1], a[2]),
+            8 => barrier!($class: b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
+                a[0], a[1], a[2]),
+            _ => {
+                barrier!($class; b);
+                barrier!($class: a[0], a[1], a[2]);
+            }
+        }
+    }};
     ($class:ident: $($p:expr),+ $(,)?) => {
         core::arch::asm!(
             concat!("/*", $(" {}", barrier!(@none $p),)+ " */"),
@@ -377,7 +400,25 @@ macro_rules! barrier {
     }};
 }
 
-pub(crate) use barrier;
+/// Runs `$body` for each middle round `$r` = 1..=13 below `$nr`, written
+/// out: LLVM does not unroll a round loop that holds `order` barriers, and
+/// a rolled loop costs an index, a branch and a key load per round. A macro
+/// because the body must be pasted in 13 times with `$r` a constant: a
+/// closure called 13 times is not reliably inlined (a call per round in
+/// the main loop), and stable Rust cannot mark a closure
+/// `#[inline(always)]`.
+macro_rules! middle_rounds {
+    ($r:ident < $nr:expr => $body:block) => {
+        middle_rounds!(@ $r $nr $body 1 2 3 4 5 6 7 8 9 10 11 12 13)
+    };
+    (@ $r:ident $nr:tt $body:block $($n:literal)*) => {
+        $({
+            let $r: usize = $n;
+            if $r < $nr $body
+        })*
+    };
+}
+pub(crate) use middle_rounds;
 
 /// Keeps a bulk loop's last round and store in block order: block `j`'s
 /// last AES op, its store, then block `j + 1`'s, with `x` the next block's
@@ -605,6 +646,11 @@ impl Vector for Aesni {
     fn order<const N: usize>(self, b: &mut [__m128i; N]) {
         order_xmm(b);
     }
+    #[inline(always)]
+    fn order_acc<const N: usize>(self, b: &mut [__m128i; N], acc: &mut [__m128i; 3]) {
+        // SAFETY: an empty template over SSE registers (x86-64 baseline).
+        unsafe { barrier!(xmm_reg; b, acc) }
+    }
 }
 
 // Every method below calls intrinsics of the ymm tier (AVX2, VAES,
@@ -692,6 +738,18 @@ impl Vector for Vaes256 {
         }
         // SAFETY: `self`, the VAES-256 token, proves AVX.
         unsafe { go(b) }
+    }
+    #[inline(always)]
+    fn order_acc<const N: usize>(self, b: &mut [__m256i; N], acc: &mut [__m256i; 3]) {
+        // As `order`.
+        #[inline]
+        #[target_feature(enable = "avx")]
+        fn go<const N: usize>(b: &mut [__m256i; N], acc: &mut [__m256i; 3]) {
+            // SAFETY: an empty template: no instruction, no memory access.
+            unsafe { barrier!(ymm_reg; b, acc) }
+        }
+        // SAFETY: `self`, the VAES-256 token, proves AVX.
+        unsafe { go(b, acc) }
     }
 }
 
@@ -787,6 +845,18 @@ impl Vector for Vaes512 {
         }
         // SAFETY: `self`, the VAES-512 token, proves AVX-512 F.
         unsafe { go(b) }
+    }
+    #[inline(always)]
+    fn order_acc<const N: usize>(self, b: &mut [__m512i; N], acc: &mut [__m512i; 3]) {
+        // As `order`.
+        #[inline]
+        #[target_feature(enable = "avx512f")]
+        fn go<const N: usize>(b: &mut [__m512i; N], acc: &mut [__m512i; 3]) {
+            // SAFETY: an empty template: no instruction, no memory access.
+            unsafe { barrier!(zmm_reg; b, acc) }
+        }
+        // SAFETY: `self`, the VAES-512 token, proves AVX-512 F.
+        unsafe { go(b, acc) }
     }
 }
 
