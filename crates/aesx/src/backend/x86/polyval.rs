@@ -23,6 +23,13 @@
 //! and zmm) and [`update_in`] per part; per block that is ~3.4 products on
 //! xmm and ymm (Karatsuba, with one reduction per group), 4.25 on zmm
 //! (schoolbook, four blocks a product).
+//!
+//! On Zen 3 and Zen 4 PCLMULQDQ runs on the AES pipes (FP0/FP1), one per
+//! two cycles on Zen 3 (measured; xmm and ymm alike), so a long hash costs
+//! ~6.8 cycles per block on xmm and ~3.4 on ymm. Measured on Zen 3 (3.21
+//! GHz, AES-128 GCM-SIV seal at 1 MiB, which is this hash and then the
+//! counter mode): `aesni` 12.1 cycles per block, of which the counter mode
+//! takes ~5.3, leaving ~6.8 for the hash: the model's figure.
 
 use core::arch::x86_64::*;
 
