@@ -148,7 +148,13 @@ unsafe fn run_body<const R: usize, const ENC: bool, const JUMP: bool>(
                             next[r] = mul_x8(tw[r]);
                         } else {
                             let carry = _mm_and_si128(_mm_srai_epi32::<31>(signs), poly);
-                            signs = _mm_add_epi32(signs, signs);
+                            // Through an empty `asm!`: LLVM otherwise
+                            // folds the doublings into PSLLD by k from the
+                            // first, a shift on FP1 (an AES pipe on Zen)
+                            // where PADDD may take any of the four.
+                            let mut s = [_mm_add_epi32(signs, signs)];
+                            order(&mut s);
+                            signs = s[0];
                             cur = _mm_xor_si128(_mm_add_epi64(cur, cur), carry);
                             next[r] = cur;
                         }
