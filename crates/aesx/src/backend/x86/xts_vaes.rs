@@ -1,8 +1,9 @@
 //! XTS kernels for both VAES widths from one source (ymm with AVX2, zmm with
 //! AVX-512), through [`Vector`], in the manner of Linux's `aes-xts-avx`.
 //!
-//! Schedule: `W` registers of `BLOCKS` blocks each per iteration (eight
-//! blocks on ymm, sixteen on zmm). Tweak register `tw[j]` holds the tweaks
+//! Schedule: `W` registers of `BLOCKS` blocks each per iteration (sixteen
+//! blocks on ymm, sixteen on zmm), in round-major order ([`Vector::order`]
+//! after each round). Tweak register `tw[j]` holds the tweaks
 //! of blocks `BLOCKS j .. BLOCKS (j + 1)` of the iteration; the next
 //! iteration's are `tw[j] * x^(BLOCKS W)` lane by lane, which is a byte
 //! shift of each 128-bit lane (`BLOCKS W` is a multiple of 8) with the bytes
@@ -16,13 +17,24 @@
 //! AESENCLAST(s, rk) ^ T` (likewise AESDECLAST). What is left after the bulk
 //! loop runs whole registers with the tweak registers already made, then
 //! (zmm) one byte-masked register; the next tweak is read out of its lane.
-//! On ymm, calls of fewer than eight blocks and an odd last block go to the
-//! 128-bit kernel instead (AMD's VPMASKMOVQ store is slow).
+//! On ymm, calls of fewer than sixteen blocks and an odd last block go to
+//! the 128-bit kernel instead (AMD's VPMASKMOVQ store is slow).
 //!
 //! Registers: on zmm (32 registers) all round keys, the states and the
-//! tweaks stay in registers; on ymm (16) the states and tweaks do and LLVM
-//! reads most round keys as memory operands of VAESENC (loads are not the
-//! bottleneck; eight ymm states made it spill the states instead).
+//! tweaks stay in registers; on ymm (16) the eight states and the round
+//! key of the moment do, and some tweaks spill (memory operands of the
+//! whitening XORs).
+//!
+//! Zen 3 (VAESENC ymm two per cycle, latency 4): eight registers in flight
+//! fill the two pipes, four fill half. Until 2026-11-29 the ymm loop kept
+//! four with no barrier, and LLVM ran two registers through all their
+//! rounds, then the other two: 0.58-0.63 of the port bound. With eight in
+//! round-major order: AES-128 14.0 GB/s at 1 MiB (0.72 of the bound, +11
+//! to +14%), AES-256 10.9 (0.79, +31%); four in round-major order gave
+//! +7% and +25%. The rest of the gap is the tweak update's carry-less
+//! multiply (one per register, on the AES pipes) and the whitening. The
+//! zmm loop takes the same barrier (its four registers were interleaved
+//! two by two as well); that was not measured (no AVX-512 on this Zen 3).
 //!
 //! The sector kernel keeps the data key's round keys across sectors and
 //! encrypts the sector numbers `BLOCKS W` at a time with the tweak key.
@@ -43,20 +55,19 @@ use crate::backend::kernels::inout::InOut;
 use crate::backend::kernels::trace::{self, Kernel};
 use crate::key::{Block, KeySize};
 
-/// Most registers in flight per iteration (array sizes).
-const W_MAX: usize = 8;
+/// Registers in flight per iteration on ymm and on zmm.
+const YMM_W: usize = 8;
+const ZMM_W: usize = 4;
 
-/// Registers in flight per iteration: four on ymm (with 16 registers, more
-/// made LLVM spill the states); on zmm `ZMM_W`.
+/// Registers in flight per iteration on this width.
 #[inline(always)]
 const fn width<V: Vector>() -> usize {
     if V::REGS >= 32 {
         ZMM_W
     } else {
-        4
+        YMM_W
     }
 }
-const ZMM_W: usize = 4;
 
 /// The trace counter of this width and direction.
 #[inline(always)]
@@ -99,8 +110,8 @@ fn mul_x8n<V: Vector, const BYTES: i32, const REST: i32>(v: V, x: V::V) -> V::V 
 
 /// The tweak registers' jump from one iteration to the next.
 #[inline(always)]
-fn next_tweaks<V: Vector>(v: V, x: V::V) -> V::V {
-    match V::BLOCKS * width::<V>() {
+fn next_tweaks<V: Vector, const W: usize>(v: V, x: V::V) -> V::V {
+    match V::BLOCKS * W {
         8 => mul_x8n::<V, 1, 15>(v, x),
         16 => mul_x8n::<V, 2, 14>(v, x),
         24 => mul_x8n::<V, 3, 13>(v, x),
@@ -130,7 +141,7 @@ fn cipher<V: Vector, const R: usize, const ENC: bool>(
 /// `src` must be readable and `dst` writable for `16 * n` bytes, either the
 /// same pointer or disjoint regions.
 #[inline(always)]
-unsafe fn unit<V: Vector, const R: usize, const ENC: bool>(
+unsafe fn unit<V: Vector, const R: usize, const ENC: bool, const W: usize>(
     v: V,
     rk: &[V::V; 15],
     t: __m128i,
@@ -139,10 +150,10 @@ unsafe fn unit<V: Vector, const R: usize, const ENC: bool>(
     n: usize,
 ) -> __m128i {
     let bl = V::BLOCKS;
-    let w = width::<V>();
+    let w = W;
     let pf = 16 * n >= PREFETCH_MIN;
-    let mut tw = [v.zero(); W_MAX];
-    for (j, x) in tw.iter_mut().take(w).enumerate() {
+    let mut tw = [v.zero(); W];
+    for (j, x) in tw.iter_mut().enumerate() {
         *x = tweak_lanes(v, t, (bl * j) as u64);
     }
     let mut i = 0;
@@ -153,23 +164,24 @@ unsafe fn unit<V: Vector, const R: usize, const ENC: bool>(
             dst.wrapping_add(16 * i),
             16 * bl * w,
         );
-        let mut b = [v.zero(); W_MAX];
-        for (j, x) in b.iter_mut().take(w).enumerate() {
+        let mut b = [v.zero(); W];
+        for (j, x) in b.iter_mut().enumerate() {
             // SAFETY: blocks i + bl j .. i + bl (j + 1) < n lie in the input.
             let p = unsafe { v.load(src.add(16 * (i + bl * j))) };
             *x = v.xor3(p, tw[j], rk[0]);
         }
         for k in &rk[1..R] {
-            for x in b.iter_mut().take(w) {
+            for x in b.iter_mut() {
                 *x = v.round(!ENC, *x, *k);
             }
+            v.order(&mut b);
         }
         for j in 0..w {
             let c = v.last(!ENC, b[j], v.xor(rk[R], tw[j]));
             // SAFETY: the same blocks lie inside the output and were read
             // above, so in place is fine.
             unsafe { v.store(dst.add(16 * (i + bl * j)), c) };
-            tw[j] = next_tweaks(v, tw[j]);
+            tw[j] = next_tweaks::<V, W>(v, tw[j]);
         }
         i += bl * w;
     }
@@ -249,7 +261,13 @@ fn run<const R: usize, V: Vector, const ENC: bool>(
     let (src, dst) = (io.src_ptr(), io.dst_ptr());
     // SAFETY: the InOut holds 16 n >= 16 wide bytes in each region, equal
     // or disjoint.
-    let next = unsafe { unit::<V, R, ENC>(v, &rk, t, src, dst, wide) };
+    let next = unsafe {
+        if V::REGS >= 32 {
+            unit::<V, R, ENC, ZMM_W>(v, &rk, t, src, dst, wide)
+        } else {
+            unit::<V, R, ENC, YMM_W>(v, &rk, t, src, dst, wide)
+        }
+    };
     // SAFETY: `tweak` is 16 writable bytes.
     unsafe { _mm_storeu_si128(tweak.as_mut_ptr().cast(), next) };
     if wide < n {
@@ -338,7 +356,11 @@ fn run_sectors<const R: usize, V: Vector, const ENC: bool>(
             // s + j < count lies inside both regions (`off + size <= len`).
             unsafe {
                 let t = _mm_loadu_si128(tweaks.as_ptr().add(16 * j).cast());
-                unit::<V, R, ENC>(v, &rk, t, src.add(off), dst.add(off), blocks);
+                if V::REGS >= 32 {
+                    unit::<V, R, ENC, ZMM_W>(v, &rk, t, src.add(off), dst.add(off), blocks)
+                } else {
+                    unit::<V, R, ENC, YMM_W>(v, &rk, t, src.add(off), dst.add(off), blocks)
+                };
             }
         }
         s += m;
