@@ -65,7 +65,7 @@ use core::arch::x86_64::*;
 use super::ghash_clmul::{
     self, bswap_mask, half_sum, length_block, load_padded, Wide, WideK, X86HKey, POWERS,
 };
-use super::vector::{prefetch_step, PREFETCH_MIN};
+use super::vector::{order_xmm as order_n, prefetch_step, PREFETCH_MIN};
 use super::X86Aes;
 use crate::backend::kernels::gcm::{blocks_to_aligned, inc32};
 use crate::backend::kernels::inout::InOut;
@@ -126,20 +126,37 @@ fn order_w(b: &mut [__m128i; STEP], w: &mut WideK) {
     };
 }
 
-/// Encrypts the first `m` of `b` (all rounds, blocks interleaved).
+/// Encrypts the first `m` of `b` (all rounds, blocks interleaved): the
+/// first 2, 4, 6 or `N` of them, at least `m`, so that the rounds unroll in
+/// round-major order (a loop over `m` lanes per round stayed rolled); the
+/// states past `m` go through the rounds too and are not read.
 #[inline]
 #[target_feature(enable = "aes,sse2")]
 fn encrypt_n<const R: usize, const N: usize>(rk: &[__m128i; 15], b: &mut [__m128i; N], m: usize) {
-    for x in b.iter_mut().take(m) {
-        *x = _mm_xor_si128(*x, rk[0]);
+    match m {
+        0..=2 => encrypt_first::<R, N, 2>(rk, b),
+        3..=4 => encrypt_first::<R, N, 4>(rk, b),
+        5..=6 => encrypt_first::<R, N, 6>(rk, b),
+        _ => encrypt_first::<R, N, N>(rk, b),
     }
+}
+
+/// Encrypts the first `C` of `b` (`C <= N`), interleaved.
+#[inline]
+#[target_feature(enable = "aes,sse2")]
+fn encrypt_first<const R: usize, const N: usize, const C: usize>(
+    rk: &[__m128i; 15],
+    b: &mut [__m128i; N],
+) {
+    let mut v: [__m128i; C] = core::array::from_fn(|j| _mm_xor_si128(b[j], rk[0]));
     for key in &rk[1..R] {
-        for x in b.iter_mut().take(m) {
+        for x in v.iter_mut() {
             *x = _mm_aesenc_si128(*x, *key);
         }
+        order_n(&mut v);
     }
-    for x in b.iter_mut().take(m) {
-        *x = _mm_aesenclast_si128(*x, rk[R]);
+    for (x, y) in b.iter_mut().zip(v) {
+        *x = _mm_aesenclast_si128(y, rk[R]);
     }
 }
 
