@@ -1068,6 +1068,37 @@ unsafe fn oneshot_nr<W: GcmVector, const ENCRYPT: bool, const NR: usize>(
     }
 }
 
+/// The rounds of [`oneshot_small`]: the first `C` registers of `b` (holding
+/// the first round key) and E_K(J0), returned, interleaved. `C` is a
+/// constant so that the rounds unroll in round-major order; a loop over a
+/// run-time count of registers per round stayed rolled.
+#[inline(always)]
+fn small_rounds<W: GcmVector, const NR: usize, const C: usize>(
+    w: W,
+    k: &X86Aes,
+    b: &mut [W::V; T],
+    j0: __m128i,
+) -> __m128i {
+    let mut v: [W::V; C] = core::array::from_fn(|j| b[j]);
+    // SAFETY: AES-NI is implied by every token.
+    let mut e = unsafe { _mm_xor_si128(j0, k.enc[0]) };
+    for r in 1..NR {
+        let rk = w.broadcast(k.enc[r]);
+        for x in v.iter_mut() {
+            *x = w.aesenc(*x, rk);
+        }
+        w.order(&mut v);
+        // SAFETY: as above.
+        e = unsafe { _mm_aesenc_si128(e, k.enc[r]) };
+    }
+    let rk = w.broadcast(k.enc[NR]);
+    for (x, y) in b.iter_mut().zip(v) {
+        *x = w.aesenclast(y, rk);
+    }
+    // SAFETY: as above.
+    unsafe { _mm_aesenclast_si128(e, k.enc[NR]) }
+}
+
 /// A short message with a single GHASH reduction: the AAD blocks, the
 /// ciphertext blocks and the length block are multiplied by H^t..H^1 and
 /// summed, so the only serial work is AES, one round of products and one
@@ -1113,19 +1144,12 @@ unsafe fn oneshot_small<W: GcmVector, const ENCRYPT: bool, const NR: usize>(
             *v = w.xor(w.shuffle_bytes(c, bs), rk0);
             c = w.add32(c, inc);
         }
-        let mut e = _mm_xor_si128(jv, k.enc[0]);
-        for r in 1..NR {
-            let rk = w.broadcast(k.enc[r]);
-            for v in b.iter_mut().take(regs) {
-                *v = w.aesenc(*v, rk);
-            }
-            e = _mm_aesenc_si128(e, k.enc[r]);
-        }
-        let rk = w.broadcast(k.enc[NR]);
-        for v in b.iter_mut().take(regs) {
-            *v = w.aesenclast(*v, rk);
-        }
-        e = _mm_aesenclast_si128(e, k.enc[NR]);
+        let e = match regs {
+            1 => small_rounds::<W, NR, 1>(w, k, &mut b, jv),
+            2 => small_rounds::<W, NR, 2>(w, k, &mut b, jv),
+            3 => small_rounds::<W, NR, 3>(w, k, &mut b, jv),
+            _ => small_rounds::<W, NR, T>(w, k, &mut b, jv),
+        };
 
         let mut acc = Acc::zero(w);
         for q in 0..ab.div_ceil(W::BLOCKS) {
