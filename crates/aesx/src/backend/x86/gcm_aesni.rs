@@ -65,7 +65,7 @@ use core::arch::x86_64::*;
 use super::ghash_clmul::{
     self, bswap_mask, half_sum, length_block, load_padded, Wide, WideK, X86HKey, POWERS,
 };
-use super::vector::{order_xmm as order_n, prefetch_step, PREFETCH_MIN};
+use super::vector::{order_acc_xmm, order_xmm as order, prefetch_step, PREFETCH_MIN};
 use super::X86Aes;
 use crate::backend::kernels::gcm::{blocks_to_aligned, inc32};
 use crate::backend::kernels::inout::InOut;
@@ -77,53 +77,17 @@ use zeroize::Zeroize;
 /// Blocks per step.
 const STEP: usize = 8;
 
-/// Keeps the eight AES states in round-major order (see `aesni::order!`):
-/// an empty `asm!` that takes and returns them, no instruction.
-#[inline(always)]
-fn order(b: &mut [__m128i; STEP]) {
-    // SAFETY: an empty template: no instruction, no memory access.
-    unsafe {
-        core::arch::asm!(
-            "/* {0} {1} {2} {3} {4} {5} {6} {7} */",
-            inout(xmm_reg) b[0],
-            inout(xmm_reg) b[1],
-            inout(xmm_reg) b[2],
-            inout(xmm_reg) b[3],
-            inout(xmm_reg) b[4],
-            inout(xmm_reg) b[5],
-            inout(xmm_reg) b[6],
-            inout(xmm_reg) b[7],
-            options(pure, nomem, nostack, preserves_flags)
-        )
-    };
-}
-
 /// [`order`] that also holds the GHASH accumulators `w` at this point of
-/// the stream: the products issued before it stay before the next round
-/// and those after it stay after the last one (LLVM otherwise gathers all
-/// the products of a step in one block ahead of the rounds, when the round
-/// loop is unrolled).
+/// the stream (one barrier, [`order_acc_xmm`]): the products issued before
+/// it stay before the next round and those after it stay after the last one
+/// (LLVM otherwise gathers all the products of a step in one block ahead of
+/// the rounds, when the round loop is unrolled).
 #[inline(always)]
 fn order_w(b: &mut [__m128i; STEP], w: &mut WideK) {
     let (lo, mid, hi) = w.parts_mut();
-    // SAFETY: an empty template: no instruction, no memory access.
-    unsafe {
-        core::arch::asm!(
-            "/* {0} {1} {2} {3} {4} {5} {6} {7} {8} {9} {10} */",
-            inout(xmm_reg) b[0],
-            inout(xmm_reg) b[1],
-            inout(xmm_reg) b[2],
-            inout(xmm_reg) b[3],
-            inout(xmm_reg) b[4],
-            inout(xmm_reg) b[5],
-            inout(xmm_reg) b[6],
-            inout(xmm_reg) b[7],
-            inout(xmm_reg) *lo,
-            inout(xmm_reg) *mid,
-            inout(xmm_reg) *hi,
-            options(pure, nomem, nostack, preserves_flags)
-        )
-    };
+    let mut acc = [*lo, *mid, *hi];
+    order_acc_xmm(b, &mut acc);
+    [*lo, *mid, *hi] = acc;
 }
 
 /// Encrypts the first `m` of `b` (all rounds, blocks interleaved): the
@@ -153,21 +117,11 @@ fn encrypt_first<const R: usize, const N: usize, const C: usize>(
         for x in v.iter_mut() {
             *x = _mm_aesenc_si128(*x, *key);
         }
-        order_n(&mut v);
+        order(&mut v);
     }
     for (x, y) in b.iter_mut().zip(v) {
         *x = _mm_aesenclast_si128(y, rk[R]);
     }
-}
-
-/// Encrypts all eight (the loop bounds known, so fully interleaved).
-#[inline]
-#[target_feature(enable = "aes,sse2")]
-fn encrypt8<const R: usize>(rk: &[__m128i; 15], b: &mut [__m128i; STEP]) {
-    for x in b.iter_mut() {
-        *x = _mm_xor_si128(*x, rk[0]);
-    }
-    rounds8::<R>(rk, b);
 }
 
 /// Rounds 1..=R on eight blocks that already hold the first round key.
@@ -404,11 +358,7 @@ unsafe fn group<const R: usize, const ENCRYPT: bool>(
         for (j, v) in data.iter_mut().enumerate().take(m) {
             *v = _mm_loadu_si128(s.add(16 * j).cast());
         }
-        if m == STEP {
-            encrypt8::<R>(rk, &mut b);
-        } else {
-            encrypt_n::<R, STEP>(rk, &mut b, m);
-        }
+        encrypt_n::<R, STEP>(rk, &mut b, m);
         let mut w = Wide::zero();
         let base = POWERS - m;
         for j in 0..m {

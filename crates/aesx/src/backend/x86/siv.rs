@@ -534,8 +534,8 @@ unsafe fn open_long<V: Vector, const R: usize, const P: usize, const KARA: bool>
 /// the reduction's share; schoolbook takes 4.4), about 8.4 and 10.4 cycles
 /// per block on two pipes. Measured on Zen 3 (3.21 GHz) at 1 MiB on xmm:
 /// AES-128 4.57 GB/s, 11.2 cycles per block, 0.75 of that bound; AES-256
-/// 3.98 GB/s, 12.9 cycles, 0.81. Karatsuba was 2.4-4.7% faster than schoolbook
-/// there on xmm and level on ymm.
+/// 3.98 GB/s, 12.9 cycles, 0.81. Karatsuba was 2.4-4.7% faster than
+/// schoolbook there on xmm and level on ymm.
 ///
 /// The products are pinned between the rounds with the states
 /// ([`Acc::order_with`]); left to LLVM, they all sank below the last round

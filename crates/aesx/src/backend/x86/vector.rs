@@ -449,6 +449,13 @@ pub(crate) fn order_xmm<const N: usize>(b: &mut [__m128i; N]) {
     unsafe { barrier!(xmm_reg; b) }
 }
 
+/// [`Vector::order_acc`] for 128-bit registers.
+#[inline(always)]
+pub(crate) fn order_acc_xmm<const N: usize>(b: &mut [__m128i; N], acc: &mut [__m128i; 3]) {
+    // SAFETY: an empty template over SSE registers (x86-64 baseline).
+    unsafe { barrier!(xmm_reg; b, acc) }
+}
+
 /// The methods that are one instruction (or none) on every width, as one
 /// table: the method, its operands (`V` is the width's register), then the
 /// xmm, ymm and zmm function it is; and the unaligned load and store. A
@@ -648,8 +655,7 @@ impl Vector for Aesni {
     }
     #[inline(always)]
     fn order_acc<const N: usize>(self, b: &mut [__m128i; N], acc: &mut [__m128i; 3]) {
-        // SAFETY: an empty template over SSE registers (x86-64 baseline).
-        unsafe { barrier!(xmm_reg; b, acc) }
+        order_acc_xmm(b, acc);
     }
 }
 

@@ -134,6 +134,29 @@ fn cipher<V: Vector, const R: usize, const ENC: bool>(
     v.last(!ENC, b, v.xor(rk[R], t))
 }
 
+/// [`unit`] with this width's registers in flight ([`width`]).
+///
+/// # Safety
+/// As [`unit`].
+#[inline(always)]
+unsafe fn unit_w<V: Vector, const R: usize, const ENC: bool>(
+    v: V,
+    rk: &[V::V; 15],
+    t: __m128i,
+    src: *const u8,
+    dst: *mut u8,
+    n: usize,
+) -> __m128i {
+    // SAFETY: the caller's contract is `unit`'s.
+    unsafe {
+        if width::<V>() == ZMM_W {
+            unit::<V, R, ENC, ZMM_W>(v, rk, t, src, dst, n)
+        } else {
+            unit::<V, R, ENC, YMM_W>(v, rk, t, src, dst, n)
+        }
+    }
+}
+
 /// XTS over `n` blocks from `src` to `dst` starting at the encrypted tweak
 /// `t`; returns the tweak of block `n`.
 ///
@@ -150,19 +173,18 @@ unsafe fn unit<V: Vector, const R: usize, const ENC: bool, const W: usize>(
     n: usize,
 ) -> __m128i {
     let bl = V::BLOCKS;
-    let w = W;
     let pf = 16 * n >= PREFETCH_MIN;
     let mut tw = [v.zero(); W];
     for (j, x) in tw.iter_mut().enumerate() {
         *x = tweak_lanes(v, t, (bl * j) as u64);
     }
     let mut i = 0;
-    while i + bl * w <= n {
+    while i + bl * W <= n {
         prefetch_step(
             pf,
             src.wrapping_add(16 * i),
             dst.wrapping_add(16 * i),
-            16 * bl * w,
+            16 * bl * W,
         );
         let mut b = [v.zero(); W];
         for (j, x) in b.iter_mut().enumerate() {
@@ -176,16 +198,16 @@ unsafe fn unit<V: Vector, const R: usize, const ENC: bool, const W: usize>(
             }
             v.order(&mut b);
         }
-        for j in 0..w {
+        for j in 0..W {
             let c = v.last(!ENC, b[j], v.xor(rk[R], tw[j]));
             // SAFETY: the same blocks lie inside the output and were read
             // above, so in place is fine.
             unsafe { v.store(dst.add(16 * (i + bl * j)), c) };
             tw[j] = next_tweaks::<V, W>(v, tw[j]);
         }
-        i += bl * w;
+        i += bl * W;
     }
-    // Fewer than bl W blocks are left: up to w - 1 whole registers, then
+    // Fewer than bl W blocks are left: up to W - 1 whole registers, then
     // 0..bl blocks under a mask.
     let mut q = 0;
     while i + bl <= n {
@@ -261,13 +283,7 @@ fn run<const R: usize, V: Vector, const ENC: bool>(
     let (src, dst) = (io.src_ptr(), io.dst_ptr());
     // SAFETY: the InOut holds 16 n >= 16 wide bytes in each region, equal
     // or disjoint.
-    let next = unsafe {
-        if V::REGS >= 32 {
-            unit::<V, R, ENC, ZMM_W>(v, &rk, t, src, dst, wide)
-        } else {
-            unit::<V, R, ENC, YMM_W>(v, &rk, t, src, dst, wide)
-        }
-    };
+    let next = unsafe { unit_w::<V, R, ENC>(v, &rk, t, src, dst, wide) };
     // SAFETY: `tweak` is 16 writable bytes.
     unsafe { _mm_storeu_si128(tweak.as_mut_ptr().cast(), next) };
     if wide < n {
@@ -356,11 +372,7 @@ fn run_sectors<const R: usize, V: Vector, const ENC: bool>(
             // s + j < count lies inside both regions (`off + size <= len`).
             unsafe {
                 let t = _mm_loadu_si128(tweaks.as_ptr().add(16 * j).cast());
-                if V::REGS >= 32 {
-                    unit::<V, R, ENC, ZMM_W>(v, &rk, t, src.add(off), dst.add(off), blocks)
-                } else {
-                    unit::<V, R, ENC, YMM_W>(v, &rk, t, src.add(off), dst.add(off), blocks)
-                };
+                unit_w::<V, R, ENC>(v, &rk, t, src.add(off), dst.add(off), blocks);
             }
         }
         s += m;
