@@ -12,6 +12,29 @@
 //! Lane round keys sit in memory, lane-interleaved, so that round `r` of a register's
 //! lanes is one vector load (a memory operand of VAESENC).
 //!
+//! Port model (uops.info): a chain step of a register is one XOR and `R`
+//! dependent AES ops, so the pipes fill when the registers in flight reach
+//! latency x AES ops a cycle:
+//!
+//! | core | AES ops a cycle, latency | registers to fill | lanes here |
+//! | --- | --- | --- | --- |
+//! | Zen 3 | xmm/ymm: two (FP0/FP1), 4 | 8 | `aesni` 8, `vaes256` 16 (8 ymm) |
+//! | Zen 4 | xmm/ymm: two; zmm: one (split in two halves), 4 | 8 ymm, 4 zmm | `vaes512` 16 or 32 (4 or 8 zmm) |
+//! | Golden Cove | xmm/ymm: two (p0/p1); zmm: one (p0), 3 | 6 ymm, 3 zmm | as above |
+//!
+//! With the pipes full the bound is the tier's ECB rate; each AES op also
+//! loads its lane keys (one load a cycle per pipe, inside every core's
+//! load ports except Zen 5's single 512-bit load a cycle, above).
+//! Measured on Zen 3 (3.21 GHz, 2026-11-29, `cargo bench --bench modes --
+//! cbc-enc-many`, messages of 1504 bytes, fraction of the tier's ECB rate
+//! in the same session): `aesni` 16 messages 6.35 GB/s AES-128 (0.63),
+//! 4.99 AES-256 (0.68), 64 messages 6.71 (0.66) and 5.23 (0.71);
+//! `vaes256` 16 messages 9.88 (0.51) and 8.06 (0.58), 64 messages 10.83
+//! (0.56) and 8.56 (0.62); one message at a time 1.21 and 0.90 GB/s (the
+//! chain). The eight registers fill the pipes with no slack (ECB at eight
+//! runs at 0.95 of the bound, at twelve 0.99), which does not explain the
+//! rest of the gap; not located further.
+//!
 //! The scheduler runs the lanes in lock step for as many blocks as the
 //! shortest active message has left (capped at [`CHUNK`]), then refills the
 //! lanes whose messages ended. Idle lanes encrypt a scratch buffer. Jobs are

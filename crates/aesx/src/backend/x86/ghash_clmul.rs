@@ -261,8 +261,9 @@ pub(super) unsafe fn hkey(k: &X86Aes) -> X86HKey {
 /// unrolls (a loop over a run-time count per group stayed rolled). Where
 /// PCLMULQDQ shares the AES pipes (Zen, and the generic schedule; see the
 /// note at the top) the groups multiply with Karatsuba, three products a
-/// block against four; Intel keeps the schoolbook products, whose fourth
-/// multiply costs less there than Karatsuba's shuffle and XORs.
+/// block against four; Intel keeps the schoolbook products (on its own
+/// port the fourth multiply costs about what Karatsuba's shuffle and XORs
+/// would).
 ///
 /// # Safety
 /// The CPU must support SSSE3 and PCLMULQDQ.
@@ -274,6 +275,7 @@ pub(super) unsafe fn ghash_update(hk: &X86HKey, acc: &mut Block, data: &[u8]) {
     // SAFETY: every load below reads block j < n of `data`, or 16 bytes of
     // `acc` or of the key; unaligned loads are fine.
     unsafe {
+        // Block `j` (< n), byte-reversed.
         let block = |j: usize| _mm_shuffle_epi8(_mm_loadu_si128(p.add(16 * j).cast()), bs);
         let mut y = _mm_shuffle_epi8(_mm_loadu_si128(acc.as_ptr().cast()), bs);
         let mut i = 0;
@@ -307,9 +309,13 @@ const GROUP: usize = 8;
 
 /// One group of `m` (1..=8) blocks from block `i` of `block`, schoolbook,
 /// added to the state `y` and reduced.
+///
+/// # Safety
+/// `block(i + j)` must be a valid call for every `j < m` (it reads the
+/// caller's data unchecked).
 #[inline]
 #[target_feature(enable = "sse2,pclmulqdq")]
-fn ghash_group(
+unsafe fn ghash_group(
     hk: &X86HKey,
     block: &impl Fn(usize) -> __m128i,
     i: usize,

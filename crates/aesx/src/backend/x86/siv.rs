@@ -28,6 +28,23 @@
 //! A short message is latency: nonce to derived blocks, the hash of the
 //! length block and the tag are one dependent chain; the schedule meets the
 //! tag near its last round. Cycle counts: docs/BENCHMARKS.md.
+//!
+//! Port model of a long message, per 16-byte block (uops.info; the Zen 3
+//! multiplier measured with a probe, see `polyval.rs`), `aesni` tier:
+//!
+//! | core | AES ops | POLYVAL products | seal (hash, then CTR) | open (one loop) |
+//! | --- | --- | --- | --- | --- |
+//! | Zen 3, Zen 4 | FP0/FP1, two a cycle, latency 4 | the same two pipes, two cycles each; ~3.25 (Karatsuba) | 6.5 + 5 / 7 cycles | (R + 6.5) / 2: 8.25 / 10.25 |
+//! | Golden Cove | p0/p1, two a cycle, latency 3 | p5, one a cycle; ~3.4 | 3.4 + 5 / 7 | 5 / 7 (AES) |
+//!
+//! (AES-128 / AES-256, R = 10 / 14.) Measured fractions of it: Zen 3
+//! (3.21 GHz, 1 MiB) seal AES-128 12.1 cycles per block, 0.95; open
+//! 11.2 and 12.9, 0.74 and 0.79. Golden Cove (~4.0 GHz, 16 KiB) seal 8.6
+//! and 10.6, 0.98; open 8.1 and 9.4, 0.62 and 0.74 of the AES bound: there
+//! the loop's ~185 vector operations per eight blocks on ports 0, 1 and 5
+//! bound it first (0.95 of that). The wide tiers run the same loop on ymm
+//! and zmm: half and a quarter of these per block where the pipes take
+//! whole registers (Zen 4 splits zmm in two).
 
 use core::arch::x86_64::*;
 
