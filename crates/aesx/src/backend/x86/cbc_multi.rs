@@ -27,13 +27,19 @@
 //! load ports except Zen 5's single 512-bit load a cycle, above).
 //! Measured on Zen 3 (3.21 GHz, 2026-11-29, `cargo bench --bench modes --
 //! cbc-enc-many`, messages of 1504 bytes, fraction of the tier's ECB rate
-//! in the same session): `aesni` 16 messages 6.35 GB/s AES-128 (0.63),
-//! 4.99 AES-256 (0.68), 64 messages 6.71 (0.66) and 5.23 (0.71);
-//! `vaes256` 16 messages 9.88 (0.51) and 8.06 (0.58), 64 messages 10.83
-//! (0.56) and 8.56 (0.62); one message at a time 1.21 and 0.90 GB/s (the
-//! chain). The eight registers fill the pipes with no slack (ECB at eight
-//! runs at 0.95 of the bound, at twelve 0.99), which does not explain the
-//! rest of the gap; not located further.
+//! in the same session): `aesni` 16 messages 6.58 GB/s AES-128 (0.65),
+//! 5.13 AES-256 (0.70), 64 messages 6.79 (0.67) and 5.27 (0.72);
+//! `vaes256` 16 messages 10.4 (0.54) and 8.35 (0.60), 64 messages 10.85
+//! (0.56) and 8.8 (0.63); one message at a time 1.21 and 0.90 GB/s (the
+//! chain). A profile of the 16-message `vaes256` call puts a quarter of
+//! it outside the kernel (this scheduler, the key table's set-up and
+//! wipe), so the kernel itself runs at about 0.7 of ECB. Eight registers
+//! fill the pipes with no slack (ECB at eight runs at 0.95 of the bound,
+//! at twelve 0.99), which does not explain the rest; not located further.
+//! Tried and not kept: `mb_aesni`'s form on the wide kernel (the next
+//! block loaded before the stores, its XOR folded into the last round key;
+//! level to 10% slower) and twelve ymm registers (24 lanes) for many
+//! messages (spills: 35% slower).
 //!
 //! The scheduler runs the lanes in lock step for as many blocks as the
 //! shortest active message has left (capped at [`CHUNK`]), then refills the
@@ -56,16 +62,45 @@ const WIDE_JOBS: usize = 24;
 /// Most blocks per kernel call, which sizes the idle lanes' scratch buffer.
 const CHUNK: usize = 64;
 
-/// Round keys of every lane, `k[r][lane]`, aligned for zmm loads.
+/// Round keys of every lane, `k[r][lane]`, aligned for zmm loads. Keys
+/// are written only to the first `rounds` rows and `lanes` lanes (a call's
+/// round count and lane layout), and only those are wiped on drop: the
+/// whole table is 7.5 KiB, and wiping all of it took a third of the
+/// scheduler's time around a 16-message call.
 #[repr(C, align(64))]
-struct LaneKeys([[__m128i; MAX_LANES]; 15]);
+struct LaneKeys {
+    k: [[__m128i; MAX_LANES]; 15],
+    rounds: usize,
+    lanes: usize,
+}
+
+impl LaneKeys {
+    /// A zeroed table for `rounds` round keys of `lanes` lanes.
+    fn new(rounds: usize, lanes: usize) -> LaneKeys {
+        LaneKeys {
+            k: [[zero(); MAX_LANES]; 15],
+            rounds: rounds.min(15),
+            lanes: lanes.min(MAX_LANES),
+        }
+    }
+
+    /// Sets lane `l`'s round keys (at most `rounds`, `l` below `lanes`).
+    fn set(&mut self, l: usize, keys: &[__m128i]) {
+        assert!(l < self.lanes && keys.len() <= self.rounds);
+        for (row, rk) in self.k.iter_mut().zip(keys) {
+            row[l] = *rk;
+        }
+    }
+}
 
 impl Drop for LaneKeys {
     fn drop(&mut self) {
-        for k in self.0.iter_mut().flatten() {
-            // SAFETY: `k` is a valid, aligned, exclusive reference; a volatile
-            // write keeps the compiler from eliding the wipe.
-            unsafe { core::ptr::write_volatile(k, _mm_setzero_si128()) };
+        for row in &mut self.k[..self.rounds] {
+            for k in &mut row[..self.lanes] {
+                // SAFETY: `k` is a valid, aligned, exclusive reference; a
+                // volatile write keeps the compiler from eliding the wipe.
+                unsafe { core::ptr::write_volatile(k, _mm_setzero_si128()) };
+            }
         }
     }
 }
@@ -130,7 +165,7 @@ fn schedule<L: CbcLanes<X86Aes>>(jobs: &mut L, level: Level, size: KeySize) {
 
     let mut scratch = [0u8; CHUNK * 16];
     let idle = scratch.as_mut_ptr();
-    let mut keys = LaneKeys([[zero(); MAX_LANES]; 15]);
+    let mut keys = LaneKeys::new(size.rounds() + 1, lanes);
     let mut st = Lanes {
         iv: [zero(); MAX_LANES],
         ptr: [idle; MAX_LANES],
@@ -160,9 +195,7 @@ fn schedule<L: CbcLanes<X86Aes>>(jobs: &mut L, level: Level, size: KeySize) {
                 if data.is_empty() {
                     continue;
                 }
-                for (r, rk) in k.enc.iter().enumerate().take(size.rounds() + 1) {
-                    keys.0[r][l] = *rk;
-                }
+                keys.set(l, &k.enc[..size.rounds() + 1]);
                 st.iv[l] = from_block(iv);
                 st.ptr[l] = data.as_mut_ptr();
                 left[l] = data.len() / 16;
@@ -279,7 +312,7 @@ fn from_block(b: &[u8; 16]) -> __m128i {
 /// Address of round key `r` of lane `l` (the first of a register's lanes).
 #[inline(always)]
 fn key_at(keys: &LaneKeys, r: usize, l: usize) -> *const __m128i {
-    &keys.0[r][l]
+    &keys.k[r][l]
 }
 
 vaes_entries! {
