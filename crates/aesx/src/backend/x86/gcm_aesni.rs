@@ -63,7 +63,7 @@
 use core::arch::x86_64::*;
 
 use super::ghash_clmul::{
-    self, bswap_mask, half_sum, length_block, load_padded, Wide, WideK, X86HKey, POWERS,
+    self, bswap_mask, ghash8, half_sum, length_block, load_padded, Wide, WideK, X86HKey, POWERS,
 };
 use super::vector::{order_acc_xmm, order_xmm as order, prefetch_step, PREFETCH_MIN};
 use super::X86Aes;
@@ -215,18 +215,6 @@ fn encrypt8_ghash_zen<const R: usize, const FIRST: bool>(
         *v = _mm_aesenclast_si128(*v, rk[R]);
     }
     w
-}
-
-/// GHASH of eight byte-reversed blocks times H^8..H^1.
-#[inline]
-#[target_feature(enable = "sse2,pclmulqdq")]
-fn ghash8(x: &[__m128i; STEP], pw: &[__m128i; STEP], pk: &[__m128i; STEP], y: __m128i) -> __m128i {
-    let mut w = WideK::zero();
-    w.mul_add(_mm_xor_si128(x[0], y), pw[0], pk[0]);
-    for j in 1..STEP {
-        w.mul_add(x[j], pw[j], pk[j]);
-    }
-    w.reduce()
 }
 
 /// CTR32 encryption or decryption of whole blocks stitched with GHASH of

@@ -284,12 +284,8 @@ pub(super) unsafe fn ghash_update(hk: &X86HKey, acc: &mut Block, data: &[u8]) {
                 core::array::from_fn(|j| _mm_loadu_si128(hk.ptr(POWERS - GROUP + j).cast()));
             let pk = pw.map(|h| half_sum(h));
             while n - i >= GROUP {
-                let mut w = WideK::zero();
-                w.mul_add(_mm_xor_si128(block(i), y), pw[0], pk[0]);
-                for j in 1..GROUP {
-                    w.mul_add(block(i + j), pw[j], pk[j]);
-                }
-                y = w.reduce();
+                let x: [__m128i; GROUP] = core::array::from_fn(|j| block(i + j));
+                y = ghash8(&x, &pw, &pk, y);
                 i += GROUP;
             }
         }
@@ -306,6 +302,25 @@ pub(super) unsafe fn ghash_update(hk: &X86HKey, acc: &mut Block, data: &[u8]) {
 
 /// Blocks per reduction in [`ghash_update`].
 const GROUP: usize = 8;
+
+/// GHASH of eight byte-reversed blocks times H^8..H^1 (`pw`, their
+/// Karatsuba half-sums in `pk`), with the state `y` added to the first;
+/// one reduction.
+#[inline]
+#[target_feature(enable = "sse2,pclmulqdq")]
+pub(crate) fn ghash8(
+    x: &[__m128i; GROUP],
+    pw: &[__m128i; GROUP],
+    pk: &[__m128i; GROUP],
+    y: __m128i,
+) -> __m128i {
+    let mut w = WideK::zero();
+    w.mul_add(_mm_xor_si128(x[0], y), pw[0], pk[0]);
+    for j in 1..GROUP {
+        w.mul_add(x[j], pw[j], pk[j]);
+    }
+    w.reduce()
+}
 
 /// One group of `m` (1..=8) blocks from block `i` of `block`, schoolbook,
 /// added to the state `y` and reduced.
