@@ -68,7 +68,7 @@ const CHUNK: usize = 64;
 /// whole table is 7.5 KiB, and wiping all of it took a third of the
 /// scheduler's time around a 16-message call.
 #[repr(C, align(64))]
-struct LaneKeys {
+pub(super) struct LaneKeys {
     k: [[__m128i; MAX_LANES]; 15],
     rounds: usize,
     lanes: usize,
@@ -76,7 +76,7 @@ struct LaneKeys {
 
 impl LaneKeys {
     /// A zeroed table for `rounds` round keys of `lanes` lanes.
-    fn new(rounds: usize, lanes: usize) -> LaneKeys {
+    pub(super) fn new(rounds: usize, lanes: usize) -> LaneKeys {
         LaneKeys {
             k: [[zero(); MAX_LANES]; 15],
             rounds: rounds.min(15),
@@ -85,7 +85,7 @@ impl LaneKeys {
     }
 
     /// Sets lane `l`'s round keys (at most `rounds`, `l` below `lanes`).
-    fn set(&mut self, l: usize, keys: &[__m128i]) {
+    pub(super) fn set(&mut self, l: usize, keys: &[__m128i]) {
         assert!(l < self.lanes && keys.len() <= self.rounds);
         for (row, rk) in self.k.iter_mut().zip(keys) {
             row[l] = *rk;
@@ -107,9 +107,9 @@ impl Drop for LaneKeys {
 
 /// State of the lanes between kernel calls: per-lane chaining values and
 /// data pointers (in place; each lane's message is its own `&mut [u8]`).
-struct Lanes {
-    iv: [__m128i; MAX_LANES],
-    ptr: [*mut u8; MAX_LANES],
+pub(super) struct Lanes {
+    pub(super) iv: [__m128i; MAX_LANES],
+    pub(super) ptr: [*mut u8; MAX_LANES],
 }
 
 impl CbcManyKernels for X86Aes {
@@ -331,7 +331,7 @@ vaes_entries! {
 /// # Safety
 /// Every `st.ptr` valid for `steps` blocks.
 #[inline(always)]
-unsafe fn mb_wide<V: Vector, const R: usize, const G: usize>(
+pub(super) unsafe fn mb_wide<V: Vector, const R: usize, const G: usize>(
     v: V,
     keys: &LaneKeys,
     st: &mut Lanes,

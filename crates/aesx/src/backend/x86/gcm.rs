@@ -119,7 +119,7 @@ impl X86Aes {
 /// # Safety
 /// None beyond the token (`unsafe` for the entry points' sake).
 #[inline(always)]
-unsafe fn word_sum_wide<V: Vector>(v: V, data: &[u8]) -> u128 {
+pub(super) unsafe fn word_sum_wide<V: Vector>(v: V, data: &[u8]) -> u128 {
     let rows = data.len() / V::BYTES * V::BYTES;
     let m32 = v.set_u64x2(0xffff_ffff, 0xffff_ffff);
     let mut total = 0u128;

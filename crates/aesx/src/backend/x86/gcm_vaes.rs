@@ -895,7 +895,7 @@ impl<W: GcmVector, const NR: usize, const S: usize> Pass<W, NR, S> {
 /// # Safety
 /// Only from an entry point with the features of `w`.
 #[inline(always)]
-unsafe fn ghash_update_body<W: GcmVector>(
+pub(super) unsafe fn ghash_update_body<W: GcmVector>(
     w: W,
     k: &X86Aes,
     hk: &X86HKey,
@@ -917,7 +917,7 @@ unsafe fn ghash_update_body<W: GcmVector>(
 /// # Safety
 /// Only from an entry point with the features of `w`.
 #[inline(always)]
-unsafe fn gcm_crypt_body<W: GcmVector, const ENCRYPT: bool>(
+pub(super) unsafe fn gcm_crypt_body<W: GcmVector, const ENCRYPT: bool>(
     w: W,
     k: &X86Aes,
     hk: &X86HKey,
@@ -1033,7 +1033,7 @@ unsafe fn encrypt_j0<const NR: usize>(k: &X86Aes, j0: __m128i) -> __m128i {
 /// # Safety
 /// Only from an entry point with the features of `w`.
 #[inline(always)]
-unsafe fn gcm_oneshot_body<W: GcmVector, const ENCRYPT: bool>(
+pub(super) unsafe fn gcm_oneshot_body<W: GcmVector, const ENCRYPT: bool>(
     w: W,
     k: &X86Aes,
     hk: &X86HKey,

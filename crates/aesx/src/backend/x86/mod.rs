@@ -26,6 +26,8 @@ use crate::key::{Block, KeySize, RoundKeys, MAX_ROUNDS};
 mod aesni;
 mod cbc_mac;
 mod cbc_multi;
+#[cfg(test)]
+mod emu512;
 mod gcm;
 mod gcm_aesni;
 #[cfg(test)]

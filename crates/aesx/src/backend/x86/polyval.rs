@@ -293,7 +293,7 @@ unsafe fn powers_in<V: Vector, const N: usize>(v: V, h: __m128i, have: usize) ->
 /// # Safety
 /// `p` must hold `n` readable blocks.
 #[inline(always)]
-unsafe fn update<V: Vector, const R: usize>(
+pub(super) unsafe fn update<V: Vector, const R: usize>(
     v: V,
     k: &X86PolyvalKey,
     acc: &mut Block,

@@ -289,7 +289,7 @@ vaes_entries! {
 /// `ctr` is 16 readable bytes; otherwise the token and `io`'s own
 /// guarantees.
 #[inline(always)]
-unsafe fn ctr_from<V: Vector, const R: usize>(
+pub(super) unsafe fn ctr_from<V: Vector, const R: usize>(
     v: V,
     keys: &[__m128i; MAX_ROUNDS + 1],
     ctr: &Block,
@@ -318,7 +318,7 @@ vaes_entries! {
 /// None beyond the token and `io`'s own guarantees (`unsafe` for the entry
 /// points' sake).
 #[inline(always)]
-unsafe fn oneshot<V: Vector, const R: usize, const P: usize>(
+pub(super) unsafe fn oneshot<V: Vector, const R: usize, const P: usize>(
     v: V,
     keys: &[__m128i; MAX_ROUNDS + 1],
     nonce: &[u8; NONCE_LEN],

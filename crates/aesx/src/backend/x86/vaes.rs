@@ -84,7 +84,7 @@ vaes_entries! {
 /// # Safety
 /// As [`ecb_blocks`].
 #[inline(always)]
-unsafe fn encrypt_blocks<V: Vector>(v: V, k: &X86Aes, io: InOut<'_>) {
+pub(super) unsafe fn encrypt_blocks<V: Vector>(v: V, k: &X86Aes, io: InOut<'_>) {
     // SAFETY: the caller upholds `ecb_blocks`'s contract, the same as this one.
     unsafe { ecb_blocks::<V, false>(v, k, io) }
 }
@@ -94,7 +94,7 @@ unsafe fn encrypt_blocks<V: Vector>(v: V, k: &X86Aes, io: InOut<'_>) {
 /// # Safety
 /// As [`ecb_blocks`].
 #[inline(always)]
-unsafe fn decrypt_blocks<V: Vector>(v: V, k: &X86Aes, io: InOut<'_>) {
+pub(super) unsafe fn decrypt_blocks<V: Vector>(v: V, k: &X86Aes, io: InOut<'_>) {
     // SAFETY: the caller upholds `ecb_blocks`'s contract, the same as this one.
     unsafe { ecb_blocks::<V, true>(v, k, io) }
 }
@@ -197,7 +197,7 @@ unsafe fn cbc_encrypt<V: Vector>(_: V, k: &X86Aes, iv: &mut Block, io: InOut<'_>
 /// # Safety
 /// As [`encrypt_blocks`].
 #[inline(always)]
-unsafe fn cbc_decrypt<V: Vector>(v: V, k: &X86Aes, iv: &mut Block, io: InOut<'_>) {
+pub(super) unsafe fn cbc_decrypt<V: Vector>(v: V, k: &X86Aes, iv: &mut Block, io: InOut<'_>) {
     trace::hit(kernel::<V>(Kernel::Vaes256CbcDec, Kernel::Vaes512CbcDec));
     if io.blocks() < SMALL_CBC_DEC {
         // SAFETY: the VAES tiers include AES-NI and SSE4.1.
@@ -325,7 +325,7 @@ fn cbc_dec<const R: usize, V: Vector>(
 /// # Safety
 /// As [`encrypt_blocks`].
 #[inline(always)]
-unsafe fn ctr_apply<V: Vector>(v: V, k: &X86Aes, ctr: &mut Block, io: InOut<'_>) {
+pub(super) unsafe fn ctr_apply<V: Vector>(v: V, k: &X86Aes, ctr: &mut Block, io: InOut<'_>) {
     trace::hit(kernel::<V>(Kernel::Vaes256Ctr, Kernel::Vaes512Ctr));
     // The round dispatch stays outside the segment loop, so each round
     // count has a loop of its own (see `aesni::ctr_rounds`).

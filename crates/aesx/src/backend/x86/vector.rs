@@ -1256,4 +1256,14 @@ mod tests {
             None => eprintln!("skipped: no VAES/AVX-512 on this CPU"),
         }
     }
+
+    /// The zmm-shaped emulation the kernel tests of `emu512.rs` run on
+    /// keeps the same contract as the real widths.
+    #[test]
+    fn emulated_zmm_methods_match_the_128_bit_instructions() {
+        match super::super::emu512::Emu512::new() {
+            Some(t) => check(t),
+            None => eprintln!("skipped: no AES-NI on this CPU"),
+        }
+    }
 }

@@ -245,9 +245,15 @@ vaes_entries! {
 /// advanced past the last block.
 ///
 /// # Safety
-/// Only through the `#[target_feature]` entry points above.
+/// Only with the features of `v`: from the `#[target_feature]` entry points
+/// above (or `emu512.rs`'s tests, whose width needs only AES-NI).
 #[inline(always)]
-unsafe fn xts<V: Vector, const ENC: bool>(v: V, k: &X86Aes, tweak: &mut Block, io: InOut<'_>) {
+pub(super) unsafe fn xts<V: Vector, const ENC: bool>(
+    v: V,
+    k: &X86Aes,
+    tweak: &mut Block,
+    io: InOut<'_>,
+) {
     trace::hit(kernel::<V>(ENC));
     match k.size {
         KeySize::Aes128 => run::<10, V, ENC>(v, k, tweak, io),
@@ -299,9 +305,10 @@ fn run<const R: usize, V: Vector, const ENC: bool>(
 /// and `tk` has `k`'s key size (one XTS key).
 ///
 /// # Safety
-/// Only through the `#[target_feature]` entry points above.
+/// Only with the features of `v`: from the `#[target_feature]` entry points
+/// above (or `emu512.rs`'s tests, whose width needs only AES-NI).
 #[inline(always)]
-unsafe fn sectors<V: Vector, const ENC: bool>(
+pub(super) unsafe fn sectors<V: Vector, const ENC: bool>(
     v: V,
     k: &X86Aes,
     tk: &X86Aes,
