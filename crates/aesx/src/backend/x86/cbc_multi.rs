@@ -12,9 +12,9 @@
 //! Lane round keys sit in memory, lane-interleaved, so that round `r` of a register's
 //! lanes is one vector load (a memory operand of VAESENC).
 //!
-//! Port model (uops.info): a chain step of a register is one XOR and `R`
-//! dependent AES ops, so the pipes fill when the registers in flight reach
-//! latency x AES ops a cycle:
+//! Port model (uops.info): a chain step of a register is `R` dependent AES
+//! ops (the next block's XOR rides in the last round key), so the pipes
+//! fill when the registers in flight reach latency x AES ops a cycle:
 //!
 //! | core | AES ops a cycle, latency | registers to fill | lanes here |
 //! | --- | --- | --- | --- |
@@ -22,24 +22,30 @@
 //! | Zen 4 | xmm/ymm: two; zmm: one (split in two halves), 4 | 8 ymm, 4 zmm | `vaes512` 16 or 32 (4 or 8 zmm) |
 //! | Golden Cove | xmm/ymm: two (p0/p1); zmm: one (p0), 3 | 6 ymm, 3 zmm | as above |
 //!
-//! With the pipes full the bound is the tier's ECB rate; each AES op also
-//! loads its lane keys (one load a cycle per pipe, inside every core's
-//! load ports except Zen 5's single 512-bit load a cycle, above).
+//! With the pipes full the bound is the tier's ECB rate, unless the loads
+//! bind first: each AES op loads its lanes' round key (Zen 5's single
+//! 512-bit load a cycle, above). On Zen 3's `vaes256` they do: each
+//! register's round key is its own 32-byte load (the lanes' keys differ),
+//! so a step of 16 blocks loads 88 keys and 16 blocks of data for AES-128
+//! (136 for AES-256) at two 256-bit loads a cycle on Zen 3: 52 cycles
+//! against the AES pipes' 40 (68 against 56).
+//!
 //! Measured on Zen 3 (3.21 GHz, 2026-11-29, `cargo bench --bench modes --
-//! cbc-enc-many`, messages of 1504 bytes, fraction of the tier's ECB rate
-//! in the same session): `aesni` 16 messages 6.58 GB/s AES-128 (0.65),
-//! 5.13 AES-256 (0.70), 64 messages 6.79 (0.67) and 5.27 (0.72);
-//! `vaes256` 16 messages 10.4 (0.54) and 8.35 (0.60), 64 messages 10.85
-//! (0.56) and 8.8 (0.63); one message at a time 1.21 and 0.90 GB/s (the
-//! chain). A profile of the 16-message `vaes256` call puts a quarter of
-//! it outside the kernel (this scheduler, the key table's set-up and
-//! wipe), so the kernel itself runs at about 0.7 of ECB. Eight registers
-//! fill the pipes with no slack (ECB at eight runs at 0.95 of the bound,
-//! at twelve 0.99), which does not explain the rest; not located further.
-//! Tried and not kept: `mb_aesni`'s form on the wide kernel (the next
-//! block loaded before the stores, its XOR folded into the last round key;
-//! level to 10% slower) and twelve ymm registers (24 lanes) for many
-//! messages (spills: 35% slower).
+//! cbc-enc-many`, messages of 1504 bytes, fraction of the tier's ECB rate):
+//! `aesni` 16 messages 7.16 GB/s AES-128 (0.71), 5.55 AES-256 (0.76), 64
+//! messages 7.39 (0.73) and 5.69 (0.78); `vaes256` 16 messages 10.85
+//! (0.57; 0.69 of the load bound) and 8.57 (0.62; 0.71), 64 messages 11.5
+//! (0.60; 0.73) and 8.92 (0.65; 0.74); one message at a time 1.21 and 0.90
+//! GB/s (the chain). Both kernels gained 2-9% from loading the next block
+//! just before the last round instead of before the rounds, where it held a
+//! register per lane through them (`aesni` +8% with the chaining values no
+//! longer kept apart: after the last step the states are the ciphertext).
+//! Eight registers fill the AES pipes with no slack (ECB at eight runs at
+//! 0.95 of the bound, at twelve 0.99); a quarter of the 16-message call is
+//! outside the kernel (this scheduler, the key table's set-up and wipe).
+//! Tried and not kept: twelve lanes on `aesni` (12-24% slower: 16
+//! messages leave four lanes idle; spills) and twelve ymm registers (24
+//! lanes) on `vaes256` (spills: 35% slower).
 //!
 //! The scheduler runs the lanes in lock step for as many blocks as the
 //! shortest active message has left (capped at [`CHUNK`]), then refills the
@@ -326,7 +332,10 @@ vaes_entries! {
 /// registers through several rounds ahead of the others; with it, on Zen 3
 /// (ymm, 16 messages of 16 KiB) AES-128 went from 9.3-10.0 to 11.0-11.2
 /// GB/s and AES-256 from 7.6-7.7 to 8.5-8.8 (+12-15%). zmm takes the same
-/// barrier, not measured here.
+/// barrier, not measured here. The chain is `R` AES ops per block, as in
+/// [`mb_aesni`]: the next block's XOR rides in the last round key, and the
+/// next block is gathered just before that round (before the rounds, its
+/// registers were held through them: 2-5% slower on Zen 3).
 ///
 /// # Safety
 /// Every `st.ptr` valid for `steps` blocks.
@@ -348,38 +357,52 @@ pub(super) unsafe fn mb_wide<V: Vector, const R: usize, const G: usize>(
     // likewise; each `ptr[l * g + i]` is an active lane's pointer (or
     // scratch) with blocks `off / 16` < steps.
     let k = |r: usize, g: usize| unsafe { v.load(key_at(keys, r, l * g).cast()) };
-    let mut iv = [v.zero(); G];
-    for (g, x) in iv.iter_mut().enumerate() {
-        // SAFETY: `st.iv` from lane `l * g`, a multiple of `BLOCKS`, holds
-        // `BYTES` bytes.
-        *x = unsafe { v.load(st.iv[l * g..].as_ptr().cast()) };
+    if steps == 0 {
+        return;
     }
     let ptr = st.ptr;
+    // b[g]: the state entering round 1 of the current block (plaintext ^
+    // chain ^ round key 0).
+    let mut b = [v.zero(); G];
+    for (g, x) in b.iter_mut().enumerate() {
+        // SAFETY: `st.iv` from lane `l * g`, a multiple of `BLOCKS`, holds
+        // `BYTES` bytes; each lane's pointer has block 0 < steps.
+        let (iv, p) = unsafe {
+            (
+                v.load(st.iv[l * g..].as_ptr().cast()),
+                v.gather(&ptr[l * g..], 0),
+            )
+        };
+        *x = v.xor3(p, iv, k(0, g));
+    }
     for s in 0..steps {
         let off = 16 * s;
-        let mut b = [v.zero(); G];
-        for (g, x) in b.iter_mut().enumerate() {
-            // SAFETY: each lane's pointer has block `off / 16` < steps (or
-            // is scratch).
-            let p = unsafe { v.gather(&ptr[l * g..], off) };
-            // plaintext ^ chain ^ round key 0 (one instruction on zmm).
-            *x = v.xor3(p, iv[g], k(0, g));
-        }
         for r in 1..R {
             for (g, x) in b.iter_mut().enumerate() {
                 *x = v.aesenc(*x, k(r, g));
             }
             v.order(&mut b);
         }
-        for (g, x) in b.iter().enumerate() {
-            let c = v.aesenclast(*x, k(R, g));
-            iv[g] = c;
+        for (g, x) in b.iter_mut().enumerate() {
+            // w: the next block's plaintext ^ round key 0 (zero after the
+            // last), loaded here rather than before the rounds, where it
+            // would hold a register each through them.
+            let w = if s + 1 < steps {
+                // SAFETY: block s + 1 < steps of each lane (or scratch).
+                v.xor(unsafe { v.gather(&ptr[l * g..], off + 16) }, k(0, g))
+            } else {
+                v.zero()
+            };
+            // AESENCLAST(x, k_R ^ w) = c ^ w: the next state itself.
+            *x = v.aesenclast(*x, v.xor(k(R, g), w));
             // SAFETY: each lane's pointer has block `off / 16` < steps (or
-            // is scratch); lanes never overlap.
-            unsafe { v.scatter(&ptr[l * g..], off, c) };
+            // is scratch); lanes never overlap; block s + 1 was read above.
+            unsafe { v.scatter(&ptr[l * g..], off, v.xor(*x, w)) };
         }
     }
-    for (g, x) in iv.iter().enumerate() {
+    // After the last step w is zero, so `b` holds each lane's last
+    // ciphertext block.
+    for (g, x) in b.iter().enumerate() {
         // SAFETY: `st.iv` from lane `l * g`, a multiple of `BLOCKS`, holds
         // `BYTES` bytes.
         unsafe { v.store(st.iv[l * g..].as_mut_ptr().cast(), *x) };
@@ -419,28 +442,28 @@ unsafe fn mb_aesni<const R: usize>(keys: &LaneKeys, st: &mut Lanes, steps: usize
     for (g, x) in b.iter_mut().enumerate() {
         *x = _mm_xor_si128(_mm_xor_si128(load(g, 0), k(0, g)), st.iv[g]);
     }
-    let mut c = [_mm_setzero_si128(); G];
     for s in 0..steps {
-        // w[g]: the next block's plaintext ^ k_0 (zero after the last).
-        let mut w = [_mm_setzero_si128(); G];
-        if s + 1 < steps {
-            for (g, x) in w.iter_mut().enumerate() {
-                *x = _mm_xor_si128(load(g, s + 1), k(0, g));
-            }
-        }
         for r in 1..R {
             for (g, x) in b.iter_mut().enumerate() {
                 *x = _mm_aesenc_si128(*x, k(r, g));
             }
             super::vector::order_xmm(&mut b);
         }
-        for g in 0..G {
-            b[g] = _mm_aesenclast_si128(b[g], _mm_xor_si128(k(R, g), w[g]));
-            c[g] = _mm_xor_si128(b[g], w[g]);
+        for (g, x) in b.iter_mut().enumerate() {
+            // w: the next block's plaintext ^ k_0 (zero after the last),
+            // loaded here: loaded before the rounds, the eight held a
+            // register each through them (4-5% slower for AES-128).
+            let w = if s + 1 < steps {
+                _mm_xor_si128(load(g, s + 1), k(0, g))
+            } else {
+                _mm_setzero_si128()
+            };
+            *x = _mm_aesenclast_si128(*x, _mm_xor_si128(k(R, g), w));
             // SAFETY: block s of lane g, inside its message (or scratch);
             // block s + 1 was read above, so in place is fine.
-            unsafe { _mm_storeu_si128(ptr[g].add(16 * s).cast(), c[g]) };
+            unsafe { _mm_storeu_si128(ptr[g].add(16 * s).cast(), _mm_xor_si128(*x, w)) };
         }
     }
-    st.iv[..G].copy_from_slice(&c);
+    // After the last step w is zero: `b` holds the last ciphertext blocks.
+    st.iv[..G].copy_from_slice(&b);
 }
