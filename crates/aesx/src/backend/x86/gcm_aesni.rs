@@ -363,14 +363,16 @@ unsafe fn group<const R: usize, const ENCRYPT: bool>(
     }
 }
 
-/// The encoding [`crypt`] and [`oneshot`] run in for `R` rounds: VEX
+/// The encoding [`crypt_any`] runs [`crypt_body`] in for `R` rounds: VEX
 /// (three operands, unaligned memory operands) where the CPU has AVX, for
 /// AES-128 only. Measured on Zen 3 (3.2 GHz, best of three, A/B): AES-128
-/// decryption 1.3-2.2% faster at 1500 B, 16 KiB and 1 MiB, encryption
-/// level (-1.3 to +0.6%); the `intel` path forced there, AES-128 +0.7 to
-/// +2.7%. AES-192 and AES-256 in VEX were 1-5% slower (decryption most),
-/// so they keep SSE. On a Golden Cove Xeon this GCM kernel in VEX
-/// measured no different (docs/BENCHMARKS.md), so one choice serves both.
+/// decryption 1.3-2.2% faster at 16 KiB and 1 MiB, encryption level (-1.3
+/// to +0.6%); the `intel` path forced there, AES-128 +0.7 to +2.7%.
+/// AES-192 and AES-256 in VEX were 1-5% slower (decryption most), so they
+/// keep SSE. On a Golden Cove Xeon this GCM kernel in VEX measured no
+/// different (docs/BENCHMARKS.md), so one choice serves both. The
+/// one-shot's own code (the last group, J0) stays SSE: a VEX copy of it
+/// gained 2-3% on 64-byte decryption only.
 #[inline]
 fn vex<const R: usize>() -> Option<cpu::Avx2> {
     if R == 10 {
@@ -432,60 +434,6 @@ unsafe fn crypt_vex<const R: usize, const ENCRYPT: bool, const ZEN: bool>(
 ) {
     // SAFETY: this function enables the body's features.
     unsafe { crypt_body::<R, ENCRYPT, ZEN>(rk, hk, acc, ctr, io) }
-}
-
-/// [`oneshot_body`] in the encoding [`vex`] picks.
-///
-/// # Safety
-/// As [`crypt_any`].
-#[inline]
-unsafe fn oneshot_any<const R: usize, const ENCRYPT: bool, const ZEN: bool>(
-    rk: &[__m128i; 15],
-    hk: &X86HKey,
-    j0: &Block,
-    aad: &[u8],
-    io: InOut<'_>,
-) -> Block {
-    // SAFETY: the caller's features; the AVX2 token proves AVX.
-    unsafe {
-        match vex::<R>() {
-            Some(avx) => oneshot_vex::<R, ENCRYPT, ZEN>(avx, rk, hk, j0, aad, io),
-            None => oneshot::<R, ENCRYPT, ZEN>(rk, hk, j0, aad, io),
-        }
-    }
-}
-
-/// [`oneshot_body`] in SSE encodings.
-///
-/// # Safety
-/// As [`crypt_any`].
-#[target_feature(enable = "aes,pclmulqdq,sse4.1,ssse3")]
-unsafe fn oneshot<const R: usize, const ENCRYPT: bool, const ZEN: bool>(
-    rk: &[__m128i; 15],
-    hk: &X86HKey,
-    j0: &Block,
-    aad: &[u8],
-    io: InOut<'_>,
-) -> Block {
-    // SAFETY: this function enables the body's features.
-    unsafe { oneshot_body::<R, ENCRYPT, ZEN>(rk, hk, j0, aad, io) }
-}
-
-/// [`oneshot_body`] in VEX encodings.
-///
-/// # Safety
-/// As [`crypt_any`].
-#[target_feature(enable = "aes,pclmulqdq,sse4.1,ssse3,avx")]
-unsafe fn oneshot_vex<const R: usize, const ENCRYPT: bool, const ZEN: bool>(
-    _avx: cpu::Avx2,
-    rk: &[__m128i; 15],
-    hk: &X86HKey,
-    j0: &Block,
-    aad: &[u8],
-    io: InOut<'_>,
-) -> Block {
-    // SAFETY: this function enables the body's features.
-    unsafe { oneshot_body::<R, ENCRYPT, ZEN>(rk, hk, j0, aad, io) }
 }
 
 /// The kernel, generic over the number of rounds so the round loops unroll
@@ -705,22 +653,23 @@ pub(super) unsafe fn gcm_oneshot<const ENCRYPT: bool>(
     // SAFETY: the caller guarantees the CPU features.
     unsafe {
         match (k.size, zen_path()) {
-            (KeySize::Aes128, false) => oneshot_any::<10, ENCRYPT, false>(&k.enc, hk, j0, aad, io),
-            (KeySize::Aes128, true) => oneshot_any::<10, ENCRYPT, true>(&k.enc, hk, j0, aad, io),
-            (KeySize::Aes192, _) => oneshot_any::<12, ENCRYPT, false>(&k.enc, hk, j0, aad, io),
-            (KeySize::Aes256, _) => oneshot_any::<14, ENCRYPT, false>(&k.enc, hk, j0, aad, io),
+            (KeySize::Aes128, false) => oneshot::<10, ENCRYPT, false>(&k.enc, hk, j0, aad, io),
+            (KeySize::Aes128, true) => oneshot::<10, ENCRYPT, true>(&k.enc, hk, j0, aad, io),
+            (KeySize::Aes192, _) => oneshot::<12, ENCRYPT, false>(&k.enc, hk, j0, aad, io),
+            (KeySize::Aes256, _) => oneshot::<14, ENCRYPT, false>(&k.enc, hk, j0, aad, io),
         }
     }
 }
 
-/// [`gcm_oneshot`] for `R` rounds.
+/// [`gcm_oneshot`] for `R` rounds; its whole steps go through
+/// [`crypt_any`] (in VEX encodings for AES-128 where the CPU has AVX).
 ///
 /// # Safety
-/// As [`crypt_body`].
+/// As [`crypt_any`].
 // Block `j` of the last group indexes several arrays at once.
 #[allow(clippy::needless_range_loop)]
-#[inline(always)]
-unsafe fn oneshot_body<const R: usize, const ENCRYPT: bool, const ZEN: bool>(
+#[target_feature(enable = "aes,pclmulqdq,sse4.1,ssse3")]
+unsafe fn oneshot<const R: usize, const ENCRYPT: bool, const ZEN: bool>(
     rk: &[__m128i; 15],
     hk: &X86HKey,
     j0: &Block,
@@ -744,8 +693,7 @@ unsafe fn oneshot_body<const R: usize, const ENCRYPT: bool, const ZEN: bool>(
     let main = db - last;
     let ab = aad.len().div_ceil(BLOCK_LEN);
     let fold_aad = main == 0 && ab + last < POWERS;
-    // SAFETY: the entry points enable SSSE3 (and SSE2).
-    let bs = unsafe { bswap_mask() };
+    let bs = bswap_mask();
     // SAFETY: every load and store below stays inside `aad`, the key's
     // powers, or the first `len` bytes of the two buffers (the last block
     // through a local copy); each block is loaded before its position is
