@@ -18,10 +18,11 @@
 //! the round count so the round loops unroll and every round key is a
 //! memory operand.
 //!
-//! Registers (16 xmm, no AVX): eight AES states, the three product
-//! accumulators, a round key / temporary; the eight ciphertext blocks to
-//! hash, H^8..H^1 and their half-sums live on the stack and are memory
-//! operands of PCLMULQDQ.
+//! Registers (16 xmm): eight AES states, the three product accumulators,
+//! a round key / temporary; the eight ciphertext blocks to hash, H^8..H^1
+//! and their half-sums live on the stack and are memory operands of
+//! PCLMULQDQ. Compiled in SSE encodings, and for AES-128 also in VEX
+//! encodings where the CPU has AVX ([`vex`]).
 //!
 //! Two paths, chosen by [`Schedule`] (CPUID; `AESX_SCHEDULE` forces one):
 //! - Intel (PCLMULQDQ on a port of its own): the step above, one reduction
