@@ -270,12 +270,12 @@ unsafe fn run(
     // The pointers are valid as the caller guarantees; each arm's token
     // proves its kernel's features.
     match level {
-        // SAFETY: the AES-NI token proves AES-NI and SSE4.1.
-        Level::Aesni(_) => unsafe {
+        // SAFETY: the AES-NI token proves AES-NI, SSE4.1 and PCLMULQDQ.
+        Level::Aesni(t) => unsafe {
             match size {
-                KeySize::Aes128 => mb_aesni::<10>(keys, st, steps),
-                KeySize::Aes192 => mb_aesni::<12>(keys, st, steps),
-                KeySize::Aes256 => mb_aesni::<14>(keys, st, steps),
+                KeySize::Aes128 => mb_aesni::<10, 8>(t, keys, st, steps),
+                KeySize::Aes192 => mb_aesni::<12, 8>(t, keys, st, steps),
+                KeySize::Aes256 => mb_aesni::<14, 8>(t, keys, st, steps),
             }
         },
         // SAFETY: the VAES-256 token proves VAES and AVX2.
@@ -324,20 +324,25 @@ fn key_at(keys: &LaneKeys, r: usize, l: usize) -> *const __m128i {
 }
 
 vaes_entries! {
-    fn mb_vaes256 / mb_vaes512 <const R: usize, const G: usize>
+    fn mb_aesni / mb_vaes256 / mb_vaes512 <const R: usize, const G: usize>
         (keys: &LaneKeys, st: &mut Lanes, steps: usize) = mb_wide;
 }
 
-/// `BLOCKS * G` lanes as `G` registers of `BLOCKS` lanes (ymm: 16 lanes in
-/// eight; zmm: 16 or 32 in four or eight), in round-major order
+/// `BLOCKS * G` lanes as `G` registers of `BLOCKS` lanes (xmm: 8 lanes in
+/// eight; ymm: 16 in eight; zmm: 16 or 32 in four or eight), in round-major order
 /// ([`Vector::order`] after each round). Without the barrier LLVM ran some
 /// registers through several rounds ahead of the others; with it, on Zen 3
 /// (ymm, 16 messages of 16 KiB) AES-128 went from 9.3-10.0 to 11.0-11.2
 /// GB/s and AES-256 from 7.6-7.7 to 8.5-8.8 (+12-15%). zmm takes the same
-/// barrier, not measured here. The chain is `R` AES ops per block, as in
-/// [`mb_aesni`]: the next block's XOR rides in the last round key, and the
-/// next block is gathered just before that round (before the rounds, its
-/// registers were held through them: 2-5% slower on Zen 3).
+/// barrier, not measured here.
+///
+/// Each lane's chain is exactly `R` AES ops per block: the XOR that starts
+/// block `s + 1` (plaintext, round key 0 and the chaining value) rides in
+/// block `s`'s last round key, `AESENCLAST(b, k_R ^ w) = c ^ w` with
+/// `w = p_{s+1} ^ k_0`, which is the next state itself; `c = (c ^ w) ^ w`
+/// is recovered off the chain for the store. The next block is gathered
+/// just before that round: gathered before the rounds, it held a register
+/// per lane through them (Zen 3: xmm 4-5%, ymm 2-5% slower).
 ///
 /// # Safety
 /// Every `st.ptr` valid for `steps` blocks.
@@ -348,10 +353,10 @@ pub(super) unsafe fn mb_wide<V: Vector, const R: usize, const G: usize>(
     st: &mut Lanes,
     steps: usize,
 ) {
-    trace::hit(if V::BLOCKS == 2 {
-        Kernel::Vaes256CbcMany
-    } else {
-        Kernel::Vaes512CbcMany
+    trace::hit(match V::BLOCKS {
+        1 => Kernel::AesniCbcMany,
+        2 => Kernel::Vaes256CbcMany,
+        _ => Kernel::Vaes512CbcMany,
     });
     let l = V::BLOCKS;
     // SAFETY: (all loads and stores below) `key_at` points into `keys`,
@@ -409,63 +414,4 @@ pub(super) unsafe fn mb_wide<V: Vector, const R: usize, const G: usize>(
         // `BYTES` bytes.
         unsafe { v.store(st.iv[l * g..].as_mut_ptr().cast(), *x) };
     }
-}
-
-/// 8 lanes, one xmm each.
-///
-/// Each lane's chain is R dependent AES rounds per block, and eight chains
-/// just cover the pipes (two AESENC per cycle, latency four), so every cycle
-/// on the chain counts. The XOR that starts block `s + 1` (plaintext, round
-/// key 0 and the chaining value) rides in block `s`'s last round key:
-/// `AESENCLAST(b, k_R ^ w) = c ^ w` with `w = p_{s+1} ^ k_0`, which is the
-/// next state itself; `c = (c ^ w) ^ w` is recovered off the chain for the
-/// store. The chain is then exactly R AES instructions per block. The rounds
-/// are kept in round-major order (`vector::order_xmm`'s barrier): otherwise
-/// LLVM runs lanes through all their rounds in turn and the dependent
-/// chains fill the scheduler.
-///
-/// # Safety
-/// AES-NI and SSE4.1; every `st.ptr` valid for `steps` blocks.
-#[target_feature(enable = "aes,sse4.1")]
-unsafe fn mb_aesni<const R: usize>(keys: &LaneKeys, st: &mut Lanes, steps: usize) {
-    trace::hit(Kernel::AesniCbcMany);
-    const G: usize = 8;
-    if steps == 0 {
-        return;
-    }
-    // SAFETY: `key_at` points into `keys`, 16 aligned bytes.
-    let k = |r: usize, g: usize| unsafe { _mm_load_si128(key_at(keys, r, g)) };
-    let ptr = st.ptr;
-    // SAFETY: each `ptr[g]` (an active lane's message or the scratch buffer)
-    // has `steps` readable blocks; `s` < steps.
-    let load = |g: usize, s: usize| unsafe { _mm_loadu_si128(ptr[g].add(16 * s).cast()) };
-    // b[g]: the state entering round 1 of the current block of lane g.
-    let mut b = [_mm_setzero_si128(); G];
-    for (g, x) in b.iter_mut().enumerate() {
-        *x = _mm_xor_si128(_mm_xor_si128(load(g, 0), k(0, g)), st.iv[g]);
-    }
-    for s in 0..steps {
-        for r in 1..R {
-            for (g, x) in b.iter_mut().enumerate() {
-                *x = _mm_aesenc_si128(*x, k(r, g));
-            }
-            super::vector::order_xmm(&mut b);
-        }
-        for (g, x) in b.iter_mut().enumerate() {
-            // w: the next block's plaintext ^ k_0 (zero after the last),
-            // loaded here: loaded before the rounds, the eight held a
-            // register each through them (4-5% slower for AES-128).
-            let w = if s + 1 < steps {
-                _mm_xor_si128(load(g, s + 1), k(0, g))
-            } else {
-                _mm_setzero_si128()
-            };
-            *x = _mm_aesenclast_si128(*x, _mm_xor_si128(k(R, g), w));
-            // SAFETY: block s of lane g, inside its message (or scratch);
-            // block s + 1 was read above, so in place is fine.
-            unsafe { _mm_storeu_si128(ptr[g].add(16 * s).cast(), _mm_xor_si128(*x, w)) };
-        }
-    }
-    // After the last step w is zero: `b` holds the last ciphertext blocks.
-    st.iv[..G].copy_from_slice(&b);
 }
