@@ -404,6 +404,8 @@ mod key;
 mod modes;
 #[cfg(feature = "rustcrypto")]
 mod rustcrypto;
+#[cfg(test)]
+mod test_bytes;
 
 #[cfg(all(test, feature = "std"))]
 mod miri_tests;

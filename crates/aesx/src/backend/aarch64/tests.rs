@@ -11,6 +11,7 @@ use crate::backend::kernels::xts::XtsKernels;
 use crate::backend::kernels::BlockKernels;
 use crate::backend::soft::SoftAes;
 use crate::key::{Block, RoundKeys};
+use crate::test_bytes::xorshift_bytes as bytes;
 
 /// This backend's ECB, with every other kernel left to the generic defaults.
 struct Generic<'a>(&'a ArmAes);
@@ -22,19 +23,6 @@ impl BlockKernels for Generic<'_> {
     fn decrypt_blocks(&self, io: InOut<'_>) {
         self.0.decrypt_blocks(io)
     }
-}
-
-/// A deterministic byte pattern (xorshift), different per seed.
-fn bytes(seed: u64, n: usize) -> std::vec::Vec<u8> {
-    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        })
-        .collect()
 }
 
 /// [`bytes`] as one block.

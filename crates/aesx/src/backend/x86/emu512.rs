@@ -218,26 +218,14 @@ mod tests {
     use crate::backend::x86::{cbc_multi, gcm, gcm_vaes, polyval, siv, vaes, xts_vaes};
     use crate::backend::x86::{Level, X86Aes};
     use crate::key::{Block, KeySize, RoundKeys};
+    use crate::test_bytes::xorshift_bytes as bytes;
     use crate::Schedule;
-
-    /// Reproducible bytes (xorshift).
-    fn bytes(n: usize, seed: u64) -> Vec<u8> {
-        let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-        (0..n)
-            .map(|_| {
-                s ^= s << 13;
-                s ^= s >> 7;
-                s ^= s << 17;
-                (s >> 24) as u8
-            })
-            .collect()
-    }
 
     /// The emulated width and an `aesni` key of `len` bytes, or `None`
     /// without AES-NI.
     fn keyed(len: usize, seed: u64) -> Option<(Emu512, X86Aes)> {
         let (emu, level) = (Emu512::new()?, Level::detect(0)?);
-        let rk = RoundKeys::expand(&bytes(len, seed)).unwrap();
+        let rk = RoundKeys::expand(&bytes(seed, len)).unwrap();
         Some((emu, X86Aes::new(level, &rk)))
     }
 
@@ -274,11 +262,11 @@ mod tests {
                 return;
             };
             let hk = k.ghash_key();
-            let data = bytes(257 * 16, 2);
-            let acc0: Block = bytes(16, 3).try_into().unwrap();
+            let data = bytes(2, 257 * 16);
+            let acc0: Block = bytes(3, 16).try_into().unwrap();
             each_schedule(|| {
                 for low in [0u32, 1, 5, 0xe0, 0xf3, 0xff, 0xffff_fff0, 0xffff_ffff] {
-                    let mut ctr0: Block = bytes(16, 4).try_into().unwrap();
+                    let mut ctr0: Block = bytes(4, 16).try_into().unwrap();
                     ctr0[12..].copy_from_slice(&low.to_be_bytes());
                     for n in block_counts() {
                         let msg = &data[..16 * n];
@@ -328,9 +316,9 @@ mod tests {
                 return;
             };
             let hk = k.ghash_key();
-            let data = bytes(5000, 6);
-            let aad_all = bytes(700, 7);
-            let j0: Block = bytes(16, 8).try_into().unwrap();
+            let data = bytes(6, 5000);
+            let aad_all = bytes(7, 700);
+            let j0: Block = bytes(8, 16).try_into().unwrap();
             let mut lens: Vec<usize> = (0..=260).collect();
             lens.extend([383, 384, 385, 511, 512, 513, 1000, 1536, 4099]);
             each_schedule(|| {
@@ -366,7 +354,7 @@ mod tests {
                     }
                 }
                 // GHASH alone (AAD, GMAC) at every length to 4 KiB + 3.
-                let acc0: Block = bytes(16, 9).try_into().unwrap();
+                let acc0: Block = bytes(9, 16).try_into().unwrap();
                 for len in (0..=600).chain([1023, 1024, 1025, 2048, 4099]) {
                     let (mut want, mut got) = (acc0, acc0);
                     k.ghash_update(&hk, &mut want, &data[..len]);
@@ -387,8 +375,8 @@ mod tests {
                 return;
             };
             let (_, tk) = keyed(klen, 11).unwrap();
-            let data = bytes(257 * 16, 12);
-            let t0: Block = bytes(16, 13).try_into().unwrap();
+            let data = bytes(12, 257 * 16);
+            let t0: Block = bytes(13, 16).try_into().unwrap();
             each_schedule(|| {
                 for n in block_counts() {
                     let msg = &data[..16 * n];
@@ -422,7 +410,7 @@ mod tests {
                     }
                 }
                 for (size, count) in [(16, 40), (32, 37), (512, 9), (4096, 3)] {
-                    let msg = &bytes(size * count, 14)[..];
+                    let msg = &bytes(14, size * count)[..];
                     let first = u128::MAX - 100;
                     for enc in [true, false] {
                         let what = format!("AES-{} enc {enc} sectors of {size}", 8 * klen);
@@ -460,8 +448,8 @@ mod tests {
             let Some((emu, k)) = keyed(klen, 15) else {
                 return;
             };
-            let data = bytes(257 * 16, 16);
-            let iv0: Block = bytes(16, 17).try_into().unwrap();
+            let data = bytes(16, 257 * 16);
+            let iv0: Block = bytes(17, 16).try_into().unwrap();
             for n in block_counts() {
                 let msg = &data[..16 * n];
                 let what = format!("AES-{} blocks {n}", 8 * klen);
@@ -541,9 +529,9 @@ mod tests {
             let Some((emu, k)) = keyed(klen, 18) else {
                 return;
             };
-            let data = bytes(3000, 19);
-            let aad_all = bytes(300, 20);
-            let nonce: [u8; 12] = bytes(12, 21).try_into().unwrap();
+            let data = bytes(19, 3000);
+            let aad_all = bytes(20, 300);
+            let nonce: [u8; 12] = bytes(21, 12).try_into().unwrap();
             let mut lens: Vec<usize> = (0..=200).collect();
             lens.extend([255, 256, 257, 511, 512, 513, 1024, 2999]);
             each_schedule(|| {
@@ -573,7 +561,7 @@ mod tests {
                 }
             });
             // The counter mode alone, from a counter about to wrap.
-            let mut c0: Block = bytes(16, 22).try_into().unwrap();
+            let mut c0: Block = bytes(22, 16).try_into().unwrap();
             c0[..4].copy_from_slice(&0xffff_fff0u32.to_le_bytes());
             for len in (0..=300).chain([1000, 2999]) {
                 let (want, _) = both_ways(&data[..len], |io| siv::ctr32le(&k, &c0, io));
@@ -596,12 +584,12 @@ mod tests {
         let Some((emu, _)) = keyed(16, 23) else {
             return;
         };
-        let h: Block = bytes(16, 24).try_into().unwrap();
-        let data = bytes(200 * 16, 25);
+        let h: Block = bytes(24, 16).try_into().unwrap();
+        let data = bytes(25, 200 * 16);
         for blocks in [1, 3, 4, 7, 8, 15, 16, 17, 100, 200] {
             let key = polyval::X86PolyvalKey::new(Level::detect(0).unwrap(), &h, blocks);
             for n in 1..=blocks {
-                let acc0: Block = bytes(16, 26).try_into().unwrap();
+                let acc0: Block = bytes(26, 16).try_into().unwrap();
                 let (mut want, mut got) = (acc0, acc0);
                 key.update(&mut want, &data[..16 * n]);
                 // SAFETY: the emulation needs only AES-NI; `n` whole blocks.
@@ -635,10 +623,10 @@ mod tests {
                     .map(|l| keyed(klen, 100 + l).unwrap().1)
                     .collect();
                 let ivs: Vec<Block> = (0..lanes as u64)
-                    .map(|l| bytes(16, 200 + l).try_into().unwrap())
+                    .map(|l| bytes(200 + l, 16).try_into().unwrap())
                     .collect();
                 let mut msgs: Vec<Vec<u8>> = (0..lanes as u64)
-                    .map(|l| bytes(16 * steps, 300 + l))
+                    .map(|l| bytes(300 + l, 16 * steps))
                     .collect();
                 let want: Vec<(Vec<u8>, Block)> = (0..lanes)
                     .map(|l| {
