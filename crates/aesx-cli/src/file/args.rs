@@ -32,7 +32,9 @@ pub struct CommonArgs {
     /// Backend to run on (default: AESX_BACKEND, else the fastest). `cuda`
     /// seals or opens the chunks on the GPU, many per launch, costing the
     /// CPU little; `cpu+cuda` has the GPU and -j CPU workers take chunks
-    /// from one queue (--offset and --length stay on the CPU).
+    /// from one queue (--offset and --length stay on the CPU). A GPU that
+    /// fails mid-file is dropped with a warning and the CPU redoes its
+    /// chunks; with workers, a GPU slower than them is overtaken.
     #[arg(long, value_name = "NAME")]
     pub backend: Option<String>,
     /// Worker threads, each reading and sealing or opening 1 MiB batches of

@@ -242,7 +242,9 @@ pub fn run_encrypt(a: EncryptArgs) -> Result<ExitCode, CommandError> {
         drop(key);
         let open: offload::GpuOpen = Box::new(move || {
             let g = backend_arg::open_gpu()?;
-            Ok(gpu::GpuChunks::new(&g, &gk, &context, &salt)?.into_parts())
+            Ok(Box::new(
+                gpu::GpuChunks::new(&g, &gk, &context, &salt)?.into_parts(),
+            ))
         });
         out.write_all(&header.bytes)?;
         out.write_all(&ph)?;
@@ -348,7 +350,9 @@ pub fn run_decrypt(a: DecryptArgs) -> Result<ExitCode, CommandError> {
             let ph = ph[..n].to_vec();
             Some(Box::new(move || {
                 let g = backend_arg::open_gpu()?;
-                Ok(gpu::GpuChunks::for_header(&g, &gk, &context, &ph)?.into_parts())
+                Ok(Box::new(
+                    gpu::GpuChunks::for_header(&g, &gk, &context, &ph)?.into_parts(),
+                ))
             }))
         }
         _ => None,

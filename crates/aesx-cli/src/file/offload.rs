@@ -8,12 +8,21 @@
 //! written straight out of them, and nothing else touches the bytes on the
 //! host. With CPU workers (`cpu+cuda`) each worker reads, seals or opens and
 //! returns its own run of chunks; this thread hands the next run to whoever
-//! is free (the GPU first) and writes results in chunk order.
+//! is free (the workers first, then the GPU) and writes results in chunk
+//! order.
 //!
 //! Opening the GPU (driver context, kernels, self-test) takes a large part
 //! of a second, so it runs on its own thread: the GPU alone waits for it,
 //! while with workers the CPU starts at once and the GPU joins the queue
 //! when it is ready (a file the workers finish first never waits for it).
+//!
+//! The hybrid is never held up by a slow GPU for long: while the GPU holds
+//! the next run to be written the workers go on up to [`Sizes::cpu_ahead`]
+//! runs ahead; once they have nothing left to do they take that run over
+//! themselves (both race; the first whole result is written), and a GPU
+//! the CPU overtook gets no more runs of this file. A GPU that fails
+//! mid-file (a driver error, not a bad tag) is dropped with a warning and
+//! its runs are done again on the CPU, so the output is the same bytes.
 //!
 //! The failure rules are the CPU path's: a GPU run that does not verify is
 //! opened again on the CPU at the same chunk index for its exact error and
@@ -23,32 +32,114 @@ use std::collections::{BTreeMap, VecDeque};
 use std::fs::File;
 use std::io;
 use std::sync::{mpsc, Arc};
+use std::time::Duration;
 
-use aesx_cuda::chunk_pipe::{ChunkPipe, Direction, CHUNK, RECORD};
+use aesx_cuda::chunk_pipe::{ChunkPipe, Direction, Done, CHUNK, RECORD};
 use aesx_cuda::CudaGcm;
-use aesx_file::payload::{self, chunk_nonce, ChunkCipher, Opener, PayloadError, Sealer};
+use aesx_file::payload::{chunk_nonce, ChunkCipher, Opener, PayloadError, Sealer, NONCE_LEN};
 
 use super::output::Output;
 use super::{io_msg, open_failure, payload_err};
 use crate::{backend_arg, CommandError};
 
-/// Chunks per GPU run: 32 MiB of plaintext, enough to fill the GPU.
-const GPU_RUN: usize = 2048;
-/// Chunks per CPU worker run: small, so that the GPU never waits long for
-/// a worker's run to be written before its own.
-const CPU_RUN: usize = 256;
-/// Runs queued per worker, so that the workers stay busy while this thread
-/// reads a GPU run or waits for one.
-const CPU_QUEUE: usize = 3;
-/// GPU runs in flight: one being read, one on the GPU, one being written.
-const GPU_SLOTS: usize = 3;
+/// The scheduler's sizes, in chunks (the tests shrink them).
+#[derive(Clone, Copy)]
+struct Sizes {
+    /// Chunks per GPU run.
+    gpu_run: usize,
+    /// Chunks per CPU worker run.
+    cpu_run: usize,
+    /// Runs queued per worker.
+    cpu_queue: usize,
+    /// GPU runs in flight.
+    gpu_slots: usize,
+    /// Finished worker runs held for writing, at most, while the GPU holds
+    /// the next run to be written: how far the workers may run ahead.
+    cpu_ahead: usize,
+}
+
+const SIZES: Sizes = Sizes {
+    // 32 MiB of plaintext, enough to fill the GPU.
+    gpu_run: 2048,
+    // Small, so that the GPU never waits long for a worker's run to be
+    // written before its own.
+    cpu_run: 256,
+    // So that the workers stay busy while this thread reads a GPU run or
+    // waits for one.
+    cpu_queue: 3,
+    // One being read, one on the GPU, one being written.
+    gpu_slots: 3,
+    // 128 MiB.
+    cpu_ahead: 32,
+};
+/// How long this thread waits for a worker before it looks at the GPU again.
+const POLL: Duration = Duration::from_millis(1);
+
+/// The GPU's side of the offload as the scheduler sees it: aesx-cuda's
+/// [`ChunkPipe`]; in the tests a model on the CPU whose speed, stalls and
+/// failures each test sets.
+pub(super) trait RunPipe {
+    /// Whether every slot holds a run: take one first.
+    fn is_full(&self) -> bool;
+    /// Whether the oldest run has finished (`take` will not wait).
+    fn is_ready(&self) -> bool;
+    /// The next free slot's input buffer.
+    fn input(&mut self) -> aesx_cuda::Result<&mut [u8]>;
+    /// Queues the first `len` bytes of the input buffer, one nonce a chunk.
+    fn submit(&mut self, len: usize, nonces: &[[u8; NONCE_LEN]]) -> aesx_cuda::Result<()>;
+    /// Waits for the oldest run; `None` when nothing is queued.
+    fn take(&mut self) -> aesx_cuda::Result<Option<Done<'_>>>;
+}
+
+impl RunPipe for ChunkPipe<'_> {
+    fn is_full(&self) -> bool {
+        ChunkPipe::is_full(self)
+    }
+    fn is_ready(&self) -> bool {
+        ChunkPipe::is_ready(self)
+    }
+    fn input(&mut self) -> aesx_cuda::Result<&mut [u8]> {
+        ChunkPipe::input(self)
+    }
+    fn submit(&mut self, len: usize, nonces: &[[u8; NONCE_LEN]]) -> aesx_cuda::Result<()> {
+        ChunkPipe::submit(self, len, nonces)
+    }
+    fn take(&mut self) -> aesx_cuda::Result<Option<Done<'_>>> {
+        ChunkPipe::take(self)
+    }
+}
+
+/// An opened GPU with the payload's chunk key on it.
+pub(super) trait OffloadGpu: Send {
+    /// A pipe of `slots` runs of up to `batch` chunks each.
+    fn pipe(
+        &self,
+        dir: Direction,
+        batch: usize,
+        slots: usize,
+    ) -> aesx_cuda::Result<Box<dyn RunPipe + '_>>;
+    /// The payload's base nonce.
+    fn base_nonce(&self) -> [u8; NONCE_LEN];
+}
 
 /// The chunk key on the GPU and the base nonce.
-pub(super) type GpuKey = (CudaGcm, [u8; payload::NONCE_LEN]);
+impl OffloadGpu for (CudaGcm, [u8; NONCE_LEN]) {
+    fn pipe(
+        &self,
+        dir: Direction,
+        batch: usize,
+        slots: usize,
+    ) -> aesx_cuda::Result<Box<dyn RunPipe + '_>> {
+        Ok(Box::new(self.0.chunk_pipe(dir, batch, slots)?))
+    }
+    fn base_nonce(&self) -> [u8; NONCE_LEN] {
+        self.1
+    }
+}
 
 /// Opens the GPU and sets up the chunk key on it (run on a thread of its
 /// own).
-pub(super) type GpuOpen = Box<dyn FnOnce() -> Result<GpuKey, CommandError> + Send>;
+pub(super) type GpuOpen = Box<dyn FnOnce() -> Result<Box<dyn OffloadGpu>, CommandError> + Send>;
 
 /// What a file offload does and with what.
 pub(super) struct Job {
@@ -66,13 +157,33 @@ pub(super) struct Job {
 
 /// A run of chunks: `first` and `count`, the bytes `[pos, pos + bytes)` of
 /// the chunk area, and whether it holds the final chunk.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Run {
     first: u64,
     count: usize,
     pos: u64,
     bytes: usize,
     last: bool,
+}
+
+impl Run {
+    /// This run cut into runs of at most `max` chunks, `stride` bytes a
+    /// chunk (as [`Plan`] would have cut them).
+    fn pieces(self, max: usize, stride: u64) -> impl Iterator<Item = Run> {
+        let end = self.pos + self.bytes as u64;
+        (0..self.count.div_ceil(max)).map(move |i| {
+            let count = (self.count - i * max).min(max);
+            let pos = (self.pos + (i * max) as u64 * stride).min(end);
+            let stop = (pos + count as u64 * stride).min(end);
+            Run {
+                first: self.first + (i * max) as u64,
+                count,
+                pos,
+                bytes: (stop - pos) as usize,
+                last: self.last && i * max + count == self.count,
+            }
+        })
+    }
 }
 
 /// The chunk area cut into runs: `stride` bytes per chunk in the input
@@ -195,11 +306,14 @@ fn gpu_shape(dir: Direction, run: &Run) -> bool {
     }
 }
 
-/// The GPU's side of a run: opened on its own thread, then a chunk pipe.
+/// The GPU's side of the offload: opened on its own thread, then a pipe.
 struct GpuSide<'g> {
-    opening: Option<std::thread::JoinHandle<Result<GpuKey, CommandError>>>,
-    gcm: &'g std::cell::OnceCell<GpuKey>,
-    pipe: Option<ChunkPipe<'g>>,
+    opening: Option<std::thread::JoinHandle<Result<Box<dyn OffloadGpu>, CommandError>>>,
+    gpu: &'g std::cell::OnceCell<Box<dyn OffloadGpu>>,
+    pipe: Option<Box<dyn RunPipe + 'g>>,
+    /// The GPU failed mid-file, or the workers overtook it: no more runs.
+    off: bool,
+    z: Sizes,
 }
 
 impl<'g> GpuSide<'g> {
@@ -218,10 +332,10 @@ impl<'g> GpuSide<'g> {
             .take()
             .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
         if let Some(r) = opened {
-            let _ = self.gcm.set(r?);
-            if let Some((gcm, _)) = self.gcm.get() {
+            let _ = self.gpu.set(r?);
+            if let Some(g) = self.gpu.get() {
                 self.pipe = Some(
-                    gcm.chunk_pipe(dir, GPU_RUN, GPU_SLOTS)
+                    g.pipe(dir, self.z.gpu_run, self.z.gpu_slots)
                         .map_err(backend_arg::gpu_error)?,
                 );
             }
@@ -229,8 +343,78 @@ impl<'g> GpuSide<'g> {
         Ok(())
     }
 
-    fn base_nonce(&self) -> [u8; payload::NONCE_LEN] {
-        self.gcm.get().map(|g| g.1).unwrap_or_default()
+    fn base_nonce(&self) -> [u8; NONCE_LEN] {
+        self.gpu.get().map(|g| g.base_nonce()).unwrap_or_default()
+    }
+
+    /// Whether the GPU takes a new run now.
+    fn free(&self) -> bool {
+        !self.off && self.pipe.as_ref().is_some_and(|p| !p.is_full())
+    }
+
+    /// Whether its oldest run has finished.
+    fn ready(&self) -> bool {
+        self.pipe.as_ref().is_some_and(|p| p.is_ready())
+    }
+
+    /// Drops a GPU that failed mid-file, with a warning: its runs not yet
+    /// written (and not already given to the workers) go to `redo`.
+    fn fail(
+        &mut self,
+        e: aesx_cuda::CudaError,
+        runs: &mut VecDeque<GpuRun>,
+        redo: &mut VecDeque<Run>,
+        stride: u64,
+    ) {
+        crate::write_stderr(format_args!(
+            "aesx: warning: {}; the CPU does the rest of the file",
+            backend_arg::gpu_error(e)
+        ));
+        self.pipe = None;
+        self.off = true;
+        redo.extend(
+            runs.drain(..)
+                .filter(|g| !g.hedged)
+                .flat_map(|g| g.run.pieces(self.z.cpu_run, stride)),
+        );
+    }
+}
+
+/// A run on the GPU; `hedged` once the workers were given it too.
+struct GpuRun {
+    run: Run,
+    hedged: bool,
+}
+
+/// Reads `run` into the GPU's next free slot and submits it: a read error
+/// fails the command, a GPU error (inside) only the GPU.
+fn to_gpu(
+    pipe: &mut dyn RunPipe,
+    file: &File,
+    start: u64,
+    run: &Run,
+    base: &[u8; NONCE_LEN],
+) -> Result<aesx_cuda::Result<()>, CommandError> {
+    let buf = match pipe.input() {
+        Ok(b) => b,
+        Err(e) => return Ok(Err(e)),
+    };
+    read_exact_2(file, &mut buf[..run.bytes], start + run.pos)?;
+    let nonces: Vec<[u8; NONCE_LEN]> = (run.first..run.first + run.count as u64)
+        .map(|i| chunk_nonce(base, i))
+        .collect();
+    Ok(pipe.submit(run.bytes, &nonces))
+}
+
+/// Where the offload writes, in chunk order: the command's [`Output`]
+/// (in the tests, a vector).
+pub(super) trait Sink {
+    fn write_all(&mut self, data: &[u8]) -> Result<(), CommandError>;
+}
+
+impl Sink for Output {
+    fn write_all(&mut self, data: &[u8]) -> Result<(), CommandError> {
+        Output::write_all(self, data)
     }
 }
 
@@ -241,6 +425,16 @@ pub(super) fn run(
     job: Job,
     out: &mut Output,
     pb: &indicatif::ProgressBar,
+) -> Result<(), CommandError> {
+    run_sized(dir, job, out, pb, SIZES)
+}
+
+fn run_sized(
+    dir: Direction,
+    job: Job,
+    out: &mut dyn Sink,
+    pb: &indicatif::ProgressBar,
+    z: Sizes,
 ) -> Result<(), CommandError> {
     let timing = std::env::var_os("AESX_OFFLOAD_STATS").is_some();
     let t0 = std::time::Instant::now();
@@ -254,14 +448,17 @@ pub(super) fn run(
                     CommandError::failure(format!("cannot start a thread: {}", io_msg(&e)))
                 })?,
         ),
-        gcm: &cell,
+        gpu: &cell,
         pipe: None,
+        off: false,
+        z,
     };
     // Alone, the GPU is waited for; with workers it joins when ready.
     gpu.poll(dir, job.workers == 0)?;
     let t_ready = t0.elapsed();
     let file = Arc::new(job.file);
     let mut plan = Plan::new(dir, job.len);
+    let stride = plan.stride;
     let (res_tx, res_rx) = mpsc::channel::<(Run, RunResult)>();
     let (work_tx, work_rx) = mpsc::channel::<Run>();
     let work_rx = Arc::new(std::sync::Mutex::new(work_rx));
@@ -297,11 +494,13 @@ pub(super) fn run(
         .map_err(|e| CommandError::failure(format!("cannot start a thread: {}", io_msg(&e))))?;
     drop(res_tx);
 
-    let mut gpu_runs: VecDeque<Run> = VecDeque::new();
+    let mut gpu_runs: VecDeque<GpuRun> = VecDeque::new();
+    // Runs the CPU does in the GPU's place, before the plan's next ones.
+    let mut redo: VecDeque<Run> = VecDeque::new();
     let mut cpu_done: BTreeMap<u64, CpuDone> = BTreeMap::new();
     let mut cpu_busy = 0usize;
     let mut next_write = 0u64;
-    let (mut gpu_bytes, mut cpu_bytes) = (0u64, 0u64);
+    let (mut gpu_bytes, mut cpu_bytes, mut redone) = (0u64, 0u64, 0u64);
     let result = (|| -> Result<(), CommandError> {
         while next_write < plan.chunks {
             gpu.poll(dir, false)?;
@@ -309,39 +508,58 @@ pub(super) fn run(
             // (handing out costs nothing, and this thread's reads for the
             // GPU and its waits on the GPU must not leave them idle), then
             // the GPU's free slots.
-            while !plan.done() {
-                let peek = plan.clone().take(GPU_RUN);
-                let gpu_free = gpu.pipe.as_ref().is_some_and(|p| !p.is_full());
-                if cpu_busy < job.workers * CPU_QUEUE {
-                    let run = plan.take(CPU_RUN);
-                    pb.inc(run.bytes as u64);
-                    cpu_bytes += run.bytes as u64;
+            loop {
+                // Runs taken over from the GPU that it finished first.
+                while redo.front().is_some_and(|r| r.first < next_write) {
+                    redo.pop_front();
+                }
+                let cpu_has = !redo.is_empty() || (!plan.done() && cpu_done.len() < z.cpu_ahead);
+                if cpu_busy < job.workers * z.cpu_queue && cpu_has {
+                    let run = match redo.pop_front() {
+                        Some(run) => {
+                            redone += run.bytes as u64;
+                            run
+                        }
+                        None => {
+                            let run = plan.take(z.cpu_run);
+                            pb.inc(run.bytes as u64);
+                            cpu_bytes += run.bytes as u64;
+                            run
+                        }
+                    };
                     work_tx
                         .send(run)
                         .map_err(|_| CommandError::failure("a CPU worker stopped"))?;
                     cpu_busy += 1;
-                } else if gpu_free && gpu_shape(dir, &peek) {
-                    let run = plan.take(GPU_RUN);
-                    let base = gpu.base_nonce();
-                    let pipe = gpu.pipe.as_mut().unwrap_or_else(|| unreachable!());
-                    let buf = pipe.input().map_err(backend_arg::gpu_error)?;
-                    read_exact_2(&file, &mut buf[..run.bytes], job.start + run.pos)?;
+                } else if !plan.done()
+                    && gpu.free()
+                    && gpu_shape(dir, &plan.clone().take(z.gpu_run))
+                {
+                    let run = plan.take(z.gpu_run);
                     pb.inc(run.bytes as u64);
                     gpu_bytes += run.bytes as u64;
-                    let nonces: Vec<[u8; payload::NONCE_LEN]> = (run.first
-                        ..run.first + run.count as u64)
-                        .map(|i| chunk_nonce(&base, i))
-                        .collect();
-                    pipe.submit(run.bytes, &nonces)
-                        .map_err(backend_arg::gpu_error)?;
-                    gpu_runs.push_back(run);
-                } else if gpu.pipe.is_some() && gpu_runs.is_empty() && cpu_busy == 0 {
-                    // A malformed end with nobody else working: the CPU
-                    // here says exactly what is wrong with it.
-                    let run = plan.take(GPU_RUN);
+                    gpu_runs.push_back(GpuRun { run, hedged: false });
+                    let base = gpu.base_nonce();
+                    let pipe = gpu.pipe.as_deref_mut().unwrap_or_else(|| unreachable!());
+                    if let Err(e) = to_gpu(pipe, &file, job.start, &run, &base)? {
+                        gpu.fail(e, &mut gpu_runs, &mut redo, stride);
+                    }
+                } else if job.workers == 0
+                    && cpu_busy == 0
+                    && gpu_runs.is_empty()
+                    && cpu_done.is_empty()
+                    && (gpu.off || gpu.pipe.is_some())
+                    && (!redo.is_empty() || !plan.done())
+                {
+                    // Nobody else to do it: a malformed end, which the CPU
+                    // here reports exactly, or a failed GPU's share.
+                    let run = redo.pop_front().unwrap_or_else(|| {
+                        let run = plan.take(z.cpu_run);
+                        pb.inc(run.bytes as u64);
+                        run
+                    });
                     let mut input = vec![0u8; run.bytes];
                     read_exact_2(&file, &mut input, job.start + run.pos)?;
-                    pb.inc(run.bytes as u64);
                     let result = cpu_run(dir, &job.cpu, &input, &run);
                     cpu_done.insert(
                         run.first,
@@ -356,6 +574,15 @@ pub(super) fn run(
             }
             // Write what is next, or wait for it.
             if let Some(d) = cpu_done.remove(&next_write) {
+                if gpu_runs.front().is_some_and(|g| g.run.first == next_write) {
+                    // The workers overtook the GPU on its own run: it gets
+                    // no more, and they take the rest of its runs too.
+                    gpu.off = true;
+                    for g in gpu_runs.iter_mut().filter(|g| !g.hedged) {
+                        g.hedged = true;
+                        redo.extend(g.run.pieces(z.cpu_run, stride));
+                    }
+                }
                 match d.result {
                     Ok(bytes) => out.write_all(&bytes)?,
                     Err((prefix, e)) => {
@@ -366,52 +593,88 @@ pub(super) fn run(
                 next_write += d.count as u64;
                 continue;
             }
-            if gpu_runs.front().is_some_and(|r| r.first == next_write) {
-                let run = gpu_runs.pop_front().unwrap_or_else(|| unreachable!());
-                let pipe = gpu.pipe.as_mut().unwrap_or_else(|| unreachable!());
-                let done = pipe
-                    .take()
-                    .map_err(backend_arg::gpu_error)?
-                    .ok_or_else(|| CommandError::failure("internal: GPU run missing"))?;
-                if done.verified == done.chunks {
-                    out.write_all(done.output)?;
-                } else {
-                    // Reopen on the CPU for the exact error and prefix:
-                    // the very bytes the GPU read, not a second read.
-                    let input = done.input.to_vec();
-                    return match cpu_run(dir, &job.cpu, &input, &run) {
-                        Err((prefix, e)) => {
-                            out.write_all(&prefix)?;
-                            Err(e)
+            if let Some(front) = gpu_runs.front_mut().filter(|g| g.run.first <= next_write) {
+                let current = front.run.first == next_write;
+                if !gpu.ready() && cpu_busy == 0 && job.workers > 0 && !front.hedged {
+                    // The workers have nothing left but the GPU's run: they
+                    // take it too, and the first whole result is written.
+                    front.hedged = true;
+                    redo.extend(front.run.pieces(z.cpu_run, stride));
+                    continue;
+                }
+                // The run to be written next is taken when it is ready, or
+                // waited for when the GPU is alone with nothing else to do
+                // (a run the workers also hold is never waited for); one
+                // they overtook is taken off the GPU unused.
+                if gpu.ready() || (cpu_busy == 0 && job.workers == 0) {
+                    let g = gpu_runs.pop_front().unwrap_or_else(|| unreachable!());
+                    let pipe = gpu.pipe.as_deref_mut().unwrap_or_else(|| unreachable!());
+                    let done = match pipe.take() {
+                        Ok(Some(done)) => done,
+                        Ok(None) => return Err(CommandError::failure("internal: GPU run missing")),
+                        Err(e) => {
+                            gpu_runs.push_front(g);
+                            gpu.fail(e, &mut gpu_runs, &mut redo, stride);
+                            continue;
                         }
-                        Ok(_) => Err(payload_err(PayloadError::Io(
-                            "GPU and CPU disagree on a chunk's tag; nothing more written".into(),
-                        ))),
                     };
+                    if !current {
+                        continue;
+                    }
+                    if done.verified == done.chunks {
+                        out.write_all(done.output)?;
+                    } else {
+                        // Reopen on the CPU for the exact error and prefix:
+                        // the very bytes the GPU read, not a second read.
+                        let input = done.input.to_vec();
+                        return match cpu_run(dir, &job.cpu, &input, &g.run) {
+                            Err((prefix, e)) => {
+                                out.write_all(&prefix)?;
+                                Err(e)
+                            }
+                            Ok(_) => Err(payload_err(PayloadError::Io(
+                                "GPU and CPU disagree on a chunk's tag; nothing more written"
+                                    .into(),
+                            ))),
+                        };
+                    }
+                    next_write += g.run.count as u64;
+                    // Workers' copies of what the GPU just wrote.
+                    cpu_done = cpu_done.split_off(&next_write);
+                    continue;
                 }
-                next_write += run.count as u64;
+            }
+            if cpu_busy > 0 {
+                // Wait for a worker; while the GPU holds runs, look at it
+                // again every POLL.
+                let (run, result) = if gpu_runs.is_empty() {
+                    res_rx.recv().ok()
+                } else {
+                    match res_rx.recv_timeout(POLL) {
+                        Ok(r) => Some(r),
+                        Err(mpsc::RecvTimeoutError::Timeout) => continue,
+                        Err(mpsc::RecvTimeoutError::Disconnected) => None,
+                    }
+                }
+                .ok_or_else(|| CommandError::failure("a CPU worker stopped"))?;
+                cpu_busy -= 1;
+                // A run the GPU's output already covered is dropped.
+                if run.first >= next_write {
+                    cpu_done.insert(
+                        run.first,
+                        CpuDone {
+                            count: run.count,
+                            result,
+                        },
+                    );
+                }
                 continue;
             }
-            if cpu_busy == 0 {
-                // Nothing on the workers: only the GPU can move on.
-                if gpu.opening.is_none() {
-                    return Err(CommandError::failure("internal: the offload stalled"));
-                }
-                gpu.poll(dir, true)?;
-                continue;
+            // Nothing on the workers: only the GPU can move on.
+            if gpu.opening.is_none() {
+                return Err(CommandError::failure("internal: the offload stalled"));
             }
-            // The next run is a worker's: wait for a result.
-            let (run, result) = res_rx
-                .recv()
-                .map_err(|_| CommandError::failure("a CPU worker stopped"))?;
-            cpu_busy -= 1;
-            cpu_done.insert(
-                run.first,
-                CpuDone {
-                    count: run.count,
-                    result,
-                },
-            );
+            gpu.poll(dir, true)?;
         }
         Ok(())
     })();
@@ -424,15 +687,16 @@ pub(super) fn run(
     let result = result.and_then(|()| gpu.poll(dir, false));
     if timing {
         let t = t0.elapsed().as_secs_f64();
-        eprintln!(
-            "aesx: offload: GPU ready after {:.3} s{}; {} bytes on the GPU, {} on {} CPU workers, {:.3} s in all",
+        crate::write_stderr(format_args!(
+            "aesx: offload: GPU ready after {:.3} s{}; {} bytes on the GPU, {} on {} CPU workers, {} redone on the CPU, {:.3} s in all",
             t_ready.as_secs_f64(),
-            if gpu.pipe.is_none() { " (not used)" } else { "" },
+            if cell.get().is_none() { " (not used)" } else { "" },
             gpu_bytes,
             cpu_bytes,
             job.workers,
+            redone,
             t
-        );
+        ));
     }
     result
 }
@@ -452,50 +716,5 @@ fn pread_full(file: &File, buf: &mut [u8], pos: u64) -> io::Result<usize> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn runs(dir: Direction, len: u64, max: usize) -> Vec<Run> {
-        let mut p = Plan::new(dir, len);
-        let mut v = Vec::new();
-        while !p.done() {
-            v.push(p.take(max));
-        }
-        v
-    }
-
-    #[test]
-    fn sealing_plans_whole_chunks_then_a_short_or_empty_final_one() {
-        let c = CHUNK as u64;
-        for (len, chunks) in [(0, 1), (1, 1), (c, 2), (3 * c + 5, 4), (4 * c, 5)] {
-            let r = runs(Direction::Seal, len, 2);
-            assert_eq!(
-                r.iter().map(|r| r.count as u64).sum::<u64>(),
-                chunks,
-                "{len}"
-            );
-            assert_eq!(r.iter().map(|r| r.bytes as u64).sum::<u64>(), len);
-            assert!(r.last().unwrap().last && r.iter().filter(|r| r.last).count() == 1);
-            for w in r.windows(2) {
-                assert_eq!(w[0].pos + w[0].bytes as u64, w[1].pos);
-                assert_eq!(w[0].bytes, 2 * CHUNK, "runs but the last are whole");
-            }
-        }
-    }
-
-    #[test]
-    fn opening_sends_only_well_formed_runs_to_the_gpu() {
-        let rec = RECORD as u64;
-        // Whole records and a short last one: all GPU-shaped.
-        let r = runs(Direction::Open, 4 * rec + 16 + 9, 2);
-        assert_eq!(r.len(), 3);
-        assert!(r.iter().all(|r| gpu_shape(Direction::Open, r)));
-        // Ends on a whole record (a truncation), inside a tag, or empty:
-        // the last run goes to the CPU for its exact error.
-        for len in [4 * rec, 4 * rec + 15, 0] {
-            let r = runs(Direction::Open, len, 2);
-            let last = r.last().unwrap();
-            assert!(!gpu_shape(Direction::Open, last), "{len}");
-        }
-    }
-}
+#[path = "offload_tests.rs"]
+mod tests;
