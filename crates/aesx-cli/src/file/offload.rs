@@ -386,6 +386,27 @@ struct GpuRun {
     hedged: bool,
 }
 
+/// Where this thread's time went (`AESX_OFFLOAD_STATS=1`).
+#[derive(Default)]
+struct Spent {
+    /// Reading runs into the GPU's slots (and submitting them).
+    read: Duration,
+    /// Waiting for the GPU's runs (and finishing their tags).
+    gpu: Duration,
+    /// Waiting for the workers.
+    workers: Duration,
+    /// Writing the output.
+    write: Duration,
+}
+
+/// Runs `f`, adding its time to `acc`.
+fn timed<T>(acc: &mut Duration, f: impl FnOnce() -> T) -> T {
+    let t = std::time::Instant::now();
+    let r = f();
+    *acc += t.elapsed();
+    r
+}
+
 /// Reads `run` into the GPU's next free slot and submits it: a read error
 /// fails the command, a GPU error (inside) only the GPU.
 fn to_gpu(
@@ -501,6 +522,7 @@ fn run_sized(
     let mut cpu_busy = 0usize;
     let mut next_write = 0u64;
     let (mut gpu_bytes, mut cpu_bytes, mut redone) = (0u64, 0u64, 0u64);
+    let mut spent = Spent::default();
     let result = (|| -> Result<(), CommandError> {
         while next_write < plan.chunks {
             gpu.poll(dir, false)?;
@@ -541,7 +563,10 @@ fn run_sized(
                     gpu_runs.push_back(GpuRun { run, hedged: false });
                     let base = gpu.base_nonce();
                     let pipe = gpu.pipe.as_deref_mut().unwrap_or_else(|| unreachable!());
-                    if let Err(e) = to_gpu(pipe, &file, job.start, &run, &base)? {
+                    let sent = timed(&mut spent.read, || {
+                        to_gpu(pipe, &file, job.start, &run, &base)
+                    })?;
+                    if let Err(e) = sent {
                         gpu.fail(e, &mut gpu_runs, &mut redo, stride);
                     }
                 } else if job.workers == 0
@@ -584,7 +609,7 @@ fn run_sized(
                     }
                 }
                 match d.result {
-                    Ok(bytes) => out.write_all(&bytes)?,
+                    Ok(bytes) => timed(&mut spent.write, || out.write_all(&bytes))?,
                     Err((prefix, e)) => {
                         out.write_all(&prefix)?;
                         return Err(e);
@@ -609,7 +634,7 @@ fn run_sized(
                 if gpu.ready() || (cpu_busy == 0 && job.workers == 0) {
                     let g = gpu_runs.pop_front().unwrap_or_else(|| unreachable!());
                     let pipe = gpu.pipe.as_deref_mut().unwrap_or_else(|| unreachable!());
-                    let done = match pipe.take() {
+                    let done = match timed(&mut spent.gpu, move || pipe.take()) {
                         Ok(Some(done)) => done,
                         Ok(None) => return Err(CommandError::failure("internal: GPU run missing")),
                         Err(e) => {
@@ -622,7 +647,7 @@ fn run_sized(
                         continue;
                     }
                     if done.verified == done.chunks {
-                        out.write_all(done.output)?;
+                        timed(&mut spent.write, || out.write_all(done.output))?;
                     } else {
                         // Reopen on the CPU for the exact error and prefix:
                         // the very bytes the GPU read, not a second read.
@@ -647,16 +672,22 @@ fn run_sized(
             if cpu_busy > 0 {
                 // Wait for a worker; while the GPU holds runs, look at it
                 // again every POLL.
-                let (run, result) = if gpu_runs.is_empty() {
-                    res_rx.recv().ok()
-                } else {
-                    match res_rx.recv_timeout(POLL) {
-                        Ok(r) => Some(r),
-                        Err(mpsc::RecvTimeoutError::Timeout) => continue,
-                        Err(mpsc::RecvTimeoutError::Disconnected) => None,
+                let got = timed(&mut spent.workers, || {
+                    if gpu_runs.is_empty() {
+                        res_rx
+                            .recv()
+                            .map_err(|_| mpsc::RecvTimeoutError::Disconnected)
+                    } else {
+                        res_rx.recv_timeout(POLL)
                     }
-                }
-                .ok_or_else(|| CommandError::failure("a CPU worker stopped"))?;
+                });
+                let (run, result) = match got {
+                    Ok(r) => r,
+                    Err(mpsc::RecvTimeoutError::Timeout) => continue,
+                    Err(mpsc::RecvTimeoutError::Disconnected) => {
+                        return Err(CommandError::failure("a CPU worker stopped"))
+                    }
+                };
                 cpu_busy -= 1;
                 // A run the GPU's output already covered is dropped.
                 if run.first >= next_write {
@@ -687,15 +718,25 @@ fn run_sized(
     let result = result.and_then(|()| gpu.poll(dir, false));
     if timing {
         let t = t0.elapsed().as_secs_f64();
+        let rate = |bytes: u64, s: Duration| bytes as f64 / s.as_secs_f64().max(1e-9) / 1e9;
         crate::write_stderr(format_args!(
-            "aesx: offload: GPU ready after {:.3} s{}; {} bytes on the GPU, {} on {} CPU workers, {} redone on the CPU, {:.3} s in all",
+            "aesx: offload: GPU ready after {:.3} s{}; {} bytes on the GPU, {} on {} CPU workers, {} redone on the CPU; {:.3} s in all ({:.2} GB/s)",
             t_ready.as_secs_f64(),
             if cell.get().is_none() { " (not used)" } else { "" },
             gpu_bytes,
             cpu_bytes,
             job.workers,
             redone,
-            t
+            t,
+            (gpu_bytes + cpu_bytes) as f64 / t.max(1e-9) / 1e9,
+        ));
+        crate::write_stderr(format_args!(
+            "aesx: offload: this thread read the GPU's runs in {:.3} s ({:.2} GB/s), waited {:.3} s for the GPU and {:.3} s for the workers, wrote for {:.3} s",
+            spent.read.as_secs_f64(),
+            rate(gpu_bytes, spent.read),
+            spent.gpu.as_secs_f64(),
+            spent.workers.as_secs_f64(),
+            spent.write.as_secs_f64(),
         ));
     }
     result
