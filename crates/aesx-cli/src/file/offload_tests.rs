@@ -420,32 +420,19 @@ const LENS: [usize; 7] = [
 ];
 
 #[test]
-fn every_gpu_behaviour_seals_the_cpu_paths_bytes() {
-    for len in LENS {
-        let pt = plaintext(len);
-        let want = sealed(&pt);
-        for (m, workers) in models() {
-            for &w in workers {
-                let o = offload(Direction::Seal, &pt, w, m);
-                assert_eq!(o.err, None, "{len} {w} {m:?}");
-                assert!(o.out == want, "{len} {w} {m:?}: different bytes");
-                assert!(o.time < STALL / 2, "{len} {w} {m:?}: {:?}", o.time);
-            }
-        }
-    }
-}
-
-#[test]
-fn every_gpu_behaviour_opens_the_cpu_paths_plaintext() {
+fn every_gpu_behaviour_gives_the_cpu_paths_bytes_both_ways() {
     for len in LENS {
         let pt = plaintext(len);
         let ct = sealed(&pt);
-        for (m, workers) in models() {
-            for &w in workers {
-                let o = offload(Direction::Open, &ct, w, m);
-                assert_eq!(o.err, None, "{len} {w} {m:?}");
-                assert!(o.out == pt, "{len} {w} {m:?}: different bytes");
-                assert!(o.time < STALL / 2, "{len} {w} {m:?}: {:?}", o.time);
+        for (dir, input, want) in [(Direction::Seal, &pt, &ct), (Direction::Open, &ct, &pt)] {
+            for (m, workers) in models() {
+                for &w in workers {
+                    let o = offload(dir, input, w, m);
+                    let case = format!("{dir:?} {len} {w} {m:?}");
+                    assert_eq!(o.err, None, "{case}");
+                    assert!(&o.out == want, "{case}: different bytes");
+                    assert!(o.time < STALL / 2, "{case}: {:?}", o.time);
+                }
             }
         }
     }
