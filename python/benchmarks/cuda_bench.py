@@ -3,6 +3,14 @@ comparison (the same bytes copied to the host, aesx.AESGCM there, back).
 
     python python/benchmarks/cuda_bench.py            # 256 MiB, CuPy or PyTorch
     python python/benchmarks/cuda_bench.py --mib 1024 --lib torch
+    python python/benchmarks/cuda_bench.py --state-dict-mib 1024   # PyTorch
+
+--state-dict-mib N times a PyTorch state_dict of N MiB of CUDA tensors
+saved encrypted (``torch.save`` to memory, the bytes to the GPU,
+``aesx.cuda.encrypt_to_file``) and loaded back (``decrypt_from_file``,
+``torch.load``, compared tensor by tensor) beside ``torch.save`` and
+``torch.load`` of the same dict alone, in the same directory (``--dir``,
+default a temporary directory: put it on the disk you care about).
 
 Each figure is the best of --rounds timed calls after one warm-up call; the
 stream is synchronised before the clock stops, so queued work is counted.
@@ -55,9 +63,13 @@ def main():
     p.add_argument("--mib", type=int, default=256)
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--lib", choices=["auto", "cupy", "torch"], default="auto")
+    p.add_argument("--state-dict-mib", type=int, default=0)
+    p.add_argument("--dir", default=None)
     args = p.parse_args()
     if not cuda.available():
         raise SystemExit("no CUDA GPU: " + str(_why()))
+    if args.state_dict_mib:
+        return state_dict(args.state_dict_mib, args.dir)
     n = args.mib << 20
     name, x, sync = lib_arrays(args.lib, n)
     info = cuda.device_info()
@@ -87,6 +99,57 @@ def main():
         for label, fn in cases:
             t = best(fn, sync, args.rounds)
             print(f"  {label:38s} {n / t / 1e9:8.2f} GB/s")
+
+
+def state_dict(mib, where):
+    """Saves and loads a state_dict of `mib` MiB of CUDA tensors, encrypted
+    through the GPU and plain, and checks the round trip tensor by tensor."""
+    import io
+
+    import torch
+
+    key = os.urandom(32)
+    # 64 MiB tensors of float32, as a large model's layers come.
+    per = 16 << 20
+    sd = {
+        f"layer{i}.weight": torch.randn(per, device="cuda")
+        for i in range(max(1, (mib << 20) // (4 * per)))
+    }
+    total = sum(t.numel() * t.element_size() for t in sd.values())
+    torch.cuda.synchronize()
+    with tempfile.TemporaryDirectory(dir=where) as d:
+        plain, enc = os.path.join(d, "sd.pt"), os.path.join(d, "sd.pt.aesx")
+
+        def timed(fn):
+            t0 = time.perf_counter()
+            r = fn()
+            torch.cuda.synchronize()
+            return r, time.perf_counter() - t0
+
+        def save_encrypted():
+            b = io.BytesIO()
+            torch.save(sd, b)
+            blob = torch.frombuffer(b.getbuffer(), dtype=torch.uint8).cuda()
+            cuda.encrypt_to_file(blob, enc, key=key, force=True)
+            return len(b.getbuffer())
+
+        def load_encrypted():
+            buf = cuda.decrypt_from_file(enc, key=key)
+            return torch.load(io.BytesIO(buf.to_bytes()), map_location="cuda")
+
+        _, t_save = timed(lambda: torch.save(sd, plain))
+        _, t_load = timed(lambda: torch.load(plain, map_location="cuda"))
+        nbytes, t_save_enc = timed(save_encrypted)
+        back, t_load_enc = timed(load_encrypted)
+        exact = back.keys() == sd.keys() and all(torch.equal(back[k], v) for k, v in sd.items())
+        print(f"state_dict of {len(sd)} CUDA tensors, {total / 2**30:.2f} GiB ({nbytes} bytes serialised), in {d}")
+        print(f"  torch.save alone           {t_save:7.3f} s  {total / t_save / 1e9:6.2f} GB/s")
+        print(f"  saved encrypted (aesx.cuda) {t_save_enc:7.3f} s  {total / t_save_enc / 1e9:6.2f} GB/s")
+        print(f"  torch.load alone           {t_load:7.3f} s  {total / t_load / 1e9:6.2f} GB/s")
+        print(f"  loaded encrypted           {t_load_enc:7.3f} s  {total / t_load_enc / 1e9:6.2f} GB/s")
+        print(f"  round trip byte-exact: {exact}")
+        if not exact:
+            raise SystemExit("state_dict: the encrypted round trip changed the tensors")
 
 
 def _why():

@@ -30,6 +30,23 @@ run() { # run NAME TIMEOUT CMD...: a step that must succeed
   if ! timeout "$limit" "$@"; then failed+=("$name"); echo "FAILED: $name"; fi
 }
 
+# A venv with the kit's wheel over the Python that has CuPy or PyTorch
+# (the array libraries the tests and benchmarks drive; the venv sees its
+# packages), made once: sets $venv.
+venv=$root/target/gpu-check-venv
+pyvenv() {
+  [ -x "$venv/bin/python" ] && "$venv/bin/python" -c "import aesx" 2>/dev/null && return 0
+  local py=python3 c
+  for c in /opt/torch/.venv/bin/python3 python3 /usr/bin/python3 /usr/local/bin/python3 /opt/conda/bin/python3; do
+    if command -v "$c" >/dev/null && "$c" -c "import importlib.util as u, sys; sys.exit(not (u.find_spec('cupy') or u.find_spec('torch')))" 2>/dev/null; then
+      py=$c; break
+    fi
+  done
+  echo "python: $py ($("$py" -c "import importlib.util as u; print(', '.join(m for m in ('numpy', 'cupy', 'torch') if u.find_spec(m)) or 'no numpy, CuPy or PyTorch: their tests skip')"))"
+  "$py" -m venv --system-site-packages "$venv" &&
+    "$venv/bin/python" -m pip install --quiet --no-index --find-links "$kit/wheels" aesx pytest
+}
+
 # The test binaries look for the repository (vectors/, README.md) and the
 # CLI at the build machine's paths: recreate them.
 build_root=$(cat "$kit/build-root" 2>/dev/null || true)
@@ -61,18 +78,7 @@ if want tests; then
   step "tests: the C library on the GPU"
   run capi 120 "$kit/bin/test_cuda"
   step "tests: Python (aesx.cuda with CuPy and PyTorch)"
-  # The Python that has CuPy or PyTorch (the array libraries the tests
-  # drive); the venv sees its packages.
-  py=python3
-  for c in python3 /usr/bin/python3 /usr/local/bin/python3 /opt/conda/bin/python3 /opt/conda/bin/python; do
-    if command -v "$c" >/dev/null && "$c" -c "import importlib.util as u, sys; sys.exit(not (u.find_spec('cupy') or u.find_spec('torch')))" 2>/dev/null; then
-      py=$c; break
-    fi
-  done
-  echo "python: $py ($("$py" -c "import importlib.util as u; print(', '.join(m for m in ('numpy', 'cupy', 'torch') if u.find_spec(m)) or 'no numpy, CuPy or PyTorch: their tests skip')"))"
-  venv=$root/target/gpu-check-venv
-  "$py" -m venv --system-site-packages "$venv" &&
-    "$venv/bin/python" -m pip install --quiet --no-index --find-links "$kit/wheels" aesx pytest &&
+  pyvenv &&
     AESX_CLI=$A run python 300 "$venv/bin/python" -m pytest -q -p no:cacheprovider python/tests/test_cuda.py ||
     { failed+=(python-install); echo "FAILED: python-install"; }
 fi
@@ -110,6 +116,16 @@ if want figures; then
   if want probe; then
     step "figures: the host path's building blocks"
     run pcie_probe 120 "$kit/bin/pcie_probe" 1024 /dev/shm
+  fi
+  step "figures: aesx.cuda from Python on CuPy and PyTorch arrays (256 MiB), a 1 GiB state_dict"
+  if pyvenv; then
+    for lib in cupy torch; do
+      timeout 120 "$venv/bin/python" python/benchmarks/cuda_bench.py --lib $lib --mib 256 ||
+        echo "python figures ($lib): not run"
+    done
+    run state_dict 180 "$venv/bin/python" python/benchmarks/cuda_bench.py --state-dict-mib 1024 --dir /dev/shm
+  else
+    failed+=(python-install); echo "FAILED: python-install"
   fi
   step "figures: the CPU in memory, 16 threads (vaes512), for comparison"
   $A bench --backend vaes512 --no-peers --mode ecb,ctr,xts-enc --key-bits 128,256 \
