@@ -19,8 +19,8 @@
 //! The hybrid is never held up by a slow GPU for long: while the GPU holds
 //! the next run to be written the workers go on up to [`Sizes::cpu_ahead`]
 //! runs ahead; once they have nothing left to do they take that run over
-//! themselves (both race; the first whole result is written), and a GPU
-//! the CPU overtook gets no more runs of this file. A GPU that fails
+//! themselves (both race; each chunk is written from whichever has it
+//! first), and a GPU the workers overtake gets no more runs of this file. A GPU that fails
 //! mid-file (a driver error, not a bad tag) is dropped with a warning and
 //! its runs are done again on the CPU, so the output is the same bytes.
 //!
@@ -186,6 +186,44 @@ impl Run {
     }
 }
 
+/// What is left to write of a finished GPU run when the writer is at chunk
+/// `at`: the run from there on, and where that part starts in the run's
+/// input and in its output (records when sealing, chunk bodies when
+/// opening; the chunks before `at` are whole).
+#[derive(Debug, PartialEq, Eq)]
+struct Rest {
+    run: Run,
+    input: usize,
+    output: usize,
+}
+
+impl Rest {
+    /// `None` when the workers have written all of `run`.
+    fn of(dir: Direction, run: &Run, at: u64, stride: u64) -> Option<Rest> {
+        let skip = at.checked_sub(run.first)?;
+        if skip >= run.count as u64 {
+            return None;
+        }
+        let end = run.pos + run.bytes as u64;
+        let pos = (run.pos + skip * stride).min(end);
+        let out_stride = match dir {
+            Direction::Seal => RECORD,
+            Direction::Open => CHUNK,
+        };
+        Some(Rest {
+            run: Run {
+                first: at,
+                count: run.count - skip as usize,
+                pos,
+                bytes: (end - pos) as usize,
+                last: run.last,
+            },
+            input: (pos - run.pos) as usize,
+            output: skip as usize * out_stride,
+        })
+    }
+}
+
 /// The chunk area cut into runs: `stride` bytes per chunk in the input
 /// (CHUNK when sealing, RECORD when opening).
 #[derive(Clone)]
@@ -314,6 +352,8 @@ struct GpuSide<'g> {
     /// The GPU failed mid-file, or the workers overtook it: no more runs.
     off: bool,
     z: Sizes,
+    /// Says one line on stderr (the tests count them instead).
+    warn: &'g dyn Fn(&str),
 }
 
 impl<'g> GpuSide<'g> {
@@ -366,7 +406,7 @@ impl<'g> GpuSide<'g> {
         redo: &mut VecDeque<Run>,
         stride: u64,
     ) {
-        crate::write_stderr(format_args!(
+        (self.warn)(&format!(
             "aesx: warning: {}; the CPU does the rest of the file",
             backend_arg::gpu_error(e)
         ));
@@ -447,7 +487,9 @@ pub(super) fn run(
     out: &mut Output,
     pb: &indicatif::ProgressBar,
 ) -> Result<(), CommandError> {
-    run_sized(dir, job, out, pb, SIZES)
+    run_sized(dir, job, out, pb, SIZES, &|line| {
+        crate::write_stderr(format_args!("{line}"))
+    })
 }
 
 fn run_sized(
@@ -456,6 +498,7 @@ fn run_sized(
     out: &mut dyn Sink,
     pb: &indicatif::ProgressBar,
     z: Sizes,
+    warn: &dyn Fn(&str),
 ) -> Result<(), CommandError> {
     let timing = std::env::var_os("AESX_OFFLOAD_STATS").is_some();
     let t0 = std::time::Instant::now();
@@ -473,6 +516,7 @@ fn run_sized(
         pipe: None,
         off: false,
         z,
+        warn,
     };
     // Alone, the GPU is waited for; with workers it joins when ready.
     gpu.poll(dir, job.workers == 0)?;
@@ -619,10 +663,10 @@ fn run_sized(
                 continue;
             }
             if let Some(front) = gpu_runs.front_mut().filter(|g| g.run.first <= next_write) {
-                let current = front.run.first == next_write;
                 if !gpu.ready() && cpu_busy == 0 && job.workers > 0 && !front.hedged {
                     // The workers have nothing left but the GPU's run: they
-                    // take it too, and the first whole result is written.
+                    // take it too; each chunk is written from whichever has
+                    // it first.
                     front.hedged = true;
                     redo.extend(front.run.pieces(z.cpu_run, stride));
                     continue;
@@ -643,16 +687,19 @@ fn run_sized(
                             continue;
                         }
                     };
-                    if !current {
+                    // The whole run, or what the workers have not written
+                    // of it (nothing: dropped).
+                    let Some(rest) = Rest::of(dir, &g.run, next_write, stride) else {
                         continue;
-                    }
+                    };
                     if done.verified == done.chunks {
-                        timed(&mut spent.write, || out.write_all(done.output))?;
+                        let bytes = &done.output[rest.output..];
+                        timed(&mut spent.write, || out.write_all(bytes))?;
                     } else {
                         // Reopen on the CPU for the exact error and prefix:
                         // the very bytes the GPU read, not a second read.
-                        let input = done.input.to_vec();
-                        return match cpu_run(dir, &job.cpu, &input, &g.run) {
+                        let input = done.input[rest.input..].to_vec();
+                        return match cpu_run(dir, &job.cpu, &input, &rest.run) {
                             Err((prefix, e)) => {
                                 out.write_all(&prefix)?;
                                 Err(e)
@@ -663,7 +710,7 @@ fn run_sized(
                             ))),
                         };
                     }
-                    next_write += g.run.count as u64;
+                    next_write = rest.run.first + rest.run.count as u64;
                     // Workers' copies of what the GPU just wrote.
                     cpu_done = cpu_done.split_off(&next_write);
                     continue;

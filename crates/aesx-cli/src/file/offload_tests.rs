@@ -311,6 +311,8 @@ struct Outcome {
     err: Option<String>,
     gpu_runs: usize,
     time: Duration,
+    /// Warning lines said.
+    warnings: usize,
 }
 
 /// The scheduler over `area` (a file holding just the chunk area).
@@ -332,13 +334,29 @@ fn offload(dir: Direction, area: &[u8], workers: usize, m: Model) -> Outcome {
         len: area.len() as u64,
     };
     let mut out = Vec::new();
+    let warnings = AtomicUsize::new(0);
+    let warn = |line: &str| {
+        assert!(
+            line.starts_with("aesx: warning: GPU: ") && !line.contains('\n'),
+            "{line}"
+        );
+        warnings.fetch_add(1, Ordering::Relaxed);
+    };
     let t = Instant::now();
-    let r = run_sized(dir, job, &mut out, &indicatif::ProgressBar::hidden(), SMALL);
+    let r = run_sized(
+        dir,
+        job,
+        &mut out,
+        &indicatif::ProgressBar::hidden(),
+        SMALL,
+        &warn,
+    );
     Outcome {
         out,
         err: r.err().map(|e| e.to_string()),
         gpu_runs: submitted.load(Ordering::Relaxed),
         time: t.elapsed(),
+        warnings: warnings.load(Ordering::Relaxed),
     }
 }
 
@@ -432,6 +450,12 @@ fn every_gpu_behaviour_gives_the_cpu_paths_bytes_both_ways() {
                     assert_eq!(o.err, None, "{case}");
                     assert!(&o.out == want, "{case}: different bytes");
                     assert!(o.time < STALL / 2, "{case}: {:?}", o.time);
+                    // One line for a GPU that failed, none otherwise.
+                    let fails = m.fail_submit.is_some() || m.fail_take.is_some();
+                    assert!(o.warnings <= usize::from(fails), "{case}: {}", o.warnings);
+                    if m.fail_submit == Some(0) && w == 0 {
+                        assert_eq!(o.warnings, 1, "{case}: the GPU's first run fails");
+                    }
                 }
             }
         }
@@ -523,7 +547,42 @@ fn a_gpu_that_cannot_open_is_an_error_even_when_the_workers_did_everything() {
             &mut out,
             &indicatif::ProgressBar::hidden(),
             SMALL,
+            &|line| panic!("{line}"),
         );
         assert_eq!(r.unwrap_err().to_string(), "GPU: model: no device", "{w}");
+    }
+}
+
+#[test]
+fn the_rest_of_a_run_is_the_run_the_plan_would_have_cut_from_there() {
+    for dir in [Direction::Seal, Direction::Open] {
+        let stride = Plan::new(dir, 0).stride as usize;
+        let out_stride = if dir == Direction::Seal {
+            RECORD
+        } else {
+            CHUNK
+        };
+        for len in [
+            0,
+            1,
+            stride + 5,
+            7 * stride,
+            7 * stride + 3,
+            19 * stride + 1,
+        ] {
+            for run in runs(dir, len as u64, 8) {
+                let end = run.first + run.count as u64;
+                assert_eq!(Rest::of(dir, &run, end, stride as u64), None);
+                for at in run.first..end {
+                    let rest = Rest::of(dir, &run, at, stride as u64).unwrap();
+                    let mut p = Plan::new(dir, len as u64);
+                    p.next = at;
+                    let want = p.take((end - at) as usize);
+                    assert_eq!(rest.run, want, "{dir:?} {len} {at}");
+                    assert_eq!(rest.input as u64, want.pos - run.pos);
+                    assert_eq!(rest.output, (at - run.first) as usize * out_stride);
+                }
+            }
+        }
     }
 }
