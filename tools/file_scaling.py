@@ -15,6 +15,11 @@ never by an absolute time:
 The bounds are looser than the targets in docs/BENCHMARKS.md (0.85, 0.95 and
 0.90) so that a shared CI machine's noise does not fail a good build; the
 pipeline this guards against measured 0.25x, 0.55x and 0.64x on 2 cores.
+The rows take turns within each repetition, and a check that fails is
+measured once more (every row again, best of both passes) before it fails
+the run: on a noisy 2-core VM the default -j, the very same thread count
+as the best one, once measured 0.81x of it when each row's runs came one
+after another.
 
     tools/file_scaling.py --aesx target/release/aesx            # the table
     tools/file_scaling.py --aesx target/release/aesx --check    # CI
@@ -80,20 +85,32 @@ def main():
         def gbs(t):
             return size / t / 1e9
 
-        rows = {}
-        for j in jobs + [None]:
-            jarg = [] if j is None else ["-j", str(j)]
-            e = best([a.aesx, "encrypt", "-q", "-k", key, *jarg, plain, "-o", "-"], a.reps)
-            d = best([a.aesx, "decrypt", "-q", "-k", key, *jarg, enc, "-o", "-"], a.reps)
-            rows[j] = (gbs(e), gbs(d))
-        best_e = max(r[0] for r in rows.values())
-        best_d = max(r[1] for r in rows.values())
-        print(f"aesx encrypt/decrypt, {a.size_mib} MiB from {base or tempfile.gettempdir()} "
-              f"to /dev/null, {cores} cores, best of {a.reps}")
-        print(f"{'-j':>8} {'encrypt GB/s':>13} {'x best':>7} {'decrypt GB/s':>13} {'x best':>7}")
-        for j, (e, d) in rows.items():
-            name = "default" if j is None else str(j)
-            print(f"{name:>8} {e:13.2f} {e / best_e:7.2f} {d:13.2f} {d / best_d:7.2f}")
+        def measure(rows):
+            # Each row's best over this pass and the ones before; the rows
+            # take turns within each repetition, so that a burst of noise
+            # on a shared machine falls on all of them alike.
+            for _ in range(a.reps):
+                for j in jobs + [None]:
+                    jarg = [] if j is None else ["-j", str(j)]
+                    e = gbs(timed([a.aesx, "encrypt", "-q", "-k", key, *jarg, plain, "-o", "-"]))
+                    d = gbs(timed([a.aesx, "decrypt", "-q", "-k", key, *jarg, enc, "-o", "-"]))
+                    old = rows.get(j, (0.0, 0.0))
+                    rows[j] = (max(e, old[0]), max(d, old[1]))
+            return rows
+
+        def table(rows, passes):
+            best_e = max(r[0] for r in rows.values())
+            best_d = max(r[1] for r in rows.values())
+            print(f"aesx encrypt/decrypt, {a.size_mib} MiB from {base or tempfile.gettempdir()} "
+                  f"to /dev/null, {cores} cores, best of {a.reps * passes}")
+            print(f"{'-j':>8} {'encrypt GB/s':>13} {'x best':>7} {'decrypt GB/s':>13} {'x best':>7}")
+            for j, (e, d) in rows.items():
+                name = "default" if j is None else str(j)
+                print(f"{name:>8} {e:13.2f} {e / best_e:7.2f} {d:13.2f} {d / best_d:7.2f}")
+            return best_e, best_d
+
+        rows = measure({})
+        best_e, best_d = table(rows, 1)
 
         age = shutil.which("age") and shutil.which("age-keygen")
         if age and not a.no_age:
@@ -110,17 +127,27 @@ def main():
 
         if not a.check:
             return 0
-        failures = []
-        e_over, d_over = rows[over]
-        if min(e_over / best_e, d_over / best_d) < 0.75:
-            failures.append(f"-j {over} (4x the cores) ran at {e_over / best_e:.2f}x / "
-                            f"{d_over / best_d:.2f}x the best -j: a collapse above the core count")
-        e_def, d_def = rows[None]
-        if min(e_def / best_e, d_def / best_d) < 0.85:
-            failures.append(f"the default -j ran at {e_def / best_e:.2f}x / {d_def / best_d:.2f}x "
-                            f"the best -j")
-        if best_e < 0.75 * best_d:
-            failures.append(f"encryption {best_e:.2f} GB/s is under 0.75x decryption {best_d:.2f}")
+
+        def collapses(rows, best_e, best_d):
+            found = []
+            e_over, d_over = rows[over]
+            if min(e_over / best_e, d_over / best_d) < 0.75:
+                found.append(f"-j {over} (4x the cores) ran at {e_over / best_e:.2f}x / "
+                             f"{d_over / best_d:.2f}x the best -j: a collapse above the core count")
+            e_def, d_def = rows[None]
+            if min(e_def / best_e, d_def / best_d) < 0.85:
+                found.append(f"the default -j ran at {e_def / best_e:.2f}x / {d_def / best_d:.2f}x "
+                             f"the best -j")
+            if best_e < 0.75 * best_d:
+                found.append(f"encryption {best_e:.2f} GB/s is under 0.75x decryption {best_d:.2f}")
+            return found
+
+        failures = collapses(rows, best_e, best_d)
+        if failures:
+            print("file_scaling: " + "; ".join(failures) + "; measuring every row once more")
+            rows = measure(rows)
+            best_e, best_d = table(rows, 2)
+            failures = collapses(rows, best_e, best_d)
         for f in failures:
             print(f"file_scaling: FAIL: {f}", file=sys.stderr)
         if failures:
