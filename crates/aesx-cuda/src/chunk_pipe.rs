@@ -197,21 +197,15 @@ impl ChunkPipe<'_> {
         self.jobs.is_empty()
     }
 
-    /// Whether the oldest submitted batch has finished on the device, so
-    /// that [`take`](Self::take) will not wait for it (`false` when nothing
-    /// is queued). A failed query says `true`: `take` then reports it.
+    /// Whether the oldest submitted batch has finished on the device (its
+    /// event), so that [`take`](Self::take) will not wait for it (`false`
+    /// when nothing is queued). A failed query says `true`: `take` then
+    /// reports it.
     pub fn is_ready(&self) -> bool {
         let Some(job) = self.jobs.front() else {
             return false;
         };
-        let stream = &self.slots[job.slot].stream;
-        if stream.context().bind_to_thread().is_err() {
-            return true;
-        }
-        // SAFETY: the stream is owned by the slot and alive; querying it
-        // does not wait and touches no host memory.
-        let r = unsafe { sys::cuStreamQuery(stream.cu_stream()) };
-        r != sys::CUresult::CUDA_ERROR_NOT_READY
+        self.slots[job.slot].done.try_is_complete().unwrap_or(true)
     }
 
     fn next_slot(&self) -> usize {
