@@ -25,91 +25,12 @@
 #endif
 
 // --- S-box circuits --------------------------------------------------------
-
-// The forward S-box as the 113-gate straight-line program of Boyar, Peralta
-// and Calik (SLP_AES_113, from the Circuit Minimization Team's collection).
-// s[b] is the slice of bit b; the program numbers bits from the most
-// significant (U0 = bit 7) down.
-AESX_DEV void aesx_sbox(u32 *s) {
-    const u32 U0 = s[7], U1 = s[6], U2 = s[5], U3 = s[4];
-    const u32 U4 = s[3], U5 = s[2], U6 = s[1], U7 = s[0];
-    // Top linear layer.
-    const u32 y14 = U3 ^ U5, y13 = U0 ^ U6, y9 = U0 ^ U3, y8 = U0 ^ U5;
-    const u32 t0 = U1 ^ U2, y1 = t0 ^ U7, y4 = y1 ^ U3, y12 = y13 ^ y14;
-    const u32 y2 = y1 ^ U0, y5 = y1 ^ U6, y3 = y5 ^ y8, t1 = U4 ^ y12;
-    const u32 y15 = t1 ^ U5, y20 = t1 ^ U1, y6 = y15 ^ U7, y10 = y15 ^ t0;
-    const u32 y11 = y20 ^ y9, y7 = U7 ^ y11, y17 = y10 ^ y11, y19 = y10 ^ y8;
-    const u32 y16 = t0 ^ y11, y21 = y13 ^ y16, y18 = U0 ^ y16;
-    // Shared non-linear middle: inversion in GF(2^4)^2.
-    const u32 t2 = y12 & y15, t3 = y3 & y6, t4 = t3 ^ t2, t5 = y4 & U7;
-    const u32 t6 = t5 ^ t2, t7 = y13 & y16, t8 = y5 & y1, t9 = t8 ^ t7;
-    const u32 t10 = y2 & y7, t11 = t10 ^ t7, t12 = y9 & y11, t13 = y14 & y17;
-    const u32 t14 = t13 ^ t12, t15 = y8 & y10, t16 = t15 ^ t12, t17 = t4 ^ y20;
-    const u32 t18 = t6 ^ t16, t19 = t9 ^ t14, t20 = t11 ^ t16, t21 = t17 ^ t14;
-    const u32 t22 = t18 ^ y19, t23 = t19 ^ y21, t24 = t20 ^ y18, t25 = t21 ^ t22;
-    const u32 t26 = t21 & t23, t27 = t24 ^ t26, t28 = t25 & t27, t29 = t28 ^ t22;
-    const u32 t30 = t23 ^ t24, t31 = t22 ^ t26, t32 = t31 & t30, t33 = t32 ^ t24;
-    const u32 t34 = t23 ^ t33, t35 = t27 ^ t33, t36 = t24 & t35, t37 = t36 ^ t34;
-    const u32 t38 = t27 ^ t36, t39 = t29 & t38, t40 = t25 ^ t39, t41 = t40 ^ t37;
-    const u32 t42 = t29 ^ t33, t43 = t29 ^ t40, t44 = t33 ^ t37, t45 = t42 ^ t41;
-    const u32 z0 = t44 & y15, z1 = t37 & y6, z2 = t33 & U7, z3 = t43 & y16;
-    const u32 z4 = t40 & y1, z5 = t29 & y7, z6 = t42 & y11, z7 = t45 & y17;
-    const u32 z8 = t41 & y10, z9 = t44 & y12, z10 = t37 & y3, z11 = t33 & y4;
-    const u32 z12 = t43 & y13, z13 = t40 & y5, z14 = t29 & y2, z15 = t42 & y9;
-    const u32 z16 = t45 & y14, z17 = t41 & y8;
-    // Bottom linear layer, with the affine constant 0x63 as the NOTs.
-    const u32 tc1 = z15 ^ z16, tc2 = z10 ^ tc1, tc3 = z9 ^ tc2, tc4 = z0 ^ z2;
-    const u32 tc5 = z1 ^ z0, tc6 = z3 ^ z4, tc7 = z12 ^ tc4, tc8 = z7 ^ tc6;
-    const u32 tc9 = z8 ^ tc7, tc10 = tc8 ^ tc9, tc11 = tc6 ^ tc5, tc12 = z3 ^ z5;
-    const u32 tc13 = z13 ^ tc1, tc14 = tc4 ^ tc12, S3 = tc3 ^ tc11, tc16 = z6 ^ tc8;
-    const u32 tc17 = z14 ^ tc10, tc18 = ~tc13 ^ tc14, S7 = z12 ^ tc18;
-    const u32 tc20 = z15 ^ tc16, tc21 = tc2 ^ z11, S0 = tc3 ^ tc16;
-    const u32 S6 = tc10 ^ tc18, S4 = tc14 ^ S3, S1 = ~(S3 ^ tc16);
-    const u32 tc26 = tc17 ^ tc20, S2 = ~(tc26 ^ z17), S5 = tc21 ^ tc17;
-    s[7] = S0; s[6] = S1; s[5] = S2; s[4] = S3;
-    s[3] = S4; s[2] = S5; s[1] = S6; s[0] = S7;
-}
-
-// The inverse S-box as the 121-gate circuit of Boyar and Peralta (Sinv, same
-// collection), same bit numbering.
-AESX_DEV void aesx_inv_sbox(u32 *s) {
-    const u32 U0 = s[7], U1 = s[6], U2 = s[5], U3 = s[4];
-    const u32 U4 = s[3], U5 = s[2], U6 = s[1], U7 = s[0];
-    const u32 Y0 = U0 ^ U3, Y2 = ~(U1 ^ U3), Y4 = U0 ^ Y2, RTL0 = U6 ^ U7;
-    const u32 Y1 = Y2 ^ RTL0, Y7 = ~(U2 ^ Y1), RTL1 = U3 ^ U4, Y6 = ~(U7 ^ RTL1);
-    const u32 Y3 = Y1 ^ RTL1, RTL2 = ~(U0 ^ U2), Y5 = U5 ^ RTL2;
-    const u32 sa1 = Y0 ^ Y2, sa0 = Y1 ^ Y3, sb1 = Y4 ^ Y6, sb0 = Y5 ^ Y7;
-    const u32 ah = Y0 ^ Y1, al = Y2 ^ Y3, aa = sa0 ^ sa1, bh = Y4 ^ Y5;
-    const u32 bl = Y6 ^ Y7, bb = sb0 ^ sb1, ab20 = sa0 ^ sb0, ab22 = al ^ bl;
-    const u32 ab23 = Y3 ^ Y7, ab21 = sa1 ^ sb1, abcd1 = ah & bh, rr1 = Y0 & Y4;
-    const u32 ph11 = ab20 ^ abcd1, t01 = Y1 & Y5, ph01 = t01 ^ abcd1, abcd2 = al & bl;
-    const u32 r1 = Y2 & Y6, pl11 = ab22 ^ abcd2, r2 = Y3 & Y7, pl01 = r2 ^ abcd2;
-    const u32 r3 = sa0 & sb0, vr1 = aa & bb, pr1 = vr1 ^ r3, wr1 = sa1 & sb1;
-    const u32 qr1 = wr1 ^ r3, ab0 = ph11 ^ rr1, ab1 = ph01 ^ ab21, ab2 = pl11 ^ r1;
-    const u32 ab3 = pl01 ^ qr1, cp1 = ab0 ^ pr1, cp2 = ab1 ^ qr1, cp3 = ab2 ^ pr1;
-    const u32 cp4 = ab3 ^ ab23, tinv1 = cp3 ^ cp4, tinv2 = cp3 & cp1, tinv3 = cp2 ^ tinv2;
-    const u32 tinv4 = cp1 ^ cp2, tinv5 = cp4 ^ tinv2, tinv6 = tinv5 & tinv4;
-    const u32 tinv7 = tinv3 & tinv1, d2 = cp4 ^ tinv7, d0 = cp2 ^ tinv6;
-    const u32 tinv8 = cp1 & cp4, tinv9 = tinv4 & tinv8, tinv10 = tinv4 ^ tinv2;
-    const u32 d1 = tinv9 ^ tinv10, tinv11 = cp2 & cp3, tinv12 = tinv1 & tinv11;
-    const u32 tinv13 = tinv1 ^ tinv2, d3 = tinv12 ^ tinv13, sd1 = d1 ^ d3, sd0 = d0 ^ d2;
-    const u32 dl = d0 ^ d1, dh = d2 ^ d3, dd = sd0 ^ sd1, abcd3 = dh & bh;
-    const u32 rr2 = d3 & Y4, t02 = d2 & Y5, abcd4 = dl & bl, r4 = d1 & Y6;
-    const u32 r5 = d0 & Y7, r6 = sd0 & sb0, vr2 = dd & bb, wr2 = sd1 & sb1;
-    const u32 abcd5 = dh & ah, r7 = d3 & Y0, r8 = d2 & Y1, abcd6 = dl & al;
-    const u32 r9 = d1 & Y2, r10 = d0 & Y3, r11 = sd0 & sa0, vr3 = dd & aa;
-    const u32 wr3 = sd1 & sa1, ph12 = rr2 ^ abcd3, ph02 = t02 ^ abcd3, pl12 = r4 ^ abcd4;
-    const u32 pl02 = r5 ^ abcd4, pr2 = vr2 ^ r6, qr2 = wr2 ^ r6, p0 = ph12 ^ pr2;
-    const u32 p1 = ph02 ^ qr2, p2 = pl12 ^ pr2, p3 = pl02 ^ qr2, ph13 = r7 ^ abcd5;
-    const u32 ph03 = r8 ^ abcd5, pl13 = r9 ^ abcd6, pl03 = r10 ^ abcd6, pr3 = vr3 ^ r11;
-    const u32 qr3 = wr3 ^ r11, p4 = ph13 ^ pr3, S7 = ph03 ^ qr3, p6 = pl13 ^ pr3;
-    const u32 p7 = pl03 ^ qr3, S3 = p1 ^ p6, S6 = p2 ^ p6, S0 = p3 ^ p6;
-    const u32 X11 = p0 ^ p2, S5 = S0 ^ X11, X13 = p4 ^ p7, X14 = X11 ^ X13;
-    const u32 S1 = S3 ^ X14, X16 = p1 ^ S7, S2 = X14 ^ X16, X18 = p0 ^ p4;
-    const u32 X19 = S5 ^ X16, S4 = X18 ^ X19;
-    s[7] = S0; s[6] = S1; s[5] = S2; s[4] = S3;
-    s[3] = S4; s[2] = S5; s[1] = S6; s[0] = S7;
-}
+//
+// aesx_sbox and aesx_inv_sbox (s[b] = the slice of bit b) are in
+// sbox_lop3.cuh, generated by crates/aesx-cuda/tools/sbox_lop3.py: Boyar
+// and Peralta's circuits mapped onto three-input functions, one LOP3 each
+// (71 and 75 per byte position of 32 blocks, where ptxas made 90 and 85
+// of the circuits written as 113 and 121 two-input gates).
 
 // --- Round functions on the 128 slices -----------------------------------
 

@@ -29,6 +29,13 @@ AESX_DEV u32 aesx_xor3(u32 a, u32 b, u32 c) {
     asm("lop3.b32 %0, %1, %2, %3, 0x96;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
     return d;
 }
+// Any Boolean function of three words as one LOP3: F is its truth table,
+// F = f(0xf0, 0xcc, 0xaa) (the generated S-boxes of sbox_lop3.cuh).
+template <u32 F> AESX_DEV u32 aesx_lop3(u32 a, u32 b, u32 c) {
+    u32 d;
+    asm("lop3.b32 %0, %1, %2, %3, %4;" : "=r"(d) : "r"(a), "r"(b), "r"(c), "n"(F));
+    return d;
+}
 // The bits of a where m is set, of b elsewhere, as one LOP3.
 AESX_DEV u32 aesx_select(u32 a, u32 b, u32 m) {
     u32 d;

@@ -1,7 +1,8 @@
 //! The CUDA C sources and their run-time compilation with NVRTC.
 //!
 //! All kernels form one translation unit: the prelude, the GF(2^128)
-//! helpers, the bitsliced AES kernels and the GHASH kernel, in that order
+//! helpers, the S-box networks, the bitsliced AES kernels and the GHASH
+//! kernel, in that order
 //! (the emulation harness in tests/emulate includes them in the same order).
 
 use std::ffi::CString;
@@ -11,9 +12,10 @@ use cudarc::nvrtc::{self, CompileOptions};
 use crate::error::{CudaError, Result};
 
 /// The sources, in compilation order, with their file names.
-pub const SOURCES: [(&str, &str); 4] = [
+pub const SOURCES: [(&str, &str); 5] = [
     ("prelude.cuh", include_str!("../kernels/prelude.cuh")),
     ("gf128.cuh", include_str!("../kernels/gf128.cuh")),
+    ("sbox_lop3.cuh", include_str!("../kernels/sbox_lop3.cuh")),
     (
         "aes_bitsliced.cu",
         include_str!("../kernels/aes_bitsliced.cu"),

@@ -38,6 +38,12 @@ static inline u32 aesx_bswap(u32 x) {
 }
 static inline u32 aesx_xor3(u32 a, u32 b, u32 c) { return a ^ b ^ c; }
 static inline u32 aesx_select(u32 a, u32 b, u32 m) { return (a & m) | (b & ~m); }
+template <u32 F> static inline u32 aesx_lop3(u32 a, u32 b, u32 c) {
+    u32 r = 0;
+    for (int v = 0; v < 8; v++)
+        if ((F >> v) & 1) r |= ((v & 4) ? a : ~a) & ((v & 2) ? b : ~b) & ((v & 1) ? c : ~c);
+    return r;
+}
 static inline u32 aesx_prmt(u32 a, u32 b, u32 s) {
     const u64 v = (u64)a | ((u64)b << 32);
     u32 r = 0;
@@ -48,6 +54,7 @@ static inline u64 aesx_mul_wide(u32 a, u32 b) { return (u64)a * b; }
 static inline uint4 aesx_load_rk4(const uint4 *p) { return *p; }
 
 #include "../../kernels/gf128.cuh"
+#include "../../kernels/sbox_lop3.cuh"
 #include "../../kernels/aes_bitsliced.cu"
 #include "../../kernels/ghash.cu"
 #include "../../kernels/aes_ttable_compare.cu"
