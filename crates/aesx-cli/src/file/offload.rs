@@ -167,22 +167,26 @@ struct Run {
 }
 
 impl Run {
+    /// The `count` chunks of this run from its chunk `skip` on, `stride`
+    /// bytes a chunk (the last one may be short).
+    fn slice(&self, skip: usize, count: usize, stride: u64) -> Run {
+        let end = self.pos + self.bytes as u64;
+        let pos = (self.pos + skip as u64 * stride).min(end);
+        let stop = (pos + count as u64 * stride).min(end);
+        Run {
+            first: self.first + skip as u64,
+            count,
+            pos,
+            bytes: (stop - pos) as usize,
+            last: self.last && skip + count == self.count,
+        }
+    }
+
     /// This run cut into runs of at most `max` chunks, `stride` bytes a
     /// chunk (as [`Plan`] would have cut them).
     fn pieces(self, max: usize, stride: u64) -> impl Iterator<Item = Run> {
-        let end = self.pos + self.bytes as u64;
-        (0..self.count.div_ceil(max)).map(move |i| {
-            let count = (self.count - i * max).min(max);
-            let pos = (self.pos + (i * max) as u64 * stride).min(end);
-            let stop = (pos + count as u64 * stride).min(end);
-            Run {
-                first: self.first + (i * max) as u64,
-                count,
-                pos,
-                bytes: (stop - pos) as usize,
-                last: self.last && i * max + count == self.count,
-            }
-        })
+        (0..self.count.div_ceil(max))
+            .map(move |i| self.slice(i * max, (self.count - i * max).min(max), stride))
     }
 }
 
@@ -204,22 +208,16 @@ impl Rest {
         if skip >= run.count as u64 {
             return None;
         }
-        let end = run.pos + run.bytes as u64;
-        let pos = (run.pos + skip * stride).min(end);
+        let skip = skip as usize;
+        let rest = run.slice(skip, run.count - skip, stride);
         let out_stride = match dir {
             Direction::Seal => RECORD,
             Direction::Open => CHUNK,
         };
         Some(Rest {
-            run: Run {
-                first: at,
-                count: run.count - skip as usize,
-                pos,
-                bytes: (end - pos) as usize,
-                last: run.last,
-            },
-            input: (pos - run.pos) as usize,
-            output: skip as usize * out_stride,
+            input: (rest.pos - run.pos) as usize,
+            output: skip * out_stride,
+            run: rest,
         })
     }
 }
