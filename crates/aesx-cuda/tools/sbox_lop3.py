@@ -284,7 +284,7 @@ def emit(net, fn, what):
     for b in range(8):
         visit(f"o{b}")
     names = {f"s{b}": f"s{b}" for b in range(8)}
-    body, lops = [], 0
+    body = []
     for n in order:
         fanins, on = net[n]
         args = [names[f] for f in fanins]
@@ -300,13 +300,12 @@ def emit(net, fn, what):
         k = len(fanins)
         imm = sum(1 << v for v in range(8) if v >> (3 - k) in on)
         expr = f"aesx_lop3<0x{imm:02x}>({', '.join(args + ['0u'] * (3 - k))})"
-        lops += 1
         body.append(f"    const u32 {var} = {expr};")
-    head = [f"// {what}: {lops} LOP3 (three-input logic ops) for one byte of 32 blocks.",
+    head = [f"// {what}: {len(body)} LOP3 (three-input logic ops) for one byte of 32 blocks.",
             f"AESX_DEV void {fn}(u32 *s) {{",
             "    const u32 " + ", ".join(f"s{b} = s[{b}]" for b in range(8)) + ";"]
     tail = [f"    s[{b}] = {names[f'o{b}']};" for b in range(8)] + ["}"]
-    return "\n".join(head + body + tail), lops
+    return "\n".join(head + body + tail)
 
 
 def best_network(program, table):
@@ -351,8 +350,8 @@ def generate():
     inv_table = [table.index(x) for x in range(256)]
     fwd_size, fwd_recipe, fwd = best_network(SBOX_113, table)
     inv_size, inv_recipe, inv = best_network(INV_SBOX_121, inv_table)
-    fwd_c, _ = emit(fwd, "aesx_sbox", "SubBytes' S-box")
-    inv_c, _ = emit(inv, "aesx_inv_sbox", "InvSubBytes' inverse S-box")
+    fwd_c = emit(fwd, "aesx_sbox", "SubBytes' S-box")
+    inv_c = emit(inv, "aesx_inv_sbox", "InvSubBytes' inverse S-box")
     text = HEADER.format(fwd_recipe=fwd_recipe, inv_recipe=inv_recipe) + fwd_c + "\n\n" + inv_c + "\n"
     check_text(text)
     open(OUT, "w").write(text)
