@@ -60,7 +60,8 @@ pub(super) struct BenchArgs {
     /// Split each message over N threads, for the modes that split (block,
     /// ecb, cbc-dec, ctr, xts-enc, xts-dec), and for gcm-enc, gcm-dec,
     /// gcm-siv-enc and gcm-siv-dec through aesx's own parallel call (peers
-    /// on one); the others run on one.
+    /// on one); the others run on one. aesx's CPU backends also run each
+    /// such case on one thread, and a "scaling" block gives the ratio.
     #[arg(long, allow_negative_numbers = true, value_name = "N")]
     pub(super) threads: Option<String>,
     /// Run the vector of an AArch64cryptolib speed-test file: check the

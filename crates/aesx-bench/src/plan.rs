@@ -95,7 +95,6 @@ pub(super) fn impls_for(opts: &Options, case: &Case) -> Vec<Impl> {
         .collect()
 }
 
-/// Threads a mode gets: the requested number where it splits, else one.
 /// Threads aesx's own parallel call may use for one message of `mode`:
 /// `--threads` for GCM and GCM-SIV (the library splits them: counter
 /// ranges, GHASH or POLYVAL sums combined with powers of H), 1 for the
@@ -111,12 +110,28 @@ pub(super) fn library_threads(opts: &Options, mode: Mode) -> usize {
     }
 }
 
+/// Threads a mode gets: the requested number where it splits, else one.
 pub(super) fn threads_for(opts: &Options, mode: Mode) -> usize {
     if mode.spec().splits {
         opts.threads
     } else {
         1
     }
+}
+
+/// The aesx backends that also run a case on one thread, beside their
+/// rows on `--threads`: every CPU backend but the bitsliced one, when the
+/// case runs on more than one thread. Their rows give each backend's own
+/// scaling in the same run (and its ratio to the peers, which run GCM and
+/// GCM-SIV on one thread).
+pub(super) fn one_thread_twins(opts: &Options, case: &Case) -> Vec<Impl> {
+    if threads_for(opts, case.mode).max(library_threads(opts, case.mode)) < 2 {
+        return Vec::new();
+    }
+    impls_for(opts, case)
+        .into_iter()
+        .filter(|i| matches!(i, Impl::Aesx(b) if *b != Backend::Soft))
+        .collect()
 }
 
 /// The cases of the grid, in report order; an error if none is valid.
@@ -207,7 +222,7 @@ pub(super) fn cases(opts: &mut Options) -> Result<Grid, CommandError> {
 pub(super) fn measurements(opts: &Options, cases: &[Case]) -> usize {
     cases
         .iter()
-        .map(|c| impls_for(opts, c).len())
+        .map(|c| impls_for(opts, c).len() + one_thread_twins(opts, c).len())
         .sum::<usize>()
         .max(1)
 }

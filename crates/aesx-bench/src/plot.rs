@@ -23,13 +23,13 @@ fn draw(path: &Path, meta: &Meta, rows: &[Row]) -> Result<(), String> {
     let e = |e: DrawingAreaErrorKind<_>| e.to_string();
     // Panels in report order; implementations keep one colour everywhere.
     let mut panels: Vec<(Mode, u32)> = Vec::new();
-    let mut impls: Vec<&str> = Vec::new();
+    let mut impls: Vec<String> = Vec::new();
     for r in rows {
         if !panels.contains(&(r.mode, r.key_bits)) {
             panels.push((r.mode, r.key_bits));
         }
-        if !impls.contains(&r.imp.as_str()) {
-            impls.push(&r.imp);
+        if !impls.contains(&r.series()) {
+            impls.push(r.series());
         }
     }
     if panels.is_empty() {
@@ -95,7 +95,7 @@ fn draw(path: &Path, meta: &Meta, rows: &[Row]) -> Result<(), String> {
             for (k, imp) in impls.iter().enumerate() {
                 let mut pts: Vec<(f64, f64)> = mine
                     .iter()
-                    .filter(|r| r.imp == *imp)
+                    .filter(|r| r.series() == *imp)
                     .map(|r| (r.size as f64, r.gb_per_s))
                     .collect();
                 if pts.is_empty() {

@@ -82,6 +82,16 @@ impl Row {
         })
     }
 
+    /// The row's line in a plot: the implementation, and its threads when
+    /// more than one (with `--threads`, aesx runs a case both ways).
+    pub fn series(&self) -> String {
+        if self.threads > 1 {
+            format!("{} x{} threads", self.imp, self.threads)
+        } else {
+            self.imp.clone()
+        }
+    }
+
     fn same_case(&self, o: &Row) -> bool {
         (self.mode, self.key_bits, self.size, self.threads)
             == (o.mode, o.key_bits, o.size, o.threads)
@@ -223,6 +233,48 @@ pub fn print_summary(out: &mut impl Write, rows: &[Row]) -> io::Result<()> {
             size,
             fmt(best(false)),
             fmt(best(true)),
+        )?;
+    }
+    Ok(())
+}
+
+/// With `--threads`: one line per aesx row on more than one thread that
+/// has a one-thread twin in the same case (`plan::one_thread_twins`), with
+/// the ratio of the two medians.
+pub fn print_scaling(out: &mut impl Write, rows: &[Row]) -> io::Result<()> {
+    let pairs: Vec<(&Row, &Row)> = rows
+        .iter()
+        .filter(|r| !r.peer && r.threads > 1)
+        .filter_map(|r| {
+            rows.iter()
+                .find(|o| {
+                    o.imp == r.imp
+                        && o.threads == 1
+                        && (o.mode, o.key_bits, o.size) == (r.mode, r.key_bits, r.size)
+                })
+                .map(|one| (r, one))
+        })
+        .collect();
+    if pairs.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "scaling: each aesx row on more than one thread against itself on one, same run (median GB/s):")?;
+    for (r, one) in pairs {
+        let ratio = if one.gb_per_s > 0.0 {
+            format!("x{}", sig(r.gb_per_s / one.gb_per_s))
+        } else {
+            "-".into()
+        };
+        writeln!(
+            out,
+            "  {:<8} AES-{} {:>8} B: {:<13} {} threads {:<6} 1 thread {:<6} {ratio}",
+            r.mode.name(),
+            r.key_bits,
+            r.size,
+            r.imp,
+            r.threads,
+            sig(r.gb_per_s),
+            sig(one.gb_per_s),
         )?;
     }
     Ok(())

@@ -10,6 +10,7 @@ use super::cases::{Case, Setup};
 use super::check::honesty_check;
 #[cfg(feature = "cuda")]
 use super::cuda_impl;
+use super::impls::Impl;
 
 use super::measure::{self, Plan, Subject};
 #[cfg(feature = "plot")]
@@ -54,8 +55,9 @@ pub(super) fn run(mut opts: Options, clock: &ClockInfo) -> Result<ExitCode, Comm
     bounds.apply(&mut rows, opts.isa);
     report::print(&mut out, &rows, opts.mb).map_err(w)?;
     report::print_summary(&mut out, &rows).map_err(w)?;
+    report::print_scaling(&mut out, &rows).map_err(w)?;
     #[cfg(feature = "cuda")]
-    if opts.impls.contains(&super::impls::Impl::Cuda) {
+    if opts.impls.contains(&Impl::Cuda) {
         cuda_impl::print_device_figures(&mut out, 256 << 20).map_err(CommandError::failure)?;
     }
     writeln!(
@@ -98,7 +100,9 @@ fn run_case(
     clock: &ClockInfo,
 ) -> Result<Vec<Row>, CommandError> {
     let impls = plan::impls_for(opts, case);
+    let twins = plan::one_thread_twins(opts, case);
     let threaded;
+    let one_thread = setup;
     let setup = match plan::library_threads(opts, case.mode) {
         1 => setup,
         n => {
@@ -110,9 +114,16 @@ fn run_case(
         }
     };
     honesty_check(&impls, case, setup, expect)?;
-    let mut subjects = impls
+    honesty_check(&twins, case, one_thread, expect)?;
+    // The aesx rows, their one-thread twins, then the peers: the table
+    // prints them in this order, and all are measured in turn.
+    let (peers, aesx): (Vec<Impl>, Vec<Impl>) = impls.iter().partition(|i| i.is_peer());
+    let threads = plan::threads_for(opts, case.mode);
+    let mut subjects = aesx
         .iter()
-        .map(|&i| Subject::new(i, case, setup, plan::threads_for(opts, case.mode)))
+        .map(|&i| Subject::new(i, case, setup, threads))
+        .chain(twins.iter().map(|&i| Subject::new(i, case, one_thread, 1)))
+        .chain(peers.iter().map(|&i| Subject::new(i, case, setup, threads)))
         .collect::<Result<Vec<_>, _>>()
         .map_err(CommandError::failure)?;
     measure::measure(&mut subjects, plan).map_err(CommandError::failure)?;

@@ -127,6 +127,65 @@ fn quick_run_writes_json_csv_and_svg() {
 }
 
 #[test]
+fn threads_add_one_thread_twins_and_a_scaling_line() {
+    let json = scratch("threads.json");
+    let stdout = bench_ok(&[
+        "--threads",
+        "2",
+        "--time",
+        "0.01",
+        "--size",
+        "1M",
+        "--key-bits",
+        "128",
+        "--mode",
+        "gcm-enc,ctr,cbc-enc",
+        "--no-peers",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).expect("well-formed JSON");
+    let rows = doc["rows"].as_array().expect("rows");
+    let fast: Vec<&str> = aesx::Backend::available()
+        .iter()
+        .filter(|b| *b != aesx::Backend::Soft)
+        .map(|b| b.name())
+        .collect();
+    let threads = |mode: &str, imp: &str| -> Vec<u64> {
+        let mut t: Vec<u64> = rows
+            .iter()
+            .filter(|r| r["mode"] == mode && r["impl"] == format!("aesx-{imp}"))
+            .map(|r| r["threads"].as_u64().unwrap())
+            .collect();
+        t.sort_unstable();
+        t
+    };
+    for b in &fast {
+        // GCM splits inside aesx's call, CTR in the bench: both run on two
+        // threads and on one; CBC encryption is serial, once, on one.
+        assert_eq!(threads("gcm-enc", b), [1, 2], "{b}: {stdout}");
+        assert_eq!(threads("ctr", b), [1, 2], "{b}: {stdout}");
+        assert_eq!(threads("cbc-enc", b), [1], "{b}: {stdout}");
+        for mode in ["gcm-enc", "ctr"] {
+            let line = stdout
+                .lines()
+                .find(|l| {
+                    l.contains(mode) && l.contains(&format!("aesx-{b} ")) && l.contains("2 threads")
+                })
+                .unwrap_or_else(|| panic!("no scaling line for {mode} {b}: {stdout}"));
+            assert!(
+                line.trim_end().rsplit(' ').next().unwrap().starts_with('x'),
+                "{line}"
+            );
+        }
+    }
+    // The bitsliced backend is measured on two threads only.
+    assert_eq!(threads("ctr", "soft"), [2], "{stdout}");
+    assert_eq!(stdout.contains("scaling:"), !fast.is_empty(), "{stdout}");
+}
+
+#[test]
 fn compare_with_itself_finds_no_difference() {
     // The other tests of this file run `aesx bench` beside this one on a
     // CI machine of two cores, and a burst of their load can fall on one
