@@ -19,6 +19,16 @@ pub fn write(path: &Path, meta: &Meta, rows: &[Row]) -> Result<(), CommandError>
     draw(path, meta, rows).map_err(|e| CommandError::failure(format!("{}: {e}", path.display())))
 }
 
+/// A row's line in a plot: the implementation, and its threads when more
+/// than one (with `--threads`, aesx runs a case both ways).
+fn series_name(r: &Row) -> String {
+    if r.threads > 1 {
+        format!("{} x{} threads", r.imp, r.threads)
+    } else {
+        r.imp.clone()
+    }
+}
+
 fn draw(path: &Path, meta: &Meta, rows: &[Row]) -> Result<(), String> {
     let e = |e: DrawingAreaErrorKind<_>| e.to_string();
     // Panels in report order; implementations keep one colour everywhere.
@@ -28,8 +38,8 @@ fn draw(path: &Path, meta: &Meta, rows: &[Row]) -> Result<(), String> {
         if !panels.contains(&(r.mode, r.key_bits)) {
             panels.push((r.mode, r.key_bits));
         }
-        if !impls.contains(&r.series()) {
-            impls.push(r.series());
+        if !impls.contains(&series_name(r)) {
+            impls.push(series_name(r));
         }
     }
     if panels.is_empty() {
@@ -95,7 +105,7 @@ fn draw(path: &Path, meta: &Meta, rows: &[Row]) -> Result<(), String> {
             for (k, imp) in impls.iter().enumerate() {
                 let mut pts: Vec<(f64, f64)> = mine
                     .iter()
-                    .filter(|r| r.series() == *imp)
+                    .filter(|r| series_name(r) == *imp)
                     .map(|r| (r.size as f64, r.gb_per_s))
                     .collect();
                 if pts.is_empty() {

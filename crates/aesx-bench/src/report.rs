@@ -82,16 +82,6 @@ impl Row {
         })
     }
 
-    /// The row's line in a plot: the implementation, and its threads when
-    /// more than one (with `--threads`, aesx runs a case both ways).
-    pub fn series(&self) -> String {
-        if self.threads > 1 {
-            format!("{} x{} threads", self.imp, self.threads)
-        } else {
-            self.imp.clone()
-        }
-    }
-
     fn same_case(&self, o: &Row) -> bool {
         (self.mode, self.key_bits, self.size, self.threads)
             == (o.mode, o.key_bits, o.size, o.threads)
