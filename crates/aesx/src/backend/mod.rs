@@ -2,8 +2,10 @@
 //!
 //! Three floors, as the folders show them:
 //! - [`kernels`], the contract: the kernel traits every family implements,
-//!   `Family` and the shapes, `InOut`, the CPU tokens. It imports nothing
-//!   else of `backend`.
+//!   `Family` and the shapes, `InOut`, the CPU tokens, and the portable
+//!   GF(2^128) arithmetic that the soft family and the split calls of
+//!   `modes/parallel.rs` share. It imports nothing else of `backend`
+//!   (its tests use the soft family as a reference).
 //! - the families, one folder and one key type each ([`soft`], `x86`,
 //!   `aarch64`): each imports only the contract (and its own children).
 //! - the registry: [`registry`] (detection: what this machine runs,

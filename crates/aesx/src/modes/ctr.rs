@@ -85,7 +85,7 @@ impl Ctr {
     /// thread; see [`parallel`](crate::parallel).
     #[cfg(feature = "std")]
     pub fn with_threads(mut self, threads: usize) -> Self {
-        self.threads = crate::parallel::clamp_threads(threads);
+        self.threads = super::parallel::clamp_threads(threads);
         self
     }
 
@@ -149,7 +149,7 @@ impl Ctr {
         let (whole, mut tail) = rest.split_blocks();
         if !whole.is_empty() {
             #[cfg(feature = "std")]
-            let parts = crate::parallel::segments(whole.len(), BLOCK_LEN, self.threads());
+            let parts = super::parallel::segments(whole.len(), BLOCK_LEN, self.threads());
             #[cfg(not(feature = "std"))]
             let parts = 1;
             if parts > 1 {

@@ -8,6 +8,7 @@ use crate::backend::engine::GcmEngine;
 use crate::backend::{Backend, InOut};
 use crate::error::{Error, Result};
 use crate::key::{Block, KeySize, BLOCK_LEN};
+use zeroize::Zeroize;
 
 #[cfg(feature = "std")]
 use alloc::vec::Vec;
@@ -136,7 +137,7 @@ impl Gcm {
     /// ```
     #[cfg(feature = "std")]
     pub fn with_threads(mut self, threads: usize) -> Self {
-        self.threads = crate::parallel::clamp_threads(threads);
+        self.threads = super::parallel::clamp_threads(threads);
         self
     }
 
@@ -335,16 +336,26 @@ impl Gcm {
         io: InOut<'_>,
         encrypt: bool,
     ) -> Result<Tag> {
+        // J0 from any IV but a 12-byte one is a GHASH of it under H: wiped.
+        let mut j0 = j0_of(self, nonce)?;
+        let tag = self.oneshot_from_j0(&j0, aad, io, encrypt);
+        j0.zeroize();
+        Ok(tag)
+    }
+
+    /// [`Gcm::oneshot`] from the pre-counter block `j0`: split over the
+    /// key's threads when the message is long enough, else the backend's
+    /// fused kernel on this thread.
+    fn oneshot_from_j0(&self, j0: &Block, aad: &[u8], io: InOut<'_>, encrypt: bool) -> Tag {
         #[cfg(feature = "std")]
         {
-            let parts = crate::parallel::segments(io.len(), BLOCK_LEN, self.threads());
+            let parts = super::parallel::segments(io.len(), BLOCK_LEN, self.threads());
             if parts > 1 {
-                return super::parallel::gcm_oneshot(self, parts, nonce, aad, io, encrypt);
+                let (engine, tag_len) = (&self.engine, self.tag_len);
+                return super::parallel::gcm(engine, tag_len, parts, j0, aad, io, encrypt);
             }
         }
-        let j0 = j0_of(self, nonce)?;
-        let bytes = self.engine.gcm_oneshot(encrypt, &j0, aad, io);
-        Ok(Tag::truncated(bytes, self.tag_len))
+        Tag::truncated(self.engine.gcm_oneshot(encrypt, j0, aad, io), self.tag_len)
     }
 }
 

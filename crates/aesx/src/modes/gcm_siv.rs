@@ -114,7 +114,7 @@ impl GcmSiv {
     /// ```
     #[cfg(feature = "std")]
     pub fn with_threads(mut self, threads: usize) -> Self {
-        self.threads = crate::parallel::clamp_threads(threads);
+        self.threads = super::parallel::clamp_threads(threads);
         self
     }
 
@@ -218,7 +218,7 @@ impl GcmSiv {
         let size = self.key_size();
         #[cfg(feature = "std")]
         {
-            let parts = crate::parallel::segments(io.len(), BLOCK_LEN, self.threads());
+            let parts = super::parallel::segments(io.len(), BLOCK_LEN, self.threads());
             if parts > 1 {
                 let engine = &self.aes.engine;
                 return super::parallel::gcm_siv(engine, size, parts, nonce, aad, io, received);

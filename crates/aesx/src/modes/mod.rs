@@ -18,6 +18,8 @@ pub(crate) mod ofb;
 pub(crate) mod padding;
 #[cfg(feature = "std")]
 pub mod parallel;
+#[cfg(all(test, feature = "std"))]
+mod parallel_tests;
 #[cfg(feature = "std")]
 mod pool;
 pub(crate) mod tag;

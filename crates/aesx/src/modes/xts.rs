@@ -114,7 +114,7 @@ impl Xts {
     /// [`parallel`](crate::parallel).
     #[cfg(feature = "std")]
     pub fn with_threads(mut self, threads: usize) -> Self {
-        self.threads = crate::parallel::clamp_threads(threads);
+        self.threads = super::parallel::clamp_threads(threads);
         self
     }
 
@@ -250,7 +250,7 @@ impl Xts {
             .ok_or(Error::CounterOverflow)?;
         #[cfg(feature = "std")]
         {
-            let parts = crate::parallel::segments(io.len(), sector_size, self.threads());
+            let parts = super::parallel::segments(io.len(), sector_size, self.threads());
             if parts > 1 {
                 super::parallel::xts_sectors(&self.engine, parts, encrypt, sector_size, first, io);
                 return Ok(());
@@ -274,7 +274,7 @@ impl Xts {
         self.engine.encrypt_tweak(&mut t);
         #[cfg(feature = "std")]
         {
-            let parts = crate::parallel::segments(len, BLOCK_LEN, self.threads());
+            let parts = super::parallel::segments(len, BLOCK_LEN, self.threads());
             if parts > 1 {
                 super::parallel::xts_unit(&self.engine, parts, encrypt, &t, io);
                 t.zeroize();

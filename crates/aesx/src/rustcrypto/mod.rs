@@ -37,7 +37,7 @@ mod tests {
     use std::vec;
 
     use crate::backend::kernels::trace;
-    use crate::Backend;
+    use crate::backend::Backend;
 
     /// The mode crates reach the bulk kernels once per PAR_BLOCKS blocks
     /// (and a whole-buffer ECB call once), not once per block: counted on

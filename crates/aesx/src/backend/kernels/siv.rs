@@ -22,11 +22,11 @@
 use zeroize::Zeroize;
 
 use super::gcm::GcmKernels;
+#[cfg(feature = "std")]
+use super::ghash_mul::ghash_mul_pow;
 use super::inout::InOut;
 use super::polyval::PolyvalKernels;
 use super::wipe;
-#[cfg(feature = "std")]
-use crate::backend::soft::ghash_mul_pow;
 use crate::error::Result;
 use crate::key::{Block, KeySize, BLOCK_LEN};
 

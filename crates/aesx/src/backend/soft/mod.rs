@@ -18,15 +18,11 @@
 
 mod bitslice;
 mod gcm;
-mod gf128;
 pub(crate) mod polyval;
 mod round;
 mod rows;
 mod sbox;
 mod xts;
-
-#[cfg(feature = "std")]
-pub(crate) use self::gcm::ghash_mul_pow;
 
 use zeroize::Zeroize;
 

@@ -8,7 +8,7 @@
 //! are little-endian `u128`s: POLYVAL's own field layout, so no bit reversal
 //! is needed, and dot(a, b) = a·b·x^-128 is a Montgomery reduction.
 
-use super::gf128::{self, Powers};
+use crate::backend::kernels::gf128::{self, Powers};
 use crate::key::Block;
 
 /// H^1..H^4 in the Montgomery domain (see [`Powers`]).

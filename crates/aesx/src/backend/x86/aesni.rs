@@ -34,7 +34,7 @@
 
 use core::arch::x86_64::*;
 
-use super::X86Aes;
+use super::key::X86Aes;
 use crate::backend::kernels::inout::InOut;
 use crate::backend::kernels::trace::{self, Kernel};
 use crate::key::{Block, KeySize};
@@ -502,7 +502,7 @@ pub(super) unsafe fn ctr_apply(k: &X86Aes, ctr: &mut Block, io: InOut<'_>) {
 #[inline]
 #[target_feature(enable = "aes,sse4.1")]
 unsafe fn ctr_rounds<const R: usize>(keys: &[__m128i; 15], ctr: &mut Block, io: InOut<'_>) {
-    super::ctr_segments(ctr, io, |c, seg| {
+    super::ctr_runs::ctr_segments(ctr, io, |c, seg| {
         // SAFETY: same features as this function (closures inherit them).
         unsafe { ctr_seg::<R>(keys, c, seg) }
     });
@@ -628,7 +628,7 @@ unsafe fn ctr_seg<const R: usize>(keys: &[__m128i; 15], c0: u128, mut io: InOut<
 
 #[cfg(test)]
 mod tests {
-    use super::super::Level;
+    use super::super::key::Level;
     use super::*;
     use crate::backend::kernels::cpu;
     use crate::key::RoundKeys;

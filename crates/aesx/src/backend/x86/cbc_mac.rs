@@ -24,7 +24,7 @@
 use core::arch::x86_64::*;
 
 use super::aesni::{aes_round, chain};
-use super::X86Aes;
+use super::key::X86Aes;
 use crate::backend::kernels::inout::InOut;
 use crate::backend::kernels::mac::MacKernels;
 use crate::backend::kernels::trace::{self, Kernel};

@@ -56,8 +56,8 @@
 
 use core::arch::x86_64::*;
 
+use super::key::{Level, X86Aes};
 use super::vector::{vaes_entries, Vector};
-use super::{Level, X86Aes};
 use crate::backend::kernels::inout::InOut;
 use crate::backend::kernels::trace::{self, Kernel};
 use crate::backend::kernels::{BlockKernels, CbcLanes, CbcManyKernels};

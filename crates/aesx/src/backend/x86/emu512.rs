@@ -215,11 +215,11 @@ mod tests {
     use crate::backend::kernels::inout::InOut;
     use crate::backend::kernels::xts::XtsKernels;
     use crate::backend::kernels::BlockKernels;
+    use crate::backend::schedule::Schedule;
+    use crate::backend::x86::key::{Level, X86Aes};
     use crate::backend::x86::{cbc_multi, gcm, gcm_vaes, polyval, siv, vaes, xts_vaes};
-    use crate::backend::x86::{Level, X86Aes};
     use crate::key::{Block, KeySize, RoundKeys};
     use crate::test_bytes::xorshift_bytes as bytes;
-    use crate::Schedule;
 
     /// The emulated width and an `aesni` key of `len` bytes, or `None`
     /// without AES-NI.
@@ -227,6 +227,17 @@ mod tests {
         let (emu, level) = (Emu512::new()?, Level::detect(0)?);
         let rk = RoundKeys::expand(&bytes(seed, len)).unwrap();
         Some((emu, X86Aes::new(level, &rk)))
+    }
+
+    /// The zmm-shaped emulation keeps the contract of the real widths:
+    /// every method against the 128-bit instruction on each lane (the
+    /// checks `vector.rs` runs on xmm, ymm and zmm).
+    #[test]
+    fn emulated_zmm_methods_match_the_128_bit_instructions() {
+        match Emu512::new() {
+            Some(t) => crate::backend::x86::vector::tests::check(t),
+            None => eprintln!("skipped: no AES-NI on this CPU"),
+        }
     }
 
     /// Runs `f` under each schedule forced, then the detected one again.

@@ -2,8 +2,9 @@
 //! key's `Level` (one match per call).
 
 use super::ghash_clmul::{self, X86HKey};
+use super::key::{Level, X86Aes};
 use super::vector::{vaes_entries, Vector};
-use super::{gcm_aesni, gcm_vaes, Level, X86Aes};
+use super::{gcm_aesni, gcm_vaes};
 use crate::backend::kernels::gcm::{word_sum, GcmKernels};
 use crate::backend::kernels::inout::InOut;
 use crate::key::Block;

@@ -66,8 +66,8 @@ use core::arch::x86_64::*;
 use super::ghash_clmul::{
     self, bswap_mask, ghash8, half_sum, length_block, load_padded, Wide, WideK, X86HKey, POWERS,
 };
+use super::key::X86Aes;
 use super::vector::{order_acc_xmm, order_xmm as order, prefetch_step, PREFETCH_MIN};
-use super::X86Aes;
 use crate::backend::kernels::cpu;
 use crate::backend::kernels::gcm::{blocks_to_aligned, inc32};
 use crate::backend::kernels::inout::InOut;
@@ -792,7 +792,7 @@ unsafe fn oneshot<const R: usize, const ENCRYPT: bool, const ZEN: bool>(
 
 #[cfg(test)]
 mod tests {
-    use super::super::Level;
+    use super::super::key::Level;
     use super::*;
     use crate::backend::kernels::cpu;
     use crate::key::RoundKeys;

@@ -5,7 +5,7 @@
 //! alignment, just below a carry out of the last byte, and just below the
 //! 2^32 wrap, with block counts on both sides of each loop's step.
 
-use super::{Level, X86Aes};
+use super::key::{Level, X86Aes};
 use crate::backend::kernels::gcm::GcmKernels;
 use crate::backend::kernels::inout::InOut;
 use crate::backend::soft::SoftAes;

@@ -60,11 +60,11 @@
 use core::arch::x86_64::*;
 
 use super::ghash_clmul::{bswap_mask, length_block, poly, Wide, X86HKey, POWERS};
+use super::key::X86Aes;
 use super::polyval::Acc;
 use super::vector::{
     byte_mask, middle_rounds, prefetch_step, vaes_entries, Vector, ONES_THEN_ZEROS, PREFETCH_MIN,
 };
-use super::X86Aes;
 use crate::backend::kernels::cpu::{Vaes256, Vaes512};
 use crate::backend::kernels::gcm::inc32;
 use crate::backend::kernels::inout::InOut;

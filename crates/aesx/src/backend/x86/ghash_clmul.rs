@@ -31,7 +31,7 @@
 
 use core::arch::x86_64::*;
 
-use super::X86Aes;
+use super::key::X86Aes;
 use crate::backend::kernels::inout::InOut;
 use crate::backend::kernels::wipe;
 use crate::backend::kernels::BlockKernels;

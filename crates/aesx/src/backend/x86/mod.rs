@@ -5,27 +5,24 @@
 //! token of its tier (`backend::kernels::cpu`), which only run-time detection can
 //! make. Each dispatch below matches on the level and calls a
 //! `#[target_feature]` kernel with the token of that tier in hand: that
-//! token is the `SAFETY` argument of every such call. The key's fields are
-//! private to this module and its kernel files, and it can only be built
-//! from a token, so no code in the crate can make a key of a tier the CPU
-//! lacks.
+//! token is the `SAFETY` argument of every such call. The key ([`key`]) has
+//! fields private to this module and its kernel files, and it can only be
+//! built from a token, so no code in the crate can make a key of a tier the
+//! CPU lacks. The kernel files import the key from there, not from here:
+//! this file sits above them, dispatching into them.
 
-use core::arch::x86_64::*;
-
-use super::kernels::cpu;
 use super::kernels::family::Family;
 use super::kernels::inout::InOut;
 use super::kernels::polyval::PolyvalKernels;
 use super::kernels::siv::{gcm_siv_open_generic, gcm_siv_seal_generic, SivKernels, SIV_NONCE_LEN};
-use super::kernels::vector_keys::inverse_keys;
-use super::kernels::wipe;
 use super::kernels::BlockKernels;
 use crate::error::Result;
-use crate::key::{Block, KeySize, RoundKeys, MAX_ROUNDS};
+use crate::key::{Block, KeySize, RoundKeys};
 
 mod aesni;
 mod cbc_mac;
 mod cbc_multi;
+mod ctr_runs;
 #[cfg(test)]
 mod emu512;
 mod gcm;
@@ -34,6 +31,7 @@ mod gcm_aesni;
 mod gcm_tests;
 mod gcm_vaes;
 mod ghash_clmul;
+mod key;
 pub(crate) mod polyval;
 pub(crate) mod siv;
 mod vaes;
@@ -42,40 +40,7 @@ mod xts;
 mod xts_aesni;
 mod xts_vaes;
 
-/// Which x86 instruction tier a key runs on, with the token that proves
-/// the CPU has it (tokens are zero-sized: this is one byte).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Level {
-    /// AES-NI + SSE4.1 + PCLMULQDQ.
-    Aesni(cpu::Aesni),
-    /// VAES + VPCLMULQDQ + AVX2.
-    Vaes256(cpu::Vaes256),
-    /// VAES + VPCLMULQDQ + AVX-512 F/BW/VL.
-    Vaes512(cpu::Vaes512),
-}
-
-impl Level {
-    /// AES-NI and SSE4.1, which every level includes.
-    pub(crate) fn aesni(self) -> cpu::Aesni {
-        match self {
-            Level::Aesni(t) => t,
-            Level::Vaes256(t) => t.aesni(),
-            Level::Vaes512(t) => t.aesni(),
-        }
-    }
-
-    /// The level of the family's tier `tier` (0 AES-NI, 1 VAES-256, 2
-    /// VAES-512), if the CPU has it.
-    pub(crate) fn detect(tier: u8) -> Option<Level> {
-        let f = cpu::features();
-        match tier {
-            0 => f.aesni.map(Level::Aesni),
-            1 => f.vaes256.map(Level::Vaes256),
-            2 => f.vaes512.map(Level::Vaes512),
-            _ => None,
-        }
-    }
-}
+pub(crate) use self::key::{Level, X86Aes};
 
 impl SivKernels for X86Aes {
     type Polyval = polyval::X86PolyvalKey;
@@ -139,97 +104,6 @@ impl Family for X86Aes {
     fn runs(tier: u8) -> bool {
         Level::detect(tier).is_some()
     }
-}
-
-/// Round keys in `__m128i` registers for the x86 backends.
-///
-/// `enc[0..=rounds]` are the encryption round keys; `dec[0..=rounds]` the
-/// keys of the equivalent inverse cipher (FIPS 197 section 5.3.5) in the
-/// order AESDEC consumes them: `dec[0] = enc[rounds]`, `dec[i] =
-/// InvMixColumns(enc[rounds - i])`, `dec[rounds] = enc[0]`.
-///
-/// The fields are private: outside this module and its kernel files a key
-/// is made only by [`X86Aes::new`], from detection's token.
-#[derive(Clone)]
-pub(crate) struct X86Aes {
-    enc: [__m128i; MAX_ROUNDS + 1],
-    dec: [__m128i; MAX_ROUNDS + 1],
-    /// The key size, which picks the round count `R` (10, 12, 14) of the
-    /// kernels: each entry point matches on it once, exhaustively.
-    size: KeySize,
-    level: Level,
-}
-
-impl X86Aes {
-    /// Builds the key for `level`, whose token proves the CPU has it.
-    pub(crate) fn new(level: Level, rk: &RoundKeys) -> Self {
-        let aesni = level.aesni();
-        // SAFETY: `aesni`, the token every level holds, proves AES-NI and
-        // SSE4.1, which `expand` enables.
-        unsafe { Self::expand(aesni, rk, level) }
-    }
-
-    #[target_feature(enable = "aes,sse4.1")]
-    unsafe fn expand(_: cpu::Aesni, rk: &RoundKeys, level: Level) -> Self {
-        let mut enc = [_mm_setzero_si128(); MAX_ROUNDS + 1];
-        for (e, k) in enc.iter_mut().zip(rk.rk.iter()).take(rk.rounds() + 1) {
-            // SAFETY: `k` is 16 readable bytes; loadu has no alignment need.
-            *e = unsafe { _mm_loadu_si128(k.as_ptr().cast()) };
-        }
-        Self::from_enc(enc, rk.size, level)
-    }
-
-    /// The key from its encryption round keys (the decryption keys follow).
-    #[target_feature(enable = "aes,sse4.1")]
-    fn from_enc(enc: [__m128i; MAX_ROUNDS + 1], size: KeySize, level: Level) -> Self {
-        let dec = inverse_keys(&enc, size.rounds(), |k| _mm_aesimc_si128(k));
-        X86Aes {
-            enc,
-            dec,
-            size,
-            level,
-        }
-    }
-
-    /// The number of rounds (10, 12 or 14).
-    fn rounds(&self) -> usize {
-        self.size.rounds()
-    }
-}
-
-impl Drop for X86Aes {
-    fn drop(&mut self) {
-        // SAFETY: SSE2 is part of the x86-64 baseline.
-        let zero = unsafe { _mm_setzero_si128() };
-        wipe(self.enc.iter_mut().chain(self.dec.iter_mut()), zero);
-    }
-}
-
-/// Splits a CTR call at the points where the low 64 bits of the counter
-/// wrap, so that kernels can count in 64-bit lanes: `seg(c, io)` gets a run
-/// of blocks starting at counter `c` whose low half never wraps inside it.
-/// `ctr` advances by the number of blocks, modulo 2^128.
-#[inline]
-fn ctr_segments(ctr: &mut Block, io: InOut<'_>, mut seg: impl FnMut(u128, InOut<'_>)) {
-    let mut c = u128::from_be_bytes(*ctr);
-    let mut rest = io;
-    while rest.blocks() > 0 {
-        let m = ctr_run(c, rest.blocks());
-        let (now, later) = rest.split_at(m * 16);
-        seg(c, now);
-        c = c.wrapping_add(m as u128);
-        rest = later;
-    }
-    *ctr = c.to_be_bytes();
-}
-
-/// How many of `blocks` blocks from counter `c` run before the low 64 bits
-/// of the counter wrap (at least one).
-#[inline(always)]
-fn ctr_run(c: u128, blocks: usize) -> usize {
-    // Blocks left before the low half wraps: 2^64 - low (never zero).
-    let room = (u64::MAX - c as u64) as u128 + 1;
-    (blocks as u128).min(room) as usize
 }
 
 impl BlockKernels for X86Aes {

@@ -34,8 +34,8 @@
 use core::arch::x86_64::*;
 
 use super::ghash_clmul::load_padded;
+use super::key::Level;
 use super::vector::{vaes_entries, Vector};
-use super::Level;
 use crate::backend::kernels::cpu::Aesni;
 use crate::backend::kernels::trace::{self, Kernel};
 use crate::backend::kernels::wipe;

@@ -51,11 +51,11 @@ use core::arch::x86_64::*;
 use zeroize::Zeroize;
 
 use super::ghash_clmul::{X86HKey, POWERS};
+use super::key::{Level, X86Aes};
 use super::polyval::{
     gcm_siv_hash, is_small, karatsuba, lengths, powers, reduce, Acc, KAcc, Table, MAX,
 };
 use super::vector::{middle_rounds, vaes_entries, Vector};
-use super::{Level, X86Aes};
 use crate::backend::kernels::cpu::Aesni;
 use crate::backend::kernels::inout::InOut;
 use crate::backend::kernels::siv::SIV_NONCE_LEN as NONCE_LEN;

@@ -30,8 +30,8 @@
 use core::arch::x86_64::*;
 
 use super::aesni::{cbc_decrypt_small, cbc_enc, ecb_small};
+use super::key::X86Aes;
 use super::vector::{prefetch_step, vaes_entries, Vector, PREFETCH_MIN};
-use super::X86Aes;
 use crate::backend::kernels::inout::InOut;
 use crate::backend::kernels::trace::{self, Kernel};
 use crate::key::{Block, KeySize};
@@ -353,7 +353,7 @@ fn ctr_rounds<const R: usize, V: Vector>(
     let mut c = u128::from_be_bytes(*ctr);
     let mut rest = io;
     while rest.blocks() > 0 {
-        let m = super::ctr_run(c, rest.blocks());
+        let m = super::ctr_runs::ctr_run(c, rest.blocks());
         let (now, later) = rest.split_at(m * 16);
         ctr_seg::<R, V>(v, keys, c, now);
         c = c.wrapping_add(m as u128);

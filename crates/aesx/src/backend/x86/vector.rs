@@ -931,7 +931,7 @@ pub(super) fn byte_mask(len: usize) -> __mmask64 {
 }
 
 #[cfg(all(test, feature = "std"))]
-mod tests {
+pub(super) mod tests {
     //! Every method against the 128-bit instruction on each lane (or a
     //! byte-level model), on each width the CPU has.
 
@@ -1013,10 +1013,11 @@ mod tests {
     );
 
     // SAFETY (every `unsafe` block in the reference closures below): the
-    // test runs only with a VAES token, which implies AES-NI, PCLMULQDQ and
-    // SSE4.1 (with SSSE3), all that the 128-bit instructions need.
+    // test runs only with a VAES token or the emulation's AES-NI one, which
+    // imply AES-NI, PCLMULQDQ and SSE4.1 (with SSSE3), all that the 128-bit
+    // instructions need.
     #[allow(clippy::undocumented_unsafe_blocks)]
-    fn check<V: Vector>(v: V) {
+    pub(in crate::backend::x86) fn check<V: Vector>(v: V) {
         for seed in 0..8 {
             let (a, b, c) = (
                 random(v, seed),
@@ -1254,16 +1255,6 @@ mod tests {
         match cpu::features().vaes512 {
             Some(t) => check(t),
             None => eprintln!("skipped: no VAES/AVX-512 on this CPU"),
-        }
-    }
-
-    /// The zmm-shaped emulation the kernel tests of `emu512.rs` run on
-    /// keeps the same contract as the real widths.
-    #[test]
-    fn emulated_zmm_methods_match_the_128_bit_instructions() {
-        match super::super::emu512::Emu512::new() {
-            Some(t) => check(t),
-            None => eprintln!("skipped: no AES-NI on this CPU"),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! XTS on the x86 backends: one `match` on the key's level per call.
 
-use super::{xts_aesni, xts_vaes, Level, X86Aes};
+use super::key::{Level, X86Aes};
+use super::{xts_aesni, xts_vaes};
 use crate::backend::kernels::inout::InOut;
 use zeroize::Zeroize;
 

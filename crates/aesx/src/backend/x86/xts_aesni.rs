@@ -31,8 +31,8 @@
 use core::arch::x86_64::*;
 
 use super::aesni::aes_round;
+use super::key::X86Aes;
 use super::vector::ONES_THEN_ZEROS;
-use super::X86Aes;
 use crate::backend::kernels::cpu;
 use crate::backend::kernels::inout::InOut;
 use crate::backend::kernels::trace::{self, Kernel};
@@ -551,7 +551,7 @@ mod tests {
         let avx = cpu::features().avx2;
         for key in [&[0x3cu8; 16][..], &[0xc3u8; 32][..]] {
             let k = X86Aes::new(
-                super::super::Level::Aesni(t),
+                super::super::key::Level::Aesni(t),
                 &RoundKeys::expand(key).unwrap(),
             );
             for n in [8usize, 9, 15, 16, 17, 31, 64, 100] {

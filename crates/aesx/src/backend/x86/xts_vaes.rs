@@ -49,8 +49,9 @@ use core::arch::x86_64::*;
 
 use zeroize::Zeroize;
 
+use super::key::X86Aes;
 use super::vector::{prefetch_step, vaes_entries, Vector, PREFETCH_MIN};
-use super::{xts_aesni, X86Aes};
+use super::xts_aesni;
 use crate::backend::kernels::inout::InOut;
 use crate::backend::kernels::trace::{self, Kernel};
 use crate::key::{Block, KeySize};

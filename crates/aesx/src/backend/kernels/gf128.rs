@@ -1,5 +1,6 @@
-//! The GF(2^128) arithmetic that the constant-time GHASH (`gcm.rs`) and
-//! POLYVAL (`polyval.rs`) share.
+//! The GF(2^128) arithmetic that the soft backend's constant-time GHASH
+//! (`soft/gcm.rs`) and POLYVAL (`soft/polyval.rs`) share, and
+//! [`ghash_mul`](super::ghash_mul)'s power product.
 //!
 //! Both multiply with one Montgomery-style reduction by the same constant:
 //! POLYVAL's dot(a, b) = a·b·x^-128 directly, and GHASH in its bit-reflected
@@ -14,12 +15,12 @@ use zeroize::Zeroizing;
 use crate::key::BLOCK_LEN;
 
 /// Powers of H kept: blocks hashed per reduction.
-pub(super) const POWERS: usize = 4;
+pub(crate) const POWERS: usize = 4;
 
 /// H^1..H^4 (`pow[i]` = H^(i+1) in the Montgomery domain, so that a block
 /// times `pow[i]` under one reduction is multiplied i + 1 times by H),
 /// wiped on drop.
-pub(super) type Powers = Zeroizing<[u128; POWERS]>;
+pub(crate) type Powers = Zeroizing<[u128; POWERS]>;
 
 /// A 256-bit carry-less product kept as its Karatsuba parts, so that several
 /// products can be summed before the middle term is folded in.
@@ -70,14 +71,14 @@ fn fold(w: u64) -> u128 {
 
 /// The field product of `a` and `b` (one reduction).
 #[inline]
-pub(super) fn mul(a: u128, b: u128, clmul64: impl Fn(u64, u64) -> u128) -> u128 {
+pub(crate) fn mul(a: u128, b: u128, clmul64: impl Fn(u64, u64) -> u128) -> u128 {
     let mut w = Wide::default();
     w.mul_add(a, b, clmul64);
     w.reduce()
 }
 
 /// The powers of `h` (see [`Powers`]).
-pub(super) fn powers(h: u128, clmul64: impl Fn(u64, u64) -> u128 + Copy) -> Powers {
+pub(crate) fn powers(h: u128, clmul64: impl Fn(u64, u64) -> u128 + Copy) -> Powers {
     let mut pow = Zeroizing::new([h; POWERS]);
     for i in 1..POWERS {
         pow[i] = mul(pow[i - 1], h, clmul64);
@@ -90,7 +91,7 @@ pub(super) fn powers(h: u128, clmul64: impl Fn(u64, u64) -> u128 + Copy) -> Powe
 /// groups of four blocks with one reduction each, block `i` of a group times
 /// H^(4-i), then the remaining blocks one at a time.
 #[inline]
-pub(super) fn absorb(
+pub(crate) fn absorb(
     mut y: u128,
     pow: &Powers,
     data: &[u8],
@@ -123,7 +124,7 @@ pub(super) fn absorb(
 /// Checks a hash's `clmul64` against a bit-by-bit `reference` on `count`
 /// deterministic pseudorandom operand pairs (xorshift64).
 #[cfg(test)]
-pub(super) fn check_clmul64(
+pub(crate) fn check_clmul64(
     clmul64: fn(u64, u64) -> u128,
     reference: fn(u64, u64) -> u128,
     count: usize,
