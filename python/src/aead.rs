@@ -10,10 +10,11 @@ use pyo3::types::PyBytes;
 
 use aesx::parallel::for_call;
 
+use crate::backend::pick_backend;
 use crate::buf::{alias, maybe_detached, AeadArgs, Alias, Buf};
 use crate::checks::{data_len, key_len};
+use crate::errors::{err, InvalidTag};
 use crate::gcm::generate;
-use crate::{err, pick_backend, InvalidTag};
 
 /// One keyed library AEAD.
 enum Kind {

@@ -18,6 +18,10 @@ use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
+/// Calls that process at least this many bytes release the GIL. Below it,
+/// releasing and re-taking the GIL costs more than other threads gain.
+pub const RELEASE_GIL_AT: usize = 4096;
+
 #[repr(C)]
 struct PyBuffer {
     buf: *mut c_void,
@@ -229,7 +233,7 @@ pub fn not_a_buffer(obj: &Bound<'_, PyAny>) -> PyErr {
 /// Runs `f` without the GIL when the work is large enough for other threads
 /// to gain more than the release costs (a few hundred nanoseconds).
 pub fn maybe_detached<T: Send>(py: Python<'_>, len: usize, f: impl FnOnce() -> T + Send) -> T {
-    if len >= crate::RELEASE_GIL_AT {
+    if len >= RELEASE_GIL_AT {
         py.allow_threads(f)
     } else {
         f()

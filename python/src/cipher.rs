@@ -9,9 +9,10 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
+use crate::backend::pick_backend;
 use crate::buf::{alias, maybe_detached, Alias, Buf};
 use crate::checks::key_len;
-use crate::{err, pick_backend, AlreadyFinalized, UnsupportedAlgorithm};
+use crate::errors::{err, AlreadyFinalized, UnsupportedAlgorithm};
 
 const BLOCK: usize = 16;
 

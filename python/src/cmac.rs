@@ -6,8 +6,9 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
+use crate::backend::pick_backend;
 use crate::buf::{maybe_detached, Buf};
-use crate::{err, pick_backend, AlreadyFinalized, InvalidSignature, UnsupportedAlgorithm};
+use crate::errors::{err, AlreadyFinalized, InvalidSignature, UnsupportedAlgorithm};
 
 /// A CMAC computation in progress. The hasher owns its copy of the key: a
 /// Python object cannot hold a borrow.

@@ -8,9 +8,10 @@ use pyo3::types::PyBytes;
 
 use aesx::parallel::for_call;
 
+use crate::backend::pick_backend;
 use crate::buf::{alias, maybe_detached, AeadArgs, Alias, Buf};
 use crate::checks::{data_len, key_len};
-use crate::{err, pick_backend, AlreadyFinalized, InvalidTag};
+use crate::errors::{err, AlreadyFinalized, InvalidTag};
 
 const TAG: usize = 16;
 

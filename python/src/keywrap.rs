@@ -6,8 +6,9 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use zeroize::Zeroize;
 
+use crate::backend::pick_backend;
 use crate::buf::{maybe_detached, Buf};
-use crate::{err, pick_backend, InvalidUnwrap};
+use crate::errors::{err, InvalidUnwrap};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Op {

@@ -4,7 +4,7 @@
 use std::ffi::OsString;
 use std::process::ExitCode;
 
-use crate::CommandError;
+use aesx_file::CommandError;
 
 /// Whatever follows `aesx bench`: nothing is parsed, the build cannot run
 /// it.

@@ -204,7 +204,7 @@ pub fn run(g: &Gpu, bytes: usize, iters: usize) -> Result<Vec<Measurement>> {
     let src = s.clone_htod(&host[..])?;
     for (bits, key) in [(128, &[0x2bu8; 16][..]), (256, &[0x3cu8; 32][..])] {
         let k = CudaAes::new(g, key)?;
-        let cpu = crate::cpu_aes(key)?;
+        let cpu = crate::key_schedule::cpu_aes(key)?;
         k.ctr_apply_device_to(&iv, &src, &mut dev2)?;
         spot_check_ctr(g, &dev2, "CTR", &cpu, &iv, &host)?;
         let t = best(iters, || {
@@ -363,7 +363,7 @@ pub fn ttable_comparison(g: &Gpu, bytes: usize, iters: usize) -> Result<Vec<Meas
     let (hi, lo) = crate::plan::counter_halves(&iv);
     let mut out = Vec::new();
     for (bits, key) in [(128, &[0x2bu8; 16][..]), (256, &[0x3cu8; 32][..])] {
-        let cpu = crate::cpu_aes(key)?;
+        let cpu = crate::key_schedule::cpu_aes(key)?;
         let k = CudaAes::new(g, key)?;
         let run_tt = |dst: &mut CudaSlice<u8>| -> Result<()> {
             let (sp, _a) = src.device_ptr(&s);

@@ -50,7 +50,7 @@ impl CudaGcm {
     /// A GCM key (16, 24 or 32 bytes).
     pub fn new(gpu: &Gpu, key: &[u8]) -> Result<CudaGcm> {
         let aes = CudaAes::new(gpu, key)?;
-        let cpu = crate::cpu_aes(key)?;
+        let cpu = crate::key_schedule::cpu_aes(key)?;
         let h = gcm_math::hash_subkey(|b| cpu.encrypt_block(b));
         Ok(CudaGcm { aes, cpu, h })
     }

@@ -1,4 +1,5 @@
-//! The FIPS 197 key schedule on the host, in the layout the kernels read.
+//! The FIPS 197 key schedule on the host, in the layout the kernels read,
+//! and the same key on the CPU ([`cpu_aes`]) for what the host computes.
 //!
 //! The expansion itself is aesx's (`aesx::ExpandedKey`: constant-time, the
 //! S-box computed, never looked up); this file only lays the round keys out
@@ -110,6 +111,13 @@ pub(crate) fn expand(key: &[u8]) -> Result<RoundKeyWords, Error> {
         words,
         rounds: ek.rounds() as u32,
     })
+}
+
+/// The same key on the CPU for the little the host computes (H, E_K(J0),
+/// self-test references): the fastest CPU backend, chosen without reading
+/// `AESX_BACKEND`, which may name the GPU in a caller's environment.
+pub(crate) fn cpu_aes(key: &[u8]) -> Result<aesx::Aes, Error> {
+    aesx::Aes::with_backend(key, aesx::Backend::fastest())
 }
 
 #[cfg(test)]

@@ -45,13 +45,6 @@ pub use gcm_batch::MAX_STRIDE as MAX_MESSAGE_STRIDE;
 pub use host_buffer::HostBuffer;
 pub use xts::CudaXts;
 
-/// The same key on the CPU for the little the host computes (H, E_K(J0),
-/// self-test references): the fastest CPU backend, chosen without reading
-/// `AESX_BACKEND`, which may name the GPU in a caller's environment.
-pub(crate) fn cpu_aes(key: &[u8]) -> core::result::Result<aesx::Aes, aesx::Error> {
-    aesx::Aes::with_backend(key, aesx::Backend::fastest())
-}
-
 /// Host-side pieces exposed for the emulation tests; not a stable API.
 #[doc(hidden)]
 pub mod testing {

@@ -21,7 +21,10 @@ fn check(what: &str, ok: bool) -> Result<()> {
 /// XTS over whole sectors with aesx's block cipher, written out.
 fn xts_cpu(key: &[u8], first: u128, sector: usize, data: &[u8]) -> Result<Vec<u8>> {
     let (k1, k2) = key.split_at(key.len() / 2);
-    let (k1, k2) = (crate::cpu_aes(k1)?, crate::cpu_aes(k2)?);
+    let (k1, k2) = (
+        crate::key_schedule::cpu_aes(k1)?,
+        crate::key_schedule::cpu_aes(k2)?,
+    );
     Ok(crate::xts_steal::sectors_on_cpu(
         &k1, &k2, first, sector, data, false,
     ))
@@ -36,7 +39,7 @@ pub(crate) fn run(gpu: &Gpu) -> Result<()> {
         .collect();
     let whole = &data[..data.len() & !15];
     for key in [&[0x2bu8; 16][..], &[0x61u8; 24][..], &[0x3cu8; 32][..]] {
-        let cpu = crate::cpu_aes(key)?;
+        let cpu = crate::key_schedule::cpu_aes(key)?;
         let k = CudaAes::new(gpu, key)?;
 
         let mut want = whole.to_vec();

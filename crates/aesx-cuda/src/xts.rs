@@ -55,8 +55,8 @@ impl CudaXts {
         Ok(CudaXts {
             data: CudaAes::new(gpu, k1)?,
             tweak: CudaAes::new(gpu, k2)?,
-            cpu_data: crate::cpu_aes(k1)?,
-            cpu_tweak: crate::cpu_aes(k2)?,
+            cpu_data: crate::key_schedule::cpu_aes(k1)?,
+            cpu_tweak: crate::key_schedule::cpu_aes(k2)?,
             equal_halves: core::hint::black_box(diff) == 0,
         })
     }

@@ -10,7 +10,7 @@
 
 use aesx::{Aes, Backend, Cbc, Ctr, BLOCK_LEN};
 
-use crate::count_bytes;
+use crate::counter::count_bytes;
 use ahead::CtrStream;
 
 mod ahead;

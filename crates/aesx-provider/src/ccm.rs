@@ -16,7 +16,7 @@ use aesx::{Backend, Ccm};
 use zeroize::Zeroize;
 
 use crate::block::{Fail, Io};
-use crate::count_bytes;
+use crate::counter::count_bytes;
 use crate::gcm::{TLS_AAD_LEN, TLS_EXPLICIT_IV, TLS_FIXED_IV};
 
 /// The IV length the algorithms report (96 bits); a context's is 7 until

@@ -9,6 +9,7 @@ mod ccm_wrap;
 
 use crate::block::{BlockCtx, Io, Mode};
 use crate::ccm::CcmCtx;
+use crate::entry::{ctx_mut, dispatch, guard, DispatchTable, DISPATCH_END};
 use crate::ffi::{
     self, DupCtx, Final, FreeCtx, GetCtxParams, GetParams, Gettable, GettableCtx, Init, NewCtx,
     OsslAlgorithm, OsslDispatch, OsslParam, SetCtxParams, Update,
@@ -18,7 +19,6 @@ use crate::gcm_siv::GcmSivCtx;
 use crate::params::{self, ParamList};
 use crate::wrap::WrapCtx;
 use crate::xts::XtsCtx;
-use crate::{ctx_mut, dispatch, guard, DispatchTable, DISPATCH_END};
 
 /// What an algorithm is: its mode and its fixed lengths and flags.
 #[derive(Clone, Copy)]
@@ -114,7 +114,7 @@ enum Inner {
 }
 
 fn newctx(info: &AlgInfo) -> *mut c_void {
-    let Some(backend) = crate::backend() else {
+    let Some(backend) = crate::loader::backend() else {
         return ptr::null_mut();
     };
     let inner = match info.kind {
@@ -299,7 +299,7 @@ fn by_release<const N: usize, const M: usize>(
     a: &'static ParamList<N>,
     b: &'static ParamList<M>,
 ) -> *const OsslParam {
-    if crate::core_is_3_6() {
+    if crate::loader::core_is_3_6() {
         b.as_ptr()
     } else {
         a.as_ptr()
@@ -1077,7 +1077,7 @@ macro_rules! algorithm {
     };
     ($m:ident, $kind:expr, $keylen:expr, $gettable_ctx:path, $settable_ctx:path, $one_shot:expr) => {
         mod $m {
-            use super::*;
+            use crate::cipher::*;
 
             pub(super) static INFO: AlgInfo = AlgInfo {
                 kind: $kind,
@@ -1085,7 +1085,7 @@ macro_rules! algorithm {
             };
 
             unsafe extern "C" fn newctx(_provctx: *mut c_void) -> *mut c_void {
-                guard(ptr::null_mut(), || super::newctx(&INFO))
+                guard(ptr::null_mut(), || crate::cipher::newctx(&INFO))
             }
 
             unsafe extern "C" fn get_params(params: *mut OsslParam) -> c_int {

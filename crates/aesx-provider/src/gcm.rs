@@ -11,7 +11,7 @@ use aesx::{ct_eq, Backend, Gcm};
 use zeroize::Zeroize;
 
 use crate::block::{Fail, Io};
-use crate::count_bytes;
+use crate::counter::count_bytes;
 
 mod tls;
 pub use tls::{TLS_AAD_LEN, TLS_EXPLICIT_IV, TLS_FIXED_IV, TLS_TAG};

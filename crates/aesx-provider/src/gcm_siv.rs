@@ -17,7 +17,7 @@
 use aesx::{Backend, GcmSiv};
 
 use crate::block::{Fail, Io};
-use crate::count_bytes;
+use crate::counter::count_bytes;
 
 pub const NONCE_LEN: usize = 12;
 pub const TAG_LEN: usize = 16;

@@ -17,154 +17,29 @@
 pub mod block;
 pub mod ccm;
 mod cipher;
+mod counter;
+mod entry;
 pub mod ffi;
 pub mod gcm;
 pub mod gcm_siv;
+mod loader;
 mod mac;
 pub mod params;
 pub mod wrap;
 pub mod xts;
 
-use core::cell::Cell;
 use core::ffi::{c_int, c_void, CStr};
 use core::ptr;
-use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
 use aesx::Backend;
 
+use entry::{dispatch, guard, DispatchTable, DISPATCH_END};
 use ffi::{OsslAlgorithm, OsslDispatch, OsslParam};
+use loader::{backend, read_core_release, CORE_RELEASE, FIRST_RELEASE};
 use params::ParamList;
 
-/// Bytes aesx has encrypted, decrypted or authenticated through this
-/// provider in this process: the `aesx-bytes` provider parameter. Each
-/// thread counts in its own cell (a locked add per 16-byte call would cost
-/// more than a fifth of it) and adds to this total every [`FLUSH`] bytes
-/// and when it ends; a read adds the reading thread's own cell, so another
-/// running thread's last bytes (under 1 MiB) may not show yet.
-static BYTES: AtomicU64 = AtomicU64::new(0);
-
-/// A thread's count is added to [`BYTES`] at least this often.
-const FLUSH: u64 = 1 << 20;
-
-/// One thread's bytes not yet in [`BYTES`]; added when the thread ends.
-struct Pending(Cell<u64>);
-
-impl Drop for Pending {
-    fn drop(&mut self) {
-        BYTES.fetch_add(self.0.get(), Ordering::Relaxed);
-    }
-}
-
-thread_local! {
-    static PENDING: Pending = const { Pending(Cell::new(0)) };
-}
-
-/// Adds `n` to the work counter.
-pub(crate) fn count_bytes(n: usize) {
-    // (During thread teardown the cell may be gone: then count directly.)
-    let direct = PENDING
-        .try_with(|p| {
-            let v = p.0.get() + n as u64;
-            if v >= FLUSH {
-                BYTES.fetch_add(v, Ordering::Relaxed);
-                p.0.set(0);
-            } else {
-                p.0.set(v);
-            }
-        })
-        .is_err();
-    if direct {
-        BYTES.fetch_add(n as u64, Ordering::Relaxed);
-    }
-}
-
-/// The counter's value: the total plus this thread's pending bytes.
-pub fn bytes_done() -> u64 {
-    let mine = PENDING.try_with(|p| p.0.get()).unwrap_or(0);
-    BYTES.load(Ordering::Relaxed) + mine
-}
-
-/// Runs an entry point's body; a panic becomes `default`.
-pub(crate) fn guard<T>(default: T, f: impl FnOnce() -> T) -> T {
-    catch_unwind(AssertUnwindSafe(f)).unwrap_or(default)
-}
-
-/// The OpenSSL release whose default provider the parameter lists mirror
-/// when the core does not say which it is.
-const FIRST_RELEASE: (u32, u32) = (3, 0);
-
-/// The release of the OpenSSL that loaded the provider, (major, minor),
-/// read once at init (one process has one libcrypto).
-static CORE_RELEASE: OnceLock<(u32, u32)> = OnceLock::new();
-
-/// Whether the loading OpenSSL is 3.6 or later, whose default provider
-/// reports more parameters (see `cipher.rs`'s lists).
-pub(crate) fn core_is_3_6() -> bool {
-    *CORE_RELEASE.get().unwrap_or(&FIRST_RELEASE) >= (3, 6)
-}
-
-/// The core's `openssl-version` ("3.6.3") as (3, 6), through the
-/// `core_get_params` of its dispatch table; None if it does not answer.
-///
-/// # Safety
-/// `core` is NULL or a dispatch table ended by function id 0, whose
-/// `core_get_params` entry takes `handle`.
-unsafe fn read_core_release(
-    handle: *const c_void,
-    core: *const OsslDispatch,
-) -> Option<(u32, u32)> {
-    type CoreGetParams = unsafe extern "C" fn(*const c_void, *mut OsslParam) -> c_int;
-    let mut d = core;
-    let get = loop {
-        // SAFETY: `d` walks the terminated table (NULL checked first).
-        let entry = unsafe { d.as_ref() }?;
-        if entry.function_id == 0 {
-            return None;
-        }
-        if entry.function_id == ffi::FUNC_CORE_GET_PARAMS {
-            break entry.function?;
-        }
-        // SAFETY: not the terminator, so the next entry exists.
-        d = unsafe { d.add(1) };
-    };
-    // SAFETY: OSSL_FUNC_CORE_GET_PARAMS has this signature
-    // (`OSSL_FUNC_core_get_params_fn`); the table stores it type-erased.
-    let get: CoreGetParams = unsafe { core::mem::transmute(get) };
-    let mut version: *const core::ffi::c_char = ptr::null();
-    let mut req = [
-        OsslParam {
-            key: ffi::PROV_PARAM_CORE_VERSION.as_ptr(),
-            data_type: ffi::PARAM_UTF8_PTR,
-            data: (&mut version as *mut *const core::ffi::c_char).cast(),
-            data_size: core::mem::size_of::<*const core::ffi::c_char>(),
-            return_size: ffi::PARAM_UNMODIFIED,
-        },
-        params::END,
-    ];
-    // SAFETY: the core's own function, its handle, a terminated array
-    // whose one element points to a pointer-sized slot.
-    if unsafe { get(handle, req.as_mut_ptr()) } == 0 || version.is_null() {
-        return None;
-    }
-    // SAFETY: the core wrote a pointer to its NUL-terminated version
-    // string, which lives as long as libcrypto.
-    let text = unsafe { CStr::from_ptr(version) }.to_str().ok()?;
-    let mut parts = text.split('.').map(|p| p.parse::<u32>().ok());
-    Some((parts.next()??, parts.next()??))
-}
-
-/// The backend every key of this process runs on: `AESX_BACKEND` if set
-/// (an unknown or unavailable name makes the provider refuse to load),
-/// else the fastest this machine has.
-pub(crate) fn backend() -> Option<Backend> {
-    static CHOSEN: OnceLock<Option<Backend>> = OnceLock::new();
-    *CHOSEN.get_or_init(|| match std::env::var("AESX_BACKEND") {
-        Ok(name) if !name.is_empty() => name.parse::<Backend>().and_then(Backend::require).ok(),
-        _ => Some(Backend::fastest()),
-    })
-}
+pub use counter::bytes_done;
 
 /// The backend's name as a 'static C string.
 fn backend_cname(b: Backend) -> &'static CStr {
@@ -278,45 +153,6 @@ unsafe extern "C" fn prov_teardown(_provctx: *mut c_void) {
     })
 }
 
-/// A static dispatch table.
-#[repr(transparent)]
-pub(crate) struct DispatchTable<const N: usize>(pub [OsslDispatch; N]);
-
-// SAFETY: immutable tables of function pointers; OpenSSL only reads them.
-unsafe impl<const N: usize> Sync for DispatchTable<N> {}
-
-/// One dispatch entry: `f` (any `unsafe extern "C" fn`) under `id`.
-macro_rules! dispatch {
-    ($id:expr, $f:expr, $ty:ty) => {
-        $crate::ffi::OsslDispatch {
-            function_id: $id,
-            // SAFETY: OpenSSL calls the function back through the type
-            // the id stands for, which is `$ty`, the function's own type;
-            // function pointers of any signature have one size.
-            function: Some(unsafe { core::mem::transmute::<$ty, unsafe extern "C" fn()>($f) }),
-        }
-    };
-}
-pub(crate) use dispatch;
-
-/// The context behind OpenSSL's `algctx` pointer (a cipher's or a MAC's),
-/// or None for NULL.
-///
-/// # Safety
-/// `vctx` is NULL or a pointer to a `T` that the operation's `newctx` or
-/// `dupctx` boxed and that is not yet freed, used by one thread at a time
-/// (OpenSSL's rule for algorithm contexts).
-pub(crate) unsafe fn ctx_mut<'a, T>(vctx: *mut c_void) -> Option<&'a mut T> {
-    // SAFETY: the caller's contract: a live, exclusively used Box<T>.
-    unsafe { (vctx as *mut T).as_mut() }
-}
-
-/// The terminator of a dispatch table.
-pub(crate) const DISPATCH_END: OsslDispatch = OsslDispatch {
-    function_id: 0,
-    function: None,
-};
-
 static PROVIDER_DISPATCH: DispatchTable<5> = DispatchTable([
     dispatch!(
         ffi::FUNC_PROVIDER_TEARDOWN,
@@ -369,22 +205,4 @@ pub unsafe extern "C" fn OSSL_provider_init(
         }
         1
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_counter_sees_this_thread_at_once_and_others_when_they_end() {
-        let before = bytes_done();
-        count_bytes(5);
-        assert!(bytes_done() >= before + 5);
-        let t = std::thread::spawn(|| count_bytes(1000));
-        t.join().unwrap();
-        assert!(bytes_done() >= before + 1005);
-        let before = BYTES.load(Ordering::Relaxed);
-        count_bytes(FLUSH as usize);
-        assert!(BYTES.load(Ordering::Relaxed) >= before + FLUSH);
-    }
 }

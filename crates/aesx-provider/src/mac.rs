@@ -12,9 +12,10 @@ use core::ptr;
 use aesx::{Cmac, CmacHasher, BLOCK_LEN};
 
 use crate::cipher::PROPERTY;
+use crate::counter::count_bytes;
+use crate::entry::{ctx_mut, dispatch, guard, DispatchTable, DISPATCH_END};
 use crate::ffi::{self, OsslAlgorithm, OsslParam};
 use crate::params::{self, ParamList};
-use crate::{count_bytes, ctx_mut, dispatch, guard, DispatchTable, DISPATCH_END};
 
 /// The names of the AES-CBC ciphers (as the default provider lists them)
 /// and their key lengths.
@@ -44,7 +45,7 @@ struct MacCtx {
 impl MacCtx {
     /// `cmac_setkey`: a key of the cipher's length starts a message.
     fn set_key(&mut self, key: &[u8]) -> bool {
-        let Some(backend) = crate::backend() else {
+        let Some(backend) = crate::loader::backend() else {
             return false;
         };
         if self.keylen != Some(key.len()) {

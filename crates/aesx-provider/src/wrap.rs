@@ -10,7 +10,7 @@ use aesx::{ct_eq, Aes, Backend, BLOCK_LEN};
 use zeroize::Zeroize;
 
 use crate::block::Fail;
-use crate::count_bytes;
+use crate::counter::count_bytes;
 
 /// `CRYPTO128_WRAP_MAX`.
 const WRAP_MAX: usize = 1 << 31;

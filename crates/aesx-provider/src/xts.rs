@@ -8,7 +8,7 @@
 use aesx::{ct_eq, Aes, Backend, Block, Xts, BLOCK_LEN};
 
 use crate::block::{Fail, Io};
-use crate::count_bytes;
+use crate::counter::count_bytes;
 
 /// IEEE 1619-2018's limit: 2^20 blocks per data unit.
 pub const MAX_DATA_UNIT: usize = BLOCK_LEN << 20;

@@ -18,8 +18,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use super::{cuda_err, device_for, gpu, stream_of, DeviceBuffer};
+use crate::errors::DecryptionError;
 use crate::file::output::{Dest, OutputOpts, Target};
-use crate::DecryptionError;
 
 /// Chunks per launch: 32 MiB of plaintext, as `aesx encrypt --backend cuda`.
 const BATCH_CHUNKS: usize = 2048;
@@ -82,7 +82,7 @@ pub(super) fn _encrypt_to_file(
     let header = Header::new(KeySource::Key);
     let mut salt = [0u8; SALT_LEN];
     random(&mut salt)?;
-    let backend = crate::pick_backend(None)?;
+    let backend = crate::backend::pick_backend(None)?;
     let (ph, _) = payload::seal_header(Suite::Aes256Gcm, key, &header.bytes, &salt, backend)
         .map_err(format_err)?;
     let (gcm, base) = chunk_key(&g, key, &salt, &header.bytes)?;
@@ -174,7 +174,7 @@ pub(super) fn _decrypt_from_file(
             return Err(format_err(payload::PayloadError::HeaderTruncated));
         }
         // Checks the key commitment before anything is decrypted.
-        let backend = crate::pick_backend(None)?;
+        let backend = crate::backend::pick_backend(None)?;
         payload::open_header(Suite::Aes256Gcm, key, &header.bytes, &ph, backend)
             .map_err(format_err)?;
         let mut salt = [0u8; SALT_LEN];

@@ -18,7 +18,7 @@ use pyo3::types::{PyBytes, PyDict};
 use zeroize::Zeroizing;
 
 use crate::checks::key_len;
-use crate::{err, InvalidTag};
+use crate::errors::{err, InvalidTag};
 
 mod file;
 

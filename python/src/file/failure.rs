@@ -6,7 +6,7 @@ use aesx_file::payload::PayloadError;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::PyErr;
 
-use crate::DecryptionError;
+use crate::errors::DecryptionError;
 
 /// One failure, turned into one exception at the Python boundary.
 pub(crate) enum Failure {

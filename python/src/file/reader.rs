@@ -9,8 +9,8 @@ use pyo3::prelude::*;
 use super::args::{path_of, secret, threads};
 use super::failure::{io, payload_err, Failure};
 use super::whole::open_file;
+use crate::backend::pick_backend;
 use crate::buf::Buf;
-use crate::pick_backend;
 
 /// The core of `aesx.open_encrypted`: random access to the plaintext of an
 /// encrypted file, decrypting only the chunks a read touches (the final

@@ -17,7 +17,7 @@ use super::args::{borrowed_fd, key_bytes, path_of, secret, threads, unlock, Secr
 use super::failure::{fill_random, header_err, io, payload_err, Failure};
 use super::input::Input;
 use super::output::{Dest, OutputOpts, Target, Written};
-use crate::pick_backend;
+use crate::backend::pick_backend;
 
 /// Chunks per batch: a worker's unit of work, as in the CLI.
 const BATCH_CHUNKS: usize = aesx_file::pipeline::BATCH_CHUNKS;

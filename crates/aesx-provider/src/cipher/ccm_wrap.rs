@@ -3,9 +3,9 @@
 
 use core::ptr;
 
-use super::{input, make_io};
 use crate::block::Fail;
 use crate::ccm::CcmCtx;
+use crate::cipher::{input, make_io};
 use crate::ffi::{self, OsslParam};
 use crate::params;
 use crate::wrap::WrapCtx;

@@ -12,7 +12,7 @@ use aesx::BLOCK_LEN;
 
 use super::{GcmCtx, IvState};
 use crate::block::Fail;
-use crate::count_bytes;
+use crate::counter::count_bytes;
 
 /// `EVP_AEAD_TLS1_AAD_LEN`: sequence number, type, version, length.
 pub const TLS_AAD_LEN: usize = 13;
