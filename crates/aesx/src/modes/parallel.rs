@@ -2,7 +2,7 @@
 //! contiguous segments, one per thread, and give the same bytes as one
 //! thread at every split.
 //!
-//! Opt in per key with `with_threads(n)` on [`Gcm`],
+//! Opt in per key with `with_threads(n)` on [`Gcm`](crate::Gcm),
 //! [`GcmSiv`](crate::GcmSiv), [`Ctr`](crate::Ctr) and [`Xts`](crate::Xts)
 //! (standard library only). Every call of that key
 //! then splits a message of at least [`MIN_SEGMENT`] bytes per extra
