@@ -4,7 +4,7 @@
 //! after an encrypting final and must be set (1 to 16 bytes) before a
 //! decrypting final, which compares that many bytes; after a final the
 //! context refuses more data until a new IV is given. The TLS 1.2 record
-//! path (`tlsaad`, `tlsivfixed`, `tlsivgen`, `tlsivinv`) is in [`tls`].
+//! path (`tlsaad`, `tlsivfixed`, `tlsivgen`, `tlsivinv`) is in `gcm/tls.rs`.
 
 use aesx::hazmat::GcmStreamHazmat;
 use aesx::{ct_eq, Backend, Gcm};

@@ -9,7 +9,7 @@
 //! key wrap (KW, KWP, each also with the inverse cipher), and
 //! AES-128/256-XTS (see `README.md` for what is not there yet).
 //!
-//! Every entry point OpenSSL calls is wrapped by [`guard`]: a panic
+//! Every entry point OpenSSL calls is wrapped by `guard` (`entry.rs`): a panic
 //! returns 0/NULL instead of unwinding into C.
 
 #![allow(clippy::missing_safety_doc)]
@@ -36,7 +36,7 @@ use aesx::Backend;
 
 use entry::{dispatch, guard, DispatchTable, DISPATCH_END};
 use ffi::{OsslAlgorithm, OsslDispatch, OsslParam};
-use loader::{backend, read_core_release, CORE_RELEASE, FIRST_RELEASE};
+use loader::backend;
 use params::ParamList;
 
 pub use counter::bytes_done;
@@ -195,8 +195,7 @@ pub unsafe extern "C" fn OSSL_provider_init(
             return 0;
         }
         // SAFETY: OpenSSL's handle and its terminated core dispatch table.
-        let release = unsafe { read_core_release(handle, core) };
-        CORE_RELEASE.get_or_init(|| release.unwrap_or(FIRST_RELEASE));
+        unsafe { loader::note_core_release(handle, core) };
         // SAFETY: both checked non-NULL; OpenSSL hands us these slots to
         // fill. The provider context is unused, so a non-NULL marker.
         unsafe {

@@ -12,11 +12,22 @@ use crate::params;
 
 /// The OpenSSL release whose default provider the parameter lists mirror
 /// when the core does not say which it is.
-pub(crate) const FIRST_RELEASE: (u32, u32) = (3, 0);
+const FIRST_RELEASE: (u32, u32) = (3, 0);
 
 /// The release of the OpenSSL that loaded the provider, (major, minor),
 /// read once at init (one process has one libcrypto).
-pub(crate) static CORE_RELEASE: OnceLock<(u32, u32)> = OnceLock::new();
+static CORE_RELEASE: OnceLock<(u32, u32)> = OnceLock::new();
+
+/// Reads the core's release once, at init (the first release the lists
+/// mirror when the core does not say).
+///
+/// # Safety
+/// As [`read_core_release`].
+pub(crate) unsafe fn note_core_release(handle: *const c_void, core: *const OsslDispatch) {
+    // SAFETY: the caller's contract, passed on.
+    let release = unsafe { read_core_release(handle, core) };
+    CORE_RELEASE.get_or_init(|| release.unwrap_or(FIRST_RELEASE));
+}
 
 /// Whether the loading OpenSSL is 3.6 or later, whose default provider
 /// reports more parameters (see `cipher.rs`'s lists).
@@ -30,7 +41,7 @@ pub(crate) fn core_is_3_6() -> bool {
 /// # Safety
 /// `core` is NULL or a dispatch table ended by function id 0, whose
 /// `core_get_params` entry takes `handle`.
-pub(crate) unsafe fn read_core_release(
+unsafe fn read_core_release(
     handle: *const c_void,
     core: *const OsslDispatch,
 ) -> Option<(u32, u32)> {
