@@ -13,6 +13,50 @@ use crate::backend::{Backend, InOut};
 use crate::error::{Error, Result};
 use crate::key::{Block, BLOCK_LEN};
 
+/// The public calls of a CFB stream over its `run(encrypt, io)`: in place,
+/// into a buffer of equal length and into a new vector, each way.
+macro_rules! stream_calls {
+    ($name:literal) => {
+        #[doc = concat!("Encrypts `buf` in place, continuing the ", $name, " stream.")]
+        pub fn encrypt(&mut self, buf: &mut [u8]) {
+            self.run(true, InOut::in_place(buf));
+        }
+
+        #[doc = concat!("Decrypts `buf` in place, continuing the ", $name, " stream.")]
+        pub fn decrypt(&mut self, buf: &mut [u8]) {
+            self.run(false, InOut::in_place(buf));
+        }
+
+        /// Encrypts `src` into `dst` (equal lengths).
+        pub fn encrypt_to(&mut self, src: &[u8], dst: &mut [u8]) -> Result<()> {
+            self.run(true, InOut::new(src, dst)?);
+            Ok(())
+        }
+
+        /// Decrypts `src` into `dst` (equal lengths).
+        pub fn decrypt_to(&mut self, src: &[u8], dst: &mut [u8]) -> Result<()> {
+            self.run(false, InOut::new(src, dst)?);
+            Ok(())
+        }
+
+        /// Encrypts into a new vector.
+        #[cfg(feature = "std")]
+        pub fn encrypt_vec(&mut self, src: &[u8]) -> alloc::vec::Vec<u8> {
+            let mut v = src.to_vec();
+            self.encrypt(&mut v);
+            v
+        }
+
+        /// Decrypts into a new vector.
+        #[cfg(feature = "std")]
+        pub fn decrypt_vec(&mut self, src: &[u8]) -> alloc::vec::Vec<u8> {
+            let mut v = src.to_vec();
+            self.decrypt(&mut v);
+            v
+        }
+    };
+}
+
 /// Blocks per wide-kernel call when decrypting (a 1 KiB stack buffer).
 const CHUNK: usize = 64;
 
@@ -82,45 +126,8 @@ impl Cfb {
     pub fn aes(&self) -> &Aes {
         &self.aes
     }
-}
-impl Cfb {
-    /// Encrypts `buf` in place, continuing the CFB128 stream.
-    pub fn encrypt(&mut self, buf: &mut [u8]) {
-        self.run(true, InOut::in_place(buf));
-    }
 
-    /// Decrypts `buf` in place, continuing the CFB128 stream.
-    pub fn decrypt(&mut self, buf: &mut [u8]) {
-        self.run(false, InOut::in_place(buf));
-    }
-
-    /// Encrypts `src` into `dst` (equal lengths).
-    pub fn encrypt_to(&mut self, src: &[u8], dst: &mut [u8]) -> Result<()> {
-        self.run(true, InOut::new(src, dst)?);
-        Ok(())
-    }
-
-    /// Decrypts `src` into `dst` (equal lengths).
-    pub fn decrypt_to(&mut self, src: &[u8], dst: &mut [u8]) -> Result<()> {
-        self.run(false, InOut::new(src, dst)?);
-        Ok(())
-    }
-
-    /// Encrypts into a new vector.
-    #[cfg(feature = "std")]
-    pub fn encrypt_vec(&mut self, src: &[u8]) -> alloc::vec::Vec<u8> {
-        let mut v = src.to_vec();
-        self.encrypt(&mut v);
-        v
-    }
-
-    /// Decrypts into a new vector.
-    #[cfg(feature = "std")]
-    pub fn decrypt_vec(&mut self, src: &[u8]) -> alloc::vec::Vec<u8> {
-        let mut v = src.to_vec();
-        self.decrypt(&mut v);
-        v
-    }
+    stream_calls!("CFB128");
 
     /// The IV that continues this stream in a new `Cfb` (the last
     /// ciphertext block), when the stream stands at a block boundary;
@@ -279,46 +286,8 @@ impl Cfb8 {
     pub fn aes(&self) -> &Aes {
         &self.aes
     }
-}
 
-impl Cfb8 {
-    /// Encrypts `buf` in place, continuing the CFB8 stream.
-    pub fn encrypt(&mut self, buf: &mut [u8]) {
-        self.run(true, InOut::in_place(buf));
-    }
-
-    /// Decrypts `buf` in place, continuing the CFB8 stream.
-    pub fn decrypt(&mut self, buf: &mut [u8]) {
-        self.run(false, InOut::in_place(buf));
-    }
-
-    /// Encrypts `src` into `dst` (equal lengths).
-    pub fn encrypt_to(&mut self, src: &[u8], dst: &mut [u8]) -> Result<()> {
-        self.run(true, InOut::new(src, dst)?);
-        Ok(())
-    }
-
-    /// Decrypts `src` into `dst` (equal lengths).
-    pub fn decrypt_to(&mut self, src: &[u8], dst: &mut [u8]) -> Result<()> {
-        self.run(false, InOut::new(src, dst)?);
-        Ok(())
-    }
-
-    /// Encrypts into a new vector.
-    #[cfg(feature = "std")]
-    pub fn encrypt_vec(&mut self, src: &[u8]) -> alloc::vec::Vec<u8> {
-        let mut v = src.to_vec();
-        self.encrypt(&mut v);
-        v
-    }
-
-    /// Decrypts into a new vector.
-    #[cfg(feature = "std")]
-    pub fn decrypt_vec(&mut self, src: &[u8]) -> alloc::vec::Vec<u8> {
-        let mut v = src.to_vec();
-        self.decrypt(&mut v);
-        v
-    }
+    stream_calls!("CFB8");
 
     /// The IV that continues this stream in a new `Cfb8`: the last 16
     /// ciphertext bytes (the IV's tail before 16 bytes have passed).

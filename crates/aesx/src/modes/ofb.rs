@@ -67,8 +67,7 @@ impl Ofb {
     pub fn aes(&self) -> &Aes {
         &self.aes
     }
-}
-impl Ofb {
+
     /// XORs the keystream into `buf` in place (encrypts or decrypts).
     pub fn apply_keystream(&mut self, buf: &mut [u8]) {
         self.apply(InOut::in_place(buf));
