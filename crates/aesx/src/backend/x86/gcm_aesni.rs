@@ -34,9 +34,15 @@
 //!   and a barrier over the states and the three accumulators
 //!   ([`order_w`]) keeps each product between its two AES rounds (without
 //!   it LLVM hoists all 26 multiplies of the unrolled AES-128 step ahead of
-//!   the rounds). AES-192 and AES-256 take the Intel loop on every core:
-//!   they have AES work enough to hide the second reduction, and the pairs
-//!   measured 0-4% slower there.
+//!   the rounds). The first step of a pair multiplies block 0, which
+//!   carries the GHASH state (the reduction that ended the pair before),
+//!   last: every later sum XORs into the accumulators after it, so taking
+//!   it first kept the step's sums (and the scheduler entries they hold)
+//!   waiting on that reduction (last: 2-3% faster on Zen 3). AES-192 and
+//!   AES-256 take the Intel loop on every core: they have AES work enough
+//!   to hide the second reduction, and the pairs measured 4-8% slower
+//!   there (with block 0 last; 0-4% before). The Intel loop itself with
+//!   block 0 last measured 4-12% slower for AES-256 on Zen 3.
 //!
 //! Zen 3 (measured on an EPYC, family 25 model 1, with a standalone probe):
 //! AESENC latency 4, two per cycle; PCLMULQDQ latency 4, one per two
@@ -49,9 +55,10 @@
 //! for the AES alone); with the accumulating XORs, half-sums and operand
 //! loads of a real step, 77. So on Zen 3 the multiplier, not the AES
 //! pipes, bounds AES-128 GCM: 3.125 multiplies per block with pairs, about
-//! 6.3 cycles per block at best against ECB's 5. Measured: 10.4 cycles per
-//! block (4.7 GB/s; the one-reduction step was 11.8, 4.1 GB/s), 0.48 of
-//! the AES-NI ECB rate and 0.6 of that multiplier bound. Zen 4 has the same
+//! 6.3 cycles per block at best against ECB's 5. Measured: 10.6 cycles per
+//! block (4.85 GB/s at 1 MiB, 3.21 GHz; the one-reduction step was 11.8,
+//! 4.1 GB/s), 0.49 of the AES-NI ECB rate and 0.6 of that multiplier
+//! bound. Zen 4 has the same
 //! arrangement in AMD's and uops.info's tables (AESENC and PCLMULQDQ on
 //! FP0/FP1); not measured here.
 //!
@@ -200,15 +207,22 @@ fn encrypt8_ghash_zen<const R: usize, const FIRST: bool>(
         }
         let j = r - 1;
         if j < STEP {
+            // The first step takes block 0 (with the GHASH state, the
+            // reduction that ends the step before) last.
+            let i = if FIRST { (j + 1) % STEP } else { j };
+            let a = if FIRST && i == 0 {
+                _mm_xor_si128(x[0], y)
+            } else {
+                x[i]
+            };
             if FIRST && j == 0 {
                 // `w` is still the known zero: no barrier, so the first
                 // product's XORs into it fold away.
                 order(b);
-                w.mul_add(_mm_xor_si128(x[0], y), pw[0], pk[0]);
             } else {
                 order_w(b, &mut w);
-                w.mul_add(x[j], pw[j], pk[j]);
             }
+            w.mul_add(a, pw[i], pk[i]);
         } else {
             order(b);
         }
