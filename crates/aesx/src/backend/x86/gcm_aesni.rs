@@ -58,9 +58,8 @@
 //! 6.3 cycles per block at best against ECB's 5. Measured: 10.6 cycles per
 //! block (4.85 GB/s at 1 MiB, 3.21 GHz; the one-reduction step was 11.8,
 //! 4.1 GB/s), 0.49 of the AES-NI ECB rate and 0.6 of that multiplier
-//! bound. Zen 4 has the same
-//! arrangement in AMD's and uops.info's tables (AESENC and PCLMULQDQ on
-//! FP0/FP1); not measured here.
+//! bound. Zen 4 has the same arrangement in AMD's and uops.info's tables
+//! (AESENC and PCLMULQDQ on FP0/FP1); not measured here.
 //!
 //! One-shot messages ([`gcm_oneshot`]) take the last one to eight blocks,
 //! the partial one included, through the AES rounds together with E_K(J0)
